@@ -1,0 +1,18 @@
+// What one routed attempt (or a whole route) ends with. The upstream body is not consumed
+// until the server commits to it, so fallback and retry can still discard it.
+import type { UpstreamResponse } from '../upstream/types.ts';
+import type { GatewayError } from '../server/errors.ts';
+
+export interface Outcome {
+  /** HTTP status the client would see: the provider's, or the gateway error's (408 timeout, 502 unreachable). */
+  status: number;
+  /** Path of the leaf that produced it, e.g. `config.targets[1]`. */
+  leafPath: string;
+  /** Provider name of that leaf (x-gateway-provider). */
+  provider: string;
+  /** Retries spent on that leaf (x-gateway-retry-attempt-count). */
+  retries: number;
+  /** Exactly one of these is set. */
+  response: UpstreamResponse | null;
+  error: GatewayError | null;
+}

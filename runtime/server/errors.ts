@@ -1,0 +1,66 @@
+// Every error the gateway itself returns, declared once. Codes are stable and never reused;
+// docs/errors.md lists each one and test/errors-doc.test.ts keeps the two in step.
+
+export interface GatewayErrorSpec {
+  status: number;
+  type: string;
+  /** Default message; a raise site may pass a more specific one. */
+  message: string;
+}
+
+export const GATEWAY_ERRORS = {
+  missing_gateway_api_key: { status: 401, type: 'authentication_error', message: 'The x-gateway-api-key header is required.' },
+  invalid_gateway_api_key: { status: 401, type: 'authentication_error', message: 'The gateway API key is not valid.' },
+  forbidden: { status: 403, type: 'permission_error', message: 'This API key is not allowed to do that.' },
+  route_not_found: { status: 404, type: 'not_found_error', message: 'No such endpoint.' },
+  resource_not_found: { status: 404, type: 'not_found_error', message: 'No such resource.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This endpoint does not accept that method.' },
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  invalid_request_body: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid for this endpoint.' },
+  invalid_query: { status: 400, type: 'invalid_request_error', message: 'The query string is not valid for this endpoint.' },
+  invalid_header: { status: 400, type: 'invalid_request_error', message: 'A gateway header is not valid.' },
+  invalid_config: { status: 400, type: 'invalid_request_error', message: 'The config is not valid.' },
+  unknown_config_id: { status: 400, type: 'invalid_request_error', message: 'No saved config has that ID.' },
+  missing_provider: { status: 400, type: 'invalid_request_error', message: 'No provider is set: send x-gateway-provider, x-gateway-config or a virtual key.' },
+  missing_provider_credentials: { status: 400, type: 'invalid_request_error', message: 'The target has a provider but no credential: send Authorization: Bearer <token> or set api_key.' },
+  unsupported_provider: { status: 400, type: 'invalid_request_error', message: 'The provider is not known to this gateway.' },
+  invalid_custom_host: { status: 400, type: 'invalid_request_error', message: 'The custom host is not a valid http(s) URL.' },
+  request_timeout: { status: 408, type: 'timeout_error', message: 'The provider did not answer within the request timeout.' },
+  body_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than the gateway accepts.' },
+  rate_limited: { status: 429, type: 'rate_limit_error', message: 'A rate limit was exceeded.' },
+  usage_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'A usage limit was exceeded.' },
+  denied_by_guardrail: { status: 446, type: 'guardrail_error', message: 'The request was denied by a hook or guardrail.' },
+  internal_error: { status: 500, type: 'server_error', message: 'The gateway failed unexpectedly.' },
+  provider_unreachable: { status: 502, type: 'provider_error', message: 'The provider could not be reached.' },
+  upstream_stream_broken: { status: 502, type: 'provider_error', message: 'The provider stream ended before it was complete.' },
+  no_target_available: { status: 503, type: 'server_error', message: 'No target is available for this request.' },
+} as const satisfies Record<string, GatewayErrorSpec>;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+export interface GatewayErrorBody {
+  error: { message: string; type: string; param: string | null; code: GatewayErrorCode };
+}
+
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  readonly status: number;
+  readonly type: string;
+  readonly param: string | null;
+  /** Extra fields merged into the `error` object (e.g. config errors). */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: GatewayErrorCode, message?: string, param: string | null = null, details?: Record<string, unknown>) {
+    const spec: GatewayErrorSpec = GATEWAY_ERRORS[code];
+    super(message ?? spec.message);
+    this.code = code;
+    this.status = spec.status;
+    this.type = spec.type;
+    this.param = param;
+    this.details = details;
+  }
+
+  toBody(): GatewayErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code, ...this.details } };
+  }
+}

@@ -1,0 +1,32 @@
+// The contract between the router and the network. `send` resolves when the provider's status
+// and headers have arrived; the body stays paused until the caller forwards, reads or discards it.
+import type { ServerResponse } from 'node:http';
+
+export interface UpstreamRequest {
+  /** Scheme + host + port, e.g. `https://api.vendor.example` or `http://127.0.0.1:9000`. */
+  origin: string;
+  /** Path and query string, starting with `/`. */
+  path: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Lower-cased names; hop-by-hop headers are stripped by the upstream layer. */
+  headers: Record<string, string>;
+  body: Buffer | null;
+  /** Aborts the exchange (client went away, or the attempt timed out). */
+  signal: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  /** Lower-cased names, hop-by-hop headers removed. */
+  headers: Record<string, string | string[]>;
+  /**
+   * Forwards the body to `res` chunk by chunk with backpressure (res.writeHead must already be done
+   * by the caller). Resolves when the body ended, rejects if it broke mid-way (the caller then ends
+   * the client stream with an error event).
+   */
+  forwardTo(res: ServerResponse): Promise<void>;
+  /** Buffers the whole body (used by transforms, error mapping and tests). */
+  readAll(): Promise<Buffer>;
+  /** Drops the body and releases the connection; safe to call more than once. */
+  discard(): void;
+}
