@@ -1,0 +1,104 @@
+// Failures of one upstream exchange, one class per cause so the router can map each to an outcome
+// without string matching: connection → 502 provider_unreachable, body → upstream_stream_broken,
+// timeout (undici's own long safety timeouts) → 408, request → 500 (a gateway bug, not the provider).
+// An abort through the request's signal is not wrapped: `send` rejects with `signal.reason` itself.
+
+export type UpstreamErrorCode =
+  | 'upstream_connection_failed'
+  | 'upstream_timeout'
+  | 'upstream_body_broken'
+  | 'upstream_request_invalid'
+  | 'client_closed'
+  | 'upstream_discarded';
+
+export abstract class UpstreamError extends Error {
+  abstract readonly code: UpstreamErrorCode;
+}
+
+/** The provider could not be reached or dropped the connection before sending a status line. */
+export class UpstreamConnectionError extends UpstreamError {
+  readonly code = 'upstream_connection_failed';
+  override readonly name = 'UpstreamConnectionError';
+}
+
+/** undici's headers or body safety timeout fired (the per-attempt timeout is the signal's job). */
+export class UpstreamTimeoutError extends UpstreamError {
+  readonly code = 'upstream_timeout';
+  override readonly name = 'UpstreamTimeoutError';
+}
+
+/** The provider's body broke after the status line was received. */
+export class UpstreamBodyError extends UpstreamError {
+  readonly code = 'upstream_body_broken';
+  override readonly name = 'UpstreamBodyError';
+}
+
+/** undici refused the request itself (bad origin, header or method): never the provider's fault. */
+export class UpstreamRequestError extends UpstreamError {
+  readonly code = 'upstream_request_invalid';
+  override readonly name = 'UpstreamRequestError';
+}
+
+/** The client response closed before the provider body ended; the upstream was aborted. */
+export class ClientClosedError extends UpstreamError {
+  readonly code = 'client_closed';
+  override readonly name = 'ClientClosedError';
+}
+
+/** The body was dropped by `discard()` while someone was still reading it. */
+export class UpstreamDiscardedError extends UpstreamError {
+  readonly code = 'upstream_discarded';
+  override readonly name = 'UpstreamDiscardedError';
+}
+
+export function isUpstreamError(err: unknown): err is UpstreamError {
+  return err instanceof UpstreamError;
+}
+
+export function isConnectionError(err: unknown): err is UpstreamConnectionError {
+  return err instanceof UpstreamConnectionError;
+}
+
+export function isUpstreamTimeout(err: unknown): err is UpstreamTimeoutError {
+  return err instanceof UpstreamTimeoutError;
+}
+
+export function isBodyError(err: unknown): err is UpstreamBodyError {
+  return err instanceof UpstreamBodyError;
+}
+
+export function isRequestError(err: unknown): err is UpstreamRequestError {
+  return err instanceof UpstreamRequestError;
+}
+
+export function isClientClosed(err: unknown): err is ClientClosedError {
+  return err instanceof ClientClosedError;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const REQUEST_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_URL']);
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Classifies an error undici reported before the response status arrived. */
+export function beforeResponseError(cause: unknown): UpstreamError {
+  const code = codeOf(cause);
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return new UpstreamTimeoutError(`provider did not send headers in time: ${detail}`, { cause });
+  }
+  if (code !== undefined && REQUEST_CODES.has(code)) {
+    return new UpstreamRequestError(`upstream request rejected: ${detail}`, { cause });
+  }
+  // Refused, reset, DNS, TLS, connect timeout, socket closed: all mean "could not get an answer".
+  return new UpstreamConnectionError(`provider unreachable: ${detail}`, { cause });
+}
+
+/** Classifies an error undici reported while the body was flowing. */
+export function duringBodyError(cause: unknown): UpstreamBodyError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new UpstreamBodyError(`provider body broke: ${detail}`, { cause });
+}

@@ -1,0 +1,76 @@
+// Headers that describe one connection, not the message (RFC 9110 §7.6.1): they must not cross the
+// proxy in either direction. Names listed in a `Connection` header are hop-by-hop too.
+
+/** The fixed hop-by-hop set, lower-cased. `proxy-connection` is the pre-standard alias clients still send. */
+export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'trailers',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/**
+ * Dropped from requests only: undici computes `host` and `content-length` from the origin and the
+ * body it actually sends, and it rejects `expect` (it does not implement 100-continue on HTTP/1.1).
+ */
+export const REQUEST_ONLY_DROPPED: ReadonlySet<string> = new Set(['host', 'content-length', 'expect']);
+
+function addConnectionTokens(value: string | string[] | undefined, into: Set<string>): void {
+  if (value === undefined) return;
+  const values = typeof value === 'string' ? [value] : value;
+  for (const v of values) {
+    for (const token of v.split(',')) {
+      const name = token.trim().toLowerCase();
+      if (name !== '') into.add(name);
+    }
+  }
+}
+
+/** A header literally named `__proto__` must stay a header, not replace the object's prototype. */
+function setOwn<T>(target: Record<string, T>, name: string, value: T): void {
+  if (name === '__proto__') {
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[name] = value;
+  }
+}
+
+/** Names the `connection` header of these (lower-cased) headers declares hop-by-hop. */
+export function connectionNominated(headers: Record<string, string | string[] | undefined>): Set<string> {
+  const named = new Set<string>();
+  addConnectionTokens(headers['connection'], named);
+  return named;
+}
+
+/** Headers to send upstream: hop-by-hop, host, content-length and expect removed. Names must be lower-case. */
+export function requestHeadersForUpstream(headers: Record<string, string>): Record<string, string> {
+  const named = connectionNominated(headers);
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    if (HOP_BY_HOP_HEADERS.has(name) || REQUEST_ONLY_DROPPED.has(name) || named.has(name)) continue;
+    setOwn(out, name, headers[name]);
+  }
+  return out;
+}
+
+/** Provider response headers the client may see: hop-by-hop removed, everything else untouched. */
+export function responseHeadersForClient(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
+  const named = connectionNominated(headers);
+  const out: Record<string, string | string[]> = {};
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(name) || named.has(name)) continue;
+    setOwn(out, name, value);
+  }
+  return out;
+}

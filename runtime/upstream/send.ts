@@ -1,0 +1,289 @@
+// One upstream exchange on undici's dispatch API. `send` resolves at the status line with the body
+// paused, so the router can still choose to forward it, read it (transforms, error mapping) or
+// drop it (retry, fallback) before a single body byte moves.
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { UpstreamRequest, UpstreamResponse } from './types.ts';
+import {
+  ClientClosedError,
+  UpstreamDiscardedError,
+  UpstreamRequestError,
+  beforeResponseError,
+  duringBodyError,
+} from './errors.ts';
+import { requestHeadersForUpstream, responseHeadersForClient } from './hop-by-hop.ts';
+import { poolFor } from './pools.ts';
+
+type DispatchController = Dispatcher.DispatchController;
+type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * A discarded body this small (by content-length) is drained instead of aborted so the keep-alive
+ * socket goes back to the pool; error bodies before a retry are the common case. Bodies of unknown
+ * length (SSE) may never end, so they are aborted.
+ */
+export const DISCARD_DRAIN_LIMIT = 64 * 1024;
+
+type Phase = 'awaiting-response' | 'body' | 'ended' | 'failed';
+type Consumer = 'undecided' | 'forward' | 'collect' | 'discard';
+
+interface Settler<T> {
+  resolve(value: T): void;
+  reject(reason: unknown): void;
+}
+
+export function send(req: UpstreamRequest): Promise<UpstreamResponse> {
+  return new Promise<UpstreamResponse>((resolve, reject) => {
+    if (req.signal.aborted) {
+      reject(req.signal.reason);
+      return;
+    }
+    let pool;
+    try {
+      pool = poolFor(req.origin);
+    } catch (cause) {
+      reject(new UpstreamRequestError(`invalid upstream origin ${JSON.stringify(req.origin)}`, { cause }));
+      return;
+    }
+    const exchange = new UpstreamExchange(req.signal, { resolve, reject });
+    try {
+      pool.dispatch(
+        { path: req.path, method: req.method, headers: requestHeadersForUpstream(req.headers), body: req.body },
+        exchange,
+      );
+    } catch (cause) {
+      exchange.onResponseError(null, cause as Error);
+    }
+  });
+}
+
+/**
+ * The dispatch handler and the UpstreamResponse handed to the router are one object: the handler
+ * callbacks drive the state, the three public body methods pick who consumes it.
+ */
+class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
+  status = 0;
+  headers: Record<string, string | string[]> = {};
+
+  #signal: AbortSignal;
+  #started: Settler<UpstreamResponse> | null;
+  #controller: DispatchController | null = null;
+  /** Set when we abort before undici handed us a controller (request still queued or connecting). */
+  #pendingAbort: Error | null = null;
+  /** The reason of an abort we started, so undici's report of it maps back to our own reason. */
+  #abortReason: unknown = undefined;
+
+  #phase: Phase = 'awaiting-response';
+  #consumer: Consumer = 'undecided';
+  #failure: unknown = undefined;
+  #declaredLength = -1;
+  #chunks: Buffer[] = [];
+  #drained = 0;
+  #res: ServerResponse | null = null;
+  #finished: Settler<Buffer | undefined> | null = null;
+
+  constructor(signal: AbortSignal, started: Settler<UpstreamResponse>) {
+    this.#signal = signal;
+    this.#started = started;
+    signal.addEventListener('abort', this.#onSignalAbort, { once: true });
+  }
+
+  // ---- undici handler ----
+
+  onRequestStart(controller: DispatchController): void {
+    this.#controller = controller;
+    if (this.#pendingAbort !== null) controller.abort(this.#pendingAbort);
+  }
+
+  onResponseStart(controller: DispatchController, statusCode: number, headers: ResponseHeaders): void {
+    if (statusCode < 200) return; // informational; the final status follows
+    controller.pause();
+    this.status = statusCode;
+    this.headers = responseHeadersForClient(headers);
+    const length = headers['content-length'];
+    if (typeof length === 'string' && /^\d+$/.test(length)) this.#declaredLength = Number(length);
+    this.#phase = 'body';
+    const started = this.#started;
+    this.#started = null;
+    started?.resolve(this);
+  }
+
+  onResponseData(controller: DispatchController, chunk: Buffer): void {
+    switch (this.#consumer) {
+      case 'forward': {
+        const res = this.#res!;
+        if (res.destroyed) {
+          this.#clientGone();
+        } else if (!res.write(chunk)) {
+          controller.pause();
+        }
+        return;
+      }
+      case 'collect':
+        this.#chunks.push(chunk);
+        return;
+      case 'discard':
+        this.#drained += chunk.length;
+        if (this.#drained > DISCARD_DRAIN_LIMIT) this.#abort(new UpstreamDiscardedError('discarded body exceeded its declared length'));
+        return;
+      case 'undecided':
+        // undici stops at the paused status line, so this is defensive: hold on, stay paused.
+        this.#chunks.push(chunk);
+        controller.pause();
+    }
+  }
+
+  onResponseEnd(): void {
+    this.#phase = 'ended';
+    this.#detachSignal();
+    const finished = this.#finished;
+    this.#finished = null;
+    if (this.#consumer === 'forward') {
+      const res = this.#res!;
+      this.#detachClient(res);
+      res.end();
+      finished?.resolve(undefined);
+    } else if (this.#consumer === 'collect') {
+      const body = Buffer.concat(this.#chunks);
+      this.#chunks = [];
+      finished?.resolve(body);
+    }
+  }
+
+  onResponseError(_controller: DispatchController | null, error: Error): void {
+    const reason = this.#abortReason !== undefined ? this.#abortReason : error;
+    if (this.#phase === 'awaiting-response') {
+      this.#fail(this.#abortReason !== undefined ? reason : beforeResponseError(error));
+    } else if (this.#phase === 'body') {
+      this.#fail(this.#abortReason !== undefined ? reason : duringBodyError(error));
+    }
+  }
+
+  // ---- UpstreamResponse ----
+
+  forwardTo(res: ServerResponse): Promise<void> {
+    const consumed = this.#claim<void>('forward');
+    if (consumed !== null) return consumed;
+    this.#res = res;
+    const done = this.#whenFinished() as Promise<void>;
+    if (res.destroyed) {
+      this.#clientGone();
+      return done;
+    }
+    res.on('close', this.#onClientClose);
+    res.on('error', this.#onClientClose);
+    res.on('drain', this.#onClientDrain);
+    const early = this.#chunks;
+    this.#chunks = [];
+    for (const chunk of early) res.write(chunk);
+    if (this.#phase === 'ended') {
+      this.onResponseEnd();
+    } else {
+      this.#controller?.resume();
+    }
+    return done;
+  }
+
+  readAll(): Promise<Buffer> {
+    const consumed = this.#claim<Buffer>('collect');
+    if (consumed !== null) return consumed;
+    const done = this.#whenFinished() as Promise<Buffer>;
+    if (this.#phase === 'ended') {
+      this.onResponseEnd();
+    } else {
+      this.#controller?.resume();
+    }
+    return done;
+  }
+
+  discard(): void {
+    if (this.#consumer === 'discard') return;
+    const previous = this.#consumer;
+    this.#consumer = 'discard';
+    this.#chunks = [];
+    if (this.#phase !== 'body') return;
+    if (previous === 'undecided' && this.#declaredLength >= 0 && this.#declaredLength <= DISCARD_DRAIN_LIMIT) {
+      this.#controller?.resume();
+      return;
+    }
+    const reason = new UpstreamDiscardedError('the upstream body was discarded');
+    this.#abort(reason);
+    this.#fail(reason);
+  }
+
+  // ---- internals ----
+
+  /** Marks the body as taken by `consumer`; returns a rejection when that is not possible. */
+  #claim<T>(consumer: 'forward' | 'collect'): Promise<T> | null {
+    if (this.#consumer !== 'undecided') {
+      return Promise.reject(new Error(`upstream body already ${this.#consumer === 'discard' ? 'discarded' : 'consumed'}`));
+    }
+    this.#consumer = consumer;
+    if (this.#phase === 'failed') return Promise.reject(this.#failure);
+    return null;
+  }
+
+  #whenFinished(): Promise<Buffer | undefined> {
+    return new Promise<Buffer | undefined>((resolve, reject) => {
+      this.#finished = { resolve, reject };
+    });
+  }
+
+  /** Settles everything still waiting with `reason`; idempotent. */
+  #fail(reason: unknown): void {
+    if (this.#phase === 'ended' || this.#phase === 'failed') return;
+    this.#phase = 'failed';
+    this.#failure = reason;
+    this.#chunks = [];
+    this.#detachSignal();
+    if (this.#res !== null) this.#detachClient(this.#res);
+    const started = this.#started;
+    const finished = this.#finished;
+    this.#started = null;
+    this.#finished = null;
+    started?.reject(reason);
+    finished?.reject(reason);
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#abortReason === undefined) this.#abortReason = reason;
+    const error = reason instanceof Error ? reason : new Error('upstream request aborted', { cause: reason });
+    if (this.#controller === null) {
+      this.#pendingAbort = error;
+    } else if (!this.#controller.aborted) {
+      this.#controller.abort(error);
+    }
+  }
+
+  #clientGone(): void {
+    const reason = new ClientClosedError('the client closed the response before the provider body ended');
+    this.#abort(reason);
+    this.#fail(reason);
+  }
+
+  #onSignalAbort = (): void => {
+    const reason = this.#signal.reason;
+    this.#abort(reason);
+    // undici reports our abort synchronously once it has a controller; before that (queued or
+    // connecting) nothing would, so settle here either way.
+    this.#fail(reason);
+  };
+
+  #onClientClose = (): void => {
+    if (this.#phase === 'body') this.#clientGone();
+  };
+
+  #onClientDrain = (): void => {
+    if (this.#phase === 'body' && this.#consumer === 'forward') this.#controller?.resume();
+  };
+
+  #detachSignal(): void {
+    this.#signal.removeEventListener('abort', this.#onSignalAbort);
+  }
+
+  #detachClient(res: ServerResponse): void {
+    res.off('close', this.#onClientClose);
+    res.off('error', this.#onClientClose);
+    res.off('drain', this.#onClientDrain);
+  }
+}
