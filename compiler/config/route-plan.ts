@@ -38,6 +38,8 @@ export interface PlanNodeBase {
   name: string | null;
   /** Loadbalance weight among siblings (default 1). */
   weight: number;
+  /** This node's own `on_status_codes`: statuses on which its parent fallback moves past it (null: the strategy's list). */
+  onStatusCodes: number[] | null;
   retry: RetryPlan | null;
   requestTimeoutMs: number | null;
   breaker: BreakerPlan | null;

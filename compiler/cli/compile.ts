@@ -1,0 +1,123 @@
+// `gateway compile`: regenerates the schema artifacts, then checks every saved config in a folder,
+// reports each error located in its file, and writes the planned (and emitted) form of valid ones.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkConfigSource, type ConfigError } from '../config/index.ts';
+import { writeArtifacts } from '../schemas/generate.ts';
+import { emitRouterModule } from '../config/emit.ts';
+
+export const COMPILE_USAGE = `Usage: gateway compile [--configs DIR] [--out DIR] [--json] [--no-generate]
+
+Regenerates generated/ from schema/ (validators, types, OpenAPI, route table), then checks every
+*.json file in DIR as a saved config whose ID is the file name without .json.
+
+Options:
+  --configs DIR    folder of saved configs to check
+  --out DIR        write <id>.plan.json (the RoutePlan) and <id>.router.js for each valid config
+  --json           print one JSON document on stdout: {"configs":[{"id","ok","errors":[…]}]}
+  --no-generate    skip regenerating generated/ (only check configs)
+  -h, --help       show this help
+
+Exit status: 0 when every config is valid, 1 when any is not, 2 on usage errors.`;
+
+export interface CompiledConfigReport {
+  id: string;
+  file: string;
+  ok: boolean;
+  errors: ConfigError[];
+}
+
+export async function runCompile(argv: string[]): Promise<number> {
+  let options;
+  try {
+    options = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        configs: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'no-generate': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    process.stderr.write(`gateway compile: ${(error as Error).message}\n\n${COMPILE_USAGE}\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${COMPILE_USAGE}\n`);
+    return 0;
+  }
+  if (options.out !== undefined && options.configs === undefined) {
+    process.stderr.write(`gateway compile: --out needs --configs\n\n${COMPILE_USAGE}\n`);
+    return 2;
+  }
+  const log = options.json ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+
+  if (!options['no-generate']) {
+    const written = await writeArtifacts();
+    log(`generated ${written.length} files from schema/`);
+  }
+  if (options.configs === undefined) {
+    if (options.json) process.stdout.write(`${JSON.stringify({ configs: [] })}\n`);
+    return 0;
+  }
+
+  let files: string[];
+  try {
+    files = (await readdir(options.configs)).filter((f) => f.endsWith('.json')).sort();
+  } catch (error) {
+    process.stderr.write(`gateway compile: cannot read --configs ${options.configs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    return 2;
+  }
+  const reports = await compileFolder(resolve(options.configs), files, options.out === undefined ? null : resolve(options.out), log);
+
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ configs: reports.map(({ id, ok, errors }) => ({ id, ok, errors })) })}\n`);
+  } else {
+    printHuman(reports);
+  }
+  return reports.every((r) => r.ok) ? 0 : 1;
+}
+
+async function compileFolder(dir: string, files: string[], outDir: string | null, log: (line: string) => void): Promise<CompiledConfigReport[]> {
+  if (outDir) await mkdir(outDir, { recursive: true });
+  const reports: CompiledConfigReport[] = [];
+  const showProgress = files.length >= 50 && process.stderr.isTTY;
+  for (const [index, file] of files.entries()) {
+    const id = basename(file, '.json');
+    const path = join(dir, file);
+    const result = checkConfigSource(await readFile(path, 'utf8'), id);
+    if (result.ok && outDir) {
+      await writeFile(join(outDir, `${id}.plan.json`), `${JSON.stringify(result.plan, null, 2)}\n`);
+      await writeFile(join(outDir, `${id}.router.js`), emitRouterModule(result.plan, relative(process.cwd(), path)));
+    }
+    reports.push({ id, file: relative(process.cwd(), path), ok: result.ok, errors: result.ok ? [] : result.errors });
+    if (showProgress && (index + 1) % 50 === 0) process.stderr.write(`\rchecked ${index + 1}/${files.length} configs`);
+  }
+  if (showProgress) process.stderr.write('\n');
+  log(`checked ${files.length} config${files.length === 1 ? '' : 's'}${outDir ? `, wrote routers to ${relative(process.cwd(), outDir) || '.'}` : ''}`);
+  return reports;
+}
+
+function printHuman(reports: CompiledConfigReport[]): void {
+  const lines: string[] = [];
+  for (const report of reports) {
+    if (report.ok) {
+      lines.push(`ok    ${report.id}`);
+      continue;
+    }
+    lines.push(`error ${report.id} (${report.errors.length} error${report.errors.length === 1 ? '' : 's'})`);
+    const sorted = [...report.errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+    for (const error of sorted) {
+      lines.push(`  ${report.file}:${error.line}:${error.column}  ${error.code}  ${error.pointer || '/'}`);
+      lines.push(`    ${error.message}${error.hint ? `\n    hint: ${error.hint}` : ''}`);
+    }
+  }
+  const failed = reports.filter((r) => !r.ok).length;
+  lines.push(failed === 0 ? `${reports.length} config(s) valid` : `${failed} of ${reports.length} config(s) invalid`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,49 @@
+// Every error `gateway compile` (and inline-config checking) can report, declared once. Codes are
+// stable and never reused; docs/errors.md lists each one and a test keeps the two in step.
+
+export const CONFIG_ERRORS = {
+  CFG_INVALID_JSON: 'The file is not valid JSON.',
+  CFG_DUPLICATE_KEY: 'A key appears twice in the same object; JSON parsers keep only the last one.',
+  CFG_NOT_AN_OBJECT: 'A config must be a JSON object.',
+  CFG_UNKNOWN_KEY: 'The key is not part of the config format.',
+  CFG_MISSING_KEY: 'A required key is missing.',
+  CFG_WRONG_TYPE: 'The value has the wrong type.',
+  CFG_INVALID_VALUE: 'The value is not one of the allowed values.',
+  CFG_OUT_OF_RANGE: 'The value is outside the allowed range.',
+  CFG_INVALID_FORMAT: 'The value does not have the required format.',
+  CFG_NO_KEY_SET: 'The config has none of the key sets that make a config valid.',
+  CFG_STRATEGY_WITHOUT_TARGETS: 'A strategy needs a non-empty `targets` array.',
+  CFG_TARGETS_WITHOUT_STRATEGY: '`targets` is only meaningful with a `strategy`.',
+  CFG_CONDITIONAL_INCOMPLETE: 'Conditional mode needs both `conditions` and `default`.',
+  CFG_DUPLICATE_TARGET_NAME: 'Two targets under one strategy have the same name.',
+  CFG_UNKNOWN_TARGET_NAME: '`then` or `default` names no target of this strategy.',
+  CFG_UNKNOWN_OPERATOR: 'The query uses an operator the gateway does not know.',
+  CFG_INVALID_QUERY_FIELD: 'A query field must be `metadata.<path>`, `params.<path>` or `url.pathname`.',
+  CFG_INVALID_OPERAND: 'The operand does not fit the operator.',
+  CFG_INVALID_REGEX: 'The `$regex` pattern is not a valid regular expression.',
+  CFG_ALL_WEIGHTS_ZERO: 'Every target of a loadbalance strategy has weight 0, so none could ever be picked.',
+  CFG_TOO_MANY_RETRIES: '`retry.attempts` is above the maximum of 5.',
+  CFG_INVALID_STATUS_CODE: 'A status code must be an integer from 100 to 599.',
+  CFG_TOO_DEEP: 'Targets are nested deeper than the gateway allows.',
+  CFG_SCHEMA_VIOLATION: 'The value breaks a rule of the config schema.',
+} as const;
+
+export type ConfigErrorCode = keyof typeof CONFIG_ERRORS;
+
+export interface ConfigError {
+  code: ConfigErrorCode;
+  /** JSON pointer into the config (`''` is the whole config). */
+  pointer: string;
+  /** What is wrong, in words a person understands. */
+  message: string;
+  /** How to fix it: a "did you mean …" or the nearest valid form. */
+  hint?: string;
+  /** Filled when the config came from a file. */
+  configId?: string;
+  line?: number;
+  column?: number;
+}
+
+/** Deepest nesting of `targets` accepted; bounds the work an inline config can ask of the compiler. */
+export const MAX_TARGET_DEPTH = 16;
+export const MAX_RETRY_ATTEMPTS = 5;
