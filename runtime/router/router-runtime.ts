@@ -1,0 +1,151 @@
+// The library that emitted routers call as `rt` (compiler/config/emit.ts). A router decides *which*
+// leaf to try; this runs the attempt itself: circuit breaker bookkeeping, the per-attempt timeout,
+// retries with backoff, and the upstream call through an injected Transport.
+import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
+import { GatewayError } from '../server/errors.ts';
+import type { UpstreamResponse } from '../upstream/types.ts';
+import { attemptSignal } from './abort.ts';
+import type { CircuitBreakers } from './breaker.ts';
+import type { Outcome } from './outcome.ts';
+import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from './query.ts';
+import { runWithRetries, type RetryOptions } from './retry.ts';
+import { fallbackOrder, pickWeighted } from './weighted-pick.ts';
+
+/** What a router reads of the request; built once per request by the inference handler. */
+export interface RoutedRequest {
+  metadata: Record<string, string>;
+  /** The parsed JSON body, when the route reads it; undefined otherwise. */
+  params: unknown;
+  url: { pathname: string };
+  /** Fires when the client goes away. */
+  signal: AbortSignal;
+  /** x-gateway-request-timeout, which wins over the config's request_timeout. */
+  timeoutOverrideMs: number | null;
+  /** x-gateway-provider: the provider of leaves that name none. */
+  headerProvider: string | null;
+}
+
+/** A leaf as the runtime holds it: its plan plus what was derived once at router build time. */
+export interface LeafTarget {
+  plan: PlanLeaf;
+  /** Circuit-breaker identity: config ID + leaf path. */
+  breakerKey: string;
+}
+
+/** Makes one upstream call for a leaf; throws GatewayError for failures the gateway detects itself. */
+export type Transport<R extends RoutedRequest = RoutedRequest> = (req: R, leaf: LeafTarget, signal: AbortSignal) => Promise<UpstreamResponse>;
+
+export interface RouterRuntimeOptions<R extends RoutedRequest> {
+  configId: string;
+  transport: Transport<R>;
+  breakers: CircuitBreakers;
+  retry: Omit<RetryOptions, 'signal'>;
+  random: () => number;
+  /** Distinguishes connection failures (which count for the circuit breaker) from other errors. */
+  isConnectionError: (error: unknown) => boolean;
+}
+
+export type CompiledRouter<R extends RoutedRequest = RoutedRequest> = (req: R) => Promise<Outcome>;
+
+export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
+  readonly eq = eq;
+  readonly ne = ne;
+  readonly gt = gt;
+  readonly gte = gte;
+  readonly lt = lt;
+  readonly lte = lte;
+  readonly inList = inList;
+  readonly notInList = notInList;
+  readonly matches = matches;
+  readonly field = readField;
+
+  readonly #options: RouterRuntimeOptions<R>;
+
+  constructor(options: RouterRuntimeOptions<R>) {
+    this.#options = options;
+  }
+
+  leaf(plan: PlanLeaf): LeafTarget {
+    return { plan, breakerKey: `${this.#options.configId}\u0000${plan.path}` };
+  }
+
+  attempt(req: R, leaf: LeafTarget): Promise<Outcome> {
+    const options = this.#options;
+    return runWithRetries(leaf.plan.retry, () => this.#tryOnce(req, leaf), { ...options.retry, signal: req.signal });
+  }
+
+  /** Fallback order: children with a usable circuit, in order; all of them when every one is open. */
+  fallbackOrder(groups: readonly (readonly LeafTarget[])[]): number[] {
+    return fallbackOrder(this.#eligible(groups));
+  }
+
+  pickWeighted(weights: readonly number[], groups: readonly (readonly LeafTarget[])[]): number {
+    const eligible = this.#eligible(groups);
+    const picked = pickWeighted(weights, eligible, this.#options.random);
+    // Every candidate open: try them anyway (ARCHITECTURE §5), still by weight.
+    return picked >= 0 ? picked : pickWeighted(weights, weights.map(() => true), this.#options.random);
+  }
+
+  /** Whether a fallback strategy moves past this outcome: listed statuses, or any non-2xx when none are listed. */
+  fallsBack(outcome: Outcome, codes: readonly number[] | null): boolean {
+    return codes === null ? outcome.status < 200 || outcome.status >= 300 : codes.includes(outcome.status);
+  }
+
+  discard(outcome: Outcome): void {
+    outcome.response?.discard();
+  }
+
+  #eligible(groups: readonly (readonly LeafTarget[])[]): boolean[] {
+    const breakers = this.#options.breakers;
+    return groups.map((leaves) => leaves.some((leaf) => !breakers.isOpen(leaf.breakerKey, leaf.plan.breaker)));
+  }
+
+  async #tryOnce(req: R, leaf: LeafTarget): Promise<Outcome> {
+    const { breakers, transport } = this.#options;
+    const plan = leaf.plan;
+    const provider = plan.provider ?? req.headerProvider ?? '';
+    // Claims the half-open trial slot when there is one; a leaf tried "anyway" goes ahead regardless.
+    breakers.canAttempt(leaf.breakerKey, plan.breaker);
+    const timer = attemptSignal(req.signal, req.timeoutOverrideMs ?? plan.requestTimeoutMs);
+    try {
+      const response = await transport(req, leaf, timer.signal);
+      breakers.record(leaf.breakerKey, plan.breaker, response.status);
+      return { status: response.status, leafPath: plan.path, provider, retries: 0, response: disposing(response, timer.dispose), error: null };
+    } catch (error) {
+      timer.dispose();
+      if (timer.timedOut()) {
+        const timeout = new GatewayError('request_timeout', `The provider did not answer within ${req.timeoutOverrideMs ?? plan.requestTimeoutMs} ms.`);
+        breakers.record(leaf.breakerKey, plan.breaker, timeout.status);
+        return failure(timeout, plan.path, provider);
+      }
+      if (req.signal.aborted) throw error;
+      if (error instanceof GatewayError) {
+        breakers.record(leaf.breakerKey, plan.breaker, error.status);
+        return failure(error, plan.path, provider);
+      }
+      if (this.#options.isConnectionError(error)) {
+        breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
+        return failure(new GatewayError('provider_unreachable', `The provider could not be reached: ${(error as Error).message}`), plan.path, provider);
+      }
+      throw error;
+    }
+  }
+}
+
+function failure(error: GatewayError, leafPath: string, provider: string): Outcome {
+  return { status: error.status, leafPath, provider, retries: 0, response: null, error };
+}
+
+/** Keeps the attempt's timer running over the body, and clears it once the body is done with. */
+function disposing(response: UpstreamResponse, dispose: () => void): UpstreamResponse {
+  return {
+    status: response.status,
+    headers: response.headers,
+    forwardTo: (res) => response.forwardTo(res).finally(dispose),
+    readAll: () => response.readAll().finally(dispose),
+    discard: () => {
+      dispose();
+      response.discard();
+    },
+  };
+}
