@@ -25,7 +25,7 @@ export function parseHttpDate(value: string, nowMs: number): number | null {
   m = RFC850_DATE.exec(text);
   if (m) return utc(fullYear(+m[3], nowMs), m[2], +m[1], +m[4], +m[5], +m[6]);
   m = ASCTIME_DATE.exec(text);
-  if (m) return utc(+m[7], m[1], +m[2].trim(), +m[3], +m[4], +m[5]);
+  if (m) return utc(+m[6], m[1], +m[2].trim(), +m[3], +m[4], +m[5]);
   return null;
 }
 
