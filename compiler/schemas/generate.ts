@@ -5,12 +5,23 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Artifact } from './artifact.ts';
 import { configValidatorArtifacts } from './config-validator.ts';
-import { loadSchemaFiles, REPO_ROOT, SCHEMA_DIR } from './schema-files.ts';
+import { checkManifest } from './api-manifest.ts';
+import { openapiArtifact } from './openapi.ts';
+import { routesArtifact } from './routes.ts';
+import { loadManifest, loadSchemaFiles, REPO_ROOT, SCHEMA_DIR } from './schema-files.ts';
+import { typesArtifact } from './types.ts';
 import { validatorsArtifacts } from './validators.ts';
 
 export async function generateArtifacts(schemaDir: string = SCHEMA_DIR): Promise<Artifact[]> {
   const schemas = await loadSchemaFiles(schemaDir);
-  return [...validatorsArtifacts(schemas), ...configValidatorArtifacts(schemas)];
+  const manifest = checkManifest(await loadManifest(schemaDir), schemas);
+  return [
+    ...validatorsArtifacts(schemas),
+    ...configValidatorArtifacts(schemas),
+    await typesArtifact(schemas),
+    routesArtifact(manifest, schemas),
+    openapiArtifact(manifest, schemas),
+  ];
 }
 
 /** Writes every artifact under the repo root and returns their paths. */
