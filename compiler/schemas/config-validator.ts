@@ -16,6 +16,6 @@ export function configValidatorArtifacts(schemas: readonly SchemaFile[]): Artifa
   const ajv = createAjv(schemas, { allErrors: true, source: true });
   return [
     { path: 'generated/config-validator.js', contents: standaloneModule(ajv, { [CONFIG_ALL_ERRORS_EXPORT]: config.id }) },
-    { path: 'generated/config-validator.d.ts', contents: validatorDeclarations([CONFIG_ALL_ERRORS_EXPORT]) },
+    { path: 'generated/config-validator.d.ts', contents: validatorDeclarations([{ exportName: CONFIG_ALL_ERRORS_EXPORT, typeName: config.typeName }]) },
   ];
 }

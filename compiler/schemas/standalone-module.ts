@@ -16,15 +16,23 @@ export function standaloneModule(ajv: Ajv2020, exports: Record<string, string>):
   ].join('\n');
 }
 
-export function validatorDeclarations(exportNames: readonly string[]): string {
+export interface ValidatorExport {
+  exportName: string;
+  /** Type in generated/types.ts that a passing value has. */
+  typeName: string;
+}
+
+export function validatorDeclarations(exports: readonly ValidatorExport[]): string {
+  const typeNames = [...new Set(exports.map((entry) => entry.typeName))].sort();
   const lines = [
     GENERATED_HEADER,
     "import type { ErrorObject } from 'ajv';",
+    `import type { ${typeNames.join(', ')} } from './types.ts';`,
     '',
-    '/** An Ajv standalone validate function: true when valid; otherwise `errors` says why. */',
-    'export type GeneratedValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };',
+    '/** An Ajv standalone validate function: true when valid (narrowing to T); otherwise `errors` says why. */',
+    'export type GeneratedValidator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null };',
     '',
-    ...exportNames.map((name) => `export declare const ${name}: GeneratedValidator;`),
+    ...exports.map((entry) => `export declare const ${entry.exportName}: GeneratedValidator<${entry.typeName}>;`),
     '',
   ];
   return lines.join('\n');

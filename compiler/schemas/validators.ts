@@ -10,6 +10,6 @@ export function validatorsArtifacts(schemas: readonly SchemaFile[]): Artifact[] 
   for (const file of schemas) exports[file.exportName] = file.id;
   return [
     { path: 'generated/validators.js', contents: standaloneModule(ajv, exports) },
-    { path: 'generated/validators.d.ts', contents: validatorDeclarations(Object.keys(exports)) },
+    { path: 'generated/validators.d.ts', contents: validatorDeclarations(schemas) },
   ];
 }
