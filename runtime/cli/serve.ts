@@ -1,0 +1,72 @@
+// `gateway serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits.
+import { DEFAULT_HOST, DEFAULT_PORT, type StartGatewayOptions, startGateway } from '../server/start.ts';
+import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
+
+export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--data DIR]
+
+Runs the gateway HTTP server. Prints one line with its URL when ready; SIGINT or SIGTERM drain
+in-flight requests and stop it (a second signal stops it at once).
+
+Options:
+  --port N         port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
+  --host H         address to bind (default ${DEFAULT_HOST})
+  --configs DIR    folder of saved configs to load
+  --data DIR       data directory holding the embedded store (default ${DEFAULT_DATA_DIR})
+  -h, --help       show this help
+
+Environment:
+  GATEWAY_API_KEY  stored (hashed) as an admin key at start unless the store already has it`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  configs: { type: 'string' },
+  data: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `extra` is where the application adds its setup hook (inference handlers, compiled configs). */
+export async function runServe(argv: string[], extra: StartGatewayOptions = {}): Promise<number> {
+  let options: StartGatewayOptions;
+  try {
+    const { values } = parseCommandArgs(argv, OPTIONS);
+    if (values.help === true) {
+      process.stdout.write(`${SERVE_USAGE}\n`);
+      return EXIT_OK;
+    }
+    options = {
+      ...extra,
+      port: parsePort(values.port, DEFAULT_PORT),
+      host: values.host ?? DEFAULT_HOST,
+      configsDir: values.configs ?? null,
+      dataDir: values.data ?? DEFAULT_DATA_DIR,
+      seedApiKey: process.env.GATEWAY_API_KEY || null,
+    };
+  } catch (err) {
+    if (err instanceof UsageError) return reportUsageError(err, SERVE_USAGE);
+    throw err;
+  }
+
+  let running;
+  try {
+    running = await startGateway(options);
+  } catch (err) {
+    process.stderr.write(`gateway serve: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  process.stdout.write(`gateway listening on ${running.url}\n`);
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  const force = (): never => process.exit(EXIT_FAILURE);
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+  process.stderr.write(`gateway: ${signal} received, draining\n`);
+  await running.close();
+  process.off('SIGINT', force);
+  process.off('SIGTERM', force);
+  return EXIT_OK;
+}

@@ -1,0 +1,70 @@
+// Gateway API-key authentication. Active keys live in memory as SHA-256 digests, loaded from the
+// store at start and refreshed on a timer, so the request path never waits on the database.
+import { timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.ts';
+import { hashApiKey } from '../store/api-key-secret.ts';
+import { GatewayError } from './errors.ts';
+import { describeError, type GatewayLogger } from './log.ts';
+
+export const API_KEY_HEADER = 'x-gateway-api-key';
+/** Longer values cannot be keys this gateway issued or accepted; refuse them before hashing. */
+const MAX_KEY_LENGTH = 1024;
+
+interface KeyEntry {
+  digest: Buffer;
+  record: ApiKeyRecord;
+}
+
+export class ApiKeyRing {
+  private readonly store: ApiKeyStore;
+  private readonly logger: GatewayLogger;
+  private keys = new Map<string, KeyEntry>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(store: ApiKeyStore, logger: GatewayLogger) {
+    this.store = store;
+    this.logger = logger;
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  /** Replaces the in-memory keys with the store's active ones in one swap. */
+  async reload(): Promise<void> {
+    const next = new Map<string, KeyEntry>();
+    for (const { hash, record } of await this.store.loadActive()) {
+      next.set(hash, { digest: Buffer.from(hash, 'hex'), record });
+    }
+    this.keys = next;
+  }
+
+  /** Picks up keys created or revoked by `gateway keys` in another process. */
+  startRefresh(intervalMs: number): void {
+    this.stopRefresh();
+    if (intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      this.reload().catch((err: unknown) => this.logger.error('api_key_reload_failed', { error: describeError(err) }));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stopRefresh(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** The record of the key in the header, or throws 401 `missing_gateway_api_key` / `invalid_gateway_api_key`. */
+  authenticate(header: string | string[] | undefined): ApiKeyRecord {
+    if (header === undefined || header === '') throw new GatewayError('missing_gateway_api_key');
+    if (typeof header !== 'string' || header.length > MAX_KEY_LENGTH) throw new GatewayError('invalid_gateway_api_key');
+    const hex = hashApiKey(header);
+    const entry = this.keys.get(hex);
+    // The map lookup only reveals whether a SHA-256 digest is known, which an attacker cannot steer
+    // byte by byte; the constant-time comparison makes the final check independent of the input.
+    if (entry === undefined || !timingSafeEqual(entry.digest, Buffer.from(hex, 'hex'))) {
+      throw new GatewayError('invalid_gateway_api_key');
+    }
+    return entry.record;
+  }
+}

@@ -1,0 +1,119 @@
+// Parsing of the optional x-gateway-* request headers (SPEC §5.3). Each parser takes the raw value
+// as node:http delivers it and throws `invalid_header` naming the header on anything malformed.
+import { GatewayError } from './errors.ts';
+
+export const METADATA_HEADER = 'x-gateway-metadata';
+export const REQUEST_TIMEOUT_HEADER = 'x-gateway-request-timeout';
+export const FORWARD_HEADERS_HEADER = 'x-gateway-forward-headers';
+export const CACHE_FORCE_REFRESH_HEADER = 'x-gateway-cache-force-refresh';
+export const CACHE_NAMESPACE_HEADER = 'x-gateway-cache-namespace';
+
+export const SPECIAL_METADATA_KEYS = ['_user', '_prompt', '_organisation', '_environment'] as const;
+
+/** Longest timeout a Node timer can hold; larger values would fire at once. */
+export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;
+const MAX_TRACE_ID_LENGTH = 256;
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const PRINTABLE = /^[\x20-\x7e]+$/;
+const DIGITS = /^[0-9]+$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export type Metadata = Readonly<Record<string, string>>;
+export const NO_METADATA: Metadata = Object.freeze({});
+
+function invalid(header: string, message: string): GatewayError {
+  return new GatewayError('invalid_header', `${header} ${message}`, header);
+}
+
+/**
+ * node:http reads header bytes as latin1. Clients that send UTF-8 JSON (curl, most SDKs) would see
+ * their non-ASCII text mangled, so a value that is valid UTF-8 is read as UTF-8.
+ */
+export function headerText(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    if (value.charCodeAt(i) > 0x7f) {
+      try {
+        return utf8.decode(Buffer.from(value, 'latin1'));
+      } catch {
+        return value;
+      }
+    }
+  }
+  return value;
+}
+
+export function parseMetadata(value: string | undefined): Metadata {
+  if (value === undefined) return NO_METADATA;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(headerText(value));
+  } catch {
+    throw invalid(METADATA_HEADER, 'must be a JSON object whose values are strings; it is not valid JSON.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalid(METADATA_HEADER, 'must be a JSON object whose values are strings.');
+  }
+  for (const key in parsed) {
+    const item = (parsed as Record<string, unknown>)[key];
+    if (typeof item !== 'string') {
+      throw invalid(METADATA_HEADER, `must be a JSON object whose values are strings; ${JSON.stringify(key)} is ${item === null ? 'null' : Array.isArray(item) ? 'an array' : `a ${typeof item}`}.`);
+    }
+  }
+  return parsed as Metadata;
+}
+
+export function parseRequestTimeout(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  const ms = DIGITS.test(text) ? Number(text) : NaN;
+  if (!(ms >= 1 && ms <= MAX_REQUEST_TIMEOUT_MS)) {
+    throw invalid(REQUEST_TIMEOUT_HEADER, `must be a positive integer number of milliseconds, at most ${MAX_REQUEST_TIMEOUT_MS}.`);
+  }
+  return ms;
+}
+
+/** A comma-separated list or a JSON array of header names; returned lower-cased and de-duplicated. */
+export function parseForwardHeaders(value: string | undefined): readonly string[] {
+  if (value === undefined) return [];
+  const text = value.trim();
+  let names: unknown[];
+  if (text.startsWith('[')) {
+    try {
+      names = JSON.parse(text) as unknown[];
+    } catch {
+      throw invalid(FORWARD_HEADERS_HEADER, 'must be a comma-separated list or a JSON array of header names; the JSON array is not valid.');
+    }
+    if (!Array.isArray(names)) throw invalid(FORWARD_HEADERS_HEADER, 'must be a JSON array of header names.');
+  } else {
+    names = text === '' ? [] : text.split(',').map((name) => name.trim());
+  }
+  const result: string[] = [];
+  for (const name of names) {
+    if (typeof name !== 'string' || !HEADER_NAME.test(name)) {
+      throw invalid(FORWARD_HEADERS_HEADER, `must list valid header names; ${JSON.stringify(name)} is not one.`);
+    }
+    const lower = name.toLowerCase();
+    if (!result.includes(lower)) result.push(lower);
+  }
+  return result;
+}
+
+export function parseCacheForceRefresh(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const text = value.trim().toLowerCase();
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw invalid(CACHE_FORCE_REFRESH_HEADER, 'must be true or false.');
+}
+
+export function parseCacheNamespace(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const text = headerText(value).trim();
+  return text === '' ? null : text;
+}
+
+/** A client trace id is echoed in a response header and logged, so it must be short printable ASCII. */
+export function isValidTraceId(value: string): boolean {
+  return value.length <= MAX_TRACE_ID_LENGTH && PRINTABLE.test(value);
+}

@@ -1,0 +1,18 @@
+// GET /v1/health: 200 once the gateway is serving, 503 while it starts or drains, so a load balancer
+// stops sending new requests before the process goes away.
+import type { RequestContext } from './context.ts';
+import { GatewayError } from './errors.ts';
+import { sendJson } from './respond.ts';
+
+export const HEALTH_HANDLER = 'health.get';
+
+export interface Readiness {
+  readonly ready: boolean;
+}
+
+export function createHealthHandler(readiness: Readiness): (ctx: RequestContext) => Promise<void> {
+  return async (ctx) => {
+    if (!readiness.ready) throw new GatewayError('not_ready');
+    sendJson(ctx.res, 200, { status: 'ok' });
+  };
+}

@@ -1,0 +1,86 @@
+// Route matching against the generated route table. Patterns are compiled once, per method, so a
+// request costs one array walk over its own method's routes; the 405 check runs only on a miss.
+
+export interface RouteSpec {
+  operationId: string;
+  method: string;
+  path: string;
+  auth: 'none' | 'api_key';
+  plane: 'data' | 'control';
+  handler: string;
+  /** `always`: checked before the handler runs; `when-read`: checked when the handler calls ctx.json(). */
+  validateBody: 'always' | 'when-read' | 'never';
+  bodyValidator?: string;
+  queryValidator?: string;
+  /** Anchored RegExp source with named groups, matched against the path without its query string. */
+  pattern: string;
+  params?: readonly string[];
+}
+
+export type RouteParams = Record<string, string>;
+
+export type RouteMatch =
+  | { kind: 'found'; route: RouteSpec; params: RouteParams }
+  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'not_found' };
+
+interface CompiledRoute {
+  route: RouteSpec;
+  regex: RegExp;
+}
+
+const NO_PARAMS: RouteParams = Object.freeze({}) as RouteParams;
+const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not_found' });
+
+export class RouteTable {
+  readonly routes: readonly RouteSpec[];
+  private readonly byMethod = new Map<string, CompiledRoute[]>();
+  private readonly all: CompiledRoute[] = [];
+
+  constructor(routes: readonly RouteSpec[]) {
+    this.routes = routes;
+    for (const route of routes) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(route.pattern);
+      } catch (err) {
+        throw new Error(`route ${route.operationId}: invalid pattern ${JSON.stringify(route.pattern)}: ${(err as Error).message}`);
+      }
+      const compiled = { route, regex };
+      const method = route.method.toUpperCase();
+      let list = this.byMethod.get(method);
+      if (list === undefined) this.byMethod.set(method, (list = []));
+      list.push(compiled);
+      this.all.push(compiled);
+    }
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const candidates = this.byMethod.get(method);
+    if (candidates !== undefined) {
+      for (const { route, regex } of candidates) {
+        const m = regex.exec(path);
+        if (m !== null) return { kind: 'found', route, params: paramsOf(m) };
+      }
+    }
+    let allow: string[] | null = null;
+    for (const { route, regex } of this.all) {
+      if (!regex.test(path)) continue;
+      const other = route.method.toUpperCase();
+      if (allow === null) allow = [other];
+      else if (!allow.includes(other)) allow.push(other);
+    }
+    return allow === null ? NOT_FOUND : { kind: 'method_not_allowed', allow };
+  }
+}
+
+function paramsOf(m: RegExpExecArray): RouteParams {
+  const groups = m.groups;
+  if (groups === undefined) return NO_PARAMS;
+  const params: RouteParams = {};
+  for (const name in groups) {
+    const value = groups[name];
+    if (value !== undefined) params[name] = value;
+  }
+  return params;
+}

@@ -1,0 +1,218 @@
+// The HTTP shell: node:http server, route dispatch, authentication, and the rule that whatever a
+// handler throws becomes the gateway error body and never reaches the process.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { ApiKeyRing } from './auth.ts';
+import { API_KEY_HEADER } from './auth.ts';
+import { checkDeclaredLength, ClientAbortedError } from './body.ts';
+import { RequestContext, type RequestSettings } from './context.ts';
+import { GatewayError, type GatewayErrorCode } from './errors.ts';
+import { describeError, type GatewayLogger } from './log.ts';
+import { RouteTable, type RouteSpec } from './match.ts';
+import { sendGatewayError, TRACE_ID_HEADER } from './respond.ts';
+import type { ValidatorRegistry } from './validate.ts';
+
+export type Handler = (ctx: RequestContext) => Promise<void>;
+
+export interface ServerTimeouts {
+  /**
+   * Idle keep-alive. Above the idle timeouts of common load balancers (AWS ALB and nginx: 60 s), so
+   * the balancer always closes an idle connection first and never sends a request on a socket the
+   * gateway is closing at that moment, which clients would see as a sporadic 502.
+   */
+  keepAliveMs: number;
+  /** Time to receive the request headers; bounds slow-header (slowloris) clients. */
+  headersMs: number;
+  /** Time to receive the whole request, body included; generous for large audio uploads. */
+  requestMs: number;
+  /** How long close() waits for in-flight requests before cutting their connections. */
+  drainMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { keepAliveMs: 75_000, headersMs: 30_000, requestMs: 300_000, drainMs: 10_000 };
+/** Room for inline configs in x-gateway-config, which outgrow Node's 16 KiB default. */
+export const DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
+/** Fits the largest common provider upload (25 MB audio) with multipart overhead. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface GatewayOptions {
+  routes: readonly RouteSpec[];
+  keyRing: ApiKeyRing;
+  /** Required when any route names a body or query validator. */
+  validators?: ValidatorRegistry | null;
+  logger: GatewayLogger;
+  maxBodyBytes?: number;
+  maxHeaderBytes?: number;
+  timeouts?: Partial<ServerTimeouts>;
+}
+
+export interface Gateway {
+  readonly server: Server;
+  readonly routes: RouteTable;
+  readonly ready: boolean;
+  registerHandler(name: string, handler: Handler): void;
+  /** Health turns 200 only after this; start.ts calls it once setup and listen are done. */
+  markReady(): void;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops accepting, lets in-flight requests finish (up to drainMs), then cuts what is left. */
+  close(): Promise<void>;
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const routes = new RouteTable(options.routes);
+  const validators = options.validators ?? null;
+  if (validators !== null) validators.assertCovers(options.routes);
+  else {
+    const needing = options.routes.find((r) => r.bodyValidator !== undefined || r.queryValidator !== undefined);
+    if (needing !== undefined) throw new Error(`route ${needing.operationId} needs generated validators, but none were given`);
+  }
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const handlerNames = new Set(options.routes.map((r) => r.handler));
+  const handlers = new Map<string, Handler>();
+  const settings: RequestSettings = { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, validators };
+  const { keyRing, logger } = options;
+  let ready = false;
+  let draining = false;
+  let closing: Promise<void> | null = null;
+
+  const server = createServer({
+    keepAliveTimeout: timeouts.keepAliveMs,
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+  });
+
+  async function dispatch(ctx: RequestContext): Promise<void> {
+    if (ctx.traceIdError !== null) throw ctx.traceIdError;
+    const found = routes.match(ctx.method, ctx.path);
+    if (found.kind === 'not_found') throw new GatewayError('route_not_found');
+    if (found.kind === 'method_not_allowed') {
+      ctx.res.setHeader('allow', found.allow.join(', '));
+      throw new GatewayError('method_not_allowed', `This endpoint accepts ${found.allow.join(', ')}, not ${ctx.method}.`);
+    }
+    const route = found.route;
+    ctx.route = route;
+    ctx.params = found.params;
+    if (route.auth === 'api_key') {
+      ctx.apiKey = keyRing.authenticate(ctx.headers[API_KEY_HEADER]);
+    }
+    ctx.readGatewayHeaders();
+    checkDeclaredLength(ctx.req, settings.maxBodyBytes);
+    const handler = handlers.get(route.handler);
+    if (handler === undefined) throw new GatewayError('route_not_found', 'This endpoint is not available on this gateway.');
+    ctx.validateQuery();
+    if (route.bodyValidator !== undefined && route.validateBody === 'always') await ctx.json();
+    await handler(ctx);
+    if (!ctx.res.headersSent && !ctx.res.destroyed) throw new Error(`handler ${route.handler} returned without responding`);
+  }
+
+  function fail(ctx: RequestContext, err: unknown): void {
+    if (err instanceof GatewayError) {
+      sendGatewayError(ctx.res, err);
+      return;
+    }
+    if (err instanceof ClientAbortedError || ctx.clientGone) return;
+    logger.error('request_failed', {
+      trace_id: ctx.traceId,
+      method: ctx.method,
+      path: ctx.path,
+      route: ctx.route?.operationId ?? null,
+      error: describeError(err),
+    });
+    sendGatewayError(ctx.res, new GatewayError('internal_error'));
+  }
+
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    let ctx: RequestContext;
+    try {
+      if (draining) res.shouldKeepAlive = false;
+      ctx = new RequestContext(req, res, settings);
+    } catch (err) {
+      logger.error('request_setup_failed', { error: describeError(err) });
+      res.destroy();
+      return;
+    }
+    dispatch(ctx).catch((err: unknown) => {
+      try {
+        fail(ctx, err);
+      } catch (sendErr) {
+        logger.error('error_response_failed', { trace_id: ctx.traceId, error: describeError(sendErr) });
+        res.destroy();
+      }
+    });
+  }
+
+  server.on('request', onRequest);
+  server.on('clientError', onClientError);
+
+  return {
+    server,
+    routes,
+    get ready() {
+      return ready && !draining;
+    },
+    registerHandler(name, handler) {
+      if (!handlerNames.has(name)) throw new Error(`no route uses a handler named ${name}`);
+      if (handlers.has(name)) throw new Error(`handler ${name} is already registered`);
+      handlers.set(name, handler);
+    },
+    markReady() {
+      ready = true;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    close() {
+      if (closing !== null) return closing;
+      draining = true;
+      closing = new Promise<void>((resolve) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        // In-flight requests answer with `connection: close`; idle sockets go as soon as they are idle.
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
+        const cut = setTimeout(() => server.closeAllConnections(), timeouts.drainMs);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+const CLIENT_ERRORS: Record<string, GatewayErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'headers_too_large',
+  ERR_HTTP_REQUEST_TIMEOUT: 'client_request_timeout',
+};
+
+/** Requests node:http could not parse never reach a handler; answer them with the same error body. */
+function onClientError(err: Error & { code?: string }, socket: Socket): void {
+  // A response already under way on this socket cannot be followed by a second status line.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const error = new GatewayError(CLIENT_ERRORS[err.code ?? ''] ?? 'malformed_request');
+  const body = JSON.stringify(error.toBody());
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `${TRACE_ID_HEADER}: ${randomUUID()}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}

@@ -1,0 +1,145 @@
+// Starts a whole gateway: store, key ring, HTTP server, built-in handlers, then the caller's setup
+// hook (where inference and control-plane handlers are registered), and only then listens.
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import * as generatedValidators from '../../generated/validators.js';
+import { DEFAULT_DATA_DIR, type GatewayStore, openStore } from '../store/open-store.ts';
+import { ApiKeyRing } from './auth.ts';
+import { createHealthHandler, HEALTH_HANDLER } from './health.ts';
+import { createJsonLogger, type GatewayLogger } from './log.ts';
+import type { RouteSpec } from './match.ts';
+import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
+import { ValidatorRegistry } from './validate.ts';
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+/** How soon keys created or revoked with `gateway keys` take effect in a running server. */
+export const DEFAULT_KEY_REFRESH_MS = 10_000;
+
+/** What the setup hook receives: enough to register handlers and reach the store and settings. */
+export interface GatewaySetup {
+  gateway: Gateway;
+  store: GatewayStore;
+  keys: ApiKeyRing;
+  logger: GatewayLogger;
+  dataDir: string;
+  configsDir: string | null;
+}
+
+export interface StartGatewayOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  /** Folder of saved configs; start.ts only passes it on to `setup`. */
+  configsDir?: string | null;
+  /** Seeded as an admin key (hashed) when the store does not know it yet; serve passes GATEWAY_API_KEY. */
+  seedApiKey?: string | null;
+  /** Defaults to generated/routes.ts. */
+  routes?: readonly RouteSpec[];
+  /** Defaults to generated/validators.js. */
+  validators?: Readonly<Record<string, unknown>>;
+  logger?: GatewayLogger;
+  maxBodyBytes?: number;
+  maxHeaderBytes?: number;
+  timeouts?: Partial<ServerTimeouts>;
+  keyRefreshMs?: number;
+  /** Runs after the built-in handlers are registered and before the server listens. */
+  setup?(setup: GatewaySetup): Promise<void>;
+}
+
+export interface RunningGateway {
+  url: string;
+  address: AddressInfo;
+  gateway: Gateway;
+  store: GatewayStore;
+  keys: ApiKeyRing;
+  registerHandler(name: string, handler: Handler): void;
+  /** Drains the server, then closes the store; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const logger = options.logger ?? createJsonLogger();
+  const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  const routes = options.routes ?? (await loadGeneratedRoutes());
+  const store = openStore(dataDir);
+  const keys = new ApiKeyRing(store.apiKeys, logger);
+  let gateway: Gateway;
+  try {
+    if (options.seedApiKey) await seedKey(store, options.seedApiKey, logger);
+    await keys.reload();
+    gateway = createGateway({
+      routes,
+      keyRing: keys,
+      validators: new ValidatorRegistry(options.validators ?? generatedValidators),
+      logger,
+      maxBodyBytes: options.maxBodyBytes,
+      maxHeaderBytes: options.maxHeaderBytes,
+      timeouts: options.timeouts,
+    });
+    if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway));
+    await options.setup?.({ gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+
+  const host = options.host ?? DEFAULT_HOST;
+  let address: AddressInfo;
+  try {
+    address = await gateway.listen(options.port ?? DEFAULT_PORT, host);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  keys.startRefresh(options.keyRefreshMs ?? DEFAULT_KEY_REFRESH_MS);
+  gateway.markReady();
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: urlOf(address),
+    address,
+    gateway,
+    store,
+    keys,
+    registerHandler: (name, handler) => gateway.registerHandler(name, handler),
+    close() {
+      if (closing === null) {
+        closing = (async () => {
+          keys.stopRefresh();
+          try {
+            await gateway.close();
+          } finally {
+            await store.close();
+          }
+        })();
+      }
+      return closing;
+    },
+  };
+}
+
+async function seedKey(store: GatewayStore, key: string, logger: GatewayLogger): Promise<void> {
+  const { record, created } = await store.apiKeys.ensureKey(key, { name: 'GATEWAY_API_KEY', scope: 'admin' });
+  if (created) logger.info('api_key_seeded', { key_id: record.id });
+  if (record.revokedAt !== null) logger.warn('seed_api_key_revoked', { key_id: record.id, revoked_at: record.revokedAt });
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+// generated/routes.ts is written by `gateway compile`; a checkout without it cannot serve.
+async function loadGeneratedRoutes(): Promise<readonly RouteSpec[]> {
+  const specifier = '../../generated/routes.ts';
+  try {
+    const module = (await import(specifier)) as { ROUTES: readonly RouteSpec[] };
+    return module.ROUTES;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('generated/routes.ts')) {
+      throw new Error('generated/routes.ts is missing: run `gateway compile` first');
+    }
+    throw err;
+  }
+}
