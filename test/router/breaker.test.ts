@@ -125,7 +125,12 @@ const planArb: fc.Arbitrary<BreakerPlan> = fc.record({
 });
 
 const keyArb = fc.constantFrom(...KEYS);
-const statusArb: fc.Arbitrary<Status> = fc.constantFrom<Status>(200, 201, 404, 429, 500, 502, 503, 504, 'connection_error');
+// Failures outnumber successes so that circuits actually open and the open and half-open
+// transitions get exercised, not just the closed count.
+const statusArb: fc.Arbitrary<Status> = fc.oneof(
+  { arbitrary: fc.constantFrom<Status>(500, 502, 503, 504, 'connection_error'), weight: 4 },
+  { arbitrary: fc.constantFrom<Status>(200, 201, 404, 429), weight: 1 },
+);
 const commandsArb = fc.commands(
   [
     fc.constantFrom(1, 1_000, 29_999, 30_000, 15_000, 45_000, 100_000).map((ms) => new Advance(ms)),
@@ -133,7 +138,7 @@ const commandsArb = fc.commands(
     keyArb.map((key) => new IsOpen(key)),
     fc.tuple(keyArb, statusArb).map(([key, status]) => new RecordResult(key, status)),
   ],
-  { maxCommands: 60 },
+  { maxCommands: 60, size: 'large' },
 );
 
 describe('CircuitBreakers', () => {
@@ -200,6 +205,16 @@ describe('CircuitBreakers', () => {
     expect(breakers.canAttempt('t', null)).toBe(true);
     expect(breakers.isOpen('t', null)).toBe(false);
     expect(store.size).toBe(0);
+  });
+
+  test('a failure recorded while open does not extend the cooldown', () => {
+    const clock = { now: 0 };
+    const breakers = new CircuitBreakers(new MemoryBreakerStore(), () => clock.now);
+    for (let i = 0; i < 3; i++) breakers.record('t', plan, 500);
+    clock.now = 20_000;
+    breakers.record('t', plan, 'connection_error');
+    clock.now = 30_000;
+    expect(breakers.canAttempt('t', plan)).toBe(true);
   });
 
   test('a trial that never reports is presumed lost after a cooldown', () => {
