@@ -1,0 +1,134 @@
+// POST /v1/chat/completions: `chat.completion` objects, or `chat.completion.chunk` SSE frames.
+import type { MockContext } from './context.ts';
+import { jsonObject, unixSeconds, vendorId } from './context.ts';
+import { badRequest, sendJson } from './respond.ts';
+import { contentText, optionalCount, replyFor, words } from './reply-text.ts';
+import type { Reply } from './reply-text.ts';
+import { DONE, sendEventStream } from './sse.ts';
+import type { SseFrame } from './sse.ts';
+
+const FINGERPRINT = 'fp_mock0001';
+
+interface ChatRequest {
+  model: string;
+  n: number;
+  reply: Reply;
+  promptTokens: number;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+function usage(promptTokens: number, completionTokens: number): object {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+/** Checks the body the way the vendor does; answers 400 itself and returns null on a bad one. */
+async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
+  const body = jsonObject(ctx);
+  if (body === null) {
+    await badRequest(ctx, 'We could not parse the JSON body of your request. The vendor API expects a JSON payload.');
+    return null;
+  }
+  if (typeof body.model !== 'string' || body.model === '') {
+    await badRequest(ctx, 'you must provide a model parameter');
+    return null;
+  }
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) {
+    await badRequest(ctx, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
+    return null;
+  }
+  const stream = body.stream === true;
+  if (body.stream_options != null && !stream) {
+    await badRequest(ctx, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
+    return null;
+  }
+  const maxTokens = optionalCount(body.max_completion_tokens ?? body.max_tokens);
+  const n = optionalCount(body.n);
+  if (maxTokens === 'invalid' || n === 'invalid' || n === 0) {
+    await badRequest(ctx, 'max_tokens and n must be non-negative integers (n at least 1).', maxTokens === 'invalid' ? 'max_tokens' : 'n');
+    return null;
+  }
+  let promptTokens = 0;
+  let lastUser = '';
+  for (const message of messages) {
+    const text = contentText((message as { content?: unknown } | null)?.content);
+    promptTokens += words(text).length + 3;
+    if ((message as { role?: unknown } | null)?.role === 'user') lastUser = text;
+  }
+  const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
+  return {
+    model: body.model,
+    n: n ?? 1,
+    reply: replyFor(ctx.label, lastUser, maxTokens),
+    promptTokens,
+    stream,
+    includeUsage: streamOptions?.include_usage === true,
+  };
+}
+
+export async function chatCompletions(ctx: MockContext): Promise<void> {
+  const chat = await parseChat(ctx);
+  if (chat === null) return;
+  const id = vendorId('chatcmpl-');
+  const created = unixSeconds();
+  if (chat.stream) {
+    await sendEventStream(ctx, chunks(chat, id, created));
+    return;
+  }
+  const content = chat.reply.tokens.join('');
+  const choices = [];
+  for (let index = 0; index < chat.n; index++) {
+    choices.push({
+      index,
+      message: { role: 'assistant', content, refusal: null, annotations: [] },
+      logprobs: null,
+      finish_reason: chat.reply.finishReason,
+    });
+  }
+  await sendJson(ctx, 200, {
+    id,
+    object: 'chat.completion',
+    created,
+    model: chat.model,
+    choices,
+    usage: usage(chat.promptTokens, chat.reply.tokens.length * chat.n),
+    service_tier: 'default',
+    system_fingerprint: FINGERPRINT,
+  });
+}
+
+/** Frames made lazily, so a long scripted stream costs no memory up front. */
+function* chunks(chat: ChatRequest, id: string, created: number): Generator<SseFrame> {
+  const frame = (choices: object[]): object => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: chat.model,
+    service_tier: 'default',
+    system_fingerprint: FINGERPRINT,
+    choices,
+    ...(chat.includeUsage ? { usage: null } : {}),
+  });
+  for (let index = 0; index < chat.n; index++) {
+    yield frame([{ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
+  }
+  for (const token of chat.reply.tokens) {
+    for (let index = 0; index < chat.n; index++) {
+      yield frame([{ index, delta: { content: token }, logprobs: null, finish_reason: null }]);
+    }
+  }
+  for (let index = 0; index < chat.n; index++) {
+    yield frame([{ index, delta: {}, logprobs: null, finish_reason: chat.reply.finishReason }]);
+  }
+  if (chat.includeUsage) {
+    yield { ...frame([]), usage: usage(chat.promptTokens, chat.reply.tokens.length * chat.n) };
+  }
+  yield DONE;
+}

@@ -1,0 +1,27 @@
+// POST /v1/images/generations: URLs or base64 PNGs.
+import type { MockContext } from './context.ts';
+import { jsonObject, unixSeconds, vendorId } from './context.ts';
+import { badRequest, sendJson } from './respond.ts';
+import { optionalCount } from './reply-text.ts';
+
+/** A 1×1 transparent PNG. */
+const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const SIZES = new Set(['256x256', '512x512', '1024x1024', '1536x1024', '1024x1536', '1792x1024', '1024x1792', 'auto']);
+
+export async function imageGenerations(ctx: MockContext): Promise<void> {
+  const body = jsonObject(ctx);
+  if (body === null) return badRequest(ctx, 'We could not parse the JSON body of your request. The vendor API expects a JSON payload.');
+  if (typeof body.prompt !== 'string' || body.prompt === '') return badRequest(ctx, "Missing required parameter: 'prompt'.", 'prompt');
+  const n = optionalCount(body.n);
+  if (n === 'invalid' || n === 0 || (n !== null && n > 10)) return badRequest(ctx, 'n must be between 1 and 10.', 'n');
+  const size = body.size ?? '1024x1024';
+  if (typeof size !== 'string' || !SIZES.has(size)) return badRequest(ctx, `Invalid size: ${JSON.stringify(size)}.`, 'size');
+  const format = body.response_format ?? 'url';
+  if (format !== 'url' && format !== 'b64_json') return badRequest(ctx, "response_format must be 'url' or 'b64_json'.", 'response_format');
+  const data = [];
+  for (let i = 0; i < (n ?? 1); i++) {
+    const revised_prompt = `[${ctx.label}] ${body.prompt}`;
+    data.push(format === 'url' ? { url: `https://files.vendor.example/images/${vendorId('img-')}.png`, revised_prompt } : { b64_json: PIXEL_PNG_BASE64, revised_prompt });
+  }
+  return sendJson(ctx, 200, { created: unixSeconds(), data });
+}

@@ -1,0 +1,6 @@
+// A protocol-faithful mock of the first-party vendor API (OpenAI-compatible wire protocol).
+export { startVendorMock, VENDOR_MOCK_KEY, DEFAULT_MODELS } from './server.ts';
+export { vendorError } from './vendor-errors.ts';
+export { speechBytes } from './audio.ts';
+export { embeddingOf } from './embeddings.ts';
+export type { RecordedRequest, RequestOutcome, ScriptStep, VendorErrorFields, VendorMock, VendorMockOptions } from './types.ts';
