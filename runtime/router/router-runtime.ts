@@ -115,7 +115,8 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
       timer.dispose();
       if (timer.timedOut()) {
         const timeout = new GatewayError('request_timeout', `The provider did not answer within ${req.timeoutOverrideMs ?? plan.requestTimeoutMs} ms.`);
-        breakers.record(leaf.breakerKey, plan.breaker, timeout.status);
+        // No response arrived, as with a connection failure: it counts against the circuit.
+        breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
         return failure(timeout, plan.path, provider);
       }
       if (req.signal.aborted) throw error;

@@ -1,0 +1,102 @@
+// Which router serves a request (ARCHITECTURE §4 step 2): a saved config named by ID, an inline
+// config (checked, planned and emitted once per distinct config, then cached), or the single-target
+// config that the provider headers describe.
+import { createHash } from 'node:crypto';
+import { checkConfig } from '../../compiler/config/index.ts';
+import { planConfig } from '../../compiler/config/plan.ts';
+import type { RoutePlan } from '../../compiler/config/route-plan.ts';
+import { GatewayError } from '../server/errors.ts';
+import { LruMap } from './lru.ts';
+import { buildRouter, type LoadedRouter, type RouterDeps } from './routers.ts';
+
+export const CONFIG_HEADER = 'x-gateway-config';
+
+export class ConfigResolver {
+  readonly #deps: RouterDeps;
+  readonly #saved = new Map<string, LoadedRouter>();
+  /** Exact header text → router: a cached inline config costs one map lookup, no parse. */
+  readonly #inlineByText: LruMap<string, LoadedRouter>;
+  /** Canonical hash → router: the same config spelt differently compiles once. */
+  readonly #inlineByHash: LruMap<string, LoadedRouter>;
+  readonly #fromHeaders: LruMap<string, LoadedRouter>;
+
+  constructor(deps: RouterDeps) {
+    this.#deps = deps;
+    const size = deps.settings.inlineConfigCacheSize;
+    this.#inlineByText = new LruMap(size);
+    this.#inlineByHash = new LruMap(size);
+    this.#fromHeaders = new LruMap(size);
+  }
+
+  /** Installs (or atomically replaces) the router of a saved config. */
+  setSaved(plan: RoutePlan): void {
+    this.#saved.set(plan.configId, buildRouter(plan, this.#deps));
+  }
+
+  deleteSaved(id: string): boolean {
+    return this.#saved.delete(id);
+  }
+
+  savedIds(): string[] {
+    return [...this.#saved.keys()];
+  }
+
+  /** Router for the x-gateway-config header value: inline JSON or a saved config ID. */
+  fromConfigHeader(value: string): LoadedRouter {
+    const cached = this.#inlineByText.get(value);
+    if (cached !== undefined) return cached;
+    const trimmed = value.trim();
+    if (!trimmed.startsWith('{')) {
+      const saved = this.#saved.get(trimmed);
+      if (saved === undefined) throw new GatewayError('unknown_config_id', `No saved config has the ID "${trimmed}".`, CONFIG_HEADER);
+      return saved;
+    }
+    const router = this.#compileInline(trimmed);
+    this.#inlineByText.set(value, router);
+    return router;
+  }
+
+  /** Router for requests that name their provider in headers (x-gateway-provider, x-gateway-custom-host). */
+  fromProviderHeaders(provider: string, customHost: string | null): LoadedRouter {
+    const key = `${provider}\u0000${customHost ?? ''}`;
+    let router = this.#fromHeaders.get(key);
+    if (router === undefined) {
+      // Built straight from the plan stage: `{provider}` alone is not one of the 18 key sets, but
+      // here the credential arrives in Authorization with every request, so it need not be embedded.
+      const config = customHost === null ? { provider } : { provider, custom_host: customHost };
+      router = buildRouter(planConfig(config, `headers:${provider}${customHost ? `@${customHost}` : ''}`), this.#deps);
+      this.#fromHeaders.set(key, router);
+    }
+    return router;
+  }
+
+  #compileInline(text: string): LoadedRouter {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON: ${(error as Error).message}.`, CONFIG_HEADER);
+    }
+    const hash = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 24);
+    const known = this.#inlineByHash.get(hash);
+    if (known !== undefined) return known;
+    const result = checkConfig(value, `inline:${hash}`);
+    if (!result.ok) {
+      const first = result.errors[0];
+      throw new GatewayError('invalid_config', `The config is not valid: ${first.message}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`, CONFIG_HEADER, {
+        errors: result.errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),
+      });
+    }
+    const router = buildRouter(result.plan, this.#deps);
+    this.#inlineByHash.set(hash, router);
+    return router;
+  }
+}
+
+/** JSON with object keys sorted at every level: equal configs get equal text whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}

@@ -1,0 +1,84 @@
+// The data-plane handlers: chat, completions, embeddings, audio, images, models and the pass-through
+// of any other /v1 path. All share one flow; they differ only in whether the body is always checked.
+import type { RequestContext } from '../server/context.ts';
+import { GatewayError } from '../server/errors.ts';
+import type { Handler } from '../server/server.ts';
+import { CONFIG_HEADER, type ConfigResolver } from './config-resolver.ts';
+import type { InferenceRequest } from './inference-request.ts';
+import type { LoadedRouter } from './routers.ts';
+import { sendOutcome } from './send-outcome.ts';
+
+export const INFERENCE_HANDLERS = [
+  'inference.chat', 'inference.completions', 'inference.embeddings', 'inference.audio', 'inference.images', 'inference.models', 'inference.passthrough',
+] as const;
+
+const PROVIDER_HEADER = 'x-gateway-provider';
+const CUSTOM_HOST_HEADER = 'x-gateway-custom-host';
+const VIRTUAL_KEY_HEADER = 'x-gateway-virtual-key';
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
+const NO_METHOD = new GatewayError('method_not_allowed', 'The pass-through forwards POST, GET, PUT and DELETE.');
+
+export function createInferenceHandler(resolver: ConfigResolver): Handler {
+  return async function handleInference(ctx: RequestContext): Promise<void> {
+    const method = ctx.method;
+    if (method !== 'POST' && method !== 'GET' && method !== 'PUT' && method !== 'DELETE') throw NO_METHOD;
+    const headerProvider = headerString(ctx, PROVIDER_HEADER);
+    const headerCustomHost = headerString(ctx, CUSTOM_HOST_HEADER);
+    const router = resolveRouter(ctx, resolver, headerProvider, headerCustomHost);
+
+    const rawBody = BODYLESS.has(method) && ctx.headers['content-length'] === undefined && ctx.headers['transfer-encoding'] === undefined ? null : await ctx.readBody();
+    // Parse only when a rule reads the body or the endpoint's rules must be checked (ARCHITECTURE §4.3).
+    const mustCheck = ctx.route?.validateBody === 'always' && rawBody !== null;
+    const params = mustCheck || (router.readsBody && rawBody !== null && rawBody.length > 0) ? await ctx.json() : undefined;
+
+    const request: InferenceRequest = {
+      ctx,
+      method,
+      upstreamPath: upstreamPathOf(ctx),
+      rawBody,
+      params,
+      metadata: ctx.metadata,
+      url: { pathname: ctx.path },
+      signal: ctx.signal,
+      timeoutOverrideMs: ctx.requestTimeoutMs,
+      headerProvider,
+      headerCustomHost,
+      bearerToken: bearerToken(ctx),
+    };
+    let outcome;
+    try {
+      outcome = await router.route(request);
+    } catch (error) {
+      if (ctx.clientGone) return;
+      throw error;
+    }
+    await sendOutcome(ctx, outcome);
+  };
+}
+
+function resolveRouter(ctx: RequestContext, resolver: ConfigResolver, provider: string | null, customHost: string | null): LoadedRouter {
+  const config = headerString(ctx, CONFIG_HEADER);
+  if (config !== null) return resolver.fromConfigHeader(config);
+  if (provider !== null) return resolver.fromProviderHeaders(provider, customHost);
+  const virtualKey = headerString(ctx, VIRTUAL_KEY_HEADER);
+  if (virtualKey !== null) throw new GatewayError('unknown_virtual_key', `No virtual key "${virtualKey}" is stored in this gateway.`, VIRTUAL_KEY_HEADER);
+  throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
+}
+
+function headerString(ctx: RequestContext, name: string): string | null {
+  const value = ctx.headers[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function bearerToken(ctx: RequestContext): string | null {
+  const value = ctx.headers.authorization;
+  if (typeof value !== 'string') return null;
+  const match = /^Bearer\s+(\S.*)$/i.exec(value);
+  return match ? match[1].trim() : null;
+}
+
+/** `/v1/chat/completions?x=1` → `/chat/completions?x=1`: the part after the gateway's version segment. */
+function upstreamPathOf(ctx: RequestContext): string {
+  const path = ctx.path.startsWith('/v1/') ? ctx.path.slice(3) : ctx.path;
+  return ctx.rawQuery === '' ? path : `${path}?${ctx.rawQuery}`;
+}

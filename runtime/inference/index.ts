@@ -1,0 +1,55 @@
+// Wires the data plane into a started gateway: providers, transport, circuit breakers, the config
+// resolver (saved configs from --configs DIR compiled at start), and the handlers.
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { checkConfigSource, type ConfigError } from '../../compiler/config/index.ts';
+import { CircuitBreakers, MemoryBreakerStore } from '../router/breaker.ts';
+import type { GatewaySetup } from '../server/start.ts';
+import { defaultProviders, type ProviderRegistry } from '../providers/registry.ts';
+import { ConfigResolver } from './config-resolver.ts';
+import { createInferenceHandler, INFERENCE_HANDLERS } from './handlers.ts';
+import { inferenceSettingsFromEnv, type InferenceSettings } from './settings.ts';
+import { InferenceTransport } from './transport.ts';
+
+export interface InferenceOptions {
+  settings?: InferenceSettings;
+  providers?: ProviderRegistry;
+}
+
+export class InvalidSavedConfigsError extends Error {
+  readonly errors: ConfigError[];
+  constructor(errors: ConfigError[]) {
+    super(`${new Set(errors.map((e) => e.configId)).size} saved config(s) are invalid:\n${errors.map((e) => `  ${e.configId}.json:${e.line}:${e.column} ${e.code} ${e.pointer || '/'}: ${e.message}`).join('\n')}`);
+    this.errors = errors;
+  }
+}
+
+export async function setupInference(setup: GatewaySetup, options: InferenceOptions = {}): Promise<ConfigResolver> {
+  const settings = options.settings ?? inferenceSettingsFromEnv();
+  const transport = new InferenceTransport(options.providers ?? defaultProviders());
+  const breakers = new CircuitBreakers(new MemoryBreakerStore(), Date.now);
+  const resolver = new ConfigResolver({ transport, breakers, settings });
+  if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);
+  const handler = createInferenceHandler(resolver);
+  for (const name of INFERENCE_HANDLERS) setup.gateway.registerHandler(name, handler);
+  return resolver;
+}
+
+/** Compiles every `*.json` in `dir`; refuses to start with any invalid one, listing every error. */
+export async function loadSavedConfigs(resolver: ConfigResolver, dir: string): Promise<string[]> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  const errors: ConfigError[] = [];
+  const ids: string[] = [];
+  for (const file of files) {
+    const id = basename(file, '.json');
+    const result = checkConfigSource(await readFile(join(dir, file), 'utf8'), id);
+    if (!result.ok) {
+      errors.push(...result.errors);
+      continue;
+    }
+    resolver.setSaved(result.plan);
+    ids.push(id);
+  }
+  if (errors.length > 0) throw new InvalidSavedConfigsError(errors);
+  return ids;
+}
