@@ -4,13 +4,13 @@
  * Path of a schema file relative to schema/, e.g. `requests/batch-create.json`.
  */
 export type SchemaRef = string;
-export type LogitBias = {
+export type ChatLogitBias = {
   [k: string]: number;
 } | null;
-export type StreamOptions = {
+export type ChatStreamOptions = {
   [k: string]: unknown;
 } | null;
-export type Tools = {
+export type ChatTools = {
   type?: 'function';
   function?: {
     name?: string;
@@ -23,7 +23,7 @@ export type Tools = {
   };
   [k: string]: unknown;
 }[];
-export type Functions = {
+export type ChatFunctions = {
   name?: string;
   description?: string;
   parameters?: {
@@ -39,6 +39,12 @@ export type ResponseInclude =
 export type BatchStatus =
   'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
 export type FineTuningJobStatus = 'validating_files' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type ChatMessages = {
+  content?: string;
+  role?: string;
+  name?: string;
+  [k: string]: unknown;
+}[];
 export type StoredResponseStatus = 'completed' | 'failed' | 'in_progress' | 'incomplete';
 
 /**
@@ -529,35 +535,35 @@ export interface PromptRender {
   };
   model?: string;
   frequency_penalty?: number;
-  logit_bias?: LogitBias;
+  logit_bias?: ChatLogitBias;
   logprobs?: boolean;
   top_logprobs?: number;
   max_tokens?: number;
   n?: number;
   presence_penalty?: number;
-  response_format?: ResponseFormat;
+  response_format?: ChatResponseFormat;
   seed?: number;
   /**
    * One stop sequence or several.
    */
   stop?: string | string[];
   stream?: boolean;
-  stream_options?: StreamOptions;
-  thinking?: Thinking;
+  stream_options?: ChatStreamOptions;
+  thinking?: ChatThinking;
   temperature?: number;
   top_p?: number;
-  tools?: Tools;
+  tools?: ChatTools;
   tool_choice?: string;
   parallel_tool_calls?: boolean;
   user?: string;
   function_call?: string;
-  functions?: Functions;
+  functions?: ChatFunctions;
 }
-export interface ResponseFormat {
+export interface ChatResponseFormat {
   type?: string;
   [k: string]: unknown;
 }
-export interface Thinking {
+export interface ChatThinking {
   type?: string;
   budget_tokens?: number;
   [k: string]: unknown;
@@ -862,34 +868,29 @@ export interface RenderedPrompt {
  * The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.
  */
 export interface RenderedChatRequest {
-  messages?: {
-    content?: string;
-    role?: string;
-    name?: string;
-    [k: string]: unknown;
-  }[];
+  messages?: ChatMessages;
   model?: string;
   frequency_penalty?: number;
-  logit_bias?: LogitBias;
+  logit_bias?: ChatLogitBias;
   logprobs?: boolean;
   top_logprobs?: number;
   max_tokens?: number;
   n?: number;
   presence_penalty?: number;
-  response_format?: ResponseFormat;
+  response_format?: ChatResponseFormat;
   seed?: number;
   stop?: string;
   stream?: boolean;
-  stream_options?: StreamOptions;
-  thinking?: Thinking;
+  stream_options?: ChatStreamOptions;
+  thinking?: ChatThinking;
   temperature?: number;
   top_p?: number;
-  tools?: Tools;
+  tools?: ChatTools;
   tool_choice?: string;
   parallel_tool_calls?: boolean;
   user?: string;
   function_call?: string;
-  functions?: Functions;
+  functions?: ChatFunctions;
   [k: string]: unknown;
 }
 /**
