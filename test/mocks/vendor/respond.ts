@@ -34,8 +34,10 @@ export function vendorHeaders(ctx: MockContext): Record<string, string> {
 }
 
 export function startResponse(ctx: MockContext, status: number, headers: Record<string, string>): void {
+  const all = { ...vendorHeaders(ctx), ...headers };
   ctx.record.status = status;
-  ctx.res.writeHead(status, { ...vendorHeaders(ctx), ...headers });
+  ctx.record.responseHeaders = all;
+  ctx.res.writeHead(status, all);
 }
 
 /** Writes one chunk; waits for 'drain' when the socket is full. False once the client is gone. */

@@ -82,6 +82,7 @@ export async function startVendorMock(options: VendorMockOptions = {}): Promise<
       remotePort: req.socket.remotePort ?? 0,
       instance: label,
       status: 0,
+      responseHeaders: {},
       responseBytes: 0,
       drainWaits: 0,
       outcome: new Promise<RequestOutcome>((resolve) => (settle = resolve)),

@@ -24,6 +24,8 @@ export interface RecordedRequest {
   instance: string;
   /** Status sent (0 while the response has not started). */
   status: number;
+  /** Headers the mock set on its response (Node adds date, connection, keep-alive, transfer-encoding). */
+  responseHeaders: Record<string, string>;
   /** Body bytes the mock has written so far (grows while a stream runs). */
   responseBytes: number;
   /** Times the mock's writer found the socket full and waited for 'drain'. */
