@@ -1,9 +1,13 @@
 // Hygiene every schema file must keep: the $id convention, relative refs that resolve, strict compile.
+import { copyFile, cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { createAjv } from '../../compiler/schemas/ajv-instance.ts';
-import { loadSchemaFiles, SCHEMA_ID_BASE, type JsonObject, type SchemaFile } from '../../compiler/schemas/schema-files.ts';
+import { generateArtifacts } from '../../compiler/schemas/generate.ts';
+import { loadSchemaFiles, SCHEMA_DIR, SCHEMA_ID_BASE, type JsonObject, type SchemaFile } from '../../compiler/schemas/schema-files.ts';
 
 const schemas = await loadSchemaFiles();
 const byId = new Map(schemas.map((file) => [file.id, file]));
@@ -90,5 +94,33 @@ describe('schema files', () => {
     const ajv = new Ajv2020({ $data: true, strict: false });
     addFormats.default(ajv);
     for (const file of schemas) expect(ajv.validateSchema(file.schema), `${file.file}: ${ajv.errorsText()}`).toBe(true);
+  });
+});
+
+describe('generation inputs', () => {
+  const copies: string[] = [];
+  afterAll(async () => {
+    for (const dir of copies) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function schemaCopy(mutate: (dir: string) => Promise<void>): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-schema-'));
+    copies.push(dir);
+    await cp(SCHEMA_DIR, dir, { recursive: true });
+    await mutate(dir);
+    return dir;
+  }
+
+  test('two schema files with the same base name are refused, since validator names would clash', async () => {
+    const dir = await schemaCopy((copy) => copyFile(join(copy, 'resources/batch.json'), join(copy, 'requests/batch.json')));
+    await expect(loadSchemaFiles(dir)).rejects.toThrow(/same name Batch/);
+  });
+
+  test('without config.json every artifact but the config validator is still built', async () => {
+    const dir = await schemaCopy((copy) => rm(join(copy, 'config.json')));
+    const paths = (await generateArtifacts(dir)).map((artifact) => artifact.path);
+    expect(paths).toContain('generated/validators.js');
+    expect(paths).toContain('generated/routes.ts');
+    expect(paths.some((path) => path.startsWith('generated/config-validator'))).toBe(false);
   });
 });
