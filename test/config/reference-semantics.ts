@@ -1,0 +1,123 @@
+// A reference for the semantic rules (ARCHITECTURE §3 and §5: what JSON Schema cannot say), written
+// from the handbook rather than from compiler/config/semantic.ts. For a structurally valid config it
+// predicts every compile error as code + pointer; the checker must report exactly these.
+import { escapeToken } from './reference-validity.ts';
+
+export type Expected = { code: string; pointer: string };
+
+const MAX_DEPTH = 16;
+const MAX_RETRIES = 5;
+const COMPARISONS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$regex'];
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function referenceSemanticErrors(config: unknown): Expected[] {
+  const out: Expected[] = [];
+  node(config, '', 0, out);
+  return out;
+}
+
+function node(config: unknown, at: string, depth: number, out: Expected[]): void {
+  if (!isObject(config)) return;
+  if (depth > MAX_DEPTH) {
+    out.push({ code: 'CFG_TOO_DEEP', pointer: at });
+    return;
+  }
+  const retry = config.retry;
+  if (isObject(retry)) {
+    if (typeof retry.attempts === 'number' && retry.attempts > MAX_RETRIES) out.push({ code: 'CFG_TOO_MANY_RETRIES', pointer: `${at}/retry/attempts` });
+    statusCodes(retry.on_status_codes, `${at}/retry/on_status_codes`, out);
+  }
+  statusCodes(config.on_status_codes, `${at}/on_status_codes`, out);
+  if (isObject(config.cb_config)) statusCodes(config.cb_config.failure_status_codes, `${at}/cb_config/failure_status_codes`, out);
+
+  const targets = Array.isArray(config.targets) ? config.targets : null;
+  if (targets !== null && !Object.hasOwn(config, 'strategy')) out.push({ code: 'CFG_TARGETS_WITHOUT_STRATEGY', pointer: `${at}/targets` });
+  const strategy = isObject(config.strategy) ? config.strategy : null;
+  if (strategy !== null && targets !== null) {
+    statusCodes(strategy.on_status_codes, `${at}/strategy/on_status_codes`, out);
+    if (targets.length === 0) out.push({ code: 'CFG_STRATEGY_WITHOUT_TARGETS', pointer: `${at}/targets` });
+    else strategyRules(strategy, targets, at, out);
+  }
+  targets?.forEach((child, i) => node(child, `${at}/targets/${i}`, depth + 1, out));
+}
+
+function strategyRules(strategy: Record<string, unknown>, targets: unknown[], at: string, out: Expected[]): void {
+  const names = new Set<string>();
+  targets.forEach((target, i) => {
+    if (!isObject(target) || typeof target.name !== 'string') return;
+    if (names.has(target.name)) out.push({ code: 'CFG_DUPLICATE_TARGET_NAME', pointer: `${at}/targets/${i}/name` });
+    names.add(target.name);
+  });
+  if (strategy.mode === 'conditional') {
+    const nameRef = (value: unknown, pointer: string) => {
+      if (typeof value === 'string' && !names.has(value)) out.push({ code: 'CFG_UNKNOWN_TARGET_NAME', pointer });
+    };
+    if (Array.isArray(strategy.conditions)) {
+      strategy.conditions.forEach((condition, i) => {
+        if (!isObject(condition)) return;
+        const pointer = `${at}/strategy/conditions/${i}`;
+        if (isObject(condition.query)) query(condition.query, `${pointer}/query`, out);
+        nameRef(condition.then, `${pointer}/then`);
+      });
+    }
+    nameRef(strategy.default, `${at}/strategy/default`);
+  }
+  if (strategy.mode === 'loadbalance') {
+    const weight = (t: unknown) => (isObject(t) && typeof t.weight === 'number' ? t.weight : 1);
+    if (targets.every((t) => weight(t) === 0)) out.push({ code: 'CFG_ALL_WEIGHTS_ZERO', pointer: `${at}/targets` });
+  }
+}
+
+function statusCodes(codes: unknown, at: string, out: Expected[]): void {
+  if (!Array.isArray(codes)) return;
+  codes.forEach((code, i) => {
+    if (typeof code === 'number' && !(Number.isInteger(code) && code >= 100 && code <= 599)) out.push({ code: 'CFG_INVALID_STATUS_CODE', pointer: `${at}/${i}` });
+  });
+}
+
+/** The query grammar of ARCHITECTURE §5: `$and`/`$or` lists, fields with a bare value or operators. */
+function query(q: unknown, at: string, out: Expected[]): void {
+  if (!isObject(q)) {
+    out.push({ code: 'CFG_WRONG_TYPE', pointer: at });
+    return;
+  }
+  for (const [key, value] of Object.entries(q)) {
+    const here = `${at}/${escapeToken(key)}`;
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(value) || value.length === 0) out.push({ code: 'CFG_INVALID_OPERAND', pointer: here });
+      else value.forEach((item, i) => query(item, `${here}/${i}`, out));
+    } else if (key.startsWith('$')) {
+      out.push({ code: 'CFG_UNKNOWN_OPERATOR', pointer: here });
+    } else if (!isField(key)) {
+      out.push({ code: 'CFG_INVALID_QUERY_FIELD', pointer: here });
+    } else if (isObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
+      for (const [operator, operand] of Object.entries(value)) operatorRules(operator, operand, `${here}/${escapeToken(operator)}`, out);
+    }
+  }
+}
+
+function isField(key: string): boolean {
+  if (key === 'url.pathname') return true;
+  const match = /^(metadata|params)\.(.+)$/s.exec(key);
+  return match !== null && match[2].split('.').every((segment) => segment !== '');
+}
+
+function operatorRules(operator: string, operand: unknown, at: string, out: Expected[]): void {
+  if (!COMPARISONS.includes(operator)) out.push({ code: 'CFG_UNKNOWN_OPERATOR', pointer: at });
+  else if ((operator === '$in' || operator === '$nin') && !Array.isArray(operand)) out.push({ code: 'CFG_INVALID_OPERAND', pointer: at });
+  else if (['$gt', '$gte', '$lt', '$lte'].includes(operator) && typeof operand !== 'number' && typeof operand !== 'string') out.push({ code: 'CFG_INVALID_OPERAND', pointer: at });
+  else if (operator === '$regex') {
+    if (typeof operand !== 'string') out.push({ code: 'CFG_INVALID_OPERAND', pointer: at });
+    else if (!compiles(operand)) out.push({ code: 'CFG_INVALID_REGEX', pointer: at });
+  }
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
