@@ -24,6 +24,7 @@ export const GATEWAY_ERRORS = {
   unknown_config_id: { status: 400, type: 'invalid_request_error', message: 'No saved config has that ID.' },
   missing_provider: { status: 400, type: 'invalid_request_error', message: 'No provider is set: send x-gateway-provider, x-gateway-config or a virtual key.' },
   missing_provider_credentials: { status: 400, type: 'invalid_request_error', message: 'The target has a provider but no credential: send Authorization: Bearer <token> or set api_key.' },
+  unknown_virtual_key: { status: 400, type: 'invalid_request_error', message: 'No virtual key with that ID is stored in this gateway.' },
   unsupported_provider: { status: 400, type: 'invalid_request_error', message: 'The provider is not known to this gateway.' },
   invalid_custom_host: { status: 400, type: 'invalid_request_error', message: 'The custom host is not a valid http(s) URL.' },
   request_timeout: { status: 408, type: 'timeout_error', message: 'The provider did not answer within the request timeout.' },

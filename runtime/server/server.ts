@@ -75,12 +75,19 @@ export function createGateway(options: GatewayOptions): Gateway {
   let ready = false;
   let draining = false;
   let closing: Promise<void> | null = null;
+  // Responses not yet closed, so a drain can ask those still to send headers to close their connection.
+  const inflight = new Set<ServerResponse>();
+  function forget(this: ServerResponse): void {
+    inflight.delete(this);
+  }
 
   const server = createServer({
     keepAliveTimeout: timeouts.keepAliveMs,
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
     maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+    // Node checks the two timeouts above only this often (30 s by default), which would double them.
+    connectionsCheckingInterval: Math.max(50, Math.min(5000, Math.floor(timeouts.headersMs / 4))),
   });
 
   async function dispatch(ctx: RequestContext): Promise<void> {
@@ -127,6 +134,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     let ctx: RequestContext;
     try {
       if (draining) res.shouldKeepAlive = false;
+      inflight.add(res);
+      res.once('close', forget);
       ctx = new RequestContext(req, res, settings);
     } catch (err) {
       logger.error('request_setup_failed', { error: describeError(err) });
@@ -172,6 +181,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     close() {
       if (closing !== null) return closing;
       draining = true;
+      for (const res of inflight) if (!res.headersSent) res.shouldKeepAlive = false;
       closing = new Promise<void>((resolve) => {
         if (!server.listening) {
           resolve();

@@ -2,6 +2,7 @@
 // hook (where inference and control-plane handlers are registered), and only then listens.
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { ROUTES as GENERATED_ROUTES } from '../../generated/routes.ts';
 import * as generatedValidators from '../../generated/validators.js';
 import { DEFAULT_DATA_DIR, type GatewayStore, openStore } from '../store/open-store.ts';
 import { ApiKeyRing } from './auth.ts';
@@ -61,7 +62,7 @@ export interface RunningGateway {
 export async function startGateway(options: StartGatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createJsonLogger();
   const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
-  const routes = options.routes ?? (await loadGeneratedRoutes());
+  const routes = options.routes ?? GENERATED_ROUTES;
   const store = openStore(dataDir);
   const keys = new ApiKeyRing(store.apiKeys, logger);
   let gateway: Gateway;
@@ -128,18 +129,4 @@ async function seedKey(store: GatewayStore, key: string, logger: GatewayLogger):
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
-}
-
-// generated/routes.ts is written by `gateway compile`; a checkout without it cannot serve.
-async function loadGeneratedRoutes(): Promise<readonly RouteSpec[]> {
-  const specifier = '../../generated/routes.ts';
-  try {
-    const module = (await import(specifier)) as { ROUTES: readonly RouteSpec[] };
-    return module.ROUTES;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('generated/routes.ts')) {
-      throw new Error('generated/routes.ts is missing: run `gateway compile` first');
-    }
-    throw err;
-  }
 }

@@ -35,7 +35,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     this.insert = db.prepare(`INSERT INTO api_keys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`);
     this.byHash = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
-    this.all = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
+    this.all = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, rowid`);
     this.active = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`);
     this.markRevoked = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.defaults = { workspaceId: this.setting('default_workspace_id'), organisationId: this.setting('default_organisation_id') };

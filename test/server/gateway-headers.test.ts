@@ -1,0 +1,169 @@
+// The x-gateway-* option headers: parsers on their own, and metadata end to end over HTTP.
+import { fc, test } from '@fast-check/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../runtime/server/errors.ts';
+import {
+  headerText,
+  MAX_REQUEST_TIMEOUT_MS,
+  parseCacheForceRefresh,
+  parseCacheNamespace,
+  parseForwardHeaders,
+  parseMetadata,
+  parseRequestTimeout,
+} from '../../runtime/server/gateway-headers.ts';
+import { sendJson } from '../../runtime/server/respond.ts';
+import { errorOf, send, sendRaw, startTestGateway, TEST_KEY } from './helpers.ts';
+
+/** JSON with every non-ASCII character escaped, as a careful client puts it in a header. */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function invalidHeader(fn: () => unknown, header: string): void {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).code).toBe('invalid_header');
+    expect((err as GatewayError).param).toBe(header);
+    expect((err as GatewayError).message).toContain(header);
+    return;
+  }
+  throw new Error('expected invalid_header');
+}
+
+describe('parsers', () => {
+  it('reads metadata objects of strings, including the special keys', () => {
+    expect(parseMetadata(undefined)).toEqual({});
+    expect(parseMetadata('{"_user":"u1","_prompt":"p","_organisation":"o","_environment":"prod","team":"a"}')).toEqual({
+      _user: 'u1',
+      _prompt: 'p',
+      _organisation: 'o',
+      _environment: 'prod',
+      team: 'a',
+    });
+  });
+
+  it('rejects metadata that is not an object of strings', () => {
+    for (const bad of ['', 'null', '[]', '"s"', '1', '{"a":1}', '{"_user":null}', '{"a":{"b":"c"}}', '{"a":["x"]}', '{"a":true}', '{a:1}']) {
+      invalidHeader(() => parseMetadata(bad), 'x-gateway-metadata');
+    }
+  });
+
+  it('reads request timeouts as positive integers of milliseconds', () => {
+    expect(parseRequestTimeout(undefined)).toBeNull();
+    expect(parseRequestTimeout('1')).toBe(1);
+    expect(parseRequestTimeout(' 30000 ')).toBe(30000);
+    expect(parseRequestTimeout(String(MAX_REQUEST_TIMEOUT_MS))).toBe(MAX_REQUEST_TIMEOUT_MS);
+    for (const bad of ['', '0', '-1', '1.0', '1e3', 'abc', '0x10', String(MAX_REQUEST_TIMEOUT_MS + 1)]) {
+      invalidHeader(() => parseRequestTimeout(bad), 'x-gateway-request-timeout');
+    }
+  });
+
+  it('reads forward headers as a comma list or a JSON array, lower-cased without repeats', () => {
+    expect(parseForwardHeaders(undefined)).toEqual([]);
+    expect(parseForwardHeaders('')).toEqual([]);
+    expect(parseForwardHeaders('X-Custom, x-other ,X-CUSTOM')).toEqual(['x-custom', 'x-other']);
+    expect(parseForwardHeaders('["X-My-Header","anthropic-beta"]')).toEqual(['x-my-header', 'anthropic-beta']);
+    for (const bad of ['a,,b', '[1]', '["a b"]', '{"a":1}', '[', 'a:b']) invalidHeader(() => parseForwardHeaders(bad), 'x-gateway-forward-headers');
+  });
+
+  it('reads the cache headers', () => {
+    expect(parseCacheForceRefresh(undefined)).toBe(false);
+    expect(parseCacheForceRefresh('true')).toBe(true);
+    expect(parseCacheForceRefresh('FALSE')).toBe(false);
+    invalidHeader(() => parseCacheForceRefresh('1'), 'x-gateway-cache-force-refresh');
+    expect(parseCacheNamespace(undefined)).toBeNull();
+    expect(parseCacheNamespace('  ')).toBeNull();
+    expect(parseCacheNamespace('team-a')).toBe('team-a');
+  });
+
+  test.prop([fc.string({ unit: 'grapheme' })], { numRuns: 200 })('reads UTF-8 sent as raw header bytes', (text) => {
+    expect(headerText(Buffer.from(text, 'utf8').toString('latin1'))).toBe(text);
+  });
+});
+
+describe('over HTTP', () => {
+  let gw: Awaited<ReturnType<typeof startTestGateway>>;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      async setup({ gateway }) {
+        gateway.registerHandler('inference.embeddings', async (ctx) =>
+          sendJson(ctx.res, 200, {
+            metadata: ctx.metadata,
+            requestTimeoutMs: ctx.requestTimeoutMs,
+            forwardHeaders: ctx.forwardHeaders,
+            cacheForceRefresh: ctx.cacheForceRefresh,
+            cacheNamespace: ctx.cacheNamespace,
+          }),
+        );
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  const post = (headers: Record<string, string>) =>
+    send(gw.url, { method: 'POST', path: '/v1/embeddings', headers: { 'x-gateway-api-key': TEST_KEY, ...headers }, body: '{}' });
+
+  it('hands every parsed option header to the handler', async () => {
+    const res = await post({
+      'x-gateway-metadata': '{"_user":"ann"}',
+      'x-gateway-request-timeout': '2500',
+      'x-gateway-forward-headers': 'X-Trace-Me',
+      'x-gateway-cache-force-refresh': 'true',
+      'x-gateway-cache-namespace': 'ns1',
+    });
+    expect(res.json()).toEqual({
+      metadata: { _user: 'ann' },
+      requestTimeoutMs: 2500,
+      forwardHeaders: ['x-trace-me'],
+      cacheForceRefresh: true,
+      cacheNamespace: 'ns1',
+    });
+  });
+
+  const metadataObject = fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 40, unit: 'grapheme' }), { maxKeys: 8 });
+
+  /** Sends the header as raw UTF-8 bytes, as curl does with non-ASCII text; returns the parsed body. */
+  async function postRawUtf8(metadataHeader: string): Promise<{ status: number; body: any }> {
+    const head = `POST /v1/embeddings HTTP/1.1\r\nhost: x\r\nconnection: close\r\nx-gateway-api-key: ${TEST_KEY}\r\ncontent-length: 2\r\nx-gateway-metadata: `;
+    const answer = Buffer.from(await sendRaw(gw.url, Buffer.concat([Buffer.from(head), Buffer.from(metadataHeader, 'utf8'), Buffer.from('\r\n\r\n{}')])), 'latin1');
+    const split = answer.indexOf('\r\n\r\n');
+    return { status: Number(answer.subarray(9, 12).toString()), body: JSON.parse(answer.subarray(split + 4).toString('utf8')) };
+  }
+
+  test.prop([metadataObject], { numRuns: 40 })('accepts any JSON object of strings and hands it over unchanged', async (metadata) => {
+    const res = await post({ 'x-gateway-metadata': asciiJson(metadata) });
+    expect(res.status).toBe(200);
+    expect(res.json().metadata).toEqual(metadata);
+  });
+
+  test.prop([metadataObject], { numRuns: 40 })('reads metadata sent as raw UTF-8 bytes', async (metadata) => {
+    const res = await postRawUtf8(JSON.stringify(metadata));
+    expect(res.status).toBe(200);
+    expect(res.body.metadata).toEqual(metadata);
+  });
+
+  const notAnObjectOfStrings = fc.oneof(
+    fc.jsonValue().filter((v) => v === null || typeof v !== 'object' || Array.isArray(v)),
+    fc
+      .dictionary(fc.string({ maxLength: 10 }), fc.jsonValue(), { minKeys: 1, maxKeys: 5 })
+      .filter((o) => Object.values(o).some((v) => typeof v !== 'string')),
+  );
+
+  test.prop([notAnObjectOfStrings], { numRuns: 60 })('answers anything else with 400 invalid_header and the error body', async (value) => {
+    const res = await post({ 'x-gateway-metadata': asciiJson(value) });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_header', type: 'invalid_request_error', param: 'x-gateway-metadata' });
+  });
+
+  test.prop([fc.string({ maxLength: 60 }).filter((s) => !/^\s*[[{"0-9tfn-]/.test(s))], { numRuns: 30 })('answers text that is not JSON with 400', async (text) => {
+    const res = await post({ 'x-gateway-metadata': asciiJson(text).slice(1, -1) || 'x' });
+    expect(res.status).toBe(400);
+    expect(errorOf(res).param).toBe('x-gateway-metadata');
+  });
+});

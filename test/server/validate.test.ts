@@ -1,0 +1,110 @@
+// Request validation: first-error pointers and messages, and query coercion that converts a value
+// only where the schema asked for another type.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { GatewayError } from '../../runtime/server/errors.ts';
+import { describeFirstError, type GeneratedValidator, parseQuery, validateBody, validateQuery, ValidatorRegistry } from '../../runtime/server/validate.ts';
+import * as generated from '../../generated/validators.js';
+
+const ajv = new Ajv2020({ allowUnionTypes: true });
+const compile = (schema: object) => ajv.compile(schema) as unknown as GeneratedValidator;
+
+const listQuery = compile({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 0 },
+    ratio: { type: ['number', 'null'] },
+    strict: { type: 'boolean' },
+    after: { type: 'string' },
+    include: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+    ids: { type: 'array', items: { type: 'integer' } },
+  },
+});
+
+function rejection(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof GatewayError) return err;
+    throw err;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+describe('validateQuery', () => {
+  it('coerces integers, numbers, booleans and lone array values where the schema wants them', () => {
+    const query = parseQuery('limit=10&ratio=0.5&strict=true&after=42&include=a&ids=1&ids=2');
+    expect(validateQuery(listQuery, query)).toEqual({ limit: 10, ratio: 0.5, strict: true, after: '42', include: ['a'], ids: [1, 2] });
+    expect(validateQuery(listQuery, parseQuery('include[]=b'))).toEqual({ include: ['b'] });
+    expect(validateQuery(listQuery, {})).toEqual({});
+  });
+
+  it('answers 400 invalid_query with the pointer when coercion cannot help', () => {
+    const cases: Array<[string, string]> = [
+      ['limit=ten', '/limit'],
+      ['limit=-1', '/limit'],
+      ['limit=1e3', '/limit'],
+      ['strict=yes', '/strict'],
+      ['include=c', '/include/0'],
+      ['ids=1&ids=x', '/ids/1'],
+      ['other=1', '/other'],
+      ['limit=99999999999999999999', '/limit'],
+    ];
+    for (const [raw, pointer] of cases) {
+      const err = rejection(() => validateQuery(listQuery, parseQuery(raw)));
+      expect(err.code, raw).toBe('invalid_query');
+      expect(err.param, raw).toBe(pointer);
+      expect(err.message).toContain(pointer);
+    }
+  });
+
+  test.prop([fc.dictionary(fc.constantFrom('limit', 'ratio', 'strict', 'after', 'include', 'ids', 'x'), fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 })))], {
+    numRuns: 300,
+  })('either returns a value the schema accepts or throws invalid_query, and never loops', (query) => {
+    try {
+      const result = validateQuery(listQuery, query);
+      expect(listQuery(result)).toBe(true);
+    } catch (err) {
+      expect(err).toBeInstanceOf(GatewayError);
+      expect((err as GatewayError).code).toBe('invalid_query');
+    }
+  });
+
+  it('works with the generated query validators', () => {
+    const registry = new ValidatorRegistry(generated);
+    expect(validateQuery(registry.get('validateFineTuningJobListQuery'), parseQuery('limit=3'))).toEqual({ limit: 3 });
+  });
+});
+
+describe('validateBody and error descriptions', () => {
+  const body = compile({
+    type: 'object',
+    required: ['model'],
+    additionalProperties: false,
+    properties: { model: { type: 'string' }, 'a/b': { enum: ['x', 'y'] }, n: { type: 'integer', maximum: 4 } },
+  });
+
+  it('points at the missing property, the extra property and the failing value', () => {
+    expect(rejection(() => validateBody(body, {})).param).toBe('/model');
+    expect(rejection(() => validateBody(body, { model: 'm', extra: 1 })).param).toBe('/extra');
+    const wrongEnum = rejection(() => validateBody(body, { model: 'm', 'a/b': 'z' }));
+    expect(wrongEnum.param).toBe('/a~1b');
+    expect(wrongEnum.message).toBe('Invalid request body: /a~1b must be one of "x", "y".');
+    const tooBig = rejection(() => validateBody(body, { model: 'm', n: 9 }));
+    expect(tooBig).toMatchObject({ code: 'invalid_request_body', param: '/n', message: 'Invalid request body: /n must be <= 4.' });
+    expect(rejection(() => validateBody(body, [])).param).toBe('');
+    expect(() => validateBody(body, { model: 'm' })).not.toThrow();
+  });
+
+  it('describes an empty error list without failing', () => {
+    expect(describeFirstError(null)).toEqual({ pointer: '', message: 'the value is not valid.' });
+  });
+
+  it('knows the generated validators by export name and reports unknown ones', () => {
+    const registry = new ValidatorRegistry(generated);
+    expect(registry.get('validateCompletionCreate')({ model: 'm', prompt: 'p' })).toBe(true);
+    expect(() => registry.get('validateNope')).toThrow(/validateNope/);
+  });
+});
