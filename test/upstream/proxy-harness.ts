@@ -38,7 +38,16 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function startProxy(origin: string): Promise<Proxy> {
+export interface ProxyOptions {
+  /**
+   * Abort the upstream signal when the client response closes early, as the real server does
+   * (default true). Off, only forwardTo's own client watch notices the client leaving.
+   */
+  abortOnClientClose?: boolean;
+}
+
+export async function startProxy(origin: string, options: ProxyOptions = {}): Promise<Proxy> {
+  const abortOnClientClose = options.abortOnClientClose ?? true;
   const results: ExchangeResult[] = [];
   let waiters: ((r: ExchangeResult) => void)[] = [];
   const record = (result: ExchangeResult): void => {
@@ -51,7 +60,7 @@ export async function startProxy(origin: string): Promise<Proxy> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const clientGone = new AbortController();
     res.on('close', () => {
-      if (!res.writableFinished) clientGone.abort(new Error('client went away'));
+      if (abortOnClientClose && !res.writableFinished) clientGone.abort(new Error('client went away'));
     });
     const body = await readBody(req);
     const method = req.method ?? 'GET';

@@ -1,0 +1,121 @@
+// The request's signal is the one way to cancel an exchange (client gone, attempt timed out): it
+// works before dispatch, while queued, before headers and during the body, and the rejection is
+// the signal's own reason so the router can tell a timeout from a disconnect.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startVendorMock } from '../mocks/vendor/index.ts';
+import type { VendorMock } from '../mocks/vendor/index.ts';
+import { closeAllPools, configurePools, DEFAULT_POOL_SETTINGS } from '../../runtime/upstream/pools.ts';
+import { send } from '../../runtime/upstream/send.ts';
+import { chatStream, listModels } from './upstream-requests.ts';
+
+let mock: VendorMock;
+
+beforeAll(async () => {
+  mock = await startVendorMock();
+});
+
+afterEach(async () => {
+  await closeAllPools();
+  configurePools(DEFAULT_POOL_SETTINGS);
+});
+
+afterAll(async () => {
+  await mock.close();
+});
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
+}
+
+async function newRequestSeen(before: number): Promise<void> {
+  while (mock.requests.length === before) await new Promise((r) => setTimeout(r, 5));
+}
+
+describe('abort through the request signal', () => {
+  it('never dispatches when the signal is already aborted', async () => {
+    const before = mock.requests.length;
+    const controller = new AbortController();
+    const reason = new Error('already gone');
+    controller.abort(reason);
+    expect(await rejection(send(listModels(mock.url, controller.signal)))).toBe(reason);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(mock.requests.length).toBe(before);
+  });
+
+  it('rejects with the reason and closes the provider socket before headers', async () => {
+    mock.script({ delayMs: 2000 });
+    const controller = new AbortController();
+    const before = mock.requests.length;
+    const pending = rejection(send(listModels(mock.url, controller.signal)));
+    await newRequestSeen(before);
+    const reason = new Error('attempt timed out');
+    const started = Date.now();
+    controller.abort(reason);
+    expect(await pending).toBe(reason);
+    expect(await mock.requests.at(-1)!.outcome).toBe('client-closed');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('rejects with a non-Error reason as given', async () => {
+    mock.script({ delayMs: 1000 });
+    const controller = new AbortController();
+    const before = mock.requests.length;
+    const pending = rejection(send(listModels(mock.url, controller.signal)));
+    await newRequestSeen(before);
+    controller.abort('cancelled by test');
+    expect(await pending).toBe('cancelled by test');
+  });
+
+  it('rejects with AbortSignal.timeout reasons', async () => {
+    mock.script({ delayMs: 1000 });
+    const error = await rejection(send(listModels(mock.url, AbortSignal.timeout(100))));
+    expect((error as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('rejects the body consumer with the reason during the body', async () => {
+    mock.script({ stallAfter: 2 });
+    const controller = new AbortController();
+    const response = await send(chatStream(mock.url, 30, controller.signal));
+    const reading = rejection(response.readAll());
+    await new Promise((r) => setTimeout(r, 50));
+    const reason = new Error('client left');
+    controller.abort(reason);
+    expect(await reading).toBe(reason);
+    expect(await mock.requests.at(-1)!.outcome).toBe('client-closed');
+  });
+
+  it('fails a later consumer with the reason when aborted while the body waits', async () => {
+    mock.script({ stallAfter: 2 });
+    const controller = new AbortController();
+    const response = await send(chatStream(mock.url, 30, controller.signal));
+    const reason = new Error('router gave up');
+    controller.abort(reason);
+    expect(await rejection(response.readAll())).toBe(reason);
+    expect(await mock.requests.at(-1)!.outcome).toBe('client-closed');
+    response.discard(); // still safe afterwards
+  });
+
+  it('cancels a request still queued behind a busy connection, and the pool keeps working', async () => {
+    configurePools({ connections: 1 });
+    mock.script({ stallAfter: 1 });
+    const busy = await send(chatStream(mock.url, 30));
+    const controller = new AbortController();
+    const before = mock.requests.length;
+    const queued = rejection(send(listModels(mock.url, controller.signal)));
+    await new Promise((r) => setTimeout(r, 50));
+    const reason = new Error('queued too long');
+    controller.abort(reason);
+    expect(await queued).toBe(reason);
+    busy.discard();
+    const next = await send(listModels(mock.url));
+    expect(next.status).toBe(200);
+    await next.readAll();
+    // Only `next` reached the provider: the cancelled request was dropped before it was written.
+    expect(mock.requests.slice(before)).toHaveLength(1);
+  });
+});
