@@ -1,7 +1,7 @@
 // End-to-end behaviour of the server shell over real HTTP, against the generated route table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/server/errors.ts';
-import { sendJson } from '../../runtime/server/respond.ts';
+import { sendJson, setGatewayHeaders } from '../../runtime/server/respond.ts';
 import { errorOf, send, startTestGateway, TEST_KEY, UUID } from './helpers.ts';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -26,6 +26,10 @@ beforeAll(async () => {
         throw new GatewayError('no_target_available');
       });
       gateway.registerHandler('inference.audio', async () => {});
+      gateway.registerHandler('inference.completions', async (ctx) => {
+        setGatewayHeaders(ctx.res, { lastUsedOptionIndex: 'config.targets[1]', retryAttemptCount: 2, provider: 'vendor' });
+        sendJson(ctx.res, 200, { body: await ctx.json() });
+      });
       gateway.registerHandler('batches.create', async (ctx) => sendJson(ctx.res, 200, { body: await ctx.json() }));
       gateway.registerHandler('fineTuning.list', async (ctx) => sendJson(ctx.res, 200, { query: ctx.query }));
       gateway.registerHandler('fineTuning.retrieve', async (ctx) => sendJson(ctx.res, 200, { params: ctx.params }));
@@ -224,6 +228,19 @@ describe('query strings', () => {
       expect(res.status).toBe(400);
       expect(errorOf(res)).toMatchObject({ code: 'invalid_query', param: '/limit' });
     }
+  });
+});
+
+describe('gateway response headers', () => {
+  it('sets the routing headers next to the trace id', async () => {
+    const res = await send(gw.url, { method: 'POST', path: '/v1/completions', headers: { ...auth, 'x-gateway-trace-id': 't-1' }, body: '{"model":"m","prompt":"p"}' });
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({
+      'x-gateway-trace-id': 't-1',
+      'x-gateway-last-used-option-index': 'config.targets[1]',
+      'x-gateway-retry-attempt-count': '2',
+      'x-gateway-provider': 'vendor',
+    });
   });
 });
 
