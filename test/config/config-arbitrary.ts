@@ -175,7 +175,7 @@ function strategyConfig(child: fc.Arbitrary<Obj>): fc.Arbitrary<Obj> {
         strategy.default = ref(defaultRef);
       }
       // An empty `targets` hides the strategy's own status codes from the checker (a bug shown in
-      // check-examples.test.ts), so those two mistakes are not generated together.
+      // error-codes.test.ts), so those two mistakes are not generated together.
       if (onStatusCodes !== undefined) strategy.on_status_codes = named.length === 0 ? onStatusCodes.filter((c) => c >= 100 && c <= 599) : onStatusCodes;
       return { ...extra, strategy, targets: named };
     });
