@@ -23,6 +23,8 @@ type ResponseHeaders = Record<string, string | string[] | undefined>;
  * length (SSE) may never end, so they are aborted.
  */
 export const DISCARD_DRAIN_LIMIT = 64 * 1024;
+/** A drained body that has not ended by then is aborted: a stalled provider must not hold the socket. */
+export const DISCARD_DRAIN_TIMEOUT_MS = 1000;
 
 type Phase = 'awaiting-response' | 'body' | 'ended' | 'failed';
 type Consumer = 'undecided' | 'forward' | 'collect' | 'discard';
@@ -81,6 +83,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   #drained = 0;
   #res: ServerResponse | null = null;
   #finished: Settler<Buffer | undefined> | null = null;
+  #drainTimer: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(signal: AbortSignal, started: Settler<UpstreamResponse>) {
     this.#signal = signal;
@@ -136,6 +139,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   onResponseEnd(): void {
     this.#phase = 'ended';
     this.#detachSignal();
+    clearTimeout(this.#drainTimer);
     const finished = this.#finished;
     this.#finished = null;
     if (this.#consumer === 'forward') {
@@ -203,6 +207,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.#chunks = [];
     if (this.#phase !== 'body') return;
     if (previous === 'undecided' && this.#declaredLength >= 0 && this.#declaredLength <= DISCARD_DRAIN_LIMIT) {
+      this.#drainTimer = setTimeout(this.#onDrainTimeout, DISCARD_DRAIN_TIMEOUT_MS);
+      this.#drainTimer.unref();
       this.#controller?.resume();
       return;
     }
@@ -236,6 +242,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.#failure = reason;
     this.#chunks = [];
     this.#detachSignal();
+    clearTimeout(this.#drainTimer);
     if (this.#res !== null) this.#detachClient(this.#res);
     const started = this.#started;
     const finished = this.#finished;
@@ -266,6 +273,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.#abort(reason);
     // undici reports our abort synchronously once it has a controller; before that (queued or
     // connecting) nothing would, so settle here either way.
+    this.#fail(reason);
+  };
+
+  #onDrainTimeout = (): void => {
+    const reason = new UpstreamDiscardedError('the discarded body did not end in time');
+    this.#abort(reason);
     this.#fail(reason);
   };
 

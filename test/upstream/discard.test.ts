@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startVendorMock } from '../mocks/vendor/index.ts';
 import type { VendorMock } from '../mocks/vendor/index.ts';
 import { closeAllPools, configurePools, DEFAULT_POOL_SETTINGS } from '../../runtime/upstream/pools.ts';
-import { DISCARD_DRAIN_LIMIT, send } from '../../runtime/upstream/send.ts';
+import { DISCARD_DRAIN_LIMIT, DISCARD_DRAIN_TIMEOUT_MS, send } from '../../runtime/upstream/send.ts';
 import { isUpstreamError } from '../../runtime/upstream/errors.ts';
 import type { UpstreamResponse } from '../../runtime/upstream/types.ts';
 import { bigEmbeddings, chatStream, listModels } from './upstream-requests.ts';
@@ -63,6 +63,17 @@ describe('discard', () => {
     failed.discard();
     expect(await poolServesNext()).toBe(port);
     expect(await mock.requests.at(-2)!.outcome).toBe('finished');
+  });
+
+  it('gives up draining a small body that stalls', async () => {
+    mock.script({ path: '/v1/models', stallAfter: 5 });
+    const stalled = await send(listModels(mock.url));
+    expect(Number(stalled.headers['content-length'])).toBeLessThan(DISCARD_DRAIN_LIMIT);
+    const started = Date.now();
+    stalled.discard();
+    expect(await mock.requests.at(-1)!.outcome).toBe('client-closed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(DISCARD_DRAIN_TIMEOUT_MS - 50);
+    await poolServesNext();
   });
 
   it('aborts a body longer than the drain limit instead of reading it', async () => {
