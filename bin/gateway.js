@@ -23,20 +23,7 @@ process.emitWarning = function (warning, ...rest) {
 };
 
 const COMMANDS = {
-  compile: async (argv) => {
-    const url = new URL('../compiler/cli/compile.ts', import.meta.url);
-    let module;
-    try {
-      module = await import(url.href);
-    } catch (err) {
-      if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes(url.pathname)) {
-        process.stderr.write('gateway compile is not available in this build: compiler/cli/compile.ts is missing\n');
-        return 1;
-      }
-      throw err;
-    }
-    return module.runCompile(argv);
-  },
+  compile: async (argv) => (await import('../compiler/cli/compile.ts')).runCompile(argv),
   serve: async (argv) => (await import('../runtime/cli/serve.ts')).runServe(argv),
   keys: async (argv) => (await import('../runtime/cli/keys.ts')).runKeys(argv),
 };

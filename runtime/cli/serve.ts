@@ -1,4 +1,5 @@
 // `gateway serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits.
+import { setupInference } from '../inference/index.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
@@ -16,7 +17,11 @@ Options:
   -h, --help       show this help
 
 Environment:
-  GATEWAY_API_KEY  stored (hashed) as an admin key at start unless the store already has it`;
+  GATEWAY_API_KEY              stored (hashed) as an admin key at start unless the store already has it
+  GATEWAY_RETRY_BASE_MS        backoff base for retries (default 1000)
+  GATEWAY_RETRY_MAX_MS         cap on any single retry wait (default 30000)
+  GATEWAY_INLINE_CONFIG_CACHE  distinct inline configs kept compiled (default 1000)
+  GATEWAY_VENDOR_BASE_URL      base URL of the first-party vendor API`;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -36,6 +41,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       return EXIT_OK;
     }
     options = {
+      setup: (setup) => setupInference(setup).then(() => undefined),
       ...extra,
       port: parsePort(values.port, DEFAULT_PORT),
       host: values.host ?? DEFAULT_HOST,

@@ -1,0 +1,124 @@
+// Every data-plane endpoint through the gateway with the vendor SDK as client, plus the pass-through
+// of any other /v1 path returning the provider's status, headers and bytes as received.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toFile } from 'openai';
+import { speechBytes } from '../mocks/vendor/index.ts';
+import { startE2E, target, type E2E } from './harness.ts';
+
+let e2e: E2E;
+
+beforeAll(async () => {
+  e2e = await startE2E({
+    mocks: 1,
+    configs: {
+      single: target(0),
+      forwarding: target(0, { forward_headers: ['x-team'] }),
+      lb: { strategy: { mode: 'loadbalance' }, targets: [target(0, { weight: 2 }), target(0, { weight: 0, override_params: { model: 'never' } })] },
+    },
+  });
+});
+afterAll(() => e2e.close());
+
+const client = () => e2e.client({ 'x-gateway-config': 'single' });
+
+describe('text completions', () => {
+  it('serves non-streamed and streamed completions', async () => {
+    const completion = await client().completions.create({ model: 'instruct', prompt: 'Say hi', max_tokens: 5 });
+    expect(completion.object).toBe('text_completion');
+    expect(completion.choices[0].text.length).toBeGreaterThan(0);
+    const stream = await client().completions.create({ model: 'instruct', prompt: 'Say hi', stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
+    expect(text.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [{ model: 'm', prompt: 'x', best_of: 1, n: 2 }, 'best_of'],
+    [{ model: 'm', prompt: 'x', temperature: 2.5 }, 'temperature'],
+    [{ model: 'm', prompt: 'x', stream_options: { include_usage: true } }, 'stream'],
+    [{ model: 'm', prompt: 'x', stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+    [{ prompt: 'x' }, 'model'],
+  ])('rejects a body breaking SPEC §4.9 before it reaches the provider: %j', async (body, field) => {
+    const before = e2e.mocks[0].requests.length;
+    const res = await e2e.fetch('/v1/completions', { method: 'POST', headers: { 'x-gateway-config': 'single', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(400);
+    const error = (await res.json()).error;
+    expect(error.code).toBe('invalid_request_body');
+    expect(`${error.param} ${error.message}`).toContain(field);
+    expect(e2e.mocks[0].requests.length).toBe(before);
+  });
+});
+
+describe('other endpoints', () => {
+  it('embeddings', async () => {
+    const result = await client().embeddings.create({ model: 'embed', input: ['a', 'b'] });
+    expect(result.data).toHaveLength(2);
+    expect(result.data[0].embedding.length).toBeGreaterThan(0);
+  });
+
+  it('models', async () => {
+    const list = await client().models.list();
+    expect(list.data.length).toBeGreaterThan(0);
+  });
+
+  it('audio speech returns the provider bytes untouched', async () => {
+    const response = await client().audio.speech.create({ model: 'tts', voice: 'alloy', input: 'hello' });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.equals(speechBytes('hello', 'mp3'))).toBe(true);
+  });
+
+  it('audio transcription takes a multipart upload', async () => {
+    const result = await client().audio.transcriptions.create({ model: 'whisper', file: await toFile(Buffer.from('RIFF....WAVE'), 'a.wav') });
+    expect(typeof result.text).toBe('string');
+  });
+
+  it('images', async () => {
+    const result = await client().images.generate({ model: 'img', prompt: 'a cat' });
+    expect(result.data?.length).toBeGreaterThan(0);
+  });
+
+  it('loadbalance never picks a weight-0 target', async () => {
+    for (let i = 0; i < 20; i++) {
+      const { response } = await e2e.client({ 'x-gateway-config': 'lb' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).withResponse();
+      expect(response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[0]');
+    }
+  });
+
+  it('forwards headers named by the config and by x-gateway-forward-headers, and no others', async () => {
+    await e2e.client({ 'x-gateway-config': 'forwarding', 'x-team': 'search', 'x-other': 'o', 'x-secret': 's', 'x-gateway-forward-headers': 'x-other' })
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const seen = e2e.mocks[0].requests.at(-1)!.headers;
+    expect(seen['x-team']).toBe('search');
+    expect(seen['x-other']).toBe('o');
+    expect(seen['x-secret']).toBeUndefined();
+  });
+});
+
+describe('pass-through', () => {
+  it.each(['POST', 'PUT', 'DELETE', 'GET'])('%s of any other /v1 path returns status, headers and bytes as received', async (method) => {
+    const body = method === 'GET' ? undefined : JSON.stringify({ any: 'thing', n: [1, 2] });
+    const res = await e2e.fetch('/v1/vector_stores/vs_1/files?limit=2&order=desc', {
+      method,
+      headers: { 'x-gateway-config': 'single', ...(body ? { 'content-type': 'application/json' } : {}) },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-mock-instance')).toBe('mock0');
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config');
+    const raw = Buffer.from(await res.arrayBuffer());
+    const upstream = e2e.mocks[0].requests.at(-1)!;
+    expect(upstream.method).toBe(method);
+    expect(upstream.path).toBe('/v1/vector_stores/vs_1/files');
+    expect(upstream.query).toBe('limit=2&order=desc');
+    if (body) expect(upstream.body).toBe(body);
+    expect(raw.length).toBe(upstream.responseBytes);
+    expect(JSON.parse(raw.toString()).path).toBe('/v1/vector_stores/vs_1/files');
+  });
+
+  it('passes a provider error status through untouched', async () => {
+    e2e.mocks[0].script({ path: '/v1/files/nope', status: 404, error: { message: 'No such file' } });
+    const res = await e2e.fetch('/v1/files/nope', { headers: { 'x-gateway-config': 'single' } });
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.message).toBe('No such file');
+  });
+});
