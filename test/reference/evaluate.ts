@@ -29,6 +29,7 @@ export type UpstreamScript = Readonly<Record<string, readonly Scripted[]>>;
 export interface RoutingRequest {
   metadata?: Record<string, string>;
   params?: unknown;
+  /** The request path; DEFAULT_PATHNAME when not given (every request has one). */
   pathname?: string;
   /** x-gateway-request-timeout: wins over the config's request_timeout. */
   timeoutOverrideMs?: number | null;
@@ -44,6 +45,7 @@ export interface Scenario {
   random?: readonly number[];
 }
 
+export const DEFAULT_PATHNAME = '/v1/chat/completions';
 /** Cap on a wait the provider asks for with retry-after headers; the harness configures the same. */
 export const RETRY_AFTER_CAP_MS = 60_000;
 /** The clock of every scenario (retry-after HTTP dates are relative to it). */
@@ -295,7 +297,7 @@ function queryHolds(query: Raw, request: RoutingRequest): boolean {
 const MISSING = Symbol('missing');
 
 function fieldValue(key: string, request: RoutingRequest): unknown {
-  if (key === 'url.pathname') return request.pathname ?? MISSING;
+  if (key === 'url.pathname') return request.pathname ?? DEFAULT_PATHNAME;
   const [root, ...path] = key.split('.');
   let current: unknown = root === 'metadata' ? request.metadata : request.params;
   for (const segment of path) {

@@ -12,7 +12,7 @@ import { RouterRuntime, type CompiledRouter, type LeafTarget, type RoutedRequest
 import { UpstreamConnectionError, UpstreamDiscardedError, isConnectionError } from '../../runtime/upstream/errors.ts';
 import type { UpstreamResponse } from '../../runtime/upstream/types.ts';
 import {
-  RETRY_AFTER_CAP_MS, SCENARIO_NOW_MS, type RoutingRequest, type RoutingResult, type Scenario, type Scripted, type UpstreamScript,
+  DEFAULT_PATHNAME, RETRY_AFTER_CAP_MS, SCENARIO_NOW_MS, type RoutingRequest, type RoutingResult, type Scenario, type Scripted, type UpstreamScript,
 } from '../reference/evaluate.ts';
 
 /** One upstream body the transport handed out, and what became of it. */
@@ -113,7 +113,7 @@ export class CompiledRouterHarness {
     const routed: RoutedRequest = {
       metadata: request.metadata ?? {},
       params: request.params,
-      url: { pathname: request.pathname ?? '/v1/chat/completions' },
+      url: { pathname: request.pathname ?? DEFAULT_PATHNAME },
       signal: new AbortController().signal,
       timeoutOverrideMs: request.timeoutOverrideMs ?? null,
       headerProvider: null,
