@@ -5,7 +5,7 @@ import type { RoutePlan } from '../../compiler/config/route-plan.ts';
 import type { CircuitBreakers } from '../router/breaker.ts';
 import { RouterRuntime, type CompiledRouter } from '../router/router-runtime.ts';
 import { sleep } from '../router/abort.ts';
-import { isConnectionError } from '../upstream/errors.ts';
+import { isConnectionError, isUpstreamTimeout } from '../upstream/errors.ts';
 import type { InferenceRequest } from './inference-request.ts';
 import type { InferenceSettings } from './settings.ts';
 import type { InferenceTransport } from './transport.ts';
@@ -32,6 +32,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
     retry: { baseDelayMs: deps.settings.retryBaseMs, maxDelayMs: deps.settings.retryMaxMs, sleep, random: Math.random, now: Date.now },
     random: deps.random ?? Math.random,
     isConnectionError,
+    isTimeoutError: isUpstreamTimeout,
   });
   const createRouter = new Function('rt', emitRouterBody(plan)) as (rt: RouterRuntime<InferenceRequest>) => CompiledRouter<InferenceRequest>;
   return { configId: plan.configId, readsBody: plan.readsBody, route: createRouter(runtime) };

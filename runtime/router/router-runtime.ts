@@ -43,6 +43,8 @@ export interface RouterRuntimeOptions<R extends RoutedRequest> {
   random: () => number;
   /** Distinguishes connection failures (which count for the circuit breaker) from other errors. */
   isConnectionError: (error: unknown) => boolean;
+  /** The upstream layer's own safety timeouts (undici headers/body timeouts): treated like request_timeout. */
+  isTimeoutError: (error: unknown) => boolean;
 }
 
 export type CompiledRouter<R extends RoutedRequest = RoutedRequest> = (req: R) => Promise<Outcome>;
@@ -113,8 +115,9 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
       return { status: response.status, leafPath: plan.path, provider, retries: 0, response: disposing(response, timer.dispose), error: null };
     } catch (error) {
       timer.dispose();
-      if (timer.timedOut()) {
-        const timeout = new GatewayError('request_timeout', `The provider did not answer within ${req.timeoutOverrideMs ?? plan.requestTimeoutMs} ms.`);
+      if (timer.timedOut() || this.#options.isTimeoutError(error)) {
+        const limit = req.timeoutOverrideMs ?? plan.requestTimeoutMs;
+        const timeout = new GatewayError('request_timeout', limit === null ? undefined : `The provider did not answer within ${limit} ms.`);
         // No response arrived, as with a connection failure: it counts against the circuit.
         breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
         return failure(timeout, plan.path, provider);
