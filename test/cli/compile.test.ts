@@ -1,0 +1,203 @@
+// `gateway compile`: in process through `runCompile`, and as a real process through bin/gateway.js.
+// Every run passes --no-generate so the tests never rewrite generated/.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { runCompile } from '../../compiler/cli/compile.ts';
+import { checkConfigSource } from '../../compiler/config/index.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CONFIGS = 'examples/configs';
+const BROKEN = 'examples/broken';
+const exampleIds = readdirSync(join(ROOT, CONFIGS)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let temp: string;
+beforeEach(() => {
+  temp = mkdtempSync(join(tmpdir(), 'gateway-compile-'));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+/** Runs `runCompile` with stdout and stderr captured. */
+async function compile(...argv: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  // Reported file paths are relative to the working directory; worker threads cannot chdir, so only
+  // change it when the run did not start at the repository root.
+  const cwd = process.cwd();
+  if (cwd !== ROOT) process.chdir(ROOT);
+  try {
+    const code = await runCompile(argv);
+    return { code, stdout, stderr };
+  } finally {
+    if (cwd !== ROOT) process.chdir(cwd);
+    vi.restoreAllMocks();
+  }
+}
+
+describe('runCompile', () => {
+  it('exits 0 on examples/configs and lists each config as ok', async () => {
+    const run = await compile('--configs', CONFIGS, '--no-generate');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const okLines = run.stdout.split('\n').filter((l) => l.startsWith('ok '));
+    expect(okLines.map((l) => l.replace(/^ok\s+/, '')).sort()).toEqual(exampleIds);
+    expect(run.stdout).toContain(`${exampleIds.length} config(s) valid`);
+  });
+
+  it('exits 1 on examples/broken with file:line:column  CODE  pointer lines and hints', async () => {
+    const run = await compile('--configs', BROKEN, '--no-generate');
+    expect(run.code).toBe(1);
+    const located = run.stdout.split('\n').filter((l) => /^ {2}\S+\.json:\d+:\d+ {2}CFG_[A-Z_]+ {2}\S+$/.test(l));
+    expect(located).toContain('  examples/broken/misspelt-keys.json:2:3  CFG_UNKNOWN_KEY  /stratgy');
+    expect(located).toContain('  examples/broken/misspelt-keys.json:9:26  CFG_INVALID_VALUE  /targets/1/cache/mode');
+    expect(located).toContain('  examples/broken/routing-mistakes.json:6:48  CFG_INVALID_REGEX  /strategy/conditions/1/query/params.model/$regex');
+    expect(located).toContain('  examples/broken/routing-mistakes.json:23:30  CFG_TOO_MANY_RETRIES  /targets/1/retry/attempts');
+    expect(located).toContain('  examples/broken/trailing-comma.json:4:1  CFG_INVALID_JSON  /');
+    expect(run.stdout).toContain('    hint: did you mean "strategy"?');
+    expect(run.stdout).toContain('    hint: did you mean "semantic"?');
+    expect(run.stdout).toContain('    hint: did you mean "on_status_codes"?');
+    // Every error of every broken file is printed, located.
+    const total = readdirSync(join(ROOT, BROKEN)).reduce((n, f) => {
+      const result = checkConfigSource(readFileSync(join(ROOT, BROKEN, f), 'utf8'), f);
+      return n + (result.ok ? 0 : result.errors.length);
+    }, 0);
+    expect(located).toHaveLength(total);
+  });
+
+  it('sorts the errors of one file by line and column', async () => {
+    const run = await compile('--configs', BROKEN, '--no-generate');
+    const positions = run.stdout.split('\n').filter((l) => l.includes('misspelt-keys.json:')).map((l) => /:(\d+):(\d+) /.exec(l)!.slice(1).map(Number));
+    const sorted = [...positions].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    expect(positions).toEqual(sorted);
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['--configs', 'examples/does-not-exist', '--no-generate'], /cannot read --configs examples\/does-not-exist: ENOENT/],
+    [['--configs'], /argument missing/],
+    [['positional', '--no-generate'], /positional/],
+    [['--out', 'build', '--no-generate'], /--out needs --configs/],
+  ])('exits 2 on a usage error: %j', async (argv, message) => {
+    const run = await compile(...argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+
+  it('--help prints the usage and exits 0', async () => {
+    for (const flag of ['--help', '-h']) {
+      const run = await compile(flag);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: gateway compile/);
+    }
+  });
+
+  it('--json prints exactly one JSON document with every config, errors located', async () => {
+    const run = await compile('--configs', BROKEN, '--json', '--no-generate');
+    expect(run.code).toBe(1);
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    expect(run.stdout.trimEnd().includes('\n')).toBe(false);
+    const doc = JSON.parse(run.stdout) as { configs: Array<{ id: string; ok: boolean; errors: Array<Record<string, unknown>> }> };
+    expect(Object.keys(doc)).toEqual(['configs']);
+    expect(doc.configs.map((c) => c.id)).toEqual(['misspelt-keys', 'routing-mistakes', 'trailing-comma']);
+    for (const config of doc.configs) {
+      expect(Object.keys(config).sort()).toEqual(['errors', 'id', 'ok']);
+      expect(config.ok).toBe(false);
+      expect(config.errors.length).toBeGreaterThan(0);
+      for (const error of config.errors) {
+        expect(error).toMatchObject({ code: expect.stringMatching(/^CFG_/), pointer: expect.any(String), line: expect.any(Number), column: expect.any(Number), message: expect.any(String) });
+      }
+    }
+    expect(doc.configs[0].errors).toContainEqual(expect.objectContaining({ code: 'CFG_UNKNOWN_KEY', pointer: '/stratgy', line: 2, column: 3, hint: 'did you mean "strategy"?' }));
+  });
+
+  it('--json on valid configs: ok and no errors', async () => {
+    const run = await compile('--configs', CONFIGS, '--json', '--no-generate');
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as { configs: Array<{ id: string; ok: boolean; errors: unknown[] }> };
+    expect(doc.configs.map((c) => [c.id, c.ok, c.errors.length])).toEqual(exampleIds.map((id) => [id, true, 0]));
+  });
+
+  it('--out writes <id>.plan.json and <id>.router.js for each valid config only', async () => {
+    const configs = join(temp, 'configs');
+    const out = join(temp, 'out');
+    mkdirSync(configs);
+    copyFileSync(join(ROOT, CONFIGS, 'conditional-by-tier.json'), join(configs, 'conditional-by-tier.json'));
+    copyFileSync(join(ROOT, CONFIGS, 'fallback-of-loadbalance.json'), join(configs, 'fallback-of-loadbalance.json'));
+    copyFileSync(join(ROOT, BROKEN, 'routing-mistakes.json'), join(configs, 'routing-mistakes.json'));
+    const run = await compile('--configs', configs, '--out', out, '--no-generate');
+    expect(run.code).toBe(1);
+    expect(readdirSync(out).sort()).toEqual([
+      'conditional-by-tier.plan.json', 'conditional-by-tier.router.js',
+      'fallback-of-loadbalance.plan.json', 'fallback-of-loadbalance.router.js',
+    ]);
+    for (const id of ['conditional-by-tier', 'fallback-of-loadbalance']) {
+      const planned = JSON.parse(readFileSync(join(out, `${id}.plan.json`), 'utf8'));
+      const expected = checkConfigSource(readFileSync(join(configs, `${id}.json`), 'utf8'), id);
+      if (!expected.ok) throw new Error(`${id} should be valid`);
+      expect(planned).toEqual(JSON.parse(JSON.stringify(expected.plan)));
+      const router = readFileSync(join(out, `${id}.router.js`), 'utf8');
+      expect(router.split('\n')[0]).toMatch(/^\/\/ generated by gateway compile from .*\.json; do not edit$/);
+      const mod = (await import(pathToFileURL(join(out, `${id}.router.js`)).href)) as { default: unknown };
+      expect(typeof mod.default).toBe('function');
+    }
+  });
+
+  it('--out creates the folder, and an empty config folder is fine', async () => {
+    const configs = join(temp, 'empty');
+    mkdirSync(configs);
+    const out = join(temp, 'nested', 'out');
+    const run = await compile('--configs', configs, '--out', out, '--no-generate', '--json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ configs: [] });
+    expect(existsSync(out)).toBe(true);
+  });
+});
+
+// The real command, as CI runs it. Node 24 is the project's pinned node (node_modules/.bin/node).
+const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
+function gateway(...argv: string[]): Run {
+  const result = spawnSync(NODE, ['bin/gateway.js', 'compile', ...argv], { cwd: ROOT, encoding: 'utf8', timeout: 30000 });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('node bin/gateway.js compile', () => {
+  it('exits 0 on examples/configs', () => {
+    const run = gateway('--configs', CONFIGS, '--no-generate');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`${exampleIds.length} config(s) valid`);
+  });
+
+  it('exits 1 on examples/broken, and --json keeps stdout to one document', () => {
+    const run = gateway('--configs', BROKEN, '--no-generate', '--json');
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]).configs).toHaveLength(3);
+  });
+
+  it('exits 2 on an unknown flag', () => {
+    const run = gateway('--configz', CONFIGS);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Usage: gateway compile');
+  });
+});
