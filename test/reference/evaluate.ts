@@ -116,7 +116,10 @@ export interface LeafInfo {
   hasBreaker: boolean;
   /** Effective request_timeout (own or inherited), null when none. */
   timeoutMs: number | null;
+  /** Retries allowed after the first try (effective `retry.attempts`, at most 5; 0 without retry). */
   retryAttempts: number;
+  /** Statuses that trigger a retry (effective `retry.on_status_codes`, else the defaults). */
+  retryCodes: readonly number[];
 }
 
 /** Every leaf of a config with its effective settings, in tree order (for generators and tests). */
@@ -134,6 +137,7 @@ export function leavesOf(config: unknown): LeafInfo[] {
       hasBreaker: eff.breaker !== null,
       timeoutMs: eff.timeoutMs,
       retryAttempts: eff.retry ? Math.min(MAX_RETRIES, eff.retry.attempts as number) : 0,
+      retryCodes: eff.retry && Array.isArray(eff.retry.on_status_codes) ? (eff.retry.on_status_codes as number[]) : DEFAULT_RETRY_CODES,
     });
   };
   walk(config as Raw, 'config', ROOT);
@@ -257,7 +261,15 @@ export function evaluate(scenario: Scenario): RoutingResult {
   return { tried, status: answer.status, leafPath: answer.leafPath, retries: answer.retries, error: answer.error, waits, draws: drawn, overrideParams: answer.overrideParams };
 }
 
-function scripted(upstream: UpstreamScript | undefined, path: string, attempt: number): Scripted {
+/** The status a scripted answer stands for: timeouts are 408, connection errors 502. */
+export function scriptedStatus(answer: Scripted): number {
+  if (answer === 'timeout') return 408;
+  if (answer === 'connection error') return 502;
+  return typeof answer === 'number' ? answer : answer.status;
+}
+
+/** The scripted answer of one try of a leaf. */
+export function scripted(upstream: UpstreamScript | undefined, path: string, attempt: number): Scripted {
   const list = upstream && Object.hasOwn(upstream, path) ? upstream[path] : undefined;
   if (!list || list.length === 0) return 200;
   return list[Math.min(attempt, list.length - 1)];

@@ -9,7 +9,7 @@ import type { PlanLeaf, PlanNode, RoutePlan } from '../../compiler/config/route-
 import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
 import type { Outcome } from '../../runtime/router/outcome.ts';
 import { RouterRuntime, type CompiledRouter, type LeafTarget, type RoutedRequest, type Transport } from '../../runtime/router/router-runtime.ts';
-import { UpstreamConnectionError, UpstreamDiscardedError, isConnectionError } from '../../runtime/upstream/errors.ts';
+import { UpstreamConnectionError, UpstreamDiscardedError, isConnectionError, isUpstreamTimeout } from '../../runtime/upstream/errors.ts';
 import type { UpstreamResponse } from '../../runtime/upstream/types.ts';
 import {
   DEFAULT_PATHNAME, RETRY_AFTER_CAP_MS, SCENARIO_NOW_MS, type RoutingRequest, type RoutingResult, type Scenario, type Scripted, type UpstreamScript,
@@ -81,6 +81,7 @@ export class CompiledRouterHarness {
         return this.#draws[this.#drawn++ % this.#draws.length];
       },
       isConnectionError,
+      isTimeoutError: isUpstreamTimeout,
     });
     this.#route = new Function('rt', this.source)(this.runtime) as CompiledRouter;
   }
