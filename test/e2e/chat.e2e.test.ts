@@ -2,6 +2,7 @@
 // by provider headers, saved configs and inline configs, with the gateway headers checked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
+import { errorOf } from './harness.ts';
 
 let e2e: E2E;
 
@@ -110,9 +111,9 @@ describe('chat completions with the vendor SDK', () => {
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
     });
     expect(res.status).toBe(400);
-    const body = await res.json();
-    expect(body.error.code).toBe('invalid_config');
-    expect(body.error.errors).toContainEqual(expect.objectContaining({ code: 'CFG_UNKNOWN_KEY', pointer: '/targets/0/providr', hint: 'did you mean "provider"?' }));
+    const error = await errorOf(res);
+    expect(error.code).toBe('invalid_config');
+    expect(error.errors).toContainEqual(expect.objectContaining({ code: 'CFG_UNKNOWN_KEY', pointer: '/targets/0/providr', hint: 'did you mean "provider"?' }));
   });
 
   it('answers 400 for an unknown saved config ID, a bad metadata header, and no provider at all', async () => {
@@ -120,15 +121,15 @@ describe('chat completions with the vendor SDK', () => {
       e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"model":"m","messages":[{"role":"user","content":"x"}]}' });
     const unknown = await post({ 'x-gateway-config': 'no-such-config' });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.code).toBe('unknown_config_id');
+    expect((await errorOf(unknown)).code).toBe('unknown_config_id');
     const badMeta = await post({ 'x-gateway-config': 'single', 'x-gateway-metadata': '{"a": 1}' });
     expect(badMeta.status).toBe(400);
-    expect((await badMeta.json()).error.code).toBe('invalid_header');
+    expect((await errorOf(badMeta)).code).toBe('invalid_header');
     const none = await post({});
     expect(none.status).toBe(400);
-    expect((await none.json()).error.code).toBe('missing_provider');
+    expect((await errorOf(none)).code).toBe('missing_provider');
     const noCredential = await post({ 'x-gateway-provider': 'openai' });
     expect(noCredential.status).toBe(400);
-    expect((await noCredential.json()).error.code).toBe('missing_provider_credentials');
+    expect((await errorOf(noCredential)).code).toBe('missing_provider_credentials');
   });
 });

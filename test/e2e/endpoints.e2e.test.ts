@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
 import { speechBytes } from '../mocks/vendor/index.ts';
 import { startE2E, target, type E2E } from './harness.ts';
+import { errorOf } from './harness.ts';
 
 let e2e: E2E;
 
@@ -42,7 +43,7 @@ describe('text completions', () => {
     const before = e2e.mocks[0].requests.length;
     const res = await e2e.fetch('/v1/completions', { method: 'POST', headers: { 'x-gateway-config': 'single', 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(400);
-    const error = (await res.json()).error;
+    const error = await errorOf(res);
     expect(error.code).toBe('invalid_request_body');
     expect(`${error.param} ${error.message}`).toContain(field);
     expect(e2e.mocks[0].requests.length).toBe(before);
@@ -119,6 +120,6 @@ describe('pass-through', () => {
     e2e.mocks[0].script({ path: '/v1/files/nope', status: 404, error: { message: 'No such file' } });
     const res = await e2e.fetch('/v1/files/nope', { headers: { 'x-gateway-config': 'single' } });
     expect(res.status).toBe(404);
-    expect((await res.json()).error.message).toBe('No such file');
+    expect((await errorOf(res)).message).toBe('No such file');
   });
 });

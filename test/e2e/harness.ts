@@ -63,3 +63,9 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
 export function target(mock: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { provider: 'vendor', api_key: VENDOR_MOCK_KEY, custom_host: `{{mock${mock}}}`, ...extra };
 }
+
+/** The gateway error object of a response (ARCHITECTURE §5 body), typed for assertions. */
+export async function errorOf(res: Response): Promise<{ code: string; message: string; type: string; param: string | null; errors?: unknown[] }> {
+  const body = (await res.json()) as { error: { code: string; message: string; type: string; param: string | null; errors?: unknown[] } };
+  return body.error;
+}

@@ -1,6 +1,7 @@
 // Retries, timeouts, circuit breakers, broken streams and disconnecting clients, end to end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, target, type E2E } from './harness.ts';
+import { errorOf } from './harness.ts';
 
 let e2e: E2E;
 
@@ -65,7 +66,7 @@ describe('timeouts', () => {
     e2e.mocks[0].script({ path: '/v1/chat/completions', delayMs: 600 });
     const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'timeout', 'content-type': 'application/json' }, body: JSON.stringify(chat) });
     expect(res.status).toBe(408);
-    expect((await res.json()).error).toMatchObject({ code: 'request_timeout', type: 'timeout_error' });
+    expect((await errorOf(res))).toMatchObject({ code: 'request_timeout', type: 'timeout_error' });
   });
 
   it('lets x-gateway-request-timeout override the config', async () => {
