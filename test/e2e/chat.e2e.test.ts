@@ -1,8 +1,7 @@
 // The vendor SDK as the client, through the real gateway, to mock vendors: chat streamed and not,
 // by provider headers, saved configs and inline configs, with the gateway headers checked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
-import { errorOf } from './harness.ts';
+import { errorOf, startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
 
 let e2e: E2E;
 

@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
 import { speechBytes } from '../mocks/vendor/index.ts';
-import { startE2E, target, type E2E } from './harness.ts';
-import { errorOf } from './harness.ts';
+import { errorOf, startE2E, target, type E2E } from './harness.ts';
 
 let e2e: E2E;
 

@@ -1,7 +1,6 @@
 // Retries, timeouts, circuit breakers, broken streams and disconnecting clients, end to end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, target, type E2E } from './harness.ts';
-import { errorOf } from './harness.ts';
+import { errorOf, startE2E, target, type E2E } from './harness.ts';
 
 let e2e: E2E;
 
