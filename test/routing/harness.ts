@@ -34,13 +34,23 @@ export interface CompiledRun extends RoutingResult {
   sleptMs: number[];
 }
 
+/** The runtime the emitted code receives as `rt`, recording every leaf handle the emitted code builds. */
+class RecordingRuntime extends RouterRuntime {
+  readonly built: PlanLeaf[] = [];
+  recording = false;
+  override leaf(plan: PlanLeaf): LeafTarget {
+    if (this.recording) this.built.push(plan);
+    return super.leaf(plan);
+  }
+}
+
 /** A compiled router with its breakers and clock; route() may be called many times (breaker state persists). */
 export class CompiledRouterHarness {
   readonly plan: RoutePlan;
   readonly source: string;
   readonly clock = { now: SCENARIO_NOW_MS };
   readonly breakers: CircuitBreakers;
-  readonly runtime: RouterRuntime;
+  readonly runtime: RecordingRuntime;
   readonly #route: CompiledRouter;
   #script: UpstreamScript = {};
   #draws: readonly number[] = [];
@@ -58,7 +68,7 @@ export class CompiledRouterHarness {
     this.plan = checked.plan;
     this.source = emitRouterBody(this.plan);
     this.breakers = new CircuitBreakers(new MemoryBreakerStore(), () => this.clock.now);
-    this.runtime = new RouterRuntime({
+    this.runtime = new RecordingRuntime({
       configId,
       transport: this.#transport,
       breakers: this.breakers,
@@ -83,7 +93,14 @@ export class CompiledRouterHarness {
       isConnectionError,
       isTimeoutError: isUpstreamTimeout,
     });
+    this.runtime.recording = true;
     this.#route = new Function('rt', this.source)(this.runtime) as CompiledRouter;
+    this.runtime.recording = false;
+  }
+
+  /** The leaf plans exactly as the emitted source rebuilt them from its literals. */
+  get builtLeaves(): readonly PlanLeaf[] {
+    return this.runtime.built;
   }
 
   /** Opens the circuit of a leaf through the public breaker API: failureThreshold connection errors. */
