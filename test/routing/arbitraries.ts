@@ -125,7 +125,7 @@ function strategyArb(depth: number, options: Required<ConfigOptions>): fc.Arbitr
       names: fc.uniqueArray(options.name, { minLength: 3, maxLength: 3 }),
     })
     .chain(({ mode, settings, targets, codes, names }) => {
-      const named = targets.map((target, i) => ({ ...target, name: names[i] }));
+      const named: Raw[] = targets.map((target, i) => ({ ...target, name: names[i] }));
       if (mode === 'loadbalance' && named.every((t) => t.weight === 0)) named[0] = { ...named[0], weight: 1 };
       const strategy: Raw = { mode };
       if (codes !== undefined) strategy.on_status_codes = codes;
