@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { checkConfig, type ConfigError } from '../../compiler/config/index.ts';
-import { structurallyValidConfig } from './config-arbitrary.ts';
+import configSchema from '../../schema/config.json' with { type: 'json' };
+import { arbitraryFromSchema } from '../property/schema-arbitrary.ts';
+import { structurallyValidConfig, withoutHiddenStatusCodes } from './config-arbitrary.ts';
 import { CLOSED_OBJECT_KEYS, closedObjects, neededKeys, valueAtPath, type Place } from './config-walk.ts';
 import { escapeToken, type ClosedObjectKind } from './reference-validity.ts';
 import { referenceSemanticErrors } from './reference-semantics.ts';
@@ -34,6 +36,18 @@ describe('valid configs', () => {
     );
     expect(seen.ok).toBeGreaterThan(100);
     expect(seen.semantic).toBeGreaterThan(50);
+  });
+});
+
+describe('configs generated from schema/config.json', () => {
+  it('fail exactly the semantic rules the reference predicts', () => {
+    fc.assert(
+      fc.property(arbitraryFromSchema(configSchema).map(withoutHiddenStatusCodes), (config) => {
+        const result = checkConfig(config);
+        expect(result.ok ? [] : keyed(result.errors)).toEqual(keyed(referenceSemanticErrors(config)));
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -152,7 +152,7 @@ function strategyConfig(child: fc.Arbitrary<Obj>): fc.Arbitrary<Obj> {
   return fc
     .record({
       mode: fc.constantFrom(...MODES),
-      targets: fc.oneof({ weight: 12, arbitrary: fc.array(child, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant([]) }),
+      targets: fc.oneof({ weight: 12, arbitrary: fc.array(child, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant([] as Obj[]) }),
       names: fc.array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom('a', 'b', 'c') }, { weight: 1, arbitrary: fc.constant(null) }), { minLength: 3, maxLength: 3 }),
       uniqueNames: fc.boolean(),
       conditionRefs: fc.array(fc.tuple(query, fc.oneof({ weight: 6, arbitrary: fc.nat(2) }, { weight: 1, arbitrary: fc.constant('nobody') })), { maxLength: 3 }),
@@ -174,11 +174,28 @@ function strategyConfig(child: fc.Arbitrary<Obj>): fc.Arbitrary<Obj> {
         strategy.conditions = conditionRefs.map(([q, r]) => ({ query: q, then: ref(r) }));
         strategy.default = ref(defaultRef);
       }
-      // An empty `targets` hides the strategy's own status codes from the checker (a bug shown in
-      // error-codes.test.ts), so those two mistakes are not generated together.
-      if (onStatusCodes !== undefined) strategy.on_status_codes = named.length === 0 ? onStatusCodes.filter((c) => c >= 100 && c <= 599) : onStatusCodes;
-      return { ...extra, strategy, targets: named };
+      if (onStatusCodes !== undefined) strategy.on_status_codes = onStatusCodes;
+      return withoutHiddenStatusCodes({ ...extra, strategy, targets: named });
     });
+}
+
+/**
+ * An empty `targets` hides the strategy's own status codes from the checker (a bug shown in
+ * error-codes.test.ts), so until it is fixed the two mistakes are not generated together: this
+ * drops `strategy.on_status_codes` wherever `targets` is empty, at any depth.
+ */
+export function withoutHiddenStatusCodes<T>(config: T): T {
+  const walk = (node: unknown) => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+    const n = node as Obj;
+    const strategy = n.strategy;
+    if (Array.isArray(n.targets) && n.targets.length === 0 && strategy !== null && typeof strategy === 'object' && !Array.isArray(strategy)) {
+      delete (strategy as Obj).on_status_codes;
+    }
+    if (Array.isArray(n.targets)) n.targets.forEach(walk);
+  };
+  walk(config);
+  return config;
 }
 
 function configOfDepth(depth: number): fc.Arbitrary<Obj> {
@@ -286,7 +303,9 @@ export function applyMutations(config: Obj, mutations: Mutation[]): Json {
   return root;
 }
 
-/** Near-miss configs: a valid config with one to three random mutations anywhere in it. */
-export const mutatedConfig: fc.Arbitrary<Json> = fc
-  .tuple(structurallyValidConfig, fc.array(mutation, { minLength: 1, maxLength: 3 }))
-  .map(([config, mutations]) => applyMutations(config, mutations));
+/** Near misses of `valid`: one to three random mutations anywhere in a valid config. */
+export function nearMisses(valid: fc.Arbitrary<Obj>): fc.Arbitrary<Json> {
+  return fc.tuple(valid, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([config, mutations]) => applyMutations(config, mutations));
+}
+
+export const mutatedConfig: fc.Arbitrary<Json> = nearMisses(structurallyValidConfig);

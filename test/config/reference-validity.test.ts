@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { validateConfigAllErrors } from '../../generated/config-validator.js';
 import { referenceValid, referenceViolations } from './reference-validity.ts';
-import { mutatedConfig, structurallyValidConfig } from './config-arbitrary.ts';
+import configSchema from '../../schema/config.json' with { type: 'json' };
+import { arbitraryFromSchema } from '../property/schema-arbitrary.ts';
+import { mutatedConfig, nearMisses, structurallyValidConfig } from './config-arbitrary.ts';
+
+// Two sources of valid configs: this folder's generator, written from the SPEC table, and the
+// generic JSON Schema → fast-check mapper run on schema/config.json.
+const fromSchema = arbitraryFromSchema(configSchema) as fc.Arbitrary<Record<string, unknown>>;
 
 const validate = (value: unknown) => validateConfigAllErrors(value) === true;
 
@@ -101,6 +107,30 @@ describe('generated validator ≡ reference predicate', () => {
     // Both verdicts must be common, or the property says little.
     expect(outcomes.valid).toBeGreaterThan(150);
     expect(outcomes.invalid).toBeGreaterThan(150);
+  });
+
+  it('accepts every config generated from schema/config.json', () => {
+    fc.assert(
+      fc.property(fromSchema, (config) => {
+        expect(referenceViolations(config)).toEqual([]);
+        expect(validate(config)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('agrees on near-misses of configs generated from the schema', () => {
+    const outcomes = { valid: 0, invalid: 0 };
+    fc.assert(
+      fc.property(nearMisses(fromSchema), (config) => {
+        const expected = referenceValid(config);
+        outcomes[expected ? 'valid' : 'invalid']++;
+        expect(validate(config), `reference: ${JSON.stringify(referenceViolations(config))}; ajv: ${JSON.stringify(validateConfigAllErrors.errors)}`).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+    expect(outcomes.valid).toBeGreaterThan(20);
+    expect(outcomes.invalid).toBeGreaterThan(20);
   });
 
   it('agrees on arbitrary JSON values', () => {
