@@ -114,6 +114,8 @@ export interface LeafInfo {
   path: string;
   name: string | null;
   hasBreaker: boolean;
+  /** Effective cb_config (own or inherited), null when none. */
+  breaker: { failureThreshold: number; cooldownMs: number; failureStatusCodes: readonly number[] | null } | null;
   /** Effective request_timeout (own or inherited), null when none. */
   timeoutMs: number | null;
   /** Retries allowed after the first try (effective `retry.attempts`, at most 5; 0 without retry). */
@@ -135,6 +137,11 @@ export function leavesOf(config: unknown): LeafInfo[] {
       path,
       name: typeof raw.name === 'string' ? raw.name : null,
       hasBreaker: eff.breaker !== null,
+      breaker: eff.breaker && {
+        failureThreshold: eff.breaker.failure_threshold as number,
+        cooldownMs: eff.breaker.cooldown_interval as number,
+        failureStatusCodes: Array.isArray(eff.breaker.failure_status_codes) ? (eff.breaker.failure_status_codes as number[]) : null,
+      },
       timeoutMs: eff.timeoutMs,
       retryAttempts: eff.retry ? Math.min(MAX_RETRIES, eff.retry.attempts as number) : 0,
       retryCodes: eff.retry && Array.isArray(eff.retry.on_status_codes) ? (eff.retry.on_status_codes as number[]) : DEFAULT_RETRY_CODES,
