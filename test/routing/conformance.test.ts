@@ -209,6 +209,18 @@ const CASES: Case[] = [
     expect: { tried: [T1], status: 200, leafPath: T1 },
   },
   {
+    name: 'conditional: $in on an array field matches any of its elements',
+    config: conditional([{ query: { 'params.stop': { $in: ['END'] } }, then: 'pro' }]),
+    request: { params: { stop: ['\n', 'END'] } },
+    expect: { tried: [T1], status: 200, leafPath: T1 },
+  },
+  {
+    name: 'conditional: a missing field is not equal to null',
+    config: conditional([{ query: { 'metadata.tier': null }, then: 'free' }]),
+    request: { metadata: {} },
+    expect: { tried: [T2], status: 200, leafPath: T2 },
+  },
+  {
     name: 'conditional: $regex on a params string',
     config: conditional([{ query: { 'params.model': { $regex: '^gpt-4(o|\\.1)?-' } }, then: 'pro' }]),
     request: { params: { model: 'gpt-4o-2024' } },
