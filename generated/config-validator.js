@@ -24,7 +24,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((key0 === "feedback") || (key0 === "deny"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema50,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -39,7 +39,7 @@ let data0 = data.feedback;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
 if(!(((key1 === "value") || (key1 === "weight")) || (key1 === "metadata"))){
-const err1 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err1 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -52,7 +52,7 @@ errors++;
 if(data0.value !== undefined){
 let data1 = data0.value;
 if(!((typeof data1 == "number") && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/feedback/value",schemaPath:"#/$defs/feedback/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err2 = {instancePath:instancePath+"/feedback/value",schemaPath:"#/$defs/feedback/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema51.properties.value.type,parentSchema:schema51.properties.value,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -65,7 +65,7 @@ errors++;
 if(data0.weight !== undefined){
 let data2 = data0.weight;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/feedback/weight",schemaPath:"#/$defs/feedback/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err3 = {instancePath:instancePath+"/feedback/weight",schemaPath:"#/$defs/feedback/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema51.properties.weight.type,parentSchema:schema51.properties.weight,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -78,7 +78,7 @@ errors++;
 if(data0.metadata !== undefined){
 let data3 = data0.metadata;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-const err4 = {instancePath:instancePath+"/feedback/metadata",schemaPath:"#/$defs/feedback/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/feedback/metadata",schemaPath:"#/$defs/feedback/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.properties.metadata.type,parentSchema:schema51.properties.metadata,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -90,7 +90,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -101,8 +101,9 @@ errors++;
 }
 }
 if(data.deny !== undefined){
-if(typeof data.deny !== "boolean"){
-const err6 = {instancePath:instancePath+"/deny",schemaPath:"#/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data4 = data.deny;
+if(typeof data4 !== "boolean"){
+const err6 = {instancePath:instancePath+"/deny",schemaPath:"#/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema50.properties.deny.type,parentSchema:schema50.properties.deny,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -114,7 +115,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.type,parentSchema:schema50,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -143,7 +144,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "feedback")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema53,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -158,7 +159,7 @@ let data0 = data.feedback;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
 if(!(((key1 === "value") || (key1 === "weight")) || (key1 === "metadata"))){
-const err1 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err1 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -171,7 +172,7 @@ errors++;
 if(data0.value !== undefined){
 let data1 = data0.value;
 if(!((typeof data1 == "number") && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/feedback/value",schemaPath:"#/$defs/feedback/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err2 = {instancePath:instancePath+"/feedback/value",schemaPath:"#/$defs/feedback/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema51.properties.value.type,parentSchema:schema51.properties.value,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -184,7 +185,7 @@ errors++;
 if(data0.weight !== undefined){
 let data2 = data0.weight;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/feedback/weight",schemaPath:"#/$defs/feedback/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err3 = {instancePath:instancePath+"/feedback/weight",schemaPath:"#/$defs/feedback/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema51.properties.weight.type,parentSchema:schema51.properties.weight,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -197,7 +198,7 @@ errors++;
 if(data0.metadata !== undefined){
 let data3 = data0.metadata;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-const err4 = {instancePath:instancePath+"/feedback/metadata",schemaPath:"#/$defs/feedback/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/feedback/metadata",schemaPath:"#/$defs/feedback/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.properties.metadata.type,parentSchema:schema51.properties.metadata,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -209,7 +210,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/feedback",schemaPath:"#/$defs/feedback/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -221,7 +222,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -252,7 +253,7 @@ let valid0 = false;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[0].required,parentSchema:schema48.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -262,7 +263,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.api_key === undefined){
-const err1 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "api_key"},message:"must have required property '"+"api_key"+"'"};
+const err1 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "api_key"},message:"must have required property '"+"api_key"+"'",schema:schema48.anyOf[0].required,parentSchema:schema48.anyOf[0],data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -277,7 +278,7 @@ valid0 = valid0 || _valid0;
 const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err2 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err2 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[1].required,parentSchema:schema48.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -287,7 +288,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.custom_host === undefined){
-const err3 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "custom_host"},message:"must have required property '"+"custom_host"+"'"};
+const err3 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "custom_host"},message:"must have required property '"+"custom_host"+"'",schema:schema48.anyOf[1].required,parentSchema:schema48.anyOf[1],data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -302,7 +303,7 @@ valid0 = valid0 || _valid0;
 const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.virtual_key === undefined){
-const err4 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: "virtual_key"},message:"must have required property '"+"virtual_key"+"'"};
+const err4 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: "virtual_key"},message:"must have required property '"+"virtual_key"+"'",schema:schema48.anyOf[2].required,parentSchema:schema48.anyOf[2],data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -317,7 +318,7 @@ valid0 = valid0 || _valid0;
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.strategy === undefined){
-const err5 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: "strategy"},message:"must have required property '"+"strategy"+"'"};
+const err5 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: "strategy"},message:"must have required property '"+"strategy"+"'",schema:schema48.anyOf[3].required,parentSchema:schema48.anyOf[3],data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -327,7 +328,7 @@ vErrors.push(err5);
 errors++;
 }
 if(data.targets === undefined){
-const err6 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: "targets"},message:"must have required property '"+"targets"+"'"};
+const err6 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: "targets"},message:"must have required property '"+"targets"+"'",schema:schema48.anyOf[3].required,parentSchema:schema48.anyOf[3],data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -342,7 +343,7 @@ valid0 = valid0 || _valid0;
 const _errs6 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cache === undefined){
-const err7 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: "cache"},message:"must have required property '"+"cache"+"'"};
+const err7 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: "cache"},message:"must have required property '"+"cache"+"'",schema:schema48.anyOf[4].required,parentSchema:schema48.anyOf[4],data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -357,7 +358,7 @@ valid0 = valid0 || _valid0;
 const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.retry === undefined){
-const err8 = {instancePath,schemaPath:"#/anyOf/5/required",keyword:"required",params:{missingProperty: "retry"},message:"must have required property '"+"retry"+"'"};
+const err8 = {instancePath,schemaPath:"#/anyOf/5/required",keyword:"required",params:{missingProperty: "retry"},message:"must have required property '"+"retry"+"'",schema:schema48.anyOf[5].required,parentSchema:schema48.anyOf[5],data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -372,7 +373,7 @@ valid0 = valid0 || _valid0;
 const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.prompt_id === undefined){
-const err9 = {instancePath,schemaPath:"#/anyOf/6/required",keyword:"required",params:{missingProperty: "prompt_id"},message:"must have required property '"+"prompt_id"+"'"};
+const err9 = {instancePath,schemaPath:"#/anyOf/6/required",keyword:"required",params:{missingProperty: "prompt_id"},message:"must have required property '"+"prompt_id"+"'",schema:schema48.anyOf[6].required,parentSchema:schema48.anyOf[6],data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -387,7 +388,7 @@ valid0 = valid0 || _valid0;
 const _errs9 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.forward_headers === undefined){
-const err10 = {instancePath,schemaPath:"#/anyOf/7/required",keyword:"required",params:{missingProperty: "forward_headers"},message:"must have required property '"+"forward_headers"+"'"};
+const err10 = {instancePath,schemaPath:"#/anyOf/7/required",keyword:"required",params:{missingProperty: "forward_headers"},message:"must have required property '"+"forward_headers"+"'",schema:schema48.anyOf[7].required,parentSchema:schema48.anyOf[7],data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -402,7 +403,7 @@ valid0 = valid0 || _valid0;
 const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.request_timeout === undefined){
-const err11 = {instancePath,schemaPath:"#/anyOf/8/required",keyword:"required",params:{missingProperty: "request_timeout"},message:"must have required property '"+"request_timeout"+"'"};
+const err11 = {instancePath,schemaPath:"#/anyOf/8/required",keyword:"required",params:{missingProperty: "request_timeout"},message:"must have required property '"+"request_timeout"+"'",schema:schema48.anyOf[8].required,parentSchema:schema48.anyOf[8],data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -417,7 +418,7 @@ valid0 = valid0 || _valid0;
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err12 = {instancePath,schemaPath:"#/anyOf/9/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err12 = {instancePath,schemaPath:"#/anyOf/9/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[9].required,parentSchema:schema48.anyOf[9],data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -427,7 +428,7 @@ vErrors.push(err12);
 errors++;
 }
 if(data.cloudc_access_key_id === undefined){
-const err13 = {instancePath,schemaPath:"#/anyOf/9/required",keyword:"required",params:{missingProperty: "cloudc_access_key_id"},message:"must have required property '"+"cloudc_access_key_id"+"'"};
+const err13 = {instancePath,schemaPath:"#/anyOf/9/required",keyword:"required",params:{missingProperty: "cloudc_access_key_id"},message:"must have required property '"+"cloudc_access_key_id"+"'",schema:schema48.anyOf[9].required,parentSchema:schema48.anyOf[9],data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -437,7 +438,7 @@ vErrors.push(err13);
 errors++;
 }
 if(data.cloudc_secret_access_key === undefined){
-const err14 = {instancePath,schemaPath:"#/anyOf/9/required",keyword:"required",params:{missingProperty: "cloudc_secret_access_key"},message:"must have required property '"+"cloudc_secret_access_key"+"'"};
+const err14 = {instancePath,schemaPath:"#/anyOf/9/required",keyword:"required",params:{missingProperty: "cloudc_secret_access_key"},message:"must have required property '"+"cloudc_secret_access_key"+"'",schema:schema48.anyOf[9].required,parentSchema:schema48.anyOf[9],data};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -452,7 +453,7 @@ valid0 = valid0 || _valid0;
 const _errs12 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err15 = {instancePath,schemaPath:"#/anyOf/10/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err15 = {instancePath,schemaPath:"#/anyOf/10/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[10].required,parentSchema:schema48.anyOf[10],data};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -462,7 +463,7 @@ vErrors.push(err15);
 errors++;
 }
 if(data.cloudb_region === undefined){
-const err16 = {instancePath,schemaPath:"#/anyOf/10/required",keyword:"required",params:{missingProperty: "cloudb_region"},message:"must have required property '"+"cloudb_region"+"'"};
+const err16 = {instancePath,schemaPath:"#/anyOf/10/required",keyword:"required",params:{missingProperty: "cloudb_region"},message:"must have required property '"+"cloudb_region"+"'",schema:schema48.anyOf[10].required,parentSchema:schema48.anyOf[10],data};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -472,7 +473,7 @@ vErrors.push(err16);
 errors++;
 }
 if(data.cloudb_service_account_json === undefined){
-const err17 = {instancePath,schemaPath:"#/anyOf/10/required",keyword:"required",params:{missingProperty: "cloudb_service_account_json"},message:"must have required property '"+"cloudb_service_account_json"+"'"};
+const err17 = {instancePath,schemaPath:"#/anyOf/10/required",keyword:"required",params:{missingProperty: "cloudb_service_account_json"},message:"must have required property '"+"cloudb_service_account_json"+"'",schema:schema48.anyOf[10].required,parentSchema:schema48.anyOf[10],data};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -487,7 +488,7 @@ valid0 = valid0 || _valid0;
 const _errs13 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err18 = {instancePath,schemaPath:"#/anyOf/11/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err18 = {instancePath,schemaPath:"#/anyOf/11/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[11].required,parentSchema:schema48.anyOf[11],data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -497,7 +498,7 @@ vErrors.push(err18);
 errors++;
 }
 if(data.cloudb_region === undefined){
-const err19 = {instancePath,schemaPath:"#/anyOf/11/required",keyword:"required",params:{missingProperty: "cloudb_region"},message:"must have required property '"+"cloudb_region"+"'"};
+const err19 = {instancePath,schemaPath:"#/anyOf/11/required",keyword:"required",params:{missingProperty: "cloudb_region"},message:"must have required property '"+"cloudb_region"+"'",schema:schema48.anyOf[11].required,parentSchema:schema48.anyOf[11],data};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -507,7 +508,7 @@ vErrors.push(err19);
 errors++;
 }
 if(data.cloudb_project_id === undefined){
-const err20 = {instancePath,schemaPath:"#/anyOf/11/required",keyword:"required",params:{missingProperty: "cloudb_project_id"},message:"must have required property '"+"cloudb_project_id"+"'"};
+const err20 = {instancePath,schemaPath:"#/anyOf/11/required",keyword:"required",params:{missingProperty: "cloudb_project_id"},message:"must have required property '"+"cloudb_project_id"+"'",schema:schema48.anyOf[11].required,parentSchema:schema48.anyOf[11],data};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -522,7 +523,7 @@ valid0 = valid0 || _valid0;
 const _errs14 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err21 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err21 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[12].required,parentSchema:schema48.anyOf[12],data};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -532,7 +533,7 @@ vErrors.push(err21);
 errors++;
 }
 if(data.clouda_deployment_name === undefined){
-const err22 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_deployment_name"},message:"must have required property '"+"clouda_deployment_name"+"'"};
+const err22 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_deployment_name"},message:"must have required property '"+"clouda_deployment_name"+"'",schema:schema48.anyOf[12].required,parentSchema:schema48.anyOf[12],data};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -542,7 +543,7 @@ vErrors.push(err22);
 errors++;
 }
 if(data.clouda_deployment_type === undefined){
-const err23 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_deployment_type"},message:"must have required property '"+"clouda_deployment_type"+"'"};
+const err23 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_deployment_type"},message:"must have required property '"+"clouda_deployment_type"+"'",schema:schema48.anyOf[12].required,parentSchema:schema48.anyOf[12],data};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -552,7 +553,7 @@ vErrors.push(err23);
 errors++;
 }
 if(data.clouda_region === undefined){
-const err24 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_region"},message:"must have required property '"+"clouda_region"+"'"};
+const err24 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_region"},message:"must have required property '"+"clouda_region"+"'",schema:schema48.anyOf[12].required,parentSchema:schema48.anyOf[12],data};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -562,7 +563,7 @@ vErrors.push(err24);
 errors++;
 }
 if(data.clouda_api_version === undefined){
-const err25 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_api_version"},message:"must have required property '"+"clouda_api_version"+"'"};
+const err25 = {instancePath,schemaPath:"#/anyOf/12/required",keyword:"required",params:{missingProperty: "clouda_api_version"},message:"must have required property '"+"clouda_api_version"+"'",schema:schema48.anyOf[12].required,parentSchema:schema48.anyOf[12],data};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -577,7 +578,7 @@ valid0 = valid0 || _valid0;
 const _errs15 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err26 = {instancePath,schemaPath:"#/anyOf/13/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+const err26 = {instancePath,schemaPath:"#/anyOf/13/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema48.anyOf[13].required,parentSchema:schema48.anyOf[13],data};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -587,7 +588,7 @@ vErrors.push(err26);
 errors++;
 }
 if(data.clouda_endpoint_name === undefined){
-const err27 = {instancePath,schemaPath:"#/anyOf/13/required",keyword:"required",params:{missingProperty: "clouda_endpoint_name"},message:"must have required property '"+"clouda_endpoint_name"+"'"};
+const err27 = {instancePath,schemaPath:"#/anyOf/13/required",keyword:"required",params:{missingProperty: "clouda_endpoint_name"},message:"must have required property '"+"clouda_endpoint_name"+"'",schema:schema48.anyOf[13].required,parentSchema:schema48.anyOf[13],data};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -597,7 +598,7 @@ vErrors.push(err27);
 errors++;
 }
 if(data.clouda_deployment_type === undefined){
-const err28 = {instancePath,schemaPath:"#/anyOf/13/required",keyword:"required",params:{missingProperty: "clouda_deployment_type"},message:"must have required property '"+"clouda_deployment_type"+"'"};
+const err28 = {instancePath,schemaPath:"#/anyOf/13/required",keyword:"required",params:{missingProperty: "clouda_deployment_type"},message:"must have required property '"+"clouda_deployment_type"+"'",schema:schema48.anyOf[13].required,parentSchema:schema48.anyOf[13],data};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -612,7 +613,7 @@ valid0 = valid0 || _valid0;
 const _errs16 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.after_request_hooks === undefined){
-const err29 = {instancePath,schemaPath:"#/anyOf/14/required",keyword:"required",params:{missingProperty: "after_request_hooks"},message:"must have required property '"+"after_request_hooks"+"'"};
+const err29 = {instancePath,schemaPath:"#/anyOf/14/required",keyword:"required",params:{missingProperty: "after_request_hooks"},message:"must have required property '"+"after_request_hooks"+"'",schema:schema48.anyOf[14].required,parentSchema:schema48.anyOf[14],data};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -627,7 +628,7 @@ valid0 = valid0 || _valid0;
 const _errs17 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.before_request_hooks === undefined){
-const err30 = {instancePath,schemaPath:"#/anyOf/15/required",keyword:"required",params:{missingProperty: "before_request_hooks"},message:"must have required property '"+"before_request_hooks"+"'"};
+const err30 = {instancePath,schemaPath:"#/anyOf/15/required",keyword:"required",params:{missingProperty: "before_request_hooks"},message:"must have required property '"+"before_request_hooks"+"'",schema:schema48.anyOf[15].required,parentSchema:schema48.anyOf[15],data};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -642,7 +643,7 @@ valid0 = valid0 || _valid0;
 const _errs18 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.input_guardrails === undefined){
-const err31 = {instancePath,schemaPath:"#/anyOf/16/required",keyword:"required",params:{missingProperty: "input_guardrails"},message:"must have required property '"+"input_guardrails"+"'"};
+const err31 = {instancePath,schemaPath:"#/anyOf/16/required",keyword:"required",params:{missingProperty: "input_guardrails"},message:"must have required property '"+"input_guardrails"+"'",schema:schema48.anyOf[16].required,parentSchema:schema48.anyOf[16],data};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -657,7 +658,7 @@ valid0 = valid0 || _valid0;
 const _errs19 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.output_guardrails === undefined){
-const err32 = {instancePath,schemaPath:"#/anyOf/17/required",keyword:"required",params:{missingProperty: "output_guardrails"},message:"must have required property '"+"output_guardrails"+"'"};
+const err32 = {instancePath,schemaPath:"#/anyOf/17/required",keyword:"required",params:{missingProperty: "output_guardrails"},message:"must have required property '"+"output_guardrails"+"'",schema:schema48.anyOf[17].required,parentSchema:schema48.anyOf[17],data};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -670,7 +671,7 @@ errors++;
 var _valid0 = _errs19 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const err33 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err33 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema48.anyOf,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -693,7 +694,7 @@ vErrors = null;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(func1.call(schema48.properties, key0))){
-const err34 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err34 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -749,7 +750,7 @@ if(_valid1){
 const _errs27 = errors;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.conditions === undefined){
-const err37 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/then/required",keyword:"required",params:{missingProperty: "conditions"},message:"must have required property '"+"conditions"+"'"};
+const err37 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/then/required",keyword:"required",params:{missingProperty: "conditions"},message:"must have required property '"+"conditions"+"'",schema:schema49.then.required,parentSchema:schema49.then,data:data0};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -759,7 +760,7 @@ vErrors.push(err37);
 errors++;
 }
 if(data0.default === undefined){
-const err38 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/then/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+const err38 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/then/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'",schema:schema49.then.required,parentSchema:schema49.then,data:data0};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -773,7 +774,7 @@ var _valid1 = _errs27 === errors;
 valid3 = _valid1;
 }
 if(!valid3){
-const err39 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err39 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema49.if,parentSchema:schema49,data:data0};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -784,7 +785,7 @@ errors++;
 }
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.mode === undefined){
-const err40 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+const err40 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema49.required,parentSchema:schema49,data:data0};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -795,7 +796,7 @@ errors++;
 }
 for(const key1 in data0){
 if(!((((key1 === "mode") || (key1 === "conditions")) || (key1 === "default")) || (key1 === "on_status_codes"))){
-const err41 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err41 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data:data0};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -808,7 +809,7 @@ errors++;
 if(data0.mode !== undefined){
 let data2 = data0.mode;
 if(!((((data2 === "single") || (data2 === "loadbalance")) || (data2 === "fallback")) || (data2 === "conditional"))){
-const err42 = {instancePath:instancePath+"/strategy/mode",schemaPath:"#/$defs/strategy/properties/mode/enum",keyword:"enum",params:{allowedValues: schema49.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/strategy/mode",schemaPath:"#/$defs/strategy/properties/mode/enum",keyword:"enum",params:{allowedValues: schema49.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema49.properties.mode.enum,parentSchema:schema49.properties.mode,data:data2};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -826,7 +827,7 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.query === undefined){
-const err43 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+const err43 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'",schema:schema49.properties.conditions.items.required,parentSchema:schema49.properties.conditions.items,data:data4};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -836,7 +837,7 @@ vErrors.push(err43);
 errors++;
 }
 if(data4.then === undefined){
-const err44 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/required",keyword:"required",params:{missingProperty: "then"},message:"must have required property '"+"then"+"'"};
+const err44 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/required",keyword:"required",params:{missingProperty: "then"},message:"must have required property '"+"then"+"'",schema:schema49.properties.conditions.items.required,parentSchema:schema49.properties.conditions.items,data:data4};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -847,7 +848,7 @@ errors++;
 }
 for(const key2 in data4){
 if(!((key2 === "query") || (key2 === "then"))){
-const err45 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+const err45 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema49.properties.conditions.items,data:data4};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -860,7 +861,7 @@ errors++;
 if(data4.query !== undefined){
 let data5 = data4.query;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-const err46 = {instancePath:instancePath+"/strategy/conditions/" + i0+"/query",schemaPath:"#/$defs/strategy/properties/conditions/items/properties/query/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err46 = {instancePath:instancePath+"/strategy/conditions/" + i0+"/query",schemaPath:"#/$defs/strategy/properties/conditions/items/properties/query/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.properties.conditions.items.properties.query.type,parentSchema:schema49.properties.conditions.items.properties.query,data:data5};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -871,8 +872,9 @@ errors++;
 }
 }
 if(data4.then !== undefined){
-if(typeof data4.then !== "string"){
-const err47 = {instancePath:instancePath+"/strategy/conditions/" + i0+"/then",schemaPath:"#/$defs/strategy/properties/conditions/items/properties/then/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data6 = data4.then;
+if(typeof data6 !== "string"){
+const err47 = {instancePath:instancePath+"/strategy/conditions/" + i0+"/then",schemaPath:"#/$defs/strategy/properties/conditions/items/properties/then/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.conditions.items.properties.then.type,parentSchema:schema49.properties.conditions.items.properties.then,data:data6};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -884,7 +886,7 @@ errors++;
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err48 = {instancePath:instancePath+"/strategy/conditions/" + i0,schemaPath:"#/$defs/strategy/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.properties.conditions.items.type,parentSchema:schema49.properties.conditions.items,data:data4};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -896,7 +898,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/strategy/conditions",schemaPath:"#/$defs/strategy/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err49 = {instancePath:instancePath+"/strategy/conditions",schemaPath:"#/$defs/strategy/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema49.properties.conditions.type,parentSchema:schema49.properties.conditions,data:data3};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -907,8 +909,9 @@ errors++;
 }
 }
 if(data0.default !== undefined){
-if(typeof data0.default !== "string"){
-const err50 = {instancePath:instancePath+"/strategy/default",schemaPath:"#/$defs/strategy/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data7 = data0.default;
+if(typeof data7 !== "string"){
+const err50 = {instancePath:instancePath+"/strategy/default",schemaPath:"#/$defs/strategy/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.default.type,parentSchema:schema49.properties.default,data:data7};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -925,7 +928,7 @@ const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 let data9 = data8[i1];
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err51 = {instancePath:instancePath+"/strategy/on_status_codes/" + i1,schemaPath:"#/$defs/strategy/properties/on_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err51 = {instancePath:instancePath+"/strategy/on_status_codes/" + i1,schemaPath:"#/$defs/strategy/properties/on_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema49.properties.on_status_codes.items.type,parentSchema:schema49.properties.on_status_codes.items,data:data9};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -937,7 +940,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/strategy/on_status_codes",schemaPath:"#/$defs/strategy/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err52 = {instancePath:instancePath+"/strategy/on_status_codes",schemaPath:"#/$defs/strategy/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema49.properties.on_status_codes.type,parentSchema:schema49.properties.on_status_codes,data:data8};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -949,7 +952,7 @@ errors++;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err53 = {instancePath:instancePath+"/strategy",schemaPath:"#/$defs/strategy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data:data0};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -971,7 +974,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err54 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.targets.type,parentSchema:schema48.properties.targets,data:data10};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -985,7 +988,7 @@ if(data.provider !== undefined){
 let data12 = data.provider;
 if(typeof data12 === "string"){
 if(func2(data12) < 1){
-const err55 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err55 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.provider,data:data12};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -996,7 +999,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err56 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.provider.type,parentSchema:schema48.properties.provider,data:data12};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1007,8 +1010,9 @@ errors++;
 }
 }
 if(data.api_key !== undefined){
-if(typeof data.api_key !== "string"){
-const err57 = {instancePath:instancePath+"/api_key",schemaPath:"#/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data13 = data.api_key;
+if(typeof data13 !== "string"){
+const err57 = {instancePath:instancePath+"/api_key",schemaPath:"#/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.api_key.type,parentSchema:schema48.properties.api_key,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1019,8 +1023,9 @@ errors++;
 }
 }
 if(data.virtual_key !== undefined){
-if(typeof data.virtual_key !== "string"){
-const err58 = {instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data14 = data.virtual_key;
+if(typeof data14 !== "string"){
+const err58 = {instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.virtual_key.type,parentSchema:schema48.properties.virtual_key,data:data14};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1034,7 +1039,7 @@ if(data.custom_host !== undefined){
 let data15 = data.custom_host;
 if(typeof data15 === "string"){
 if(!pattern4.test(data15)){
-const err59 = {instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
+const err59 = {instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema48.properties.custom_host,data:data15};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1045,7 +1050,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err60 = {instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.custom_host.type,parentSchema:schema48.properties.custom_host,data:data15};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1056,8 +1061,9 @@ errors++;
 }
 }
 if(data.prompt_id !== undefined){
-if(typeof data.prompt_id !== "string"){
-const err61 = {instancePath:instancePath+"/prompt_id",schemaPath:"#/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data16 = data.prompt_id;
+if(typeof data16 !== "string"){
+const err61 = {instancePath:instancePath+"/prompt_id",schemaPath:"#/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.prompt_id.type,parentSchema:schema48.properties.prompt_id,data:data16};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1070,7 +1076,7 @@ errors++;
 if(data.override_params !== undefined){
 let data17 = data.override_params;
 if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
-const err62 = {instancePath:instancePath+"/override_params",schemaPath:"#/properties/override_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/override_params",schemaPath:"#/properties/override_params/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.override_params.type,parentSchema:schema48.properties.override_params,data:data17};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1081,8 +1087,9 @@ errors++;
 }
 }
 if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err63 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data18 = data.name;
+if(typeof data18 !== "string"){
+const err63 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.name.type,parentSchema:schema48.properties.name,data:data18};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1093,8 +1100,9 @@ errors++;
 }
 }
 if(data.strict_vendor_compliance !== undefined){
-if(typeof data.strict_vendor_compliance !== "boolean"){
-const err64 = {instancePath:instancePath+"/strict_vendor_compliance",schemaPath:"#/properties/strict_vendor_compliance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data19 = data.strict_vendor_compliance;
+if(typeof data19 !== "boolean"){
+const err64 = {instancePath:instancePath+"/strict_vendor_compliance",schemaPath:"#/properties/strict_vendor_compliance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.strict_vendor_compliance.type,parentSchema:schema48.properties.strict_vendor_compliance,data:data19};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1108,7 +1116,7 @@ if(data.weight !== undefined){
 let data20 = data.weight;
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 < 0 || isNaN(data20)){
-const err65 = {instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err65 = {instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema48.properties.weight,data:data20};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1119,7 +1127,7 @@ errors++;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err66 = {instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.weight.type,parentSchema:schema48.properties.weight,data:data20};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1136,7 +1144,7 @@ const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 let data22 = data21[i3];
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err67 = {instancePath:instancePath+"/on_status_codes/" + i3,schemaPath:"#/properties/on_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err67 = {instancePath:instancePath+"/on_status_codes/" + i3,schemaPath:"#/properties/on_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.on_status_codes.items.type,parentSchema:schema48.properties.on_status_codes.items,data:data22};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1148,7 +1156,7 @@ errors++;
 }
 }
 else {
-const err68 = {instancePath:instancePath+"/on_status_codes",schemaPath:"#/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err68 = {instancePath:instancePath+"/on_status_codes",schemaPath:"#/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.on_status_codes.type,parentSchema:schema48.properties.on_status_codes,data:data21};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1161,7 +1169,7 @@ errors++;
 if(data.request_timeout !== undefined){
 let data23 = data.request_timeout;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err69 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err69 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.request_timeout.type,parentSchema:schema48.properties.request_timeout,data:data23};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1172,7 +1180,7 @@ errors++;
 }
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 1 || isNaN(data23)){
-const err70 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err70 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.request_timeout,data:data23};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1191,7 +1199,7 @@ for(let i4=0; i4<len4; i4++){
 let data25 = data24[i4];
 if(typeof data25 === "string"){
 if(func2(data25) < 1){
-const err71 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err71 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.forward_headers.items,data:data25};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1202,7 +1210,7 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err72 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.forward_headers.items.type,parentSchema:schema48.properties.forward_headers.items,data:data25};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1214,7 +1222,7 @@ errors++;
 }
 }
 else {
-const err73 = {instancePath:instancePath+"/forward_headers",schemaPath:"#/properties/forward_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err73 = {instancePath:instancePath+"/forward_headers",schemaPath:"#/properties/forward_headers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.forward_headers.type,parentSchema:schema48.properties.forward_headers,data:data24};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1228,7 +1236,7 @@ if(data.cache !== undefined){
 let data26 = data.cache;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 if(data26.mode === undefined){
-const err74 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+const err74 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema48.properties.cache.required,parentSchema:schema48.properties.cache,data:data26};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1239,7 +1247,7 @@ errors++;
 }
 for(const key3 in data26){
 if(!((key3 === "mode") || (key3 === "max_age"))){
-const err75 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+const err75 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.cache,data:data26};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1252,7 +1260,7 @@ errors++;
 if(data26.mode !== undefined){
 let data27 = data26.mode;
 if(!((data27 === "simple") || (data27 === "semantic"))){
-const err76 = {instancePath:instancePath+"/cache/mode",schemaPath:"#/properties/cache/properties/mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.cache.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err76 = {instancePath:instancePath+"/cache/mode",schemaPath:"#/properties/cache/properties/mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.cache.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.cache.properties.mode.enum,parentSchema:schema48.properties.cache.properties.mode,data:data27};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1265,7 +1273,7 @@ errors++;
 if(data26.max_age !== undefined){
 let data28 = data26.max_age;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err77 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err77 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.cache.properties.max_age.type,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1276,7 +1284,7 @@ errors++;
 }
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 1 || isNaN(data28)){
-const err78 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err78 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1289,7 +1297,7 @@ errors++;
 }
 }
 else {
-const err79 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err79 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cache.type,parentSchema:schema48.properties.cache,data:data26};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1303,7 +1311,7 @@ if(data.retry !== undefined){
 let data29 = data.retry;
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 if(data29.attempts === undefined){
-const err80 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/required",keyword:"required",params:{missingProperty: "attempts"},message:"must have required property '"+"attempts"+"'"};
+const err80 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/required",keyword:"required",params:{missingProperty: "attempts"},message:"must have required property '"+"attempts"+"'",schema:schema48.properties.retry.required,parentSchema:schema48.properties.retry,data:data29};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1314,7 +1322,7 @@ errors++;
 }
 for(const key4 in data29){
 if(!(((key4 === "attempts") || (key4 === "on_status_codes")) || (key4 === "use_retry_after_headers"))){
-const err81 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+const err81 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.retry,data:data29};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1327,7 +1335,7 @@ errors++;
 if(data29.attempts !== undefined){
 let data30 = data29.attempts;
 if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err82 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err82 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.retry.properties.attempts.type,parentSchema:schema48.properties.retry.properties.attempts,data:data30};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1338,7 +1346,7 @@ errors++;
 }
 if((typeof data30 == "number") && (isFinite(data30))){
 if(data30 < 0 || isNaN(data30)){
-const err83 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err83 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema48.properties.retry.properties.attempts,data:data30};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1356,7 +1364,7 @@ const len5 = data31.length;
 for(let i5=0; i5<len5; i5++){
 let data32 = data31[i5];
 if(!((typeof data32 == "number") && (isFinite(data32)))){
-const err84 = {instancePath:instancePath+"/retry/on_status_codes/" + i5,schemaPath:"#/properties/retry/properties/on_status_codes/items/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err84 = {instancePath:instancePath+"/retry/on_status_codes/" + i5,schemaPath:"#/properties/retry/properties/on_status_codes/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.retry.properties.on_status_codes.items.type,parentSchema:schema48.properties.retry.properties.on_status_codes.items,data:data32};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1368,7 +1376,7 @@ errors++;
 }
 }
 else {
-const err85 = {instancePath:instancePath+"/retry/on_status_codes",schemaPath:"#/properties/retry/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err85 = {instancePath:instancePath+"/retry/on_status_codes",schemaPath:"#/properties/retry/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.retry.properties.on_status_codes.type,parentSchema:schema48.properties.retry.properties.on_status_codes,data:data31};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1379,8 +1387,9 @@ errors++;
 }
 }
 if(data29.use_retry_after_headers !== undefined){
-if(typeof data29.use_retry_after_headers !== "boolean"){
-const err86 = {instancePath:instancePath+"/retry/use_retry_after_headers",schemaPath:"#/properties/retry/properties/use_retry_after_headers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data33 = data29.use_retry_after_headers;
+if(typeof data33 !== "boolean"){
+const err86 = {instancePath:instancePath+"/retry/use_retry_after_headers",schemaPath:"#/properties/retry/properties/use_retry_after_headers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.retry.properties.use_retry_after_headers.type,parentSchema:schema48.properties.retry.properties.use_retry_after_headers,data:data33};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1392,7 +1401,7 @@ errors++;
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err87 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.retry.type,parentSchema:schema48.properties.retry,data:data29};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1406,7 +1415,7 @@ if(data.cb_config !== undefined){
 let data34 = data.cb_config;
 if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
 if(data34.failure_threshold === undefined){
-const err88 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "failure_threshold"},message:"must have required property '"+"failure_threshold"+"'"};
+const err88 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "failure_threshold"},message:"must have required property '"+"failure_threshold"+"'",schema:schema48.properties.cb_config.required,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1416,7 +1425,7 @@ vErrors.push(err88);
 errors++;
 }
 if(data34.cooldown_interval === undefined){
-const err89 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "cooldown_interval"},message:"must have required property '"+"cooldown_interval"+"'"};
+const err89 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "cooldown_interval"},message:"must have required property '"+"cooldown_interval"+"'",schema:schema48.properties.cb_config.required,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1427,7 +1436,7 @@ errors++;
 }
 for(const key5 in data34){
 if(!(((key5 === "failure_threshold") || (key5 === "cooldown_interval")) || (key5 === "failure_status_codes"))){
-const err90 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+const err90 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1441,7 +1450,7 @@ if(data34.failure_threshold !== undefined){
 let data35 = data34.failure_threshold;
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 1 || isNaN(data35)){
-const err91 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err91 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.cb_config.properties.failure_threshold,data:data35};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1452,7 +1461,7 @@ errors++;
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err92 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.cb_config.properties.failure_threshold.type,parentSchema:schema48.properties.cb_config.properties.failure_threshold,data:data35};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1466,7 +1475,7 @@ if(data34.cooldown_interval !== undefined){
 let data36 = data34.cooldown_interval;
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 30000 || isNaN(data36)){
-const err93 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 30000},message:"must be >= 30000"};
+const err93 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 30000},message:"must be >= 30000",schema:30000,parentSchema:schema48.properties.cb_config.properties.cooldown_interval,data:data36};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1477,7 +1486,7 @@ errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err94 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.cb_config.properties.cooldown_interval.type,parentSchema:schema48.properties.cb_config.properties.cooldown_interval,data:data36};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1494,7 +1503,7 @@ const len6 = data37.length;
 for(let i6=0; i6<len6; i6++){
 let data38 = data37[i6];
 if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err95 = {instancePath:instancePath+"/cb_config/failure_status_codes/" + i6,schemaPath:"#/properties/cb_config/properties/failure_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err95 = {instancePath:instancePath+"/cb_config/failure_status_codes/" + i6,schemaPath:"#/properties/cb_config/properties/failure_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.cb_config.properties.failure_status_codes.items.type,parentSchema:schema48.properties.cb_config.properties.failure_status_codes.items,data:data38};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1506,7 +1515,7 @@ errors++;
 }
 }
 else {
-const err96 = {instancePath:instancePath+"/cb_config/failure_status_codes",schemaPath:"#/properties/cb_config/properties/failure_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err96 = {instancePath:instancePath+"/cb_config/failure_status_codes",schemaPath:"#/properties/cb_config/properties/failure_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.cb_config.properties.failure_status_codes.type,parentSchema:schema48.properties.cb_config.properties.failure_status_codes,data:data37};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1518,7 +1527,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err97 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cb_config.type,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1529,8 +1538,9 @@ errors++;
 }
 }
 if(data.resource_name !== undefined){
-if(typeof data.resource_name !== "string"){
-const err98 = {instancePath:instancePath+"/resource_name",schemaPath:"#/properties/resource_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data39 = data.resource_name;
+if(typeof data39 !== "string"){
+const err98 = {instancePath:instancePath+"/resource_name",schemaPath:"#/properties/resource_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.resource_name.type,parentSchema:schema48.properties.resource_name,data:data39};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1541,8 +1551,9 @@ errors++;
 }
 }
 if(data.deployment_id !== undefined){
-if(typeof data.deployment_id !== "string"){
-const err99 = {instancePath:instancePath+"/deployment_id",schemaPath:"#/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data40 = data.deployment_id;
+if(typeof data40 !== "string"){
+const err99 = {instancePath:instancePath+"/deployment_id",schemaPath:"#/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployment_id.type,parentSchema:schema48.properties.deployment_id,data:data40};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1553,8 +1564,9 @@ errors++;
 }
 }
 if(data.api_version !== undefined){
-if(typeof data.api_version !== "string"){
-const err100 = {instancePath:instancePath+"/api_version",schemaPath:"#/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data41 = data.api_version;
+if(typeof data41 !== "string"){
+const err100 = {instancePath:instancePath+"/api_version",schemaPath:"#/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.api_version.type,parentSchema:schema48.properties.api_version,data:data41};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1572,7 +1584,7 @@ for(let i7=0; i7<len7; i7++){
 let data43 = data42[i7];
 if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
 if(data43.deployment_id === undefined){
-const err101 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "deployment_id"},message:"must have required property '"+"deployment_id"+"'"};
+const err101 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "deployment_id"},message:"must have required property '"+"deployment_id"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1582,7 +1594,7 @@ vErrors.push(err101);
 errors++;
 }
 if(data43.alias === undefined){
-const err102 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "alias"},message:"must have required property '"+"alias"+"'"};
+const err102 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "alias"},message:"must have required property '"+"alias"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1592,7 +1604,7 @@ vErrors.push(err102);
 errors++;
 }
 if(data43.api_version === undefined){
-const err103 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "api_version"},message:"must have required property '"+"api_version"+"'"};
+const err103 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "api_version"},message:"must have required property '"+"api_version"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1603,7 +1615,7 @@ errors++;
 }
 for(const key6 in data43){
 if(!((((key6 === "deployment_id") || (key6 === "alias")) || (key6 === "api_version")) || (key6 === "is_default"))){
-const err104 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+const err104 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1614,8 +1626,9 @@ errors++;
 }
 }
 if(data43.deployment_id !== undefined){
-if(typeof data43.deployment_id !== "string"){
-const err105 = {instancePath:instancePath+"/deployments/" + i7+"/deployment_id",schemaPath:"#/properties/deployments/items/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data44 = data43.deployment_id;
+if(typeof data44 !== "string"){
+const err105 = {instancePath:instancePath+"/deployments/" + i7+"/deployment_id",schemaPath:"#/properties/deployments/items/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.deployment_id.type,parentSchema:schema48.properties.deployments.items.properties.deployment_id,data:data44};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1626,8 +1639,9 @@ errors++;
 }
 }
 if(data43.alias !== undefined){
-if(typeof data43.alias !== "string"){
-const err106 = {instancePath:instancePath+"/deployments/" + i7+"/alias",schemaPath:"#/properties/deployments/items/properties/alias/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data45 = data43.alias;
+if(typeof data45 !== "string"){
+const err106 = {instancePath:instancePath+"/deployments/" + i7+"/alias",schemaPath:"#/properties/deployments/items/properties/alias/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.alias.type,parentSchema:schema48.properties.deployments.items.properties.alias,data:data45};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1638,8 +1652,9 @@ errors++;
 }
 }
 if(data43.api_version !== undefined){
-if(typeof data43.api_version !== "string"){
-const err107 = {instancePath:instancePath+"/deployments/" + i7+"/api_version",schemaPath:"#/properties/deployments/items/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data46 = data43.api_version;
+if(typeof data46 !== "string"){
+const err107 = {instancePath:instancePath+"/deployments/" + i7+"/api_version",schemaPath:"#/properties/deployments/items/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.api_version.type,parentSchema:schema48.properties.deployments.items.properties.api_version,data:data46};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1650,8 +1665,9 @@ errors++;
 }
 }
 if(data43.is_default !== undefined){
-if(typeof data43.is_default !== "boolean"){
-const err108 = {instancePath:instancePath+"/deployments/" + i7+"/is_default",schemaPath:"#/properties/deployments/items/properties/is_default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data47 = data43.is_default;
+if(typeof data47 !== "boolean"){
+const err108 = {instancePath:instancePath+"/deployments/" + i7+"/is_default",schemaPath:"#/properties/deployments/items/properties/is_default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.deployments.items.properties.is_default.type,parentSchema:schema48.properties.deployments.items.properties.is_default,data:data47};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1663,7 +1679,7 @@ errors++;
 }
 }
 else {
-const err109 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err109 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.deployments.items.type,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1675,7 +1691,7 @@ errors++;
 }
 }
 else {
-const err110 = {instancePath:instancePath+"/deployments",schemaPath:"#/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err110 = {instancePath:instancePath+"/deployments",schemaPath:"#/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.deployments.type,parentSchema:schema48.properties.deployments,data:data42};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1686,8 +1702,9 @@ errors++;
 }
 }
 if(data.clouda_region !== undefined){
-if(typeof data.clouda_region !== "string"){
-const err111 = {instancePath:instancePath+"/clouda_region",schemaPath:"#/properties/clouda_region/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data48 = data.clouda_region;
+if(typeof data48 !== "string"){
+const err111 = {instancePath:instancePath+"/clouda_region",schemaPath:"#/properties/clouda_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_region.type,parentSchema:schema48.properties.clouda_region,data:data48};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1698,8 +1715,9 @@ errors++;
 }
 }
 if(data.clouda_deployment_name !== undefined){
-if(typeof data.clouda_deployment_name !== "string"){
-const err112 = {instancePath:instancePath+"/clouda_deployment_name",schemaPath:"#/properties/clouda_deployment_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data49 = data.clouda_deployment_name;
+if(typeof data49 !== "string"){
+const err112 = {instancePath:instancePath+"/clouda_deployment_name",schemaPath:"#/properties/clouda_deployment_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_deployment_name.type,parentSchema:schema48.properties.clouda_deployment_name,data:data49};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1710,8 +1728,9 @@ errors++;
 }
 }
 if(data.clouda_endpoint_name !== undefined){
-if(typeof data.clouda_endpoint_name !== "string"){
-const err113 = {instancePath:instancePath+"/clouda_endpoint_name",schemaPath:"#/properties/clouda_endpoint_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data50 = data.clouda_endpoint_name;
+if(typeof data50 !== "string"){
+const err113 = {instancePath:instancePath+"/clouda_endpoint_name",schemaPath:"#/properties/clouda_endpoint_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_endpoint_name.type,parentSchema:schema48.properties.clouda_endpoint_name,data:data50};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1722,8 +1741,9 @@ errors++;
 }
 }
 if(data.clouda_api_version !== undefined){
-if(typeof data.clouda_api_version !== "string"){
-const err114 = {instancePath:instancePath+"/clouda_api_version",schemaPath:"#/properties/clouda_api_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data51 = data.clouda_api_version;
+if(typeof data51 !== "string"){
+const err114 = {instancePath:instancePath+"/clouda_api_version",schemaPath:"#/properties/clouda_api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_api_version.type,parentSchema:schema48.properties.clouda_api_version,data:data51};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1736,7 +1756,7 @@ errors++;
 if(data.clouda_deployment_type !== undefined){
 let data52 = data.clouda_deployment_type;
 if(!((data52 === "serverless") || (data52 === "managed"))){
-const err115 = {instancePath:instancePath+"/clouda_deployment_type",schemaPath:"#/properties/clouda_deployment_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.clouda_deployment_type.enum},message:"must be equal to one of the allowed values"};
+const err115 = {instancePath:instancePath+"/clouda_deployment_type",schemaPath:"#/properties/clouda_deployment_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.clouda_deployment_type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.clouda_deployment_type.enum,parentSchema:schema48.properties.clouda_deployment_type,data:data52};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1747,8 +1767,9 @@ errors++;
 }
 }
 if(data.clouda_resource_name !== undefined){
-if(typeof data.clouda_resource_name !== "string"){
-const err116 = {instancePath:instancePath+"/clouda_resource_name",schemaPath:"#/properties/clouda_resource_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data53 = data.clouda_resource_name;
+if(typeof data53 !== "string"){
+const err116 = {instancePath:instancePath+"/clouda_resource_name",schemaPath:"#/properties/clouda_resource_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_resource_name.type,parentSchema:schema48.properties.clouda_resource_name,data:data53};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1759,8 +1780,9 @@ errors++;
 }
 }
 if(data.clouda_deployment_id !== undefined){
-if(typeof data.clouda_deployment_id !== "string"){
-const err117 = {instancePath:instancePath+"/clouda_deployment_id",schemaPath:"#/properties/clouda_deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data54 = data.clouda_deployment_id;
+if(typeof data54 !== "string"){
+const err117 = {instancePath:instancePath+"/clouda_deployment_id",schemaPath:"#/properties/clouda_deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_deployment_id.type,parentSchema:schema48.properties.clouda_deployment_id,data:data54};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1771,8 +1793,9 @@ errors++;
 }
 }
 if(data.clouda_model_name !== undefined){
-if(typeof data.clouda_model_name !== "string"){
-const err118 = {instancePath:instancePath+"/clouda_model_name",schemaPath:"#/properties/clouda_model_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data55 = data.clouda_model_name;
+if(typeof data55 !== "string"){
+const err118 = {instancePath:instancePath+"/clouda_model_name",schemaPath:"#/properties/clouda_model_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_model_name.type,parentSchema:schema48.properties.clouda_model_name,data:data55};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1783,8 +1806,9 @@ errors++;
 }
 }
 if(data.cloudb_project_id !== undefined){
-if(typeof data.cloudb_project_id !== "string"){
-const err119 = {instancePath:instancePath+"/cloudb_project_id",schemaPath:"#/properties/cloudb_project_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data56 = data.cloudb_project_id;
+if(typeof data56 !== "string"){
+const err119 = {instancePath:instancePath+"/cloudb_project_id",schemaPath:"#/properties/cloudb_project_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudb_project_id.type,parentSchema:schema48.properties.cloudb_project_id,data:data56};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1795,8 +1819,9 @@ errors++;
 }
 }
 if(data.cloudb_region !== undefined){
-if(typeof data.cloudb_region !== "string"){
-const err120 = {instancePath:instancePath+"/cloudb_region",schemaPath:"#/properties/cloudb_region/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data57 = data.cloudb_region;
+if(typeof data57 !== "string"){
+const err120 = {instancePath:instancePath+"/cloudb_region",schemaPath:"#/properties/cloudb_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudb_region.type,parentSchema:schema48.properties.cloudb_region,data:data57};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1809,7 +1834,7 @@ errors++;
 if(data.cloudb_service_account_json !== undefined){
 let data58 = data.cloudb_service_account_json;
 if(!(data58 && typeof data58 == "object" && !Array.isArray(data58))){
-const err121 = {instancePath:instancePath+"/cloudb_service_account_json",schemaPath:"#/properties/cloudb_service_account_json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err121 = {instancePath:instancePath+"/cloudb_service_account_json",schemaPath:"#/properties/cloudb_service_account_json/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cloudb_service_account_json.type,parentSchema:schema48.properties.cloudb_service_account_json,data:data58};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1820,8 +1845,9 @@ errors++;
 }
 }
 if(data.cloudc_access_key_id !== undefined){
-if(typeof data.cloudc_access_key_id !== "string"){
-const err122 = {instancePath:instancePath+"/cloudc_access_key_id",schemaPath:"#/properties/cloudc_access_key_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data59 = data.cloudc_access_key_id;
+if(typeof data59 !== "string"){
+const err122 = {instancePath:instancePath+"/cloudc_access_key_id",schemaPath:"#/properties/cloudc_access_key_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_access_key_id.type,parentSchema:schema48.properties.cloudc_access_key_id,data:data59};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1832,8 +1858,9 @@ errors++;
 }
 }
 if(data.cloudc_secret_access_key !== undefined){
-if(typeof data.cloudc_secret_access_key !== "string"){
-const err123 = {instancePath:instancePath+"/cloudc_secret_access_key",schemaPath:"#/properties/cloudc_secret_access_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data60 = data.cloudc_secret_access_key;
+if(typeof data60 !== "string"){
+const err123 = {instancePath:instancePath+"/cloudc_secret_access_key",schemaPath:"#/properties/cloudc_secret_access_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_secret_access_key.type,parentSchema:schema48.properties.cloudc_secret_access_key,data:data60};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1844,8 +1871,9 @@ errors++;
 }
 }
 if(data.cloudc_region !== undefined){
-if(typeof data.cloudc_region !== "string"){
-const err124 = {instancePath:instancePath+"/cloudc_region",schemaPath:"#/properties/cloudc_region/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data61 = data.cloudc_region;
+if(typeof data61 !== "string"){
+const err124 = {instancePath:instancePath+"/cloudc_region",schemaPath:"#/properties/cloudc_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_region.type,parentSchema:schema48.properties.cloudc_region,data:data61};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1856,8 +1884,9 @@ errors++;
 }
 }
 if(data.cloudc_session_token !== undefined){
-if(typeof data.cloudc_session_token !== "string"){
-const err125 = {instancePath:instancePath+"/cloudc_session_token",schemaPath:"#/properties/cloudc_session_token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data62 = data.cloudc_session_token;
+if(typeof data62 !== "string"){
+const err125 = {instancePath:instancePath+"/cloudc_session_token",schemaPath:"#/properties/cloudc_session_token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_session_token.type,parentSchema:schema48.properties.cloudc_session_token,data:data62};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1868,8 +1897,9 @@ errors++;
 }
 }
 if(data.vendor_organization !== undefined){
-if(typeof data.vendor_organization !== "string"){
-const err126 = {instancePath:instancePath+"/vendor_organization",schemaPath:"#/properties/vendor_organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data63 = data.vendor_organization;
+if(typeof data63 !== "string"){
+const err126 = {instancePath:instancePath+"/vendor_organization",schemaPath:"#/properties/vendor_organization/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.vendor_organization.type,parentSchema:schema48.properties.vendor_organization,data:data63};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1880,8 +1910,9 @@ errors++;
 }
 }
 if(data.vendor_project !== undefined){
-if(typeof data.vendor_project !== "string"){
-const err127 = {instancePath:instancePath+"/vendor_project",schemaPath:"#/properties/vendor_project/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data64 = data.vendor_project;
+if(typeof data64 !== "string"){
+const err127 = {instancePath:instancePath+"/vendor_project",schemaPath:"#/properties/vendor_project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.vendor_project.type,parentSchema:schema48.properties.vendor_project,data:data64};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1899,7 +1930,7 @@ for(let i8=0; i8<len8; i8++){
 let data66 = data65[i8];
 if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
 if(data66.id === undefined){
-const err128 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+const err128 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.properties.before_request_hooks.items.required,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1910,7 +1941,7 @@ errors++;
 }
 for(const key7 in data66){
 if(!(((((key7 === "id") || (key7 === "type")) || (key7 === "on_fail")) || (key7 === "on_success")) || (key7 === "checks"))){
-const err129 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+const err129 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1921,8 +1952,9 @@ errors++;
 }
 }
 if(data66.id !== undefined){
-if(typeof data66.id !== "string"){
-const err130 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data67 = data66.id;
+if(typeof data67 !== "string"){
+const err130 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.before_request_hooks.items.properties.id.type,parentSchema:schema48.properties.before_request_hooks.items.properties.id,data:data67};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1933,8 +1965,9 @@ errors++;
 }
 }
 if(data66.type !== undefined){
-if(typeof data66.type !== "string"){
-const err131 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/type",schemaPath:"#/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data68 = data66.type;
+if(typeof data68 !== "string"){
+const err131 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/type",schemaPath:"#/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.before_request_hooks.items.properties.type.type,parentSchema:schema48.properties.before_request_hooks.items.properties.type,data:data68};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1964,7 +1997,7 @@ for(let i9=0; i9<len9; i9++){
 let data72 = data71[i9];
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
 if(data72.id === undefined){
-const err132 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+const err132 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema52.required,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1974,7 +2007,7 @@ vErrors.push(err132);
 errors++;
 }
 if(data72.parameters === undefined){
-const err133 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'"};
+const err133 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema52.required,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1985,7 +2018,7 @@ errors++;
 }
 for(const key8 in data72){
 if(!((key8 === "id") || (key8 === "parameters"))){
-const err134 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+const err134 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1996,8 +2029,9 @@ errors++;
 }
 }
 if(data72.id !== undefined){
-if(typeof data72.id !== "string"){
-const err135 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data73 = data72.id;
+if(typeof data73 !== "string"){
+const err135 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.id.type,parentSchema:schema52.properties.id,data:data73};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -2010,7 +2044,7 @@ errors++;
 if(data72.parameters !== undefined){
 let data74 = data72.parameters;
 if(!(data74 && typeof data74 == "object" && !Array.isArray(data74))){
-const err136 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err136 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.properties.parameters.type,parentSchema:schema52.properties.parameters,data:data74};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -2022,7 +2056,7 @@ errors++;
 }
 }
 else {
-const err137 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err137 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -2034,7 +2068,7 @@ errors++;
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks",schemaPath:"#/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err138 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks",schemaPath:"#/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.before_request_hooks.items.properties.checks.type,parentSchema:schema48.properties.before_request_hooks.items.properties.checks,data:data71};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -2046,7 +2080,7 @@ errors++;
 }
 }
 else {
-const err139 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err139 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.before_request_hooks.items.type,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -2058,7 +2092,7 @@ errors++;
 }
 }
 else {
-const err140 = {instancePath:instancePath+"/before_request_hooks",schemaPath:"#/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err140 = {instancePath:instancePath+"/before_request_hooks",schemaPath:"#/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.before_request_hooks.type,parentSchema:schema48.properties.before_request_hooks,data:data65};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -2076,7 +2110,7 @@ for(let i10=0; i10<len10; i10++){
 let data76 = data75[i10];
 if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
 if(data76.id === undefined){
-const err141 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+const err141 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.properties.after_request_hooks.items.required,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -2087,7 +2121,7 @@ errors++;
 }
 for(const key9 in data76){
 if(!((((((key9 === "id") || (key9 === "type")) || (key9 === "async")) || (key9 === "on_fail")) || (key9 === "on_success")) || (key9 === "checks"))){
-const err142 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+const err142 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -2098,8 +2132,9 @@ errors++;
 }
 }
 if(data76.id !== undefined){
-if(typeof data76.id !== "string"){
-const err143 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data77 = data76.id;
+if(typeof data77 !== "string"){
+const err143 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.after_request_hooks.items.properties.id.type,parentSchema:schema48.properties.after_request_hooks.items.properties.id,data:data77};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -2110,8 +2145,9 @@ errors++;
 }
 }
 if(data76.type !== undefined){
-if(typeof data76.type !== "string"){
-const err144 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/type",schemaPath:"#/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data78 = data76.type;
+if(typeof data78 !== "string"){
+const err144 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/type",schemaPath:"#/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.after_request_hooks.items.properties.type.type,parentSchema:schema48.properties.after_request_hooks.items.properties.type,data:data78};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -2122,8 +2158,9 @@ errors++;
 }
 }
 if(data76.async !== undefined){
-if(typeof data76.async !== "boolean"){
-const err145 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/async",schemaPath:"#/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data79 = data76.async;
+if(typeof data79 !== "boolean"){
+const err145 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/async",schemaPath:"#/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.after_request_hooks.items.properties.async.type,parentSchema:schema48.properties.after_request_hooks.items.properties.async,data:data79};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -2153,7 +2190,7 @@ for(let i11=0; i11<len11; i11++){
 let data83 = data82[i11];
 if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
 if(data83.id === undefined){
-const err146 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+const err146 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema52.required,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -2163,7 +2200,7 @@ vErrors.push(err146);
 errors++;
 }
 if(data83.parameters === undefined){
-const err147 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'"};
+const err147 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema52.required,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -2174,7 +2211,7 @@ errors++;
 }
 for(const key10 in data83){
 if(!((key10 === "id") || (key10 === "parameters"))){
-const err148 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+const err148 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -2185,8 +2222,9 @@ errors++;
 }
 }
 if(data83.id !== undefined){
-if(typeof data83.id !== "string"){
-const err149 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data84 = data83.id;
+if(typeof data84 !== "string"){
+const err149 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.id.type,parentSchema:schema52.properties.id,data:data84};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2199,7 +2237,7 @@ errors++;
 if(data83.parameters !== undefined){
 let data85 = data83.parameters;
 if(!(data85 && typeof data85 == "object" && !Array.isArray(data85))){
-const err150 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err150 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.properties.parameters.type,parentSchema:schema52.properties.parameters,data:data85};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2211,7 +2249,7 @@ errors++;
 }
 }
 else {
-const err151 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err151 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2223,7 +2261,7 @@ errors++;
 }
 }
 else {
-const err152 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks",schemaPath:"#/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err152 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks",schemaPath:"#/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.after_request_hooks.items.properties.checks.type,parentSchema:schema48.properties.after_request_hooks.items.properties.checks,data:data82};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2235,7 +2273,7 @@ errors++;
 }
 }
 else {
-const err153 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err153 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.after_request_hooks.items.type,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2247,7 +2285,7 @@ errors++;
 }
 }
 else {
-const err154 = {instancePath:instancePath+"/after_request_hooks",schemaPath:"#/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err154 = {instancePath:instancePath+"/after_request_hooks",schemaPath:"#/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.after_request_hooks.type,parentSchema:schema48.properties.after_request_hooks,data:data75};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2293,7 +2331,7 @@ for(const key11 in data87){
 if(!(((((key11 === "id") || (key11 === "deny")) || (key11 === "async")) || (key11 === "on_fail")) || (key11 === "on_success"))){
 let data88 = data87[key11];
 if(!(data88 && typeof data88 == "object" && !Array.isArray(data88))){
-const err156 = {instancePath:instancePath+"/input_guardrails/" + i12+"/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/input_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err156 = {instancePath:instancePath+"/input_guardrails/" + i12+"/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/input_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.input_guardrails.items.else.additionalProperties.type,parentSchema:schema48.properties.input_guardrails.items.else.additionalProperties,data:data88};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2305,8 +2343,9 @@ errors++;
 }
 }
 if(data87.id !== undefined){
-if(typeof data87.id !== "string"){
-const err157 = {instancePath:instancePath+"/input_guardrails/" + i12+"/id",schemaPath:"#/properties/input_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data89 = data87.id;
+if(typeof data89 !== "string"){
+const err157 = {instancePath:instancePath+"/input_guardrails/" + i12+"/id",schemaPath:"#/properties/input_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.input_guardrails.items.else.properties.id.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.id,data:data89};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2317,8 +2356,9 @@ errors++;
 }
 }
 if(data87.deny !== undefined){
-if(typeof data87.deny !== "boolean"){
-const err158 = {instancePath:instancePath+"/input_guardrails/" + i12+"/deny",schemaPath:"#/properties/input_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data90 = data87.deny;
+if(typeof data90 !== "boolean"){
+const err158 = {instancePath:instancePath+"/input_guardrails/" + i12+"/deny",schemaPath:"#/properties/input_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.input_guardrails.items.else.properties.deny.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.deny,data:data90};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2329,8 +2369,9 @@ errors++;
 }
 }
 if(data87.async !== undefined){
-if(typeof data87.async !== "boolean"){
-const err159 = {instancePath:instancePath+"/input_guardrails/" + i12+"/async",schemaPath:"#/properties/input_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data91 = data87.async;
+if(typeof data91 !== "boolean"){
+const err159 = {instancePath:instancePath+"/input_guardrails/" + i12+"/async",schemaPath:"#/properties/input_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.input_guardrails.items.else.properties.async.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.async,data:data91};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2354,7 +2395,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err160 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err160 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.input_guardrails.items.else.type,parentSchema:schema48.properties.input_guardrails.items.else,data:data87};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2367,7 +2408,7 @@ var _valid2 = _errs206 === errors;
 valid43 = _valid2;
 }
 if(!valid43){
-const err161 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema"};
+const err161 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema",schema:schema48.properties.input_guardrails.items.if,parentSchema:schema48.properties.input_guardrails.items,data:data87};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2379,7 +2420,7 @@ errors++;
 }
 }
 else {
-const err162 = {instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err162 = {instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.input_guardrails.type,parentSchema:schema48.properties.input_guardrails,data:data86};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2425,7 +2466,7 @@ for(const key12 in data95){
 if(!(((((key12 === "id") || (key12 === "deny")) || (key12 === "async")) || (key12 === "on_fail")) || (key12 === "on_success"))){
 let data96 = data95[key12];
 if(!(data96 && typeof data96 == "object" && !Array.isArray(data96))){
-const err164 = {instancePath:instancePath+"/output_guardrails/" + i13+"/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/output_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err164 = {instancePath:instancePath+"/output_guardrails/" + i13+"/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/output_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.output_guardrails.items.else.additionalProperties.type,parentSchema:schema48.properties.output_guardrails.items.else.additionalProperties,data:data96};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2437,8 +2478,9 @@ errors++;
 }
 }
 if(data95.id !== undefined){
-if(typeof data95.id !== "string"){
-const err165 = {instancePath:instancePath+"/output_guardrails/" + i13+"/id",schemaPath:"#/properties/output_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data97 = data95.id;
+if(typeof data97 !== "string"){
+const err165 = {instancePath:instancePath+"/output_guardrails/" + i13+"/id",schemaPath:"#/properties/output_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.output_guardrails.items.else.properties.id.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.id,data:data97};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2449,8 +2491,9 @@ errors++;
 }
 }
 if(data95.deny !== undefined){
-if(typeof data95.deny !== "boolean"){
-const err166 = {instancePath:instancePath+"/output_guardrails/" + i13+"/deny",schemaPath:"#/properties/output_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data98 = data95.deny;
+if(typeof data98 !== "boolean"){
+const err166 = {instancePath:instancePath+"/output_guardrails/" + i13+"/deny",schemaPath:"#/properties/output_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.output_guardrails.items.else.properties.deny.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.deny,data:data98};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2461,8 +2504,9 @@ errors++;
 }
 }
 if(data95.async !== undefined){
-if(typeof data95.async !== "boolean"){
-const err167 = {instancePath:instancePath+"/output_guardrails/" + i13+"/async",schemaPath:"#/properties/output_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data99 = data95.async;
+if(typeof data99 !== "boolean"){
+const err167 = {instancePath:instancePath+"/output_guardrails/" + i13+"/async",schemaPath:"#/properties/output_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.output_guardrails.items.else.properties.async.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.async,data:data99};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2486,7 +2530,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err168 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err168 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.output_guardrails.items.else.type,parentSchema:schema48.properties.output_guardrails.items.else,data:data95};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2499,7 +2543,7 @@ var _valid3 = _errs225 === errors;
 valid48 = _valid3;
 }
 if(!valid48){
-const err169 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema"};
+const err169 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema",schema:schema48.properties.output_guardrails.items.if,parentSchema:schema48.properties.output_guardrails.items,data:data95};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2511,7 +2555,7 @@ errors++;
 }
 }
 else {
-const err170 = {instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err170 = {instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.output_guardrails.type,parentSchema:schema48.properties.output_guardrails,data:data94};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2526,7 +2570,7 @@ if(data.targets === undefined){
 const err171 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "strategy",
     missingProperty: "targets",
     depsCount: 1,
-    deps: "targets"},message:"must have property targets when property strategy is present"};
+    deps: "targets"},message:"must have property targets when property strategy is present",schema:schema48.dependentRequired,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2538,7 +2582,7 @@ errors++;
 }
 }
 else {
-const err172 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err172 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
 if(vErrors === null){
 vErrors = [err172];
 }

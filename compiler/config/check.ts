@@ -7,7 +7,7 @@ import { checkSemantics } from './semantic.ts';
 
 export function checkConfigErrors(config: unknown): ConfigError[] {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    return [{ code: 'CFG_NOT_AN_OBJECT', pointer: '', message: `A config must be a JSON object, not ${Array.isArray(config) ? 'an array' : config === null ? 'null' : typeof config}.` }];
+    return [{ code: 'CFG_NOT_AN_OBJECT', pointer: '', message: `A config must be a JSON object, not ${Array.isArray(config) ? 'an array' : config === null ? 'null' : `a ${typeof config}`}.` }];
   }
   const errors: ConfigError[] = [];
   if (!validateConfigAllErrors(config)) {

@@ -9,7 +9,7 @@ export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503
 
 type RawConfig = Record<string, unknown>;
 
-/** Keys that together say which provider a target calls and with what; inherited as one group. */
+/** Keys that together say which provider a target calls and with what (see `inherit`). */
 const PROVIDER_KEYS = ['provider', 'api_key', 'virtual_key'];
 const PROVIDER_OPTION_KEYS = [
   'resource_name', 'deployment_id', 'api_version', 'deployments',
@@ -103,7 +103,10 @@ function planStrategy(base: PlanNodeBase, strategy: RawConfig, targets: RawConfi
 
 /** The child's own value, else the parent's (ARCHITECTURE §5); override_params merge shallowly. */
 function inherit(raw: RawConfig, parent: Inherited): Inherited {
-  const ownsProvider = PROVIDER_KEYS.some((k) => k in raw) || PROVIDER_OPTION_KEYS.some((k) => k in raw);
+  const own = Object.fromEntries([...PROVIDER_KEYS, ...PROVIDER_OPTION_KEYS].filter((k) => k in raw).map((k) => [k, raw[k]]));
+  // Naming a provider (or a virtual key, which implies one) starts a new group: a parent's key never
+  // travels to another provider. Otherwise the child refines its parent's group key by key.
+  const startsGroup = 'provider' in raw || 'virtual_key' in raw;
   return {
     retry: raw.retry ? retryPlan(raw.retry as RawConfig) : parent.retry,
     requestTimeoutMs: typeof raw.request_timeout === 'number' ? raw.request_timeout : parent.requestTimeoutMs,
@@ -118,9 +121,7 @@ function inherit(raw: RawConfig, parent: Inherited): Inherited {
     outputGuardrails: (raw.output_guardrails as unknown[] | undefined) ?? parent.outputGuardrails,
     promptId: typeof raw.prompt_id === 'string' ? raw.prompt_id : parent.promptId,
     strictVendorCompliance: typeof raw.strict_vendor_compliance === 'boolean' ? raw.strict_vendor_compliance : parent.strictVendorCompliance,
-    providerGroup: ownsProvider
-      ? Object.fromEntries([...PROVIDER_KEYS, ...PROVIDER_OPTION_KEYS].filter((k) => k in raw).map((k) => [k, raw[k]]))
-      : parent.providerGroup,
+    providerGroup: startsGroup ? own : { ...parent.providerGroup, ...own },
   };
 }
 

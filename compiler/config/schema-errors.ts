@@ -12,6 +12,8 @@ export interface SchemaError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** Present because the config validator is generated with `verbose`. */
+  parentSchema?: unknown;
 }
 
 const KEY_SETS: string[][] = (configSchema.anyOf as Array<{ required: string[] }>).map((branch) => branch.required);
@@ -42,7 +44,7 @@ function formatOne(error: SchemaError, config: unknown): ConfigError | null {
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(params.additionalProperty);
-      const allowed = allowedKeys(error.schemaPath);
+      const allowed = allowedKeys(error.parentSchema);
       const suggestion = didYouMean(key, allowed);
       return {
         code: 'CFG_UNKNOWN_KEY',
@@ -130,13 +132,8 @@ function noKeySet(at: string, value: unknown): ConfigError {
 }
 
 /** The property names the schema allows at the object whose `additionalProperties` failed. */
-function allowedKeys(schemaPath: string): string[] {
-  const parentPath = schemaPath.replace(/^#/, '').replace(/\/additionalProperties$/, '');
-  let node: unknown = configSchema;
-  for (const token of parentPath.split('/').slice(1)) {
-    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[token.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-  }
-  const properties = node !== null && typeof node === 'object' ? (node as { properties?: object }).properties : undefined;
+function allowedKeys(parentSchema: unknown): string[] {
+  const properties = parentSchema !== null && typeof parentSchema === 'object' ? (parentSchema as { properties?: object }).properties : undefined;
   return properties ? Object.keys(properties) : [];
 }
 

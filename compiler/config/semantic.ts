@@ -35,11 +35,11 @@ function checkNode(node: unknown, at: string, depth: number, errors: ConfigError
 }
 
 function checkStrategy(strategy: Record<string, unknown>, targets: unknown[], at: string, errors: ConfigError[]): void {
+  checkStatusCodes(strategy.on_status_codes, `${at}/strategy/on_status_codes`, errors);
   if (targets.length === 0) {
     errors.push({ code: 'CFG_STRATEGY_WITHOUT_TARGETS', pointer: `${at}/targets`, message: 'The strategy has an empty "targets" array.', hint: 'add at least one target' });
     return;
   }
-  checkStatusCodes(strategy.on_status_codes, `${at}/strategy/on_status_codes`, errors);
   const names = new Map<string, number>();
   targets.forEach((target, index) => {
     const name = isPlainObject(target) && typeof target.name === 'string' ? target.name : null;

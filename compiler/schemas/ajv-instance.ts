@@ -8,6 +8,8 @@ export interface AjvSettings {
   allErrors: boolean;
   /** Emit source for standalone modules. */
   source: boolean;
+  /** Attach `schema`/`parentSchema` to errors: the config formatter reads allowed keys from them. */
+  verbose?: boolean;
 }
 
 export function createAjv(schemas: readonly SchemaFile[], settings: AjvSettings): Ajv2020 {
@@ -20,6 +22,7 @@ export function createAjv(schemas: readonly SchemaFile[], settings: AjvSettings)
     // `["string", "null"]` is how the spec's "string or null" is written; strict mode would refuse it otherwise.
     allowUnionTypes: true,
     allErrors: settings.allErrors,
+    verbose: settings.verbose ?? false,
     code: settings.source ? { source: true, esm: true, lines: true } : {},
   });
   addFormats.default(ajv);

@@ -13,7 +13,7 @@ export function configValidatorArtifacts(schemas: readonly SchemaFile[]): Artifa
   const config = schemas.find((file) => file.file === CONFIG_SCHEMA_FILE);
   if (config === undefined) return [];
   // Every schema is registered because the config schema may reference shared ones.
-  const ajv = createAjv(schemas, { allErrors: true, source: true });
+  const ajv = createAjv(schemas, { allErrors: true, source: true, verbose: true });
   return [
     { path: 'generated/config-validator.js', contents: standaloneModule(ajv, { [CONFIG_ALL_ERRORS_EXPORT]: config.id }) },
     { path: 'generated/config-validator.d.ts', contents: validatorDeclarations([{ exportName: CONFIG_ALL_ERRORS_EXPORT, typeName: config.typeName }]) },

@@ -73,7 +73,7 @@ describe('inheritance', () => {
     expect(leaf(p, 0).forwardHeaders).toEqual([]);
   });
 
-  describe('provider credentials, inherited as a group', () => {
+  describe('provider credentials, inherited as a group that children may refine', () => {
     const parent = { provider: 'vendor', api_key: 'sk-parent', vendor_organization: 'org-parent' };
 
     it('by a child that names no provider', () => {
@@ -81,6 +81,11 @@ describe('inheritance', () => {
       for (const i of [0, 1]) {
         expect(leaf(p, i)).toMatchObject({ provider: 'vendor', apiKey: 'sk-parent', virtualKey: null, providerOptions: { vendor_organization: 'org-parent' } });
       }
+    });
+
+    it('refined key by key by a child that names no provider', () => {
+      const p = plan(fallback([{ api_key: 'sk-child', vendor_project: 'proj', request_timeout: 1000 }], parent));
+      expect(leaf(p, 0)).toMatchObject({ provider: 'vendor', apiKey: 'sk-child', providerOptions: { vendor_organization: 'org-parent', vendor_project: 'proj' } });
     });
 
     it('never by a child that names its own provider: the parent key does not travel to another provider', () => {
@@ -238,7 +243,9 @@ function checkAgainstReference(planned: PlanNode, chain: Obj[], path: string): v
   }
   expect(planned.overrideParams).toEqual(Object.assign({}, ...[...chain].reverse().map((n) => n.override_params ?? {})));
   if (planned.kind === 'leaf') {
-    const owner = chain.find((n) => PROVIDER_KEYS.some((k) => k in n)) ?? {};
+    // The group starts at the nearest node naming a provider or virtual key; nodes below refine it.
+    const start = chain.findIndex((n) => 'provider' in n || 'virtual_key' in n);
+    const owner: Obj = Object.assign({}, ...chain.slice(0, start === -1 ? chain.length : start + 1).reverse().map((n) => Object.fromEntries(PROVIDER_KEYS.filter((k) => k in n).map((k) => [k, n[k]]))));
     expect(planned.provider).toBe(owner.provider ?? null);
     expect(planned.apiKey).toBe(owner.api_key ?? null);
     expect(planned.virtualKey).toBe(owner.virtual_key ?? null);
