@@ -213,4 +213,5 @@ export function scenarioArb(config: fc.Arbitrary<Raw> = configArb(), answers: An
 /** ROUTING_PROPERTY_SCALE=10 runs every routing property ten times longer (for a soak before a release). */
 const SCALE = Math.max(1, Number(process.env.ROUTING_PROPERTY_SCALE ?? 1) || 1);
 export const runs = (n: number): number => Math.round(n * SCALE);
-export const propertyTimeoutMs = (baseMs = 5_000): number => baseMs * SCALE;
+/** The project's test timeout (vitest.config.ts), stretched with the scale. */
+export const propertyTimeoutMs = (baseMs = 30_000): number => baseMs * SCALE;

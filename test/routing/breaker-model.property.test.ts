@@ -141,7 +141,7 @@ describe('circuit breakers through the compiled router', () => {
       totals.runs++;
       totals.sendsWithOpen += stats.sendsWithOpen;
     },
-    propertyTimeoutMs(10_000),
+    propertyTimeoutMs(),
   );
 
   test('the sequences do reach open circuits', () => {
