@@ -14,9 +14,20 @@ export class Code {
 
 /** JSON literal of a value, safe to embed anywhere in JavaScript source. */
 export function literal(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) return 'undefined';
-  return json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return jsonSource(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+// JSON text is almost a JS expression, except that in an object literal `"__proto__": v` sets the
+// prototype instead of defining a key; a computed key `["__proto__"]` defines it, as JSON.parse does.
+function jsonSource(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : jsonSource(item))).join(',')}]`;
+  const entries: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) continue;
+    entries.push(`${key === '__proto__' ? '["__proto__"]' : JSON.stringify(key)}:${jsonSource(item)}`);
+  }
+  return `{${entries.join(',')}}`;
 }
 
 /** Tagged template: `${Code}` splices code, anything else becomes a JSON literal. */

@@ -167,6 +167,7 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (Number.isInteger(value)) return `the number ${String(value)}`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to represent';
   return article(typeof value);
 }
 
