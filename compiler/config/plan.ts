@@ -20,18 +20,10 @@ const PROVIDER_OPTION_KEYS = [
   'vendor_organization', 'vendor_project',
 ];
 
-interface Inherited {
-  retry: RetryPlan | null;
-  requestTimeoutMs: number | null;
-  breaker: BreakerPlan | null;
-  cache: CachePlan | null;
-  customHost: string | null;
-  forwardHeaders: string[];
-  overrideParams: Record<string, unknown>;
-  beforeRequestHooks: unknown[];
-  afterRequestHooks: unknown[];
-  inputGuardrails: unknown[];
-  outputGuardrails: unknown[];
+/** The settings a node passes down: the inherited fields of a plan node plus the leaf-only ones. */
+type InheritedNodeFields = 'retry' | 'requestTimeoutMs' | 'breaker' | 'cache' | 'customHost' | 'forwardHeaders' | 'overrideParams'
+  | 'beforeRequestHooks' | 'afterRequestHooks' | 'inputGuardrails' | 'outputGuardrails';
+interface Inherited extends Pick<PlanNodeBase, InheritedNodeFields> {
   promptId: string | null;
   strictVendorCompliance: boolean;
   providerGroup: RawConfig;
