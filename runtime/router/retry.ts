@@ -17,12 +17,14 @@
 //   When opts.signal aborts (the client went away) no further try starts and the last outcome is
 //   returned; if the abort came during the wait, that outcome's body has already been discarded.
 //   A tryOnce that throws is a bug in the caller and propagates.
+import { MAX_RETRY_ATTEMPTS } from '../../compiler/config/errors.ts';
 import type { RetryPlan } from '../../compiler/config/route-plan.ts';
 import type { Outcome } from './outcome.ts';
 import { fullJitterDelayMs, retryAfterDelayMs } from './backoff.ts';
 
-export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504];
-export const MAX_RETRY_ATTEMPTS = 5;
+// The limits are the compiler's: the planner fills the default list, the checker enforces the maximum.
+export { DEFAULT_RETRY_STATUS_CODES } from '../../compiler/config/plan.ts';
+export { MAX_RETRY_ATTEMPTS };
 
 /** Gateway-made outcomes that a second try may cure. */
 const RETRYABLE_GATEWAY_STATUSES: readonly number[] = [408, 502];
