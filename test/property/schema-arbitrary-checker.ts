@@ -4,8 +4,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { locationKey, type Located, type SchemaRegistry } from './schema-arbitrary-registry.ts';
-import type { Constraint } from './schema-arbitrary-constraints.ts';
+import { child, isSchemaObject, locationKey, type Located, type SchemaRegistry } from './schema-arbitrary-registry.ts';
+import { isData, type Constraint } from './schema-arbitrary-constraints.ts';
 
 /** Filled in while values are drawn: how often a filter ran and how often it said no. */
 export interface FilterStats {
@@ -33,11 +33,39 @@ export class ConstraintChecker {
     const key = locationKey(loc);
     let validate = this.compiled.get(key);
     if (validate === undefined) {
-      const schema = loc.synthetic !== undefined ? loc.schema : { $ref: this.registry.uri(loc) };
-      validate = this.ajv.compile(schema);
+      validate = this.compile(loc);
       this.compiled.set(key, validate);
     }
     return validate(value) === true;
+  }
+
+  private compile(loc: Located): ValidateFunction {
+    if (loc.synthetic !== undefined) return this.ajv.compile(loc.schema);
+    try {
+      return this.ajv.compile({ $ref: this.registry.uri(loc) });
+    } catch (error) {
+      // Ajv cannot compile a fragment whose `$data` points above it. Sibling bounds are enforced
+      // where the parent object is built, so here the fragment is checked without them.
+      if (!(error instanceof Error) || !/levels up/.test(error.message)) throw error;
+      return this.ajv.compile(this.withoutData(loc) as object);
+    }
+  }
+
+  /** A copy of `loc`'s schema with `$data` bounds dropped and `$ref`s made absolute. */
+  private withoutData(loc: Located): unknown {
+    const copy = (value: unknown, path: string[]): unknown => {
+      if (Array.isArray(value)) return value.map((item, i) => copy(item, [...path, String(i)]));
+      if (!isSchemaObject(value)) return value;
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        if (isData(v)) continue;
+        if (k === '$ref' && typeof v === 'string') out.$ref = this.registry.uri(this.registry.resolve(child(loc, ...path), v));
+        else if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples') out[k] = v;
+        else out[k] = copy(v, [...path, k]);
+      }
+      return out;
+    };
+    return copy(loc.schema, []);
   }
 
   satisfies(constraint: Constraint, value: unknown): boolean {

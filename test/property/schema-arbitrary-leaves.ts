@@ -79,10 +79,31 @@ function integers(b: Bounds): fc.Arbitrary<number> | null {
   return lo > hi ? null : fc.integer({ min: lo, max: hi });
 }
 
-export function numberLeaf(members: readonly SchemaObject[], integerOnly: boolean, bindings?: Bindings): Leaf | null {
+/** Every allowed integer, when there are few enough to list (so a check can pick among them exactly). */
+export function integerDomain(members: readonly SchemaObject[], bindings: Bindings | undefined, limit: number): number[] | undefined {
+  const b = mergeBounds(members, bindings);
+  if (b === undefined) return [];
+  if (!b.multiples.every(Number.isInteger)) return undefined;
+  const [lo, hi] = integerRange(b);
+  if (hi - lo >= limit) return undefined;
+  const step = b.multiples.reduce((acc, m) => (acc * m) / gcd(acc, m), 1);
+  const out: number[] = [];
+  for (let k = Math.ceil(lo / step); k * step <= hi; k++) out.push(k * step + 0);
+  return out;
+}
+
+/**
+ * Numbers within the merged bounds. `fractional` asks for non-integers only (what is left of
+ * "number" once "integer" is negated): k + 0.5 is never whole and stays exact below 2^52.
+ */
+export function numberLeaf(members: readonly SchemaObject[], integerOnly: boolean, bindings?: Bindings, fractional = false): Leaf | null {
   const b = mergeBounds(members, bindings);
   if (b === undefined) return null;
   if (b.lo > b.hi || (b.lo === b.hi && (b.loExclusive || b.hiExclusive))) return null;
+  if (fractional) {
+    const [lo, hi] = integerRange({ ...b, lo: b.lo - 0.5, hi: b.hi - 0.5 });
+    return lo > hi ? null : { arb: fc.integer({ min: lo, max: hi }).map((k) => k + 0.5), exact: b.multiples.length === 0 };
+  }
   const integral = b.multiples.every(Number.isInteger);
   if (!integral) {
     // Fractional multipleOf: k·step is right up to float rounding, which Ajv may judge otherwise.
@@ -154,7 +175,8 @@ export function stringLeaf(members: readonly SchemaObject[]): Leaf | null {
   }
   if (patterns.length > 0) {
     try {
-      const arb = fc.stringMatching(new RegExp(patterns[0], 'u'));
+      // Short draws keep a length limit from rejecting most of what the pattern produces.
+      const arb = fc.stringMatching(new RegExp(patterns[0], 'u'), { size: Number.isFinite(maxLength) ? 'xsmall' : undefined });
       return { arb, exact: patterns.length === 1 && lengthFree };
     } catch {
       return { arb: plain, exact: false };

@@ -12,6 +12,7 @@ type Value = Map<string, unknown>;
 
 /** Extra keys drawn for a free-form object or one whose additionalProperties is a schema. */
 const MAX_EXTRA_KEYS = 3;
+const FEW_OPTIONAL_KEYS = 4;
 
 const regexCache = new Map<string, RegExp>();
 function regex(pattern: string): RegExp {
@@ -175,7 +176,7 @@ export function objectLeaf(
         });
 
   const arb = fc
-    .tuple(optional.length > 0 ? fc.subarray(optional) : fc.constant([]), extraArb({ min: 0, max: wantExtras ? MAX_EXTRA_KEYS : 0 }, new Set()))
+    .tuple(optionalKeys(optional), extraArb({ min: 0, max: wantExtras ? MAX_EXTRA_KEYS : 0 }, new Set()))
     .chain(([picked, drawnExtras]) => {
       const keys = chooseKeys(picked);
       const extraRoom = Math.max(0, maxProperties - keys.size);
@@ -194,6 +195,14 @@ export function objectLeaf(
   const mayReject = dependents.length > 0 || (minProperties > 0 && extras === null);
   const finished = mayReject ? checker.filter(arb, (v) => v !== REJECT, `an object with ${declared.join(', ')}`) : arb;
   return { arb: finished.map((v) => toObject(declared, v as Value)), exact: true };
+}
+
+/** Mostly a few optional keys, so values stay readable; sometimes any number of them. */
+function optionalKeys(optional: readonly string[]): fc.Arbitrary<string[]> {
+  if (optional.length === 0) return fc.constant([]);
+  const all = fc.subarray([...optional]);
+  if (optional.length <= FEW_OPTIONAL_KEYS) return all;
+  return fc.oneof({ weight: 3, arbitrary: fc.subarray([...optional], { maxLength: FEW_OPTIONAL_KEYS }) }, { weight: 1, arbitrary: all });
 }
 
 /** Arbitraries for undeclared keys and their values, or null when no undeclared key is allowed. */

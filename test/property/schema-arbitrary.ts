@@ -16,7 +16,7 @@ import {
 } from './schema-arbitrary-constraints.ts';
 import { hasUnsupportedData } from './schema-arbitrary-data.ts';
 import type { BuildHost, Ctx } from './schema-arbitrary-host.ts';
-import { numberLeaf, stringLeaf, type Bindings, type Leaf } from './schema-arbitrary-leaves.ts';
+import { integerDomain, numberLeaf, stringLeaf, type Bindings, type Leaf } from './schema-arbitrary-leaves.ts';
 import { objectLeaf } from './schema-arbitrary-object.ts';
 import {
   SchemaRegistry, child, isSchemaObject, locationKey, type Located, type SchemaObject,
@@ -54,6 +54,12 @@ const OBJECT_KEYWORDS = [
 const ARRAY_KEYWORDS = ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems'];
 
 const ANY_JSON = fc.jsonValue({ maxDepth: 2 });
+const SMALL_INTEGER_DOMAIN = 256;
+
+/** True for a schema that says nothing but `type`, and lists `type` among its types. */
+function isTypeOnly(schema: unknown, type: string): boolean {
+  return isSchemaObject(schema) && Object.keys(schema).every((k) => k === 'type') && (typeList(schema) ?? []).includes(type);
+}
 
 function typeList(s: SchemaObject): string[] | undefined {
   if (typeof s.type === 'string') return [s.type];
@@ -236,11 +242,17 @@ class SchemaGenerator implements BuildHost {
 
     const what = flat.map(constraintKey).join(' & ');
     const options: fc.Arbitrary<unknown>[] = [];
-    const finite = [...(kinds.has('null') ? [null] : []), ...(kinds.has('boolean') ? [true, false] : [])].filter(satisfiesAll);
-    if (finite.length > 0) options.push(fc.constantFrom(...finite));
     const leaves: (Leaf | null)[] = [];
-    if (kinds.has('number')) leaves.push(numberLeaf(schemas, false, bindings));
+    const finite: unknown[] = [...(kinds.has('null') ? [null] : []), ...(kinds.has('boolean') ? [true, false] : [])];
+    const fractional = checks.some((c) => c.kind === 'neg' && isTypeOnly(c.loc.schema, 'integer'));
+    // With checks to pass, a short integer range is listed and checked value by value, never filtered.
+    const domain = kinds.has('integer') && !kinds.has('number') && checks.length > 0
+      ? integerDomain(schemas, bindings, SMALL_INTEGER_DOMAIN) : undefined;
+    if (domain !== undefined) finite.push(...domain);
+    else if (kinds.has('number')) leaves.push(numberLeaf(schemas, false, bindings, fractional));
     else if (kinds.has('integer')) leaves.push(numberLeaf(schemas, true, bindings));
+    const allowed = finite.filter(satisfiesAll);
+    if (allowed.length > 0) options.push(fc.constantFrom(...allowed));
     if (kinds.has('string')) leaves.push(stringLeaf(schemas));
     if (kinds.has('array')) leaves.push(arrayLeaf(this, members, ctx));
     if (kinds.has('object')) leaves.push(objectLeaf(this, members, props, ctx));
