@@ -1,5 +1,6 @@
 // The request as routers and the transport see it: what RoutedRequest needs plus what the upstream
 // call needs. One object per request, filled once by the handler.
+import type { EndpointKind } from '../providers/types.ts';
 import type { RoutedRequest } from '../router/router-runtime.ts';
 import type { RequestContext } from '../server/context.ts';
 
@@ -14,4 +15,20 @@ export interface InferenceRequest extends RoutedRequest {
   bearerToken: string | null;
   /** x-gateway-custom-host. */
   headerCustomHost: string | null;
+}
+
+/** Route handler names (generated/routes.ts) → the provider endpoint they call. */
+const ENDPOINTS: Readonly<Record<string, EndpointKind>> = {
+  'inference.chat': 'chat',
+  'inference.completions': 'completions',
+  'inference.embeddings': 'embeddings',
+  'inference.audio': 'audio',
+  'inference.images': 'images',
+  'inference.models': 'models',
+};
+
+/** Which provider endpoint a request calls; anything not named above is a pass-through. */
+export function endpointOf(req: InferenceRequest): EndpointKind {
+  const handler = req.ctx.route?.handler;
+  return handler !== undefined && Object.hasOwn(ENDPOINTS, handler) ? ENDPOINTS[handler] : 'passthrough';
 }

@@ -1,57 +1,110 @@
-// One upstream call for one leaf: provider, credential, URL, headers and body, resolved from the
+// One upstream call for one leaf: provider, credential, options and base URL resolved from the
 // leaf's plan merged with the request's headers (ARCHITECTURE §5: a leaf without a provider or
-// credential takes them from x-gateway-provider and Authorization, and fails the request without).
+// credential takes them from x-gateway-provider and Authorization), then the provider's adapter
+// builds the request and says how to read the answer.
+import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../server/errors.ts';
+import { headerOptions } from '../providers/header-options.ts';
+import { HostPolicy } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
+import { mapResponse } from '../providers/shared/mapped-response.ts';
+import { splitUrl } from '../providers/shared/url.ts';
+import type { EndpointKind, ProviderCall } from '../providers/types.ts';
 import { send } from '../upstream/send.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
-import type { InferenceRequest } from './inference-request.ts';
+import { endpointOf, type InferenceRequest } from './inference-request.ts';
 
 /** Headers of the client request that always go upstream; anything else only when forwarded. */
 const PASSED_HEADERS = ['content-type', 'accept'];
+const VIRTUAL_KEY_HEADER = 'x-gateway-virtual-key';
 
-interface BaseUrl {
-  origin: string;
-  /** Path prefix without a trailing slash, e.g. `/v1`. */
-  prefix: string;
+export interface TransportOptions {
+  hostPolicy?: HostPolicy;
+  /** Virtual keys and provider slugs, held in memory. */
+  credentials?: StoredCredentials | null;
 }
 
 export class InferenceTransport {
   readonly #providers: ProviderRegistry;
-  readonly #baseUrls = new Map<string, BaseUrl>();
   readonly #send: (req: UpstreamRequest) => Promise<UpstreamResponse>;
+  readonly #hostPolicy: HostPolicy;
+  #credentials: StoredCredentials | null;
+  readonly #customHosts = new Map<string, URL>();
 
-  constructor(providers: ProviderRegistry, sender: (req: UpstreamRequest) => Promise<UpstreamResponse> = send) {
+  constructor(providers: ProviderRegistry, sender: (req: UpstreamRequest) => Promise<UpstreamResponse> = send, options: TransportOptions = {}) {
     this.#providers = providers;
     this.#send = sender;
+    this.#hostPolicy = options.hostPolicy ?? HostPolicy.fromEnv();
+    this.#credentials = options.credentials ?? null;
+  }
+
+  /** Installs the in-memory virtual keys and slugs (set once the store is open). */
+  useCredentials(credentials: StoredCredentials | null): void {
+    this.#credentials = credentials;
   }
 
   /** Bound once, so routers can call it as a plain function. */
-  readonly call = (req: InferenceRequest, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
+  readonly call = async (req: InferenceRequest, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
     const plan = leaf.plan;
-    if (plan.virtualKey !== null) {
-      throw new GatewayError('unknown_virtual_key', `No virtual key "${plan.virtualKey}" is stored in this gateway.`, 'virtual_key');
-    }
-    const providerName = plan.provider ?? req.headerProvider;
+    const stored = this.#stored(plan, req);
+    const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
     if (providerName === null) throw new GatewayError('missing_provider', undefined, 'x-gateway-provider');
     const adapter = this.#providers.get(providerName);
-    const apiKey = plan.apiKey ?? req.bearerToken;
-    if (apiKey === null) {
-      throw new GatewayError('missing_provider_credentials', `The target ${plan.path} (provider "${providerName}") has no credential: send Authorization: Bearer <token> or set api_key.`, 'authorization');
-    }
-    const base = this.#baseUrl(plan.customHost ?? req.headerCustomHost ?? adapter.baseUrl);
-    return this.#send({
-      origin: base.origin,
-      path: base.prefix + req.upstreamPath,
+    const options = { ...headerOptions(req.ctx.headers), ...stored?.options, ...plan.providerOptions };
+    const customHostText = plan.customHost ?? req.headerCustomHost;
+    const customHost = customHostText === null ? null : await this.#customHost(customHostText);
+    const endpoint: EndpointKind = endpointOf(req);
+    const strict = plan.strictVendorCompliance;
+    const wantsBody = adapter.readsBody(endpoint, { options, strictVendorCompliance: strict }) || hasKeys(plan.overrideParams);
+    const body = wantsBody ? await bodyObject(req, plan.overrideParams) : undefined;
+    const call: ProviderCall = {
+      endpoint,
       method: req.method,
-      headers: this.#headers(req, plan.forwardHeaders, adapter.authHeaders(apiKey, plan)),
-      body: bodyFor(req, plan.overrideParams),
+      path: req.upstreamPath,
+      body,
+      rawBody: body !== undefined && hasKeys(plan.overrideParams) ? Buffer.from(JSON.stringify(body)) : req.rawBody,
+      apiKey: plan.apiKey ?? stored?.apiKey ?? req.bearerToken,
+      options,
+      customHost: customHost?.href.replace(/\/+$/, '') ?? null,
+      strictVendorCompliance: strict,
+      headers: req.ctx.headers,
+      signal,
+    };
+    const prepared = await adapter.prepare(call);
+    const url = splitUrl(prepared.url);
+    const response = await this.#send({
+      origin: url.origin,
+      path: url.path,
+      method: prepared.method,
+      headers: this.#headers(req, plan.forwardHeaders, prepared.headers),
+      body: prepared.body,
       signal,
     });
+    return mapResponse(response, prepared.response);
   };
 
-  #headers(req: InferenceRequest, configForwarded: readonly string[], auth: Record<string, string>): Record<string, string> {
+  /** The virtual key or provider slug a leaf (or the request) names; 400 when it is not stored. */
+  #stored(plan: PlanLeaf, req: InferenceRequest): StoredIntegration | null {
+    const slug = plan.provider !== null && plan.provider.startsWith('@') ? plan.provider.slice(1) : null;
+    const headerKey = plan.provider === null && plan.apiKey === null ? headerValue(req, VIRTUAL_KEY_HEADER) : null;
+    const virtualKey = plan.virtualKey ?? headerKey;
+    if (slug === null && virtualKey === null) return null;
+    const credentials = this.#credentials;
+    if (slug !== null) {
+      const found = credentials?.slug(slug);
+      if (found === undefined) throw new GatewayError('unknown_provider_slug', `No integration "@${slug}" is stored in this gateway.`, 'provider');
+      return found;
+    }
+    const found = credentials?.virtualKey(virtualKey!);
+    if (found === undefined) {
+      throw new GatewayError('unknown_virtual_key', `No virtual key "${virtualKey}" is stored in this gateway.`, plan.virtualKey !== null ? 'virtual_key' : VIRTUAL_KEY_HEADER);
+    }
+    return found;
+  }
+
+  #headers(req: InferenceRequest, configForwarded: readonly string[], provider: Record<string, string>): Record<string, string> {
     const incoming = req.ctx.headers;
     const headers: Record<string, string> = {};
     for (const name of PASSED_HEADERS) {
@@ -64,39 +117,45 @@ export class InferenceTransport {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
     }
-    // The credential is the gateway's to set; a forwarded header never replaces it.
-    return Object.assign(headers, auth);
+    // The credential and the provider's own headers are the gateway's to set; a forwarded header never replaces them.
+    return Object.assign(headers, provider);
   }
 
-  #baseUrl(url: string): BaseUrl {
-    let base = this.#baseUrls.get(url);
-    if (base === undefined) {
-      let parsed: URL;
+  /** Parses and checks a custom host: http(s) only, and allowed by the host policy. */
+  async #customHost(text: string): Promise<URL> {
+    let url = this.#customHosts.get(text);
+    if (url === undefined) {
       try {
-        parsed = new URL(url);
+        url = new URL(text);
       } catch {
-        throw new GatewayError('invalid_custom_host', `The custom host ${JSON.stringify(url)} is not a valid URL.`, 'custom_host');
+        throw new GatewayError('invalid_custom_host', `The custom host ${JSON.stringify(text)} is not a valid URL.`, 'custom_host');
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        throw new GatewayError('invalid_custom_host', `The custom host must be http:// or https://, not ${parsed.protocol}`, 'custom_host');
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new GatewayError('invalid_custom_host', `The custom host must be http:// or https://, not ${url.protocol}`, 'custom_host');
       }
-      base = { origin: parsed.origin, prefix: parsed.pathname.replace(/\/+$/, '') };
+      if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+        throw new GatewayError('invalid_custom_host', 'The custom host must be a base URL without credentials, query or fragment.', 'custom_host');
+      }
       // Bounded: header-supplied hosts are client input.
-      if (this.#baseUrls.size >= 1000) this.#baseUrls.clear();
-      this.#baseUrls.set(url, base);
+      if (this.#customHosts.size >= 1000) this.#customHosts.clear();
+      this.#customHosts.set(text, url);
     }
-    return base;
+    await this.#hostPolicy.check(url, 'custom_host');
+    return url;
   }
 }
 
-/** The bytes to send: the client's own, or the parsed body with override_params applied. */
-function bodyFor(req: InferenceRequest, overrides: Record<string, unknown>): Buffer | null {
-  if (req.rawBody === null || req.rawBody.length === 0) return null;
-  const params = req.params;
-  if (hasKeys(overrides) && params !== null && typeof params === 'object' && !Array.isArray(params)) {
-    return Buffer.from(JSON.stringify({ ...(params as Record<string, unknown>), ...overrides }));
-  }
-  return req.rawBody;
+/** The parsed body with override_params applied; undefined for bodiless requests. */
+async function bodyObject(req: InferenceRequest, overrides: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+  if (req.rawBody === null || req.rawBody.length === 0) return undefined;
+  const params = req.params !== undefined ? req.params : await req.ctx.json();
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  return hasKeys(overrides) ? { ...(params as Record<string, unknown>), ...overrides } : (params as Record<string, unknown>);
+}
+
+function headerValue(req: InferenceRequest, name: string): string | null {
+  const value = req.ctx.headers[name];
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 function hasKeys(object: Record<string, unknown>): boolean {

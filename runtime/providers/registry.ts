@@ -1,6 +1,12 @@
 // Provider names → adapters. `openai` is accepted as a name for the vendor because that is what the
-// official SDKs' users type; the canonical name stays `vendor`.
+// official SDKs' users type; the canonical name stays `vendor`. Names are case-insensitive.
 import { GatewayError } from '../server/errors.ts';
+import { anthropicAdapter } from './anthropic/index.ts';
+import { cloudaAdapter } from './clouda/index.ts';
+import { cloudbAdapter } from './cloudb/index.ts';
+import { cloudcAdapter } from './cloudc/index.ts';
+import { compatibleAdapters } from './compatible/index.ts';
+import type { HostPolicy } from './host-policy.ts';
 import type { ProviderAdapter } from './types.ts';
 import { vendorAdapter } from './vendor/index.ts';
 
@@ -18,12 +24,34 @@ export class ProviderRegistry {
   get(name: string): ProviderAdapter {
     const adapter = this.#byName.get(name.toLowerCase());
     if (adapter === undefined) {
-      throw new GatewayError('unsupported_provider', `The provider "${name}" is not known to this gateway. Known: ${[...this.#byName.keys()].join(', ')}.`, 'provider');
+      throw new GatewayError('unsupported_provider', `The provider "${name}" is not known to this gateway. Known: ${this.names().join(', ')}.`, 'provider');
     }
     return adapter;
   }
+
+  has(name: string): boolean {
+    return this.#byName.has(name.toLowerCase());
+  }
+
+  names(): string[] {
+    return [...this.#byName.keys()].sort();
+  }
 }
 
-export function defaultProviders(): ProviderRegistry {
-  return new ProviderRegistry([vendorAdapter()], { openai: 'vendor' });
+/** Alternative names users type for the same families. */
+export const PROVIDER_ALIASES: Readonly<Record<string, string>> = {
+  openai: 'vendor',
+  messages: 'anthropic',
+};
+
+export interface DefaultProviderOptions {
+  /** Checks URLs that come from configs rather than from the gateway (cloudb's token_uri). */
+  hostPolicy?: HostPolicy;
+}
+
+export function defaultProviders(options: DefaultProviderOptions = {}): ProviderRegistry {
+  return new ProviderRegistry(
+    [vendorAdapter(), anthropicAdapter(), cloudaAdapter(), cloudbAdapter({ hostPolicy: options.hostPolicy }), cloudcAdapter(), ...compatibleAdapters()],
+    PROVIDER_ALIASES,
+  );
 }

@@ -1,12 +1,77 @@
-// What the gateway knows about one provider family: where it lives and how it wants its credential.
-// Request/response transforms for non-vendor-shaped APIs join this interface with the providers issue.
-import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
+// What the gateway knows about one provider family: where it lives, how it wants its credential,
+// and how a request in the vendor's wire format becomes the provider's (and its answer comes back).
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * The gateway endpoints a provider may implement. `other` is audio, images and models; anything
+ * else is `passthrough` (forwarded to the provider's base URL as received).
+ */
+export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'audio' | 'images' | 'models' | 'passthrough';
+
+/** Provider-specific settings: the leaf's fields (config names, e.g. `clouda_region`) merged over the §5.4 headers. */
+export type ProviderOptions = Readonly<Record<string, unknown>>;
+
+/** One upstream call, as the transport hands it to an adapter. */
+export interface ProviderCall {
+  endpoint: EndpointKind;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path after the gateway's `/v1`, with its query string, e.g. `/chat/completions`. */
+  path: string;
+  /** The parsed JSON body with override_params applied; set only when `readsBody(endpoint)` said so. */
+  body: Record<string, unknown> | undefined;
+  /** The client's bytes (override_params applied when there were any). */
+  rawBody: Buffer | null;
+  /** `api_key`, else the client's `Authorization: Bearer` token; null when neither is there. */
+  apiKey: string | null;
+  options: ProviderOptions;
+  /** custom_host (config or x-gateway-custom-host), already checked against the host policy. */
+  customHost: string | null;
+  strictVendorCompliance: boolean;
+  /** The client's request headers (for provider headers such as `X-cloudb-AI-LLM-Request-Type`). */
+  headers: IncomingHttpHeaders;
+  signal: AbortSignal;
+}
+
+/** What to send upstream, and how to read what comes back. */
+export interface PreparedCall {
+  /** Absolute URL: origin, path and query. */
+  url: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The provider's own headers (credential, version, content type); lower-cased names. */
+  headers: Record<string, string>;
+  body: Buffer | null;
+  /** Null: the provider's status, headers and bytes go to the client untouched. */
+  response: ResponseMapping | null;
+}
+
+/** Turns a provider answer into the vendor's shape. Each part is optional: absent means untouched. */
+export interface ResponseMapping {
+  /** Provider name written into mapped error bodies. */
+  provider: string;
+  /** 2xx answer to a non-streamed request: provider JSON → vendor JSON. */
+  json?(body: unknown): unknown;
+  /** 2xx answer to a streamed request: a fresh decoder for the provider's stream. */
+  stream?(): StreamMapper;
+  /** Non-2xx answer → the gateway error body `{error: {message, type, param, code, provider}}`. */
+  error?(status: number, body: Buffer, headers: Readonly<Record<string, string | string[]>>): unknown;
+}
+
+/** Decodes a provider stream incrementally into vendor SSE text (`data: {chunk}\n\n` frames). */
+export interface StreamMapper {
+  /** Consumes some provider bytes; returns the SSE text they complete (may be empty). */
+  push(chunk: Buffer): string;
+  /**
+   * The provider stream ended: the remaining text. It ends with `data: [DONE]` only when the provider
+   * finished properly; otherwise with an `event: error` frame.
+   */
+  end(): string;
+}
 
 export interface ProviderAdapter {
-  /** Canonical name, echoed in x-gateway-provider. */
+  /** Canonical name, echoed in x-gateway-provider and in mapped error bodies. */
   name: string;
-  /** Base URL including the API version segment (e.g. `…/v1`); `custom_host` replaces it. */
-  baseUrl: string;
-  /** Headers carrying the credential (and provider options such as organization). */
-  authHeaders(apiKey: string, leaf: PlanLeaf): Record<string, string>;
+  /** Whether `prepare` needs the parsed JSON body for this endpoint (transforms, deployment by model). */
+  readsBody(endpoint: EndpointKind, call: Pick<ProviderCall, 'options' | 'strictVendorCompliance'>): boolean;
+  /** Builds the upstream request; throws GatewayError for what the provider cannot do or lacks. */
+  prepare(call: ProviderCall): PreparedCall | Promise<PreparedCall>;
 }

@@ -1,20 +1,27 @@
 // The first-party vendor's API, which is also the wire format the gateway speaks to its clients, so
-// requests and responses pass through untransformed. Also serves any vendor-compatible custom_host.
-import type { PlanLeaf } from '../../../compiler/config/route-plan.ts';
-import type { ProviderAdapter } from '../types.ts';
+// requests and responses pass through untransformed. `vendor_organization` and `vendor_project`
+// become the vendor's organization and project headers.
+import type { ProviderAdapter, ProviderCall } from '../types.ts';
+import { stringOption } from '../shared/url.ts';
+import { vendorShapedAdapter } from '../shared/vendor-shaped.ts';
 
 export const VENDOR_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
+const ALL_ENDPOINTS = new Set(['chat', 'completions', 'embeddings', 'audio', 'images', 'models'] as const);
+
 export function vendorAdapter(baseUrl: string = process.env.GATEWAY_VENDOR_BASE_URL ?? VENDOR_DEFAULT_BASE_URL): ProviderAdapter {
-  return {
+  return vendorShapedAdapter({
     name: 'vendor',
     baseUrl,
-    authHeaders(apiKey: string, leaf: PlanLeaf): Record<string, string> {
-      const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
-      const { vendor_organization: organization, vendor_project: project } = leaf.providerOptions;
-      if (typeof organization === 'string') headers['vendor-organization'] = organization;
-      if (typeof project === 'string') headers['vendor-project'] = project;
+    endpoints: ALL_ENDPOINTS,
+    keyRequired: true,
+    extraHeaders(call: ProviderCall): Record<string, string> {
+      const headers: Record<string, string> = {};
+      const organization = stringOption(call.options, 'vendor_organization');
+      const project = stringOption(call.options, 'vendor_project');
+      if (organization !== undefined) headers['vendor-organization'] = organization;
+      if (project !== undefined) headers['vendor-project'] = project;
       return headers;
     },
-  };
+  });
 }

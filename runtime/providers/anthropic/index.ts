@@ -1,0 +1,48 @@
+// The messages-style API (`anthropic`): the Bearer token becomes `x-api-key` (SPEC §5.2), chat
+// completions are translated to messages and back, streams included. Other paths pass through.
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
+import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
+import { joinUrl } from '../shared/url.ts';
+import { missingKey, notSupported } from '../shared/vendor-shaped.ts';
+import { toMessagesRequest } from './request.ts';
+import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
+import { MessagesStreamMapper } from './stream.ts';
+
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+const NAME = 'anthropic';
+/** The messages API has no text completions, embeddings, audio or images. */
+const UNSUPPORTED: ReadonlySet<EndpointKind> = new Set(['completions', 'embeddings', 'audio', 'images']);
+
+export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): ProviderAdapter {
+  return {
+    name: NAME,
+    readsBody: (endpoint) => endpoint === 'chat',
+    prepare(call: ProviderCall): PreparedCall {
+      if (UNSUPPORTED.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
+      if (call.apiKey === null) throw missingKey(NAME);
+      const base = call.customHost ?? baseUrl;
+      const headers: Record<string, string> = { 'x-api-key': call.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+      if (call.endpoint !== 'chat') {
+        return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
+      }
+      const chat = chatRequestOf(call.body);
+      const request = toMessagesRequest(chat, NAME);
+      const strict = call.strictVendorCompliance;
+      const streamed = request.stream === true;
+      return {
+        url: joinUrl(base, '/messages'),
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity' },
+        body: jsonBuffer(request),
+        response: {
+          provider: NAME,
+          json: (body) => fromMessagesResponse(body as MessagesResponse, strict),
+          ...(streamed ? { stream: () => new MessagesStreamMapper({ provider: NAME, model: String(chat.model ?? ''), includeUsage: includeUsage(chat), strict }) } : {}),
+          error: (status, body) => fromMessagesError(NAME, status, body),
+        },
+      };
+    },
+  };
+}

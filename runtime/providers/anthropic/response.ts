@@ -1,0 +1,82 @@
+// The messages API's answers → chat completions: text and tool_use blocks become the message and
+// its tool calls, stop reasons and usage are renamed; errors keep their status and name the provider.
+import type { FinishReason } from '../shared/chat-chunks.ts';
+import { chatCompletion, type ChatCompletion, type ChatToolCall, usageOf } from '../shared/chat.ts';
+import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
+import { unixNow } from '../shared/chat-chunks.ts';
+
+export interface MessagesUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+export interface MessagesResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown } | { type: 'thinking'; thinking: string } | { type: string })[];
+  stop_reason: string | null;
+  stop_sequence?: string | null;
+  usage: MessagesUsage;
+}
+
+export function finishReasonOf(stopReason: string | null | undefined): FinishReason {
+  switch (stopReason) {
+    case 'max_tokens': return 'length';
+    case 'tool_use': return 'tool_calls';
+    case 'refusal': return 'content_filter';
+    default: return 'stop';
+  }
+}
+
+/** Prompt tokens include the cached ones: the vendor counts every input token there. */
+export function promptTokensOf(usage: MessagesUsage | undefined): number {
+  return (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
+}
+
+export function fromMessagesResponse(response: MessagesResponse, strict: boolean): ChatCompletion {
+  let text = '';
+  let reasoning: string | null = null;
+  const toolCalls: ChatToolCall[] = [];
+  for (const block of response.content ?? []) {
+    if (block.type === 'text') text += (block as { text: string }).text;
+    else if (block.type === 'tool_use') {
+      const use = block as { id: string; name: string; input: unknown };
+      toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input ?? {}) } });
+    } else if (block.type === 'thinking' && !strict) reasoning = (reasoning ?? '') + (block as { thinking: string }).thinking;
+  }
+  return chatCompletion({
+    id: response.id,
+    model: response.model,
+    created: unixNow(),
+    content: text === '' && toolCalls.length > 0 ? null : text,
+    toolCalls,
+    reasoning,
+    finishReason: finishReasonOf(response.stop_reason),
+    usage: usageOf(promptTokensOf(response.usage), response.usage?.output_tokens ?? 0),
+  });
+}
+
+/** `{type: "error", error: {type, message}}` → the gateway error body. */
+export function fromMessagesError(provider: string, status: number, body: Buffer): MappedError {
+  const json = jsonObjectOf(body);
+  const inner = json?.error as { type?: unknown; message?: unknown } | undefined;
+  return mappedError(provider, status, stringOr(inner?.message, bodyExcerpt(body, status))!, stringOr(inner?.type, null));
+}
+
+/** The status the messages API uses for an error type (for errors that arrive inside a stream). */
+export function statusOfErrorType(type: string): number {
+  switch (type) {
+    case 'invalid_request_error': return 400;
+    case 'authentication_error': return 401;
+    case 'permission_error': return 403;
+    case 'not_found_error': return 404;
+    case 'request_too_large': return 413;
+    case 'rate_limit_error': return 429;
+    case 'overloaded_error': return 529;
+    default: return 500;
+  }
+}

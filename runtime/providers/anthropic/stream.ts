@@ -1,0 +1,107 @@
+// The messages API's event stream → vendor chat chunks. message_start opens the answer,
+// content_block_* carry text, tool calls (input_json_delta) and thinking, message_delta the stop
+// reason and output tokens, message_stop ends it; an `error` event ends it with an error frame.
+import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
+import { SseParser } from '../shared/sse.ts';
+import type { StreamMapper } from '../types.ts';
+import { finishReasonOf, promptTokensOf, statusOfErrorType, type MessagesUsage } from './response.ts';
+
+export interface MessagesStreamOptions {
+  provider: string;
+  model: string;
+  includeUsage: boolean;
+  strict: boolean;
+}
+
+export class MessagesStreamMapper implements StreamMapper {
+  readonly #parser = new SseParser();
+  readonly #writer: ChatChunkWriter;
+  readonly #options: MessagesStreamOptions;
+  /** Content block index → tool call index, for tool_use blocks. */
+  readonly #toolIndex = new Map<number, number>();
+  #tools = 0;
+  #promptTokens = 0;
+  #completionTokens = 0;
+  #stopped = false;
+  #failed = false;
+
+  constructor(options: MessagesStreamOptions) {
+    this.#options = options;
+    this.#writer = new ChatChunkWriter({ id: `chatcmpl-${Date.now().toString(36)}`, model: options.model, created: unixNow(), includeUsage: options.includeUsage });
+  }
+
+  push(chunk: Buffer): string {
+    let out = '';
+    for (const event of this.#parser.push(chunk)) out += this.#event(event.event, event.data);
+    return out;
+  }
+
+  end(): string {
+    let out = '';
+    for (const event of this.#parser.end()) out += this.#event(event.event, event.data);
+    if (this.#failed) return out;
+    if (!this.#stopped) return out + brokenStreamFrame(this.#options.provider, 'the provider stream ended before message_stop');
+    return out + DONE_FRAME;
+  }
+
+  #event(name: string, data: string): string {
+    if (this.#failed || this.#stopped) return '';
+    let payload: Record<string, any>;
+    try {
+      payload = JSON.parse(data) as Record<string, any>;
+    } catch {
+      this.#failed = true;
+      return brokenStreamFrame(this.#options.provider, `an event is not JSON (${name})`);
+    }
+    const writer = this.#writer;
+    switch (payload.type ?? name) {
+      case 'message_start': {
+        const message = payload.message ?? {};
+        if (typeof message.id === 'string') writer.id = message.id;
+        if (typeof message.model === 'string') writer.model = message.model;
+        this.#promptTokens = promptTokensOf(message.usage as MessagesUsage | undefined);
+        this.#completionTokens = message.usage?.output_tokens ?? 0;
+        return writer.start();
+      }
+      case 'content_block_start': {
+        const block = payload.content_block ?? {};
+        if (block.type === 'tool_use') {
+          const index = this.#tools++;
+          this.#toolIndex.set(payload.index, index);
+          const initial = block.input !== undefined && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : '';
+          return writer.toolCallStart(index, block.id, block.name, initial);
+        }
+        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') return writer.text(block.text);
+        return '';
+      }
+      case 'content_block_delta': {
+        const delta = payload.delta ?? {};
+        if (delta.type === 'text_delta') return writer.text(delta.text ?? '');
+        if (delta.type === 'input_json_delta') {
+          const index = this.#toolIndex.get(payload.index);
+          return index === undefined ? '' : writer.toolCallArguments(index, delta.partial_json ?? '');
+        }
+        if (delta.type === 'thinking_delta' && !this.#options.strict) return writer.reasoning(delta.thinking ?? '');
+        return '';
+      }
+      case 'message_delta': {
+        if (typeof payload.usage?.output_tokens === 'number') this.#completionTokens = payload.usage.output_tokens;
+        if (typeof payload.usage?.input_tokens === 'number') this.#promptTokens = promptTokensOf(payload.usage);
+        const reason = payload.delta?.stop_reason;
+        return reason === undefined || reason === null ? '' : writer.finish(finishReasonOf(reason));
+      }
+      case 'message_stop':
+        this.#stopped = true;
+        return writer.usage({ prompt_tokens: this.#promptTokens, completion_tokens: this.#completionTokens, total_tokens: this.#promptTokens + this.#completionTokens });
+      case 'error': {
+        this.#failed = true;
+        const error = payload.error ?? {};
+        const type = typeof error.type === 'string' ? error.type : 'api_error';
+        return writer.error(this.#options.provider, statusOfErrorType(type), typeof error.message === 'string' ? error.message : 'The provider reported an error.', type);
+      }
+      default:
+        // ping, content_block_stop and event types added later carry nothing a chat chunk needs.
+        return '';
+    }
+  }
+}

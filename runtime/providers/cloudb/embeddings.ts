@@ -1,0 +1,26 @@
+// Embeddings → the text-embedding models' `:predict`: one instance per input string, and the
+// predictions back as the vendor's embedding list.
+import { GatewayError } from '../../server/errors.ts';
+
+export interface PredictResponse {
+  predictions?: { embeddings?: { values?: number[]; statistics?: { token_count?: number } } }[];
+}
+
+export function toPredictRequest(body: Record<string, unknown>, provider: string): Record<string, unknown> {
+  const input = body.input;
+  const texts = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((i) => typeof i === 'string') ? (input as string[]) : null;
+  if (texts === null) throw new GatewayError('unsupported_parameter', `The provider "${provider}" embeds text only: input must be a string or an array of strings.`, 'input');
+  const request: Record<string, unknown> = { instances: texts.map((content) => ({ content })) };
+  if (typeof body.dimensions === 'number') request.parameters = { outputDimensionality: body.dimensions };
+  return request;
+}
+
+export function fromPredictResponse(response: PredictResponse, model: string, base64: boolean): Record<string, unknown> {
+  let tokens = 0;
+  const data = (response.predictions ?? []).map((prediction, index) => {
+    const values = prediction.embeddings?.values ?? [];
+    tokens += prediction.embeddings?.statistics?.token_count ?? 0;
+    return { object: 'embedding', index, embedding: base64 ? Buffer.from(new Float32Array(values).buffer).toString('base64') : values };
+  });
+  return { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+}

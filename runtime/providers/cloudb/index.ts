@@ -1,0 +1,92 @@
+// Cloud family B (`cloudb`, generateContent-shaped). The credential is a service account
+// (`cloudb_service_account_json` → signed JWT → OAuth token, cached) or an access token in
+// Authorization; the URL comes from `cloudb_project_id` (else the account's project) and
+// `cloudb_region`. Chat maps to generateContent (streamGenerateContent with `alt=sse` for streams),
+// embeddings to `:predict`; other paths pass through under the regional API root.
+import { GatewayError } from '../../server/errors.ts';
+import { HostPolicy } from '../host-policy.ts';
+import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
+import { joinUrl, stringOption } from '../shared/url.ts';
+import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
+import { fromPredictResponse, toPredictRequest, type PredictResponse } from './embeddings.ts';
+import { toGenerateContentRequest } from './request.ts';
+import { fromCloudbError, fromGenerateContentResponse, type GenerateContentResponse } from './response.ts';
+import { GenerateContentStreamMapper } from './stream.ts';
+import { AccessTokens, serviceAccountOf } from './token.ts';
+
+const NAME = 'cloudb';
+const UNSUPPORTED: ReadonlySet<EndpointKind> = new Set(['completions', 'audio', 'images', 'models']);
+/** Provisioned-throughput selection header, forwarded as the client sent it (SPEC §5.4). */
+export const REQUEST_TYPE_HEADER = 'x-cloudb-ai-llm-request-type';
+
+export interface CloudbOptions {
+  hostPolicy?: HostPolicy;
+  tokens?: AccessTokens;
+}
+
+export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
+  const tokens = options.tokens ?? new AccessTokens({ provider: NAME, hostPolicy: options.hostPolicy ?? HostPolicy.fromEnv() });
+  return {
+    name: NAME,
+    readsBody: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
+    async prepare(call: ProviderCall): Promise<PreparedCall> {
+      if (UNSUPPORTED.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
+      const { options } = call;
+      const account = options.cloudb_service_account_json !== undefined ? serviceAccountOf(options.cloudb_service_account_json, NAME) : null;
+      const region = stringOption(options, 'cloudb_region');
+      if (region === undefined && call.customHost === null) throw missingOption(NAME, 'cloudb_region');
+      const location = region ?? 'global';
+      if (!/^[a-z0-9-]+$/.test(location)) {
+        throw new GatewayError('invalid_provider_option', 'cloudb_region must be a region name such as us-central1.', 'cloudb_region', { provider: NAME });
+      }
+      const base = call.customHost ?? (location === 'global' ? 'https://aiplatform.googleapis.com/v1' : `https://${location}-aiplatform.googleapis.com/v1`);
+      let token: string;
+      if (account !== null) token = await tokens.tokenFor(account, call.signal);
+      else if (call.apiKey !== null) token = call.apiKey;
+      else throw missingKey(NAME);
+      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+      const requestType = call.headers[REQUEST_TYPE_HEADER];
+      if (typeof requestType === 'string') headers[REQUEST_TYPE_HEADER] = requestType;
+      if (call.endpoint === 'passthrough') return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
+
+      const project = stringOption(options, 'cloudb_project_id') ?? account?.projectId;
+      if (project === undefined || project === null) throw missingOption(NAME, 'cloudb_project_id');
+      const body = call.body ?? {};
+      const model = typeof body.model === 'string' && body.model !== '' ? body.model : undefined;
+      if (model === undefined) throw new GatewayError('invalid_request_body', `The provider "${NAME}" needs a model.`, 'model');
+      const modelPath = `/projects/${encodeURIComponent(project)}/locations/${location}/publishers/google/models/${encodeURIComponent(model)}`;
+      Object.assign(headers, { 'content-type': 'application/json', 'accept-encoding': 'identity' });
+      const strict = call.strictVendorCompliance;
+      const error = (status: number, errorBody: Buffer) => {
+        // A cached token the provider no longer accepts (revoked, rotated key) must not be reused.
+        if (status === 401 && account !== null) tokens.forget(account);
+        return fromCloudbError(NAME, status, errorBody);
+      };
+      if (call.endpoint === 'embeddings') {
+        return {
+          url: joinUrl(base, `${modelPath}:predict`),
+          method: 'POST',
+          headers,
+          body: jsonBuffer(toPredictRequest(body, NAME)),
+          response: { provider: NAME, json: (json) => fromPredictResponse(json as PredictResponse, model, body.encoding_format === 'base64'), error },
+        };
+      }
+      const chat = chatRequestOf(call.body);
+      const request = toGenerateContentRequest(chat, NAME);
+      const streamed = chat.stream === true;
+      return {
+        url: joinUrl(base, streamed ? `${modelPath}:streamGenerateContent?alt=sse` : `${modelPath}:generateContent`),
+        method: 'POST',
+        headers: { ...headers, accept: streamed ? 'text/event-stream' : 'application/json' },
+        body: jsonBuffer(request),
+        response: {
+          provider: NAME,
+          json: (json) => fromGenerateContentResponse(json as GenerateContentResponse, model, strict),
+          ...(streamed ? { stream: () => new GenerateContentStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict }) } : {}),
+          error,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// generateContent answers → chat completions: candidates become choices, `functionCall` parts tool
+// calls (with ids the gateway makes, as the provider gives none), finish reasons and usage renamed.
+import { randomBytes } from 'node:crypto';
+import { unixNow, type ChatUsage, type FinishReason } from '../shared/chat-chunks.ts';
+import type { ChatCompletion, ChatToolCall } from '../shared/chat.ts';
+import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
+
+export interface ResponsePart {
+  text?: string;
+  thought?: boolean;
+  functionCall?: { name: string; args?: Record<string, unknown> };
+}
+
+export interface Candidate {
+  index?: number;
+  content?: { role?: string; parts?: ResponsePart[] };
+  finishReason?: string;
+}
+
+export interface UsageMetadata {
+  promptTokenCount?: number;
+  candidatesTokenCount?: number;
+  thoughtsTokenCount?: number;
+  totalTokenCount?: number;
+}
+
+export interface GenerateContentResponse {
+  candidates?: Candidate[];
+  usageMetadata?: UsageMetadata;
+  modelVersion?: string;
+  responseId?: string;
+  promptFeedback?: { blockReason?: string };
+}
+
+export function toolCallId(): string {
+  return `call_${randomBytes(12).toString('base64url')}`;
+}
+
+export function finishReasonOf(reason: string | undefined, calledTools: boolean): FinishReason {
+  switch (reason) {
+    case 'MAX_TOKENS': return 'length';
+    case 'SAFETY': case 'RECITATION': case 'BLOCKLIST': case 'PROHIBITED_CONTENT': case 'SPII': case 'IMAGE_SAFETY': return 'content_filter';
+    default: return calledTools ? 'tool_calls' : 'stop';
+  }
+}
+
+export function usageOf(usage: UsageMetadata | undefined): ChatUsage {
+  const prompt = usage?.promptTokenCount ?? 0;
+  // Thinking tokens are billed as output: the vendor counts its reasoning tokens in completion_tokens.
+  const completion = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokenCount ?? prompt + completion };
+}
+
+export function fromGenerateContentResponse(response: GenerateContentResponse, model: string, strict: boolean): ChatCompletion {
+  const candidates = response.candidates ?? [];
+  const choices: ChatCompletion['choices'] = candidates.map((candidate, position) => {
+    let text = '';
+    let reasoning: string | null = null;
+    const toolCalls: ChatToolCall[] = [];
+    for (const part of candidate.content?.parts ?? []) {
+      if (part.functionCall !== undefined) {
+        toolCalls.push({ id: toolCallId(), type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } });
+      } else if (typeof part.text === 'string') {
+        if (part.thought === true) {
+          if (!strict) reasoning = (reasoning ?? '') + part.text;
+        } else text += part.text;
+      }
+    }
+    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
+    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    if (reasoning !== null) message.reasoning_content = reasoning;
+    return { index: candidate.index ?? position, message, logprobs: null, finish_reason: finishReasonOf(candidate.finishReason, toolCalls.length > 0) };
+  });
+  if (choices.length === 0) {
+    // The prompt itself was blocked: no candidates, only promptFeedback.
+    choices.push({ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: response.promptFeedback?.blockReason !== undefined ? 'content_filter' : 'stop' });
+  }
+  return {
+    id: response.responseId ?? `chatcmpl-${randomBytes(9).toString('base64url')}`,
+    object: 'chat.completion',
+    created: unixNow(),
+    model: response.modelVersion ?? model,
+    choices,
+    usage: usageOf(response.usageMetadata),
+  };
+}
+
+/** `{error: {code, message, status}}` (an array of them from some endpoints) → the gateway error body. */
+export function fromCloudbError(provider: string, status: number, body: Buffer): MappedError {
+  let json: unknown = jsonObjectOf(body);
+  if (json === null) {
+    try {
+      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      if (Array.isArray(parsed)) json = parsed[0];
+    } catch {
+      // not JSON
+    }
+  }
+  const inner = (json as { error?: { message?: unknown; status?: unknown } } | null)?.error;
+  return mappedError(provider, status, stringOr(inner?.message, bodyExcerpt(body, status))!, stringOr(inner?.status, null));
+}
+
+const STATUS_OF: Readonly<Record<string, number>> = {
+  INVALID_ARGUMENT: 400, FAILED_PRECONDITION: 400, OUT_OF_RANGE: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
+  NOT_FOUND: 404, ALREADY_EXISTS: 409, RESOURCE_EXHAUSTED: 429, CANCELLED: 499, UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
+};
+
+/** HTTP status of a google.rpc status name (for errors that arrive inside a stream). */
+export function statusOfRpc(status: unknown, code: unknown): number {
+  if (typeof code === 'number' && code >= 400 && code < 600) return code;
+  return typeof status === 'string' && Object.hasOwn(STATUS_OF, status) ? STATUS_OF[status] : 500;
+}

@@ -1,0 +1,82 @@
+// streamGenerateContent (`alt=sse`) → vendor chat chunks. Every event is a partial
+// GenerateContentResponse: text parts are deltas, function calls arrive whole, the finishReason
+// marks the end and usageMetadata (on the last event) the token counts.
+import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
+import { SseParser } from '../shared/sse.ts';
+import type { StreamMapper } from '../types.ts';
+import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
+
+export interface GenerateContentStreamOptions {
+  provider: string;
+  model: string;
+  includeUsage: boolean;
+  strict: boolean;
+}
+
+export class GenerateContentStreamMapper implements StreamMapper {
+  readonly #parser = new SseParser();
+  readonly #writer: ChatChunkWriter;
+  readonly #options: GenerateContentStreamOptions;
+  #tools = 0;
+  #usage: UsageMetadata | undefined;
+  #finished = false;
+  #failed = false;
+
+  constructor(options: GenerateContentStreamOptions) {
+    this.#options = options;
+    this.#writer = new ChatChunkWriter({ id: `chatcmpl-${toolCallId().slice(5)}`, model: options.model, created: unixNow(), includeUsage: options.includeUsage });
+  }
+
+  push(chunk: Buffer): string {
+    let out = '';
+    for (const event of this.#parser.push(chunk)) out += this.#event(event.data);
+    return out;
+  }
+
+  end(): string {
+    let out = '';
+    for (const event of this.#parser.end()) out += this.#event(event.data);
+    if (this.#failed) return out;
+    if (!this.#finished) return out + brokenStreamFrame(this.#options.provider, 'the provider stream ended without a finish reason');
+    return out + this.#writer.usage(usageOf(this.#usage)) + DONE_FRAME;
+  }
+
+  #event(data: string): string {
+    if (this.#failed) return '';
+    let event: GenerateContentResponse & { error?: { code?: unknown; message?: unknown; status?: unknown } };
+    try {
+      event = JSON.parse(data) as typeof event;
+    } catch {
+      this.#failed = true;
+      return brokenStreamFrame(this.#options.provider, 'an event is not JSON');
+    }
+    const writer = this.#writer;
+    if (event.error !== undefined) {
+      this.#failed = true;
+      const { code, message, status } = event.error;
+      return writer.error(this.#options.provider, statusOfRpc(status, code), typeof message === 'string' ? message : 'The provider reported an error.', typeof status === 'string' ? status : null);
+    }
+    if (typeof event.responseId === 'string') writer.id = event.responseId;
+    if (typeof event.modelVersion === 'string') writer.model = event.modelVersion;
+    if (event.usageMetadata !== undefined) this.#usage = event.usageMetadata;
+    let out = writer.start();
+    const candidate = event.candidates?.[0];
+    for (const part of candidate?.content?.parts ?? []) {
+      if (part.functionCall !== undefined) {
+        out += writer.toolCallStart(this.#tools++, toolCallId(), part.functionCall.name, JSON.stringify(part.functionCall.args ?? {}));
+      } else if (typeof part.text === 'string') {
+        if (part.thought === true) {
+          if (!this.#options.strict) out += writer.reasoning(part.text);
+        } else out += writer.text(part.text);
+      }
+    }
+    if (candidate?.finishReason !== undefined && !this.#finished) {
+      this.#finished = true;
+      out += writer.finish(finishReasonOf(candidate.finishReason, this.#tools > 0));
+    } else if (event.promptFeedback?.blockReason !== undefined && !this.#finished) {
+      this.#finished = true;
+      out += writer.finish('content_filter');
+    }
+    return out;
+  }
+}

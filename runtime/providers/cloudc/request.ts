@@ -1,0 +1,112 @@
+// Chat completions → converse: system prompts into `system`, turns into `messages` with content
+// blocks (text, image bytes, toolUse, toolResult), sampling into `inferenceConfig`, tools into
+// `toolConfig`. Consecutive turns of one role are merged: converse wants them alternating.
+import { GatewayError } from '../../server/errors.ts';
+import {
+  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  type ChatContentPart, type ChatMessage, type ChatRequest,
+} from '../shared/chat.ts';
+
+export type ConverseBlock =
+  | { text: string }
+  | { image: { format: string; source: { bytes: string } } }
+  | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
+  | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[] } };
+
+export interface ConverseTurn {
+  role: 'user' | 'assistant';
+  content: ConverseBlock[];
+}
+
+export interface ConverseRequest {
+  messages: ConverseTurn[];
+  system?: { text: string }[];
+  inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
+  toolConfig?: {
+    tools: { toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } }[];
+    toolChoice?: { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
+  };
+}
+
+export function toConverseRequest(chat: ChatRequest, provider: string): ConverseRequest {
+  requireSingleChoice(chat, provider);
+  if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
+  const format = chat.response_format?.type;
+  if (format !== undefined && format !== 'text') throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no response_format "${format}".`, 'response_format');
+  const system: { text: string }[] = [];
+  const messages: ConverseTurn[] = [];
+  let usesTools = false;
+  for (const message of chat.messages) {
+    if (message.role === 'system' || message.role === 'developer') {
+      const text = textOf(message.content);
+      if (text !== '') system.push({ text });
+      continue;
+    }
+    if (message.role === 'tool' || (message.tool_calls?.length ?? 0) > 0) usesTools = true;
+    const turn = turnOf(message);
+    if (turn === null) continue;
+    const last = messages.at(-1);
+    if (last !== undefined && last.role === turn.role) last.content.push(...turn.content);
+    else messages.push(turn);
+  }
+  const request: ConverseRequest = { messages };
+  if (system.length > 0) request.system = system;
+  const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
+  const maxTokens = maxTokensOf(chat);
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  if (typeof chat.temperature === 'number') inference.temperature = chat.temperature;
+  if (typeof chat.top_p === 'number') inference.topP = chat.top_p;
+  const stop = stopList(chat.stop);
+  if (stop !== undefined) inference.stopSequences = stop;
+  if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
+  const choice = chat.tool_choice;
+  // "none" has no converse form: without tool history the tools are left out, so none can be called.
+  const dropTools = choice === 'none' && !usesTools;
+  if (Array.isArray(chat.tools) && chat.tools.length > 0 && !dropTools) {
+    request.toolConfig = {
+      tools: chat.tools.map((tool) => ({
+        toolSpec: {
+          name: tool.function.name,
+          ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
+          inputSchema: { json: tool.function.parameters ?? { type: 'object', properties: {} } },
+        },
+      })),
+    };
+    if (choice === 'auto') request.toolConfig.toolChoice = { auto: {} };
+    else if (choice === 'required') request.toolConfig.toolChoice = { any: {} };
+    else if (typeof choice === 'object') request.toolConfig.toolChoice = { tool: { name: choice.function.name } };
+  }
+  return request;
+}
+
+function turnOf(message: ChatMessage): ConverseTurn | null {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: typeof message.content === 'string' ? [{ text: message.content }] : (message.content ?? []).map(blockOf) };
+    case 'assistant': {
+      const content: ConverseBlock[] = [];
+      const text = textOf(message.content);
+      if (text !== '') content.push({ text });
+      for (const call of message.tool_calls ?? []) content.push({ toolUse: { toolUseId: call.id, name: call.function.name, input: argumentsObject(call) } });
+      return content.length === 0 ? null : { role: 'assistant', content };
+    }
+    case 'tool':
+      return { role: 'user', content: [{ toolResult: { toolUseId: message.tool_call_id ?? '', content: [{ text: textOf(message.content) }] } }] };
+    default:
+      throw new GatewayError('unsupported_parameter', `Messages with role "${message.role}" cannot be sent to converse; use "tool".`, 'messages');
+  }
+}
+
+const IMAGE_FORMATS: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+
+function blockOf(part: ChatContentPart): ConverseBlock {
+  if (part.type === 'text') return { text: String(part.text ?? '') };
+  if (part.type === 'image_url') {
+    const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
+    const data = typeof url === 'string' ? parseDataUrl(url) : null;
+    const format = data === null ? undefined : IMAGE_FORMATS[data.mediaType];
+    if (data !== null && format !== undefined) return { image: { format, source: { bytes: data.data } } };
+    throw new GatewayError('unsupported_parameter', 'Images for converse must be base64 data URLs of png, jpeg, gif or webp.', 'messages');
+  }
+  throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to converse.`, 'messages');
+}

@@ -1,0 +1,90 @@
+// converse answers → chat completions, and converse errors (message in the body, error type in
+// x-amzn-errortype) → the gateway error body.
+import { randomBytes } from 'node:crypto';
+import { unixNow, type ChatUsage, type FinishReason } from '../shared/chat-chunks.ts';
+import { chatCompletion, type ChatCompletion, type ChatToolCall } from '../shared/chat.ts';
+import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
+
+export interface ConverseUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+}
+
+export interface ConverseResponse {
+  output?: {
+    message?: {
+      role?: string;
+      content?: ({ text?: string; toolUse?: { toolUseId: string; name: string; input?: unknown }; reasoningContent?: { reasoningText?: { text?: string } } })[];
+    };
+  };
+  stopReason?: string;
+  usage?: ConverseUsage;
+}
+
+export function finishReasonOf(reason: string | undefined): FinishReason {
+  switch (reason) {
+    case 'max_tokens': return 'length';
+    case 'tool_use': return 'tool_calls';
+    case 'guardrail_intervened': case 'content_filtered': return 'content_filter';
+    default: return 'stop';
+  }
+}
+
+export function usageOf(usage: ConverseUsage | undefined): ChatUsage {
+  const prompt = usage?.inputTokens ?? 0;
+  const completion = usage?.outputTokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokens ?? prompt + completion };
+}
+
+export function completionId(): string {
+  return `chatcmpl-${randomBytes(12).toString('base64url')}`;
+}
+
+export function fromConverseResponse(response: ConverseResponse, model: string, strict: boolean): ChatCompletion {
+  let text = '';
+  let reasoning: string | null = null;
+  const toolCalls: ChatToolCall[] = [];
+  for (const block of response.output?.message?.content ?? []) {
+    if (typeof block.text === 'string') text += block.text;
+    else if (block.toolUse !== undefined) {
+      toolCalls.push({ id: block.toolUse.toolUseId, type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } });
+    } else if (block.reasoningContent?.reasoningText?.text !== undefined && !strict) {
+      reasoning = (reasoning ?? '') + block.reasoningContent.reasoningText.text;
+    }
+  }
+  return chatCompletion({
+    id: completionId(),
+    model,
+    created: unixNow(),
+    content: text === '' && toolCalls.length > 0 ? null : text,
+    toolCalls,
+    reasoning,
+    finishReason: finishReasonOf(response.stopReason),
+    usage: usageOf(response.usage),
+  });
+}
+
+/** `ValidationException:http://internal…` → `ValidationException`. */
+export function errorTypeOf(headers: Readonly<Record<string, string | string[]>>): string | null {
+  const value = headers['x-amzn-errortype'];
+  const text = Array.isArray(value) ? value[0] : value;
+  return typeof text === 'string' && text !== '' ? text.split(':')[0] : null;
+}
+
+export function fromConverseError(provider: string, status: number, body: Buffer, headers: Readonly<Record<string, string | string[]>>): MappedError {
+  const json = jsonObjectOf(body);
+  const message = stringOr(json?.message, null) ?? stringOr(json?.Message, null) ?? bodyExcerpt(body, status);
+  return mappedError(provider, status, message, errorTypeOf(headers) ?? stringOr(json?.__type, null));
+}
+
+const EXCEPTION_STATUS: Readonly<Record<string, number>> = {
+  validationexception: 400, accessdeniedexception: 403, resourcenotfoundexception: 404, modeltimeoutexception: 408,
+  throttlingexception: 429, servicequotaexceededexception: 429, internalserverexception: 500, modelstreamerrorexception: 424,
+  serviceunavailableexception: 503, modelnotreadyexception: 429,
+};
+
+/** HTTP status of an exception named inside an event stream. */
+export function statusOfException(type: string): number {
+  return EXCEPTION_STATUS[type.toLowerCase()] ?? 500;
+}

@@ -1,0 +1,106 @@
+// converse-stream's binary event stream → vendor chat chunks. Events by `:event-type`:
+// messageStart, contentBlockStart (tool use), contentBlockDelta (text, tool input, reasoning),
+// contentBlockStop, messageStop (stop reason), metadata (usage). `:message-type` exception or error
+// ends the stream with an error frame.
+import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
+import type { StreamMapper } from '../types.ts';
+import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
+import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
+
+export interface ConverseStreamOptions {
+  provider: string;
+  model: string;
+  includeUsage: boolean;
+  strict: boolean;
+}
+
+export class ConverseStreamMapper implements StreamMapper {
+  readonly #decoder = new EventStreamDecoder();
+  readonly #writer: ChatChunkWriter;
+  readonly #options: ConverseStreamOptions;
+  readonly #toolIndex = new Map<number, number>();
+  #tools = 0;
+  #usage: ConverseUsage | undefined;
+  #stopped = false;
+  #failed = false;
+
+  constructor(options: ConverseStreamOptions) {
+    this.#options = options;
+    this.#writer = new ChatChunkWriter({ id: completionId(), model: options.model, created: unixNow(), includeUsage: options.includeUsage });
+  }
+
+  push(chunk: Buffer): string {
+    if (this.#failed) return '';
+    let messages: EventMessage[];
+    try {
+      messages = this.#decoder.push(chunk);
+    } catch (error) {
+      this.#failed = true;
+      return brokenStreamFrame(this.#options.provider, error instanceof EventStreamError ? `corrupt event stream (${error.message})` : 'corrupt event stream');
+    }
+    let out = '';
+    for (const message of messages) out += this.#message(message);
+    return out;
+  }
+
+  end(): string {
+    if (this.#failed) return '';
+    if (!this.#stopped || this.#decoder.pending > 0) return brokenStreamFrame(this.#options.provider, 'the provider stream ended before messageStop');
+    return this.#writer.usage(usageOf(this.#usage)) + DONE_FRAME;
+  }
+
+  #message(message: EventMessage): string {
+    if (this.#failed) return '';
+    const writer = this.#writer;
+    const kind = message.headers[':message-type'];
+    if (kind === 'exception' || kind === 'error') {
+      this.#failed = true;
+      const type = String(message.headers[':exception-type'] ?? message.headers[':error-code'] ?? 'internalServerException');
+      let text = typeof message.headers[':error-message'] === 'string' ? (message.headers[':error-message'] as string) : '';
+      try {
+        const payload = JSON.parse(message.payload.toString('utf8')) as { message?: unknown; Message?: unknown };
+        text = String(payload.message ?? payload.Message ?? text);
+      } catch {
+        // the header message (or none)
+      }
+      return writer.error(this.#options.provider, statusOfException(type), text === '' ? 'The provider reported an error.' : text, type);
+    }
+    let payload: Record<string, any>;
+    try {
+      payload = JSON.parse(message.payload.toString('utf8')) as Record<string, any>;
+    } catch {
+      this.#failed = true;
+      return brokenStreamFrame(this.#options.provider, 'an event payload is not JSON');
+    }
+    switch (message.headers[':event-type']) {
+      case 'messageStart':
+        return writer.start();
+      case 'contentBlockStart': {
+        const use = payload.start?.toolUse;
+        if (use === undefined) return '';
+        const index = this.#tools++;
+        this.#toolIndex.set(payload.contentBlockIndex, index);
+        return writer.toolCallStart(index, use.toolUseId, use.name);
+      }
+      case 'contentBlockDelta': {
+        const delta = payload.delta ?? {};
+        if (typeof delta.text === 'string') return writer.text(delta.text);
+        if (delta.toolUse !== undefined) {
+          const index = this.#toolIndex.get(payload.contentBlockIndex);
+          return index === undefined ? '' : writer.toolCallArguments(index, String(delta.toolUse.input ?? ''));
+        }
+        const reasoning = delta.reasoningContent?.text;
+        if (typeof reasoning === 'string' && !this.#options.strict) return writer.reasoning(reasoning);
+        return '';
+      }
+      case 'messageStop':
+        this.#stopped = true;
+        return writer.finish(finishReasonOf(payload.stopReason));
+      case 'metadata':
+        this.#usage = payload.usage;
+        return '';
+      default:
+        return '';
+    }
+  }
+}

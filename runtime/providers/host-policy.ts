@@ -1,0 +1,118 @@
+// Which custom hosts the gateway may call. A custom_host is client input (inline configs, the
+// x-gateway-custom-host header), so without a policy the gateway is an open door to the cloud
+// metadata service. Loopback and private ranges stay allowed by default: self-hosted models live there.
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { GatewayError } from '../server/errors.ts';
+
+export const ALLOWLIST_ENV = 'GATEWAY_CUSTOM_HOST_ALLOWLIST';
+
+/** Link-local (where cloud metadata services answer) and the IPv6 metadata address. */
+const BLOCKED = new BlockList();
+BLOCKED.addSubnet('169.254.0.0', 16, 'ipv4');
+BLOCKED.addSubnet('fe80::', 10, 'ipv6');
+BLOCKED.addAddress('fd00:ec2::254', 'ipv6');
+
+const VERDICT_TTL_MS = 30_000;
+const VERDICT_LIMIT = 1000;
+
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+async function resolveAll(hostname: string): Promise<string[]> {
+  const found = await lookup(hostname, { all: true, verbatim: true });
+  return found.map((entry) => entry.address);
+}
+
+interface Verdict {
+  allowed: boolean;
+  reason: string;
+  expires: number;
+}
+
+export class HostPolicy {
+  /** Allow-listed host names (lower case); `*.example.com` entries are kept as `.example.com`. */
+  readonly #names = new Set<string>();
+  readonly #suffixes: string[] = [];
+  readonly #ranges = new BlockList();
+  readonly #restrictive: boolean;
+  readonly #resolve: Resolver;
+  readonly #now: () => number;
+  readonly #verdicts = new Map<string, Verdict>();
+
+  /**
+   * `allowlist`: host names (`models.internal`, `*.example.com`), addresses and CIDR ranges. Empty:
+   * every host is allowed except link-local and metadata addresses. Not empty: only what it lists,
+   * and what it lists is allowed even inside the blocked ranges.
+   */
+  constructor(allowlist: readonly string[] = [], options: { resolve?: Resolver; now?: () => number } = {}) {
+    for (const raw of allowlist) {
+      const entry = raw.trim().toLowerCase();
+      if (entry === '') continue;
+      const slash = entry.indexOf('/');
+      const address = slash < 0 ? entry : entry.slice(0, slash);
+      const family = isIP(address.replace(/^\[|\]$/g, ''));
+      if (family !== 0) {
+        const type = family === 4 ? 'ipv4' : 'ipv6';
+        const bare = address.replace(/^\[|\]$/g, '');
+        if (slash < 0) this.#ranges.addAddress(bare, type);
+        else {
+          const prefix = Number(entry.slice(slash + 1));
+          if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`${ALLOWLIST_ENV}: bad CIDR ${raw}`);
+          this.#ranges.addSubnet(bare, prefix, type);
+        }
+      } else if (entry.startsWith('*.')) {
+        this.#suffixes.push(entry.slice(1));
+      } else if (/^[a-z0-9.-]+$/.test(entry)) {
+        this.#names.add(entry);
+      } else {
+        throw new Error(`${ALLOWLIST_ENV}: ${JSON.stringify(raw)} is neither a host name, an address nor a CIDR range`);
+      }
+    }
+    this.#restrictive = this.#names.size + this.#suffixes.length > 0 || this.#ranges.rules.length > 0;
+    this.#resolve = options.resolve ?? resolveAll;
+    this.#now = options.now ?? Date.now;
+  }
+
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): HostPolicy {
+    return new HostPolicy((env[ALLOWLIST_ENV] ?? '').split(','));
+  }
+
+  /** Resolves when `url`'s host may be called; throws `custom_host_not_allowed` otherwise. */
+  async check(url: URL, param: string): Promise<void> {
+    const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    const now = this.#now();
+    let verdict = this.#verdicts.get(hostname);
+    if (verdict === undefined || verdict.expires <= now) {
+      verdict = await this.#decide(hostname, now);
+      if (this.#verdicts.size >= VERDICT_LIMIT) this.#verdicts.clear();
+      this.#verdicts.set(hostname, verdict);
+    }
+    if (!verdict.allowed) throw new GatewayError('custom_host_not_allowed', `The custom host ${url.host} is not allowed: ${verdict.reason}.`, param);
+  }
+
+  async #decide(hostname: string, now: number): Promise<Verdict> {
+    const expires = now + VERDICT_TTL_MS;
+    const namedAllowed = this.#names.has(hostname) || this.#suffixes.some((suffix) => hostname.endsWith(suffix));
+    let addresses: string[];
+    if (isIP(hostname) !== 0) {
+      addresses = [hostname];
+    } else {
+      try {
+        addresses = await this.#resolve(hostname);
+      } catch {
+        // Unresolvable now: the call fails as unreachable anyway. Not cached, so it is decided again.
+        return { allowed: !this.#restrictive || namedAllowed, reason: `${hostname} is not on ${ALLOWLIST_ENV}`, expires: now };
+      }
+    }
+    // Every address must pass: a name with one public and one metadata address is refused.
+    for (const address of addresses) {
+      const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+      const listed = namedAllowed || this.#ranges.check(address, type);
+      if (this.#restrictive && !listed) return { allowed: false, reason: `${hostname} is not on ${ALLOWLIST_ENV}`, expires };
+      if (!listed && BLOCKED.check(address, type)) {
+        return { allowed: false, reason: `it resolves to the link-local or metadata address ${address} (allow it explicitly with ${ALLOWLIST_ENV})`, expires };
+      }
+    }
+    return { allowed: true, reason: '', expires };
+  }
+}

@@ -1,0 +1,162 @@
+// The vendor's chat-completions shapes as the transforms read and write them, and the small
+// helpers every family shares (text of a content array, data URLs, tool-call arguments).
+import { GatewayError } from '../../server/errors.ts';
+import type { ChatUsage, FinishReason } from './chat-chunks.ts';
+
+export interface ChatTextPart { type: 'text'; text: string }
+export interface ChatImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }
+export type ChatContentPart = ChatTextPart | ChatImagePart | { type: string; [key: string]: unknown };
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+  content?: string | ChatContentPart[] | null;
+  name?: string;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+}
+
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+
+export interface ChatRequest {
+  model?: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  stop?: string | string[] | null;
+  n?: number | null;
+  seed?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  tools?: ChatTool[];
+  tool_choice?: ChatToolChoice;
+  response_format?: { type: string; json_schema?: { schema?: Record<string, unknown> } };
+  user?: string;
+  [key: string]: unknown;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ChatToolCall[]; reasoning_content?: string };
+    logprobs: null;
+    finish_reason: FinishReason;
+  }[];
+  usage: ChatUsage;
+}
+
+/** The body as a chat request; 400 when it has no messages array (the route validator normally said so first). */
+export function chatRequestOf(body: Record<string, unknown> | undefined): ChatRequest {
+  if (body === undefined || !Array.isArray(body.messages)) {
+    throw new GatewayError('invalid_request_body', 'A chat completion needs a "messages" array.', 'messages');
+  }
+  return body as ChatRequest;
+}
+
+export function isStreamed(body: Record<string, unknown> | undefined): boolean {
+  return body?.stream === true;
+}
+
+export function includeUsage(request: ChatRequest): boolean {
+  return request.stream_options?.include_usage === true;
+}
+
+/** The text of a message content: a string, or its text parts joined. */
+export function textOf(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const part of content) if (part.type === 'text' && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+export function stopList(stop: ChatRequest['stop']): string[] | undefined {
+  if (stop === undefined || stop === null) return undefined;
+  return typeof stop === 'string' ? [stop] : stop;
+}
+
+/** `max_completion_tokens`, else `max_tokens`. */
+export function maxTokensOf(request: ChatRequest): number | undefined {
+  const value = request.max_completion_tokens ?? request.max_tokens;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** A tool call's `arguments` string as the object the provider wants; 400 when it is not a JSON object. */
+export function argumentsObject(call: ChatToolCall): Record<string, unknown> {
+  const text = call.function.arguments;
+  if (text === '' || text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('invalid_request_body', `The arguments of tool call "${call.id}" are not a JSON object.`, 'messages');
+  }
+  return value as Record<string, unknown>;
+}
+
+export interface DataUrl { mediaType: string; data: string }
+
+/** `data:image/png;base64,AAAA` → its media type and base64 data; null for any other URL. */
+export function parseDataUrl(url: string): DataUrl | null {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return match === null ? null : { mediaType: match[1], data: match[2] };
+}
+
+/** Refuses `n` > 1 for providers that answer one choice only. */
+export function requireSingleChoice(request: ChatRequest, provider: string): void {
+  if (typeof request.n === 'number' && request.n > 1) {
+    throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns one choice per request; n must be 1.`, 'n');
+  }
+}
+
+export function usageOf(prompt: number, completion: number): ChatUsage {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+export function chatCompletion(fields: {
+  id: string;
+  model: string;
+  created: number;
+  content: string | null;
+  toolCalls: ChatToolCall[];
+  reasoning: string | null;
+  finishReason: FinishReason;
+  usage: ChatUsage;
+}): ChatCompletion {
+  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: fields.content, refusal: null };
+  if (fields.toolCalls.length > 0) message.tool_calls = fields.toolCalls;
+  if (fields.reasoning !== null) message.reasoning_content = fields.reasoning;
+  return {
+    id: fields.id,
+    object: 'chat.completion',
+    created: fields.created,
+    model: fields.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: fields.finishReason }],
+    usage: fields.usage,
+  };
+}
+
+export function jsonBuffer(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value));
+}

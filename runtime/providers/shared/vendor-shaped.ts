@@ -1,0 +1,63 @@
+// Adapters for providers that speak the vendor's wire format (the vendor itself and the
+// OpenAI-compatible table): the body goes through untouched, only the URL and credential change.
+import { GatewayError } from '../../server/errors.ts';
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ResponseMapping } from '../types.ts';
+import { vendorShapedError } from './errors.ts';
+import { joinUrl } from './url.ts';
+
+/** The inference endpoints whose error bodies are rewritten to name the provider. */
+const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+
+export interface VendorShapedOptions {
+  name: string;
+  baseUrl: string;
+  /** Endpoints the provider has; `passthrough` is always allowed. */
+  endpoints: ReadonlySet<EndpointKind>;
+  /** Local servers (ollama, vllm, …) run without a key; hosted ones refuse the request without. */
+  keyRequired: boolean;
+  /** Extra headers from provider options (the vendor's organization and project). */
+  extraHeaders?(call: ProviderCall): Record<string, string>;
+}
+
+export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapter {
+  const { name, baseUrl, endpoints, keyRequired } = options;
+  const errorMapping: ResponseMapping = { provider: name, error: (status, body) => vendorShapedError(name, status, body) };
+  return {
+    name,
+    readsBody: () => false,
+    prepare(call: ProviderCall): PreparedCall {
+      if (call.endpoint !== 'passthrough' && !endpoints.has(call.endpoint)) throw notSupported(name, call.endpoint);
+      const headers: Record<string, string> = options.extraHeaders?.(call) ?? {};
+      if (call.apiKey !== null) headers.authorization = `Bearer ${call.apiKey}`;
+      else if (keyRequired) throw missingKey(name);
+      return {
+        url: joinUrl(call.customHost ?? baseUrl, call.path),
+        method: call.method,
+        headers,
+        body: call.rawBody,
+        // Strict compliance: the vendor's bytes exactly, without the gateway's `provider` field.
+        response: !call.strictVendorCompliance && MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null,
+      };
+    },
+  };
+}
+
+export function notSupported(provider: string, endpoint: EndpointKind): GatewayError {
+  return new GatewayError('endpoint_not_supported', `The provider "${provider}" has no ${endpointLabel(endpoint)} endpoint.`, 'provider', { provider, endpoint });
+}
+
+export function missingKey(provider: string): GatewayError {
+  return new GatewayError('missing_provider_credentials', `The provider "${provider}" needs a credential: send Authorization: Bearer <token> or set api_key.`, 'authorization', { provider });
+}
+
+export function missingOption(provider: string, option: string, why = ''): GatewayError {
+  return new GatewayError('missing_provider_option', `The provider "${provider}" needs ${option}${why}.`, option, { provider });
+}
+
+function endpointLabel(endpoint: EndpointKind): string {
+  switch (endpoint) {
+    case 'chat': return 'chat completions';
+    case 'completions': return 'text completions';
+    default: return endpoint;
+  }
+}

@@ -1,0 +1,17 @@
+// What the transport asks of the stored credentials (virtual keys and provider slugs). They are
+// held in memory by their owner (runtime/api/virtual-keys) and never read from the database per request.
+
+/** One stored integration: the provider it calls, its credential and its default options. */
+export interface StoredIntegration {
+  provider: string;
+  apiKey: string | null;
+  /** Provider options under config field names (`clouda_region`, `cloudb_service_account_json`, …). */
+  options: Readonly<Record<string, unknown>>;
+}
+
+export interface StoredCredentials {
+  /** The integration behind a virtual key's ID; undefined when none is stored. */
+  virtualKey(id: string): StoredIntegration | undefined;
+  /** The integration behind a slug (without its `@`); undefined when none is stored. */
+  slug(name: string): StoredIntegration | undefined;
+}
