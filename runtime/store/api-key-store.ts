@@ -1,5 +1,5 @@
-// The API-key store contract. Backend-neutral on purpose: SQLite implements it now and PostgreSQL
-// will implement it again, so every method is async and timestamps travel as ISO 8601 strings.
+// The API-key store contract. Backend-neutral: one implementation (sql/sql-api-key-store.ts) runs on
+// SQLite and PostgreSQL, every method is async and timestamps travel as ISO 8601 strings.
 // The connection belongs to the GatewayStore that made the ApiKeyStore (open-store.ts), not to it.
 
 export const API_KEY_SCOPES = ['admin', 'inference'] as const;
@@ -43,7 +43,9 @@ export interface ApiKeyStore {
    * revoked or not: a revocation must outlive restarts that still carry the old environment.
    */
   ensureKey(key: string, input?: CreateApiKeyInput): Promise<{ record: ApiKeyRecord; created: boolean }>;
-  list(): Promise<ApiKeyRecord[]>;
+  /** Oldest first; only the organisation's keys when `organisationId` is given. */
+  list(filter?: { organisationId?: string }): Promise<ApiKeyRecord[]>;
+  get(id: string): Promise<ApiKeyRecord | null>;
   /** Null when no key has that ID; an already revoked key is returned unchanged. */
   revoke(id: string): Promise<ApiKeyRecord | null>;
   /** Every key that is not revoked, for the in-memory key ring. */

@@ -1,24 +1,73 @@
-// The one place that picks a store backend. Only the embedded SQLite store exists for now; the
-// PostgreSQL store will be chosen here when DATABASE_URL is set.
-import { resolve } from 'node:path';
+// The one place that picks a store backend and puts the record stores together. SQLite (one file
+// under the data directory) is the default; PostgreSQL when a database URL is given (DATABASE_URL),
+// so several gateway processes can share it. Every record store is written once against SqlDatabase.
+import { join, resolve } from 'node:path';
 import type { ApiKeyStore } from './api-key-store.ts';
-import { openSqliteDatabase } from './sqlite/database.ts';
-import { SqliteApiKeyStore } from './sqlite/sqlite-api-key-store.ts';
+import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
+import type { SavedConfigStore } from './config-store.ts';
+import { openPostgresDatabase } from './postgres/open-postgres.ts';
+import type { PromptStore } from './prompt-store.ts';
+import type { RateLimitPolicyStore } from './rate-limit-policy-store.ts';
+import { SqlApiKeyStore } from './sql/sql-api-key-store.ts';
+import { SqlConfigStore } from './sql/sql-config-store.ts';
+import type { SqlDatabase } from './sql/sql-database.ts';
+import { SqlPromptStore } from './sql/sql-prompt-store.ts';
+import { SqlRateLimitPolicyStore } from './sql/sql-rate-limit-policy-store.ts';
+import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts';
+import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
+import { SqliteDatabase } from './sqlite/sqlite-database.ts';
+import type { UsageLimitPolicyStore } from './usage-limit-policy-store.ts';
 
 export const DEFAULT_DATA_DIR = './data';
 
 export interface GatewayStore {
-  apiKeys: ApiKeyStore;
+  readonly backend: 'sqlite' | 'postgres';
+  readonly apiKeys: ApiKeyStore;
+  readonly configs: SavedConfigStore;
+  readonly prompts: PromptStore;
+  readonly rateLimits: RateLimitPolicyStore;
+  readonly usageLimits: UsageLimitPolicyStore;
+  /** Revisions of every record kind, polled to keep in-memory copies current across processes. */
+  readonly changes: ChangeFeed;
+  /** Stops the change feed, then closes the connection(s). */
   close(): Promise<void>;
 }
 
-export function openStore(dataDir: string = DEFAULT_DATA_DIR): GatewayStore {
-  const db = openSqliteDatabase(resolve(dataDir));
-  const apiKeys = new SqliteApiKeyStore(db);
+export interface OpenStoreOptions {
+  /** Where the SQLite file lives (ignored with a database URL). */
+  dataDir?: string;
+  /** A PostgreSQL URL selects the PostgreSQL backend; null or empty keeps SQLite. */
+  databaseUrl?: string | null;
+  changeFeed?: ChangeFeedOptions;
+}
+
+/** The embedded SQLite store under `dataDir`, opened (and migrated) synchronously. */
+export function openStore(dataDir: string = DEFAULT_DATA_DIR, options: { changeFeed?: ChangeFeedOptions } = {}): GatewayStore {
+  const dir = resolve(dataDir);
+  return composeStore(new SqliteDatabase(openSqliteDatabase(dir), join(dir, SQLITE_FILE_NAME)), options.changeFeed);
+}
+
+/** SQLite by default; PostgreSQL when `databaseUrl` is set. */
+export async function openGatewayStore(options: OpenStoreOptions = {}): Promise<GatewayStore> {
+  if (options.databaseUrl) return composeStore(await openPostgresDatabase({ connectionString: options.databaseUrl }), options.changeFeed);
+  return openStore(options.dataDir ?? DEFAULT_DATA_DIR, { changeFeed: options.changeFeed });
+}
+
+/** Adding a record kind: one field above and one line here, for both backends (docs/store.md). */
+export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions): GatewayStore {
+  const changes = new ChangeFeed(db, changeFeed);
+  let closing: Promise<void> | null = null;
   return {
-    apiKeys,
-    async close() {
-      if (db.isOpen) db.close();
+    backend: db.dialect,
+    apiKeys: new SqlApiKeyStore(db),
+    configs: new SqlConfigStore(db),
+    prompts: new SqlPromptStore(db),
+    rateLimits: new SqlRateLimitPolicyStore(db),
+    usageLimits: new SqlUsageLimitPolicyStore(db),
+    changes,
+    close() {
+      closing ??= changes.close().finally(() => db.close());
+      return closing;
     },
   };
 }

@@ -1,5 +1,6 @@
-// Opens the embedded store: one SQLite file under the data directory, WAL so the server keeps
-// reading while `gateway keys` writes, and a busy timeout so the two wait for each other briefly.
+// Opens the embedded store: one SQLite file under the data directory, WAL so readers never wait for a
+// writer, and a busy timeout so processes sharing the file (servers, `gateway keys`) wait for each
+// other's short write transactions instead of failing.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { migrate, readMigrations } from './migrate.ts';
 
 export const SQLITE_FILE_NAME = 'gateway.sqlite';
-const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/sqlite/', import.meta.url));
+export const SQLITE_MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/sqlite/', import.meta.url));
 const BUSY_TIMEOUT_MS = 5000;
 
 export function openSqliteDatabase(dataDir: string): DatabaseSync {
@@ -18,7 +19,7 @@ export function openSqliteDatabase(dataDir: string): DatabaseSync {
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
-    migrate(db, readMigrations(MIGRATIONS_DIR));
+    migrate(db, readMigrations(SQLITE_MIGRATIONS_DIR));
   } catch (err) {
     db.close();
     throw err;

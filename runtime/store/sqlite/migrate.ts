@@ -1,31 +1,9 @@
-// Numbered SQL migrations (`NNN_name.sql`), applied in order inside one IMMEDIATE transaction so two
-// processes opening the same file at once (server and `gateway keys`) cannot both apply a step.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Applies the SQLite migrations in order inside one IMMEDIATE transaction, so two processes opening
+// the same file at once (two servers, or a server and `gateway keys`) cannot both apply a step.
 import type { DatabaseSync } from 'node:sqlite';
+import { assertNotNewer, type Migration, migrationLabel, readMigrations } from '../migration-files.ts';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-const FILE_NAME = /^(\d{3})_([a-z0-9_]+)\.sql$/;
-
-export function readMigrations(dir: string): Migration[] {
-  const migrations: Migration[] = [];
-  for (const file of readdirSync(dir).sort()) {
-    const m = FILE_NAME.exec(file);
-    if (m === null) {
-      if (file.endsWith('.sql')) throw new Error(`migration ${file}: name must look like 001_create_things.sql`);
-      continue;
-    }
-    const version = Number(m[1]);
-    if (migrations.some((known) => known.version === version)) throw new Error(`migration ${file}: version ${m[1]} is used twice`);
-    migrations.push({ version, name: m[2], sql: readFileSync(join(dir, file), 'utf8') });
-  }
-  return migrations;
-}
+export { type Migration, readMigrations };
 
 /** Applies the pending migrations and returns their versions. */
 export function migrate(db: DatabaseSync, migrations: readonly Migration[]): number[] {
@@ -38,10 +16,7 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): num
     )`);
     const rows = db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
     const applied = new Set(rows.map((row) => Number(row.version)));
-    const newest = Math.max(0, ...migrations.map((m) => m.version));
-    for (const version of applied) {
-      if (version > newest) throw new Error(`the database was migrated to version ${version} by a newer gateway; this one knows up to ${newest}`);
-    }
+    assertNotNewer(applied, migrations);
     const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     const done: number[] = [];
     for (const migration of migrations) {
@@ -49,7 +24,7 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): num
       try {
         db.exec(migration.sql);
       } catch (err) {
-        throw new Error(`migration ${String(migration.version).padStart(3, '0')}_${migration.name} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${migrationLabel(migration)} failed: ${(err as Error).message}`);
       }
       record.run(migration.version, migration.name, new Date().toISOString());
       done.push(migration.version);

@@ -1,0 +1,41 @@
+// Numbered SQL migrations (`NNN_name.sql`), one folder per backend. Numbers 001–099 belong to the
+// control-plane records; 100 and up are reserved for the virtual-key store (docs/store.md).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const FILE_NAME = /^(\d{3})_([a-z0-9_]+)\.sql$/;
+
+export function readMigrations(dir: string): Migration[] {
+  const migrations: Migration[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    const m = FILE_NAME.exec(file);
+    if (m === null) {
+      if (file.endsWith('.sql')) throw new Error(`migration ${file}: name must look like 001_create_things.sql`);
+      continue;
+    }
+    const version = Number(m[1]);
+    if (migrations.some((known) => known.version === version)) throw new Error(`migration ${file}: version ${m[1]} is used twice`);
+    migrations.push({ version, name: m[2], sql: readFileSync(join(dir, file), 'utf8') });
+  }
+  return migrations;
+}
+
+/** Fails when the database was migrated by a newer gateway that knows steps this one does not. */
+export function assertNotNewer(applied: Iterable<number>, migrations: readonly Migration[]): void {
+  const known = new Set(migrations.map((m) => m.version));
+  for (const version of applied) {
+    if (!known.has(version)) {
+      throw new Error(`the database has migration ${String(version).padStart(3, '0')}, which this gateway does not know: it was migrated by a newer gateway`);
+    }
+  }
+}
+
+export function migrationLabel(migration: Migration): string {
+  return `${String(migration.version).padStart(3, '0')}_${migration.name}`;
+}

@@ -1,0 +1,111 @@
+// SqlDatabase on PostgreSQL through a pg Pool. Statements are written with `?` placeholders (the
+// dialect both backends share) and numbered here; a transaction keeps one pooled client for its span.
+import pg from 'pg';
+import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, UniqueViolationError } from '../sql/sql-database.ts';
+
+const UNIQUE_VIOLATION = '23505';
+const CHECK_VIOLATION = '23514';
+const DEFAULT_POOL_SIZE = 10;
+
+export interface PostgresOptions {
+  connectionString: string;
+  poolSize?: number;
+}
+
+interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+export class PostgresDatabase implements SqlDatabase {
+  readonly dialect = 'postgres' as const;
+  readonly #pool: pg.Pool;
+  readonly #direct: SqlExecutor;
+
+  constructor(options: PostgresOptions) {
+    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    // An idle client that loses its connection emits 'error' on the pool; unhandled, that would end the process.
+    this.#pool.on('error', () => undefined);
+    this.#direct = executor(this.#pool);
+  }
+
+  all<T extends object>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.#direct.all<T>(sql, params);
+  }
+
+  get<T extends object>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.#direct.get<T>(sql, params);
+  }
+
+  run(sql: string, params?: readonly SqlValue[]): Promise<number> {
+    return this.#direct.run(sql, params);
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(executor(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Runs `work` with one client of the pool (migrations need a session for their advisory lock). */
+  async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      return await work(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
+
+function executor(target: Queryable): SqlExecutor {
+  const query = async (sql: string, params: readonly SqlValue[] = []) => {
+    try {
+      return await target.query(numbered(sql), params as SqlValue[]);
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+  return {
+    all: async <T extends object>(sql: string, params?: readonly SqlValue[]) => (await query(sql, params)).rows as T[],
+    get: async <T extends object>(sql: string, params?: readonly SqlValue[]) => (await query(sql, params)).rows[0] as T | undefined,
+    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+  };
+}
+
+const numberedCache = new Map<string, string>();
+
+/** `?` → `$1`, `$2`, …; the shared SQL never has a `?` inside a literal. */
+export function numbered(sql: string): string {
+  let text = numberedCache.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    // Statements are fixed text or built from a fixed set of columns; the bound is only a safety net.
+    if (numberedCache.size >= 1000) numberedCache.clear();
+    numberedCache.set(sql, text);
+  }
+  return text;
+}
+
+function translate(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === UNIQUE_VIOLATION) return new UniqueViolationError((error as Error).message, { cause: error });
+  if (code === CHECK_VIOLATION) return new CheckViolationError((error as Error).message, { cause: error });
+  return error;
+}

@@ -1,0 +1,35 @@
+// The one database surface every record store is written against, so each store is written once
+// and runs on SQLite and on PostgreSQL. SQL uses `?` placeholders and the subset both dialects share
+// (ON CONFLICT upserts, RETURNING, LIMIT/OFFSET, CAST(... AS INTEGER)); values are strings, numbers
+// and null only, and timestamps travel as ISO 8601 text.
+
+export type SqlValue = string | number | null;
+export type SqlRow = Record<string, SqlValue>;
+
+export interface SqlExecutor {
+  all<T extends object = SqlRow>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T extends object = SqlRow>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Runs a statement and returns the number of rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+}
+
+export interface SqlDatabase extends SqlExecutor {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in one transaction that holds the write lock from its first statement on (SQLite:
+   * BEGIN IMMEDIATE; PostgreSQL: row locks taken by the first UPDATE), committed when `work`
+   * resolves and rolled back when it throws.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A UNIQUE or PRIMARY KEY constraint refused the write: the record already exists. */
+export class UniqueViolationError extends Error {
+  override readonly name = 'UniqueViolationError';
+}
+
+/** A CHECK constraint refused the write: the record would break one of its own rules. */
+export class CheckViolationError extends Error {
+  override readonly name = 'CheckViolationError';
+}
