@@ -4,11 +4,9 @@
  * Path of a schema file relative to schema/, e.g. `requests/batch-create.json`.
  */
 export type SchemaRef = string;
+export type ApiKeyScope = 'admin' | 'inference';
 export type ChatLogitBias = {
   [k: string]: number;
-} | null;
-export type ChatStreamOptions = {
-  [k: string]: unknown;
 } | null;
 export type ChatTools = {
   type?: 'function';
@@ -31,11 +29,34 @@ export type ChatFunctions = {
   };
   [k: string]: unknown;
 }[];
-export type RateLimitsPolicyStatus = 'active' | 'archived';
+export type ChatStreamOptions = {
+  [k: string]: unknown;
+} | null;
 export type RateLimitsPolicyType = 'requests' | 'tokens';
 export type RateLimitsPolicyUnit = 'rpm' | 'rph' | 'rpd';
+export type Conditions = {
+  key: string;
+  value: string;
+}[];
+export type GroupBy = {
+  key: string;
+}[];
+export type RateLimitsPolicyStatus = 'active' | 'archived';
 export type ResponseInclude =
   'file_search_call.results' | 'message.input_image.image_url' | 'computer_call_output.output.image_url';
+/**
+ * @minItems 1
+ */
+export type Conditions1 = {
+  key: string;
+  value: string;
+}[];
+/**
+ * @minItems 1
+ */
+export type GroupBy1 = {
+  key: string;
+}[];
 export type BatchStatus =
   'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
 export type FineTuningJobStatus = 'validating_files' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -53,21 +74,36 @@ export type StoredResponseStatus = 'completed' | 'failed' | 'in_progress' | 'inc
 export interface GatewaySchemaTypes {
   Config: Config;
   ApiManifest: ApiManifest;
+  ApiKeyCreate: ApiKeyCreate;
   BatchCreate: BatchCreate;
   BatchListQuery: BatchListQuery;
   ChatCompletionCreate: ChatCompletionCreate;
   CompletionCreate: CompletionCreate;
+  ConfigCreate: ConfigCreate;
+  ConfigUpdate: ConfigUpdate;
   EmbeddingsCreate: EmbeddingsCreate;
   FineTuningCheckpointListQuery: FineTuningCheckpointListQuery;
   FineTuningJobCreate: FineTuningJobCreate;
   FineTuningJobListQuery: FineTuningJobListQuery;
+  ListPageQuery: ListPageQuery;
+  PromptCreate: PromptCreate;
+  PromptGetQuery: PromptGetQuery;
   PromptRender: PromptRender;
+  PromptUpdate: PromptUpdate;
+  RateLimitsPolicyCreate: RateLimitsPolicyCreate;
   RateLimitsPolicyGetQuery: RateLimitsPolicyGetQuery;
   RateLimitsPolicyListQuery: RateLimitsPolicyListQuery;
+  RateLimitsPolicyUpdate: RateLimitsPolicyUpdate;
   ResponseGetQuery: ResponseGetQuery;
   UsageLimitsPolicyCreate: UsageLimitsPolicyCreate;
+  UsageLimitsPolicyListQuery: UsageLimitsPolicyListQuery;
+  UsageLimitsPolicyUpdate: UsageLimitsPolicyUpdate;
+  ApiKeyCreated: ApiKeyCreated;
+  ApiKeyList: ApiKeyList;
+  ApiKey: ApiKey;
   BatchList: BatchList;
   Batch: Batch;
+  DeletedResource: DeletedResource;
   Error: Error;
   FineTuningCheckpointList: FineTuningCheckpointList;
   FineTuningCheckpoint: FineTuningCheckpoint;
@@ -75,12 +111,20 @@ export interface GatewaySchemaTypes {
   FineTuningJob: FineTuningJob;
   Health: Health;
   Metadata: Metadata;
+  PromptList: PromptList;
+  PromptVersionList: PromptVersionList;
+  Prompt: Prompt;
+  RateLimitsPolicyCreated: RateLimitsPolicyCreated;
   RateLimitsPolicyList: RateLimitsPolicyList;
   RateLimitsPolicy: RateLimitsPolicy;
   RenderedPrompt: RenderedPrompt;
+  SavedConfigList: SavedConfigList;
+  SavedConfig: SavedConfig;
   StoredResponse: StoredResponse;
   TextCompletion: TextCompletion;
   UsageLimitsPolicyCreated: UsageLimitsPolicyCreated;
+  UsageLimitsPolicyList: UsageLimitsPolicyList;
+  UsageLimitsPolicy: UsageLimitsPolicy;
 }
 /**
  * A routing config (SPEC §2.1). Sent in x-gateway-config as inline JSON or saved and named by ID. `targets` items are configs of the same shape. Unknown keys are rejected at every level. Valid when at least one of the 18 key sets in `anyOf` is present in full.
@@ -395,6 +439,15 @@ export interface ApiEndpoint {
   };
 }
 /**
+ * Body of POST /v1/api-keys. `scope` defaults to inference; `workspace_id` and `organisation_id` default to the calling key's, and the organisation must be the caller's own.
+ */
+export interface ApiKeyCreate {
+  name?: string;
+  scope?: ApiKeyScope;
+  workspace_id?: string;
+  organisation_id?: string;
+}
+/**
  * Body of POST /v1/batches (SPEC §4.7). `immediate` is served only by gateway-managed batching. `metadata` follows the metadata limits of SPEC §8 or is null.
  */
 export interface BatchCreate {
@@ -484,6 +537,34 @@ export interface CompletionCreate {
   user?: string;
 }
 /**
+ * Body of POST /v1/configs. `config` is compiled like a saved config file (400 `invalid_config` with every compile error otherwise); `id` is chosen by the caller or generated.
+ */
+export interface ConfigCreate {
+  /**
+   * Letters, digits, `_`, `.` and `-`, at most 128; the value clients send in x-gateway-config.
+   */
+  id?: string;
+  name?: string | null;
+  /**
+   * A config object (SPEC §2.1); checked by the config compiler, not by this schema.
+   */
+  config: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Body of PUT /v1/configs/{configId}: the whole new config (and optionally a new name); compiled before it replaces the live router.
+ */
+export interface ConfigUpdate {
+  name?: string | null;
+  /**
+   * A config object (SPEC §2.1); checked by the config compiler, not by this schema.
+   */
+  config: {
+    [k: string]: unknown;
+  };
+}
+/**
  * Body of POST /v1/embeddings, checked only when the router parses the body anyway. SPEC does not show the payload; `model` and `input` (text, token IDs, or arrays of either) are required, other keys pass through.
  */
 export interface EmbeddingsCreate {
@@ -524,6 +605,88 @@ export interface FineTuningJobListQuery {
   limit?: number;
 }
 /**
+ * Query of the list endpoints of API keys, configs and prompts: the same `page_size` / `current_page` paging as SPEC §4.13.
+ */
+export interface ListPageQuery {
+  /**
+   * Records per page; without it, every record.
+   */
+  page_size?: number;
+  /**
+   * Zero-based page index, used with page_size (default 0).
+   */
+  current_page?: number;
+}
+/**
+ * Body of POST /v1/prompts: version 1 of a prompt template. Templates are checked for mustache syntax when saved.
+ */
+export interface PromptCreate {
+  /**
+   * Letters, digits, `_`, `.` and `-`, at most 128 (no `@`: `id@3` names version 3).
+   */
+  id?: string;
+  name: string;
+  /**
+   * @minItems 1
+   * @maxItems 1000
+   */
+  messages: PromptTemplateMessage[];
+  model?: string;
+  hyperparameters?: PromptHyperparameters;
+  version_description?: string;
+}
+export interface PromptTemplateMessage {
+  role: string;
+  /**
+   * Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping).
+   */
+  content: string;
+  name?: string;
+}
+/**
+ * Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.
+ */
+export interface PromptHyperparameters {
+  frequency_penalty?: number;
+  logit_bias?: ChatLogitBias;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  max_tokens?: number;
+  n?: number;
+  presence_penalty?: number;
+  response_format?: ChatResponseFormat;
+  seed?: number;
+  /**
+   * One stop sequence or several.
+   */
+  stop?: string | string[];
+  thinking?: ChatThinking;
+  temperature?: number;
+  top_p?: number;
+  tools?: ChatTools;
+  tool_choice?: string;
+  parallel_tool_calls?: boolean;
+  user?: string;
+  function_call?: string;
+  functions?: ChatFunctions;
+  [k: string]: unknown;
+}
+export interface ChatResponseFormat {
+  type?: string;
+  [k: string]: unknown;
+}
+export interface ChatThinking {
+  type?: string;
+  budget_tokens?: number;
+  [k: string]: unknown;
+}
+/**
+ * Query of GET /v1/prompts/{promptId}: a version other than the latest.
+ */
+export interface PromptGetQuery {
+  version?: number;
+}
+/**
  * Body of POST /v1/prompts/{promptId}/render (SPEC §4.2). `variables` fills the template; hyperparameters go at the root beside it, never nested, and override the template's values. Unknown keys are rejected, so a nested `hyperparameters` object is an error.
  */
 export interface PromptRender {
@@ -559,14 +722,35 @@ export interface PromptRender {
   function_call?: string;
   functions?: ChatFunctions;
 }
-export interface ChatResponseFormat {
-  type?: string;
-  [k: string]: unknown;
+/**
+ * Body of PUT /v1/prompts/{promptId}: the next version's whole template (model and hyperparameters not given are not carried over); `name` renames the prompt.
+ */
+export interface PromptUpdate {
+  name?: string;
+  /**
+   * @minItems 1
+   * @maxItems 1000
+   */
+  messages: PromptTemplateMessage[];
+  model?: string;
+  hyperparameters?: PromptHyperparameters;
+  version_description?: string;
 }
-export interface ChatThinking {
-  type?: string;
-  budget_tokens?: number;
-  [k: string]: unknown;
+/**
+ * Body of POST /v1/policies/rate-limits (create is not shown by SPEC; fields as §2.8). `workspace_id` and `organisation_id` default to the calling key's.
+ */
+export interface RateLimitsPolicyCreate {
+  type: RateLimitsPolicyType;
+  unit: RateLimitsPolicyUnit;
+  value: number;
+  name?: string | null;
+  conditions?: Conditions;
+  group_by?: GroupBy;
+  /**
+   * Workspace ID or slug; this gateway knows workspaces by UUID only.
+   */
+  workspace_id?: string;
+  organisation_id?: string;
 }
 /**
  * Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).
@@ -589,6 +773,17 @@ export interface RateLimitsPolicyListQuery {
   current_page?: number;
 }
 /**
+ * Body of PUT /v1/policies/rate-limits/{rateLimitsPolicyId}: the fields to change (at least one); archived policies cannot change.
+ */
+export interface RateLimitsPolicyUpdate {
+  type?: RateLimitsPolicyType;
+  unit?: RateLimitsPolicyUnit;
+  value?: number;
+  name?: string | null;
+  conditions?: Conditions;
+  group_by?: GroupBy;
+}
+/**
  * Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.
  */
 export interface ResponseGetQuery {
@@ -598,19 +793,8 @@ export interface ResponseGetQuery {
  * Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.
  */
 export interface UsageLimitsPolicyCreate {
-  /**
-   * @minItems 1
-   */
-  conditions: {
-    key: string;
-    value: string;
-  }[];
-  /**
-   * @minItems 1
-   */
-  group_by: {
-    key: string;
-  }[];
+  conditions: Conditions1;
+  group_by: GroupBy1;
   type: 'cost' | 'tokens';
   credit_limit: number;
   name?: string;
@@ -624,6 +808,70 @@ export interface UsageLimitsPolicyCreate {
    */
   workspace_id?: string;
   organisation_id?: string;
+}
+/**
+ * Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.
+ */
+export interface UsageLimitsPolicyListQuery {
+  /**
+   * Workspace ID or slug.
+   */
+  workspace_id?: string;
+  type?: 'cost' | 'tokens';
+  page_size?: number;
+  current_page?: number;
+}
+/**
+ * Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).
+ */
+export interface UsageLimitsPolicyUpdate {
+  name?: string;
+  credit_limit?: number;
+  alert_threshold?: number | null;
+  /**
+   * When omitted or null the limit is cumulative.
+   */
+  periodic_reset?: 'monthly' | 'weekly' | null;
+  conditions?: Conditions1;
+  group_by?: GroupBy1;
+}
+/**
+ * Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.
+ */
+export interface ApiKeyCreated {
+  object: 'api_key';
+  id: string;
+  name: string;
+  scope: ApiKeyScope;
+  workspace_id: string;
+  organisation_id: string;
+  created_at: string;
+  revoked_at: string | null;
+  /**
+   * The secret, shown in this response only; the gateway keeps its SHA-256.
+   */
+  key: string;
+}
+/**
+ * A page of API keys of the caller's organisation, oldest first; `total` counts every key.
+ */
+export interface ApiKeyList {
+  object: 'list';
+  data: ApiKey[];
+  total: number;
+}
+/**
+ * A gateway API key as the admin API shows it: never the secret or its hash. `scope` admin may use every endpoint; inference may use the data plane and prompt rendering.
+ */
+export interface ApiKey {
+  object: 'api_key';
+  id: string;
+  name: string;
+  scope: ApiKeyScope;
+  workspace_id: string;
+  organisation_id: string;
+  created_at: string;
+  revoked_at: string | null;
 }
 /**
  * A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.
@@ -686,6 +934,14 @@ export interface Batch {
     failed?: number;
   } | null;
   metadata?: Metadata | null;
+}
+/**
+ * Response of a DELETE: the ID and kind of what is gone.
+ */
+export interface DeletedResource {
+  id: string;
+  object: string;
+  deleted: true;
 }
 /**
  * Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).
@@ -824,6 +1080,67 @@ export interface Health {
   [k: string]: unknown;
 }
 /**
+ * A page of prompts at their latest version, oldest first; `total` counts every prompt.
+ */
+export interface PromptList {
+  object: 'list';
+  data: Prompt[];
+  total: number;
+}
+/**
+ * A prompt template at one version (the latest unless asked otherwise).
+ */
+export interface Prompt {
+  object: 'prompt';
+  id: string;
+  name: string;
+  /**
+   * The version shown.
+   */
+  version: number;
+  latest_version: number;
+  model: string | null;
+  messages: PromptTemplateMessage[];
+  hyperparameters: {
+    [k: string]: unknown;
+  };
+  /**
+   * Names the template reads, in order of first use.
+   */
+  variables: string[];
+  version_description: string | null;
+  created_at: string;
+  last_updated_at: string;
+}
+/**
+ * Every version of a prompt, oldest first.
+ */
+export interface PromptVersionList {
+  object: 'list';
+  data: PromptVersion[];
+  total: number;
+}
+export interface PromptVersion {
+  object: 'prompt_version';
+  prompt_id: string;
+  version: number;
+  model: string | null;
+  messages: PromptTemplateMessage[];
+  hyperparameters: {
+    [k: string]: unknown;
+  };
+  variables: string[];
+  description: string | null;
+  created_at: string;
+}
+/**
+ * Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).
+ */
+export interface RateLimitsPolicyCreated {
+  id: string;
+  object: 'policy_rate_limits';
+}
+/**
  * A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.
  */
 export interface RateLimitsPolicyList {
@@ -849,13 +1166,8 @@ export interface RateLimitsPolicy {
   created_at: string;
   last_updated_at: string;
   name?: string | null;
-  conditions?: {
-    key: string;
-    value: string;
-  }[];
-  group_by?: {
-    key: string;
-  }[];
+  conditions?: Conditions;
+  group_by?: GroupBy;
 }
 /**
  * Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.
@@ -892,6 +1204,38 @@ export interface RenderedChatRequest {
   function_call?: string;
   functions?: ChatFunctions;
   [k: string]: unknown;
+}
+/**
+ * A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.
+ */
+export interface SavedConfigList {
+  object: 'list';
+  data: SavedConfig[];
+  total: number;
+}
+/**
+ * A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.
+ */
+export interface SavedConfig {
+  object: 'config';
+  id: string;
+  name: string | null;
+  /**
+   * `file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API.
+   */
+  source: 'api' | 'file';
+  /**
+   * The config object (SPEC §2.1) as saved; it compiled when it was saved.
+   */
+  config: {
+    [k: string]: unknown;
+  };
+  /**
+   * 1 when created, +1 per update; always 1 for file configs.
+   */
+  version: number;
+  created_at: string;
+  last_updated_at: string;
 }
 /**
  * A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.
@@ -1023,4 +1367,30 @@ export interface TextCompletionChoice {
 export interface UsageLimitsPolicyCreated {
   id: string;
   object: 'policy_usage_limits';
+}
+/**
+ * A page of usage-limits policies, oldest first; `total` counts every matching policy.
+ */
+export interface UsageLimitsPolicyList {
+  object: 'list';
+  data: UsageLimitsPolicy[];
+  total: number;
+}
+/**
+ * A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.
+ */
+export interface UsageLimitsPolicy {
+  id: string;
+  object?: 'policy_usage_limits';
+  name: string | null;
+  type: 'cost' | 'tokens';
+  credit_limit: number;
+  alert_threshold: number | null;
+  periodic_reset: 'monthly' | 'weekly' | null;
+  conditions: Conditions1;
+  group_by: GroupBy1;
+  workspace_id: string;
+  organisation_id: string;
+  created_at: string;
+  last_updated_at: string;
 }

@@ -2965,12 +2965,13 @@ return errors === 0;
 }
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatchCreate = validate34;
-const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/batch-create.json","title":"BatchCreate","description":"Body of POST /v1/batches (SPEC §4.7). `immediate` is served only by gateway-managed batching. `metadata` follows the metadata limits of SPEC §8 or is null.","type":"object","required":["input_file_id","completion_window","endpoint"],"additionalProperties":false,"properties":{"input_file_id":{"type":"string","minLength":1},"completion_window":{"enum":["immediate","24h"]},"endpoint":{"enum":["/v1/chat/completions","/v1/completions","/v1/embeddings"]},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]}}};
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/metadata.json","title":"Metadata","description":"String pairs attached to batches and stored responses (SPEC §2.4, §2.7, §8): at most 16 pairs, keys at most 64 characters, values at most 512 characters.","type":"object","maxProperties":16,"propertyNames":{"type":"string","maxLength":64},"additionalProperties":{"type":"string","maxLength":512}};
+export const validateApiKeyCreate = validate34;
+const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/api-key-create.json","title":"ApiKeyCreate","description":"Body of POST /v1/api-keys. `scope` defaults to inference; `workspace_id` and `organisation_id` default to the calling key's, and the organisation must be the caller's own.","type":"object","additionalProperties":false,"properties":{"name":{"type":"string","maxLength":255},"scope":{"$ref":"../resources/api-key.json#/$defs/ApiKeyScope"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"}}};
+const schema63 = {"title":"ApiKeyScope","enum":["admin","inference"]};
+const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/batch-create.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/api-key-create.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate34.evaluated;
@@ -2982,16 +2983,136 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "name") || (key0 === "scope")) || (key0 === "workspace_id")) || (key0 === "organisation_id"))){
+validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 255){
+validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scope !== undefined){
+let data1 = data.scope;
+const _errs4 = errors;
+if(!((data1 === "admin") || (data1 === "inference"))){
+validate34.errors = [{instancePath:instancePath+"/scope",schemaPath:"../resources/api-key.json#/$defs/ApiKeyScope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data2 = data.workspace_id;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(!(formats0.test(data2))){
+validate34.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data3 = data.organisation_id;
+const _errs8 = errors;
+if(errors === _errs8){
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(!(formats0.test(data3))){
+validate34.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateBatchCreate = validate36;
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/batch-create.json","title":"BatchCreate","description":"Body of POST /v1/batches (SPEC §4.7). `immediate` is served only by gateway-managed batching. `metadata` follows the metadata limits of SPEC §8 or is null.","type":"object","required":["input_file_id","completion_window","endpoint"],"additionalProperties":false,"properties":{"input_file_id":{"type":"string","minLength":1},"completion_window":{"enum":["immediate","24h"]},"endpoint":{"enum":["/v1/chat/completions","/v1/completions","/v1/embeddings"]},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]}}};
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/metadata.json","title":"Metadata","description":"String pairs attached to batches and stored responses (SPEC §2.4, §2.7, §8): at most 16 pairs, keys at most 64 characters, values at most 512 characters.","type":"object","maxProperties":16,"propertyNames":{"type":"string","maxLength":64},"additionalProperties":{"type":"string","maxLength":512}};
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/batch-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.input_file_id === undefined) && (missing0 = "input_file_id")) || ((data.completion_window === undefined) && (missing0 = "completion_window"))) || ((data.endpoint === undefined) && (missing0 = "endpoint"))){
-validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "input_file_id") || (key0 === "completion_window")) || (key0 === "endpoint")) || (key0 === "metadata"))){
-validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3003,12 +3124,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate34.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate36.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3022,7 +3143,7 @@ if(data.completion_window !== undefined){
 let data1 = data.completion_window;
 const _errs4 = errors;
 if(!((data1 === "immediate") || (data1 === "24h"))){
-validate34.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/enum",keyword:"enum",params:{allowedValues: schema61.properties.completion_window.enum},message:"must be equal to one of the allowed values"}];
+validate36.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/enum",keyword:"enum",params:{allowedValues: schema65.properties.completion_window.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3035,7 +3156,7 @@ if(data.endpoint !== undefined){
 let data2 = data.endpoint;
 const _errs5 = errors;
 if(!(((data2 === "/v1/chat/completions") || (data2 === "/v1/completions")) || (data2 === "/v1/embeddings"))){
-validate34.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/enum",keyword:"enum",params:{allowedValues: schema61.properties.endpoint.enum},message:"must be equal to one of the allowed values"}];
+validate36.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/enum",keyword:"enum",params:{allowedValues: schema65.properties.endpoint.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -3174,7 +3295,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return false;
 }
 else {
@@ -3200,23 +3321,23 @@ var valid0 = true;
 }
 }
 else {
-validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatchListQuery = validate35;
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/batch-list-query.json","title":"BatchListQuery","description":"Query of GET /v1/batches, which SPEC does not show; cursor paging as in SPEC §4.4 with the provider-compatible limit of 1 to 100, default 20. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last batch of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+export const validateBatchListQuery = validate37;
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/batch-list-query.json","title":"BatchListQuery","description":"Query of GET /v1/batches, which SPEC does not show; cursor paging as in SPEC §4.4 with the provider-compatible limit of 1 to 100, default 20. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last batch of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/batch-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3228,7 +3349,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "after") || (key0 === "limit"))){
-validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3237,7 +3358,7 @@ if(_errs1 === errors){
 if(data.after !== undefined){
 const _errs2 = errors;
 if(typeof data.after !== "string"){
-validate35.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3250,18 +3371,18 @@ if(data.limit !== undefined){
 let data1 = data.limit;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate35.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate37.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate35.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate37.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate35.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate37.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3276,23 +3397,23 @@ var valid0 = true;
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate35.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChatCompletionCreate = validate36;
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-create.json","title":"ChatCompletionCreate","description":"Body of POST /v1/chat/completions, checked only when the router parses the body anyway. SPEC does not show the payload; `model` and a non-empty `messages` list whose items carry a `role` are what every provider needs. Other keys pass through, since providers add their own.","type":"object","required":["model","messages"],"additionalProperties":true,"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"type":"object","required":["role"],"additionalProperties":true,"properties":{"role":{"type":"string"}}}},"stream":{"type":["boolean","null"]}}};
+export const validateChatCompletionCreate = validate38;
+const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-create.json","title":"ChatCompletionCreate","description":"Body of POST /v1/chat/completions, checked only when the router parses the body anyway. SPEC does not show the payload; `model` and a non-empty `messages` list whose items carry a `role` are what every provider needs. Other keys pass through, since providers add their own.","type":"object","required":["model","messages"],"additionalProperties":true,"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"type":"object","required":["role"],"additionalProperties":true,"properties":{"role":{"type":"string"}}}},"stream":{"type":["boolean","null"]}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/chat-completion-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3303,14 +3424,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate36.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3325,7 +3446,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate36.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate38.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -3338,20 +3459,20 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.role === undefined) && (missing1 = "role")){
-validate36.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/properties/messages/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate38.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/properties/messages/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data2.role !== undefined){
 if(typeof data2.role !== "string"){
-validate36.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/properties/messages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate38.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/properties/messages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3363,7 +3484,7 @@ break;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate38.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3377,7 +3498,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs11 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate36.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema64.properties.stream.type},message:"must be boolean,null"}];
+validate38.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema68.properties.stream.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -3390,24 +3511,24 @@ var valid0 = true;
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompletionCreate = validate37;
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/completion-create.json","title":"CompletionCreate","description":"Body of POST /v1/completions (SPEC §4.9, limits §8). Cross-field rules: `best_of` must be greater than `n` when both are numbers; `best_of` above 1 cannot be streamed; `stream_options` needs `stream: true`. Prompt tokens plus `max_tokens` against the model context length is the provider's check.","type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"prompt":{"description":"A string, an array of strings, an array of token IDs, or an array of token-ID arrays.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","items":{"type":"integer","minimum":0}},{"type":"array","items":{"type":"array","items":{"type":"integer","minimum":0}}}]},"best_of":{"type":["integer","null"],"minimum":0,"maximum":20,"default":1},"echo":{"type":["boolean","null"],"default":false},"frequency_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"logit_bias":{"type":["object","null"],"description":"Token ID (as a decimal string) to a bias from -100 to 100.","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"number","minimum":-100,"maximum":100}},"logprobs":{"type":["integer","null"],"minimum":0,"maximum":5},"max_tokens":{"type":["integer","null"],"minimum":0,"default":16},"n":{"type":["integer","null"],"minimum":1,"maximum":128,"default":1},"presence_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"seed":{"type":["integer","null"],"description":"Best-effort determinism. The bounds are the signed 64-bit range as JSON numbers carry it.","minimum":-9223372036854776000,"maximum":9223372036854776000},"stop":{"description":"Up to 4 sequences; the output omits the stop sequence.","anyOf":[{"type":"string"},{"type":"array","maxItems":4,"items":{"type":"string"}},{"type":"null"}]},"stream":{"type":["boolean","null"],"default":false,"description":"Data-only server-sent events ending with `data: [DONE]`."},"stream_options":{"type":["object","null"],"description":"Only with `stream: true`. Fields beyond `include_usage` are provider-defined.","additionalProperties":true,"properties":{"include_usage":{"type":"boolean"}}},"suffix":{"type":["string","null"]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"user":{"type":"string","description":"End-user identifier."}},"allOf":[{"description":"best_of must be greater than n when both are numbers.","if":{"required":["best_of","n"],"properties":{"best_of":{"type":"integer"},"n":{"type":"integer"}}},"then":{"properties":{"best_of":{"type":"integer","exclusiveMinimum":{"$data":"1/n"}}}}},{"description":"best_of above 1 cannot be streamed.","if":{"required":["stream"],"properties":{"stream":{"const":true}}},"then":{"properties":{"best_of":{"type":["integer","null"],"maximum":1}}}},{"description":"stream_options only when stream is true.","if":{"required":["stream_options"],"properties":{"stream_options":{"type":"object"}}},"then":{"required":["stream"],"properties":{"stream":{"const":true}}}}]};
+export const validateCompletionCreate = validate39;
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/completion-create.json","title":"CompletionCreate","description":"Body of POST /v1/completions (SPEC §4.9, limits §8). Cross-field rules: `best_of` must be greater than `n` when both are numbers; `best_of` above 1 cannot be streamed; `stream_options` needs `stream: true`. Prompt tokens plus `max_tokens` against the model context length is the provider's check.","type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"prompt":{"description":"A string, an array of strings, an array of token IDs, or an array of token-ID arrays.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","items":{"type":"integer","minimum":0}},{"type":"array","items":{"type":"array","items":{"type":"integer","minimum":0}}}]},"best_of":{"type":["integer","null"],"minimum":0,"maximum":20,"default":1},"echo":{"type":["boolean","null"],"default":false},"frequency_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"logit_bias":{"type":["object","null"],"description":"Token ID (as a decimal string) to a bias from -100 to 100.","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"number","minimum":-100,"maximum":100}},"logprobs":{"type":["integer","null"],"minimum":0,"maximum":5},"max_tokens":{"type":["integer","null"],"minimum":0,"default":16},"n":{"type":["integer","null"],"minimum":1,"maximum":128,"default":1},"presence_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"seed":{"type":["integer","null"],"description":"Best-effort determinism. The bounds are the signed 64-bit range as JSON numbers carry it.","minimum":-9223372036854776000,"maximum":9223372036854776000},"stop":{"description":"Up to 4 sequences; the output omits the stop sequence.","anyOf":[{"type":"string"},{"type":"array","maxItems":4,"items":{"type":"string"}},{"type":"null"}]},"stream":{"type":["boolean","null"],"default":false,"description":"Data-only server-sent events ending with `data: [DONE]`."},"stream_options":{"type":["object","null"],"description":"Only with `stream: true`. Fields beyond `include_usage` are provider-defined.","additionalProperties":true,"properties":{"include_usage":{"type":"boolean"}}},"suffix":{"type":["string","null"]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"user":{"type":"string","description":"End-user identifier."}},"allOf":[{"description":"best_of must be greater than n when both are numbers.","if":{"required":["best_of","n"],"properties":{"best_of":{"type":"integer"},"n":{"type":"integer"}}},"then":{"properties":{"best_of":{"type":"integer","exclusiveMinimum":{"$data":"1/n"}}}}},{"description":"best_of above 1 cannot be streamed.","if":{"required":["stream"],"properties":{"stream":{"const":true}}},"then":{"properties":{"best_of":{"type":["integer","null"],"maximum":1}}}},{"description":"stream_options only when stream is true.","if":{"required":["stream_options"],"properties":{"stream_options":{"type":"object"}}},"then":{"required":["stream"],"properties":{"stream":{"const":true}}}}]};
 const pattern12 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/completion-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3488,14 +3609,14 @@ if(data.best_of !== undefined){
 let data2 = data.best_of;
 const _errs9 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/0/then/properties/best_of/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/0/then/properties/best_of/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.n;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 <= vSchema0 || isNaN(data2)))){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/0/then/properties/best_of/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: vSchema0},message:"must be > "+vSchema0}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/0/then/properties/best_of/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: vSchema0},message:"must be > "+vSchema0}];
 return false;
 }
 }
@@ -3519,7 +3640,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3572,13 +3693,13 @@ if(data.best_of !== undefined){
 let data4 = data.best_of;
 const _errs16 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/1/then/properties/best_of/type",keyword:"type",params:{type: schema65.allOf[1].then.properties.best_of.type},message:"must be integer,null"}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/1/then/properties/best_of/type",keyword:"type",params:{type: schema69.allOf[1].then.properties.best_of.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 1 || isNaN(data4)){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/1/then/properties/best_of/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/allOf/1/then/properties/best_of/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 }
@@ -3602,7 +3723,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -3663,13 +3784,13 @@ const _errs23 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.stream === undefined) && (missing3 = "stream")){
-validate37.errors = [{instancePath,schemaPath:"#/allOf/2/then/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate39.errors = [{instancePath,schemaPath:"#/allOf/2/then/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.stream !== undefined){
 if(true !== data.stream){
-validate37.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/allOf/2/then/properties/stream/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate39.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/allOf/2/then/properties/stream/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -3692,7 +3813,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -3713,14 +3834,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((data.model === undefined) && (missing4 = "model")) || ((data.prompt === undefined) && (missing4 = "prompt"))){
-validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs25 = errors;
 for(const key0 in data){
-if(!(func1.call(schema65.properties, key0))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema69.properties, key0))){
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3732,12 +3853,12 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data7 === "string"){
 if(func2(data7) < 1){
-validate37.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3949,7 +4070,7 @@ else {
 vErrors.push(err20);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 else {
@@ -3973,18 +4094,18 @@ if(data.best_of !== undefined){
 let data13 = data.best_of;
 const _errs46 = errors;
 if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/properties/best_of/type",keyword:"type",params:{type: schema65.properties.best_of.type},message:"must be integer,null"}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/properties/best_of/type",keyword:"type",params:{type: schema69.properties.best_of.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs46){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 20 || isNaN(data13)){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/properties/best_of/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/properties/best_of/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 return false;
 }
 else {
 if(data13 < 0 || isNaN(data13)){
-validate37.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/properties/best_of/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate39.errors = [{instancePath:instancePath+"/best_of",schemaPath:"#/properties/best_of/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4000,7 +4121,7 @@ if(data.echo !== undefined){
 let data14 = data.echo;
 const _errs48 = errors;
 if((typeof data14 !== "boolean") && (data14 !== null)){
-validate37.errors = [{instancePath:instancePath+"/echo",schemaPath:"#/properties/echo/type",keyword:"type",params:{type: schema65.properties.echo.type},message:"must be boolean,null"}];
+validate39.errors = [{instancePath:instancePath+"/echo",schemaPath:"#/properties/echo/type",keyword:"type",params:{type: schema69.properties.echo.type},message:"must be boolean,null"}];
 return false;
 }
 var valid10 = _errs48 === errors;
@@ -4013,18 +4134,18 @@ if(data.frequency_penalty !== undefined){
 let data15 = data.frequency_penalty;
 const _errs50 = errors;
 if((!((typeof data15 == "number") && (isFinite(data15)))) && (data15 !== null)){
-validate37.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: schema65.properties.frequency_penalty.type},message:"must be number,null"}];
+validate39.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: schema69.properties.frequency_penalty.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 2 || isNaN(data15)){
-validate37.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate39.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data15 < -2 || isNaN(data15)){
-validate37.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2"}];
+validate39.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2"}];
 return false;
 }
 }
@@ -4040,7 +4161,7 @@ if(data.logit_bias !== undefined){
 let data16 = data.logit_bias;
 const _errs52 = errors;
 if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-validate37.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/type",keyword:"type",params:{type: schema65.properties.logit_bias.type},message:"must be object,null"}];
+validate39.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/type",keyword:"type",params:{type: schema69.properties.logit_bias.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs52){
@@ -4081,7 +4202,7 @@ else {
 vErrors.push(err23);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 break;
 }
@@ -4093,18 +4214,18 @@ const _errs57 = errors;
 if(errors === _errs57){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 100 || isNaN(data17)){
-validate37.errors = [{instancePath:instancePath+"/logit_bias/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate39.errors = [{instancePath:instancePath+"/logit_bias/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data17 < -100 || isNaN(data17)){
-validate37.errors = [{instancePath:instancePath+"/logit_bias/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100"}];
+validate39.errors = [{instancePath:instancePath+"/logit_bias/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: -100},message:"must be >= -100"}];
 return false;
 }
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/logit_bias/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate39.errors = [{instancePath:instancePath+"/logit_bias/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -4126,18 +4247,18 @@ if(data.logprobs !== undefined){
 let data18 = data.logprobs;
 const _errs59 = errors;
 if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate37.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/type",keyword:"type",params:{type: schema65.properties.logprobs.type},message:"must be integer,null"}];
+validate39.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/type",keyword:"type",params:{type: schema69.properties.logprobs.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs59){
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 5 || isNaN(data18)){
-validate37.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5},message:"must be <= 5"}];
+validate39.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5},message:"must be <= 5"}];
 return false;
 }
 else {
 if(data18 < 0 || isNaN(data18)){
-validate37.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate39.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4153,13 +4274,13 @@ if(data.max_tokens !== undefined){
 let data19 = data.max_tokens;
 const _errs61 = errors;
 if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate37.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema65.properties.max_tokens.type},message:"must be integer,null"}];
+validate39.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema69.properties.max_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs61){
 if((typeof data19 == "number") && (isFinite(data19))){
 if(data19 < 0 || isNaN(data19)){
-validate37.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate39.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4174,18 +4295,18 @@ if(data.n !== undefined){
 let data20 = data.n;
 const _errs63 = errors;
 if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
-validate37.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema65.properties.n.type},message:"must be integer,null"}];
+validate39.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema69.properties.n.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs63){
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 > 128 || isNaN(data20)){
-validate37.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
+validate39.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
 return false;
 }
 else {
 if(data20 < 1 || isNaN(data20)){
-validate37.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate39.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4201,18 +4322,18 @@ if(data.presence_penalty !== undefined){
 let data21 = data.presence_penalty;
 const _errs65 = errors;
 if((!((typeof data21 == "number") && (isFinite(data21)))) && (data21 !== null)){
-validate37.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: schema65.properties.presence_penalty.type},message:"must be number,null"}];
+validate39.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: schema69.properties.presence_penalty.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs65){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 2 || isNaN(data21)){
-validate37.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate39.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data21 < -2 || isNaN(data21)){
-validate37.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2"}];
+validate39.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2},message:"must be >= -2"}];
 return false;
 }
 }
@@ -4228,18 +4349,18 @@ if(data.seed !== undefined){
 let data22 = data.seed;
 const _errs67 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate37.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema65.properties.seed.type},message:"must be integer,null"}];
+validate39.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema69.properties.seed.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs67){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 > 9223372036854776000 || isNaN(data22)){
-validate37.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9223372036854776000},message:"must be <= 9223372036854776000"}];
+validate39.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9223372036854776000},message:"must be <= 9223372036854776000"}];
 return false;
 }
 else {
 if(data22 < -9223372036854776000 || isNaN(data22)){
-validate37.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9223372036854776000},message:"must be >= -9223372036854776000"}];
+validate39.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9223372036854776000},message:"must be >= -9223372036854776000"}];
 return false;
 }
 }
@@ -4339,7 +4460,7 @@ else {
 vErrors.push(err29);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 else {
@@ -4363,7 +4484,7 @@ if(data.stream !== undefined){
 let data25 = data.stream;
 const _errs79 = errors;
 if((typeof data25 !== "boolean") && (data25 !== null)){
-validate37.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema65.properties.stream.type},message:"must be boolean,null"}];
+validate39.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema69.properties.stream.type},message:"must be boolean,null"}];
 return false;
 }
 var valid10 = _errs79 === errors;
@@ -4376,14 +4497,14 @@ if(data.stream_options !== undefined){
 let data26 = data.stream_options;
 const _errs81 = errors;
 if((!(data26 && typeof data26 == "object" && !Array.isArray(data26))) && (data26 !== null)){
-validate37.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema65.properties.stream_options.type},message:"must be object,null"}];
+validate39.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema69.properties.stream_options.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs81){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 if(data26.include_usage !== undefined){
 if(typeof data26.include_usage !== "boolean"){
-validate37.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate39.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
@@ -4399,7 +4520,7 @@ if(data.suffix !== undefined){
 let data28 = data.suffix;
 const _errs86 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate37.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema65.properties.suffix.type},message:"must be string,null"}];
+validate39.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema69.properties.suffix.type},message:"must be string,null"}];
 return false;
 }
 var valid10 = _errs86 === errors;
@@ -4412,18 +4533,18 @@ if(data.temperature !== undefined){
 let data29 = data.temperature;
 const _errs88 = errors;
 if((!((typeof data29 == "number") && (isFinite(data29)))) && (data29 !== null)){
-validate37.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema65.properties.temperature.type},message:"must be number,null"}];
+validate39.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema69.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs88){
 if((typeof data29 == "number") && (isFinite(data29))){
 if(data29 > 2 || isNaN(data29)){
-validate37.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate39.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data29 < 0 || isNaN(data29)){
-validate37.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate39.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4439,18 +4560,18 @@ if(data.top_p !== undefined){
 let data30 = data.top_p;
 const _errs90 = errors;
 if((!((typeof data30 == "number") && (isFinite(data30)))) && (data30 !== null)){
-validate37.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema65.properties.top_p.type},message:"must be number,null"}];
+validate39.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema69.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs90){
 if((typeof data30 == "number") && (isFinite(data30))){
 if(data30 > 1 || isNaN(data30)){
-validate37.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate39.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data30 < 0 || isNaN(data30)){
-validate37.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate39.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4465,7 +4586,7 @@ if(valid10){
 if(data.user !== undefined){
 const _errs92 = errors;
 if(typeof data.user !== "string"){
-validate37.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs92 === errors;
@@ -4494,135 +4615,6 @@ var valid10 = true;
 }
 }
 else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate37.errors = vErrors;
-return errors === 0;
-}
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateEmbeddingsCreate = validate38;
-const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/embeddings-create.json","title":"EmbeddingsCreate","description":"Body of POST /v1/embeddings, checked only when the router parses the body anyway. SPEC does not show the payload; `model` and `input` (text, token IDs, or arrays of either) are required, other keys pass through.","type":"object","required":["model","input"],"additionalProperties":true,"properties":{"model":{"type":"string"},"input":{"type":["string","array"]}}};
-
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/embeddings-create.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate38.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.model !== undefined){
-const _errs2 = errors;
-if(typeof data.model !== "string"){
-validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.input !== undefined){
-let data1 = data.input;
-const _errs4 = errors;
-if((typeof data1 !== "string") && (!(Array.isArray(data1)))){
-validate38.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: schema66.properties.input.type},message:"must be string,array"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate38.errors = vErrors;
-return errors === 0;
-}
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFineTuningCheckpointListQuery = validate39;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json","title":"FineTuningCheckpointListQuery","description":"Query of GET /v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints (SPEC §4.6). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last checkpoint of the previous page."},"limit":{"type":"integer","minimum":1,"default":10}}};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "after") || (key0 === "limit"))){
-validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.after !== undefined){
-const _errs2 = errors;
-if(typeof data.after !== "string"){
-validate39.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.limit !== undefined){
-let data1 = data.limit;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate39.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 1 || isNaN(data1)){
-validate39.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
 validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -4632,11 +4624,12 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobCreate = validate40;
-const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-create.json","title":"FineTuningJobCreate","description":"Body of POST /v1/fine_tuning/jobs (SPEC §4.3). The fields of `method` are not shown by SPEC and pass through to the provider.","type":"object","required":["model","training_file","suffix","method"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"training_file":{"type":"string","minLength":1},"suffix":{"type":"string"},"method":{"type":"object","additionalProperties":true},"validation_file":{"type":"string"}}};
+export const validateConfigCreate = validate40;
+const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/config-create.json","title":"ConfigCreate","description":"Body of POST /v1/configs. `config` is compiled like a saved config file (400 `invalid_config` with every compile error otherwise); `id` is chosen by the caller or generated.","type":"object","required":["config"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$","description":"Letters, digits, `_`, `.` and `-`, at most 128; the value clients send in x-gateway-config."},"name":{"type":["string","null"],"maxLength":255},"config":{"type":"object","description":"A config object (SPEC §2.1); checked by the config compiler, not by this schema."}}};
+const pattern13 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$", "u");
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-create.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/config-create.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
@@ -4649,32 +4642,32 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.suffix === undefined) && (missing0 = "suffix"))) || ((data.method === undefined) && (missing0 = "method"))){
+if((data.config === undefined) && (missing0 = "config")){
 validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "model") || (key0 === "training_file")) || (key0 === "suffix")) || (key0 === "method")) || (key0 === "validation_file"))){
+if(!(((key0 === "id") || (key0 === "name")) || (key0 === "config"))){
 validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.model !== undefined){
-let data0 = data.model;
+if(data.id !== undefined){
+let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) < 1){
-validate40.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern13.test(data0)){
+validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4684,19 +4677,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.training_file !== undefined){
-let data1 = data.training_file;
+if(data.name !== undefined){
+let data1 = data.name;
 const _errs4 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema70.properties.name.type},message:"must be string,null"}];
+return false;
+}
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) < 1){
-validate40.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data1) > 255){
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
-}
-else {
-validate40.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 }
 var valid0 = _errs4 === errors;
@@ -4705,47 +4698,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.suffix !== undefined){
+if(data.config !== undefined){
+let data2 = data.config;
 const _errs6 = errors;
-if(typeof data.suffix !== "string"){
-validate40.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+validate40.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data3 = data.method;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-}
-else {
-validate40.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.validation_file !== undefined){
-const _errs11 = errors;
-if(typeof data.validation_file !== "string"){
-validate40.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -4762,11 +4725,11 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobListQuery = validate41;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-list-query.json","title":"FineTuningJobListQuery","description":"Query of GET /v1/fine_tuning/jobs (SPEC §4.4). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last job of the previous page."},"limit":{"type":"integer","minimum":1,"default":20}}};
+export const validateConfigUpdate = validate41;
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/config-update.json","title":"ConfigUpdate","description":"Body of PUT /v1/configs/{configId}: the whole new config (and optionally a new name); compiled before it replaces the live router.","type":"object","required":["config"],"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"config":{"type":"object","description":"A config object (SPEC §2.1); checked by the config compiler, not by this schema."}}};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-list-query.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/config-update.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate41.evaluated;
@@ -4778,20 +4741,35 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.config === undefined) && (missing0 = "config")){
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "after") || (key0 === "limit"))){
+if(!((key0 === "name") || (key0 === "config"))){
 validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.after !== undefined){
+if(data.name !== undefined){
+let data0 = data.name;
 const _errs2 = errors;
-if(typeof data.after !== "string"){
-validate41.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((typeof data0 !== "string") && (data0 !== null)){
+validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema71.properties.name.type},message:"must be string,null"}];
 return false;
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 255){
+validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -4799,25 +4777,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.limit !== undefined){
-let data1 = data.limit;
+if(data.config !== undefined){
+let data1 = data.config;
 const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate41.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+validate41.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
-}
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 1 || isNaN(data1)){
-validate41.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -4832,32 +4803,11 @@ return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptRender = validate42;
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-render.json","title":"PromptRender","description":"Body of POST /v1/prompts/{promptId}/render (SPEC §4.2). `variables` fills the template; hyperparameters go at the root beside it, never nested, and override the template's values. Unknown keys are rejected, so a nested `hyperparameters` object is an error.","type":"object","required":["variables"],"additionalProperties":false,"properties":{"variables":{"type":"object","additionalProperties":true,"description":"Template variable values by name."},"model":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model"},"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."},"stream":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream"},"stream_options":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
-const schema73 = {"type":"string"};
-const schema74 = {"type":"number"};
-const schema75 = {"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}};
-const schema76 = {"type":"boolean"};
-const schema77 = {"type":"integer"};
-const schema78 = {"type":"integer"};
-const schema79 = {"type":"integer"};
-const schema80 = {"type":"number"};
-const schema81 = {"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}};
-const schema82 = {"type":"integer"};
-const schema83 = {"type":"boolean"};
-const schema84 = {"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true};
-const schema85 = {"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}};
-const schema86 = {"type":"number"};
-const schema87 = {"type":"number"};
-const schema88 = {"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}};
-const schema89 = {"type":"string"};
-const schema90 = {"type":"boolean"};
-const schema91 = {"type":"string"};
-const schema92 = {"type":"string"};
-const schema93 = {"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}};
+export const validateEmbeddingsCreate = validate42;
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/embeddings-create.json","title":"EmbeddingsCreate","description":"Body of POST /v1/embeddings, checked only when the router parses the body anyway. SPEC does not show the payload; `model` and `input` (text, token IDs, or arrays of either) are required, other keys pass through.","type":"object","required":["model","input"],"additionalProperties":true,"properties":{"model":{"type":"string"},"input":{"type":["string","array"]}}};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/prompt-render.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/embeddings-create.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate42.evaluated;
@@ -4870,15 +4820,1389 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.variables === undefined) && (missing0 = "variables")){
+if(((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))){
 validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.model !== undefined){
+const _errs2 = errors;
+if(typeof data.model !== "string"){
+validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data1 = data.input;
+const _errs4 = errors;
+if((typeof data1 !== "string") && (!(Array.isArray(data1)))){
+validate42.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: schema72.properties.input.type},message:"must be string,array"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningCheckpointListQuery = validate43;
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json","title":"FineTuningCheckpointListQuery","description":"Query of GET /v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints (SPEC §4.6). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last checkpoint of the previous page."},"limit":{"type":"integer","minimum":1,"default":10}}};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "after") || (key0 === "limit"))){
+validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.after !== undefined){
+const _errs2 = errors;
+if(typeof data.after !== "string"){
+validate43.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate43.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate43.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningJobCreate = validate44;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-create.json","title":"FineTuningJobCreate","description":"Body of POST /v1/fine_tuning/jobs (SPEC §4.3). The fields of `method` are not shown by SPEC and pass through to the provider.","type":"object","required":["model","training_file","suffix","method"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"training_file":{"type":"string","minLength":1},"suffix":{"type":"string"},"method":{"type":"object","additionalProperties":true},"validation_file":{"type":"string"}}};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.suffix === undefined) && (missing0 = "suffix"))) || ((data.method === undefined) && (missing0 = "method"))){
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema70.properties, key0))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((((key0 === "model") || (key0 === "training_file")) || (key0 === "suffix")) || (key0 === "method")) || (key0 === "validation_file"))){
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate44.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.training_file !== undefined){
+let data1 = data.training_file;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate44.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.suffix !== undefined){
+const _errs6 = errors;
+if(typeof data.suffix !== "string"){
+validate44.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data3 = data.method;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.validation_file !== undefined){
+const _errs11 = errors;
+if(typeof data.validation_file !== "string"){
+validate44.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningJobListQuery = validate45;
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-list-query.json","title":"FineTuningJobListQuery","description":"Query of GET /v1/fine_tuning/jobs (SPEC §4.4). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last job of the previous page."},"limit":{"type":"integer","minimum":1,"default":20}}};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-list-query.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "after") || (key0 === "limit"))){
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.after !== undefined){
+const _errs2 = errors;
+if(typeof data.after !== "string"){
+validate45.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate45.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate45.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateListPageQuery = validate46;
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/list-page-query.json","title":"ListPageQuery","description":"Query of the list endpoints of API keys, configs and prompts: the same `page_size` / `current_page` paging as SPEC §4.13.","type":"object","additionalProperties":false,"properties":{"page_size":{"type":"integer","minimum":0,"description":"Records per page; without it, every record."},"current_page":{"type":"integer","minimum":0,"description":"Zero-based page index, used with page_size (default 0)."}}};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/list-page-query.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "page_size") || (key0 === "current_page"))){
+validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.page_size !== undefined){
+let data0 = data.page_size;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate46.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate46.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.current_page !== undefined){
+let data1 = data.current_page;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate46.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate46.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptCreate = validate47;
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-create.json","title":"PromptCreate","description":"Body of POST /v1/prompts: version 1 of a prompt template. Templates are checked for mustache syntax when saved.","type":"object","required":["name","messages"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$","description":"Letters, digits, `_`, `.` and `-`, at most 128 (no `@`: `id@3` names version 3)."},"name":{"type":"string","minLength":1,"maxLength":255},"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/PromptTemplateMessage"}},"model":{"type":"string","minLength":1},"hyperparameters":{"$ref":"#/$defs/PromptHyperparameters"},"version_description":{"type":"string","maxLength":1000}},"$defs":{"PromptTemplateMessage":{"title":"PromptTemplateMessage","type":"object","required":["role","content"],"additionalProperties":false,"properties":{"role":{"type":"string","minLength":1},"content":{"type":"string","description":"Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping)."},"name":{"type":"string"}}},"PromptHyperparameters":{"title":"PromptHyperparameters","type":"object","description":"Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.","propertyNames":{"not":{"enum":["messages","model","stream","stream_options","variables"]}},"additionalProperties":true,"properties":{"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"$ref":"prompt-render.json#/properties/stop"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}}}};
+const schema78 = {"title":"PromptTemplateMessage","type":"object","required":["role","content"],"additionalProperties":false,"properties":{"role":{"type":"string","minLength":1},"content":{"type":"string","description":"Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping)."},"name":{"type":"string"}}};
+const schema79 = {"title":"PromptHyperparameters","type":"object","description":"Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.","propertyNames":{"not":{"enum":["messages","model","stream","stream_options","variables"]}},"additionalProperties":true,"properties":{"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"$ref":"prompt-render.json#/properties/stop"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
+const schema82 = {"type":"number"};
+const schema83 = {"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}};
+const schema84 = {"type":"boolean"};
+const schema85 = {"type":"integer"};
+const schema86 = {"type":"integer"};
+const schema87 = {"type":"integer"};
+const schema88 = {"type":"number"};
+const schema89 = {"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}};
+const schema90 = {"type":"integer"};
+const schema113 = {"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."};
+const schema104 = {"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}};
+const schema105 = {"type":"number"};
+const schema106 = {"type":"number"};
+const schema107 = {"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}};
+const schema108 = {"type":"string"};
+const schema109 = {"type":"boolean"};
+const schema110 = {"type":"string"};
+const schema111 = {"type":"string"};
+const schema112 = {"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}};
+
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate48.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+const _errs3 = errors;
+if(!(((((key0 === "messages") || (key0 === "model")) || (key0 === "stream")) || (key0 === "stream_options")) || (key0 === "variables"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+const err1 = {instancePath,schemaPath:"#/propertyNames/not",keyword:"not",params:{},message:"must NOT be valid",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate48.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+if(data.frequency_penalty !== undefined){
+let data0 = data.frequency_penalty;
+const _errs5 = errors;
+if(!((typeof data0 == "number") && (isFinite(data0)))){
+validate48.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.logit_bias !== undefined){
+let data1 = data.logit_bias;
+const _errs8 = errors;
+const _errs9 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate48.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema83.type},message:"must be object,null"}];
+return false;
+}
+if(errors === _errs9){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key1 in data1){
+let data2 = data1[key1];
+const _errs12 = errors;
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+validate48.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid5 = _errs12 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+var valid2 = _errs8 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.logprobs !== undefined){
+const _errs14 = errors;
+if(typeof data.logprobs !== "boolean"){
+validate48.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.top_logprobs !== undefined){
+let data4 = data.top_logprobs;
+const _errs17 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate48.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.max_tokens !== undefined){
+let data5 = data.max_tokens;
+const _errs20 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate48.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.n !== undefined){
+let data6 = data.n;
+const _errs23 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate48.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.presence_penalty !== undefined){
+let data7 = data.presence_penalty;
+const _errs26 = errors;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
+validate48.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs26 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.response_format !== undefined){
+let data8 = data.response_format;
+const _errs29 = errors;
+const _errs30 = errors;
+if(errors === _errs30){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.type !== undefined){
+if(typeof data8.type !== "string"){
+validate48.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.seed !== undefined){
+let data10 = data.seed;
+const _errs35 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate48.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs35 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.stop !== undefined){
+let data11 = data.stop;
+const _errs38 = errors;
+const _errs40 = errors;
+let valid15 = false;
+const _errs41 = errors;
+if(typeof data11 !== "string"){
+const err3 = {instancePath:instancePath+"/stop",schemaPath:"prompt-render.json#/properties/stop/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs41 === errors;
+valid15 = valid15 || _valid0;
+const _errs43 = errors;
+if(errors === _errs43){
+if(Array.isArray(data11)){
+var valid16 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+const _errs45 = errors;
+if(typeof data11[i0] !== "string"){
+const err4 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"prompt-render.json#/properties/stop/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var valid16 = _errs45 === errors;
+if(!valid16){
+break;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/stop",schemaPath:"prompt-render.json#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid0 = _errs43 === errors;
+valid15 = valid15 || _valid0;
+if(!valid15){
+const err6 = {instancePath:instancePath+"/stop",schemaPath:"prompt-render.json#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate48.errors = vErrors;
+return false;
+}
+else {
+errors = _errs40;
+if(vErrors !== null){
+if(_errs40){
+vErrors.length = _errs40;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid2 = _errs38 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.thinking !== undefined){
+let data13 = data.thinking;
+const _errs47 = errors;
+const _errs48 = errors;
+if(errors === _errs48){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.type !== undefined){
+const _errs51 = errors;
+if(typeof data13.type !== "string"){
+validate48.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid18 = _errs51 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data13.budget_tokens !== undefined){
+let data15 = data13.budget_tokens;
+const _errs53 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+validate48.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid18 = _errs53 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs47 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.temperature !== undefined){
+let data16 = data.temperature;
+const _errs55 = errors;
+if(!((typeof data16 == "number") && (isFinite(data16)))){
+validate48.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs55 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.top_p !== undefined){
+let data17 = data.top_p;
+const _errs58 = errors;
+if(!((typeof data17 == "number") && (isFinite(data17)))){
+validate48.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs58 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.tools !== undefined){
+let data18 = data.tools;
+const _errs61 = errors;
+const _errs62 = errors;
+if(errors === _errs62){
+if(Array.isArray(data18)){
+var valid22 = true;
+const len1 = data18.length;
+for(let i1=0; i1<len1; i1++){
+let data19 = data18[i1];
+const _errs64 = errors;
+if(errors === _errs64){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.type !== undefined){
+const _errs67 = errors;
+if("function" !== data19.type){
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+return false;
+}
+var valid23 = _errs67 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data19.function !== undefined){
+let data21 = data19.function;
+const _errs68 = errors;
+if(errors === _errs68){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.name !== undefined){
+const _errs71 = errors;
+if(typeof data21.name !== "string"){
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid24 = _errs71 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data21.description !== undefined){
+const _errs73 = errors;
+if(typeof data21.description !== "string"){
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid24 = _errs73 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data21.parameters !== undefined){
+let data24 = data21.parameters;
+const _errs75 = errors;
+if(!(data24 && typeof data24 == "object" && !Array.isArray(data24))){
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid24 = _errs75 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data21.strict !== undefined){
+const _errs77 = errors;
+if(typeof data21.strict !== "boolean"){
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid24 = _errs77 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid23 = _errs68 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid22 = _errs64 === errors;
+if(!valid22){
+break;
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs61 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.tool_choice !== undefined){
+const _errs79 = errors;
+if(typeof data.tool_choice !== "string"){
+validate48.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs79 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.parallel_tool_calls !== undefined){
+const _errs82 = errors;
+if(typeof data.parallel_tool_calls !== "boolean"){
+validate48.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs82 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.user !== undefined){
+const _errs85 = errors;
+if(typeof data.user !== "string"){
+validate48.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs85 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.function_call !== undefined){
+const _errs88 = errors;
+if(typeof data.function_call !== "string"){
+validate48.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs88 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.functions !== undefined){
+let data30 = data.functions;
+const _errs91 = errors;
+const _errs92 = errors;
+if(errors === _errs92){
+if(Array.isArray(data30)){
+var valid30 = true;
+const len2 = data30.length;
+for(let i2=0; i2<len2; i2++){
+let data31 = data30[i2];
+const _errs94 = errors;
+if(errors === _errs94){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(data31.name !== undefined){
+const _errs97 = errors;
+if(typeof data31.name !== "string"){
+validate48.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid31 = _errs97 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data31.description !== undefined){
+const _errs99 = errors;
+if(typeof data31.description !== "string"){
+validate48.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid31 = _errs99 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data31.parameters !== undefined){
+let data34 = data31.parameters;
+const _errs101 = errors;
+if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
+validate48.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid31 = _errs101 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid30 = _errs94 === errors;
+if(!valid30){
+break;
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs91 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/prompt-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate47.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.messages === undefined) && (missing0 = "messages"))){
+validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "messages")) || (key0 === "model")) || (key0 === "hyperparameters")) || (key0 === "version_description"))){
+validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern13.test(data0)){
+validate47.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data1 = data.name;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 255){
+validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data2 = data.messages;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+if(data2.length > 1000){
+validate47.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+if(data2.length < 1){
+validate47.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if(((data3.role === undefined) && (missing1 = "role")) || ((data3.content === undefined) && (missing1 = "content"))){
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs11 = errors;
+for(const key1 in data3){
+if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs11 === errors){
+if(data3.role !== undefined){
+let data4 = data3.role;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data3.content !== undefined){
+const _errs14 = errors;
+if(typeof data3.content !== "string"){
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data3.name !== undefined){
+const _errs16 = errors;
+if(typeof data3.name !== "string"){
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data7 = data.model;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+validate47.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hyperparameters !== undefined){
+const _errs20 = errors;
+if(!(validate48(data.hyperparameters, {instancePath:instancePath+"/hyperparameters",parentData:data,parentDataProperty:"hyperparameters",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version_description !== undefined){
+let data9 = data.version_description;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data9 === "string"){
+if(func2(data9) > 1000){
+validate47.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptGetQuery = validate52;
+const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-get-query.json","title":"PromptGetQuery","description":"Query of GET /v1/prompts/{promptId}: a version other than the latest.","type":"object","additionalProperties":false,"properties":{"version":{"type":"integer","minimum":1}}};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/prompt-get-query.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "version")){
+validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.version !== undefined){
+let data0 = data.version;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate52.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate52.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptRender = validate50;
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-render.json","title":"PromptRender","description":"Body of POST /v1/prompts/{promptId}/render (SPEC §4.2). `variables` fills the template; hyperparameters go at the root beside it, never nested, and override the template's values. Unknown keys are rejected, so a nested `hyperparameters` object is an error.","type":"object","required":["variables"],"additionalProperties":false,"properties":{"variables":{"type":"object","additionalProperties":true,"description":"Template variable values by name."},"model":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model"},"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."},"stream":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream"},"stream_options":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
+const schema92 = {"type":"string"};
+const schema102 = {"type":"boolean"};
+const schema103 = {"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/prompt-render.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.variables === undefined) && (missing0 = "variables")){
+validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema91.properties, key0))){
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4891,7 +6215,7 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4904,7 +6228,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs5 = errors;
 if(typeof data.model !== "string"){
-validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -4917,7 +6241,7 @@ if(data.frequency_penalty !== undefined){
 let data2 = data.frequency_penalty;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate42.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -4931,7 +6255,7 @@ let data3 = data.logit_bias;
 const _errs11 = errors;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate42.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema75.type},message:"must be object,null"}];
+validate50.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema83.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -4940,7 +6264,7 @@ for(const key1 in data3){
 let data4 = data3[key1];
 const _errs15 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate42.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -4959,7 +6283,7 @@ if(valid0){
 if(data.logprobs !== undefined){
 const _errs17 = errors;
 if(typeof data.logprobs !== "boolean"){
-validate42.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -4972,7 +6296,7 @@ if(data.top_logprobs !== undefined){
 let data6 = data.top_logprobs;
 const _errs20 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate42.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -4985,7 +6309,7 @@ if(data.max_tokens !== undefined){
 let data7 = data.max_tokens;
 const _errs23 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate42.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -4998,7 +6322,7 @@ if(data.n !== undefined){
 let data8 = data.n;
 const _errs26 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate42.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -5011,7 +6335,7 @@ if(data.presence_penalty !== undefined){
 let data9 = data.presence_penalty;
 const _errs29 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate42.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -5028,13 +6352,13 @@ if(errors === _errs33){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.type !== undefined){
 if(typeof data10.type !== "string"){
-validate42.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5048,7 +6372,7 @@ if(data.seed !== undefined){
 let data12 = data.seed;
 const _errs38 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate42.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -5120,7 +6444,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate42.errors = vErrors;
+validate50.errors = vErrors;
 return false;
 }
 else {
@@ -5143,7 +6467,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs49 = errors;
 if(typeof data.stream !== "boolean"){
-validate42.errors = [{instancePath:instancePath+"/stream",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/stream",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -5156,7 +6480,7 @@ if(data.stream_options !== undefined){
 let data16 = data.stream_options;
 const _errs52 = errors;
 if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-validate42.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema84.type},message:"must be object,null"}];
+validate50.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema103.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs52 === errors;
@@ -5174,7 +6498,7 @@ if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.type !== undefined){
 const _errs60 = errors;
 if(typeof data17.type !== "string"){
-validate42.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid18 = _errs60 === errors;
@@ -5187,7 +6511,7 @@ if(data17.budget_tokens !== undefined){
 let data19 = data17.budget_tokens;
 const _errs62 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate42.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid18 = _errs62 === errors;
@@ -5198,7 +6522,7 @@ var valid18 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5212,7 +6536,7 @@ if(data.temperature !== undefined){
 let data20 = data.temperature;
 const _errs64 = errors;
 if(!((typeof data20 == "number") && (isFinite(data20)))){
-validate42.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs64 === errors;
@@ -5225,7 +6549,7 @@ if(data.top_p !== undefined){
 let data21 = data.top_p;
 const _errs67 = errors;
 if(!((typeof data21 == "number") && (isFinite(data21)))){
-validate42.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -5250,7 +6574,7 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.type !== undefined){
 const _errs76 = errors;
 if("function" !== data23.type){
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 var valid23 = _errs76 === errors;
@@ -5267,7 +6591,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 if(data25.name !== undefined){
 const _errs80 = errors;
 if(typeof data25.name !== "string"){
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs80 === errors;
@@ -5279,7 +6603,7 @@ if(valid24){
 if(data25.description !== undefined){
 const _errs82 = errors;
 if(typeof data25.description !== "string"){
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs82 === errors;
@@ -5292,7 +6616,7 @@ if(data25.parameters !== undefined){
 let data28 = data25.parameters;
 const _errs84 = errors;
 if(!(data28 && typeof data28 == "object" && !Array.isArray(data28))){
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid24 = _errs84 === errors;
@@ -5304,7 +6628,7 @@ if(valid24){
 if(data25.strict !== undefined){
 const _errs86 = errors;
 if(typeof data25.strict !== "boolean"){
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid24 = _errs86 === errors;
@@ -5317,7 +6641,7 @@ var valid24 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5329,7 +6653,7 @@ var valid23 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5340,7 +6664,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5353,7 +6677,7 @@ if(valid0){
 if(data.tool_choice !== undefined){
 const _errs88 = errors;
 if(typeof data.tool_choice !== "string"){
-validate42.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs88 === errors;
@@ -5365,7 +6689,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs91 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate42.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs91 === errors;
@@ -5377,7 +6701,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs94 = errors;
 if(typeof data.user !== "string"){
-validate42.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs94 === errors;
@@ -5389,7 +6713,7 @@ if(valid0){
 if(data.function_call !== undefined){
 const _errs97 = errors;
 if(typeof data.function_call !== "string"){
-validate42.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs97 === errors;
@@ -5414,7 +6738,7 @@ if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
 if(data35.name !== undefined){
 const _errs106 = errors;
 if(typeof data35.name !== "string"){
-validate42.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs106 === errors;
@@ -5426,7 +6750,7 @@ if(valid31){
 if(data35.description !== undefined){
 const _errs108 = errors;
 if(typeof data35.description !== "string"){
-validate42.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs108 === errors;
@@ -5439,7 +6763,7 @@ if(data35.parameters !== undefined){
 let data38 = data35.parameters;
 const _errs110 = errors;
 if(!(data38 && typeof data38 == "object" && !Array.isArray(data38))){
-validate42.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid31 = _errs110 === errors;
@@ -5451,7 +6775,7 @@ var valid31 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5462,7 +6786,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5497,24 +6821,1193 @@ var valid0 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate42.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyGetQuery = validate44;
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-get-query.json","title":"RateLimitsPolicyGetQuery","description":"Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).","type":"object","additionalProperties":false,"properties":{"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"}}};
-const schema98 = {"title":"RateLimitsPolicyStatus","enum":["active","archived"]};
+export const validatePromptUpdate = validate53;
+const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-update.json","title":"PromptUpdate","description":"Body of PUT /v1/prompts/{promptId}: the next version's whole template (model and hyperparameters not given are not carried over); `name` renames the prompt.","type":"object","required":["messages"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"prompt-create.json#/$defs/PromptTemplateMessage"}},"model":{"type":"string","minLength":1},"hyperparameters":{"$ref":"prompt-create.json#/$defs/PromptHyperparameters"},"version_description":{"type":"string","maxLength":1000}}};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+const _errs3 = errors;
+if(!(((((key0 === "messages") || (key0 === "model")) || (key0 === "stream")) || (key0 === "stream_options")) || (key0 === "variables"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+const err1 = {instancePath,schemaPath:"#/propertyNames/not",keyword:"not",params:{},message:"must NOT be valid",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate54.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+if(data.frequency_penalty !== undefined){
+let data0 = data.frequency_penalty;
+const _errs5 = errors;
+if(!((typeof data0 == "number") && (isFinite(data0)))){
+validate54.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.logit_bias !== undefined){
+let data1 = data.logit_bias;
+const _errs8 = errors;
+const _errs9 = errors;
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate54.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema83.type},message:"must be object,null"}];
+return false;
+}
+if(errors === _errs9){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key1 in data1){
+let data2 = data1[key1];
+const _errs12 = errors;
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+validate54.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid5 = _errs12 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+var valid2 = _errs8 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.logprobs !== undefined){
+const _errs14 = errors;
+if(typeof data.logprobs !== "boolean"){
+validate54.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.top_logprobs !== undefined){
+let data4 = data.top_logprobs;
+const _errs17 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate54.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.max_tokens !== undefined){
+let data5 = data.max_tokens;
+const _errs20 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate54.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.n !== undefined){
+let data6 = data.n;
+const _errs23 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate54.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.presence_penalty !== undefined){
+let data7 = data.presence_penalty;
+const _errs26 = errors;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
+validate54.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs26 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.response_format !== undefined){
+let data8 = data.response_format;
+const _errs29 = errors;
+const _errs30 = errors;
+if(errors === _errs30){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.type !== undefined){
+if(typeof data8.type !== "string"){
+validate54.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.seed !== undefined){
+let data10 = data.seed;
+const _errs35 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate54.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs35 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.stop !== undefined){
+let data11 = data.stop;
+const _errs38 = errors;
+const _errs40 = errors;
+let valid15 = false;
+const _errs41 = errors;
+if(typeof data11 !== "string"){
+const err3 = {instancePath:instancePath+"/stop",schemaPath:"prompt-render.json#/properties/stop/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs41 === errors;
+valid15 = valid15 || _valid0;
+const _errs43 = errors;
+if(errors === _errs43){
+if(Array.isArray(data11)){
+var valid16 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+const _errs45 = errors;
+if(typeof data11[i0] !== "string"){
+const err4 = {instancePath:instancePath+"/stop/" + i0,schemaPath:"prompt-render.json#/properties/stop/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var valid16 = _errs45 === errors;
+if(!valid16){
+break;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/stop",schemaPath:"prompt-render.json#/properties/stop/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid0 = _errs43 === errors;
+valid15 = valid15 || _valid0;
+if(!valid15){
+const err6 = {instancePath:instancePath+"/stop",schemaPath:"prompt-render.json#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate54.errors = vErrors;
+return false;
+}
+else {
+errors = _errs40;
+if(vErrors !== null){
+if(_errs40){
+vErrors.length = _errs40;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid2 = _errs38 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.thinking !== undefined){
+let data13 = data.thinking;
+const _errs47 = errors;
+const _errs48 = errors;
+if(errors === _errs48){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.type !== undefined){
+const _errs51 = errors;
+if(typeof data13.type !== "string"){
+validate54.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid18 = _errs51 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data13.budget_tokens !== undefined){
+let data15 = data13.budget_tokens;
+const _errs53 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+validate54.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid18 = _errs53 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs47 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.temperature !== undefined){
+let data16 = data.temperature;
+const _errs55 = errors;
+if(!((typeof data16 == "number") && (isFinite(data16)))){
+validate54.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs55 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.top_p !== undefined){
+let data17 = data.top_p;
+const _errs58 = errors;
+if(!((typeof data17 == "number") && (isFinite(data17)))){
+validate54.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs58 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.tools !== undefined){
+let data18 = data.tools;
+const _errs61 = errors;
+const _errs62 = errors;
+if(errors === _errs62){
+if(Array.isArray(data18)){
+var valid22 = true;
+const len1 = data18.length;
+for(let i1=0; i1<len1; i1++){
+let data19 = data18[i1];
+const _errs64 = errors;
+if(errors === _errs64){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.type !== undefined){
+const _errs67 = errors;
+if("function" !== data19.type){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+return false;
+}
+var valid23 = _errs67 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data19.function !== undefined){
+let data21 = data19.function;
+const _errs68 = errors;
+if(errors === _errs68){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.name !== undefined){
+const _errs71 = errors;
+if(typeof data21.name !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid24 = _errs71 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data21.description !== undefined){
+const _errs73 = errors;
+if(typeof data21.description !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid24 = _errs73 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data21.parameters !== undefined){
+let data24 = data21.parameters;
+const _errs75 = errors;
+if(!(data24 && typeof data24 == "object" && !Array.isArray(data24))){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid24 = _errs75 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data21.strict !== undefined){
+const _errs77 = errors;
+if(typeof data21.strict !== "boolean"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid24 = _errs77 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid23 = _errs68 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid22 = _errs64 === errors;
+if(!valid22){
+break;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs61 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.tool_choice !== undefined){
+const _errs79 = errors;
+if(typeof data.tool_choice !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs79 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.parallel_tool_calls !== undefined){
+const _errs82 = errors;
+if(typeof data.parallel_tool_calls !== "boolean"){
+validate54.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs82 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.user !== undefined){
+const _errs85 = errors;
+if(typeof data.user !== "string"){
+validate54.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs85 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.function_call !== undefined){
+const _errs88 = errors;
+if(typeof data.function_call !== "string"){
+validate54.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs88 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.functions !== undefined){
+let data30 = data.functions;
+const _errs91 = errors;
+const _errs92 = errors;
+if(errors === _errs92){
+if(Array.isArray(data30)){
+var valid30 = true;
+const len2 = data30.length;
+for(let i2=0; i2<len2; i2++){
+let data31 = data30[i2];
+const _errs94 = errors;
+if(errors === _errs94){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(data31.name !== undefined){
+const _errs97 = errors;
+if(typeof data31.name !== "string"){
+validate54.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid31 = _errs97 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data31.description !== undefined){
+const _errs99 = errors;
+if(typeof data31.description !== "string"){
+validate54.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid31 = _errs99 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data31.parameters !== undefined){
+let data34 = data31.parameters;
+const _errs101 = errors;
+if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
+validate54.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid31 = _errs101 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid30 = _errs94 === errors;
+if(!valid30){
+break;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs91 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/prompt-update.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.messages === undefined) && (missing0 = "messages")){
+validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "name") || (key0 === "messages")) || (key0 === "model")) || (key0 === "hyperparameters")) || (key0 === "version_description"))){
+validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 255){
+validate53.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate53.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data1 = data.messages;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length > 1000){
+validate53.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+if(data1.length < 1){
+validate53.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.role === undefined) && (missing1 = "role")) || ((data2.content === undefined) && (missing1 = "content"))){
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs9 = errors;
+for(const key1 in data2){
+if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs9 === errors){
+if(data2.role !== undefined){
+let data3 = data2.role;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs10 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.content !== undefined){
+const _errs12 = errors;
+if(typeof data2.content !== "string"){
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.name !== undefined){
+const _errs14 = errors;
+if(typeof data2.name !== "string"){
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data6 = data.model;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hyperparameters !== undefined){
+const _errs18 = errors;
+if(!(validate54(data.hyperparameters, {instancePath:instancePath+"/hyperparameters",parentData:data,parentDataProperty:"hyperparameters",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version_description !== undefined){
+let data8 = data.version_description;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data8 === "string"){
+if(func2(data8) > 1000){
+validate53.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRateLimitsPolicyCreate = validate56;
+const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-create.json","title":"RateLimitsPolicyCreate","description":"Body of POST /v1/policies/rate-limits (create is not shown by SPEC; fields as §2.8). `workspace_id` and `organisation_id` default to the calling key's.","type":"object","required":["type","unit","value"],"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug; this gateway knows workspaces by UUID only."},"organisation_id":{"type":"string","format":"uuid"}}};
+const schema148 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
+const schema149 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
+const schema153 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
+const schema154 = {"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))){
+validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "type") || (key0 === "unit")) || (key0 === "value")) || (key0 === "name")) || (key0 === "conditions")) || (key0 === "group_by")) || (key0 === "workspace_id")) || (key0 === "organisation_id"))){
+validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs2 = errors;
+if(!((data0 === "requests") || (data0 === "tokens"))){
+validate56.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.unit !== undefined){
+let data1 = data.unit;
+const _errs4 = errors;
+if(!(((data1 === "rpm") || (data1 === "rph")) || (data1 === "rpd"))){
+validate56.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data2 = data.value;
+const _errs6 = errors;
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate56.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data3 = data.name;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema146.properties.name.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 255){
+validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.conditions !== undefined){
+let data4 = data.conditions;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data4)){
+var valid4 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if(((data5.key === undefined) && (missing1 = "key")) || ((data5.value === undefined) && (missing1 = "value"))){
+validate56.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key1 in data5){
+if(!((key1 === "key") || (key1 === "value"))){
+validate56.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.key !== undefined){
+const _errs16 = errors;
+if(typeof data5.key !== "string"){
+validate56.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data5.value !== undefined){
+const _errs18 = errors;
+if(typeof data5.value !== "string"){
+validate56.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs18 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs13 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.group_by !== undefined){
+let data8 = data.group_by;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(Array.isArray(data8)){
+var valid7 = true;
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+let data9 = data8[i1];
+const _errs23 = errors;
+if(errors === _errs23){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+let missing2;
+if((data9.key === undefined) && (missing2 = "key")){
+validate56.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs25 = errors;
+for(const key2 in data9){
+if(!(key2 === "key")){
+validate56.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs25 === errors){
+if(data9.key !== undefined){
+if(typeof data9.key !== "string"){
+validate56.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid7 = _errs23 === errors;
+if(!valid7){
+break;
+}
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data11 = data.workspace_id;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data11 === "string"){
+if(func2(data11) < 1){
+validate56.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data12 = data.organisation_id;
+const _errs30 = errors;
+if(errors === _errs30){
+if(errors === _errs30){
+if(typeof data12 === "string"){
+if(!(formats0.test(data12))){
+validate56.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRateLimitsPolicyGetQuery = validate58;
+const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-get-query.json","title":"RateLimitsPolicyGetQuery","description":"Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).","type":"object","additionalProperties":false,"properties":{"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"}}};
+const schema150 = {"title":"RateLimitsPolicyStatus","enum":["active","archived"]};
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5526,7 +8019,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "status")){
-validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5535,32 +8028,30 @@ if(_errs1 === errors){
 if(data.status !== undefined){
 let data0 = data.status;
 if(!((data0 === "active") || (data0 === "archived"))){
-validate44.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 }
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate44.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyListQuery = validate46;
-const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-list-query.json","title":"RateLimitsPolicyListQuery","description":"Query of GET /v1/policies/rate-limits (SPEC §4.13, limits §8). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `page_size` and `current_page` are checked as integers.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"},"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
-const schema96 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
-const schema97 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
+export const validateRateLimitsPolicyListQuery = validate59;
+const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-list-query.json","title":"RateLimitsPolicyListQuery","description":"Query of GET /v1/policies/rate-limits (SPEC §4.13, limits §8). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `page_size` and `current_page` are checked as integers.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"},"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5572,7 +8063,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "workspace_id") || (key0 === "status")) || (key0 === "type")) || (key0 === "unit")) || (key0 === "page_size")) || (key0 === "current_page"))){
-validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5584,12 +8075,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate46.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate59.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5603,7 +8094,7 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(!((data1 === "active") || (data1 === "archived"))){
-validate46.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+validate59.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -5616,7 +8107,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(!((data2 === "requests") || (data2 === "tokens"))){
-validate46.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"}];
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -5629,7 +8120,7 @@ if(data.unit !== undefined){
 let data3 = data.unit;
 const _errs8 = errors;
 if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
-validate46.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
+validate59.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5642,13 +8133,13 @@ if(data.page_size !== undefined){
 let data4 = data.page_size;
 const _errs10 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate46.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate59.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate46.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate59.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5663,13 +8154,13 @@ if(data.current_page !== undefined){
 let data5 = data.current_page;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate46.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate59.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate46.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate59.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5687,24 +8178,275 @@ var valid0 = true;
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate46.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResponseGetQuery = validate47;
-const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
-const schema105 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
+export const validateRateLimitsPolicyUpdate = validate60;
+const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-update.json","title":"RateLimitsPolicyUpdate","description":"Body of PUT /v1/policies/rate-limits/{rateLimitsPolicyId}: the fields to change (at least one); archived policies cannot change.","type":"object","minProperties":1,"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"}}};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-update.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate60.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate60.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "type") || (key0 === "unit")) || (key0 === "value")) || (key0 === "name")) || (key0 === "conditions")) || (key0 === "group_by"))){
+validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs2 = errors;
+if(!((data0 === "requests") || (data0 === "tokens"))){
+validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.unit !== undefined){
+let data1 = data.unit;
+const _errs4 = errors;
+if(!(((data1 === "rpm") || (data1 === "rph")) || (data1 === "rpd"))){
+validate60.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data2 = data.value;
+const _errs6 = errors;
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate60.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate60.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data3 = data.name;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate60.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema161.properties.name.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 255){
+validate60.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.conditions !== undefined){
+let data4 = data.conditions;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data4)){
+var valid4 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing0;
+if(((data5.key === undefined) && (missing0 = "key")) || ((data5.value === undefined) && (missing0 = "value"))){
+validate60.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key1 in data5){
+if(!((key1 === "key") || (key1 === "value"))){
+validate60.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.key !== undefined){
+const _errs16 = errors;
+if(typeof data5.key !== "string"){
+validate60.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data5.value !== undefined){
+const _errs18 = errors;
+if(typeof data5.value !== "string"){
+validate60.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs18 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+else {
+validate60.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs13 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate60.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.group_by !== undefined){
+let data8 = data.group_by;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(Array.isArray(data8)){
+var valid7 = true;
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+let data9 = data8[i1];
+const _errs23 = errors;
+if(errors === _errs23){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+let missing1;
+if((data9.key === undefined) && (missing1 = "key")){
+validate60.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs25 = errors;
+for(const key2 in data9){
+if(!(key2 === "key")){
+validate60.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs25 === errors){
+if(data9.key !== undefined){
+if(typeof data9.key !== "string"){
+validate60.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate60.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid7 = _errs23 === errors;
+if(!valid7){
+break;
+}
+}
+}
+else {
+validate60.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate60.errors = vErrors;
+return errors === 0;
+}
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateResponseGetQuery = validate61;
+const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
+const schema167 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
+
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/response-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5716,7 +8458,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "include")){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5728,7 +8470,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 if(!(((data0 === "file_search_call.results") || (data0 === "message.input_image.image_url")) || (data0 === "computer_call_output.output.image_url"))){
-const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema167.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5748,7 +8490,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs8 = errors;
 if(!(((data1 === "file_search_call.results") || (data1 === "message.input_image.image_url")) || (data1 === "computer_call_output.output.image_url"))){
-const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema167.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5785,7 +8527,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate47.errors = vErrors;
+validate61.errors = vErrors;
 return false;
 }
 else {
@@ -5803,24 +8545,23 @@ vErrors = null;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate47.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreate = validate48;
-const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
-const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+export const validateUsageLimitsPolicyCreate = validate62;
+const schema169 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5903,12 +8644,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate48.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -5931,21 +8672,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate48.errors = vErrors;
+validate62.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((((data.conditions === undefined) && (missing1 = "conditions")) || ((data.group_by === undefined) && (missing1 = "group_by"))) || ((data.type === undefined) && (missing1 = "type"))) || ((data.credit_limit === undefined) && (missing1 = "credit_limit"))){
-validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
-if(!(func1.call(schema107.properties, key0))){
-validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema169.properties, key0))){
+validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5957,7 +8698,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate48.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate62.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -5970,14 +8711,14 @@ if(errors === _errs13){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if(((data4.key === undefined) && (missing2 = "key")) || ((data4.value === undefined) && (missing2 = "value"))){
-validate48.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate62.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data4){
 if(!((key1 === "key") || (key1 === "value"))){
-validate48.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate62.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5986,7 +8727,7 @@ if(_errs15 === errors){
 if(data4.key !== undefined){
 const _errs16 = errors;
 if(typeof data4.key !== "string"){
-validate48.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -5998,7 +8739,7 @@ if(valid5){
 if(data4.value !== undefined){
 const _errs18 = errors;
 if(typeof data4.value !== "string"){
-validate48.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -6011,7 +8752,7 @@ var valid5 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6023,7 +8764,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate62.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6039,7 +8780,7 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate48.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate62.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -6052,14 +8793,14 @@ if(errors === _errs22){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing3;
 if((data8.key === undefined) && (missing3 = "key")){
-validate48.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate62.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs24 = errors;
 for(const key2 in data8){
 if(!(key2 === "key")){
-validate48.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate62.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6067,7 +8808,7 @@ break;
 if(_errs24 === errors){
 if(data8.key !== undefined){
 if(typeof data8.key !== "string"){
-validate48.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6075,7 +8816,7 @@ return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6087,7 +8828,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate62.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6101,7 +8842,7 @@ if(data.type !== undefined){
 let data10 = data.type;
 const _errs27 = errors;
 if(!((data10 === "cost") || (data10 === "tokens"))){
-validate48.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema107.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate62.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema169.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs27 === errors;
@@ -6116,12 +8857,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate48.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate62.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate62.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -6137,12 +8878,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data12 === "string"){
 if(func2(data12) > 255){
-validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate62.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6156,13 +8897,13 @@ if(data.alert_threshold !== undefined){
 let data13 = data.alert_threshold;
 const _errs32 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate48.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema107.properties.alert_threshold.type},message:"must be number,null"}];
+validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema169.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate48.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6177,7 +8918,7 @@ if(data.periodic_reset !== undefined){
 let data14 = data.periodic_reset;
 const _errs34 = errors;
 if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
-validate48.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema107.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate62.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema169.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -6192,12 +8933,12 @@ const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data15 === "string"){
 if(func2(data15) < 1){
-validate48.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate62.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6214,12 +8955,12 @@ if(errors === _errs37){
 if(errors === _errs37){
 if(typeof data16 === "string"){
 if(!(formats0.test(data16))){
-validate48.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate62.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6241,25 +8982,1066 @@ var valid3 = true;
 }
 }
 else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate48.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatchList = validate49;
-const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
-const schema110 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
+export const validateUsageLimitsPolicyListQuery = validate63;
+const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-list-query.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "workspace_id") || (key0 === "type")) || (key0 === "page_size")) || (key0 === "current_page"))){
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.workspace_id !== undefined){
+let data0 = data.workspace_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate63.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate63.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data1 = data.type;
+const _errs4 = errors;
+if(!((data1 === "cost") || (data1 === "tokens"))){
+validate63.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema170.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.page_size !== undefined){
+let data2 = data.page_size;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate63.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate63.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.current_page !== undefined){
+let data3 = data.current_page;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate63.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate63.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicyUpdate = validate64;
+const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+const schema172 = {"type":"string","maxLength":255};
+const schema173 = {"type":"number","minimum":0};
+const schema174 = {"type":["number","null"],"minimum":0};
+const schema175 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
+const schema176 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
+const schema177 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-update.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate64.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.alert_threshold === undefined) && (missing0 = "alert_threshold")) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.alert_threshold !== undefined){
+let data0 = data.alert_threshold;
+const _errs3 = errors;
+if(!((typeof data0 == "number") && (isFinite(data0)))){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.credit_limit !== undefined){
+let data1 = data.credit_limit;
+const _errs5 = errors;
+if(!((typeof data1 == "number") && (isFinite(data1)))){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.alert_threshold !== undefined){
+let data2 = data.alert_threshold;
+const _errs8 = errors;
+if(errors === _errs8){
+if((typeof data2 == "number") && (isFinite(data2))){
+const vSchema0 = data && data.credit_limit;
+if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
+validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+}
+}
+var _valid0 = _errs7 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.alert_threshold = true;
+props0.credit_limit = true;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate64.errors = vErrors;
+return false;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate64.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key0 in data){
+if(!((((((key0 === "name") || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "conditions")) || (key0 === "group_by"))){
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data.name !== undefined){
+let data3 = data.name;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(func2(data3) > 255){
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs11 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.credit_limit !== undefined){
+let data4 = data.credit_limit;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.alert_threshold !== undefined){
+let data5 = data.alert_threshold;
+const _errs17 = errors;
+const _errs18 = errors;
+if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
+validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema174.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs18){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid3 = _errs17 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.periodic_reset !== undefined){
+let data6 = data.periodic_reset;
+const _errs20 = errors;
+if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
+validate64.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema175.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.conditions !== undefined){
+let data7 = data.conditions;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data7)){
+if(data7.length < 1){
+validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid9 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+const _errs25 = errors;
+if(errors === _errs25){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing1;
+if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs27 = errors;
+for(const key1 in data8){
+if(!((key1 === "key") || (key1 === "value"))){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs27 === errors){
+if(data8.key !== undefined){
+const _errs28 = errors;
+if(typeof data8.key !== "string"){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid10 = _errs28 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data8.value !== undefined){
+const _errs30 = errors;
+if(typeof data8.value !== "string"){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid10 = _errs30 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid9 = _errs25 === errors;
+if(!valid9){
+break;
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.group_by !== undefined){
+let data11 = data.group_by;
+const _errs32 = errors;
+const _errs33 = errors;
+if(errors === _errs33){
+if(Array.isArray(data11)){
+if(data11.length < 1){
+validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid12 = true;
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
+const _errs35 = errors;
+if(errors === _errs35){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing2;
+if((data12.key === undefined) && (missing2 = "key")){
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs37 = errors;
+for(const key2 in data12){
+if(!(key2 === "key")){
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs37 === errors){
+if(data12.key !== undefined){
+if(typeof data12.key !== "string"){
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid12 = _errs35 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs32 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate64.errors = vErrors;
+return errors === 0;
+}
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiKeyCreated = validate65;
+const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
+const schema179 = {"const":"api_key"};
+const schema180 = {"type":"string","format":"uuid"};
+const schema181 = {"type":"string"};
+const schema183 = {"type":"string","format":"uuid"};
+const schema184 = {"type":"string","format":"uuid"};
+const schema185 = {"type":"string","format":"date-time"};
+const schema186 = {"type":["string","null"],"format":"date-time"};
+const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate65.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))) || ((data.key === undefined) && (missing0 = "key"))){
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema178.properties, key0))){
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("api_key" !== data.object){
+validate65.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs7 = errors;
+if(typeof data.name !== "string"){
+validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scope !== undefined){
+let data3 = data.scope;
+const _errs10 = errors;
+if(!((data3 === "admin") || (data3 === "inference"))){
+validate65.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data4 = data.workspace_id;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(errors === _errs13){
+if(typeof data4 === "string"){
+if(!(formats0.test(data4))){
+validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data5 = data.organisation_id;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data5 === "string"){
+if(!(formats0.test(data5))){
+validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data6 === "string"){
+if(!(formats6.validate(data6))){
+validate65.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.revoked_at !== undefined){
+let data7 = data.revoked_at;
+const _errs21 = errors;
+const _errs22 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate65.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema186.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data7 === "string"){
+if(!(formats6.validate(data7))){
+validate65.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.key !== undefined){
+const _errs24 = errors;
+if(typeof data.key !== "string"){
+validate65.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiKeyList = validate66;
+const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key.json","title":"ApiKey","description":"A gateway API key as the admin API shows it: never the secret or its hash. `scope` admin may use every endpoint; inference may use the data plane and prompt rendering.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at"],"additionalProperties":false,"properties":{"object":{"const":"api_key"},"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"scope":{"$ref":"#/$defs/ApiKeyScope"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}},"$defs":{"ApiKeyScope":{"title":"ApiKeyScope","enum":["admin","inference"]}}};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/api-key.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))){
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "scope")) || (key0 === "workspace_id")) || (key0 === "organisation_id")) || (key0 === "created_at")) || (key0 === "revoked_at"))){
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("api_key" !== data.object){
+validate35.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if(errors === _errs3){
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+validate35.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs5 = errors;
+if(typeof data.name !== "string"){
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scope !== undefined){
+let data3 = data.scope;
+const _errs7 = errors;
+if(!((data3 === "admin") || (data3 === "inference"))){
+validate35.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/ApiKeyScope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data4 = data.workspace_id;
+const _errs9 = errors;
+if(errors === _errs9){
+if(errors === _errs9){
+if(typeof data4 === "string"){
+if(!(formats0.test(data4))){
+validate35.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data5 = data.organisation_id;
+const _errs11 = errors;
+if(errors === _errs11){
+if(errors === _errs11){
+if(typeof data5 === "string"){
+if(!(formats0.test(data5))){
+validate35.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+const _errs13 = errors;
+if(errors === _errs13){
+if(errors === _errs13){
+if(typeof data6 === "string"){
+if(!(formats6.validate(data6))){
+validate35.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.revoked_at !== undefined){
+let data7 = data.revoked_at;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate35.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema62.properties.revoked_at.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs15){
+if(errors === _errs15){
+if(typeof data7 === "string"){
+if(!(formats6.validate(data7))){
+validate35.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/api-key-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate66.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(!(validate35(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data3 = data.total;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate66.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate66.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiKey = validate35;
+
+export const validateBatchList = validate68;
+const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
+const schema190 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
+
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6270,14 +10052,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.input_file_id === undefined) && (missing0 = "input_file_id"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema109.properties, key0))){
-validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema189.properties, key0))){
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6286,7 +10068,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate50.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6298,7 +10080,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("batch" !== data.object){
-validate50.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
+validate69.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -6310,7 +10092,7 @@ if(valid0){
 if(data.endpoint !== undefined){
 const _errs5 = errors;
 if(typeof data.endpoint !== "string"){
-validate50.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -6322,7 +10104,7 @@ if(valid0){
 if(data.input_file_id !== undefined){
 const _errs7 = errors;
 if(typeof data.input_file_id !== "string"){
-validate50.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -6334,7 +10116,7 @@ if(valid0){
 if(data.completion_window !== undefined){
 const _errs9 = errors;
 if(typeof data.completion_window !== "string"){
-validate50.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -6347,7 +10129,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((((((((data5 === "validating") || (data5 === "failed")) || (data5 === "in_progress")) || (data5 === "finalizing")) || (data5 === "completed")) || (data5 === "expired")) || (data5 === "cancelling")) || (data5 === "cancelled"))){
-validate50.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema110.enum},message:"must be equal to one of the allowed values"}];
+validate69.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema190.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -6360,7 +10142,7 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate50.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate69.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -6373,7 +10155,7 @@ if(data.errors !== undefined){
 let data7 = data.errors;
 const _errs15 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate50.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema109.properties.errors.type},message:"must be object,null"}];
+validate69.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema189.properties.errors.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -6381,7 +10163,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs17 = errors;
 for(const key1 in data7){
 if(!((key1 === "object") || (key1 === "data"))){
-validate50.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6390,7 +10172,7 @@ if(_errs17 === errors){
 if(data7.object !== undefined){
 const _errs18 = errors;
 if(typeof data7.object !== "string"){
-validate50.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -6414,7 +10196,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs24 = errors;
 for(const key2 in data10){
 if(!((((key2 === "code") || (key2 === "message")) || (key2 === "param")) || (key2 === "line"))){
-validate50.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6423,7 +10205,7 @@ if(_errs24 === errors){
 if(data10.code !== undefined){
 const _errs25 = errors;
 if(typeof data10.code !== "string"){
-validate50.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -6435,7 +10217,7 @@ if(valid4){
 if(data10.message !== undefined){
 const _errs27 = errors;
 if(typeof data10.message !== "string"){
-validate50.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -6448,7 +10230,7 @@ if(data10.param !== undefined){
 let data13 = data10.param;
 const _errs29 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate50.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema109.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema189.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -6461,7 +10243,7 @@ if(data10.line !== undefined){
 let data14 = data10.line;
 const _errs31 = errors;
 if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
-validate50.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema109.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema189.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -6475,7 +10257,7 @@ var valid4 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6486,7 +10268,7 @@ break;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate69.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6509,7 +10291,7 @@ if(data.output_file_id !== undefined){
 let data15 = data.output_file_id;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate50.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema109.properties.output_file_id.type},message:"must be string,null"}];
+validate69.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema189.properties.output_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -6522,7 +10304,7 @@ if(data.error_file_id !== undefined){
 let data16 = data.error_file_id;
 const _errs35 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate50.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema109.properties.error_file_id.type},message:"must be string,null"}];
+validate69.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema189.properties.error_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -6535,7 +10317,7 @@ if(data.in_progress_at !== undefined){
 let data17 = data.in_progress_at;
 const _errs37 = errors;
 if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate50.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema109.properties.in_progress_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema189.properties.in_progress_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -6548,7 +10330,7 @@ if(data.expires_at !== undefined){
 let data18 = data.expires_at;
 const _errs39 = errors;
 if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate50.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema109.properties.expires_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema189.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -6561,7 +10343,7 @@ if(data.finalizing_at !== undefined){
 let data19 = data.finalizing_at;
 const _errs41 = errors;
 if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate50.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema109.properties.finalizing_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema189.properties.finalizing_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -6574,7 +10356,7 @@ if(data.completed_at !== undefined){
 let data20 = data.completed_at;
 const _errs43 = errors;
 if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
-validate50.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema109.properties.completed_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema189.properties.completed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs43 === errors;
@@ -6587,7 +10369,7 @@ if(data.failed_at !== undefined){
 let data21 = data.failed_at;
 const _errs45 = errors;
 if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
-validate50.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema109.properties.failed_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema189.properties.failed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs45 === errors;
@@ -6600,7 +10382,7 @@ if(data.expired_at !== undefined){
 let data22 = data.expired_at;
 const _errs47 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate50.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema109.properties.expired_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema189.properties.expired_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs47 === errors;
@@ -6613,7 +10395,7 @@ if(data.cancelling_at !== undefined){
 let data23 = data.cancelling_at;
 const _errs49 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate50.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema109.properties.cancelling_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema189.properties.cancelling_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -6626,7 +10408,7 @@ if(data.cancelled_at !== undefined){
 let data24 = data.cancelled_at;
 const _errs51 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate50.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema109.properties.cancelled_at.type},message:"must be integer,null"}];
+validate69.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema189.properties.cancelled_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs51 === errors;
@@ -6639,7 +10421,7 @@ if(data.request_counts !== undefined){
 let data25 = data.request_counts;
 const _errs53 = errors;
 if((!(data25 && typeof data25 == "object" && !Array.isArray(data25))) && (data25 !== null)){
-validate50.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema109.properties.request_counts.type},message:"must be object,null"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema189.properties.request_counts.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs53){
@@ -6647,7 +10429,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 const _errs55 = errors;
 for(const key3 in data25){
 if(!(((key3 === "total") || (key3 === "completed")) || (key3 === "failed"))){
-validate50.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6657,13 +10439,13 @@ if(data25.total !== undefined){
 let data26 = data25.total;
 const _errs56 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate50.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate50.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6678,13 +10460,13 @@ if(data25.completed !== undefined){
 let data27 = data25.completed;
 const _errs58 = errors;
 if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate50.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data27 == "number") && (isFinite(data27))){
 if(data27 < 0 || isNaN(data27)){
-validate50.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6699,13 +10481,13 @@ if(data25.failed !== undefined){
 let data28 = data25.failed;
 const _errs60 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-validate50.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs60){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate50.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate69.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6856,7 +10638,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate50.errors = vErrors;
+validate69.errors = vErrors;
 return false;
 }
 else {
@@ -6898,21 +10680,21 @@ var valid0 = true;
 }
 }
 else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate50.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6923,14 +10705,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6939,7 +10721,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate49.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6957,8 +10739,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate50(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate69(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -6968,7 +10750,7 @@ break;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate68.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6981,7 +10763,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate68.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -6994,7 +10776,7 @@ if(data.first_id !== undefined){
 let data4 = data.first_id;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate49.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema108.properties.first_id.type},message:"must be string,null"}];
+validate68.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema188.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -7007,7 +10789,7 @@ if(data.last_id !== undefined){
 let data5 = data.last_id;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate49.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema108.properties.last_id.type},message:"must be string,null"}];
+validate68.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema188.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -7023,25 +10805,106 @@ var valid0 = true;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatch = validate50;
+export const validateBatch = validate69;
 
-export const validateError = validate52;
-const schema112 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
+export const validateDeletedResource = validate71;
+const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if(typeof data.object !== "string"){
+validate71.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.deleted !== undefined){
+const _errs6 = errors;
+if(true !== data.deleted){
+validate71.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateError = validate72;
+const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/error.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7052,14 +10915,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.error === undefined) && (missing0 = "error")){
-validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "error")){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7072,14 +10935,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.message === undefined) && (missing1 = "message")) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.param === undefined) && (missing1 = "param"))) || ((data0.code === undefined) && (missing1 = "code"))){
-validate52.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate72.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data0.message !== undefined){
 const _errs5 = errors;
 if(typeof data0.message !== "string"){
-validate52.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -7091,7 +10954,7 @@ if(valid1){
 if(data0.type !== undefined){
 const _errs7 = errors;
 if(typeof data0.type !== "string"){
-validate52.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -7104,7 +10967,7 @@ if(data0.param !== undefined){
 let data3 = data0.param;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate52.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema112.properties.error.properties.param.type},message:"must be string,null"}];
+validate72.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema193.properties.error.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -7116,7 +10979,7 @@ if(valid1){
 if(data0.code !== undefined){
 const _errs11 = errors;
 if(typeof data0.code !== "string"){
-validate52.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -7130,7 +10993,7 @@ var valid1 = true;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate72.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7139,24 +11002,24 @@ return false;
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate52.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpointList = validate53;
-const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema114 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
+export const validateFineTuningCheckpointList = validate73;
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7167,14 +11030,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7183,7 +11046,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate53.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate73.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7207,14 +11070,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.fine_tuned_model_checkpoint === undefined) && (missing1 = "fine_tuned_model_checkpoint"))) || ((data2.step_number === undefined) && (missing1 = "step_number"))) || ((data2.fine_tuning_job_id === undefined) && (missing1 = "fine_tuning_job_id"))) || ((data2.metrics === undefined) && (missing1 = "metrics"))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!(((((((key1 === "id") || (key1 === "object")) || (key1 === "created_at")) || (key1 === "fine_tuned_model_checkpoint")) || (key1 === "step_number")) || (key1 === "fine_tuning_job_id")) || (key1 === "metrics"))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7223,7 +11086,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -7235,7 +11098,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("fine_tuning.job.checkpoint" !== data2.object){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -7248,7 +11111,7 @@ if(data2.created_at !== undefined){
 let data5 = data2.created_at;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -7260,7 +11123,7 @@ if(valid3){
 if(data2.fine_tuned_model_checkpoint !== undefined){
 const _errs14 = errors;
 if(typeof data2.fine_tuned_model_checkpoint !== "string"){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -7273,7 +11136,7 @@ if(data2.step_number !== undefined){
 let data7 = data2.step_number;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -7285,7 +11148,7 @@ if(valid3){
 if(data2.fine_tuning_job_id !== undefined){
 const _errs18 = errors;
 if(typeof data2.fine_tuning_job_id !== "string"){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -7303,7 +11166,7 @@ if(data9.step !== undefined){
 let data10 = data9.step;
 const _errs23 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs23 === errors;
@@ -7316,7 +11179,7 @@ if(data9.train_loss !== undefined){
 let data11 = data9.train_loss;
 const _errs25 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -7329,7 +11192,7 @@ if(data9.train_mean_token_accuracy !== undefined){
 let data12 = data9.train_mean_token_accuracy;
 const _errs27 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -7342,7 +11205,7 @@ if(data9.valid_loss !== undefined){
 let data13 = data9.valid_loss;
 const _errs29 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -7355,7 +11218,7 @@ if(data9.valid_mean_token_accuracy !== undefined){
 let data14 = data9.valid_mean_token_accuracy;
 const _errs31 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -7368,7 +11231,7 @@ if(data9.full_valid_loss !== undefined){
 let data15 = data9.full_valid_loss;
 const _errs33 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs33 === errors;
@@ -7381,7 +11244,7 @@ if(data9.full_valid_mean_token_accuracy !== undefined){
 let data16 = data9.full_valid_mean_token_accuracy;
 const _errs35 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs35 === errors;
@@ -7397,7 +11260,7 @@ var valid4 = true;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7416,7 +11279,7 @@ var valid3 = true;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7427,7 +11290,7 @@ break;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate73.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7440,7 +11303,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs37 = errors;
 if(typeof data.has_more !== "boolean"){
-validate53.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate73.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -7453,7 +11316,7 @@ if(data.first_id !== undefined){
 let data18 = data.first_id;
 const _errs39 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate53.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema113.properties.first_id.type},message:"must be string,null"}];
+validate73.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema194.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -7466,7 +11329,7 @@ if(data.last_id !== undefined){
 let data19 = data.last_id;
 const _errs41 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate53.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema113.properties.last_id.type},message:"must be string,null"}];
+validate73.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema194.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -7482,22 +11345,22 @@ var valid0 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate53.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpoint = validate54;
+export const validateFineTuningCheckpoint = validate74;
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7508,14 +11371,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
-validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7524,7 +11387,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate54.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7536,7 +11399,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("fine_tuning.job.checkpoint" !== data.object){
-validate54.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate74.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7549,7 +11412,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate54.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate74.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -7561,7 +11424,7 @@ if(valid0){
 if(data.fine_tuned_model_checkpoint !== undefined){
 const _errs7 = errors;
 if(typeof data.fine_tuned_model_checkpoint !== "string"){
-validate54.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -7574,7 +11437,7 @@ if(data.step_number !== undefined){
 let data4 = data.step_number;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate54.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate74.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -7586,7 +11449,7 @@ if(valid0){
 if(data.fine_tuning_job_id !== undefined){
 const _errs11 = errors;
 if(typeof data.fine_tuning_job_id !== "string"){
-validate54.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -7604,7 +11467,7 @@ if(data6.step !== undefined){
 let data7 = data6.step;
 const _errs16 = errors;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -7617,7 +11480,7 @@ if(data6.train_loss !== undefined){
 let data8 = data6.train_loss;
 const _errs18 = errors;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -7630,7 +11493,7 @@ if(data6.train_mean_token_accuracy !== undefined){
 let data9 = data6.train_mean_token_accuracy;
 const _errs20 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -7643,7 +11506,7 @@ if(data6.valid_loss !== undefined){
 let data10 = data6.valid_loss;
 const _errs22 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -7656,7 +11519,7 @@ if(data6.valid_mean_token_accuracy !== undefined){
 let data11 = data6.valid_mean_token_accuracy;
 const _errs24 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs24 === errors;
@@ -7669,7 +11532,7 @@ if(data6.full_valid_loss !== undefined){
 let data12 = data6.full_valid_loss;
 const _errs26 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs26 === errors;
@@ -7682,7 +11545,7 @@ if(data6.full_valid_mean_token_accuracy !== undefined){
 let data13 = data6.full_valid_mean_token_accuracy;
 const _errs28 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate54.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate74.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs28 === errors;
@@ -7698,7 +11561,7 @@ var valid1 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7717,26 +11580,26 @@ var valid0 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobList = validate55;
-const schema116 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
-const schema118 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
-const schema119 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+export const validateFineTuningJobList = validate75;
+const schema197 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
+const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
+const schema199 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
+const schema200 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7747,14 +11610,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
-validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema198.properties, key0))){
+validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7763,7 +11626,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate56.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7775,7 +11638,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("fine_tuning.job" !== data.object){
-validate56.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+validate76.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7788,7 +11651,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate56.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate76.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -7805,7 +11668,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.code !== undefined){
 const _errs10 = errors;
 if(typeof data3.code !== "string"){
-validate56.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -7817,7 +11680,7 @@ if(valid1){
 if(data3.message !== undefined){
 const _errs12 = errors;
 if(typeof data3.message !== "string"){
-validate56.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -7829,7 +11692,7 @@ if(valid1){
 if(data3.param !== undefined){
 const _errs14 = errors;
 if(typeof data3.param !== "string"){
-validate56.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -7841,7 +11704,7 @@ var valid1 = true;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7855,7 +11718,7 @@ if(data.fine_tuned_model !== undefined){
 let data7 = data.fine_tuned_model;
 const _errs16 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate56.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema117.properties.fine_tuned_model.type},message:"must be string,null"}];
+validate76.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema198.properties.fine_tuned_model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -7868,7 +11731,7 @@ if(data.finished_at !== undefined){
 let data8 = data.finished_at;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate56.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema117.properties.finished_at.type},message:"must be integer,null"}];
+validate76.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema198.properties.finished_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -7935,7 +11798,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate56.errors = vErrors;
+validate76.errors = vErrors;
 return false;
 }
 else {
@@ -7952,7 +11815,7 @@ vErrors = null;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7965,7 +11828,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs28 = errors;
 if(typeof data.model !== "string"){
-validate56.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -7977,7 +11840,7 @@ if(valid0){
 if(data.organization_id !== undefined){
 const _errs30 = errors;
 if(typeof data.organization_id !== "string"){
-validate56.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -7996,7 +11859,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs34 = errors;
 if(typeof data13[i0] !== "string"){
-validate56.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -8006,7 +11869,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate76.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8020,7 +11883,7 @@ if(data.status !== undefined){
 let data15 = data.status;
 const _errs36 = errors;
 if(!((((((data15 === "validating_files") || (data15 === "queued")) || (data15 === "running")) || (data15 === "succeeded")) || (data15 === "failed")) || (data15 === "cancelled"))){
-validate56.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema118.enum},message:"must be equal to one of the allowed values"}];
+validate76.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema199.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -8033,7 +11896,7 @@ if(data.trained_tokens !== undefined){
 let data16 = data.trained_tokens;
 const _errs38 = errors;
 if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
-validate56.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema117.properties.trained_tokens.type},message:"must be integer,null"}];
+validate76.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema198.properties.trained_tokens.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -8045,7 +11908,7 @@ if(valid0){
 if(data.training_file !== undefined){
 const _errs40 = errors;
 if(typeof data.training_file !== "string"){
-validate56.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs40 === errors;
@@ -8058,7 +11921,7 @@ if(data.validation_file !== undefined){
 let data18 = data.validation_file;
 const _errs42 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate56.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema117.properties.validation_file.type},message:"must be string,null"}];
+validate76.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema198.properties.validation_file.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs42 === errors;
@@ -8071,7 +11934,7 @@ if(data.seed !== undefined){
 let data19 = data.seed;
 const _errs44 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate56.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate76.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs44 === errors;
@@ -8084,13 +11947,13 @@ if(data.integrations !== undefined){
 let data20 = data.integrations;
 const _errs46 = errors;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-validate56.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema117.properties.integrations.type},message:"must be array,null"}];
+validate76.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema198.properties.integrations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs46){
 if(Array.isArray(data20)){
 if(data20.length > 5){
-validate56.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
+validate76.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
 return false;
 }
 else {
@@ -8104,7 +11967,7 @@ if(errors === _errs49){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing1;
 if((data21.type === undefined) && (missing1 = "type")){
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8118,7 +11981,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.project !== undefined){
 const _errs55 = errors;
 if(typeof data22.project !== "string"){
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -8130,7 +11993,7 @@ if(valid9){
 if(data22.name !== undefined){
 const _errs57 = errors;
 if(typeof data22.name !== "string"){
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs57 === errors;
@@ -8142,7 +12005,7 @@ if(valid9){
 if(data22.entity !== undefined){
 const _errs59 = errors;
 if(typeof data22.entity !== "string"){
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs59 === errors;
@@ -8161,7 +12024,7 @@ const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs63 = errors;
 if(typeof data26[i2] !== "string"){
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs63 === errors;
@@ -8171,7 +12034,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8185,7 +12048,7 @@ var valid9 = true;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8198,7 +12061,7 @@ break;
 if(_errs51 === errors){
 if(data21.type !== undefined){
 if(typeof data21.type !== "string"){
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8206,7 +12069,7 @@ return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8228,7 +12091,7 @@ if(data.estimated_finish !== undefined){
 let data29 = data.estimated_finish;
 const _errs67 = errors;
 if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
-validate56.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema117.properties.estimated_finish.type},message:"must be integer,null"}];
+validate76.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema198.properties.estimated_finish.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -8256,21 +12119,21 @@ var valid0 = true;
 }
 }
 else {
-validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate56.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8281,14 +12144,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "has_more"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8297,7 +12160,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate55.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate75.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8315,8 +12178,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate56(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate76(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -8326,7 +12189,7 @@ break;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate75.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8339,7 +12202,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate75.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8353,25 +12216,25 @@ var valid0 = true;
 }
 }
 else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate55.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJob = validate56;
+export const validateFineTuningJob = validate76;
 
-export const validateHealth = validate58;
-const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
+export const validateHealth = validate78;
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/health.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8382,35 +12245,35 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.status === undefined) && (missing0 = "status")){
-validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.status !== undefined){
 if("ok" !== data.status){
-validate58.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
+validate78.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetadata = validate59;
+export const validateMetadata = validate79;
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8420,7 +12283,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 16){
-validate59.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate79.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -8460,7 +12323,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate59.errors = vErrors;
+validate79.errors = vErrors;
 return false;
 break;
 }
@@ -8472,12 +12335,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
 if(func2(data0) > 512){
-validate59.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8490,25 +12353,24 @@ break;
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate59.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyList = validate60;
-const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}}},"$defs":{"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
-const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+export const validatePromptList = validate80;
+const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy.json" */;
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/prompt.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8518,15 +12380,842 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.latest_version === undefined) && (missing0 = "latest_version"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.variables === undefined) && (missing0 = "variables"))) || ((data.version_description === undefined) && (missing0 = "version_description"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema95.properties, key0))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema204.properties, key0))){
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("prompt" !== data.object){
+validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+const _errs3 = errors;
+if(typeof data.id !== "string"){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs5 = errors;
+if(typeof data.name !== "string"){
+validate81.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data3 = data.version;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate81.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+validate81.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.latest_version !== undefined){
+let data4 = data.latest_version;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate81.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 1 || isNaN(data4)){
+validate81.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data5 = data.model;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate81.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema204.properties.model.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data6 = data.messages;
+const _errs13 = errors;
+if(errors === _errs13){
+if(Array.isArray(data6)){
+var valid1 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing1;
+if(((data7.role === undefined) && (missing1 = "role")) || ((data7.content === undefined) && (missing1 = "content"))){
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs18 = errors;
+for(const key1 in data7){
+if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs18 === errors){
+if(data7.role !== undefined){
+let data8 = data7.role;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs19 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data7.content !== undefined){
+const _errs21 = errors;
+if(typeof data7.content !== "string"){
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs21 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data7.name !== undefined){
+const _errs23 = errors;
+if(typeof data7.name !== "string"){
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs23 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs15 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hyperparameters !== undefined){
+let data11 = data.hyperparameters;
+const _errs25 = errors;
+if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
+validate81.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.variables !== undefined){
+let data12 = data.variables;
+const _errs27 = errors;
+if(errors === _errs27){
+if(Array.isArray(data12)){
+var valid4 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+const _errs29 = errors;
+if(typeof data12[i1] !== "string"){
+validate81.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs29 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version_description !== undefined){
+let data14 = data.version_description;
+const _errs31 = errors;
+if((typeof data14 !== "string") && (data14 !== null)){
+validate81.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema204.properties.version_description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data15 = data.created_at;
+const _errs33 = errors;
+if(errors === _errs33){
+if(errors === _errs33){
+if(typeof data15 === "string"){
+if(!(formats6.validate(data15))){
+validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_updated_at !== undefined){
+let data16 = data.last_updated_at;
+const _errs35 = errors;
+if(errors === _errs35){
+if(errors === _errs35){
+if(typeof data16 === "string"){
+if(!(formats6.validate(data16))){
+validate81.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/prompt-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate80.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(!(validate81(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate80.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data3 = data.total;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate80.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate80.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate80.errors = vErrors;
+return errors === 0;
+}
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptVersionList = validate83;
+const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
+
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/prompt-version-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate83.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.prompt_id === undefined) && (missing1 = "prompt_id"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.model === undefined) && (missing1 = "model"))) || ((data2.messages === undefined) && (missing1 = "messages"))) || ((data2.hyperparameters === undefined) && (missing1 = "hyperparameters"))) || ((data2.variables === undefined) && (missing1 = "variables"))) || ((data2.description === undefined) && (missing1 = "description"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(func1.call(schema206.properties.data.items.properties, key1))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.object !== undefined){
+const _errs8 = errors;
+if("prompt_version" !== data2.object){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
+return false;
+}
+var valid2 = _errs8 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.prompt_id !== undefined){
+const _errs9 = errors;
+if(typeof data2.prompt_id !== "string"){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.version !== undefined){
+let data5 = data2.version;
+const _errs11 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs11){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 1 || isNaN(data5)){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.model !== undefined){
+let data6 = data2.model;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema206.properties.data.items.properties.model.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.messages !== undefined){
+let data7 = data2.messages;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data7)){
+var valid3 = true;
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing2;
+if(((data8.role === undefined) && (missing2 = "role")) || ((data8.content === undefined) && (missing2 = "content"))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs20 = errors;
+for(const key2 in data8){
+if(!(((key2 === "role") || (key2 === "content")) || (key2 === "name"))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs20 === errors){
+if(data8.role !== undefined){
+let data9 = data8.role;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data8.content !== undefined){
+const _errs23 = errors;
+if(typeof data8.content !== "string"){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs23 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data8.name !== undefined){
+const _errs25 = errors;
+if(typeof data8.name !== "string"){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs25 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs17 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.hyperparameters !== undefined){
+let data12 = data2.hyperparameters;
+const _errs27 = errors;
+if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.variables !== undefined){
+let data13 = data2.variables;
+const _errs29 = errors;
+if(errors === _errs29){
+if(Array.isArray(data13)){
+var valid6 = true;
+const len2 = data13.length;
+for(let i2=0; i2<len2; i2++){
+const _errs31 = errors;
+if(typeof data13[i2] !== "string"){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid6 = _errs31 === errors;
+if(!valid6){
+break;
+}
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.description !== undefined){
+let data15 = data2.description;
+const _errs33 = errors;
+if((typeof data15 !== "string") && (data15 !== null)){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema206.properties.data.items.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs33 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.created_at !== undefined){
+let data16 = data2.created_at;
+const _errs35 = errors;
+if(errors === _errs35){
+if(errors === _errs35){
+if(typeof data16 === "string"){
+if(!(formats6.validate(data16))){
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid2 = _errs35 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data17 = data.total;
+const _errs37 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+validate83.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs37){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+validate83.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePrompt = validate81;
+
+export const validateRateLimitsPolicyCreated = validate84;
+const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-created.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "id") || (key0 === "object"))){
+validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8539,12 +13228,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate45.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8558,7 +13247,87 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_rate_limits" !== data.object){
-validate45.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+validate84.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRateLimitsPolicyList = validate85;
+const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}}},"$defs":{"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate57.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate57.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema147.properties, key0))){
+validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+validate57.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("policy_rate_limits" !== data.object){
+validate57.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8571,7 +13340,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs5 = errors;
 if(!((data2 === "requests") || (data2 === "tokens"))){
-validate45.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"}];
+validate57.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -8584,7 +13353,7 @@ if(data.unit !== undefined){
 let data3 = data.unit;
 const _errs7 = errors;
 if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
-validate45.errors = [{instancePath:instancePath+"/unit",schemaPath:"#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
+validate57.errors = [{instancePath:instancePath+"/unit",schemaPath:"#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -8597,7 +13366,7 @@ if(data.value !== undefined){
 let data4 = data.value;
 const _errs9 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate45.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate57.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8610,7 +13379,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((data5 === "active") || (data5 === "archived"))){
-validate45.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+validate57.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -8626,12 +13395,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-validate45.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8649,12 +13418,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data7 === "string"){
 if(!(formats0.test(data7))){
-validate45.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8672,12 +13441,12 @@ if(errors === _errs17){
 if(errors === _errs17){
 if(typeof data8 === "string"){
 if(!(formats6.validate(data8))){
-validate45.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate57.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8695,12 +13464,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats6.validate(data9))){
-validate45.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate57.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8715,7 +13484,7 @@ if(data.name !== undefined){
 let data10 = data.name;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema95.properties.name.type},message:"must be string,null"}];
+validate57.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema147.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -8738,14 +13507,14 @@ if(errors === _errs25){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing1;
 if(((data12.key === undefined) && (missing1 = "key")) || ((data12.value === undefined) && (missing1 = "value"))){
-validate45.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs27 = errors;
 for(const key1 in data12){
 if(!((key1 === "key") || (key1 === "value"))){
-validate45.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8754,7 +13523,7 @@ if(_errs27 === errors){
 if(data12.key !== undefined){
 const _errs28 = errors;
 if(typeof data12.key !== "string"){
-validate45.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -8766,7 +13535,7 @@ if(valid5){
 if(data12.value !== undefined){
 const _errs30 = errors;
 if(typeof data12.value !== "string"){
-validate45.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -8779,7 +13548,7 @@ var valid5 = true;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8790,7 +13559,7 @@ break;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate57.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8814,14 +13583,14 @@ if(errors === _errs34){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
 if((data16.key === undefined) && (missing2 = "key")){
-validate45.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs36 = errors;
 for(const key2 in data16){
 if(!(key2 === "key")){
-validate45.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8829,7 +13598,7 @@ break;
 if(_errs36 === errors){
 if(data16.key !== undefined){
 if(typeof data16.key !== "string"){
-validate45.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8837,7 +13606,7 @@ return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8848,7 +13617,7 @@ break;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate57.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8873,21 +13642,21 @@ var valid0 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate45.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8898,14 +13667,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8914,7 +13683,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate60.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate85.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8932,8 +13701,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate45(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate57(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -8943,7 +13712,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8957,13 +13726,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate60.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate85.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate60.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate85.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8979,26 +13748,26 @@ var valid0 = true;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicy = validate45;
+export const validateRateLimitsPolicy = validate57;
 
-export const validateRenderedPrompt = validate43;
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rendered-prompt.json","title":"RenderedPrompt","description":"Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.","type":"object","required":["success","data"],"additionalProperties":false,"properties":{"success":{"type":"boolean"},"data":{"$ref":"#/$defs/RenderedChatRequest"}},"$defs":{"RenderedChatRequest":{"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"type":"string"},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}}}};
-const schema72 = {"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"type":"string"},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}};
+export const validateRenderedPrompt = validate49;
+const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rendered-prompt.json","title":"RenderedPrompt","description":"Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.","type":"object","required":["success","data"],"additionalProperties":false,"properties":{"success":{"type":"boolean"},"data":{"$ref":"#/$defs/RenderedChatRequest"}},"$defs":{"RenderedChatRequest":{"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"type":"string"},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}}}};
+const schema81 = {"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"type":"string"},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rendered-prompt.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9009,14 +13778,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.success === undefined) && (missing0 = "success")) || ((data.data === undefined) && (missing0 = "data"))){
-validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "success") || (key0 === "data"))){
-validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9025,7 +13794,7 @@ if(_errs1 === errors){
 if(data.success !== undefined){
 const _errs2 = errors;
 if(typeof data.success !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9055,7 +13824,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.content !== undefined){
 const _errs13 = errors;
 if(typeof data3.content !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/content",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/content",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -9067,7 +13836,7 @@ if(valid4){
 if(data3.role !== undefined){
 const _errs15 = errors;
 if(typeof data3.role !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/role",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/role",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -9079,7 +13848,7 @@ if(valid4){
 if(data3.name !== undefined){
 const _errs17 = errors;
 if(typeof data3.name !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs17 === errors;
@@ -9091,7 +13860,7 @@ var valid4 = true;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/messages/" + i0,schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0,schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9102,7 +13871,7 @@ break;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/messages",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/data/messages",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9115,7 +13884,7 @@ if(valid2){
 if(data1.model !== undefined){
 const _errs19 = errors;
 if(typeof data1.model !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/model",schemaPath:"#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/model",schemaPath:"#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -9128,7 +13897,7 @@ if(data1.frequency_penalty !== undefined){
 let data8 = data1.frequency_penalty;
 const _errs21 = errors;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate43.errors = [{instancePath:instancePath+"/data/frequency_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/data/frequency_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -9141,7 +13910,7 @@ if(data1.logit_bias !== undefined){
 let data9 = data1.logit_bias;
 const _errs23 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate43.errors = [{instancePath:instancePath+"/data/logit_bias",schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema72.properties.logit_bias.type},message:"must be object,null"}];
+validate49.errors = [{instancePath:instancePath+"/data/logit_bias",schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema81.properties.logit_bias.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -9150,7 +13919,7 @@ for(const key1 in data9){
 let data10 = data9[key1];
 const _errs26 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate43.errors = [{instancePath:instancePath+"/data/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/data/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -9169,7 +13938,7 @@ if(valid2){
 if(data1.logprobs !== undefined){
 const _errs28 = errors;
 if(typeof data1.logprobs !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/data/logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/data/logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs28 === errors;
@@ -9182,7 +13951,7 @@ if(data1.top_logprobs !== undefined){
 let data12 = data1.top_logprobs;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate43.errors = [{instancePath:instancePath+"/data/top_logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/data/top_logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs30 === errors;
@@ -9195,7 +13964,7 @@ if(data1.max_tokens !== undefined){
 let data13 = data1.max_tokens;
 const _errs32 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate43.errors = [{instancePath:instancePath+"/data/max_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/data/max_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs32 === errors;
@@ -9208,7 +13977,7 @@ if(data1.n !== undefined){
 let data14 = data1.n;
 const _errs34 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate43.errors = [{instancePath:instancePath+"/data/n",schemaPath:"#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/data/n",schemaPath:"#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs34 === errors;
@@ -9221,7 +13990,7 @@ if(data1.presence_penalty !== undefined){
 let data15 = data1.presence_penalty;
 const _errs36 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate43.errors = [{instancePath:instancePath+"/data/presence_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/data/presence_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs36 === errors;
@@ -9237,13 +14006,13 @@ if(errors === _errs38){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 if(data16.type !== undefined){
 if(typeof data16.type !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/response_format/type",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/response_format/type",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/response_format",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/response_format",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9257,7 +14026,7 @@ if(data1.seed !== undefined){
 let data18 = data1.seed;
 const _errs43 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate43.errors = [{instancePath:instancePath+"/data/seed",schemaPath:"#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/data/seed",schemaPath:"#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs43 === errors;
@@ -9269,7 +14038,7 @@ if(valid2){
 if(data1.stop !== undefined){
 const _errs45 = errors;
 if(typeof data1.stop !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/stop",schemaPath:"#/$defs/RenderedChatRequest/properties/stop/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/stop",schemaPath:"#/$defs/RenderedChatRequest/properties/stop/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs45 === errors;
@@ -9281,7 +14050,7 @@ if(valid2){
 if(data1.stream !== undefined){
 const _errs47 = errors;
 if(typeof data1.stream !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/data/stream",schemaPath:"#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/data/stream",schemaPath:"#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs47 === errors;
@@ -9294,7 +14063,7 @@ if(data1.stream_options !== undefined){
 let data21 = data1.stream_options;
 const _errs49 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate43.errors = [{instancePath:instancePath+"/data/stream_options",schemaPath:"#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema72.properties.stream_options.type},message:"must be object,null"}];
+validate49.errors = [{instancePath:instancePath+"/data/stream_options",schemaPath:"#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema81.properties.stream_options.type},message:"must be object,null"}];
 return false;
 }
 var valid2 = _errs49 === errors;
@@ -9311,7 +14080,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.type !== undefined){
 const _errs55 = errors;
 if(typeof data22.type !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/thinking/type",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/thinking/type",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs55 === errors;
@@ -9324,7 +14093,7 @@ if(data22.budget_tokens !== undefined){
 let data24 = data22.budget_tokens;
 const _errs57 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate43.errors = [{instancePath:instancePath+"/data/thinking/budget_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/data/thinking/budget_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid7 = _errs57 === errors;
@@ -9335,7 +14104,7 @@ var valid7 = true;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/thinking",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/thinking",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9349,7 +14118,7 @@ if(data1.temperature !== undefined){
 let data25 = data1.temperature;
 const _errs59 = errors;
 if(!((typeof data25 == "number") && (isFinite(data25)))){
-validate43.errors = [{instancePath:instancePath+"/data/temperature",schemaPath:"#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/data/temperature",schemaPath:"#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs59 === errors;
@@ -9362,7 +14131,7 @@ if(data1.top_p !== undefined){
 let data26 = data1.top_p;
 const _errs61 = errors;
 if(!((typeof data26 == "number") && (isFinite(data26)))){
-validate43.errors = [{instancePath:instancePath+"/data/top_p",schemaPath:"#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/data/top_p",schemaPath:"#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs61 === errors;
@@ -9386,7 +14155,7 @@ if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 if(data28.type !== undefined){
 const _errs68 = errors;
 if("function" !== data28.type){
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/type",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/type",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 var valid9 = _errs68 === errors;
@@ -9403,7 +14172,7 @@ if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
 if(data30.name !== undefined){
 const _errs72 = errors;
 if(typeof data30.name !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/name",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/name",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs72 === errors;
@@ -9415,7 +14184,7 @@ if(valid10){
 if(data30.description !== undefined){
 const _errs74 = errors;
 if(typeof data30.description !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/description",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/description",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs74 === errors;
@@ -9428,7 +14197,7 @@ if(data30.parameters !== undefined){
 let data33 = data30.parameters;
 const _errs76 = errors;
 if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid10 = _errs76 === errors;
@@ -9440,7 +14209,7 @@ if(valid10){
 if(data30.strict !== undefined){
 const _errs78 = errors;
 if(typeof data30.strict !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/strict",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/strict",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid10 = _errs78 === errors;
@@ -9453,7 +14222,7 @@ var valid10 = true;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9465,7 +14234,7 @@ var valid9 = true;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/tools/" + i1,schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1,schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9476,7 +14245,7 @@ break;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/tools",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9489,7 +14258,7 @@ if(valid2){
 if(data1.tool_choice !== undefined){
 const _errs80 = errors;
 if(typeof data1.tool_choice !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/tool_choice",schemaPath:"#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/tool_choice",schemaPath:"#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs80 === errors;
@@ -9501,7 +14270,7 @@ if(valid2){
 if(data1.parallel_tool_calls !== undefined){
 const _errs82 = errors;
 if(typeof data1.parallel_tool_calls !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/data/parallel_tool_calls",schemaPath:"#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/data/parallel_tool_calls",schemaPath:"#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs82 === errors;
@@ -9513,7 +14282,7 @@ if(valid2){
 if(data1.user !== undefined){
 const _errs84 = errors;
 if(typeof data1.user !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/user",schemaPath:"#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/user",schemaPath:"#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs84 === errors;
@@ -9525,7 +14294,7 @@ if(valid2){
 if(data1.function_call !== undefined){
 const _errs86 = errors;
 if(typeof data1.function_call !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/function_call",schemaPath:"#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/function_call",schemaPath:"#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs86 === errors;
@@ -9549,7 +14318,7 @@ if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 if(data40.name !== undefined){
 const _errs93 = errors;
 if(typeof data40.name !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs93 === errors;
@@ -9561,7 +14330,7 @@ if(valid12){
 if(data40.description !== undefined){
 const _errs95 = errors;
 if(typeof data40.description !== "string"){
-validate43.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/description",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/description",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs95 === errors;
@@ -9574,7 +14343,7 @@ if(data40.parameters !== undefined){
 let data43 = data40.parameters;
 const _errs97 = errors;
 if(!(data43 && typeof data43 == "object" && !Array.isArray(data43))){
-validate43.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid12 = _errs97 === errors;
@@ -9586,7 +14355,7 @@ var valid12 = true;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/functions/" + i2,schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2,schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9597,7 +14366,7 @@ break;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data/functions",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/data/functions",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9630,7 +14399,7 @@ var valid2 = true;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/$defs/RenderedChatRequest/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data",schemaPath:"#/$defs/RenderedChatRequest/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9644,25 +14413,472 @@ var valid0 = true;
 }
 }
 else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate43.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredResponse = validate62;
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
-const schema124 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
-const schema126 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
-const schema127 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
+export const validateSavedConfigList = validate87;
+const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
+const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/saved-config-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate87.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.config === undefined) && (missing1 = "config"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!((((((((key1 === "object") || (key1 === "id")) || (key1 === "name")) || (key1 === "source")) || (key1 === "config")) || (key1 === "version")) || (key1 === "created_at")) || (key1 === "last_updated_at"))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.object !== undefined){
+const _errs9 = errors;
+if("config" !== data2.object){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+return false;
+}
+var valid3 = _errs9 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.id !== undefined){
+const _errs10 = errors;
+if(typeof data2.id !== "string"){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs10 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.name !== undefined){
+let data5 = data2.name;
+const _errs12 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema211.properties.name.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.source !== undefined){
+let data6 = data2.source;
+const _errs14 = errors;
+if(!((data6 === "api") || (data6 === "file"))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema211.properties.source.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.config !== undefined){
+let data7 = data2.config;
+const _errs15 = errors;
+if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid3 = _errs15 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.version !== undefined){
+let data8 = data2.version;
+const _errs17 = errors;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs17){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 1 || isNaN(data8)){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid3 = _errs17 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.created_at !== undefined){
+let data9 = data2.created_at;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data9 === "string"){
+if(!(formats6.validate(data9))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs19 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.last_updated_at !== undefined){
+let data10 = data2.last_updated_at;
+const _errs21 = errors;
+if(errors === _errs21){
+if(errors === _errs21){
+if(typeof data10 === "string"){
+if(!(formats6.validate(data10))){
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs21 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data11 = data.total;
+const _errs23 = errors;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs23){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSavedConfig = validate88;
+
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/saved-config.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate88.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.config === undefined) && (missing0 = "config"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "source")) || (key0 === "config")) || (key0 === "version")) || (key0 === "created_at")) || (key0 === "last_updated_at"))){
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("config" !== data.object){
+validate88.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+const _errs3 = errors;
+if(typeof data.id !== "string"){
+validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data2 = data.name;
+const _errs5 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate88.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema211.properties.name.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.source !== undefined){
+let data3 = data.source;
+const _errs7 = errors;
+if(!((data3 === "api") || (data3 === "file"))){
+validate88.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema211.properties.source.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.config !== undefined){
+let data4 = data.config;
+const _errs8 = errors;
+if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
+validate88.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data5 = data.version;
+const _errs10 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 1 || isNaN(data5)){
+validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+const _errs12 = errors;
+if(errors === _errs12){
+if(errors === _errs12){
+if(typeof data6 === "string"){
+if(!(formats6.validate(data6))){
+validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_updated_at !== undefined){
+let data7 = data.last_updated_at;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data7 === "string"){
+if(!(formats6.validate(data7))){
+validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate88.errors = vErrors;
+return errors === 0;
+}
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateStoredResponse = validate89;
+const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
+const schema214 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
+const schema216 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
+const schema217 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9703,14 +14919,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate63.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "vector_store_ids")) || (key0 === "max_num_results")) || (key0 === "filters")) || (key0 === "ranking_options"))){
-validate63.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate90.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9719,7 +14935,7 @@ if(_errs7 === errors){
 if(data.type !== undefined){
 const _errs8 = errors;
 if("file_search" !== data.type){
-validate63.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
+validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -9738,7 +14954,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data2[i0] !== "string"){
-validate63.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -9748,7 +14964,7 @@ break;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9762,13 +14978,13 @@ if(data.max_num_results !== undefined){
 let data4 = data.max_num_results;
 const _errs13 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate63.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate90.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate63.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate90.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -9783,7 +14999,7 @@ if(data.filters !== undefined){
 let data5 = data.filters;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate63.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema127.properties.filters.type},message:"must be object,null"}];
+validate90.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema217.properties.filters.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -9791,7 +15007,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.type !== undefined){
 const _errs18 = errors;
 if(typeof data5.type !== "string"){
-validate63.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -9803,7 +15019,7 @@ if(valid5){
 if(data5.key !== undefined){
 const _errs20 = errors;
 if(typeof data5.key !== "string"){
-validate63.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs20 === errors;
@@ -9828,7 +15044,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.ranker !== undefined){
 const _errs25 = errors;
 if(typeof data8.ranker !== "string"){
-validate63.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -9841,7 +15057,7 @@ if(data8.score_threshold !== undefined){
 let data10 = data8.score_threshold;
 const _errs27 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate63.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate90.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -9852,7 +15068,7 @@ var valid6 = true;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9869,7 +15085,7 @@ var valid3 = true;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9885,42 +15101,42 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate63.errors = vErrors;
+validate90.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate63.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
-const schema129 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
+const schema218 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
+const schema219 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9961,14 +15177,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.role === undefined) && (missing0 = "role"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate65.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "type")) || (key0 === "role")) || (key0 === "status")) || (key0 === "content"))){
-validate65.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9977,7 +15193,7 @@ if(_errs7 === errors){
 if(data.id !== undefined){
 const _errs8 = errors;
 if(typeof data.id !== "string"){
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -9989,7 +15205,7 @@ if(valid3){
 if(data.type !== undefined){
 const _errs10 = errors;
 if("message" !== data.type){
-validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
+validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -10001,7 +15217,7 @@ if(valid3){
 if(data.role !== undefined){
 const _errs11 = errors;
 if("assistant" !== data.role){
-validate65.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+validate92.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -10013,7 +15229,7 @@ if(valid3){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate65.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -10036,14 +15252,14 @@ if(errors === _errs16){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if((data6.type === undefined) && (missing1 = "type")){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs19 = errors;
 if(typeof data6.type !== "string"){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs19 === errors;
@@ -10055,7 +15271,7 @@ if(valid5){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -10078,14 +15294,14 @@ if(errors === _errs25){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 let missing2;
 if((data10.type === undefined) && (missing2 = "type")){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data10.type !== undefined){
 const _errs28 = errors;
 if(typeof data10.type !== "string"){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -10098,7 +15314,7 @@ if(data10.index !== undefined){
 let data12 = data10.index;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid7 = _errs30 === errors;
@@ -10110,7 +15326,7 @@ if(valid7){
 if(data10.file_id !== undefined){
 const _errs32 = errors;
 if(typeof data10.file_id !== "string"){
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs32 === errors;
@@ -10123,7 +15339,7 @@ var valid7 = true;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10134,7 +15350,7 @@ break;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10148,7 +15364,7 @@ var valid5 = true;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10159,7 +15375,7 @@ break;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate92.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10176,7 +15392,7 @@ var valid3 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10192,41 +15408,41 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate65.errors = vErrors;
+validate92.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/stored-response.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10237,14 +15453,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.instructions === undefined) && (missing0 = "instructions"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.temperature === undefined) && (missing0 = "temperature"))) || ((data.top_p === undefined) && (missing0 = "top_p"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.tool_choice === undefined) && (missing0 = "tool_choice"))) || ((data.parallel_tool_calls === undefined) && (missing0 = "parallel_tool_calls"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.incomplete_details === undefined) && (missing0 = "incomplete_details"))) || ((data.output === undefined) && (missing0 = "output"))){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema123.properties, key0))){
-validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema213.properties, key0))){
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10253,7 +15469,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10265,7 +15481,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("response" !== data.object){
-validate62.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
+validate89.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10278,7 +15494,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate62.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate89.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -10291,7 +15507,7 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(!((((data3 === "completed") || (data3 === "failed")) || (data3 === "in_progress")) || (data3 === "incomplete"))){
-validate62.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema124.enum},message:"must be equal to one of the allowed values"}];
+validate89.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema214.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -10303,7 +15519,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs9 = errors;
 if(typeof data.model !== "string"){
-validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -10316,7 +15532,7 @@ if(data.instructions !== undefined){
 let data5 = data.instructions;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate62.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema123.properties.instructions.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema213.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -10332,7 +15548,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(Object.keys(data6).length > 16){
-validate62.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate89.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -10372,7 +15588,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate62.errors = vErrors;
+validate89.errors = vErrors;
 return false;
 break;
 }
@@ -10384,12 +15600,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(func2(data7) > 512){
-validate62.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate89.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10402,7 +15618,7 @@ break;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10416,18 +15632,18 @@ if(data.temperature !== undefined){
 let data8 = data.temperature;
 const _errs21 = errors;
 if((!((typeof data8 == "number") && (isFinite(data8)))) && (data8 !== null)){
-validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema123.properties.temperature.type},message:"must be number,null"}];
+validate89.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema213.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 2 || isNaN(data8)){
-validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate89.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10443,18 +15659,18 @@ if(data.top_p !== undefined){
 let data9 = data.top_p;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema123.properties.top_p.type},message:"must be number,null"}];
+validate89.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema213.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate89.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10475,8 +15691,8 @@ var valid5 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs27 = errors;
-if(!(validate63(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate90(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs27 === errors;
@@ -10486,7 +15702,7 @@ break;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate89.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10500,7 +15716,7 @@ if(data.tool_choice !== undefined){
 let data12 = data.tool_choice;
 const _errs28 = errors;
 if(!(((data12 === "none") || (data12 === "auto")) || (data12 === "required"))){
-validate62.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema123.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
+validate89.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema213.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -10512,7 +15728,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs29 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate62.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate89.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -10525,21 +15741,21 @@ if(data.error !== undefined){
 let data14 = data.error;
 const _errs31 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate62.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema123.properties.error.type},message:"must be object,null"}];
+validate89.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema213.properties.error.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing1;
 if(((data14.code === undefined) && (missing1 = "code")) || ((data14.message === undefined) && (missing1 = "message"))){
-validate62.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate89.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key3 in data14){
 if(!((key3 === "code") || (key3 === "message"))){
-validate62.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10548,7 +15764,7 @@ if(_errs33 === errors){
 if(data14.code !== undefined){
 const _errs34 = errors;
 if(typeof data14.code !== "string"){
-validate62.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs34 === errors;
@@ -10560,7 +15776,7 @@ if(valid6){
 if(data14.message !== undefined){
 const _errs36 = errors;
 if(typeof data14.message !== "string"){
-validate62.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs36 === errors;
@@ -10583,21 +15799,21 @@ if(data.incomplete_details !== undefined){
 let data17 = data.incomplete_details;
 const _errs38 = errors;
 if((!(data17 && typeof data17 == "object" && !Array.isArray(data17))) && (data17 !== null)){
-validate62.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema123.properties.incomplete_details.type},message:"must be object,null"}];
+validate89.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema213.properties.incomplete_details.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs38){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing2;
 if((data17.reason === undefined) && (missing2 = "reason")){
-validate62.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate89.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs40 = errors;
 for(const key4 in data17){
 if(!(key4 === "reason")){
-validate62.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10605,7 +15821,7 @@ break;
 if(_errs40 === errors){
 if(data17.reason !== undefined){
 if(typeof data17.reason !== "string"){
-validate62.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10628,8 +15844,8 @@ var valid8 = true;
 const len1 = data19.length;
 for(let i1=0; i1<len1; i1++){
 const _errs45 = errors;
-if(!(validate65(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate92(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs45 === errors;
@@ -10639,7 +15855,7 @@ break;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate89.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10652,7 +15868,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs46 = errors;
 if(typeof data.user !== "string"){
-validate62.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -10665,7 +15881,7 @@ if(data.previous_response_id !== undefined){
 let data22 = data.previous_response_id;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate62.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema123.properties.previous_response_id.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema213.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs48 === errors;
@@ -10678,7 +15894,7 @@ if(data.reasoning !== undefined){
 let data23 = data.reasoning;
 const _errs50 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate62.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema123.properties.reasoning.type},message:"must be object,null"}];
+validate89.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema213.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -10687,7 +15903,7 @@ if(data23.effort !== undefined){
 let data24 = data23.effort;
 const _errs53 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate62.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema123.properties.reasoning.properties.effort.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema213.properties.reasoning.properties.effort.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs53 === errors;
@@ -10700,7 +15916,7 @@ if(data23.generate_summary !== undefined){
 let data25 = data23.generate_summary;
 const _errs55 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate62.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema123.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema213.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -10721,13 +15937,13 @@ if(data.max_output_tokens !== undefined){
 let data26 = data.max_output_tokens;
 const _errs57 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate62.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema123.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate89.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema213.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs57){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate62.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10750,27 +15966,27 @@ if(errors === _errs62){
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 let missing3;
 if((data28.type === undefined) && (missing3 = "type")){
-validate62.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate89.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data28.type !== undefined){
 if(typeof data28.type !== "string"){
-validate62.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10784,7 +16000,7 @@ if(data.truncation !== undefined){
 let data30 = data.truncation;
 const _errs67 = errors;
 if(!(((data30 === "auto") || (data30 === "disabled")) || (data30 === null))){
-validate62.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema123.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate89.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema213.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -10797,7 +16013,7 @@ if(data.output_text !== undefined){
 let data31 = data.output_text;
 const _errs68 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate62.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema123.properties.output_text.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema213.properties.output_text.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs68 === errors;
@@ -10814,7 +16030,7 @@ if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 const _errs72 = errors;
 for(const key5 in data32){
 if(!(((((key5 === "input_tokens") || (key5 === "output_tokens")) || (key5 === "total_tokens")) || (key5 === "input_tokens_details")) || (key5 === "output_tokens_details"))){
-validate62.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10824,13 +16040,13 @@ if(data32.input_tokens !== undefined){
 let data33 = data32.input_tokens;
 const _errs73 = errors;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-validate62.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs73){
 if((typeof data33 == "number") && (isFinite(data33))){
 if(data33 < 0 || isNaN(data33)){
-validate62.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10845,13 +16061,13 @@ if(data32.output_tokens !== undefined){
 let data34 = data32.output_tokens;
 const _errs75 = errors;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-validate62.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs75){
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 < 0 || isNaN(data34)){
-validate62.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10866,13 +16082,13 @@ if(data32.total_tokens !== undefined){
 let data35 = data32.total_tokens;
 const _errs77 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-validate62.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs77){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-validate62.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10891,7 +16107,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 const _errs81 = errors;
 for(const key6 in data36){
 if(!(key6 === "cached_tokens")){
-validate62.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10901,13 +16117,13 @@ if(data36.cached_tokens !== undefined){
 let data37 = data36.cached_tokens;
 const _errs82 = errors;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-validate62.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs82){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate62.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10916,7 +16132,7 @@ return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10934,7 +16150,7 @@ if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
 const _errs86 = errors;
 for(const key7 in data38){
 if(!(key7 === "reasoning_tokens")){
-validate62.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10944,13 +16160,13 @@ if(data38.reasoning_tokens !== undefined){
 let data39 = data38.reasoning_tokens;
 const _errs87 = errors;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-validate62.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs87){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 < 0 || isNaN(data39)){
-validate62.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10959,7 +16175,7 @@ return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10975,7 +16191,7 @@ var valid12 = true;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11010,24 +16226,24 @@ var valid0 = true;
 }
 }
 else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate62.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTextCompletion = validate67;
-const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
-const schema131 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
+export const validateTextCompletion = validate94;
+const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
+const schema221 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/text-completion.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11038,14 +16254,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created === undefined) && (missing0 = "created"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.choices === undefined) && (missing0 = "choices"))){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created")) || (key0 === "model")) || (key0 === "system_fingerprint")) || (key0 === "choices")) || (key0 === "usage"))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11054,7 +16270,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11066,7 +16282,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("text_completion" !== data.object){
-validate67.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
+validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11079,7 +16295,7 @@ if(data.created !== undefined){
 let data2 = data.created;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate67.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -11091,7 +16307,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs7 = errors;
 if(typeof data.model !== "string"){
-validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -11103,7 +16319,7 @@ if(valid0){
 if(data.system_fingerprint !== undefined){
 const _errs9 = errors;
 if(typeof data.system_fingerprint !== "string"){
-validate67.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -11127,14 +16343,14 @@ if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.index === undefined) && (missing1 = "index")) || ((data6.text === undefined) && (missing1 = "text"))){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs16 = errors;
 for(const key1 in data6){
 if(!((((key1 === "finish_reason") || (key1 === "index")) || (key1 === "text")) || (key1 === "logprobs"))){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11144,7 +16360,7 @@ if(data6.finish_reason !== undefined){
 let data7 = data6.finish_reason;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema131.properties.finish_reason.type},message:"must be string,null"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema221.properties.finish_reason.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -11157,13 +16373,13 @@ if(data6.index !== undefined){
 let data8 = data6.index;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11177,7 +16393,7 @@ if(valid3){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -11190,7 +16406,7 @@ if(data6.logprobs !== undefined){
 let data10 = data6.logprobs;
 const _errs23 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema131.properties.logprobs.type},message:"must be object,null"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema221.properties.logprobs.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -11198,7 +16414,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs25 = errors;
 for(const key2 in data10){
 if(!((((key2 === "text_offset") || (key2 === "token_logprobs")) || (key2 === "tokens")) || (key2 === "top_logprobs"))){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11215,7 +16431,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs28 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -11225,7 +16441,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11246,7 +16462,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs32 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema131.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema221.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
 return false;
 }
 var valid6 = _errs32 === errors;
@@ -11256,7 +16472,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11276,7 +16492,7 @@ const len3 = data15.length;
 for(let i3=0; i3<len3; i3++){
 const _errs36 = errors;
 if(typeof data15[i3] !== "string"){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs36 === errors;
@@ -11286,7 +16502,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11307,7 +16523,7 @@ for(let i4=0; i4<len4; i4++){
 let data18 = data17[i4];
 const _errs40 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema131.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema221.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs40){
@@ -11316,7 +16532,7 @@ for(const key3 in data18){
 let data19 = data18[key3];
 const _errs43 = errors;
 if(!((typeof data19 == "number") && (isFinite(data19)))){
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid9 = _errs43 === errors;
@@ -11333,7 +16549,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11360,7 +16576,7 @@ var valid3 = true;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11371,7 +16587,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11385,14 +16601,14 @@ if(data.usage !== undefined){
 let data20 = data.usage;
 const _errs45 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate67.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema130.properties.usage.type},message:"must be object,null"}];
+validate94.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema220.properties.usage.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs45){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing2;
 if((((data20.completion_tokens === undefined) && (missing2 = "completion_tokens")) || ((data20.prompt_tokens === undefined) && (missing2 = "prompt_tokens"))) || ((data20.total_tokens === undefined) && (missing2 = "total_tokens"))){
-validate67.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate94.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -11400,13 +16616,13 @@ if(data20.completion_tokens !== undefined){
 let data21 = data20.completion_tokens;
 const _errs48 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate67.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs48){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 < 0 || isNaN(data21)){
-validate67.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate94.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11421,13 +16637,13 @@ if(data20.prompt_tokens !== undefined){
 let data22 = data20.prompt_tokens;
 const _errs50 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate67.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate67.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate94.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11442,13 +16658,13 @@ if(data20.total_tokens !== undefined){
 let data23 = data20.total_tokens;
 const _errs52 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate67.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-validate67.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate94.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11478,23 +16694,23 @@ var valid0 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreated = validate68;
-const schema132 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
+export const validateUsageLimitsPolicyCreated = validate95;
+const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11505,14 +16721,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11525,12 +16741,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11544,7 +16760,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11557,11 +16773,531 @@ var valid0 = true;
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate68.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicyList = validate96;
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate97.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.conditions === undefined) && (missing0 = "conditions"))) || ((data.group_by === undefined) && (missing0 = "group_by"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema224.properties, key0))){
+validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("policy_usage_limits" !== data.object){
+validate97.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data2 = data.name;
+const _errs5 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate97.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema224.properties.name.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data3 = data.type;
+const _errs7 = errors;
+if(!((data3 === "cost") || (data3 === "tokens"))){
+validate97.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema224.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.credit_limit !== undefined){
+let data4 = data.credit_limit;
+const _errs8 = errors;
+if(errors === _errs8){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate97.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.alert_threshold !== undefined){
+let data5 = data.alert_threshold;
+const _errs10 = errors;
+if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
+validate97.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema224.properties.alert_threshold.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate97.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.periodic_reset !== undefined){
+let data6 = data.periodic_reset;
+const _errs12 = errors;
+if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
+validate97.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema224.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.conditions !== undefined){
+let data7 = data.conditions;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(Array.isArray(data7)){
+if(data7.length < 1){
+validate97.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+const _errs16 = errors;
+if(errors === _errs16){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing1;
+if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
+validate97.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs18 = errors;
+for(const key1 in data8){
+if(!((key1 === "key") || (key1 === "value"))){
+validate97.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs18 === errors){
+if(data8.key !== undefined){
+const _errs19 = errors;
+if(typeof data8.key !== "string"){
+validate97.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs19 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data8.value !== undefined){
+const _errs21 = errors;
+if(typeof data8.value !== "string"){
+validate97.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs21 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs16 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.group_by !== undefined){
+let data11 = data.group_by;
+const _errs23 = errors;
+const _errs24 = errors;
+if(errors === _errs24){
+if(Array.isArray(data11)){
+if(data11.length < 1){
+validate97.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid5 = true;
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
+const _errs26 = errors;
+if(errors === _errs26){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing2;
+if((data12.key === undefined) && (missing2 = "key")){
+validate97.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs28 = errors;
+for(const key2 in data12){
+if(!(key2 === "key")){
+validate97.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs28 === errors){
+if(data12.key !== undefined){
+if(typeof data12.key !== "string"){
+validate97.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid5 = _errs26 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data14 = data.workspace_id;
+const _errs31 = errors;
+if(errors === _errs31){
+if(errors === _errs31){
+if(typeof data14 === "string"){
+if(!(formats0.test(data14))){
+validate97.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data15 = data.organisation_id;
+const _errs33 = errors;
+if(errors === _errs33){
+if(errors === _errs33){
+if(typeof data15 === "string"){
+if(!(formats0.test(data15))){
+validate97.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data16 = data.created_at;
+const _errs35 = errors;
+if(errors === _errs35){
+if(errors === _errs35){
+if(typeof data16 === "string"){
+if(!(formats6.validate(data16))){
+validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_updated_at !== undefined){
+let data17 = data.last_updated_at;
+const _errs37 = errors;
+if(errors === _errs37){
+if(errors === _errs37){
+if(typeof data17 === "string"){
+if(!(formats6.validate(data17))){
+validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate96.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(!(validate97(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate96.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data3 = data.total;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicy = validate97;
