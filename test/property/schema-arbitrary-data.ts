@@ -1,16 +1,22 @@
-// Ajv `$data` between sibling properties (`"exclusiveMinimum": {"$data": "1/n"}`): find which
-// properties are bounded by which siblings, and how far a bound property can range on its own, so the
-// sibling it reads can be kept inside the range where a valid value still exists.
+// Ajv `$data` between sibling properties (`"exclusiveMinimum": {"$data": "1/n"}`, `"const": {"$data":
+// "1/a"}`): find which properties read which siblings, and how far a numerically bounded property can
+// range on its own, so the sibling it reads can be kept inside the range where a valid value exists.
 import { isData, pos, type Constraint } from './schema-arbitrary-constraints.ts';
 import {
-  child, isSchemaObject, pointerSegments, synthetic, type Located, type SchemaRegistry,
+  child, isSchemaObject, pointerSegments, synthetic, type Located, type SchemaObject, type SchemaRegistry,
 } from './schema-arbitrary-registry.ts';
 
 export const NUMERIC_BOUNDS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum'] as const;
-type NumericBound = (typeof NUMERIC_BOUNDS)[number];
+/** Size keywords, with the instance kinds Ajv fails when their `$data` value is not a number. */
+const SIZE_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
+  minLength: ['string'], maxLength: ['string'], minItems: ['array'], maxItems: ['array'],
+  minProperties: ['object'], maxProperties: ['object'], multipleOf: ['number', 'integer'],
+};
+/** Keywords whose `$data` the generator resolves against the sibling's drawn value. */
+const SIBLING_KEYWORDS: readonly string[] = [...NUMERIC_BOUNDS, 'const', ...Object.keys(SIZE_KEYWORDS)];
 
 export interface SiblingBound {
-  readonly keyword: NumericBound;
+  readonly keyword: string;
   /** The `$data` pointer as written, e.g. `1/n`. */
   readonly pointer: string;
   readonly sibling: string;
@@ -43,10 +49,12 @@ export function siblingBounds(constraints: readonly Constraint[], registry: Sche
   for (const loc of positives(constraints).flatMap((l) => sameInstance(l, registry))) {
     const s = loc.schema;
     if (!isSchemaObject(s)) continue;
-    for (const keyword of NUMERIC_BOUNDS) {
+    for (const keyword of SIBLING_KEYWORDS) {
       const raw = s[keyword];
       const match = isData(raw) ? SIBLING_POINTER.exec(raw.$data) : null;
-      if (isData(raw) && match !== null) found.push({ keyword, pointer: raw.$data, sibling: pointerSegments(match[1])[0] });
+      if (isData(raw) && match !== null) {
+        found.push({ keyword, pointer: raw.$data, sibling: pointerSegments(match[1])[0] });
+      }
     }
   }
   return found;
@@ -110,16 +118,36 @@ export function siblingRestriction(bound: SiblingBound, bounded: readonly Constr
     case 'maximum': // bounded <= sibling
       if (!Number.isFinite(r.lo)) return undefined;
       return pos(r.integer ? above(intLo, false) : above(r.lo, r.loExclusive));
+    default: // const and sizes: an optional property is dropped, a required one rarely rejected
+      return undefined;
   }
 }
 
-/** True when some `$data` in these documents is not a numeric bound read from a sibling. */
+/**
+ * `schema` with its size keywords' `$data` replaced by the bound values (dropped when the sibling is
+ * absent), and the instance kinds that no value can satisfy because a bound value is not a number.
+ */
+export function bindSizes(schema: SchemaObject, bindings: ReadonlyMap<string, unknown>): { schema: SchemaObject; blocked: string[] } {
+  const out: SchemaObject = { ...schema };
+  const blocked: string[] = [];
+  for (const [keyword, kinds] of Object.entries(SIZE_KEYWORDS)) {
+    const raw = schema[keyword];
+    if (!isData(raw) || !bindings.has(raw.$data)) continue;
+    const bound = bindings.get(raw.$data);
+    delete out[keyword];
+    if (typeof bound === 'number') out[keyword] = bound;
+    else if (bound !== undefined) blocked.push(...kinds);
+  }
+  return { schema: out, blocked };
+}
+
+/** True when some `$data` in these documents is not a bound, size or const read from a sibling. */
 export function hasUnsupportedData(documents: readonly unknown[]): boolean {
   const visit = (value: unknown, keyword: string | undefined): boolean => {
     if (Array.isArray(value)) return value.some((item) => visit(item, undefined));
     if (!isSchemaObject(value)) return false;
     if (isData(value)) {
-      return !(NUMERIC_BOUNDS as readonly string[]).includes(keyword ?? '') || !SIBLING_POINTER.test(value.$data);
+      return !SIBLING_KEYWORDS.includes(keyword ?? '') || !SIBLING_POINTER.test(value.$data);
     }
     return Object.entries(value).some(([k, v]) => k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples' && visit(v, k));
   };

@@ -334,6 +334,44 @@ const cases: KeywordCase[] = [
     },
     covers: (vs) => expect(objects(vs).some((v) => typeof v.alert === 'number')).toBe(true),
   },
+  {
+    name: '$data: const copies a sibling',
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { const: { $data: '1/a' } } },
+      required: ['a', 'b'],
+    },
+    covers: (vs) => expect(objects(vs).every((v) => v.a === v.b)).toBe(true),
+  },
+  {
+    name: '$data: sizes read from siblings',
+    schema: {
+      type: 'object',
+      properties: {
+        n: { type: ['integer', 'null'], minimum: 0, maximum: 2 },
+        s: { type: ['string', 'boolean'], maxLength: { $data: '1/n' } },
+        a: { type: 'array', minItems: { $data: '1/n' } },
+      },
+      required: ['n', 's'],
+    },
+    covers: (vs) => {
+      expect(new Set(objects(vs).map((v) => v.n))).toEqual(new Set([0, 1, 2, null]));
+      expect(objects(vs).some((v) => v.n === null && typeof v.s === 'boolean')).toBe(true);
+    },
+  },
+  {
+    name: '$data beyond a sibling: whole values are checked',
+    schema: {
+      type: 'object',
+      properties: {
+        limits: { type: 'object', properties: { low: { type: 'integer', minimum: 0, maximum: 10 } }, required: ['low'] },
+        x: { type: 'integer', minimum: 0, maximum: 20, exclusiveMinimum: { $data: '1/limits/low' } },
+      },
+      required: ['limits', 'x'],
+    },
+    covers: (vs) => expect(objects(vs).every((v) => (v.x as number) > (v.limits as { low: number }).low)).toBe(true),
+    maxRejectionRate: 0.5,
+  },
 ];
 
 describe('arbitraryFromSchema on one keyword at a time', () => {
@@ -370,6 +408,10 @@ describe('options', () => {
     const root = { $id: 'https://t.local/r.json', type: 'object', properties: { id: { $ref: 'o.json#/$defs/id' } }, required: ['id'] };
     const arb = arbitraryFromSchema(root, { schemas: [other], overrides: { 'https://t.local/o.json#/$defs/id': fc.constant('fixed') } });
     for (const v of fc.sample(arb, 20)) expect(v).toEqual({ id: 'fixed' });
+  });
+
+  it('an override naming no schema location is refused', () => {
+    expect(() => arbitraryFromSchema(named, { overrides: { '/properties/missing': fc.constant(1) } })).toThrow(/nothing at/);
   });
 
   it('maxItems caps arrays that have no maxItems of their own', () => {

@@ -14,7 +14,7 @@ import { ConstraintChecker, type FilterStats } from './schema-arbitrary-checker.
 import {
   ALL_TYPES, LEAF_KEYWORD_TYPES, branchingOf, constraintKey, isData, isDone, markDone, pos, type Constraint,
 } from './schema-arbitrary-constraints.ts';
-import { hasUnsupportedData } from './schema-arbitrary-data.ts';
+import { bindSizes, hasUnsupportedData } from './schema-arbitrary-data.ts';
 import type { BuildHost, Ctx } from './schema-arbitrary-host.ts';
 import { integerDomain, numberLeaf, stringLeaf, type Bindings, type Leaf } from './schema-arbitrary-leaves.ts';
 import { objectLeaf } from './schema-arbitrary-object.ts';
@@ -66,9 +66,12 @@ function typeList(s: SchemaObject): string[] | undefined {
   return Array.isArray(s.type) ? s.type.filter((t): t is string => typeof t === 'string') : undefined;
 }
 
-/** The literal values a member allows by `const`/`enum`, if it restricts them. */
-function literals(s: SchemaObject): unknown[] | undefined {
-  if ('const' in s && !isData(s.const)) return [s.const];
+/** The literal values a member allows by `const`/`enum` (a bound `$data` const included), if any. */
+function literals(s: SchemaObject, bindings: Bindings | undefined): unknown[] | undefined {
+  if (isData(s.const)) {
+    const bound = bindings?.get(s.const.$data);
+    if (bound !== undefined) return [bound];
+  } else if ('const' in s) return [s.const];
   return Array.isArray(s.enum) ? s.enum : undefined;
 }
 
@@ -120,10 +123,11 @@ class SchemaGenerator implements BuildHost {
 
   private overrideKey(where: string): string {
     const hash = where.indexOf('#');
-    if (hash <= 0) return `${this.registry.rootId}#${where.slice(hash + 1)}`;
-    const doc = this.registry.documentFor(new URL(where.slice(0, hash), this.registry.rootId).href);
+    const doc = hash <= 0 ? this.registry.rootId : this.registry.documentFor(new URL(where.slice(0, hash), this.registry.rootId).href);
     if (doc === undefined) throw new Error(`schema-arbitrary: override "${where}" names an unknown document`);
-    return `${doc}#${decodeURIComponent(where.slice(hash + 1))}`;
+    const pointer = hash <= 0 ? where.slice(hash + 1) : decodeURIComponent(where.slice(hash + 1));
+    // Fails on a pointer to nothing, so a misspelt override does not silently go unused.
+    return locationKey(this.registry.at(doc, pointer));
   }
 
   private buildNode(constraints: readonly Constraint[], ctx: Ctx, bindings: Bindings | undefined): fc.Arbitrary<unknown> | null {
@@ -194,10 +198,17 @@ class SchemaGenerator implements BuildHost {
     const members: Located[] = [];
     const props: (Constraint & { kind: 'prop' })[] = [];
     const checks: Constraint[] = [];
+    const blocked = new Set<string>();
     for (const c of flat) {
       if (c.kind === 'pos' && isSchemaObject(c.loc.schema)) {
-        members.push(c.loc);
         if (CHECKED_KEYWORDS.some((k) => k in (c.loc.schema as SchemaObject))) checks.push(c);
+        if (bindings === undefined) members.push(c.loc);
+        else {
+          // Sizes read from siblings become literals here; the location stays, so children resolve alike.
+          const bound = bindSizes(c.loc.schema, bindings);
+          bound.blocked.forEach((k) => blocked.add(k));
+          members.push({ ...c.loc, schema: bound.schema });
+        }
       } else if (c.kind === 'prop') props.push(c);
       else if (c.kind === 'neg') checks.push(c);
     }
@@ -206,7 +217,7 @@ class SchemaGenerator implements BuildHost {
 
     let candidates: unknown[] | undefined;
     for (const s of schemas) {
-      const allowed = literals(s);
+      const allowed = literals(s, bindings);
       if (allowed !== undefined) candidates = candidates === undefined ? allowed : candidates.filter((v) => allowed.some((a) => canonicalJson(a) === canonicalJson(v)));
     }
     if (candidates !== undefined) {
@@ -230,6 +241,7 @@ class SchemaGenerator implements BuildHost {
       kinds = implied;
     }
 
+    blocked.forEach((k) => kinds.delete(k));
     // "not of type T" left over from a negation removes kinds instead of filtering them away.
     for (const c of checks) {
       const s = c.kind === 'neg' ? c.loc.schema : undefined;
