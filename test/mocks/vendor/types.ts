@@ -76,6 +76,11 @@ export interface ScriptStep {
   stallAfter?: number;
   /** Streams: waits this long between SSE frames. */
   frameDelayMs?: number;
+  /**
+   * Streams of the other families' mocks: an in-band error event (the family's own kind) after this
+   * many events, ending the stream. The vendor mock does not use it.
+   */
+  streamError?: { after: number; type: string; message: string };
 }
 
 export interface VendorMockOptions {

@@ -1,0 +1,151 @@
+// generateContent, streamGenerateContent (alt=sse, or a JSON array without it) and :predict as
+// the service answers them. Bodies are checked the way the service does (contents, roles, parts,
+// function responses answering a call), and the reply is the instance label and the prompt's words,
+// a functionCall when functions are declared, several candidates for candidateCount.
+import type { MockContext } from '../vendor/context.ts';
+import { jsonObject, vendorId } from '../vendor/context.ts';
+import { embeddingOf } from '../vendor/embeddings.ts';
+import { replyFor, words } from '../vendor/reply-text.ts';
+import { sendBytes, sendEvents } from '../http/respond.ts';
+
+type Json = Record<string, any>;
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+
+export function cloudbErrorBody(status: number, message?: string): Json {
+  const name = STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
+  return { error: { code: status, message: message ?? `The service answered ${name}.`, status: name } };
+}
+
+export function sendCloudbError(ctx: MockContext, status: number, message?: string): Promise<void> {
+  return sendBytes(ctx, status, { 'content-type': 'application/json; charset=UTF-8', 'x-mock-instance': ctx.label }, Buffer.from(JSON.stringify(cloudbErrorBody(status, message))));
+}
+
+function sendJson(ctx: MockContext, value: unknown): Promise<void> {
+  return sendBytes(ctx, 200, { 'content-type': 'application/json; charset=UTF-8', 'x-mock-instance': ctx.label }, Buffer.from(JSON.stringify(value)));
+}
+
+function partsText(parts: Json[]): string {
+  return parts.map((p) => (typeof p.text === 'string' ? p.text : p.functionResponse !== undefined ? JSON.stringify(p.functionResponse.response) : '')).join(' ');
+}
+
+/** The service's own checks; answers 400 and returns null on a bad body. */
+async function parse(ctx: MockContext): Promise<Json | null> {
+  const body = jsonObject(ctx);
+  const bad = async (message: string) => {
+    await sendCloudbError(ctx, 400, message);
+    return null;
+  };
+  if (body === null) return bad('Invalid JSON payload received.');
+  if (!Array.isArray(body.contents) || body.contents.length === 0) return bad('Unable to submit request because it must have at least one contents field.');
+  let previous: Json | null = null;
+  for (const [i, turn] of (body.contents as Json[]).entries()) {
+    if (turn.role !== 'user' && turn.role !== 'model') return bad(`Please use a valid role: user, model. (contents[${i}])`);
+    if (!Array.isArray(turn.parts) || turn.parts.length === 0) return bad(`Unable to submit request because it has an empty parts field (contents[${i}]).`);
+    for (const part of turn.parts as Json[]) {
+      if (part.functionResponse !== undefined) {
+        const called = previous?.role === 'model' && (previous.parts as Json[]).some((p) => p.functionCall?.name === part.functionResponse.name);
+        if (!called) return bad('Please ensure that function response turn comes immediately after a function call turn.');
+        if (typeof part.functionResponse.response !== 'object' || part.functionResponse.response === null) return bad('functionResponse.response must be an object.');
+      }
+    }
+    previous = turn;
+  }
+  return body;
+}
+
+interface Candidate {
+  parts: Json[];
+  finishReason: string;
+  tokens: number;
+}
+
+function answer(ctx: MockContext, body: Json): { candidates: Candidate[]; promptTokens: number } {
+  const contents = body.contents as Json[];
+  let promptTokens = 0;
+  for (const turn of contents) promptTokens += words(partsText(turn.parts)).length + 3;
+  const last = contents.at(-1)!;
+  const lastText = partsText(last.parts);
+  const declarations: Json[] = (body.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? []);
+  const mode = body.toolConfig?.functionCallingConfig?.mode;
+  const answersCall = (last.parts as Json[]).some((p) => p.functionResponse !== undefined);
+  const count = Number.isInteger(body.generationConfig?.candidateCount) ? body.generationConfig.candidateCount : 1;
+  const candidates: Candidate[] = [];
+  for (let i = 0; i < count; i++) {
+    if (declarations.length > 0 && mode !== 'NONE' && !answersCall) {
+      const allowed: string[] | undefined = body.toolConfig?.functionCallingConfig?.allowedFunctionNames;
+      const fn = declarations.find((d) => allowed === undefined || allowed.includes(d.name)) ?? declarations[0];
+      candidates.push({ parts: [{ functionCall: { name: fn.name, args: { query: lastText } } }], finishReason: 'STOP', tokens: 8 });
+      continue;
+    }
+    const reply = replyFor(ctx.label, answersCall ? `tool said ${lastText}` : lastText, body.generationConfig?.maxOutputTokens ?? null);
+    candidates.push({ parts: reply.tokens.map((text) => ({ text })), finishReason: reply.finishReason === 'length' ? 'MAX_TOKENS' : 'STOP', tokens: reply.tokens.length });
+  }
+  return { candidates, promptTokens };
+}
+
+function usage(promptTokens: number, candidates: Candidate[]): Json {
+  const out = candidates.reduce((n, c) => n + c.tokens, 0);
+  return { promptTokenCount: promptTokens, candidatesTokenCount: out, totalTokenCount: promptTokens + out };
+}
+
+export async function generateContent(ctx: MockContext, model: string, streamed: boolean): Promise<void> {
+  const body = await parse(ctx);
+  if (body === null) return;
+  const { candidates, promptTokens } = answer(ctx, body);
+  const responseId = vendorId('resp-');
+  const createTime = new Date().toISOString();
+  if (!streamed) {
+    return sendJson(ctx, {
+      candidates: candidates.map((c, index) => ({ content: { role: 'model', parts: mergeText(c.parts) }, finishReason: c.finishReason, index })),
+      usageMetadata: usage(promptTokens, candidates),
+      modelVersion: model,
+      createTime,
+      responseId,
+    });
+  }
+  const chunks: Json[] = [];
+  const first = candidates[0];
+  first.parts.forEach((part, i) => {
+    const final = i === first.parts.length - 1;
+    chunks.push({
+      candidates: [{ content: { role: 'model', parts: [part] }, ...(final ? { finishReason: first.finishReason } : {}), index: 0 }],
+      ...(final ? { usageMetadata: usage(promptTokens, [first]) } : {}),
+      modelVersion: model,
+      createTime,
+      responseId,
+    });
+  });
+  const alt = new URLSearchParams(ctx.record.query).get('alt');
+  if (alt === 'sse') {
+    const failure = ctx.step?.streamError;
+    const frames = chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`);
+    if (failure !== undefined) {
+      const code = Object.entries(STATUS_NAMES).find(([, name]) => name === failure.type)?.[0] ?? '500';
+      frames.splice(failure.after, frames.length, `data: ${JSON.stringify({ error: { code: Number(code), message: failure.message, status: failure.type } })}\r\n\r\n`);
+    }
+    return sendEvents(ctx, 200, { 'content-type': 'text/event-stream', 'x-mock-instance': ctx.label }, frames);
+  }
+  // Without alt=sse the service streams one JSON array.
+  return sendEvents(ctx, 200, { 'content-type': 'application/json; charset=UTF-8', 'x-mock-instance': ctx.label },
+    chunks.map((c, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}${i === chunks.length - 1 ? ']' : ''}`));
+}
+
+function mergeText(parts: Json[]): Json[] {
+  if (parts.every((p) => typeof p.text === 'string')) return [{ text: parts.map((p) => p.text).join('') }];
+  return parts;
+}
+
+export async function predict(ctx: MockContext, model: string): Promise<void> {
+  const body = jsonObject(ctx);
+  if (body === null || !Array.isArray(body.instances) || body.instances.length === 0) return sendCloudbError(ctx, 400, 'instances must be a non-empty list.');
+  const dimensions = (body.parameters as Json | undefined)?.outputDimensionality ?? 8;
+  const predictions = (body.instances as Json[]).map((instance) => {
+    const text = String(instance.content ?? '');
+    return { embeddings: { values: [...embeddingOf(text, dimensions)], statistics: { token_count: words(text).length, truncated: false } } };
+  });
+  return sendJson(ctx, { predictions, metadata: { billableCharacterCount: 0 }, deployedModelId: model });
+}

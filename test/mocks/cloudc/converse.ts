@@ -1,0 +1,131 @@
+// converse and converse-stream as the service answers them. Bodies are checked the way the service
+// does (alternating roles starting with user, non-empty content, toolResult answering the previous
+// toolUse, toolConfig present when tools appear), and the reply is the instance label and the
+// prompt's words, or a toolUse when tools are configured. Streams use the binary event framing.
+import type { MockContext } from '../vendor/context.ts';
+import { jsonObject, vendorId } from '../vendor/context.ts';
+import { replyFor, words } from '../vendor/reply-text.ts';
+import { pieces, sendBytes, sendEvents } from '../http/respond.ts';
+import { eventMessage, exceptionMessage } from './event-stream.ts';
+
+type Json = Record<string, any>;
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'ValidationException', 403: 'AccessDeniedException', 404: 'ResourceNotFoundException', 408: 'ModelTimeoutException',
+  424: 'ModelErrorException', 429: 'ThrottlingException', 500: 'InternalServerException', 503: 'ServiceUnavailableException',
+};
+
+export function cloudcHeaders(ctx: MockContext): Record<string, string> {
+  return { 'x-amzn-requestid': vendorId('rid-'), 'x-mock-instance': ctx.label };
+}
+
+export function sendCloudcError(ctx: MockContext, status: number, message?: string, errorType?: string): Promise<void> {
+  const type = errorType ?? ERROR_TYPES[status] ?? (status >= 500 ? 'InternalServerException' : 'ValidationException');
+  return sendBytes(ctx, status, {
+    ...cloudcHeaders(ctx),
+    'content-type': 'application/json',
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+  }, Buffer.from(JSON.stringify({ message: message ?? `${type}: the service answered ${status}.` })));
+}
+
+function textOf(content: Json[]): string {
+  return content.map((b) => (typeof b.text === 'string' ? b.text : b.toolResult !== undefined ? (b.toolResult.content as Json[]).map((c) => c.text ?? JSON.stringify(c.json)).join(' ') : '')).join(' ');
+}
+
+async function parse(ctx: MockContext): Promise<Json | null> {
+  const body = jsonObject(ctx);
+  const bad = async (message: string) => {
+    await sendCloudcError(ctx, 400, message);
+    return null;
+  };
+  if (body === null) return bad('Malformed input request, please reformat your input and try again.');
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
+  let previous: Json | null = null;
+  let usesTools = false;
+  for (const [i, message] of (body.messages as Json[]).entries()) {
+    if (message.role !== 'user' && message.role !== 'assistant') return bad(`messages.${i}.role: must be user or assistant`);
+    if (i === 0 && message.role !== 'user') return bad('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
+    if (previous !== null && previous.role === message.role) return bad('A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
+    if (!Array.isArray(message.content) || message.content.length === 0) return bad(`The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`);
+    for (const block of message.content as Json[]) {
+      if (block.toolUse !== undefined || block.toolResult !== undefined) usesTools = true;
+      if (block.toolResult !== undefined) {
+        const called = previous?.role === 'assistant' && (previous.content as Json[]).some((b) => b.toolUse?.toolUseId === block.toolResult.toolUseId);
+        if (!called) return bad('The number of toolResult blocks at messages.' + i + '.content exceeds the number of toolUse blocks of previous turn.');
+      }
+      if (block.image !== undefined && (typeof block.image.format !== 'string' || typeof block.image.source?.bytes !== 'string')) return bad('image blocks need a format and source bytes');
+    }
+    previous = message;
+  }
+  if (usesTools && body.toolConfig === undefined) return bad('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
+  return body;
+}
+
+interface Answer {
+  blocks: Json[];
+  stopReason: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+function answer(ctx: MockContext, body: Json): Answer {
+  const messages = body.messages as Json[];
+  let inputTokens = 0;
+  for (const m of messages) inputTokens += words(textOf(m.content)).length + 3;
+  const last = messages.at(-1)!;
+  const lastText = textOf(last.content);
+  const tools: Json[] = body.toolConfig?.tools ?? [];
+  const answersTool = (last.content as Json[]).some((b) => b.toolResult !== undefined);
+  if (tools.length > 0 && !answersTool) {
+    const named = body.toolConfig?.toolChoice?.tool?.name;
+    const tool = tools.find((t) => t.toolSpec.name === named) ?? tools[0];
+    return { blocks: [{ toolUse: { toolUseId: vendorId('tooluse_'), name: tool.toolSpec.name, input: { query: lastText } } }], stopReason: 'tool_use', inputTokens, outputTokens: 10 };
+  }
+  const reply = replyFor(ctx.label, answersTool ? `tool said ${lastText}` : lastText, body.inferenceConfig?.maxTokens ?? null);
+  return { blocks: [{ text: reply.tokens.join('') }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
+}
+
+export async function converse(ctx: MockContext, streamed: boolean): Promise<void> {
+  const body = await parse(ctx);
+  if (body === null) return;
+  const result = answer(ctx, body);
+  const usage = { inputTokens: result.inputTokens, outputTokens: result.outputTokens, totalTokens: result.inputTokens + result.outputTokens };
+  if (!streamed) {
+    return sendBytes(ctx, 200, { ...cloudcHeaders(ctx), 'content-type': 'application/json' }, Buffer.from(JSON.stringify({
+      output: { message: { role: 'assistant', content: result.blocks } },
+      stopReason: result.stopReason,
+      usage,
+      metrics: { latencyMs: 12 },
+    })));
+  }
+  return sendEvents(ctx, 200, { ...cloudcHeaders(ctx), 'content-type': 'application/vnd.amazon.eventstream' }, withStreamError(ctx, events(result, usage)));
+}
+
+/** Real events carry a padding field `p` of varying length; the gateway must ignore it. */
+function* events(result: Answer, usage: Json): Generator<Buffer> {
+  yield eventMessage('messageStart', { role: 'assistant', p: 'abcdefgh' });
+  for (const [index, block] of result.blocks.entries()) {
+    if (block.toolUse !== undefined) {
+      yield eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: block.toolUse.toolUseId, name: block.toolUse.name } }, p: 'ab' });
+      for (const part of pieces(JSON.stringify(block.toolUse.input), 6)) yield eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: part } }, p: 'abc' });
+    } else {
+      for (const word of (block.text as string).match(/\S+|\s+\S+/g) ?? []) yield eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { text: word }, p: 'abcd' });
+    }
+    yield eventMessage('contentBlockStop', { contentBlockIndex: index, p: 'a' });
+  }
+  yield eventMessage('messageStop', { stopReason: result.stopReason, p: 'abcdef' });
+  yield eventMessage('metadata', { usage, metrics: { latencyMs: 12 }, p: 'abc' });
+}
+
+function* withStreamError(ctx: MockContext, source: Iterable<Buffer>): Generator<Buffer> {
+  const failure = ctx.step?.streamError;
+  let sent = 0;
+  for (const event of source) {
+    if (failure !== undefined && sent >= failure.after) {
+      yield exceptionMessage(failure.type, failure.message);
+      return;
+    }
+    yield event;
+    sent += 1;
+  }
+}

@@ -1,0 +1,151 @@
+// POST /v1/messages as the messages API answers it: checks the body the way the API does
+// (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
+// then replies with the instance label and the prompt's words, a tool_use when tools are offered,
+// a thinking block when thinking is enabled, as JSON or as the API's SSE event sequence.
+import type { MockContext } from '../vendor/context.ts';
+import { jsonObject, vendorId } from '../vendor/context.ts';
+import { replyFor, words } from '../vendor/reply-text.ts';
+import { pieces, sendEvents } from '../http/respond.ts';
+import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
+
+type Block = Record<string, any>;
+
+interface Turn {
+  role: string;
+  content: Block[];
+}
+
+interface Answer {
+  model: string;
+  blocks: Block[];
+  stopReason: 'end_turn' | 'max_tokens' | 'tool_use';
+  inputTokens: number;
+  outputTokens: number;
+}
+
+function blocksOf(content: unknown): Block[] | null {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return null;
+  return content.every((b) => typeof b === 'object' && b !== null && typeof b.type === 'string') ? (content as Block[]) : null;
+}
+
+function textOfBlocks(blocks: Block[]): string {
+  return blocks.map((b) => (b.type === 'text' ? String(b.text) : b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)) : '')).join(' ');
+}
+
+/** The API's own checks; answers 400 itself and returns null on a bad body. */
+async function parse(ctx: MockContext): Promise<{ body: Record<string, any>; turns: Turn[] } | null> {
+  const body = jsonObject(ctx);
+  const bad = async (message: string) => {
+    await sendMessagesError(ctx, 400, { message });
+    return null;
+  };
+  if (body === null) return bad('There was an issue with the request body: it is not a JSON object.');
+  if (typeof body.model !== 'string' || body.model === '') return bad('model: Field required');
+  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) return bad('max_tokens: Field required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
+  if (body.system !== undefined && typeof body.system !== 'string' && blocksOf(body.system) === null) return bad('system: Input should be a valid string or list of text blocks');
+  const turns: Turn[] = [];
+  for (const [i, message] of (body.messages as Record<string, unknown>[]).entries()) {
+    if (message.role !== 'user' && message.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    const content = blocksOf(message.content);
+    if (content === null) return bad(`messages.${i}.content: Input should be a valid string or list of content blocks`);
+    for (const block of content) {
+      if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '') && content.length > 1) return bad(`messages.${i}: text content blocks must be non-empty`);
+      if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string' || typeof block.input !== 'object')) return bad(`messages.${i}: tool_use blocks need id, name and an input object`);
+      if (block.type === 'tool_result') {
+        const previous = turns.at(-1);
+        const called = previous?.role === 'assistant' && previous.content.some((b) => b.type === 'tool_use' && b.id === block.tool_use_id);
+        if (!called) return bad(`messages.${i}: tool_result block(s) provided when previous message does not contain a matching tool_use (${block.tool_use_id})`);
+      }
+    }
+    turns.push({ role: message.role, content });
+  }
+  if (Array.isArray(body.tools)) {
+    for (const tool of body.tools as Block[]) {
+      if (typeof tool.name !== 'string' || typeof tool.input_schema !== 'object') return bad('tools: every tool needs a name and an input_schema');
+    }
+  }
+  return { body, turns };
+}
+
+function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Answer {
+  let inputTokens = 0;
+  for (const turn of turns) inputTokens += words(textOfBlocks(turn.content)).length + 3;
+  if (typeof body.system === 'string') inputTokens += words(body.system).length;
+  const last = turns.at(-1)!;
+  const lastText = textOfBlocks(last.content);
+  const blocks: Block[] = [];
+  if (body.thinking?.type === 'enabled') blocks.push({ type: 'thinking', thinking: `[${ctx.label}] thinking`, signature: 'c2lnbmF0dXJl' });
+  const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
+  const answersTool = last.content.some((b) => b.type === 'tool_result');
+  if (tools.length > 0 && body.tool_choice?.type !== 'none' && !answersTool) {
+    const tool = body.tool_choice?.type === 'tool' ? tools.find((t) => t.name === body.tool_choice.name) ?? tools[0] : tools[0];
+    blocks.push({ type: 'tool_use', id: vendorId('toolu_'), name: tool.name, input: { query: lastText } });
+    return { model: body.model, blocks, stopReason: 'tool_use', inputTokens, outputTokens: 12 };
+  }
+  const reply = replyFor(ctx.label, answersTool ? `tool said ${lastText}` : lastText, body.max_tokens);
+  blocks.push({ type: 'text', text: reply.tokens.join('') });
+  return { model: body.model, blocks, stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
+}
+
+export async function messages(ctx: MockContext): Promise<void> {
+  const parsed = await parse(ctx);
+  if (parsed === null) return;
+  const result = answer(ctx, parsed.body, parsed.turns);
+  const id = vendorId('msg_');
+  if (parsed.body.stream === true) {
+    await sendEvents(ctx, 200, { ...messagesHeaders(ctx), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, withStreamError(ctx, events(id, result)));
+    return;
+  }
+  await sendMessagesJson(ctx, 200, {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: result.model,
+    content: result.blocks,
+    stop_reason: result.stopReason,
+    stop_sequence: null,
+    usage: { input_tokens: result.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: result.outputTokens },
+  });
+}
+
+function sse(type: string, data: object): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+function* events(id: string, result: Answer): Generator<string> {
+  yield sse('message_start', {
+    message: { id, type: 'message', role: 'assistant', model: result.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: result.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } },
+  });
+  for (const [index, block] of result.blocks.entries()) {
+    if (block.type === 'text') {
+      yield sse('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      if (index === 0) yield sse('ping', {});
+      for (const word of (block.text as string).match(/\S+|\s+\S+/g) ?? []) yield sse('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
+    } else if (block.type === 'tool_use') {
+      yield sse('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      for (const part of pieces(JSON.stringify(block.input), 7)) yield sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+    } else if (block.type === 'thinking') {
+      yield sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
+      yield sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+      yield sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+    }
+    yield sse('content_block_stop', { index });
+  }
+  yield sse('message_delta', { delta: { stop_reason: result.stopReason, stop_sequence: null }, usage: { output_tokens: result.outputTokens } });
+  yield sse('message_stop', {});
+}
+
+function* withStreamError(ctx: MockContext, source: Iterable<string>): Generator<string> {
+  const failure = ctx.step?.streamError;
+  let sent = 0;
+  for (const event of source) {
+    if (failure !== undefined && sent >= failure.after) {
+      yield `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: failure.type, message: failure.message } })}\n\n`;
+      return;
+    }
+    yield event;
+    sent += 1;
+  }
+}
