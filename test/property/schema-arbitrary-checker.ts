@@ -15,16 +15,16 @@ export interface FilterStats {
 
 const MAX_REJECTION_STREAK = 1000;
 
-export class ConstraintChecker {
+/** Compiled checks per schema location; depends only on the documents, so generators may share it. */
+export class LocationValidators {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly registry: SchemaRegistry;
-  readonly stats: FilterStats;
 
-  constructor(registry: SchemaRegistry, stats: FilterStats) {
+  constructor(registry: SchemaRegistry) {
     this.registry = registry;
-    this.stats = stats;
-    this.ajv = new Ajv2020({ strict: false, $data: true, allowUnionTypes: true });
+    // The documents are the project's own, validated where they are built; re-checking them per generator is slow.
+    this.ajv = new Ajv2020({ strict: false, $data: true, allowUnionTypes: true, validateSchema: false });
     addFormats.default(this.ajv);
     for (const doc of registry.documents) this.ajv.addSchema(doc);
   }
@@ -66,6 +66,21 @@ export class ConstraintChecker {
       return out;
     };
     return copy(loc.schema, []);
+  }
+}
+
+/** Checks constraints on drawn values, and counts what its filters decide into `stats`. */
+export class ConstraintChecker {
+  private readonly validators: LocationValidators;
+  readonly stats: FilterStats;
+
+  constructor(validators: LocationValidators, stats: FilterStats) {
+    this.validators = validators;
+    this.stats = stats;
+  }
+
+  matches(loc: Located, value: unknown): boolean {
+    return this.validators.matches(loc, value);
   }
 
   satisfies(constraint: Constraint, value: unknown): boolean {

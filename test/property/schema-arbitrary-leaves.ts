@@ -138,20 +138,33 @@ const isoDates = fc
   .date({ min: new Date('1970-01-01T00:00:00.000Z'), max: new Date('2100-12-31T23:59:59.999Z'), noInvalidDate: true })
   .map((d) => d.toISOString());
 
-const FORMATS: Readonly<Record<string, fc.Arbitrary<string>>> = {
-  uuid: fc.uuid(),
-  'date-time': isoDates,
-  date: isoDates.map((s) => s.slice(0, 10)),
-  time: isoDates.map((s) => s.slice(11)),
-  uri: fc.webUrl({ withQueryParameters: true, withFragments: true }),
-  'uri-reference': fc.webUrl(),
-  url: fc.webUrl(),
-  email: fc.emailAddress(),
-  hostname: fc.domain(),
-  ipv4: fc.ipV4(),
-  ipv6: fc.ipV6(),
-  byte: fc.base64String(),
+// Made on first use: building fc.webUrl alone costs most of a second.
+const FORMATS: Readonly<Record<string, () => fc.Arbitrary<string>>> = {
+  uuid: () => fc.uuid(),
+  'date-time': () => isoDates,
+  date: () => isoDates.map((s) => s.slice(0, 10)),
+  time: () => isoDates.map((s) => s.slice(11)),
+  uri: () => fc.webUrl({ withQueryParameters: true, withFragments: true }),
+  'uri-reference': () => fc.webUrl(),
+  url: () => fc.webUrl(),
+  email: () => fc.emailAddress(),
+  hostname: () => fc.domain(),
+  ipv4: () => fc.ipV4(),
+  ipv6: () => fc.ipV6(),
+  byte: () => fc.base64String(),
 };
+const formatCache = new Map<string, fc.Arbitrary<string>>();
+
+function formatArbitrary(format: string): fc.Arbitrary<string> | undefined {
+  const make = Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
+  if (make === undefined) return undefined;
+  let arb = formatCache.get(format);
+  if (arb === undefined) {
+    arb = make();
+    formatCache.set(format, arb);
+  }
+  return arb;
+}
 
 export function stringLeaf(members: readonly SchemaObject[]): Leaf | null {
   let minLength = 0;
@@ -169,7 +182,7 @@ export function stringLeaf(members: readonly SchemaObject[]): Leaf | null {
   const plain = fc.string({ unit: codePoint, minLength, maxLength: Number.isFinite(maxLength) ? maxLength : undefined });
   const [format] = formats;
   if (format !== undefined) {
-    const known = FORMATS[format];
+    const known = formatArbitrary(format);
     if (known === undefined) return { arb: plain, exact: false };
     return { arb: known, exact: formats.size === 1 && patterns.length === 0 && lengthFree };
   }

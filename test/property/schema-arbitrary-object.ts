@@ -51,11 +51,17 @@ function keyConstraints(members: readonly Located[], props: readonly (Constraint
   return found;
 }
 
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  // Assigning "__proto__" would set the prototype; defining it keeps an ordinary own property.
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/** Declared keys in schema order, then extra keys in drawing order. */
 function toObject(order: readonly string[], value: Value): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const keys = [...order.filter((k) => value.has(k)), ...[...value.keys()].filter((k) => !order.includes(k))];
-  // defineProperty keeps a key such as "__proto__" an ordinary own property.
-  for (const k of keys) Object.defineProperty(out, k, { value: value.get(k), enumerable: true, writable: true, configurable: true });
+  for (const k of order) if (value.has(k)) setOwn(out, k, value.get(k));
+  for (const [k, v] of value) if (!Object.hasOwn(out, k)) setOwn(out, k, v);
   return out;
 }
 

@@ -75,19 +75,21 @@ interface Resource {
 export class SchemaRegistry {
   /** Documents as Ajv should load them: each carries an absolute `$id`. */
   readonly documents: SchemaObject[] = [];
-  readonly rootId: string;
+  private readonly ids = new Map<object, string>();
   private readonly roots = new Map<string, SchemaObject>();
   private readonly resources = new Map<string, Resource>();
   private readonly anchors = new Map<string, Resource>();
   private readonly recursive = new Map<string, boolean>();
 
-  constructor(root: object, others: readonly object[]) {
-    this.rootId = this.addDocument(root, 0);
-    others.forEach((doc, index) => this.addDocument(doc, index + 1));
+  constructor(documents: readonly object[]) {
+    documents.forEach((doc, index) => this.addDocument(doc, index));
   }
 
-  root(): Located {
-    return this.at(this.rootId, '');
+  /** The `$id` a document given to the constructor is known by (assigned when it had none). */
+  idOf(document: object): string {
+    const id = this.ids.get(document);
+    if (id === undefined) throw new Error('schema-arbitrary: document not registered');
+    return id;
   }
 
   at(doc: string, pointer: string): Located {
@@ -173,6 +175,7 @@ export class SchemaRegistry {
     if (!isSchemaObject(input)) throw new Error('schema-arbitrary: a schema document must be an object');
     const declared = typeof input.$id === 'string' ? input.$id : undefined;
     const id = new URL(declared ?? `doc-${index}.json`, ANONYMOUS_BASE).href.split('#')[0];
+    this.ids.set(input, id);
     if (this.roots.has(id)) return id;
     const doc = declared === id ? input : { ...input, $id: id };
     this.roots.set(id, doc);

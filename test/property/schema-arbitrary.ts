@@ -10,7 +10,7 @@
 // exact, and every filter decision is counted in `stats`.
 import fc from 'fast-check';
 import { arrayLeaf, canonicalJson } from './schema-arbitrary-array.ts';
-import { ConstraintChecker, type FilterStats } from './schema-arbitrary-checker.ts';
+import { ConstraintChecker, LocationValidators, type FilterStats } from './schema-arbitrary-checker.ts';
 import {
   ALL_TYPES, LEAF_KEYWORD_TYPES, branchingOf, constraintKey, isData, isDone, markDone, pos, type Constraint,
 } from './schema-arbitrary-constraints.ts';
@@ -88,24 +88,40 @@ function impliedKinds(s: SchemaObject): string[] {
   return kinds;
 }
 
+// Generators drawing from one list of documents that holds their root share its index and checks.
+const sharedDocuments = new WeakMap<object[], { registry: SchemaRegistry; validators: LocationValidators }>();
+
+function documentsFor(schema: object, schemas: object[]): { registry: SchemaRegistry; validators: LocationValidators } {
+  const shareable = schemas.includes(schema);
+  const known = shareable ? sharedDocuments.get(schemas) : undefined;
+  if (known !== undefined) return known;
+  const registry = new SchemaRegistry(shareable ? schemas : [schema, ...schemas]);
+  const made = { registry, validators: new LocationValidators(registry) };
+  if (shareable) sharedDocuments.set(schemas, made);
+  return made;
+}
+
 class SchemaGenerator implements BuildHost {
   readonly registry: SchemaRegistry;
   readonly checker: ConstraintChecker;
   readonly maxItems: number;
   private readonly maxDepth: number;
+  private readonly rootId: string;
   private readonly overrides = new Map<string, fc.Arbitrary<unknown>>();
   private readonly memo = new Map<string, fc.Arbitrary<unknown> | null>();
 
   constructor(schema: object, options: SchemaArbitraryOptions, stats: FilterStats) {
-    this.registry = new SchemaRegistry(schema, options.schemas ?? []);
-    this.checker = new ConstraintChecker(this.registry, stats);
+    const { registry, validators } = documentsFor(schema, options.schemas ?? []);
+    this.registry = registry;
+    this.rootId = registry.idOf(schema);
+    this.checker = new ConstraintChecker(validators, stats);
     this.maxDepth = options.maxDepth ?? 2;
     this.maxItems = options.maxItems ?? 4;
     for (const [where, arb] of Object.entries(options.overrides ?? {})) this.overrides.set(this.overrideKey(where), arb);
   }
 
   root(): fc.Arbitrary<unknown> {
-    const root = this.registry.root();
+    const root = this.registry.at(this.rootId, '');
     const stack = this.registry.isRecursive(root) ? [locationKey(root)] : [];
     const arb = this.build([pos(root)], { depth: 0, stack });
     if (arb === null) throw new Error('schema-arbitrary: no value of this schema fits within maxDepth');
@@ -123,7 +139,7 @@ class SchemaGenerator implements BuildHost {
 
   private overrideKey(where: string): string {
     const hash = where.indexOf('#');
-    const doc = hash <= 0 ? this.registry.rootId : this.registry.documentFor(new URL(where.slice(0, hash), this.registry.rootId).href);
+    const doc = hash <= 0 ? this.rootId : this.registry.documentFor(new URL(where.slice(0, hash), this.rootId).href);
     if (doc === undefined) throw new Error(`schema-arbitrary: override "${where}" names an unknown document`);
     const pointer = hash <= 0 ? where.slice(hash + 1) : decodeURIComponent(where.slice(hash + 1));
     // Fails on a pointer to nothing, so a misspelt override does not silently go unused.
