@@ -410,6 +410,13 @@ describe('options', () => {
     for (const v of fc.sample(arb, 20)) expect(v).toEqual({ id: 'fixed' });
   });
 
+  it('a $ref by file name reaches the document whose $id ends in it, from a schema without $id', () => {
+    const target = { $id: 'https://t.local/deep/path/pair.json', type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2 };
+    const arb = arbitraryFromSchema({ type: 'object', properties: { p: { $ref: 'pair.json' } }, required: ['p'] }, { schemas: [target] });
+    const validate = createTestAjv([target]).getSchema(target.$id);
+    for (const v of fc.sample(arb, 50)) expect(validate?.((v as { p: unknown }).p)).toBe(true);
+  });
+
   it('an override naming no schema location is refused', () => {
     expect(() => arbitraryFromSchema(named, { overrides: { '/properties/missing': fc.constant(1) } })).toThrow(/nothing at/);
   });

@@ -126,7 +126,7 @@ class SchemaGenerator implements BuildHost {
     const arb = this.build([pos(root)], { depth: 0, stack });
     if (arb === null) throw new Error('schema-arbitrary: no value of this schema fits within maxDepth');
     if (!hasUnsupportedData(this.registry.documents)) return arb;
-    // `$data` other than a sibling's numeric bound is not generated for: whole values are checked.
+    // `$data` other than a sibling's bound, size or const is not generated for: whole values are checked.
     return this.checker.filter(arb, (v) => this.checker.matches(root, v), 'the whole value ($data)');
   }
 
