@@ -1,9 +1,10 @@
-// `gateway keys create|list|revoke`: manage gateway API keys in the store under --data. A running
-// server picks the change up on its next key refresh.
+// `gateway keys create|list|revoke`: manage gateway API keys in the store (the SQLite file under
+// --data, or PostgreSQL when DATABASE_URL is set). Running servers pick the change up from the
+// store's change feed within a second.
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
 import { isApiKeyScope } from '../store/api-key-store.ts';
 import { InvalidApiKeyInput } from '../store/api-key-input.ts';
-import { DEFAULT_DATA_DIR, type GatewayStore, openStore } from '../store/open-store.ts';
+import { DEFAULT_DATA_DIR, type GatewayStore, openGatewayStore } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
 
 export const KEYS_USAGE = `Usage: gateway keys <command> [options]
@@ -20,7 +21,10 @@ Commands:
 Options (every command):
   --data DIR       data directory holding the embedded store (default ${DEFAULT_DATA_DIR})
   --json           print JSON instead of text
-  -h, --help       show this help`;
+  -h, --help       show this help
+
+Environment:
+  DATABASE_URL     PostgreSQL URL: use that store instead of the SQLite file under --data`;
 
 const COMMON = {
   data: { type: 'string' },
@@ -64,7 +68,7 @@ export async function runKeys(argv: string[]): Promise<number> {
 }
 
 async function withStore<T>(dataDir: string | undefined, work: (store: GatewayStore) => Promise<T>): Promise<T> {
-  const store = openStore(dataDir ?? DEFAULT_DATA_DIR);
+  const store = await openGatewayStore({ dataDir: dataDir ?? DEFAULT_DATA_DIR, databaseUrl: process.env.DATABASE_URL || null });
   try {
     return await work(store);
   } finally {

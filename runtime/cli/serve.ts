@@ -1,6 +1,8 @@
 // `gateway serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits.
+import { setupControlPlane } from '../api/index.ts';
 import { setupInference } from '../inference/index.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, type StartGatewayOptions, startGateway } from '../server/start.ts';
+import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 
@@ -17,6 +19,9 @@ Options:
   -h, --help       show this help
 
 Environment:
+  DATABASE_URL                 PostgreSQL URL: store records there (shared by every gateway process)
+                               instead of the SQLite file under --data
+  GATEWAY_STORE_POLL_MS        how often changes made by other processes are picked up (default ${DEFAULT_POLL_MS})
   GATEWAY_API_KEY              stored (hashed) as an admin key at start unless the store already has it
   GATEWAY_RETRY_BASE_MS        backoff base for retries (default 1000)
   GATEWAY_RETRY_MAX_MS         cap on any single retry wait (default 30000)
@@ -31,6 +36,19 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** The data plane, then the control plane, which loads the --configs folder itself (it owns saved configs). */
+export async function serveSetup(setup: GatewaySetup): Promise<void> {
+  const resolver = await setupInference({ ...setup, configsDir: null });
+  await setupControlPlane(setup, resolver);
+}
+
+function pollMsFromEnv(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_POLL_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 10) throw new UsageError(`GATEWAY_STORE_POLL_MS must be an integer of at least 10, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
 /** `extra` is where the application adds its setup hook (inference handlers, compiled configs). */
 export async function runServe(argv: string[], extra: StartGatewayOptions = {}): Promise<number> {
   let options: StartGatewayOptions;
@@ -41,12 +59,14 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       return EXIT_OK;
     }
     options = {
-      setup: (setup) => setupInference(setup).then(() => undefined),
+      setup: serveSetup,
       ...extra,
       port: parsePort(values.port, DEFAULT_PORT),
       host: values.host ?? DEFAULT_HOST,
       configsDir: values.configs ?? null,
       dataDir: values.data ?? DEFAULT_DATA_DIR,
+      databaseUrl: process.env.DATABASE_URL || null,
+      storePollMs: pollMsFromEnv(process.env.GATEWAY_STORE_POLL_MS),
       seedApiKey: process.env.GATEWAY_API_KEY || null,
     };
   } catch (err) {

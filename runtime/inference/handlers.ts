@@ -8,6 +8,17 @@ import type { InferenceRequest } from './inference-request.ts';
 import type { LoadedRouter } from './routers.ts';
 import { sendOutcome } from './send-outcome.ts';
 
+/**
+ * Renders a config's `prompt_id` into the request before routing (set by the control plane,
+ * runtime/api/prompts/prompt-hook.ts): null when no prompt applies to this config and route.
+ */
+export type PromptHook = (ctx: RequestContext, configId: string, rawBody: Buffer) => Promise<{ rawBody: Buffer; params: unknown } | null>;
+const promptHooks = new WeakMap<ConfigResolver, PromptHook>();
+
+export function setPromptHook(resolver: ConfigResolver, hook: PromptHook): void {
+  promptHooks.set(resolver, hook);
+}
+
 export const INFERENCE_HANDLERS = [
   'inference.chat', 'inference.completions', 'inference.embeddings', 'inference.audio', 'inference.images', 'inference.models', 'inference.passthrough',
 ] as const;
@@ -26,10 +37,14 @@ export function createInferenceHandler(resolver: ConfigResolver): Handler {
     const headerCustomHost = headerString(ctx, CUSTOM_HOST_HEADER);
     const router = resolveRouter(ctx, resolver, headerProvider, headerCustomHost);
 
-    const rawBody = BODYLESS.has(method) && ctx.headers['content-length'] === undefined && ctx.headers['transfer-encoding'] === undefined ? null : await ctx.readBody();
+    const sentBody = BODYLESS.has(method) && ctx.headers['content-length'] === undefined && ctx.headers['transfer-encoding'] === undefined ? null : await ctx.readBody();
+    // A config with a prompt_id reads the body (plan.readsBody); the hook renders the template into it.
+    const hook = router.readsBody ? promptHooks.get(resolver) : undefined;
+    const prompted = hook !== undefined && sentBody !== null ? await hook(ctx, router.configId, sentBody) : null;
+    const rawBody = prompted?.rawBody ?? sentBody;
     // Parse only when a rule reads the body or the endpoint's rules must be checked (ARCHITECTURE §4.3).
     const mustCheck = ctx.route?.validateBody === 'always' && rawBody !== null;
-    const params = mustCheck || (router.readsBody && rawBody !== null && rawBody.length > 0) ? await ctx.json() : undefined;
+    const params = prompted !== null ? prompted.params : mustCheck || (router.readsBody && rawBody !== null && rawBody.length > 0) ? await ctx.json() : undefined;
 
     const request: InferenceRequest = {
       ctx,

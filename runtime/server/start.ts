@@ -4,17 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { ROUTES as GENERATED_ROUTES } from '../../generated/routes.ts';
 import * as generatedValidators from '../../generated/validators.js';
-import { DEFAULT_DATA_DIR, type GatewayStore, openStore } from '../store/open-store.ts';
+import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
+import { DEFAULT_DATA_DIR, type GatewayStore, openGatewayStore } from '../store/open-store.ts';
+import { RECORD_KINDS } from '../store/record-kinds.ts';
 import { ApiKeyRing } from './auth.ts';
 import { createHealthHandler, HEALTH_HANDLER } from './health.ts';
-import { createJsonLogger, type GatewayLogger } from './log.ts';
+import { createJsonLogger, describeError, type GatewayLogger } from './log.ts';
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
 import { ValidatorRegistry } from './validate.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
-/** How soon keys created or revoked with `gateway keys` take effect in a running server. */
+/**
+ * A full reload of the key ring, as a safety net: key changes reach the ring through the store's
+ * change feed within one poll (storePollMs).
+ */
 export const DEFAULT_KEY_REFRESH_MS = 10_000;
 
 /** What the setup hook receives: enough to register handlers and reach the store and settings. */
@@ -31,6 +36,10 @@ export interface StartGatewayOptions {
   port?: number;
   host?: string;
   dataDir?: string;
+  /** A PostgreSQL URL selects the PostgreSQL store (serve passes DATABASE_URL); otherwise SQLite under dataDir. */
+  databaseUrl?: string | null;
+  /** How often the store's change feed is polled (keys, configs, prompts, policies written by other processes). */
+  storePollMs?: number;
   /** Folder of saved configs; start.ts only passes it on to `setup`. */
   configsDir?: string | null;
   /** Seeded as an admin key (hashed) when the store does not know it yet; serve passes GATEWAY_API_KEY. */
@@ -63,11 +72,16 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const logger = options.logger ?? createJsonLogger();
   const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
   const routes = options.routes ?? GENERATED_ROUTES;
-  const store = openStore(dataDir);
+  const store = await openGatewayStore({
+    dataDir,
+    databaseUrl: options.databaseUrl,
+    changeFeed: { onError: (error, kind) => logger.error('store_change_feed_failed', { kind, error: describeError(error) }) },
+  });
   const keys = new ApiKeyRing(store.apiKeys, logger);
   let gateway: Gateway;
   try {
     if (options.seedApiKey) await seedKey(store, options.seedApiKey, logger);
+    await store.changes.watch(RECORD_KINDS.apiKeys, () => keys.reload());
     await keys.reload();
     gateway = createGateway({
       routes,
@@ -94,6 +108,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     throw err;
   }
   keys.startRefresh(options.keyRefreshMs ?? DEFAULT_KEY_REFRESH_MS);
+  store.changes.start(options.storePollMs ?? DEFAULT_POLL_MS);
   gateway.markReady();
 
   let closing: Promise<void> | null = null;

@@ -1,0 +1,114 @@
+// `/v1/configs`: saved configs over the API. Saving compiles through the same check → plan pipeline
+// as `gateway compile` (400 `invalid_config` with every compile error otherwise); after the write the
+// change feed installs the new router here at once and in every other process on its next poll.
+import { randomBytes } from 'node:crypto';
+import { checkConfig } from '../../../compiler/config/index.ts';
+import type { ConfigCreate, ConfigUpdate, SavedConfig, SavedConfigList } from '../../../generated/types.ts';
+import type { SavedConfigRecord } from '../../store/config-store.ts';
+import type { GatewayStore } from '../../store/open-store.ts';
+import { UniqueViolationError } from '../../store/sql/sql-database.ts';
+import type { RequestContext } from '../../server/context.ts';
+import { GatewayError } from '../../server/errors.ts';
+import type { Handler } from '../../server/server.ts';
+import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
+import type { ConfigCatalog } from './config-catalog.ts';
+import type { FileConfig } from './config-files.ts';
+
+export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Record<string, Handler> {
+  function notFromFile(id: string): void {
+    if (catalog.file(id) !== undefined) {
+      throw new GatewayError('config_read_only', `The config "${id}" comes from the --configs folder, which wins over the API; change the file instead.`, 'configId');
+    }
+  }
+
+  return {
+    'configs.create': async (ctx) => {
+      requireAdmin(ctx);
+      const body = (await ctx.json()) as ConfigCreate;
+      const id = body.id ?? `cfg-${randomBytes(8).toString('hex')}`;
+      if (catalog.file(id) !== undefined) {
+        throw new GatewayError('resource_already_exists', `The ID "${id}" belongs to a config from the --configs folder.`, '/id');
+      }
+      compileOrThrow(body.config, id);
+      let record: SavedConfigRecord;
+      try {
+        record = await store.configs.create({ id, name: body.name ?? null, config: body.config });
+      } catch (error) {
+        if (error instanceof UniqueViolationError) throw new GatewayError('resource_already_exists', `A config with the ID "${id}" already exists; PUT /v1/configs/${id} replaces it.`, '/id');
+        throw error;
+      }
+      await store.changes.refresh();
+      sendOk(ctx, apiConfigWire(record));
+    },
+
+    'configs.list': async (ctx) => {
+      requireAdmin(ctx);
+      const files = catalog.files();
+      const { limit, offset } = pageOf(ctx.query);
+      const fromFiles = limit === null ? files.slice(offset) : files.slice(offset, offset + limit);
+      const rest = limit === null ? null : limit - fromFiles.length;
+      const fromApi = await store.configs.list({ limit: rest, offset: Math.max(0, offset - files.length) }, { excludeIds: files.map((f) => f.id) });
+      const data = [...fromFiles.map(fileConfigWire), ...fromApi.items.map(apiConfigWire)];
+      sendOk(ctx, listBody(data, files.length + fromApi.total) satisfies SavedConfigList);
+    },
+
+    'configs.retrieve': async (ctx) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, 'configId');
+      const file = catalog.file(id);
+      if (file !== undefined) return sendOk(ctx, fileConfigWire(file));
+      const record = await store.configs.get(id);
+      if (record === null) throw notFound('config', id, 'configId');
+      sendOk(ctx, apiConfigWire(record));
+    },
+
+    'configs.update': async (ctx) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, 'configId');
+      notFromFile(id);
+      const body = (await ctx.json()) as ConfigUpdate;
+      compileOrThrow(body.config, id);
+      const record = await store.configs.update(id, { config: body.config, ...(body.name === undefined ? {} : { name: body.name }) });
+      if (record === null) throw notFound('config', id, 'configId');
+      await store.changes.refresh();
+      sendOk(ctx, apiConfigWire(record));
+    },
+
+    'configs.delete': async (ctx: RequestContext) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, 'configId');
+      notFromFile(id);
+      if (!(await store.configs.delete(id))) throw notFound('config', id, 'configId');
+      await store.changes.refresh();
+      sendOk(ctx, deletedBody(id, 'config'));
+    },
+  };
+}
+
+/** 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
+function compileOrThrow(config: Record<string, unknown>, id: string): void {
+  const result = checkConfig(config, id);
+  if (result.ok) return;
+  const first = result.errors[0];
+  const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
+  throw new GatewayError('invalid_config', `The config is not valid: ${first.message}${more}`, '/config', {
+    errors: result.errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),
+  });
+}
+
+export function apiConfigWire(record: SavedConfigRecord): SavedConfig {
+  return {
+    object: 'config',
+    id: record.id,
+    name: record.name,
+    source: 'api',
+    config: record.config,
+    version: record.version,
+    created_at: record.createdAt,
+    last_updated_at: record.lastUpdatedAt,
+  };
+}
+
+function fileConfigWire(file: FileConfig): SavedConfig {
+  return { object: 'config', id: file.id, name: null, source: 'file', config: file.config, version: 1, created_at: file.modifiedAt, last_updated_at: file.modifiedAt };
+}

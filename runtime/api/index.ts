@@ -1,0 +1,60 @@
+// Wires the control plane into a started gateway: saved configs (files from --configs DIR and the
+// API), prompt templates, policies and the keys admin API. In-memory copies (routers, compiled
+// prompts, policies) load at start and follow the store's change feed, so a write through any
+// process reaches every process; the request path never waits on the database.
+import type { ConfigResolver } from '../inference/config-resolver.ts';
+import { setPromptHook } from '../inference/handlers.ts';
+import { RECORD_KINDS } from '../store/record-kinds.ts';
+import type { Handler } from '../server/server.ts';
+import type { GatewaySetup } from '../server/start.ts';
+import { ConfigCatalog } from './configs/config-catalog.ts';
+import { loadConfigFiles } from './configs/config-files.ts';
+import { configHandlers } from './configs/handlers.ts';
+import { apiKeyHandlers } from './keys/handlers.ts';
+import { PolicyCatalog } from './policies/policy-catalog.ts';
+import { rateLimitHandlers } from './policies/rate-limits.ts';
+import { usageLimitHandlers } from './policies/usage-limits.ts';
+import { promptHandlers } from './prompts/handlers.ts';
+import { PromptCatalog } from './prompts/prompt-catalog.ts';
+import { createPromptHook } from './prompts/prompt-hook.ts';
+
+export interface ControlPlane {
+  configs: ConfigCatalog;
+  prompts: PromptCatalog;
+  policies: PolicyCatalog;
+}
+
+/**
+ * Call with the resolver setupInference returned, after setupInference ran *without* a configs
+ * folder: the control plane loads `setup.configsDir` itself, so it knows which IDs are files.
+ */
+export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigResolver): Promise<ControlPlane> {
+  const { store, gateway, logger } = setup;
+  const configs = new ConfigCatalog(resolver, store.configs, logger);
+  if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir));
+  const prompts = new PromptCatalog(store.prompts, logger);
+  const policies = new PolicyCatalog(store);
+
+  // Watch first, then load: a write landing in between is delivered again, and reloads are idempotent.
+  await store.changes.watch(RECORD_KINDS.configs, configs.onChange);
+  await store.changes.watch(RECORD_KINDS.prompts, prompts.onChange);
+  await store.changes.watch(RECORD_KINDS.rateLimits, policies.onRateLimitsChange);
+  await store.changes.watch(RECORD_KINDS.usageLimits, policies.onUsageLimitsChange);
+  await configs.loadAll();
+  await prompts.loadAll();
+  await policies.loadAll();
+
+  setPromptHook(resolver, createPromptHook((id) => configs.planOf(id), prompts));
+
+  const handlers: Record<string, Handler> = {
+    ...apiKeyHandlers(store),
+    ...configHandlers(store, configs),
+    ...promptHandlers(store),
+    ...rateLimitHandlers(store),
+    ...usageLimitHandlers(store),
+  };
+  // Only what the route table serves (tests may run with a smaller table).
+  const served = new Set(gateway.routes.routes.map((route) => route.handler));
+  for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) gateway.registerHandler(name, handler);
+  return { configs, prompts, policies };
+}

@@ -1,0 +1,118 @@
+// `/v1/policies/rate-limits` (SPEC §2.8, §4.12, §4.13): create, get (`status`, default active), list
+// with filters and paging, update (active policies only), archive and delete.
+import type {
+  RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyList, RateLimitsPolicyUpdate,
+} from '../../../generated/types.ts';
+import type { GatewayStore } from '../../store/open-store.ts';
+import type { PolicyStatus, RateLimitPolicy, RateLimitType, RateLimitUnit } from '../../store/rate-limit-policy-store.ts';
+import type { RequestContext } from '../../server/context.ts';
+import { GatewayError } from '../../server/errors.ts';
+import type { Handler } from '../../server/server.ts';
+import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk, workspaceIdOf } from '../http.ts';
+import { ownerOf, ownPolicy } from './owner.ts';
+
+const KIND = 'rate-limits policy';
+const PARAM = 'rateLimitsPolicyId';
+
+export function rateLimitHandlers(store: GatewayStore): Record<string, Handler> {
+  async function own(ctx: RequestContext): Promise<RateLimitPolicy> {
+    const caller = requireAdmin(ctx);
+    const id = pathParam(ctx, PARAM);
+    return ownPolicy(caller, await store.rateLimits.get(id), id, KIND, PARAM);
+  }
+
+  return {
+    'policies.createRateLimits': async (ctx) => {
+      const caller = requireAdmin(ctx);
+      const body = (await ctx.json()) as RateLimitsPolicyCreate;
+      const policy = await store.rateLimits.create({
+        name: body.name ?? null,
+        type: body.type,
+        unit: body.unit,
+        value: body.value,
+        conditions: body.conditions ?? [],
+        groupBy: body.group_by ?? [],
+        ...ownerOf(caller, body),
+      });
+      await store.changes.refresh();
+      sendOk(ctx, { id: policy.id, object: 'policy_rate_limits' } satisfies RateLimitsPolicyCreated);
+    },
+
+    'policies.retrieveRateLimits': async (ctx) => {
+      const policy = await own(ctx);
+      const status = (ctx.query.status as PolicyStatus | undefined) ?? 'active';
+      if (policy.status !== status) {
+        throw new GatewayError('resource_not_found', `No ${status} rate-limits policy has the ID "${policy.id}" (it is ${policy.status}; ask with ?status=${policy.status}).`, PARAM);
+      }
+      sendOk(ctx, rateLimitWire(policy, true));
+    },
+
+    'policies.listRateLimits': async (ctx) => {
+      const caller = requireAdmin(ctx);
+      const query = ctx.query;
+      const page = await store.rateLimits.list(
+        {
+          organisationId: caller.organisationId,
+          workspaceId: workspaceIdOf(query.workspace_id, 'query'),
+          status: (query.status as PolicyStatus | undefined) ?? 'active',
+          type: query.type as RateLimitType | undefined,
+          unit: query.unit as RateLimitUnit | undefined,
+        },
+        pageOf(query),
+      );
+      sendOk(ctx, listBody(page.items.map((p) => rateLimitWire(p, false)), page.total) satisfies RateLimitsPolicyList);
+    },
+
+    'policies.updateRateLimits': async (ctx) => {
+      const policy = await own(ctx);
+      if (policy.status === 'archived') throw archived(policy.id);
+      const body = (await ctx.json()) as RateLimitsPolicyUpdate;
+      const updated = await store.rateLimits.update(policy.id, { name: body.name, type: body.type, unit: body.unit, value: body.value, conditions: body.conditions, groupBy: body.group_by });
+      if (updated === null) {
+        // Archived or deleted by someone else since the read above.
+        const now = await store.rateLimits.get(policy.id);
+        throw now === null ? notFound(KIND, policy.id, PARAM) : archived(policy.id);
+      }
+      await store.changes.refresh();
+      sendOk(ctx, rateLimitWire(updated, true));
+    },
+
+    'policies.archiveRateLimits': async (ctx) => {
+      const policy = await own(ctx);
+      const result = await store.rateLimits.archive(policy.id);
+      if (result === null) throw notFound(KIND, policy.id, PARAM);
+      await store.changes.refresh();
+      sendOk(ctx, rateLimitWire(result, true));
+    },
+
+    'policies.deleteRateLimits': async (ctx) => {
+      const policy = await own(ctx);
+      if (!(await store.rateLimits.delete(policy.id))) throw notFound(KIND, policy.id, PARAM);
+      await store.changes.refresh();
+      sendOk(ctx, deletedBody(policy.id, 'policy_rate_limits'));
+    },
+  };
+}
+
+function archived(id: string): GatewayError {
+  return new GatewayError('policy_archived', `The rate-limits policy "${id}" is archived; archived policies are kept read-only. Create a new one instead.`, PARAM);
+}
+
+/** SPEC §2.8; `object` on single gets only. */
+export function rateLimitWire(policy: RateLimitPolicy, single: boolean): RateLimitsPolicy {
+  return {
+    id: policy.id,
+    ...(single ? { object: 'policy_rate_limits' as const } : {}),
+    type: policy.type,
+    unit: policy.unit,
+    value: policy.value,
+    status: policy.status,
+    workspace_id: policy.workspaceId,
+    organisation_id: policy.organisationId,
+    created_at: policy.createdAt,
+    last_updated_at: policy.lastUpdatedAt,
+    name: policy.name,
+    conditions: policy.conditions,
+    group_by: policy.groupBy,
+  };
+}
