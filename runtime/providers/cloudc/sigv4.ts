@@ -65,12 +65,13 @@ function canonicalQuery(query: string): string {
   return pairs.map(([k, v]) => `${k}=${v}`).join('&');
 }
 
-/** The headers to add to `request` (authorization, x-amz-date, x-amz-content-sha256, x-amz-security-token). */
+/** The headers to add to `request` (authorization, x-amz-date, x-amz-security-token). */
 export function signV4(request: SigV4Request, credentials: SigV4Credentials, scope: SigV4Scope, now: Date = new Date()): Record<string, string> {
   const date = amzDate(now);
   const day = date.slice(0, 8);
   const payloadHash = request.body === null || request.body.length === 0 ? EMPTY_HASH : hex(request.body);
-  const added: Record<string, string> = { 'x-amz-date': date, 'x-amz-content-sha256': payloadHash };
+  // x-amz-content-sha256 is object storage's; the payload hash is part of the canonical request anyway.
+  const added: Record<string, string> = { 'x-amz-date': date };
   if (credentials.sessionToken !== undefined) added['x-amz-security-token'] = credentials.sessionToken;
   const signed: Record<string, string> = { host: request.host, ...added };
   if (request.headers['content-type'] !== undefined) signed['content-type'] = request.headers['content-type'];

@@ -1,0 +1,40 @@
+// Calling an adapter directly, as the transport does, for unit and property tests.
+import { GatewayError } from '../../runtime/server/errors.ts';
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../../runtime/providers/types.ts';
+
+export function providerCall(fields: Partial<ProviderCall> & { endpoint?: EndpointKind }): ProviderCall {
+  const body = fields.body;
+  return {
+    endpoint: 'chat',
+    method: 'POST',
+    path: '/chat/completions',
+    body,
+    rawBody: body === undefined ? null : Buffer.from(JSON.stringify(body)),
+    apiKey: 'test-key',
+    options: {},
+    customHost: null,
+    strictVendorCompliance: false,
+    headers: {},
+    signal: new AbortController().signal,
+    ...fields,
+  };
+}
+
+export async function prepare(adapter: ProviderAdapter, fields: Partial<ProviderCall>): Promise<PreparedCall> {
+  return adapter.prepare(providerCall(fields));
+}
+
+export function sentJson(prepared: PreparedCall): Record<string, any> {
+  return JSON.parse(prepared.body!.toString('utf8')) as Record<string, any>;
+}
+
+/** The GatewayError an adapter throws, or null. */
+export async function refusal(adapter: ProviderAdapter, fields: Partial<ProviderCall>): Promise<GatewayError | null> {
+  try {
+    await adapter.prepare(providerCall(fields));
+    return null;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+}

@@ -1,0 +1,34 @@
+// The SSE parser the stream mappers read providers with: any line endings, any chunking (inside
+// multi-byte characters too), comments and unknown fields ignored.
+import { describe, expect } from 'vitest';
+import { test } from '@fast-check/vitest';
+import fc from 'fast-check';
+import { SseParser } from '../../runtime/providers/shared/sse.ts';
+
+const line = fc.string({ maxLength: 30, unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
+const eventArb = fc.record({ event: fc.option(fc.stringMatching(/^[a-z_]{1,12}$/), { nil: undefined }), data: fc.array(line, { minLength: 1, maxLength: 3 }) });
+
+describe('SSE parser', () => {
+  test.prop([fc.array(eventArb, { maxLength: 5 }), fc.constantFrom('\n', '\r\n', '\r'), fc.array(fc.nat(), { maxLength: 10 }), fc.boolean()])(
+    'events come out as written, however the bytes are split',
+    (events, eol, cuts, comments) => {
+      const text = events.map((e) => [
+        ...(comments ? [': keep-alive'] : []),
+        ...(e.event !== undefined ? [`event: ${e.event}`] : []),
+        ...e.data.map((d) => `data: ${d}`),
+        'id: 7',
+      ].join(eol) + eol + eol).join('');
+      const bytes = Buffer.from(text);
+      const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+      const parser = new SseParser();
+      const out = [];
+      let from = 0;
+      for (const point of [...points, bytes.length]) {
+        out.push(...parser.push(bytes.subarray(from, point)));
+        from = point;
+      }
+      out.push(...parser.end());
+      expect(out).toEqual(events.map((e) => ({ event: e.event ?? 'message', data: e.data.join('\n') })));
+    },
+  );
+});
