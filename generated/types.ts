@@ -1191,7 +1191,10 @@ export interface RenderedChatRequest {
   presence_penalty?: number;
   response_format?: ChatResponseFormat;
   seed?: number;
-  stop?: string;
+  /**
+   * SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.
+   */
+  stop?: string | string[];
   stream?: boolean;
   stream_options?: ChatStreamOptions;
   thinking?: ChatThinking;

@@ -13760,8 +13760,8 @@ validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validateRateLimitsPolicy = validate57;
 
 export const validateRenderedPrompt = validate49;
-const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rendered-prompt.json","title":"RenderedPrompt","description":"Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.","type":"object","required":["success","data"],"additionalProperties":false,"properties":{"success":{"type":"boolean"},"data":{"$ref":"#/$defs/RenderedChatRequest"}},"$defs":{"RenderedChatRequest":{"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"type":"string"},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}}}};
-const schema81 = {"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"type":"string"},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}};
+const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rendered-prompt.json","title":"RenderedPrompt","description":"Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.","type":"object","required":["success","data"],"additionalProperties":false,"properties":{"success":{"type":"boolean"},"data":{"$ref":"#/$defs/RenderedChatRequest"}},"$defs":{"RenderedChatRequest":{"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"description":"SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}}}};
+const schema81 = {"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"description":"SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rendered-prompt.json" */;
@@ -14036,10 +14036,81 @@ var valid2 = true;
 }
 if(valid2){
 if(data1.stop !== undefined){
+let data19 = data1.stop;
 const _errs45 = errors;
-if(typeof data1.stop !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/stop",schemaPath:"#/$defs/RenderedChatRequest/properties/stop/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs46 = errors;
+let valid7 = false;
+const _errs47 = errors;
+if(typeof data19 !== "string"){
+const err0 = {instancePath:instancePath+"/data/stop",schemaPath:"#/$defs/RenderedChatRequest/properties/stop/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs47 === errors;
+valid7 = valid7 || _valid0;
+const _errs49 = errors;
+if(errors === _errs49){
+if(Array.isArray(data19)){
+var valid8 = true;
+const len1 = data19.length;
+for(let i1=0; i1<len1; i1++){
+const _errs51 = errors;
+if(typeof data19[i1] !== "string"){
+const err1 = {instancePath:instancePath+"/data/stop/" + i1,schemaPath:"#/$defs/RenderedChatRequest/properties/stop/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid8 = _errs51 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/data/stop",schemaPath:"#/$defs/RenderedChatRequest/properties/stop/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs49 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const err3 = {instancePath:instancePath+"/data/stop",schemaPath:"#/$defs/RenderedChatRequest/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate49.errors = vErrors;
 return false;
+}
+else {
+errors = _errs46;
+if(vErrors !== null){
+if(_errs46){
+vErrors.length = _errs46;
+}
+else {
+vErrors = null;
+}
+}
 }
 var valid2 = _errs45 === errors;
 }
@@ -14048,58 +14119,58 @@ var valid2 = true;
 }
 if(valid2){
 if(data1.stream !== undefined){
-const _errs47 = errors;
+const _errs53 = errors;
 if(typeof data1.stream !== "boolean"){
 validate49.errors = [{instancePath:instancePath+"/data/stream",schemaPath:"#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs47 === errors;
+var valid2 = _errs53 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.stream_options !== undefined){
-let data21 = data1.stream_options;
-const _errs49 = errors;
-if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
+let data22 = data1.stream_options;
+const _errs55 = errors;
+if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
 validate49.errors = [{instancePath:instancePath+"/data/stream_options",schemaPath:"#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema81.properties.stream_options.type},message:"must be object,null"}];
 return false;
 }
-var valid2 = _errs49 === errors;
+var valid2 = _errs55 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.thinking !== undefined){
-let data22 = data1.thinking;
-const _errs52 = errors;
-if(errors === _errs52){
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(data22.type !== undefined){
-const _errs55 = errors;
-if(typeof data22.type !== "string"){
+let data23 = data1.thinking;
+const _errs58 = errors;
+if(errors === _errs58){
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data23.type !== undefined){
+const _errs61 = errors;
+if(typeof data23.type !== "string"){
 validate49.errors = [{instancePath:instancePath+"/data/thinking/type",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid7 = _errs55 === errors;
+var valid9 = _errs61 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-if(valid7){
-if(data22.budget_tokens !== undefined){
-let data24 = data22.budget_tokens;
-const _errs57 = errors;
-if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+if(valid9){
+if(data23.budget_tokens !== undefined){
+let data25 = data23.budget_tokens;
+const _errs63 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
 validate49.errors = [{instancePath:instancePath+"/data/thinking/budget_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid7 = _errs57 === errors;
+var valid9 = _errs63 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
 }
 }
@@ -14108,138 +14179,138 @@ validate49.errors = [{instancePath:instancePath+"/data/thinking",schemaPath:"#/$
 return false;
 }
 }
-var valid2 = _errs52 === errors;
+var valid2 = _errs58 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.temperature !== undefined){
-let data25 = data1.temperature;
-const _errs59 = errors;
-if(!((typeof data25 == "number") && (isFinite(data25)))){
+let data26 = data1.temperature;
+const _errs65 = errors;
+if(!((typeof data26 == "number") && (isFinite(data26)))){
 validate49.errors = [{instancePath:instancePath+"/data/temperature",schemaPath:"#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
-var valid2 = _errs59 === errors;
+var valid2 = _errs65 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.top_p !== undefined){
-let data26 = data1.top_p;
-const _errs61 = errors;
-if(!((typeof data26 == "number") && (isFinite(data26)))){
+let data27 = data1.top_p;
+const _errs67 = errors;
+if(!((typeof data27 == "number") && (isFinite(data27)))){
 validate49.errors = [{instancePath:instancePath+"/data/top_p",schemaPath:"#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
-var valid2 = _errs61 === errors;
+var valid2 = _errs67 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.tools !== undefined){
-let data27 = data1.tools;
-const _errs63 = errors;
-if(errors === _errs63){
-if(Array.isArray(data27)){
-var valid8 = true;
-const len1 = data27.length;
-for(let i1=0; i1<len1; i1++){
-let data28 = data27[i1];
-const _errs65 = errors;
-if(errors === _errs65){
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.type !== undefined){
-const _errs68 = errors;
-if("function" !== data28.type){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/type",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
-return false;
-}
-var valid9 = _errs68 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data28.function !== undefined){
-let data30 = data28.function;
+let data28 = data1.tools;
 const _errs69 = errors;
 if(errors === _errs69){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-if(data30.name !== undefined){
-const _errs72 = errors;
-if(typeof data30.name !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/name",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid10 = _errs72 === errors;
-}
-else {
+if(Array.isArray(data28)){
 var valid10 = true;
-}
-if(valid10){
-if(data30.description !== undefined){
+const len2 = data28.length;
+for(let i2=0; i2<len2; i2++){
+let data29 = data28[i2];
+const _errs71 = errors;
+if(errors === _errs71){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.type !== undefined){
 const _errs74 = errors;
-if(typeof data30.description !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/description",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if("function" !== data29.type){
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/type",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
-var valid10 = _errs74 === errors;
+var valid11 = _errs74 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
-if(data30.parameters !== undefined){
-let data33 = data30.parameters;
-const _errs76 = errors;
-if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid10 = _errs76 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data30.strict !== undefined){
+if(valid11){
+if(data29.function !== undefined){
+let data31 = data29.function;
+const _errs75 = errors;
+if(errors === _errs75){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(data31.name !== undefined){
 const _errs78 = errors;
-if(typeof data30.strict !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function/strict",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data31.name !== "string"){
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/name",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid10 = _errs78 === errors;
+var valid12 = _errs78 === errors;
 }
 else {
-var valid10 = true;
+var valid12 = true;
+}
+if(valid12){
+if(data31.description !== undefined){
+const _errs80 = errors;
+if(typeof data31.description !== "string"){
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/description",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid12 = _errs80 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data31.parameters !== undefined){
+let data34 = data31.parameters;
+const _errs82 = errors;
+if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid12 = _errs82 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data31.strict !== undefined){
+const _errs84 = errors;
+if(typeof data31.strict !== "boolean"){
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/strict",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid12 = _errs84 === errors;
+}
+else {
+var valid12 = true;
 }
 }
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1+"/function",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid9 = _errs69 === errors;
+var valid11 = _errs75 === errors;
 }
 else {
-var valid9 = true;
+var valid11 = true;
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i1,schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2,schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid8 = _errs65 === errors;
-if(!valid8){
+var valid10 = _errs71 === errors;
+if(!valid10){
 break;
 }
 }
@@ -14249,52 +14320,16 @@ validate49.errors = [{instancePath:instancePath+"/data/tools",schemaPath:"#/$def
 return false;
 }
 }
-var valid2 = _errs63 === errors;
+var valid2 = _errs69 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data1.tool_choice !== undefined){
-const _errs80 = errors;
+const _errs86 = errors;
 if(typeof data1.tool_choice !== "string"){
 validate49.errors = [{instancePath:instancePath+"/data/tool_choice",schemaPath:"#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid2 = _errs80 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.parallel_tool_calls !== undefined){
-const _errs82 = errors;
-if(typeof data1.parallel_tool_calls !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/data/parallel_tool_calls",schemaPath:"#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid2 = _errs82 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.user !== undefined){
-const _errs84 = errors;
-if(typeof data1.user !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/user",schemaPath:"#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid2 = _errs84 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.function_call !== undefined){
-const _errs86 = errors;
-if(typeof data1.function_call !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/function_call",schemaPath:"#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs86 === errors;
@@ -14303,64 +14338,100 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data1.functions !== undefined){
-let data39 = data1.functions;
+if(data1.parallel_tool_calls !== undefined){
 const _errs88 = errors;
-if(errors === _errs88){
-if(Array.isArray(data39)){
-var valid11 = true;
-const len2 = data39.length;
-for(let i2=0; i2<len2; i2++){
-let data40 = data39[i2];
+if(typeof data1.parallel_tool_calls !== "boolean"){
+validate49.errors = [{instancePath:instancePath+"/data/parallel_tool_calls",schemaPath:"#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs88 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.user !== undefined){
 const _errs90 = errors;
-if(errors === _errs90){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.name !== undefined){
-const _errs93 = errors;
-if(typeof data40.name !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data1.user !== "string"){
+validate49.errors = [{instancePath:instancePath+"/data/user",schemaPath:"#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs93 === errors;
+var valid2 = _errs90 === errors;
 }
 else {
-var valid12 = true;
+var valid2 = true;
 }
-if(valid12){
-if(data40.description !== undefined){
-const _errs95 = errors;
-if(typeof data40.description !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/description",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(valid2){
+if(data1.function_call !== undefined){
+const _errs92 = errors;
+if(typeof data1.function_call !== "string"){
+validate49.errors = [{instancePath:instancePath+"/data/function_call",schemaPath:"#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs95 === errors;
+var valid2 = _errs92 === errors;
 }
 else {
-var valid12 = true;
+var valid2 = true;
 }
-if(valid12){
-if(data40.parameters !== undefined){
-let data43 = data40.parameters;
-const _errs97 = errors;
-if(!(data43 && typeof data43 == "object" && !Array.isArray(data43))){
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2+"/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(valid2){
+if(data1.functions !== undefined){
+let data40 = data1.functions;
+const _errs94 = errors;
+if(errors === _errs94){
+if(Array.isArray(data40)){
+var valid13 = true;
+const len3 = data40.length;
+for(let i3=0; i3<len3; i3++){
+let data41 = data40[i3];
+const _errs96 = errors;
+if(errors === _errs96){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.name !== undefined){
+const _errs99 = errors;
+if(typeof data41.name !== "string"){
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs97 === errors;
+var valid14 = _errs99 === errors;
 }
 else {
-var valid12 = true;
+var valid14 = true;
+}
+if(valid14){
+if(data41.description !== undefined){
+const _errs101 = errors;
+if(typeof data41.description !== "string"){
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/description",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid14 = _errs101 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data41.parameters !== undefined){
+let data44 = data41.parameters;
+const _errs103 = errors;
+if(!(data44 && typeof data44 == "object" && !Array.isArray(data44))){
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid14 = _errs103 === errors;
+}
+else {
+var valid14 = true;
 }
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i2,schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3,schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid11 = _errs90 === errors;
-if(!valid11){
+var valid13 = _errs96 === errors;
+if(!valid13){
 break;
 }
 }
@@ -14370,7 +14441,7 @@ validate49.errors = [{instancePath:instancePath+"/data/functions",schemaPath:"#/
 return false;
 }
 }
-var valid2 = _errs88 === errors;
+var valid2 = _errs94 === errors;
 }
 else {
 var valid2 = true;
