@@ -127,7 +127,7 @@ describe('a fallback config over every family serves the vendor SDK through each
       const { mock, path } = FAMILY_PATHS[family](false);
       mock().script({ path, status: 503 });
     }
-    const error = (await sdk({ 'x-gateway-config': 'families' }).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as OpenAI.APIError;
+    const error = (await sdk({ 'x-gateway-config': 'families' }).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(error.status).toBe(503);
     expect(error.error).toMatchObject({ provider: 'cloudc', code: 'ServiceUnavailableException' });
   });

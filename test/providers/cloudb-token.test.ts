@@ -17,7 +17,7 @@ afterAll(async () => {
   await Promise.all([mock.close(), shortLived.close(), gw.close()]);
 });
 
-const chat = { model: 'gemini-mock-flash', messages: [{ role: 'user', content: 'token please' }] };
+const chat = { model: 'gemini-mock-flash', messages: [{ role: 'user' as const, content: 'token please' }] };
 const config = (m: CloudbMock, account: unknown = m.serviceAccount) => ({ provider: 'cloudb', custom_host: `${m.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: account });
 
 describe('the signed assertion', () => {

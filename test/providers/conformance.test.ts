@@ -103,7 +103,7 @@ describe.each(FAMILIES.map((f) => [f.provider, f] as const))('%s', (_name, famil
 
   it.each([429, 500, 503])('passes a provider %i through with its status, in the gateway body naming the provider', async (status) => {
     fam().mock.script({ path: family.chatPath(MODEL, false), status });
-    const error = (await gw.client(config()).chat.completions.create({ model: MODEL, messages: MESSAGES }).catch((e: unknown) => e)) as OpenAI.APIError;
+    const error = (await gw.client(config()).chat.completions.create({ model: MODEL, messages: MESSAGES }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(error.status).toBe(status);
     expect(error.error).toMatchObject({ provider: family.provider, type: expect.any(String), message: expect.any(String) });
     expect(Object.keys(error.error as object)).toEqual(expect.arrayContaining(['message', 'type', 'param', 'code', 'provider']));

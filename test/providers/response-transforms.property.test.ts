@@ -132,7 +132,7 @@ describe('stream and JSON answers map to the same completion', () => {
     const { json, stream } = await mappings(cloudbAdapter, { cloudb_region: 'us-central1', cloudb_project_id: 'p' });
     const finishReason = { end: 'STOP', length: 'MAX_TOKENS', tool: 'STOP' }[answer.stop];
     const usageMetadata = { promptTokenCount: answer.input, candidatesTokenCount: answer.output, totalTokenCount: answer.input + answer.output };
-    const parts = answer.blocks.map((b) => (b.kind === 'text' ? { text: b.text } : { functionCall: { name: b.name, args: b.input } }));
+    const parts: ({ text: string } | { functionCall: { name: string; args: Json } })[] = answer.blocks.map((b) => (b.kind === 'text' ? { text: b.text } : { functionCall: { name: b.name, args: b.input } }));
     const fromJson = json.response!.json!({ candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }], usageMetadata, modelVersion: 'm', responseId: 'r1' }) as Json;
     const events: Json[] = [];
     for (const part of parts) {

@@ -67,7 +67,7 @@ describe('the signer against the mock service\'s independent verifier', () => {
     const now = new Date();
     const signed = signedRequest(r, now);
     let credentials = credentialsFor(r);
-    let region = r.region;
+    let region: string = r.region;
     let at = now.getTime();
     switch (change) {
       case 'body': signed.body = Buffer.concat([signed.body, Buffer.from('x')]); break;
