@@ -28,7 +28,8 @@ export function responseSchemaFor(method: string, path: string, status: number):
   if (found.kind !== 'found') return { operationId: '(no route)', schema: 'resources/error.json' };
   const endpoint = byOperation.get(found.route.operationId);
   if (endpoint === undefined) throw new ContractViolation(`route ${found.route.operationId} is not in schema/api.json`);
-  const schema = endpoint.responses[String(status)] ?? endpoint.responses.default;
+  // `null` (the provider's own body) is an answer too, so look the status up with `in`, not `??`.
+  const schema = String(status) in endpoint.responses ? endpoint.responses[String(status)] : endpoint.responses.default;
   if (schema === undefined) throw new ContractViolation(`${found.route.operationId} declares no response for ${status} and no default`);
   return { operationId: found.route.operationId, schema };
 }
