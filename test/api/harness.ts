@@ -70,11 +70,12 @@ export async function startApiGateway(backend: BackendName, options: StartApiOpt
   };
 }
 
-export function apiClient(baseUrl: string): ApiClient {
+/** `defaultKey` goes in x-gateway-api-key unless a call names another key (or null for none). */
+export function apiClient(baseUrl: string, defaultKey: string = ADMIN_KEY): ApiClient {
   return {
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
-      const key = options.key === undefined ? ADMIN_KEY : options.key;
+      const key = options.key === undefined ? defaultKey : options.key;
       if (key !== null) headers['x-gateway-api-key'] = key;
       let body: string | undefined = options.rawBody;
       if (options.body !== undefined) {
