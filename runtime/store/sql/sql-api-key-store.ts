@@ -4,10 +4,11 @@ import type { ActiveApiKey, ApiKeyRecord, ApiKeyStore, CreateApiKeyInput, Create
 import { isApiKeyScope } from '../api-key-store.ts';
 import { generateApiKey, hashApiKey } from '../api-key-secret.ts';
 import { normaliseCreateInput } from '../api-key-input.ts';
+import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { type SqlDatabase, UniqueViolationError } from './sql-database.ts';
 
-export const API_KEYS_KIND = 'api_keys';
+const API_KEYS_KIND = RECORD_KINDS.apiKeys;
 
 interface ApiKeyRow {
   id: string;

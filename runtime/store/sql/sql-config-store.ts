@@ -1,10 +1,11 @@
 // SavedConfigStore on any SqlDatabase.
 import type { SavedConfigRecord, SavedConfigStore } from '../config-store.ts';
 import { type Page, type PageRequest, pageClause } from '../page.ts';
+import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 
-export const CONFIGS_KIND = 'configs';
+const CONFIGS_KIND = RECORD_KINDS.configs;
 
 interface ConfigRow {
   id: string;

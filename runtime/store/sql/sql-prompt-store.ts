@@ -2,10 +2,11 @@
 // which takes the row's write lock, so concurrent updates get consecutive numbers.
 import type { PromptRecord, PromptStore, PromptTemplate, PromptVersion } from '../prompt-store.ts';
 import { type Page, type PageRequest, pageClause } from '../page.ts';
+import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 
-export const PROMPTS_KIND = 'prompts';
+const PROMPTS_KIND = RECORD_KINDS.prompts;
 
 interface PromptRow {
   id: string;

@@ -5,10 +5,11 @@ import type {
   NewRateLimitPolicy, PolicyStatus, RateLimitPolicy, RateLimitPolicyFilter, RateLimitPolicyPatch, RateLimitPolicyStore, RateLimitType, RateLimitUnit,
 } from '../rate-limit-policy-store.ts';
 import { jsonOrUndefined, setColumns, whereEquals } from './clauses.ts';
+import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
 
-export const RATE_LIMITS_KIND = 'rate_limit_policies';
+const RATE_LIMITS_KIND = RECORD_KINDS.rateLimits;
 
 interface RateLimitRow {
   id: string;

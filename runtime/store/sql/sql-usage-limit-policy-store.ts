@@ -5,10 +5,11 @@ import type {
   NewUsageLimitPolicy, PeriodicReset, UsageLimitPolicy, UsageLimitPolicyFilter, UsageLimitPolicyPatch, UsageLimitPolicyStore, UsageLimitType,
 } from '../usage-limit-policy-store.ts';
 import { jsonOrUndefined, setColumns, whereEquals } from './clauses.ts';
+import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
 
-export const USAGE_LIMITS_KIND = 'usage_limit_policies';
+const USAGE_LIMITS_KIND = RECORD_KINDS.usageLimits;
 
 interface UsageLimitRow {
   id: string;

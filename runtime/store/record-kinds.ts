@@ -1,0 +1,9 @@
+// The record kinds the change feed knows, one name per store. A new kind (say, virtual keys) adds
+// its name here and passes it to recordChange in every write (docs/store.md).
+export const RECORD_KINDS = {
+  apiKeys: 'api_keys',
+  configs: 'configs',
+  prompts: 'prompts',
+  rateLimits: 'rate_limit_policies',
+  usageLimits: 'usage_limit_policies',
+} as const;
