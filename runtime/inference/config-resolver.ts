@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { checkConfig } from '../../compiler/config/index.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { RoutePlan } from '../../compiler/config/route-plan.ts';
+import type { StoredCredentials } from '../providers/stored-credentials.ts';
 import { GatewayError } from '../server/errors.ts';
 import { LruMap } from './lru.ts';
 import { buildRouter, type LoadedRouter, type RouterDeps } from './routers.ts';
@@ -53,6 +54,22 @@ export class ConfigResolver {
     }
     const router = this.#compileInline(trimmed);
     this.#inlineByText.set(value, router);
+    return router;
+  }
+
+  /** Installs the in-memory virtual keys and provider slugs the transport resolves leaves with. */
+  useCredentials(credentials: StoredCredentials | null): void {
+    this.#deps.transport.useCredentials(credentials);
+  }
+
+  /** Router for a request that names only a virtual key (x-gateway-virtual-key): `{virtual_key}` as a config. */
+  fromVirtualKey(id: string): LoadedRouter {
+    const key = `vk\u0000${id}`;
+    let router = this.#fromHeaders.get(key);
+    if (router === undefined) {
+      router = buildRouter(planConfig({ virtual_key: id }, `headers:virtual-key:${id}`), this.#deps);
+      this.#fromHeaders.set(key, router);
+    }
     return router;
   }
 

@@ -53,7 +53,8 @@ export class InferenceTransport {
     if (providerName === null) throw new GatewayError('missing_provider', undefined, 'x-gateway-provider');
     const adapter = this.#providers.get(providerName);
     const options = { ...headerOptions(req.ctx.headers), ...stored?.options, ...plan.providerOptions };
-    const customHostText = plan.customHost ?? req.headerCustomHost;
+    const storedHost = stored?.options.custom_host;
+    const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.headerCustomHost;
     const customHost = customHostText === null ? null : await this.#customHost(customHostText);
     const endpoint: EndpointKind = endpointOf(req);
     const strict = plan.strictVendorCompliance;

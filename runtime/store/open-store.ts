@@ -17,6 +17,8 @@ import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts'
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
 import { SqliteDatabase } from './sqlite/sqlite-database.ts';
 import type { UsageLimitPolicyStore } from './usage-limit-policy-store.ts';
+import { SqlVirtualKeyStore } from './sql/sql-virtual-key-store.ts';
+import type { VirtualKeyStore } from './virtual-key-store.ts';
 
 export const DEFAULT_DATA_DIR = './data';
 
@@ -27,6 +29,7 @@ export interface GatewayStore {
   readonly prompts: PromptStore;
   readonly rateLimits: RateLimitPolicyStore;
   readonly usageLimits: UsageLimitPolicyStore;
+  readonly virtualKeys: VirtualKeyStore;
   /** Revisions of every record kind, polled to keep in-memory copies current across processes. */
   readonly changes: ChangeFeed;
   /** Stops the change feed, then closes the connection(s). */
@@ -64,6 +67,7 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions): G
     prompts: new SqlPromptStore(db),
     rateLimits: new SqlRateLimitPolicyStore(db),
     usageLimits: new SqlUsageLimitPolicyStore(db),
+    virtualKeys: new SqlVirtualKeyStore(db),
     changes,
     close() {
       closing ??= changes.close().finally(() => db.close());

@@ -1,0 +1,35 @@
+// The fields of a virtual key: the provider options a config may carry (SPEC §2.1), which of them
+// are secrets (sealed with the credential), and the checks the API applies to each.
+import { GatewayError } from '../../server/errors.ts';
+
+/** Provider options by config field name → the JSON type the API accepts. */
+export const OPTION_FIELDS: Readonly<Record<string, 'string' | 'array' | 'object'>> = {
+  resource_name: 'string', deployment_id: 'string', api_version: 'string', deployments: 'array',
+  clouda_region: 'string', clouda_deployment_name: 'string', clouda_endpoint_name: 'string', clouda_api_version: 'string', clouda_deployment_type: 'string',
+  clouda_resource_name: 'string', clouda_deployment_id: 'string', clouda_model_name: 'string',
+  cloudb_project_id: 'string', cloudb_region: 'string', cloudb_service_account_json: 'object',
+  cloudc_access_key_id: 'string', cloudc_secret_access_key: 'string', cloudc_region: 'string', cloudc_session_token: 'string',
+  vendor_organization: 'string', vendor_project: 'string',
+  custom_host: 'string',
+};
+
+/** Sealed with the credential; only their names are ever shown. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['api_key', 'cloudc_access_key_id', 'cloudc_secret_access_key', 'cloudc_session_token', 'cloudb_service_account_json']);
+
+export const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export function badField(pointer: string, message: string): GatewayError {
+  return new GatewayError('invalid_request_body', message, pointer);
+}
+
+export function checkOption(name: string, value: unknown): void {
+  const type = OPTION_FIELDS[name];
+  const ok = type === 'string' ? typeof value === 'string' && value !== '' : type === 'array' ? Array.isArray(value) : typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!ok) throw badField(`/${name}`, `${name} must be ${type === 'string' ? 'a non-empty string' : type === 'array' ? 'an array' : 'an object'}.`);
+}
+
+/** A recognisable fragment of a key, never enough to use it: `sk-…abcd`. */
+export function keyHint(key: string | null): string | null {
+  if (key === null || key.length < 12) return null;
+  return `${key.slice(0, 3)}…${key.slice(-4)}`;
+}

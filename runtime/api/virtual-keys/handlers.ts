@@ -1,0 +1,192 @@
+// `/v1/virtual-keys`: create, list, retrieve, update and delete stored provider credentials (admin
+// scope). The credential and secret options are sealed before they reach the store and are never
+// returned, not even by the call that created them: responses name which secrets a key holds.
+import { randomBytes } from 'node:crypto';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+import { serviceAccountOf } from '../../providers/cloudb/token.ts';
+import type { RequestContext } from '../../server/context.ts';
+import { GatewayError } from '../../server/errors.ts';
+import type { Handler } from '../../server/server.ts';
+import type { GatewayStore } from '../../store/open-store.ts';
+import { UniqueViolationError } from '../../store/sql/sql-database.ts';
+import type { VirtualKeyInput, VirtualKeyRecord } from '../../store/virtual-key-store.ts';
+import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
+import { badField, checkOption, keyHint, OPTION_FIELDS, SECRET_FIELDS, SLUG } from './fields.ts';
+import type { MasterKey } from './master-key.ts';
+import { open, seal } from './secret-box.ts';
+
+export const VIRTUAL_KEY_OBJECT = 'virtual_key';
+const PARAM = 'virtualKeyId';
+
+export interface VirtualKeyWire {
+  id: string;
+  object: 'virtual_key';
+  name: string | null;
+  slug: string | null;
+  provider: string;
+  options: Record<string, unknown>;
+  /** Names of the secrets the key holds; their values are never returned. */
+  secrets: string[];
+  key_hint: string | null;
+  version: number;
+  created_at: string;
+  last_updated_at: string;
+}
+
+export function virtualKeyWire(record: VirtualKeyRecord): VirtualKeyWire {
+  return {
+    id: record.id,
+    object: VIRTUAL_KEY_OBJECT,
+    name: record.name,
+    slug: record.slug,
+    provider: record.provider,
+    options: record.options,
+    secrets: record.secretNames,
+    key_hint: record.keyHint,
+    version: record.version,
+    created_at: record.createdAt,
+    last_updated_at: record.lastUpdatedAt,
+  };
+}
+
+/** The fields of a stored key in the clear: what the body sets over what the record had. */
+interface Fields {
+  name: string | null;
+  slug: string | null;
+  provider: string;
+  clear: Record<string, unknown>;
+  secrets: Record<string, unknown>;
+}
+
+export function virtualKeyHandlers(store: GatewayStore, master: MasterKey, providers: ProviderRegistry): Record<string, Handler> {
+  function input(id: string, fields: Fields): VirtualKeyInput {
+    const apiKey = typeof fields.secrets.api_key === 'string' ? fields.secrets.api_key : null;
+    return {
+      name: fields.name,
+      slug: fields.slug,
+      provider: fields.provider,
+      options: fields.clear,
+      sealed: seal(master, id, fields.secrets),
+      keyHint: keyHint(apiKey),
+      secretNames: Object.keys(fields.secrets).sort(),
+    };
+  }
+
+  async function write<T>(work: () => Promise<T>, slug: string | null): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof UniqueViolationError) throw new GatewayError('resource_already_exists', `The slug "${slug}" already names another virtual key.`, '/slug');
+      throw error;
+    }
+  }
+
+  return {
+    'virtualKeys.create': async (ctx) => {
+      requireAdmin(ctx);
+      const body = await bodyObject(ctx);
+      if (typeof body.provider !== 'string') throw badField('/provider', 'provider is required: the provider this key is a credential for.');
+      const fields = applyBody({ name: null, slug: null, provider: body.provider, clear: {}, secrets: {} }, body, providers);
+      const id = `vk-${randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '0')}`;
+      const record = await write(() => store.virtualKeys.create(id, input(id, fields)), fields.slug);
+      await store.changes.refresh();
+      sendOk(ctx, virtualKeyWire(record));
+    },
+
+    'virtualKeys.list': async (ctx) => {
+      requireAdmin(ctx);
+      const page = await store.virtualKeys.list(pageOf(ctx.query));
+      sendOk(ctx, listBody(page.items.map(virtualKeyWire), page.total));
+    },
+
+    'virtualKeys.retrieve': async (ctx) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, PARAM);
+      const record = await store.virtualKeys.get(id);
+      if (record === null) throw notFound('virtual key', id, PARAM);
+      sendOk(ctx, virtualKeyWire(record));
+    },
+
+    'virtualKeys.update': async (ctx) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, PARAM);
+      const body = await bodyObject(ctx);
+      const current = await store.virtualKeys.get(id);
+      if (current === null) throw notFound('virtual key', id, PARAM);
+      const fields = applyBody(
+        { name: current.name, slug: current.slug, provider: current.provider, clear: { ...current.options }, secrets: open(master, id, current.sealed) },
+        body,
+        providers,
+      );
+      const record = await write(() => store.virtualKeys.update(id, input(id, fields)), fields.slug);
+      if (record === null) throw notFound('virtual key', id, PARAM);
+      await store.changes.refresh();
+      sendOk(ctx, virtualKeyWire(record));
+    },
+
+    'virtualKeys.delete': async (ctx) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, PARAM);
+      if (!(await store.virtualKeys.delete(id))) throw notFound('virtual key', id, PARAM);
+      await store.changes.refresh();
+      sendOk(ctx, deletedBody(id, VIRTUAL_KEY_OBJECT));
+    },
+  };
+}
+
+async function bodyObject(ctx: RequestContext): Promise<Record<string, unknown>> {
+  const body = await ctx.json();
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badField('', 'The body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+/** The body's fields over `fields`: null removes an optional field; unknown keys are refused. */
+function applyBody(fields: Fields, body: Record<string, unknown>, providers: ProviderRegistry): Fields {
+  const next: Fields = { ...fields, clear: { ...fields.clear }, secrets: { ...fields.secrets } };
+  for (const [key, value] of Object.entries(body)) {
+    switch (key) {
+      case 'provider':
+        if (typeof value !== 'string' || value.startsWith('@') || !providers.has(value)) {
+          throw badField('/provider', `provider must be a provider name this gateway knows (${providers.names().join(', ')}).`);
+        }
+        next.provider = value.toLowerCase();
+        break;
+      case 'name':
+        if (value !== null && (typeof value !== 'string' || value.length > 255)) throw badField('/name', 'name must be a string of at most 255 characters, or null.');
+        next.name = value as string | null;
+        break;
+      case 'slug':
+        if (value !== null && (typeof value !== 'string' || !SLUG.test(value))) throw badField('/slug', 'slug must be 1–63 lower-case letters, digits, "-" or "_", starting with a letter or digit; it is used as "@slug".');
+        next.slug = value as string | null;
+        break;
+      case 'api_key':
+        if (value === null) delete next.secrets.api_key;
+        else if (typeof value === 'string' && value !== '') next.secrets.api_key = value;
+        else throw badField('/api_key', 'api_key must be a non-empty string, or null to remove it.');
+        break;
+      default: {
+        if (!Object.hasOwn(OPTION_FIELDS, key)) throw badField(`/${key}`, `Unknown field "${key}": a virtual key holds provider, api_key, name, slug and provider options.`);
+        const into = SECRET_FIELDS.has(key) ? next.secrets : next.clear;
+        if (value === null) {
+          delete into[key];
+          break;
+        }
+        checkOption(key, value);
+        if (key === 'cloudb_service_account_json') serviceAccountOf(value, 'cloudb');
+        if (key === 'custom_host') checkUrl(value as string);
+        into[key] = value;
+      }
+    }
+  }
+  return next;
+}
+
+function checkUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badField('/custom_host', 'custom_host must be an http(s) URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField('/custom_host', 'custom_host must be an http(s) URL.');
+}

@@ -1,0 +1,225 @@
+// Virtual keys end to end: CRUD under /v1/virtual-keys (admin scope, secrets never returned),
+// referenced by `virtual_key`, `x-gateway-virtual-key` and `@slug`, sealed with AES-256-GCM at rest,
+// held in memory (changes reach requests at once), surviving a restart with the same master key
+// and refusing to start with another.
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../generated/routes.ts';
+import { setupVirtualKeys } from '../../runtime/api/virtual-keys/index.ts';
+import { setupInference } from '../../runtime/inference/index.ts';
+import type { RouteSpec } from '../../runtime/server/match.ts';
+import { silentLogger } from '../../runtime/server/log.ts';
+import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
+import { SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
+import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+
+const ADMIN = 'gw-vk-admin-key';
+
+/** The routes the virtual-keys API needs, ahead of the pass-through (which would take the path otherwise). */
+function vkRoute(operationId: string, method: string, path: string, handler: string, extra: Record<string, string> = {}): RouteSpec {
+  const params = path.includes('{virtualKeyId}') ? ['virtualKeyId'] : [];
+  const pattern = `^${path.replace('{virtualKeyId}', '(?<virtualKeyId>[^/]+)')}$`;
+  return { operationId, method, path, auth: 'api_key', plane: 'control', handler, validateBody: 'never', pattern, params, ...extra } as unknown as RouteSpec;
+}
+export const VIRTUAL_KEY_ROUTES: RouteSpec[] = [
+  vkRoute('createVirtualKey', 'POST', '/v1/virtual-keys', 'virtualKeys.create'),
+  vkRoute('listVirtualKeys', 'GET', '/v1/virtual-keys', 'virtualKeys.list', { queryValidator: 'validateListPageQuery' }),
+  vkRoute('retrieveVirtualKey', 'GET', '/v1/virtual-keys/{virtualKeyId}', 'virtualKeys.retrieve'),
+  vkRoute('updateVirtualKey', 'PUT', '/v1/virtual-keys/{virtualKeyId}', 'virtualKeys.update'),
+  vkRoute('deleteVirtualKey', 'DELETE', '/v1/virtual-keys/{virtualKeyId}', 'virtualKeys.delete'),
+];
+const routes: RouteSpec[] = [...VIRTUAL_KEY_ROUTES, ...(ROUTES as readonly RouteSpec[])];
+
+let dir: string;
+let gateway: RunningGateway;
+let messages: MockServer;
+let cloudc: MockServer;
+
+async function start(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
+  return startGateway({
+    port: 0,
+    dataDir,
+    seedApiKey: ADMIN,
+    logger: silentLogger,
+    routes,
+    setup: async (setup) => {
+      const resolver = await setupInference(setup, { settings: { retryBaseMs: 1, retryMaxMs: 10, inlineConfigCacheSize: 50 } });
+      await setupVirtualKeys(setup, resolver, { env });
+    },
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gateway-vk-'));
+  [messages, cloudc] = await Promise.all([startMessagesMock({ label: 'vk-messages' }), startCloudcMock({ label: 'vk-cloudc' })]);
+  gateway = await start(join(dir, 'data'));
+});
+afterAll(async () => {
+  await gateway.close();
+  await Promise.all([messages.close(), cloudc.close()]);
+  await rm(dir, { recursive: true, force: true });
+});
+
+function api(method: string, path: string, body?: unknown, key = ADMIN, target = gateway): Promise<Response> {
+  return fetch(`${target.url}${path}`, {
+    method,
+    headers: { 'x-gateway-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function created(body: unknown): Promise<Record<string, any>> {
+  const res = await api('POST', '/v1/virtual-keys', body);
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, any>;
+}
+
+function sdk(headers: Record<string, string>, target = gateway): OpenAI {
+  return new OpenAI({ baseURL: `${target.url}/v1`, apiKey: 'no-provider-key-here', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': ADMIN, ...headers } });
+}
+
+const chat = (content: string) => ({ model: 'claude-mock-1', messages: [{ role: 'user' as const, content }] });
+
+describe('the virtual-keys API', () => {
+  it('creates a key and never returns its secrets, only their names and a hint', async () => {
+    const key = await created({ provider: 'anthropic', name: 'Claude prod', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL });
+    expect(key).toMatchObject({
+      id: expect.stringMatching(/^vk-[a-z0-9]+$/),
+      object: 'virtual_key',
+      name: 'Claude prod',
+      slug: null,
+      provider: 'anthropic',
+      options: { custom_host: messages.baseURL },
+      secrets: ['api_key'],
+      key_hint: `${MESSAGES_MOCK_KEY.slice(0, 3)}…${MESSAGES_MOCK_KEY.slice(-4)}`,
+      version: 1,
+    });
+    for (const res of [await api('GET', `/v1/virtual-keys/${key.id}`), await api('GET', '/v1/virtual-keys')]) {
+      expect(res.status).toBe(200);
+      expect(await res.text()).not.toContain(MESSAGES_MOCK_KEY);
+    }
+  });
+
+  it('lists keys oldest first with a total and pages', async () => {
+    await created({ provider: 'groq', api_key: 'gsk_list_test_0000000' });
+    const all = (await (await api('GET', '/v1/virtual-keys')).json()) as { object: string; data: { id: string }[]; total: number };
+    expect(all.object).toBe('list');
+    expect(all.total).toBe(all.data.length);
+    const page = (await (await api('GET', '/v1/virtual-keys?page_size=1&current_page=1')).json()) as { data: { id: string }[]; total: number };
+    expect(page.data.map((k) => k.id)).toEqual([all.data[1].id]);
+    expect(page.total).toBe(all.total);
+  });
+
+  it('refuses bad bodies with the field named, slug clashes with 409, inference keys with 403', async () => {
+    const bad = async (body: unknown, param: string) => {
+      const res = await api('POST', '/v1/virtual-keys', body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_request_body', param });
+    };
+    await bad({ api_key: 'k' }, '/provider');
+    await bad({ provider: 'nope', api_key: 'k' }, '/provider');
+    await bad({ provider: 'anthropic', api_key: 'k', mystery: 1 }, '/mystery');
+    await bad({ provider: 'anthropic', api_key: 'k', slug: 'Bad Slug' }, '/slug');
+    await bad({ provider: 'cloudc', cloudc_region: 7 }, '/cloudc_region');
+    const account = await api('POST', '/v1/virtual-keys', { provider: 'cloudb', cloudb_service_account_json: { client_email: 'x@y' } });
+    expect(((await account.json()) as { error: { code: string } }).error.code).toBe('invalid_provider_option');
+    await created({ provider: 'anthropic', api_key: 'k-one', slug: 'taken' });
+    const clash = await api('POST', '/v1/virtual-keys', { provider: 'anthropic', api_key: 'k-two', slug: 'taken' });
+    expect(clash.status).toBe(409);
+    const { key: inference } = await gateway.store.apiKeys.create({ scope: 'inference' });
+    await gateway.keys.reload();
+    expect((await api('GET', '/v1/virtual-keys', undefined, inference)).status).toBe(403);
+    expect((await api('GET', '/v1/virtual-keys/vk-nope')).status).toBe(404);
+  });
+});
+
+describe('using virtual keys and slugs', () => {
+  it('routes by `virtual_key` in a config, with the stored credential and options', async () => {
+    const key = await created({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL });
+    const data = await sdk({ 'x-gateway-config': JSON.stringify({ virtual_key: key.id }) }).chat.completions.create(chat('stored key'));
+    expect(data.choices[0].message.content).toBe('[vk-messages] stored key');
+    expect(messages.requests.at(-1)!.headers['x-api-key']).toBe(MESSAGES_MOCK_KEY);
+  });
+
+  it('routes by x-gateway-virtual-key under a config that names no provider', async () => {
+    const key = await created({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL });
+    const data = await sdk({ 'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }), 'x-gateway-virtual-key': key.id }).chat.completions.create(chat('by header'));
+    expect(data.choices[0].message.content).toBe('[vk-messages] by header');
+  });
+
+  it('resolves @slug to the stored integration, with its provider options (signed cloud C call)', async () => {
+    await created({
+      provider: 'cloudc', slug: 'cloudc-prod', custom_host: cloudc.url,
+      cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY, cloudc_region: CLOUDC_REGION,
+    });
+    const data = await sdk({ 'x-gateway-provider': '@cloudc-prod' }).chat.completions.create(chat('by slug'));
+    expect(data.choices[0].message.content).toBe('[vk-cloudc] by slug');
+    expect(String(cloudc.requests.at(-1)!.headers.authorization)).toContain(`Credential=${CLOUDC_ACCESS_KEY_ID}/`);
+  });
+
+  it('takes updates and deletions into account on the very next request, without a database read per request', async () => {
+    const key = await created({ provider: 'anthropic', slug: 'rotating', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL });
+    const client = sdk({ 'x-gateway-provider': '@rotating' });
+    expect((await client.chat.completions.create(chat('one'))).choices[0].message.content).toBe('[vk-messages] one');
+
+    const rotated = await api('PUT', `/v1/virtual-keys/${key.id}`, { api_key: 'sk-ant-revoked-00000' });
+    expect(((await rotated.json()) as { version: number }).version).toBe(2);
+    const refused = (await client.chat.completions.create(chat('two')).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused.status).toBe(401);
+    expect(refused.error).toMatchObject({ provider: 'anthropic' });
+
+    await api('PUT', `/v1/virtual-keys/${key.id}`, { api_key: MESSAGES_MOCK_KEY, slug: 'renamed' });
+    expect((await sdk({ 'x-gateway-provider': '@renamed' }).chat.completions.create(chat('three'))).choices[0].message.content).toBe('[vk-messages] three');
+    const oldSlug = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-provider': '@rotating', 'content-type': 'application/json' }, body: JSON.stringify(chat('x')) });
+    expect(oldSlug.status).toBe(400);
+    expect(((await oldSlug.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unknown_provider_slug', message: expect.stringContaining('@rotating') });
+
+    const deleted = await api('DELETE', `/v1/virtual-keys/${key.id}`);
+    expect(await deleted.json()).toEqual({ id: key.id, object: 'virtual_key', deleted: true });
+    const gone = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': JSON.stringify({ virtual_key: key.id }), 'content-type': 'application/json' }, body: JSON.stringify(chat('x')) });
+    expect(gone.status).toBe(400);
+    expect(((await gone.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unknown_virtual_key', message: expect.stringContaining(key.id) });
+  });
+});
+
+describe('at rest', () => {
+  it('stores the credential sealed, never in the clear, under a generated master key file of mode 0600', async () => {
+    const key = await created({ provider: 'cloudc', cloudc_access_key_id: 'AKIASEALED000001', cloudc_secret_access_key: 'very-secret-value-123', cloudc_region: 'us-east-1', api_key: 'plain-key-should-not-appear' });
+    const db = new DatabaseSync(join(dir, 'data', SQLITE_FILE_NAME), { readOnly: true });
+    try {
+      const row = db.prepare('SELECT * FROM virtual_keys WHERE id = ?').get(key.id) as Record<string, string>;
+      const text = JSON.stringify(row);
+      for (const secret of ['AKIASEALED000001', 'very-secret-value-123', 'plain-key-should-not-appear']) expect(text).not.toContain(secret);
+      expect(row.sealed).toMatch(/^v1:[0-9a-f]{8}:[\w-]+:[\w-]+:[\w-]+$/);
+      expect(JSON.parse(row.options)).toEqual({ cloudc_region: 'us-east-1' });
+    } finally {
+      db.close();
+    }
+    const file = join(dir, 'data', 'master.key');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(Buffer.from((await readFile(file, 'utf8')).trim(), 'base64')).toHaveLength(32);
+  });
+
+  it('serves stored keys after a restart with the same master key, and refuses to start with another', async () => {
+    const restartDir = join(dir, 'restart');
+    const env = { GATEWAY_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const first = await start(restartDir, env);
+    const res = await api('POST', '/v1/virtual-keys', { provider: 'anthropic', slug: 'durable', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }, ADMIN, first);
+    expect(res.status).toBe(200);
+    await first.close();
+    const second = await start(restartDir, env);
+    try {
+      const data = await sdk({ 'x-gateway-provider': '@durable' }, second).chat.completions.create(chat('after restart'));
+      expect(data.choices[0].message.content).toBe('[vk-messages] after restart');
+    } finally {
+      await second.close();
+    }
+    await expect(start(restartDir, { GATEWAY_MASTER_KEY: Buffer.alloc(32, 9).toString('hex') })).rejects.toThrow(/cannot be opened: sealed with master key [0-9a-f]{8}, but this gateway has key [0-9a-f]{8}/);
+  });
+});
