@@ -26,7 +26,7 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
     const contentType = upstream.headers['content-type'];
     if (typeof contentType === 'string' && contentType.startsWith('text/event-stream')) {
       // An SSE client reads events, not the HTTP framing: tell it in its own terms, and send no [DONE].
-      const broken = new GatewayError('upstream_stream_broken', `The provider stream broke: ${(error as Error).message}`);
+      const broken = new GatewayError('upstream_stream_broken', `The provider stream broke: ${(error as Error).message}`, null, { provider: outcome.provider });
       res.end(`event: error\ndata: ${JSON.stringify(broken.toBody())}\n\n`);
     } else {
       // Any other body: cut the connection so the client sees a truncated response, not a short one.

@@ -192,3 +192,38 @@ describe('families reached by headers alone (SPEC §5.2, §5.4)', () => {
     expect(Object.keys(seen.headers).filter((h) => h.startsWith('x-gateway-'))).toEqual([]);
   });
 });
+
+describe('pass-through to each family, with the family\'s own auth', () => {
+  it('messages-style: GET /v1/models with x-api-key, answered untouched', async () => {
+    const res = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': messages.baseURL, authorization: `Bearer ${MESSAGES_MOCK_KEY}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { type: string }[] }).data[0].type).toBe('model');
+  });
+
+  it('cloud C: any path is signed (the mock verifies it) and the body goes through byte for byte', async () => {
+    const body = '{"inputText":"pass me through","x":[1,2,3]}';
+    const res = await fetch(`${gateway.url}/v1/model/vendorx.embed-v1%3A0/invoke?trace=1`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'cloudc', 'x-gateway-custom-host': cloudc.url, 'content-type': 'application/json',
+        'x-gateway-cloudc-access-key-id': CLOUDC_ACCESS_KEY_ID, 'x-gateway-cloudc-secret-access-key': CLOUDC_SECRET_ACCESS_KEY, 'x-gateway-cloudc-region': CLOUDC_REGION,
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+    const echoed = (await res.json()) as { path: string; raw_query: string; body: string };
+    expect(echoed).toMatchObject({ path: '/model/vendorx.embed-v1%3A0/invoke', raw_query: 'trace=1', body });
+  });
+
+  it('answers 400 endpoint_not_supported where a family has no such endpoint, without calling it', async () => {
+    const before = messages.requests.length;
+    const res = await fetch(`${gateway.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': messages.baseURL, authorization: `Bearer ${MESSAGES_MOCK_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'x', input: 'y' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: object }).error).toMatchObject({ code: 'endpoint_not_supported', provider: 'anthropic', endpoint: 'embeddings' });
+    expect(messages.requests.length).toBe(before);
+  });
+});
