@@ -133,3 +133,32 @@ describe.each(BACKENDS)('control plane with the vendor SDK on %s', (backend) => 
     expect(mocks[0].requests.length + mocks[1].requests.length).toBe(before + 1);
   });
 });
+
+describe('control plane robustness', () => {
+  let api: ApiGateway;
+  beforeAll(async () => {
+    api = await startApiGateway('sqlite');
+    await api.call('POST', '/v1/prompts', { body: GREETER });
+    await api.call('POST', '/v1/configs', { body: { id: 'prompted', config: { prompt_id: 'greeter', provider: 'openai', api_key: 'sk-unused', custom_host: 'http://127.0.0.1:9/v1' } } });
+  });
+  afterAll(() => api?.close());
+
+  it('answers hostile bodies with 4xx, never 500, and keeps serving', async () => {
+    const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const cases: Array<[string, string, Record<string, string>]> = [
+      ['/v1/prompts/greeter/render', `{"variables":{"persona":${deep(200_000)},"name":"x"}}`, {}],
+      ['/v1/chat/completions', `{"variables":{"persona":"p","name":"n"},"messages":[${deep(200_000)}]}`, { 'x-gateway-config': 'prompted' }],
+      ['/v1/chat/completions', `{"variables":{"persona":${deep(200_000)},"name":"n"}}`, { 'x-gateway-config': 'prompted' }],
+      ['/v1/configs', `{"config":${deep(100_000)}}`, {}],
+      ['/v1/prompts', '{"name":"x","messages":[{"role":"user","content":"{{#a}}{{#b}}"}]}', {}],
+      ['/v1/prompts/greeter/render', '{"variables":{"__proto__":{"persona":"polluted"},"name":"n"}}', {}],
+    ];
+    for (const [path, rawBody, headers] of cases) {
+      const res = await api.call('POST', path, { rawBody, headers: { 'content-type': 'application/json', ...headers } });
+      expect(res.status, `${path} ${rawBody.slice(0, 60)}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${path} ${rawBody.slice(0, 60)}: ${JSON.stringify(res.body).slice(0, 200)}`).toBeLessThan(500);
+    }
+    expect(({} as Record<string, unknown>).persona).toBeUndefined();
+    expect((await api.call('GET', '/v1/prompts/greeter')).status).toBe(200);
+  });
+});

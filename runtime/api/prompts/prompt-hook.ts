@@ -66,7 +66,13 @@ export function createPromptHook(planOf: (configId: string) => RoutePlan | null,
     const params = renderChatRequest(compiled, (variables as Record<string, unknown> | undefined) ?? {}, rest);
     if (messages !== undefined) params.messages = [...(params.messages as unknown[]), ...messages];
     validateBody(chatValidator, params);
-    return { params, rawBody: Buffer.from(JSON.stringify(params)) };
+    let text: string;
+    try {
+      text = JSON.stringify(params);
+    } catch {
+      throw new GatewayError('invalid_request_body', 'Invalid request body: it is nested too deeply to forward.', '');
+    }
+    return { params, rawBody: Buffer.from(text) };
   };
 }
 

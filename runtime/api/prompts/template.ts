@@ -35,6 +35,8 @@ export function renderMessages(compiled: CompiledTemplate, variables: Record<str
     rendered = compiled.messages.map(({ message, nodes }) => ({ ...message, content: renderNodes(nodes, variables, missing) }));
   } catch (error) {
     if (error instanceof RenderTooLargeError) throw new GatewayError('invalid_request_body', error.message, '/variables');
+    // JSON.stringify of a variable nested deeper than the stack allows (JSON.parse accepts such input).
+    if (error instanceof RangeError) throw new GatewayError('invalid_request_body', 'Invalid request body: a variable is nested too deeply to insert into the prompt.', '/variables');
     throw error;
   }
   if (missing.size > 0) {
