@@ -1,7 +1,7 @@
 // Durability with real processes: two `gateway serve` processes (bin/gateway.js) on one PostgreSQL
 // schema, and on one SQLite file, writing at once lose nothing; a write through one is served by the
 // other after its next change-feed poll; and everything survives a restart.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type ApiClient } from '../api/harness.ts';
@@ -114,6 +114,27 @@ describe.each(BACKENDS)('two gateway processes on one %s store', (backend) => {
 
     await b.call('DELETE', '/v1/configs/cross');
     await expect.poll(async () => (await ask(a)).body.error?.code, { timeout: 5000, interval: 25 }).toBe('unknown_config_id');
+  });
+
+  it('`gateway keys` writes to the same store (DATABASE_URL or --data), and both servers follow', async () => {
+    const keys = (...args: string[]) => {
+      const result = spawnSync(NODE, [BIN, 'keys', ...args, '--json', '--data', location.dataDir], {
+        encoding: 'utf8',
+        env: { ...process.env, DATABASE_URL: location.databaseUrl ?? '' },
+        timeout: 20_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const created = keys('create', '--scope', 'admin', '--name', 'from-cli');
+    for (const server of [a, b]) {
+      await expect.poll(async () => (await server.call('GET', `/v1/api-keys/${created.id}`, { key: created.key })).status, { timeout: 5000, interval: 25 }).toBe(200);
+    }
+    expect(keys('list').map((k: { id: string }) => k.id)).toContain(created.id);
+    expect(keys('revoke', created.id).revokedAt).not.toBeNull();
+    for (const server of [a, b]) {
+      await expect.poll(async () => (await server.call('GET', '/v1/api-keys', { key: created.key })).status, { timeout: 5000, interval: 25 }).toBe(401);
+    }
   });
 
   it('keeps every record across a restart of both processes, and logs no secret', async () => {
