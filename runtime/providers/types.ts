@@ -48,6 +48,8 @@ export interface PreparedCall {
 export interface ResponseMapping {
   /** Provider name written into mapped error bodies. */
   provider: string;
+  /** Sees every answer's status as soon as it arrives, whether its body is then read or discarded. */
+  observe?(status: number): void;
   /** 2xx answer to a non-streamed request: provider JSON → vendor JSON. */
   json?(body: unknown): unknown;
   /** 2xx answer to a streamed request: a fresh decoder for the provider's stream. */

@@ -74,6 +74,23 @@ describe('token exchange through the gateway', () => {
     expect(mock.tokenExchanges() - before).toBe(1);
   });
 
+  it('forgets a refused token even when a fallback discards the answer unread', async () => {
+    await gw.client(config(mock)).chat.completions.create(chat);
+    mock.revokeTokens();
+    const before = mock.tokenExchanges();
+    const { data, response } = await gw.client({ strategy: { mode: 'fallback' }, targets: [config(mock), config(mock)] }).chat.completions.create(chat).withResponse();
+    expect(data.choices[0].message.content).toBe('[b] token please');
+    expect(response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(mock.tokenExchanges() - before).toBe(1);
+  });
+
+  it('embeds through :predict with the same token', async () => {
+    const result = await gw.client(config(mock)).embeddings.create({ model: 'text-embedding-mock', input: ['one two', 'three'], dimensions: 4 });
+    expect(result.data.map((d) => [d.index, d.embedding.length])).toEqual([[0, 4], [1, 4]]);
+    expect(result.usage.prompt_tokens).toBe(3);
+    expect(mock.requests.at(-1)!.path).toBe(`/v1/projects/mock-project-123/locations/${CLOUDB_REGION}/publishers/google/models/text-embedding-mock:predict`);
+  });
+
   it('maps a refused exchange (a key the endpoint cannot verify) to 401 provider_authentication_failed naming the provider', async () => {
     const res = await gw.post('/v1/chat/completions', config(mock, mock.foreignServiceAccount), chat);
     expect(res.status).toBe(401);

@@ -146,6 +146,18 @@ describe.each(FAMILIES.map((f) => [f.provider, f] as const))('%s', (_name, famil
     expect(frames.at(-1)!.event).toBe('error');
   });
 
+  it('aborts the provider request when the client goes away mid-stream', async () => {
+    const mock = fam().mock;
+    mock.script({ path: family.chatPath(MODEL, true), frameDelayMs: 300 });
+    const controller = new AbortController();
+    const res = await gw.post('/v1/chat/completions', config(), { model: MODEL, messages: MESSAGES, stream: true }, {}, controller.signal);
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const seen = mock.requests.filter((r) => r.path === family.chatPath(MODEL, true)).at(-1)!;
+    expect(await seen.outcome).toBe('client-closed');
+  });
+
   it.runIf(family.tools)('turns a tool call and its answer into the family\'s format and back', async () => {
     const client = gw.client(config());
     const tools = [{ type: 'function' as const, function: { name: 'lookup', description: 'Looks a thing up', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];

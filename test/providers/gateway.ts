@@ -15,7 +15,7 @@ export interface ProviderGateway {
   /** The vendor SDK through the gateway; `config` goes in x-gateway-config as inline JSON. */
   client(config: unknown, headers?: Record<string, string>): OpenAI;
   /** A raw POST with the gateway key and the inline config. */
-  post(path: string, config: unknown, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  post(path: string, config: unknown, body: unknown, headers?: Record<string, string>, signal?: AbortSignal): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -40,9 +40,10 @@ export async function startProviderGateway(): Promise<ProviderGateway> {
         maxRetries: 0,
         defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': configHeader(config), ...headers },
       }),
-    post: (path, config, body, headers = {}) =>
+    post: (path, config, body, headers = {}, signal) =>
       fetch(`${gateway.url}${path}`, {
         method: 'POST',
+        signal,
         headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': configHeader(config), 'content-type': 'application/json', ...headers },
         body: JSON.stringify(body),
       }),

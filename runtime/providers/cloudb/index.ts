@@ -50,6 +50,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       if (typeof requestType === 'string') headers[REQUEST_TYPE_HEADER] = requestType;
       if (call.endpoint === 'passthrough') return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
 
+
       const project = stringOption(options, 'cloudb_project_id') ?? account?.projectId;
       if (project === undefined || project === null) throw missingOption(NAME, 'cloudb_project_id');
       const body = call.body ?? {};
@@ -58,10 +59,11 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       const modelPath = `/projects/${encodeURIComponent(project)}/locations/${location}/publishers/google/models/${encodeURIComponent(model)}`;
       Object.assign(headers, { 'content-type': 'application/json', 'accept-encoding': 'identity' });
       const strict = call.strictVendorCompliance;
-      const error = (status: number, errorBody: Buffer) => {
-        // A cached token the provider no longer accepts (revoked, rotated key) must not be reused.
+      const error = (status: number, errorBody: Buffer) => fromCloudbError(NAME, status, errorBody);
+      // A cached token the provider no longer accepts (revoked, rotated key) must not be reused, even
+      // when a fallback discards this answer unread.
+      const observe = (status: number) => {
         if (status === 401 && account !== null) tokens.forget(account);
-        return fromCloudbError(NAME, status, errorBody);
       };
       if (call.endpoint === 'embeddings') {
         return {
@@ -69,7 +71,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
           method: 'POST',
           headers,
           body: jsonBuffer(toPredictRequest(body, NAME)),
-          response: { provider: NAME, json: (json) => fromPredictResponse(json as PredictResponse, model, body.encoding_format === 'base64'), error },
+          response: { provider: NAME, observe, json: (json) => fromPredictResponse(json as PredictResponse, model, body.encoding_format === 'base64'), error },
         };
       }
       const chat = chatRequestOf(call.body);
@@ -82,6 +84,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
         body: jsonBuffer(request),
         response: {
           provider: NAME,
+          observe,
           json: (json) => fromGenerateContentResponse(json as GenerateContentResponse, model, strict),
           ...(streamed ? { stream: () => new GenerateContentStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict }) } : {}),
           error,

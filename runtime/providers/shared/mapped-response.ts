@@ -12,6 +12,7 @@ const BODY_HEADERS = new Set(['content-length', 'content-type', 'content-encodin
 /** The mapping that applies to this answer, or null when its bytes go through untouched. */
 export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping | null): UpstreamResponse {
   if (mapping === null) return upstream;
+  mapping.observe?.(upstream.status);
   const ok = upstream.status >= 200 && upstream.status < 300;
   if (!ok) return mapping.error === undefined ? upstream : buffered(upstream, (body) => mapping.error!(upstream.status, body, upstream.headers));
   if (mapping.stream !== undefined) return streamed(upstream, mapping.stream());
