@@ -6,4 +6,5 @@ export const RECORD_KINDS = {
   prompts: 'prompts',
   rateLimits: 'rate_limit_policies',
   usageLimits: 'usage_limit_policies',
+  virtualKeys: 'virtual_keys',
 } as const;

@@ -3,9 +3,10 @@
 // `provider: "@slug"`. The credential and the secret options travel as a sealed box (AES-256-GCM,
 // sealed by runtime/api/virtual-keys): this store never sees them in the clear.
 import type { Page, PageRequest } from './page.ts';
+import { RECORD_KINDS } from './record-kinds.ts';
 
-/** The change-feed kind of virtual keys (record-kinds.ts names the control plane's own kinds). */
-export const VIRTUAL_KEYS_KIND = 'virtual_keys';
+/** The change-feed kind of virtual keys. */
+export const VIRTUAL_KEYS_KIND = RECORD_KINDS.virtualKeys;
 
 export interface VirtualKeyRecord {
   id: string;

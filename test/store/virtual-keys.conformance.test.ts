@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreChange } from '../../runtime/store/change-feed.ts';
 import { UniqueViolationError } from '../../runtime/store/sql/sql-database.ts';
 import { VIRTUAL_KEYS_KIND, type VirtualKeyInput } from '../../runtime/store/virtual-key-store.ts';
-import { BACKENDS, storeForSuite } from '../store/backends.ts';
+import { BACKENDS, storeForSuite } from './backends.ts';
 
 const id = () => `vk-${randomUUID().slice(0, 12)}`;
 const input = (fields: Partial<VirtualKeyInput> = {}): VirtualKeyInput => ({
