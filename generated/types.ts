@@ -125,6 +125,8 @@ export interface GatewaySchemaTypes {
   UsageLimitsPolicyCreated: UsageLimitsPolicyCreated;
   UsageLimitsPolicyList: UsageLimitsPolicyList;
   UsageLimitsPolicy: UsageLimitsPolicy;
+  VirtualKeyList: VirtualKeyList;
+  VirtualKey: VirtualKey;
 }
 /**
  * A routing config (SPEC §2.1). Sent in x-gateway-config as inline JSON or saved and named by ID. `targets` items are configs of the same shape. Unknown keys are rejected at every level. Valid when at least one of the 18 key sets in `anyOf` is present in full.
@@ -1394,6 +1396,41 @@ export interface UsageLimitsPolicy {
   group_by: GroupBy1;
   workspace_id: string;
   organisation_id: string;
+  created_at: string;
+  last_updated_at: string;
+}
+/**
+ * A page of virtual keys, oldest first; `total` counts every key.
+ */
+export interface VirtualKeyList {
+  object: 'list';
+  data: VirtualKey[];
+  total: number;
+}
+/**
+ * A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.
+ */
+export interface VirtualKey {
+  id: string;
+  object: 'virtual_key';
+  name: string | null;
+  /**
+   * Makes the key usable as provider `@slug`.
+   */
+  slug: string | null;
+  provider: string;
+  /**
+   * Non-secret provider options (custom_host, clouda_*, cloudb_region, …).
+   */
+  options: {
+    [k: string]: unknown;
+  };
+  secrets: string[];
+  /**
+   * The last characters of the API key, for recognising it.
+   */
+  key_hint: string | null;
+  version: number;
   created_at: string;
   last_updated_at: string;
 }

@@ -17372,3 +17372,566 @@ return errors === 0;
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateUsageLimitsPolicy = validate97;
+
+export const validateVirtualKeyList = validate99;
+const schema227 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
+const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/virtual-key-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate99.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.slug === undefined) && (missing1 = "slug"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.options === undefined) && (missing1 = "options"))) || ((data2.secrets === undefined) && (missing1 = "secrets"))) || ((data2.key_hint === undefined) && (missing1 = "key_hint"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!(func1.call(schema228.properties, key1))){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.id !== undefined){
+const _errs9 = errors;
+if(typeof data2.id !== "string"){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs9 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.object !== undefined){
+const _errs11 = errors;
+if("virtual_key" !== data2.object){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+return false;
+}
+var valid3 = _errs11 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.name !== undefined){
+let data5 = data2.name;
+const _errs12 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema228.properties.name.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.slug !== undefined){
+let data6 = data2.slug;
+const _errs14 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema228.properties.slug.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.provider !== undefined){
+const _errs16 = errors;
+if(typeof data2.provider !== "string"){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.options !== undefined){
+let data8 = data2.options;
+const _errs18 = errors;
+if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.secrets !== undefined){
+let data9 = data2.secrets;
+const _errs20 = errors;
+if(errors === _errs20){
+if(Array.isArray(data9)){
+var valid4 = true;
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+const _errs22 = errors;
+if(typeof data9[i1] !== "string"){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs22 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.key_hint !== undefined){
+let data11 = data2.key_hint;
+const _errs24 = errors;
+if((typeof data11 !== "string") && (data11 !== null)){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema228.properties.key_hint.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs24 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.version !== undefined){
+let data12 = data2.version;
+const _errs26 = errors;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs26){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 1 || isNaN(data12)){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid3 = _errs26 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.created_at !== undefined){
+let data13 = data2.created_at;
+const _errs28 = errors;
+if(errors === _errs28){
+if(errors === _errs28){
+if(typeof data13 === "string"){
+if(!(formats6.validate(data13))){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs28 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.last_updated_at !== undefined){
+let data14 = data2.last_updated_at;
+const _errs30 = errors;
+if(errors === _errs30){
+if(errors === _errs30){
+if(typeof data14 === "string"){
+if(!(formats6.validate(data14))){
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs30 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data15 = data.total;
+const _errs32 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+validate99.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs32){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 0 || isNaN(data15)){
+validate99.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateVirtualKey = validate100;
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/virtual-key.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate100.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.slug === undefined) && (missing0 = "slug"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.options === undefined) && (missing0 = "options"))) || ((data.secrets === undefined) && (missing0 = "secrets"))) || ((data.key_hint === undefined) && (missing0 = "key_hint"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema228.properties, key0))){
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("virtual_key" !== data.object){
+validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data2 = data.name;
+const _errs5 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate100.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema228.properties.name.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.slug !== undefined){
+let data3 = data.slug;
+const _errs7 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate100.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema228.properties.slug.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.provider !== undefined){
+const _errs9 = errors;
+if(typeof data.provider !== "string"){
+validate100.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.options !== undefined){
+let data5 = data.options;
+const _errs11 = errors;
+if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
+validate100.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.secrets !== undefined){
+let data6 = data.secrets;
+const _errs13 = errors;
+if(errors === _errs13){
+if(Array.isArray(data6)){
+var valid1 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+const _errs15 = errors;
+if(typeof data6[i0] !== "string"){
+validate100.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.key_hint !== undefined){
+let data8 = data.key_hint;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate100.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema228.properties.key_hint.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data9 = data.version;
+const _errs19 = errors;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+validate100.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs19){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 1 || isNaN(data9)){
+validate100.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data10 = data.created_at;
+const _errs21 = errors;
+if(errors === _errs21){
+if(errors === _errs21){
+if(typeof data10 === "string"){
+if(!(formats6.validate(data10))){
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_updated_at !== undefined){
+let data11 = data.last_updated_at;
+const _errs23 = errors;
+if(errors === _errs23){
+if(errors === _errs23){
+if(typeof data11 === "string"){
+if(!(formats6.validate(data11))){
+validate100.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

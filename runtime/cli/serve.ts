@@ -1,5 +1,6 @@
 // `gateway serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits.
 import { setupControlPlane } from '../api/index.ts';
+import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
@@ -36,10 +37,11 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** The data plane, then the control plane, which loads the --configs folder itself (it owns saved configs). */
+/** The data plane, then the control plane (which loads the --configs folder itself: it owns saved configs), then virtual keys. */
 export async function serveSetup(setup: GatewaySetup): Promise<void> {
   const resolver = await setupInference({ ...setup, configsDir: null });
   await setupControlPlane(setup, resolver);
+  await setupVirtualKeys(setup, resolver);
 }
 
 function pollMsFromEnv(raw: string | undefined): number {

@@ -76,7 +76,7 @@ function resolveRouter(ctx: RequestContext, resolver: ConfigResolver, provider: 
   if (config !== null) return resolver.fromConfigHeader(config);
   if (provider !== null) return resolver.fromProviderHeaders(provider, customHost);
   const virtualKey = headerString(ctx, VIRTUAL_KEY_HEADER);
-  if (virtualKey !== null) throw new GatewayError('unknown_virtual_key', `No virtual key "${virtualKey}" is stored in this gateway.`, VIRTUAL_KEY_HEADER);
+  if (virtualKey !== null) return resolver.fromVirtualKey(virtualKey);
   throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
 }
 

@@ -28,6 +28,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   const runtime = new RouterRuntime<InferenceRequest>({
     configId: plan.configId,
     transport: deps.transport.call,
+    providerOf: deps.transport.providerOf,
     breakers: deps.breakers,
     retry: { baseDelayMs: deps.settings.retryBaseMs, maxDelayMs: deps.settings.retryMaxMs, sleep, random: Math.random, now: Date.now },
     random: deps.random ?? Math.random,

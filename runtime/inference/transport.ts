@@ -45,6 +45,17 @@ export class InferenceTransport {
     this.#credentials = credentials;
   }
 
+  /** The provider a leaf resolves to, for x-gateway-provider; never throws (an unknown key fails in `call`). */
+  readonly providerOf = (req: InferenceRequest, leaf: LeafTarget): string => {
+    const plan = leaf.plan;
+    if (plan.provider !== null && !plan.provider.startsWith('@')) return plan.provider;
+    try {
+      return this.#stored(plan, req)?.provider ?? req.headerProvider ?? plan.provider ?? '';
+    } catch {
+      return plan.provider ?? req.headerProvider ?? '';
+    }
+  };
+
   /** Bound once, so routers can call it as a plain function. */
   readonly call = async (req: InferenceRequest, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
     const plan = leaf.plan;

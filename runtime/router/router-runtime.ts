@@ -45,6 +45,8 @@ export interface RouterRuntimeOptions<R extends RoutedRequest> {
   isConnectionError: (error: unknown) => boolean;
   /** The upstream layer's own safety timeouts (undici headers/body timeouts): treated like request_timeout. */
   isTimeoutError: (error: unknown) => boolean;
+  /** The provider a leaf calls (x-gateway-provider), when the transport resolves it (virtual keys, slugs). */
+  providerOf?: (req: R, leaf: LeafTarget) => string;
 }
 
 export type CompiledRouter<R extends RoutedRequest = RoutedRequest> = (req: R) => Promise<Outcome>;
@@ -105,7 +107,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   async #tryOnce(req: R, leaf: LeafTarget): Promise<Outcome> {
     const { breakers, transport } = this.#options;
     const plan = leaf.plan;
-    const provider = plan.provider ?? req.headerProvider ?? '';
+    const provider = this.#options.providerOf?.(req, leaf) ?? plan.provider ?? req.headerProvider ?? '';
     // Claims the half-open trial slot when there is one; a leaf tried "anyway" goes ahead regardless.
     breakers.canAttempt(leaf.breakerKey, plan.breaker);
     const timer = attemptSignal(req.signal, req.timeoutOverrideMs ?? plan.requestTimeoutMs);

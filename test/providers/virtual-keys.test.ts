@@ -8,10 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../generated/routes.ts';
 import { setupVirtualKeys } from '../../runtime/api/virtual-keys/index.ts';
 import { setupInference } from '../../runtime/inference/index.ts';
-import type { RouteSpec } from '../../runtime/server/match.ts';
 import { silentLogger } from '../../runtime/server/log.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
@@ -20,21 +18,6 @@ import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 
 const ADMIN = 'gw-vk-admin-key';
-
-/** The routes the virtual-keys API needs, ahead of the pass-through (which would take the path otherwise). */
-function vkRoute(operationId: string, method: string, path: string, handler: string, extra: Record<string, string> = {}): RouteSpec {
-  const params = path.includes('{virtualKeyId}') ? ['virtualKeyId'] : [];
-  const pattern = `^${path.replace('{virtualKeyId}', '(?<virtualKeyId>[^/]+)')}$`;
-  return { operationId, method, path, auth: 'api_key', plane: 'control', handler, validateBody: 'never', pattern, params, ...extra } as unknown as RouteSpec;
-}
-export const VIRTUAL_KEY_ROUTES: RouteSpec[] = [
-  vkRoute('createVirtualKey', 'POST', '/v1/virtual-keys', 'virtualKeys.create'),
-  vkRoute('listVirtualKeys', 'GET', '/v1/virtual-keys', 'virtualKeys.list', { queryValidator: 'validateListPageQuery' }),
-  vkRoute('retrieveVirtualKey', 'GET', '/v1/virtual-keys/{virtualKeyId}', 'virtualKeys.retrieve'),
-  vkRoute('updateVirtualKey', 'PUT', '/v1/virtual-keys/{virtualKeyId}', 'virtualKeys.update'),
-  vkRoute('deleteVirtualKey', 'DELETE', '/v1/virtual-keys/{virtualKeyId}', 'virtualKeys.delete'),
-];
-const routes: RouteSpec[] = [...VIRTUAL_KEY_ROUTES, ...(ROUTES as readonly RouteSpec[])];
 
 let dir: string;
 let gateway: RunningGateway;
@@ -47,7 +30,6 @@ async function start(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Runn
     dataDir,
     seedApiKey: ADMIN,
     logger: silentLogger,
-    routes,
     setup: async (setup) => {
       const resolver = await setupInference(setup, { settings: { retryBaseMs: 1, retryMaxMs: 10, inlineConfigCacheSize: 50 } });
       await setupVirtualKeys(setup, resolver, { env });
@@ -151,6 +133,13 @@ describe('using virtual keys and slugs', () => {
     const key = await created({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL });
     const data = await sdk({ 'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }), 'x-gateway-virtual-key': key.id }).chat.completions.create(chat('by header'));
     expect(data.choices[0].message.content).toBe('[vk-messages] by header');
+  });
+
+  it('routes by x-gateway-virtual-key alone, and names the stored provider in x-gateway-provider', async () => {
+    const key = await created({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL });
+    const { data, response } = await sdk({ 'x-gateway-virtual-key': key.id }).chat.completions.create(chat('header only')).withResponse();
+    expect(data.choices[0].message.content).toBe('[vk-messages] header only');
+    expect(response.headers.get('x-gateway-provider')).toBe('anthropic');
   });
 
   it('resolves @slug to the stored integration, with its provider options (signed cloud C call)', async () => {
