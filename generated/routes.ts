@@ -79,8 +79,8 @@ export const ROUTES: readonly RouteSpec[] = [
   {"operationId":"retrieveVirtualKey","method":"GET","path":"/v1/virtual-keys/{virtualKeyId}","auth":"api_key","plane":"control","handler":"virtualKeys.retrieve","validateBody":"never","pattern":"^/v1/virtual-keys/(?<virtualKeyId>[^/]+)$","params":["virtualKeyId"]},
   {"operationId":"updateVirtualKey","method":"PUT","path":"/v1/virtual-keys/{virtualKeyId}","auth":"api_key","plane":"control","handler":"virtualKeys.update","validateBody":"never","pattern":"^/v1/virtual-keys/(?<virtualKeyId>[^/]+)$","params":["virtualKeyId"]},
   {"operationId":"deleteVirtualKey","method":"DELETE","path":"/v1/virtual-keys/{virtualKeyId}","auth":"api_key","plane":"control","handler":"virtualKeys.delete","validateBody":"never","pattern":"^/v1/virtual-keys/(?<virtualKeyId>[^/]+)$","params":["virtualKeyId"]},
-  {"operationId":"passThroughPost","method":"POST","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>.+)$","params":["path"]},
-  {"operationId":"passThroughGet","method":"GET","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>.+)$","params":["path"]},
-  {"operationId":"passThroughPut","method":"PUT","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>.+)$","params":["path"]},
-  {"operationId":"passThroughDelete","method":"DELETE","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>.+)$","params":["path"]},
+  {"operationId":"passThroughPost","method":"POST","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>[^]+)$","params":["path"]},
+  {"operationId":"passThroughGet","method":"GET","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>[^]+)$","params":["path"]},
+  {"operationId":"passThroughPut","method":"PUT","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>[^]+)$","params":["path"]},
+  {"operationId":"passThroughDelete","method":"DELETE","path":"/v1/{path}","auth":"api_key","plane":"data","handler":"inference.passthrough","validateBody":"never","pattern":"^/v1/(?<path>[^]+)$","params":["path"]},
 ];

@@ -16,7 +16,7 @@ export function routePattern(template: string, catchAll: boolean): string {
       const param = /^\{([^}]+)\}$/.exec(piece);
       if (param === null) return piece.replace(REGEXP_SPECIAL, '\\$&');
       // A catch-all's last parameter spans segments; every other parameter is one non-empty segment.
-      return catchAll && param[1] === lastParam ? `(?<${param[1]}>.+)` : `(?<${param[1]}>[^/]+)`;
+      return catchAll && param[1] === lastParam ? `(?<${param[1]}>[^]+)` : `(?<${param[1]}>[^/]+)`;
     })
     .join('');
   return `^${source}$`;
