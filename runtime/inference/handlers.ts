@@ -1,10 +1,12 @@
 // The data-plane handlers: chat, completions, embeddings, audio, images, models and the pass-through
 // of any other /v1 path. All share one flow; they differ only in whether the body is always checked.
+import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
+import type { Metadata } from '../server/gateway-headers.ts';
 import { GatewayError } from '../server/errors.ts';
 import type { Handler } from '../server/server.ts';
 import { CONFIG_HEADER, type ConfigResolver } from './config-resolver.ts';
-import type { InferenceRequest } from './inference-request.ts';
+import type { InferenceContext, InferenceRequest } from './inference-request.ts';
 import type { LoadedRouter } from './routers.ts';
 import { sendOutcome } from './send-outcome.ts';
 
@@ -12,7 +14,7 @@ import { sendOutcome } from './send-outcome.ts';
  * Renders a config's `prompt_id` into the request before routing (set by the control plane,
  * runtime/api/prompts/prompt-hook.ts): null when no prompt applies to this config and route.
  */
-export type PromptHook = (ctx: RequestContext, configId: string, rawBody: Buffer) => Promise<{ rawBody: Buffer; params: unknown } | null>;
+export type PromptHook = (ctx: InferenceContext, configId: string, rawBody: Buffer) => Promise<{ rawBody: Buffer; params: unknown } | null>;
 const promptHooks = new WeakMap<ConfigResolver, PromptHook>();
 
 export function setPromptHook(resolver: ConfigResolver, hook: PromptHook): void {
@@ -33,36 +35,20 @@ export function createInferenceHandler(resolver: ConfigResolver): Handler {
   return async function handleInference(ctx: RequestContext): Promise<void> {
     const method = ctx.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'PUT' && method !== 'DELETE') throw NO_METHOD;
-    const headerProvider = headerString(ctx, PROVIDER_HEADER);
-    const headerCustomHost = headerString(ctx, CUSTOM_HOST_HEADER);
-    const router = resolveRouter(ctx, resolver, headerProvider, headerCustomHost);
-
+    const router = resolveRouter(ctx, resolver);
     const sentBody = BODYLESS.has(method) && ctx.headers['content-length'] === undefined && ctx.headers['transfer-encoding'] === undefined ? null : await ctx.readBody();
-    // A config with a prompt_id reads the body (plan.readsBody); the hook renders the template into it.
-    const hook = router.readsBody ? promptHooks.get(resolver) : undefined;
-    const prompted = hook !== undefined && sentBody !== null ? await hook(ctx, router.configId, sentBody) : null;
-    const rawBody = prompted?.rawBody ?? sentBody;
-    // Parse only when a rule reads the body or the endpoint's rules must be checked (ARCHITECTURE §4.3).
-    const mustCheck = ctx.route?.validateBody === 'always' && rawBody !== null;
-    const params = prompted !== null ? prompted.params : mustCheck || (router.readsBody && rawBody !== null && rawBody.length > 0) ? await ctx.json() : undefined;
-
-    const request: InferenceRequest = {
-      ctx,
-      method,
-      upstreamPath: upstreamPathOf(ctx),
-      rawBody,
-      params,
-      metadata: ctx.metadata,
-      url: { pathname: ctx.path },
-      signal: ctx.signal,
-      timeoutOverrideMs: ctx.requestTimeoutMs,
-      headerProvider,
-      headerCustomHost,
-      bearerToken: bearerToken(ctx),
-    };
     let outcome;
     try {
-      outcome = await router.route(request);
+      outcome = await routeWith(resolver, router, {
+        ctx,
+        method,
+        upstreamPath: upstreamPathOf(ctx),
+        pathname: ctx.path,
+        sentBody,
+        metadata: ctx.metadata,
+        signal: ctx.signal,
+        timeoutOverrideMs: ctx.requestTimeoutMs,
+      });
     } catch (error) {
       if (ctx.clientGone) return;
       throw error;
@@ -71,21 +57,68 @@ export function createInferenceHandler(resolver: ConfigResolver): Handler {
   };
 }
 
-function resolveRouter(ctx: RequestContext, resolver: ConfigResolver, provider: string | null, customHost: string | null): LoadedRouter {
+/** One request as routing sees it once its router is chosen and its body read. */
+export interface RouteInput {
+  ctx: InferenceContext;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path after `/v1`, with the query string. */
+  upstreamPath: string;
+  /** The gateway path (`url.pathname` in conditions). */
+  pathname: string;
+  sentBody: Buffer | null;
+  metadata: Metadata;
+  signal: AbortSignal;
+  timeoutOverrideMs: number | null;
+}
+
+/**
+ * Runs one request through `router` exactly as the data-plane handler does: the prompt hook, the
+ * body check, then the router. Shared with requests that did not come over HTTP (batch lines and
+ * emulated Responses calls in runtime/jobs), so they route the same way as a live request.
+ */
+export async function routeWith(resolver: ConfigResolver, router: LoadedRouter, input: RouteInput): Promise<Outcome> {
+  const { ctx, sentBody } = input;
+  // A config with a prompt_id reads the body (plan.readsBody); the hook renders the template into it.
+  const hook = router.readsBody ? promptHooks.get(resolver) : undefined;
+  const prompted = hook !== undefined && sentBody !== null ? await hook(ctx, router.configId, sentBody) : null;
+  const rawBody = prompted?.rawBody ?? sentBody;
+  // Parse only when a rule reads the body or the endpoint's rules must be checked (ARCHITECTURE §4.3).
+  const mustCheck = ctx.route?.validateBody === 'always' && rawBody !== null;
+  const params = prompted !== null ? prompted.params : mustCheck || (router.readsBody && rawBody !== null && rawBody.length > 0) ? await ctx.json() : undefined;
+  const request: InferenceRequest = {
+    ctx,
+    method: input.method,
+    upstreamPath: input.upstreamPath,
+    rawBody,
+    params,
+    metadata: input.metadata,
+    url: { pathname: input.pathname },
+    signal: input.signal,
+    timeoutOverrideMs: input.timeoutOverrideMs,
+    headerProvider: headerString(ctx, PROVIDER_HEADER),
+    headerCustomHost: headerString(ctx, CUSTOM_HOST_HEADER),
+    bearerToken: bearerToken(ctx),
+  };
+  return router.route(request);
+}
+
+/** The router the request's headers name: x-gateway-config, else x-gateway-provider, else a virtual key. */
+export function resolveRouter(ctx: Pick<InferenceContext, 'headers'>, resolver: ConfigResolver): LoadedRouter {
   const config = headerString(ctx, CONFIG_HEADER);
   if (config !== null) return resolver.fromConfigHeader(config);
-  if (provider !== null) return resolver.fromProviderHeaders(provider, customHost);
+  const provider = headerString(ctx, PROVIDER_HEADER);
+  if (provider !== null) return resolver.fromProviderHeaders(provider, headerString(ctx, CUSTOM_HOST_HEADER));
   const virtualKey = headerString(ctx, VIRTUAL_KEY_HEADER);
-  if (virtualKey !== null) return resolver.fromVirtualKey(virtualKey);
+  if (virtualKey !== null) throw new GatewayError('unknown_virtual_key', `No virtual key "${virtualKey}" is stored in this gateway.`, VIRTUAL_KEY_HEADER);
   throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
 }
 
-function headerString(ctx: RequestContext, name: string): string | null {
+function headerString(ctx: Pick<InferenceContext, 'headers'>, name: string): string | null {
   const value = ctx.headers[name];
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-function bearerToken(ctx: RequestContext): string | null {
+function bearerToken(ctx: Pick<InferenceContext, 'headers'>): string | null {
   const value = ctx.headers.authorization;
   if (typeof value !== 'string') return null;
   const match = /^Bearer\s+(\S.*)$/i.exec(value);

@@ -4,8 +4,15 @@ import type { EndpointKind } from '../providers/types.ts';
 import type { RoutedRequest } from '../router/router-runtime.ts';
 import type { RequestContext } from '../server/context.ts';
 
+/**
+ * What routing and the transport read of a request's context. A live request passes its
+ * RequestContext; a request that did not come over HTTP (a batch line, an emulated Responses call)
+ * passes an object with just these parts (runtime/jobs/detached-context.ts).
+ */
+export type InferenceContext = Pick<RequestContext, 'headers' | 'route' | 'forwardHeaders' | 'json'>;
+
 export interface InferenceRequest extends RoutedRequest {
-  ctx: RequestContext;
+  ctx: InferenceContext;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The path after `/v1`, with the query string: appended to the provider's base URL. */
   upstreamPath: string;

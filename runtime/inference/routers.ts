@@ -14,6 +14,8 @@ export interface LoadedRouter {
   configId: string;
   /** Whether the router reads the parsed body (override_params, params conditions, …). */
   readsBody: boolean;
+  /** The plan it was built from (which providers its leaves name: runtime/jobs/provider-apis.ts). */
+  plan: RoutePlan;
   route: CompiledRouter<InferenceRequest>;
 }
 
@@ -36,5 +38,5 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
     isTimeoutError: isUpstreamTimeout,
   });
   const createRouter = new Function('rt', emitRouterBody(plan)) as (rt: RouterRuntime<InferenceRequest>) => CompiledRouter<InferenceRequest>;
-  return { configId: plan.configId, readsBody: plan.readsBody, route: createRouter(runtime) };
+  return { configId: plan.configId, readsBody: plan.readsBody, plan, route: createRouter(runtime) };
 }
