@@ -82,6 +82,7 @@ export interface GatewaySchemaTypes {
   ConfigCreate: ConfigCreate;
   ConfigUpdate: ConfigUpdate;
   EmbeddingsCreate: EmbeddingsCreate;
+  FileListQuery: FileListQuery;
   FineTuningCheckpointListQuery: FineTuningCheckpointListQuery;
   FineTuningJobCreate: FineTuningJobCreate;
   FineTuningJobListQuery: FineTuningJobListQuery;
@@ -94,6 +95,7 @@ export interface GatewaySchemaTypes {
   RateLimitsPolicyGetQuery: RateLimitsPolicyGetQuery;
   RateLimitsPolicyListQuery: RateLimitsPolicyListQuery;
   RateLimitsPolicyUpdate: RateLimitsPolicyUpdate;
+  ResponseCreate: ResponseCreate;
   ResponseGetQuery: ResponseGetQuery;
   UsageLimitsPolicyCreate: UsageLimitsPolicyCreate;
   UsageLimitsPolicyListQuery: UsageLimitsPolicyListQuery;
@@ -105,12 +107,16 @@ export interface GatewaySchemaTypes {
   Batch: Batch;
   DeletedResource: DeletedResource;
   Error: Error;
+  FileDeleted: FileDeleted;
+  FileList: FileList;
+  File: File;
   FineTuningCheckpointList: FineTuningCheckpointList;
   FineTuningCheckpoint: FineTuningCheckpoint;
   FineTuningJobList: FineTuningJobList;
   FineTuningJob: FineTuningJob;
   Health: Health;
   Metadata: Metadata;
+  ModelCatalog: ModelCatalog;
   PromptList: PromptList;
   PromptVersionList: PromptVersionList;
   Prompt: Prompt;
@@ -575,6 +581,15 @@ export interface EmbeddingsCreate {
   [k: string]: unknown;
 }
 /**
+ * Query of GET /v1/files, in the vendor's shape: cursor paging with `after` (ID of the last file of the previous page) and `limit` (1 to 10000, default 10000), `order` by creation time (default `desc`), and a `purpose` filter. Query values arrive as strings; the server turns numeric strings into numbers before validating.
+ */
+export interface FileListQuery {
+  after?: string;
+  limit?: number;
+  order?: 'asc' | 'desc';
+  purpose?: string;
+}
+/**
  * Query of GET /v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints (SPEC §4.6). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.
  */
 export interface FineTuningCheckpointListQuery {
@@ -786,6 +801,75 @@ export interface RateLimitsPolicyUpdate {
   group_by?: GroupBy;
 }
 /**
+ * Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).
+ */
+export interface ResponseCreate {
+  model: string;
+  input?: string | ResponseInputItem[];
+  instructions?: string | null;
+  previous_response_id?: string | null;
+  store?: boolean | null;
+  metadata?: Metadata | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  max_output_tokens?: number | null;
+  tools?: ResponseCreateTool[];
+  tool_choice?:
+    | ('none' | 'auto' | 'required')
+    | {
+        type: string;
+        [k: string]: unknown;
+      };
+  parallel_tool_calls?: boolean | null;
+  truncation?: 'auto' | 'disabled' | null;
+  text?: {
+    format?: {
+      type: string;
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  } | null;
+  reasoning?: {
+    [k: string]: unknown;
+  } | null;
+  user?: string;
+  stream?: boolean | null;
+  stream_options?: {
+    [k: string]: unknown;
+  } | null;
+  include?: string[] | null;
+  background?: boolean | null;
+  service_tier?: string | null;
+  top_logprobs?: number | null;
+  max_tool_calls?: number | null;
+  prompt?: {
+    [k: string]: unknown;
+  } | null;
+  prompt_cache_key?: string;
+  safety_identifier?: string;
+}
+/**
+ * A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).
+ */
+export interface ResponseInputItem {
+  type?: string;
+  role?: 'user' | 'assistant' | 'system' | 'developer';
+  content?:
+    | string
+    | {
+        type: string;
+        [k: string]: unknown;
+      }[];
+  [k: string]: unknown;
+}
+/**
+ * A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.
+ */
+export interface ResponseCreateTool {
+  type: string;
+  [k: string]: unknown;
+}
+/**
  * Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.
  */
 export interface ResponseGetQuery {
@@ -958,6 +1042,44 @@ export interface Error {
   };
 }
 /**
+ * Answer of DELETE /v1/files/{file_id}, in the vendor's shape.
+ */
+export interface FileDeleted {
+  id: string;
+  object: 'file';
+  deleted: boolean;
+}
+/**
+ * A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.
+ */
+export interface FileList {
+  object: 'list';
+  data: File[];
+  has_more: boolean;
+  first_id?: string | null;
+  last_id?: string | null;
+}
+/**
+ * An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.
+ */
+export interface File {
+  id: string;
+  object: 'file';
+  bytes: number;
+  /**
+   * Unix seconds.
+   */
+  created_at: number;
+  filename: string;
+  purpose: string;
+  status?: 'uploaded' | 'processed' | 'error';
+  status_details?: string | null;
+  /**
+   * Unix seconds; null when the file does not expire.
+   */
+  expires_at?: number | null;
+}
+/**
  * A page of fine-tuning checkpoints (SPEC §4.6).
  */
 export interface FineTuningCheckpointList {
@@ -1080,6 +1202,31 @@ export interface FineTuningIntegration {
 export interface Health {
   status: 'ok';
   [k: string]: unknown;
+}
+/**
+ * What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).
+ */
+export interface ModelCatalog {
+  $schema?: string;
+  /**
+   * @minItems 1
+   */
+  models: CatalogModel[];
+}
+export interface CatalogModel {
+  id: string;
+  aliases?: string[];
+  /**
+   * Input plus output tokens the model accepts in one request.
+   */
+  context_window: number;
+  max_output_tokens?: number;
+  pricing: {
+    currency?: 'USD';
+    input_per_million: number;
+    cached_input_per_million?: number;
+    output_per_million: number;
+  };
 }
 /**
  * A page of prompts at their latest version, oldest first; `total` counts every prompt.

@@ -4862,11 +4862,11 @@ return errors === 0;
 }
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpointListQuery = validate43;
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json","title":"FineTuningCheckpointListQuery","description":"Query of GET /v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints (SPEC §4.6). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last checkpoint of the previous page."},"limit":{"type":"integer","minimum":1,"default":10}}};
+export const validateFileListQuery = validate43;
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/file-list-query.json","title":"FileListQuery","description":"Query of GET /v1/files, in the vendor's shape: cursor paging with `after` (ID of the last file of the previous page) and `limit` (1 to 10000, default 10000), `order` by creation time (default `desc`), and a `purpose` filter. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":10000,"default":10000},"order":{"enum":["asc","desc"],"default":"desc"},"purpose":{"type":"string","minLength":1}}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/file-list-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate43.evaluated;
@@ -4880,7 +4880,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "after") || (key0 === "limit"))){
+if(!((((key0 === "after") || (key0 === "limit")) || (key0 === "order")) || (key0 === "purpose"))){
 validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4908,9 +4908,15 @@ return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 10000 || isNaN(data1)){
+validate43.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
 if(data1 < 1 || isNaN(data1)){
 validate43.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
 }
 }
 }
@@ -4918,6 +4924,42 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.order !== undefined){
+let data2 = data.order;
+const _errs6 = errors;
+if(!((data2 === "asc") || (data2 === "desc"))){
+validate43.errors = [{instancePath:instancePath+"/order",schemaPath:"#/properties/order/enum",keyword:"enum",params:{allowedValues: schema73.properties.order.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.purpose !== undefined){
+let data3 = data.purpose;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate43.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -4932,11 +4974,11 @@ return errors === 0;
 }
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobCreate = validate44;
-const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-create.json","title":"FineTuningJobCreate","description":"Body of POST /v1/fine_tuning/jobs (SPEC §4.3). The fields of `method` are not shown by SPEC and pass through to the provider.","type":"object","required":["model","training_file","suffix","method"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"training_file":{"type":"string","minLength":1},"suffix":{"type":"string"},"method":{"type":"object","additionalProperties":true},"validation_file":{"type":"string"}}};
+export const validateFineTuningCheckpointListQuery = validate44;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json","title":"FineTuningCheckpointListQuery","description":"Query of GET /v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints (SPEC §4.6). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last checkpoint of the previous page."},"limit":{"type":"integer","minimum":1,"default":10}}};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-create.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-checkpoint-list-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate44.evaluated;
@@ -4948,16 +4990,86 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "after") || (key0 === "limit"))){
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.after !== undefined){
+const _errs2 = errors;
+if(typeof data.after !== "string"){
+validate44.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate44.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate44.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningJobCreate = validate45;
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-create.json","title":"FineTuningJobCreate","description":"Body of POST /v1/fine_tuning/jobs (SPEC §4.3). The fields of `method` are not shown by SPEC and pass through to the provider.","type":"object","required":["model","training_file","suffix","method"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"training_file":{"type":"string","minLength":1},"suffix":{"type":"string"},"method":{"type":"object","additionalProperties":true},"validation_file":{"type":"string"}}};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.suffix === undefined) && (missing0 = "suffix"))) || ((data.method === undefined) && (missing0 = "method"))){
-validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "model") || (key0 === "training_file")) || (key0 === "suffix")) || (key0 === "method")) || (key0 === "validation_file"))){
-validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4969,12 +5081,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate44.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate45.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4990,12 +5102,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate44.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate45.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5008,7 +5120,7 @@ if(valid0){
 if(data.suffix !== undefined){
 const _errs6 = errors;
 if(typeof data.suffix !== "string"){
-validate44.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -5024,7 +5136,7 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5037,7 +5149,7 @@ if(valid0){
 if(data.validation_file !== undefined){
 const _errs11 = errors;
 if(typeof data.validation_file !== "string"){
-validate44.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -5053,76 +5165,6 @@ var valid0 = true;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate44.errors = vErrors;
-return errors === 0;
-}
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFineTuningJobListQuery = validate45;
-const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-list-query.json","title":"FineTuningJobListQuery","description":"Query of GET /v1/fine_tuning/jobs (SPEC §4.4). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last job of the previous page."},"limit":{"type":"integer","minimum":1,"default":20}}};
-
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-list-query.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate45.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "after") || (key0 === "limit"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.after !== undefined){
-const _errs2 = errors;
-if(typeof data.after !== "string"){
-validate45.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.limit !== undefined){
-let data1 = data.limit;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate45.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 1 || isNaN(data1)){
-validate45.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
 validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -5132,11 +5174,11 @@ return errors === 0;
 }
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateListPageQuery = validate46;
-const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/list-page-query.json","title":"ListPageQuery","description":"Query of the list endpoints of API keys, configs and prompts: the same `page_size` / `current_page` paging as SPEC §4.13.","type":"object","additionalProperties":false,"properties":{"page_size":{"type":"integer","minimum":0,"description":"Records per page; without it, every record."},"current_page":{"type":"integer","minimum":0,"description":"Zero-based page index, used with page_size (default 0)."}}};
+export const validateFineTuningJobListQuery = validate46;
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/fine-tuning-job-list-query.json","title":"FineTuningJobListQuery","description":"Query of GET /v1/fine_tuning/jobs (SPEC §4.4). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `limit` is checked as an integer.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last job of the previous page."},"limit":{"type":"integer","minimum":1,"default":20}}};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/list-page-query.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/fine-tuning-job-list-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate46.evaluated;
@@ -5150,27 +5192,18 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "page_size") || (key0 === "current_page"))){
+if(!((key0 === "after") || (key0 === "limit"))){
 validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.page_size !== undefined){
-let data0 = data.page_size;
+if(data.after !== undefined){
 const _errs2 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate46.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.after !== "string"){
+validate46.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 0 || isNaN(data0)){
-validate46.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -5178,17 +5211,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.current_page !== undefined){
-let data1 = data.current_page;
+if(data.limit !== undefined){
+let data1 = data.limit;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate46.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate46.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-validate46.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data1 < 1 || isNaN(data1)){
+validate46.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5211,34 +5244,113 @@ return errors === 0;
 }
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptCreate = validate47;
-const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-create.json","title":"PromptCreate","description":"Body of POST /v1/prompts: version 1 of a prompt template. Templates are checked for mustache syntax when saved.","type":"object","required":["name","messages"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$","description":"Letters, digits, `_`, `.` and `-`, at most 128 (no `@`: `id@3` names version 3)."},"name":{"type":"string","minLength":1,"maxLength":255},"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/PromptTemplateMessage"}},"model":{"type":"string","minLength":1},"hyperparameters":{"$ref":"#/$defs/PromptHyperparameters"},"version_description":{"type":"string","maxLength":1000}},"$defs":{"PromptTemplateMessage":{"title":"PromptTemplateMessage","type":"object","required":["role","content"],"additionalProperties":false,"properties":{"role":{"type":"string","minLength":1},"content":{"type":"string","description":"Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping)."},"name":{"type":"string"}}},"PromptHyperparameters":{"title":"PromptHyperparameters","type":"object","description":"Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.","propertyNames":{"not":{"enum":["messages","model","stream","stream_options","variables"]}},"additionalProperties":true,"properties":{"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"$ref":"prompt-render.json#/properties/stop"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}}}};
-const schema78 = {"title":"PromptTemplateMessage","type":"object","required":["role","content"],"additionalProperties":false,"properties":{"role":{"type":"string","minLength":1},"content":{"type":"string","description":"Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping)."},"name":{"type":"string"}}};
-const schema79 = {"title":"PromptHyperparameters","type":"object","description":"Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.","propertyNames":{"not":{"enum":["messages","model","stream","stream_options","variables"]}},"additionalProperties":true,"properties":{"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"$ref":"prompt-render.json#/properties/stop"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
-const schema82 = {"type":"number"};
-const schema83 = {"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}};
-const schema84 = {"type":"boolean"};
-const schema85 = {"type":"integer"};
-const schema86 = {"type":"integer"};
-const schema87 = {"type":"integer"};
-const schema88 = {"type":"number"};
-const schema89 = {"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}};
-const schema90 = {"type":"integer"};
-const schema113 = {"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."};
-const schema104 = {"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}};
-const schema105 = {"type":"number"};
-const schema106 = {"type":"number"};
-const schema107 = {"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}};
-const schema108 = {"type":"string"};
-const schema109 = {"type":"boolean"};
-const schema110 = {"type":"string"};
-const schema111 = {"type":"string"};
-const schema112 = {"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}};
+export const validateListPageQuery = validate47;
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/list-page-query.json","title":"ListPageQuery","description":"Query of the list endpoints of API keys, configs and prompts: the same `page_size` / `current_page` paging as SPEC §4.13.","type":"object","additionalProperties":false,"properties":{"page_size":{"type":"integer","minimum":0,"description":"Records per page; without it, every record."},"current_page":{"type":"integer","minimum":0,"description":"Zero-based page index, used with page_size (default 0)."}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/list-page-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate47.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "page_size") || (key0 === "current_page"))){
+validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.page_size !== undefined){
+let data0 = data.page_size;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate47.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate47.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.current_page !== undefined){
+let data1 = data.current_page;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate47.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate47.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptCreate = validate48;
+const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-create.json","title":"PromptCreate","description":"Body of POST /v1/prompts: version 1 of a prompt template. Templates are checked for mustache syntax when saved.","type":"object","required":["name","messages"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$","description":"Letters, digits, `_`, `.` and `-`, at most 128 (no `@`: `id@3` names version 3)."},"name":{"type":"string","minLength":1,"maxLength":255},"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/PromptTemplateMessage"}},"model":{"type":"string","minLength":1},"hyperparameters":{"$ref":"#/$defs/PromptHyperparameters"},"version_description":{"type":"string","maxLength":1000}},"$defs":{"PromptTemplateMessage":{"title":"PromptTemplateMessage","type":"object","required":["role","content"],"additionalProperties":false,"properties":{"role":{"type":"string","minLength":1},"content":{"type":"string","description":"Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping)."},"name":{"type":"string"}}},"PromptHyperparameters":{"title":"PromptHyperparameters","type":"object","description":"Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.","propertyNames":{"not":{"enum":["messages","model","stream","stream_options","variables"]}},"additionalProperties":true,"properties":{"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"$ref":"prompt-render.json#/properties/stop"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}}}};
+const schema79 = {"title":"PromptTemplateMessage","type":"object","required":["role","content"],"additionalProperties":false,"properties":{"role":{"type":"string","minLength":1},"content":{"type":"string","description":"Mustache template text: {{name}}, {{user.name}}, sections {{#items}}…{{/items}}, inverted {{^x}}…{{/x}}, comments {{! … }}. Values are inserted as they are (no HTML escaping)."},"name":{"type":"string"}}};
+const schema80 = {"title":"PromptHyperparameters","type":"object","description":"Chat-completion parameters the template sets; render puts them at the root of `data`, and the render body's own root values win. Other provider parameters are allowed, except the ones a call decides: messages, model (set beside), stream, stream_options, variables.","propertyNames":{"not":{"enum":["messages","model","stream","stream_options","variables"]}},"additionalProperties":true,"properties":{"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"$ref":"prompt-render.json#/properties/stop"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
+const schema83 = {"type":"number"};
+const schema84 = {"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}};
+const schema85 = {"type":"boolean"};
+const schema86 = {"type":"integer"};
+const schema87 = {"type":"integer"};
+const schema88 = {"type":"integer"};
+const schema89 = {"type":"number"};
+const schema90 = {"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}};
+const schema91 = {"type":"integer"};
+const schema114 = {"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."};
+const schema105 = {"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}};
+const schema106 = {"type":"number"};
+const schema107 = {"type":"number"};
+const schema108 = {"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}};
+const schema109 = {"type":"string"};
+const schema110 = {"type":"boolean"};
+const schema111 = {"type":"string"};
+const schema112 = {"type":"string"};
+const schema113 = {"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5293,7 +5405,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return false;
 break;
 }
@@ -5303,7 +5415,7 @@ if(data.frequency_penalty !== undefined){
 let data0 = data.frequency_penalty;
 const _errs5 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate48.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -5317,7 +5429,7 @@ let data1 = data.logit_bias;
 const _errs8 = errors;
 const _errs9 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate48.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema83.type},message:"must be object,null"}];
+validate49.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema84.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs9){
@@ -5326,7 +5438,7 @@ for(const key1 in data1){
 let data2 = data1[key1];
 const _errs12 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate48.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -5345,7 +5457,7 @@ if(valid2){
 if(data.logprobs !== undefined){
 const _errs14 = errors;
 if(typeof data.logprobs !== "boolean"){
-validate48.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -5358,7 +5470,7 @@ if(data.top_logprobs !== undefined){
 let data4 = data.top_logprobs;
 const _errs17 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate48.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -5371,7 +5483,7 @@ if(data.max_tokens !== undefined){
 let data5 = data.max_tokens;
 const _errs20 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate48.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs20 === errors;
@@ -5384,7 +5496,7 @@ if(data.n !== undefined){
 let data6 = data.n;
 const _errs23 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate48.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -5397,7 +5509,7 @@ if(data.presence_penalty !== undefined){
 let data7 = data.presence_penalty;
 const _errs26 = errors;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate48.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs26 === errors;
@@ -5414,13 +5526,13 @@ if(errors === _errs30){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.type !== undefined){
 if(typeof data8.type !== "string"){
-validate48.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5434,7 +5546,7 @@ if(data.seed !== undefined){
 let data10 = data.seed;
 const _errs35 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate48.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs35 === errors;
@@ -5506,7 +5618,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return false;
 }
 else {
@@ -5535,7 +5647,7 @@ if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.type !== undefined){
 const _errs51 = errors;
 if(typeof data13.type !== "string"){
-validate48.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid18 = _errs51 === errors;
@@ -5548,7 +5660,7 @@ if(data13.budget_tokens !== undefined){
 let data15 = data13.budget_tokens;
 const _errs53 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate48.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate49.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid18 = _errs53 === errors;
@@ -5559,7 +5671,7 @@ var valid18 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5573,7 +5685,7 @@ if(data.temperature !== undefined){
 let data16 = data.temperature;
 const _errs55 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate48.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs55 === errors;
@@ -5586,7 +5698,7 @@ if(data.top_p !== undefined){
 let data17 = data.top_p;
 const _errs58 = errors;
 if(!((typeof data17 == "number") && (isFinite(data17)))){
-validate48.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate49.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs58 === errors;
@@ -5611,7 +5723,7 @@ if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 if(data19.type !== undefined){
 const _errs67 = errors;
 if("function" !== data19.type){
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 var valid23 = _errs67 === errors;
@@ -5628,7 +5740,7 @@ if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 if(data21.name !== undefined){
 const _errs71 = errors;
 if(typeof data21.name !== "string"){
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs71 === errors;
@@ -5640,7 +5752,7 @@ if(valid24){
 if(data21.description !== undefined){
 const _errs73 = errors;
 if(typeof data21.description !== "string"){
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs73 === errors;
@@ -5653,7 +5765,7 @@ if(data21.parameters !== undefined){
 let data24 = data21.parameters;
 const _errs75 = errors;
 if(!(data24 && typeof data24 == "object" && !Array.isArray(data24))){
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid24 = _errs75 === errors;
@@ -5665,7 +5777,7 @@ if(valid24){
 if(data21.strict !== undefined){
 const _errs77 = errors;
 if(typeof data21.strict !== "boolean"){
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid24 = _errs77 === errors;
@@ -5678,7 +5790,7 @@ var valid24 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5690,7 +5802,7 @@ var valid23 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5701,7 +5813,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5714,7 +5826,7 @@ if(valid2){
 if(data.tool_choice !== undefined){
 const _errs79 = errors;
 if(typeof data.tool_choice !== "string"){
-validate48.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs79 === errors;
@@ -5726,7 +5838,7 @@ if(valid2){
 if(data.parallel_tool_calls !== undefined){
 const _errs82 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate48.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate49.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs82 === errors;
@@ -5738,7 +5850,7 @@ if(valid2){
 if(data.user !== undefined){
 const _errs85 = errors;
 if(typeof data.user !== "string"){
-validate48.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs85 === errors;
@@ -5750,7 +5862,7 @@ if(valid2){
 if(data.function_call !== undefined){
 const _errs88 = errors;
 if(typeof data.function_call !== "string"){
-validate48.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs88 === errors;
@@ -5775,7 +5887,7 @@ if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 if(data31.name !== undefined){
 const _errs97 = errors;
 if(typeof data31.name !== "string"){
-validate48.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs97 === errors;
@@ -5787,7 +5899,7 @@ if(valid31){
 if(data31.description !== undefined){
 const _errs99 = errors;
 if(typeof data31.description !== "string"){
-validate48.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate49.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs99 === errors;
@@ -5800,7 +5912,7 @@ if(data31.parameters !== undefined){
 let data34 = data31.parameters;
 const _errs101 = errors;
 if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
-validate48.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid31 = _errs101 === errors;
@@ -5812,7 +5924,7 @@ var valid31 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5823,7 +5935,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate49.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5853,21 +5965,21 @@ var valid2 = true;
 }
 }
 else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/prompt-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5878,14 +5990,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "messages")) || (key0 === "model")) || (key0 === "hyperparameters")) || (key0 === "version_description"))){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5897,12 +6009,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern13.test(data0)){
-validate47.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
+validate48.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5918,18 +6030,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 255){
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 else {
 if(func2(data1) < 1){
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5945,12 +6057,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 1000){
-validate47.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+validate48.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate47.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate48.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -5964,14 +6076,14 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((data3.role === undefined) && (missing1 = "role")) || ((data3.content === undefined) && (missing1 = "content"))){
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs11 = errors;
 for(const key1 in data3){
 if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5983,12 +6095,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6001,7 +6113,7 @@ if(valid3){
 if(data3.content !== undefined){
 const _errs14 = errors;
 if(typeof data3.content !== "string"){
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -6013,7 +6125,7 @@ if(valid3){
 if(data3.name !== undefined){
 const _errs16 = errors;
 if(typeof data3.name !== "string"){
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -6027,7 +6139,7 @@ var valid3 = true;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6040,7 +6152,7 @@ break;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate48.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6056,12 +6168,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func2(data7) < 1){
-validate47.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6073,8 +6185,8 @@ var valid0 = true;
 if(valid0){
 if(data.hyperparameters !== undefined){
 const _errs20 = errors;
-if(!(validate48(data.hyperparameters, {instancePath:instancePath+"/hyperparameters",parentData:data,parentDataProperty:"hyperparameters",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate49(data.hyperparameters, {instancePath:instancePath+"/hyperparameters",parentData:data,parentDataProperty:"hyperparameters",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs20 === errors;
@@ -6089,12 +6201,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) > 1000){
-validate47.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+validate48.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6112,23 +6224,23 @@ var valid0 = true;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate47.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptGetQuery = validate52;
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-get-query.json","title":"PromptGetQuery","description":"Query of GET /v1/prompts/{promptId}: a version other than the latest.","type":"object","additionalProperties":false,"properties":{"version":{"type":"integer","minimum":1}}};
+export const validatePromptGetQuery = validate53;
+const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-get-query.json","title":"PromptGetQuery","description":"Query of GET /v1/prompts/{promptId}: a version other than the latest.","type":"object","additionalProperties":false,"properties":{"version":{"type":"integer","minimum":1}}};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/prompt-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6140,7 +6252,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "version")){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6150,13 +6262,13 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate52.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate53.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate52.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate53.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -6165,26 +6277,26 @@ return false;
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate52.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptRender = validate50;
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-render.json","title":"PromptRender","description":"Body of POST /v1/prompts/{promptId}/render (SPEC §4.2). `variables` fills the template; hyperparameters go at the root beside it, never nested, and override the template's values. Unknown keys are rejected, so a nested `hyperparameters` object is an error.","type":"object","required":["variables"],"additionalProperties":false,"properties":{"variables":{"type":"object","additionalProperties":true,"description":"Template variable values by name."},"model":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model"},"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."},"stream":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream"},"stream_options":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
-const schema92 = {"type":"string"};
-const schema102 = {"type":"boolean"};
-const schema103 = {"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true};
+export const validatePromptRender = validate51;
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-render.json","title":"PromptRender","description":"Body of POST /v1/prompts/{promptId}/render (SPEC §4.2). `variables` fills the template; hyperparameters go at the root beside it, never nested, and override the template's values. Unknown keys are rejected, so a nested `hyperparameters` object is an error.","type":"object","required":["variables"],"additionalProperties":false,"properties":{"variables":{"type":"object","additionalProperties":true,"description":"Template variable values by name."},"model":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model"},"frequency_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty"},"logit_bias":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias"},"logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs"},"top_logprobs":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs"},"max_tokens":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens"},"n":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n"},"presence_penalty":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty"},"response_format":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format"},"seed":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed"},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"One stop sequence or several."},"stream":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream"},"stream_options":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options"},"thinking":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking"},"temperature":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature"},"top_p":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p"},"tools":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools"},"tool_choice":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice"},"parallel_tool_calls":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls"},"user":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user"},"function_call":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call"},"functions":{"$ref":"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions"}}};
+const schema93 = {"type":"string"};
+const schema103 = {"type":"boolean"};
+const schema104 = {"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/prompt-render.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6195,14 +6307,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema91.properties, key0))){
-validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema92.properties, key0))){
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6215,7 +6327,7 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6228,7 +6340,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs5 = errors;
 if(typeof data.model !== "string"){
-validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/model",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -6241,7 +6353,7 @@ if(data.frequency_penalty !== undefined){
 let data2 = data.frequency_penalty;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate50.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate51.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -6255,7 +6367,7 @@ let data3 = data.logit_bias;
 const _errs11 = errors;
 const _errs12 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate50.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema83.type},message:"must be object,null"}];
+validate51.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema84.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs12){
@@ -6264,7 +6376,7 @@ for(const key1 in data3){
 let data4 = data3[key1];
 const _errs15 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate50.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate51.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -6283,7 +6395,7 @@ if(valid0){
 if(data.logprobs !== undefined){
 const _errs17 = errors;
 if(typeof data.logprobs !== "boolean"){
-validate50.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate51.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -6296,7 +6408,7 @@ if(data.top_logprobs !== undefined){
 let data6 = data.top_logprobs;
 const _errs20 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate50.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate51.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -6309,7 +6421,7 @@ if(data.max_tokens !== undefined){
 let data7 = data.max_tokens;
 const _errs23 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate50.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate51.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -6322,7 +6434,7 @@ if(data.n !== undefined){
 let data8 = data.n;
 const _errs26 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -6335,7 +6447,7 @@ if(data.presence_penalty !== undefined){
 let data9 = data.presence_penalty;
 const _errs29 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate50.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate51.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -6352,13 +6464,13 @@ if(errors === _errs33){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.type !== undefined){
 if(typeof data10.type !== "string"){
-validate50.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6372,7 +6484,7 @@ if(data.seed !== undefined){
 let data12 = data.seed;
 const _errs38 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate50.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate51.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -6444,7 +6556,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return false;
 }
 else {
@@ -6467,7 +6579,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs49 = errors;
 if(typeof data.stream !== "boolean"){
-validate50.errors = [{instancePath:instancePath+"/stream",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate51.errors = [{instancePath:instancePath+"/stream",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -6480,7 +6592,7 @@ if(data.stream_options !== undefined){
 let data16 = data.stream_options;
 const _errs52 = errors;
 if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-validate50.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema103.type},message:"must be object,null"}];
+validate51.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema104.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs52 === errors;
@@ -6498,7 +6610,7 @@ if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.type !== undefined){
 const _errs60 = errors;
 if(typeof data17.type !== "string"){
-validate50.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid18 = _errs60 === errors;
@@ -6511,7 +6623,7 @@ if(data17.budget_tokens !== undefined){
 let data19 = data17.budget_tokens;
 const _errs62 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate50.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate51.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid18 = _errs62 === errors;
@@ -6522,7 +6634,7 @@ var valid18 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6536,7 +6648,7 @@ if(data.temperature !== undefined){
 let data20 = data.temperature;
 const _errs64 = errors;
 if(!((typeof data20 == "number") && (isFinite(data20)))){
-validate50.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate51.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs64 === errors;
@@ -6549,7 +6661,7 @@ if(data.top_p !== undefined){
 let data21 = data.top_p;
 const _errs67 = errors;
 if(!((typeof data21 == "number") && (isFinite(data21)))){
-validate50.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate51.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -6574,7 +6686,7 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.type !== undefined){
 const _errs76 = errors;
 if("function" !== data23.type){
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 var valid23 = _errs76 === errors;
@@ -6591,7 +6703,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 if(data25.name !== undefined){
 const _errs80 = errors;
 if(typeof data25.name !== "string"){
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs80 === errors;
@@ -6603,7 +6715,7 @@ if(valid24){
 if(data25.description !== undefined){
 const _errs82 = errors;
 if(typeof data25.description !== "string"){
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs82 === errors;
@@ -6616,7 +6728,7 @@ if(data25.parameters !== undefined){
 let data28 = data25.parameters;
 const _errs84 = errors;
 if(!(data28 && typeof data28 == "object" && !Array.isArray(data28))){
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid24 = _errs84 === errors;
@@ -6628,7 +6740,7 @@ if(valid24){
 if(data25.strict !== undefined){
 const _errs86 = errors;
 if(typeof data25.strict !== "boolean"){
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid24 = _errs86 === errors;
@@ -6641,7 +6753,7 @@ var valid24 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6653,7 +6765,7 @@ var valid23 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6664,7 +6776,7 @@ break;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate51.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6677,7 +6789,7 @@ if(valid0){
 if(data.tool_choice !== undefined){
 const _errs88 = errors;
 if(typeof data.tool_choice !== "string"){
-validate50.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs88 === errors;
@@ -6689,7 +6801,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs91 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate50.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate51.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs91 === errors;
@@ -6701,7 +6813,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs94 = errors;
 if(typeof data.user !== "string"){
-validate50.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs94 === errors;
@@ -6713,7 +6825,7 @@ if(valid0){
 if(data.function_call !== undefined){
 const _errs97 = errors;
 if(typeof data.function_call !== "string"){
-validate50.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs97 === errors;
@@ -6738,7 +6850,7 @@ if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
 if(data35.name !== undefined){
 const _errs106 = errors;
 if(typeof data35.name !== "string"){
-validate50.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs106 === errors;
@@ -6750,7 +6862,7 @@ if(valid31){
 if(data35.description !== undefined){
 const _errs108 = errors;
 if(typeof data35.description !== "string"){
-validate50.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs108 === errors;
@@ -6763,7 +6875,7 @@ if(data35.parameters !== undefined){
 let data38 = data35.parameters;
 const _errs110 = errors;
 if(!(data38 && typeof data38 == "object" && !Array.isArray(data38))){
-validate50.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid31 = _errs110 === errors;
@@ -6775,7 +6887,7 @@ var valid31 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6786,7 +6898,7 @@ break;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate51.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6821,22 +6933,22 @@ var valid0 = true;
 }
 }
 else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptUpdate = validate53;
-const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-update.json","title":"PromptUpdate","description":"Body of PUT /v1/prompts/{promptId}: the next version's whole template (model and hyperparameters not given are not carried over); `name` renames the prompt.","type":"object","required":["messages"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"prompt-create.json#/$defs/PromptTemplateMessage"}},"model":{"type":"string","minLength":1},"hyperparameters":{"$ref":"prompt-create.json#/$defs/PromptHyperparameters"},"version_description":{"type":"string","maxLength":1000}}};
+export const validatePromptUpdate = validate54;
+const schema125 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/prompt-update.json","title":"PromptUpdate","description":"Body of PUT /v1/prompts/{promptId}: the next version's whole template (model and hyperparameters not given are not carried over); `name` renames the prompt.","type":"object","required":["messages"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"prompt-create.json#/$defs/PromptTemplateMessage"}},"model":{"type":"string","minLength":1},"hyperparameters":{"$ref":"prompt-create.json#/$defs/PromptHyperparameters"},"version_description":{"type":"string","maxLength":1000}}};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6891,7 +7003,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return false;
 break;
 }
@@ -6901,7 +7013,7 @@ if(data.frequency_penalty !== undefined){
 let data0 = data.frequency_penalty;
 const _errs5 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate54.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate55.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -6915,7 +7027,7 @@ let data1 = data.logit_bias;
 const _errs8 = errors;
 const _errs9 = errors;
 if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
-validate54.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema83.type},message:"must be object,null"}];
+validate55.errors = [{instancePath:instancePath+"/logit_bias",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema84.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs9){
@@ -6924,7 +7036,7 @@ for(const key1 in data1){
 let data2 = data1[key1];
 const _errs12 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate54.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate55.errors = [{instancePath:instancePath+"/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -6943,7 +7055,7 @@ if(valid2){
 if(data.logprobs !== undefined){
 const _errs14 = errors;
 if(typeof data.logprobs !== "boolean"){
-validate54.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -6956,7 +7068,7 @@ if(data.top_logprobs !== undefined){
 let data4 = data.top_logprobs;
 const _errs17 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate54.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate55.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -6969,7 +7081,7 @@ if(data.max_tokens !== undefined){
 let data5 = data.max_tokens;
 const _errs20 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate54.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate55.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs20 === errors;
@@ -6982,7 +7094,7 @@ if(data.n !== undefined){
 let data6 = data.n;
 const _errs23 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate54.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate55.errors = [{instancePath:instancePath+"/n",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -6995,7 +7107,7 @@ if(data.presence_penalty !== undefined){
 let data7 = data.presence_penalty;
 const _errs26 = errors;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate54.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate55.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs26 === errors;
@@ -7012,13 +7124,13 @@ if(errors === _errs30){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.type !== undefined){
 if(typeof data8.type !== "string"){
-validate54.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/response_format",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7032,7 +7144,7 @@ if(data.seed !== undefined){
 let data10 = data.seed;
 const _errs35 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate54.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate55.errors = [{instancePath:instancePath+"/seed",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs35 === errors;
@@ -7104,7 +7216,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return false;
 }
 else {
@@ -7133,7 +7245,7 @@ if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.type !== undefined){
 const _errs51 = errors;
 if(typeof data13.type !== "string"){
-validate54.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid18 = _errs51 === errors;
@@ -7146,7 +7258,7 @@ if(data13.budget_tokens !== undefined){
 let data15 = data13.budget_tokens;
 const _errs53 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate54.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate55.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid18 = _errs53 === errors;
@@ -7157,7 +7269,7 @@ var valid18 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/thinking",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7171,7 +7283,7 @@ if(data.temperature !== undefined){
 let data16 = data.temperature;
 const _errs55 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate54.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate55.errors = [{instancePath:instancePath+"/temperature",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs55 === errors;
@@ -7184,7 +7296,7 @@ if(data.top_p !== undefined){
 let data17 = data.top_p;
 const _errs58 = errors;
 if(!((typeof data17 == "number") && (isFinite(data17)))){
-validate54.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate55.errors = [{instancePath:instancePath+"/top_p",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs58 === errors;
@@ -7209,7 +7321,7 @@ if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 if(data19.type !== undefined){
 const _errs67 = errors;
 if("function" !== data19.type){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 var valid23 = _errs67 === errors;
@@ -7226,7 +7338,7 @@ if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 if(data21.name !== undefined){
 const _errs71 = errors;
 if(typeof data21.name !== "string"){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs71 === errors;
@@ -7238,7 +7350,7 @@ if(valid24){
 if(data21.description !== undefined){
 const _errs73 = errors;
 if(typeof data21.description !== "string"){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs73 === errors;
@@ -7251,7 +7363,7 @@ if(data21.parameters !== undefined){
 let data24 = data21.parameters;
 const _errs75 = errors;
 if(!(data24 && typeof data24 == "object" && !Array.isArray(data24))){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid24 = _errs75 === errors;
@@ -7263,7 +7375,7 @@ if(valid24){
 if(data21.strict !== undefined){
 const _errs77 = errors;
 if(typeof data21.strict !== "boolean"){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid24 = _errs77 === errors;
@@ -7276,7 +7388,7 @@ var valid24 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7288,7 +7400,7 @@ var valid23 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7299,7 +7411,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate55.errors = [{instancePath:instancePath+"/tools",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7312,7 +7424,7 @@ if(valid2){
 if(data.tool_choice !== undefined){
 const _errs79 = errors;
 if(typeof data.tool_choice !== "string"){
-validate54.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs79 === errors;
@@ -7324,7 +7436,7 @@ if(valid2){
 if(data.parallel_tool_calls !== undefined){
 const _errs82 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate54.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs82 === errors;
@@ -7336,7 +7448,7 @@ if(valid2){
 if(data.user !== undefined){
 const _errs85 = errors;
 if(typeof data.user !== "string"){
-validate54.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/user",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs85 === errors;
@@ -7348,7 +7460,7 @@ if(valid2){
 if(data.function_call !== undefined){
 const _errs88 = errors;
 if(typeof data.function_call !== "string"){
-validate54.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/function_call",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs88 === errors;
@@ -7373,7 +7485,7 @@ if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 if(data31.name !== undefined){
 const _errs97 = errors;
 if(typeof data31.name !== "string"){
-validate54.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/functions/" + i2+"/name",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs97 === errors;
@@ -7385,7 +7497,7 @@ if(valid31){
 if(data31.description !== undefined){
 const _errs99 = errors;
 if(typeof data31.description !== "string"){
-validate54.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/functions/" + i2+"/description",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid31 = _errs99 === errors;
@@ -7398,7 +7510,7 @@ if(data31.parameters !== undefined){
 let data34 = data31.parameters;
 const _errs101 = errors;
 if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
-validate54.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/functions/" + i2+"/parameters",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid31 = _errs101 === errors;
@@ -7410,7 +7522,7 @@ var valid31 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/functions/" + i2,schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7421,7 +7533,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate55.errors = [{instancePath:instancePath+"/functions",schemaPath:"../resources/rendered-prompt.json#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7451,21 +7563,21 @@ var valid2 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/prompt-update.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7476,14 +7588,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.messages === undefined) && (missing0 = "messages")){
-validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "messages")) || (key0 === "model")) || (key0 === "hyperparameters")) || (key0 === "version_description"))){
-validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7495,18 +7607,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 255){
-validate53.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate53.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7522,12 +7634,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 1000){
-validate53.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+validate54.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 if(data1.length < 1){
-validate53.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate54.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -7541,14 +7653,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.role === undefined) && (missing1 = "role")) || ((data2.content === undefined) && (missing1 = "content"))){
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7560,12 +7672,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7578,7 +7690,7 @@ if(valid3){
 if(data2.content !== undefined){
 const _errs12 = errors;
 if(typeof data2.content !== "string"){
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -7590,7 +7702,7 @@ if(valid3){
 if(data2.name !== undefined){
 const _errs14 = errors;
 if(typeof data2.name !== "string"){
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -7604,7 +7716,7 @@ var valid3 = true;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate54.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7617,7 +7729,7 @@ break;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7633,12 +7745,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func2(data6) < 1){
-validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7650,8 +7762,8 @@ var valid0 = true;
 if(valid0){
 if(data.hyperparameters !== undefined){
 const _errs18 = errors;
-if(!(validate54(data.hyperparameters, {instancePath:instancePath+"/hyperparameters",parentData:data,parentDataProperty:"hyperparameters",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate55(data.hyperparameters, {instancePath:instancePath+"/hyperparameters",parentData:data,parentDataProperty:"hyperparameters",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs18 === errors;
@@ -7666,12 +7778,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(func2(data8) > 1000){
-validate53.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+validate54.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7688,27 +7800,27 @@ var valid0 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate53.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyCreate = validate56;
-const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-create.json","title":"RateLimitsPolicyCreate","description":"Body of POST /v1/policies/rate-limits (create is not shown by SPEC; fields as §2.8). `workspace_id` and `organisation_id` default to the calling key's.","type":"object","required":["type","unit","value"],"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug; this gateway knows workspaces by UUID only."},"organisation_id":{"type":"string","format":"uuid"}}};
-const schema148 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
-const schema149 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
-const schema153 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
-const schema154 = {"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+export const validateRateLimitsPolicyCreate = validate57;
+const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-create.json","title":"RateLimitsPolicyCreate","description":"Body of POST /v1/policies/rate-limits (create is not shown by SPEC; fields as §2.8). `workspace_id` and `organisation_id` default to the calling key's.","type":"object","required":["type","unit","value"],"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug; this gateway knows workspaces by UUID only."},"organisation_id":{"type":"string","format":"uuid"}}};
+const schema149 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
+const schema150 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
+const schema154 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
+const schema155 = {"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7719,14 +7831,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))){
-validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate57.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "type") || (key0 === "unit")) || (key0 === "value")) || (key0 === "name")) || (key0 === "conditions")) || (key0 === "group_by")) || (key0 === "workspace_id")) || (key0 === "organisation_id"))){
-validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7736,7 +7848,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(!((data0 === "requests") || (data0 === "tokens"))){
-validate56.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
+validate57.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7749,7 +7861,7 @@ if(data.unit !== undefined){
 let data1 = data.unit;
 const _errs4 = errors;
 if(!(((data1 === "rpm") || (data1 === "rph")) || (data1 === "rpd"))){
-validate56.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+validate57.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7764,12 +7876,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate56.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate57.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate57.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -7783,13 +7895,13 @@ if(data.name !== undefined){
 let data3 = data.name;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema146.properties.name.type},message:"must be string,null"}];
+validate57.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema147.properties.name.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 255){
-validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate57.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
@@ -7815,14 +7927,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.key === undefined) && (missing1 = "key")) || ((data5.value === undefined) && (missing1 = "value"))){
-validate56.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "key") || (key1 === "value"))){
-validate56.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7831,7 +7943,7 @@ if(_errs15 === errors){
 if(data5.key !== undefined){
 const _errs16 = errors;
 if(typeof data5.key !== "string"){
-validate56.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -7843,7 +7955,7 @@ if(valid5){
 if(data5.value !== undefined){
 const _errs18 = errors;
 if(typeof data5.value !== "string"){
-validate56.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -7856,7 +7968,7 @@ var valid5 = true;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7867,7 +7979,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate57.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7892,14 +8004,14 @@ if(errors === _errs23){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if((data9.key === undefined) && (missing2 = "key")){
-validate56.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs25 = errors;
 for(const key2 in data9){
 if(!(key2 === "key")){
-validate56.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7907,7 +8019,7 @@ break;
 if(_errs25 === errors){
 if(data9.key !== undefined){
 if(typeof data9.key !== "string"){
-validate56.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7915,7 +8027,7 @@ return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7926,7 +8038,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate57.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7942,12 +8054,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data11 === "string"){
 if(func2(data11) < 1){
-validate56.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7964,12 +8076,12 @@ if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data12 === "string"){
 if(!(formats0.test(data12))){
-validate56.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7990,65 +8102,21 @@ var valid0 = true;
 }
 }
 else {
-validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate56.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyGetQuery = validate58;
-const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-get-query.json","title":"RateLimitsPolicyGetQuery","description":"Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).","type":"object","additionalProperties":false,"properties":{"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"}}};
-const schema150 = {"title":"RateLimitsPolicyStatus","enum":["active","archived"]};
-
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-get-query.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate58.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "status")){
-validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.status !== undefined){
-let data0 = data.status;
-if(!((data0 === "active") || (data0 === "archived"))){
-validate58.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-}
-}
-}
-else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate58.errors = vErrors;
-return errors === 0;
-}
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateRateLimitsPolicyListQuery = validate59;
-const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-list-query.json","title":"RateLimitsPolicyListQuery","description":"Query of GET /v1/policies/rate-limits (SPEC §4.13, limits §8). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `page_size` and `current_page` are checked as integers.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"},"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
+export const validateRateLimitsPolicyGetQuery = validate59;
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-get-query.json","title":"RateLimitsPolicyGetQuery","description":"Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).","type":"object","additionalProperties":false,"properties":{"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"}}};
+const schema151 = {"title":"RateLimitsPolicyStatus","enum":["active","archived"]};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-list-query.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-get-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate59.evaluated;
@@ -8062,8 +8130,52 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "workspace_id") || (key0 === "status")) || (key0 === "type")) || (key0 === "unit")) || (key0 === "page_size")) || (key0 === "current_page"))){
+if(!(key0 === "status")){
 validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.status !== undefined){
+let data0 = data.status;
+if(!((data0 === "active") || (data0 === "archived"))){
+validate59.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRateLimitsPolicyListQuery = validate60;
+const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-list-query.json","title":"RateLimitsPolicyListQuery","description":"Query of GET /v1/policies/rate-limits (SPEC §4.13, limits §8). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `page_size` and `current_page` are checked as integers.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"},"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
+
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-list-query.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate60.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "workspace_id") || (key0 === "status")) || (key0 === "type")) || (key0 === "unit")) || (key0 === "page_size")) || (key0 === "current_page"))){
+validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8075,12 +8187,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate59.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate60.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8094,7 +8206,7 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(!((data1 === "active") || (data1 === "archived"))){
-validate59.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
+validate60.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8107,7 +8219,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(!((data2 === "requests") || (data2 === "tokens"))){
-validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
+validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8120,7 +8232,7 @@ if(data.unit !== undefined){
 let data3 = data.unit;
 const _errs8 = errors;
 if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
-validate59.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+validate60.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -8133,13 +8245,13 @@ if(data.page_size !== undefined){
 let data4 = data.page_size;
 const _errs10 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate59.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate60.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate59.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate60.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8154,13 +8266,13 @@ if(data.current_page !== undefined){
 let data5 = data.current_page;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate59.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate60.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate59.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate60.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8178,23 +8290,23 @@ var valid0 = true;
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyUpdate = validate60;
-const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-update.json","title":"RateLimitsPolicyUpdate","description":"Body of PUT /v1/policies/rate-limits/{rateLimitsPolicyId}: the fields to change (at least one); archived policies cannot change.","type":"object","minProperties":1,"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"}}};
+export const validateRateLimitsPolicyUpdate = validate61;
+const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-update.json","title":"RateLimitsPolicyUpdate","description":"Body of PUT /v1/policies/rate-limits/{rateLimitsPolicyId}: the fields to change (at least one); archived policies cannot change.","type":"object","minProperties":1,"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-update.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8204,14 +8316,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate60.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate61.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "type") || (key0 === "unit")) || (key0 === "value")) || (key0 === "name")) || (key0 === "conditions")) || (key0 === "group_by"))){
-validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8221,7 +8333,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(!((data0 === "requests") || (data0 === "tokens"))){
-validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
+validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8234,7 +8346,7 @@ if(data.unit !== undefined){
 let data1 = data.unit;
 const _errs4 = errors;
 if(!(((data1 === "rpm") || (data1 === "rph")) || (data1 === "rpd"))){
-validate60.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+validate61.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8249,12 +8361,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate60.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate61.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate61.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -8268,13 +8380,13 @@ if(data.name !== undefined){
 let data3 = data.name;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate60.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema161.properties.name.type},message:"must be string,null"}];
+validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema162.properties.name.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 255){
-validate60.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
@@ -8300,14 +8412,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing0;
 if(((data5.key === undefined) && (missing0 = "key")) || ((data5.value === undefined) && (missing0 = "value"))){
-validate60.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate61.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "key") || (key1 === "value"))){
-validate60.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate61.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8316,7 +8428,7 @@ if(_errs15 === errors){
 if(data5.key !== undefined){
 const _errs16 = errors;
 if(typeof data5.key !== "string"){
-validate60.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate61.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -8328,7 +8440,7 @@ if(valid5){
 if(data5.value !== undefined){
 const _errs18 = errors;
 if(typeof data5.value !== "string"){
-validate60.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate61.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -8341,7 +8453,7 @@ var valid5 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate61.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8352,7 +8464,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate61.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8377,14 +8489,14 @@ if(errors === _errs23){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing1;
 if((data9.key === undefined) && (missing1 = "key")){
-validate60.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate61.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs25 = errors;
 for(const key2 in data9){
 if(!(key2 === "key")){
-validate60.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate61.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8392,7 +8504,7 @@ break;
 if(_errs25 === errors){
 if(data9.key !== undefined){
 if(typeof data9.key !== "string"){
-validate60.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate61.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8400,7 +8512,7 @@ return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate61.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8411,7 +8523,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate61.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8429,24 +8541,1263 @@ var valid0 = true;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResponseGetQuery = validate61;
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
-const schema167 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
+export const validateResponseCreate = validate62;
+const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"safety_identifier":{"type":"string"}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
+const schema168 = {"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}};
+const schema170 = {"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/response-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.model === undefined) && (missing0 = "model")){
+validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema167.properties, key0))){
+validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data1 = data.input;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid1 = false;
+const _errs6 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+const _errs8 = errors;
+if(errors === _errs8){
+if(Array.isArray(data1)){
+var valid2 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs10 = errors;
+const _errs11 = errors;
+const _errs13 = errors;
+let valid4 = false;
+const _errs14 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.role === undefined) && (missing1 = "role")){
+const err1 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/ResponseInputItem/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+const _errs15 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing2;
+if((data2.type === undefined) && (missing2 = "type")){
+const err2 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/ResponseInputItem/anyOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid1 = _errs15 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err3 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/ResponseInputItem/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+const _errs16 = errors;
+let valid5 = true;
+const _errs17 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing3;
+if((data2.role === undefined) && (missing3 = "role")){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid2 = _errs17 === errors;
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs18 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing4;
+if((data2.content === undefined) && (missing4 = "content")){
+const err5 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/ResponseInputItem/then/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid2 = _errs18 === errors;
+valid5 = _valid2;
+}
+if(!valid5){
+const err6 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/ResponseInputItem/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(errors === _errs11){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.type !== undefined){
+const _errs19 = errors;
+if(typeof data2.type !== "string"){
+const err7 = {instancePath:instancePath+"/input/" + i0+"/type",schemaPath:"#/$defs/ResponseInputItem/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+var valid6 = _errs19 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data2.role !== undefined){
+let data4 = data2.role;
+const _errs21 = errors;
+if(!((((data4 === "user") || (data4 === "assistant")) || (data4 === "system")) || (data4 === "developer"))){
+const err8 = {instancePath:instancePath+"/input/" + i0+"/role",schemaPath:"#/$defs/ResponseInputItem/properties/role/enum",keyword:"enum",params:{allowedValues: schema168.properties.role.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var valid6 = _errs21 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data2.content !== undefined){
+let data5 = data2.content;
+const _errs22 = errors;
+const _errs23 = errors;
+let valid7 = false;
+const _errs24 = errors;
+if(typeof data5 !== "string"){
+const err9 = {instancePath:instancePath+"/input/" + i0+"/content",schemaPath:"#/$defs/ResponseInputItem/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid3 = _errs24 === errors;
+valid7 = valid7 || _valid3;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data5)){
+var valid8 = true;
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+let data6 = data5[i1];
+const _errs28 = errors;
+if(errors === _errs28){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing5;
+if((data6.type === undefined) && (missing5 = "type")){
+const err10 = {instancePath:instancePath+"/input/" + i0+"/content/" + i1,schemaPath:"#/$defs/ResponseInputItem/properties/content/anyOf/1/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+else {
+if(data6.type !== undefined){
+if(typeof data6.type !== "string"){
+const err11 = {instancePath:instancePath+"/input/" + i0+"/content/" + i1+"/type",schemaPath:"#/$defs/ResponseInputItem/properties/content/anyOf/1/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/input/" + i0+"/content/" + i1,schemaPath:"#/$defs/ResponseInputItem/properties/content/anyOf/1/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+var valid8 = _errs28 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/input/" + i0+"/content",schemaPath:"#/$defs/ResponseInputItem/properties/content/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid3 = _errs26 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const err14 = {instancePath:instancePath+"/input/" + i0+"/content",schemaPath:"#/$defs/ResponseInputItem/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs23;
+if(vErrors !== null){
+if(_errs23){
+vErrors.length = _errs23;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid6 = _errs22 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/ResponseInputItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+var valid2 = _errs10 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err17 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+validate62.errors = vErrors;
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.instructions !== undefined){
+let data8 = data.instructions;
+const _errs32 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate62.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema167.properties.instructions.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.previous_response_id !== undefined){
+let data9 = data.previous_response_id;
+const _errs34 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate62.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema167.properties.previous_response_id.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs34){
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+validate62.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs34 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.store !== undefined){
+let data10 = data.store;
+const _errs36 = errors;
+if((typeof data10 !== "boolean") && (data10 !== null)){
+validate62.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema167.properties.store.type},message:"must be boolean,null"}];
+return false;
+}
+var valid0 = _errs36 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data11 = data.metadata;
+const _errs38 = errors;
+const _errs39 = errors;
+let valid10 = false;
+const _errs40 = errors;
+const _errs41 = errors;
+if(errors === _errs41){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(Object.keys(data11).length > 16){
+const err18 = {instancePath:instancePath+"/metadata",schemaPath:"../resources/metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+else {
+for(const key1 in data11){
+const _errs43 = errors;
+if(errors === _errs43){
+if(typeof key1 === "string"){
+if(func2(key1) > 64){
+const err19 = {instancePath:instancePath+"/metadata",schemaPath:"../resources/metadata.json/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",propertyName:key1};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/metadata",schemaPath:"../resources/metadata.json/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key1};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+var valid12 = _errs43 === errors;
+if(!valid12){
+const err21 = {instancePath:instancePath+"/metadata",schemaPath:"../resources/metadata.json/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+break;
+}
+}
+if(valid12){
+for(const key2 in data11){
+let data12 = data11[key2];
+const _errs46 = errors;
+if(errors === _errs46){
+if(typeof data12 === "string"){
+if(func2(data12) > 512){
+const err22 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"../resources/metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+var valid13 = _errs46 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/metadata",schemaPath:"../resources/metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+var _valid4 = _errs40 === errors;
+valid10 = valid10 || _valid4;
+const _errs48 = errors;
+if(data11 !== null){
+const err25 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid10 = valid10 || _valid4;
+if(!valid10){
+const err26 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+validate62.errors = vErrors;
+return false;
+}
+else {
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.temperature !== undefined){
+let data13 = data.temperature;
+const _errs50 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema167.properties.temperature.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs50){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 2 || isNaN(data13)){
+validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+return false;
+}
+else {
+if(data13 < 0 || isNaN(data13)){
+validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs50 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top_p !== undefined){
+let data14 = data.top_p;
+const _errs52 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema167.properties.top_p.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs52){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1 || isNaN(data14)){
+validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+return false;
+}
+else {
+if(data14 < 0 || isNaN(data14)){
+validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs52 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_output_tokens !== undefined){
+let data15 = data.max_output_tokens;
+const _errs54 = errors;
+if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
+validate62.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema167.properties.max_output_tokens.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs54){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 1 || isNaN(data15)){
+validate62.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tools !== undefined){
+let data16 = data.tools;
+const _errs56 = errors;
+if(errors === _errs56){
+if(Array.isArray(data16)){
+var valid14 = true;
+const len2 = data16.length;
+for(let i2=0; i2<len2; i2++){
+let data17 = data16[i2];
+const _errs58 = errors;
+const _errs59 = errors;
+const _errs61 = errors;
+let valid16 = true;
+const _errs62 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.type !== undefined){
+if("function" !== data17.type){
+const err27 = {};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+var _valid5 = _errs62 === errors;
+errors = _errs61;
+if(vErrors !== null){
+if(_errs61){
+vErrors.length = _errs61;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid5){
+const _errs64 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+let missing6;
+if((data17.name === undefined) && (missing6 = "name")){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/then/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+return false;
+}
+else {
+if(data17.name !== undefined){
+let data19 = data17.name;
+const _errs65 = errors;
+if(errors === _errs65){
+if(typeof data19 === "string"){
+if(func2(data19) < 1){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid18 = _errs65 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data17.description !== undefined){
+let data20 = data17.description;
+const _errs67 = errors;
+if((typeof data20 !== "string") && (data20 !== null)){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"#/$defs/ResponseCreateTool/then/properties/description/type",keyword:"type",params:{type: schema170.then.properties.description.type},message:"must be string,null"}];
+return false;
+}
+var valid18 = _errs67 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data17.parameters !== undefined){
+let data21 = data17.parameters;
+const _errs69 = errors;
+if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/parameters",schemaPath:"#/$defs/ResponseCreateTool/then/properties/parameters/type",keyword:"type",params:{type: schema170.then.properties.parameters.type},message:"must be object,null"}];
+return false;
+}
+var valid18 = _errs69 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data17.strict !== undefined){
+let data22 = data17.strict;
+const _errs71 = errors;
+if((typeof data22 !== "boolean") && (data22 !== null)){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/strict",schemaPath:"#/$defs/ResponseCreateTool/then/properties/strict/type",keyword:"type",params:{type: schema170.then.properties.strict.type},message:"must be boolean,null"}];
+return false;
+}
+var valid18 = _errs71 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+}
+}
+var _valid5 = _errs64 === errors;
+valid16 = _valid5;
+if(valid16){
+var props1 = {};
+props1.name = true;
+props1.description = true;
+props1.parameters = true;
+props1.strict = true;
+props1.type = true;
+}
+}
+if(!valid16){
+const err28 = {instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+validate62.errors = vErrors;
+return false;
+}
+if(errors === _errs59){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+let missing7;
+if((data17.type === undefined) && (missing7 = "type")){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+return false;
+}
+else {
+if(props1 !== true){
+props1 = props1 || {};
+props1.type = true;
+}
+if(data17.type !== undefined){
+if(typeof data17.type !== "string"){
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/type",schemaPath:"#/$defs/ResponseCreateTool/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid14 = _errs58 === errors;
+if(!valid14){
+break;
+}
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs56 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tool_choice !== undefined){
+let data24 = data.tool_choice;
+const _errs75 = errors;
+const _errs76 = errors;
+let valid20 = false;
+const _errs77 = errors;
+if(!(((data24 === "none") || (data24 === "auto")) || (data24 === "required"))){
+const err29 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema167.properties.tool_choice.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid6 = _errs77 === errors;
+valid20 = valid20 || _valid6;
+const _errs78 = errors;
+if(errors === _errs78){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+let missing8;
+if((data24.type === undefined) && (missing8 = "type")){
+const err30 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+else {
+if(data24.type !== undefined){
+if(typeof data24.type !== "string"){
+const err31 = {instancePath:instancePath+"/tool_choice/type",schemaPath:"#/properties/tool_choice/anyOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+var _valid6 = _errs78 === errors;
+valid20 = valid20 || _valid6;
+if(_valid6){
+var props2 = {};
+props2.type = true;
+}
+if(!valid20){
+const err33 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+validate62.errors = vErrors;
+return false;
+}
+else {
+errors = _errs76;
+if(vErrors !== null){
+if(_errs76){
+vErrors.length = _errs76;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs75 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parallel_tool_calls !== undefined){
+let data26 = data.parallel_tool_calls;
+const _errs82 = errors;
+if((typeof data26 !== "boolean") && (data26 !== null)){
+validate62.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: schema167.properties.parallel_tool_calls.type},message:"must be boolean,null"}];
+return false;
+}
+var valid0 = _errs82 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.truncation !== undefined){
+let data27 = data.truncation;
+const _errs84 = errors;
+if(!(((data27 === "auto") || (data27 === "disabled")) || (data27 === null))){
+validate62.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema167.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs84 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+let data28 = data.text;
+const _errs85 = errors;
+if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
+validate62.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema167.properties.text.type},message:"must be object,null"}];
+return false;
+}
+if(errors === _errs85){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.format !== undefined){
+let data29 = data28.format;
+const _errs87 = errors;
+if(errors === _errs87){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let missing9;
+if((data29.type === undefined) && (missing9 = "type")){
+validate62.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+return false;
+}
+else {
+if(data29.type !== undefined){
+if(typeof data29.type !== "string"){
+validate62.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs85 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning !== undefined){
+let data31 = data.reasoning;
+const _errs91 = errors;
+if((!(data31 && typeof data31 == "object" && !Array.isArray(data31))) && (data31 !== null)){
+validate62.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema167.properties.reasoning.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs91 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.user !== undefined){
+const _errs93 = errors;
+if(typeof data.user !== "string"){
+validate62.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs93 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stream !== undefined){
+let data33 = data.stream;
+const _errs95 = errors;
+if((typeof data33 !== "boolean") && (data33 !== null)){
+validate62.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema167.properties.stream.type},message:"must be boolean,null"}];
+return false;
+}
+var valid0 = _errs95 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stream_options !== undefined){
+let data34 = data.stream_options;
+const _errs97 = errors;
+if((!(data34 && typeof data34 == "object" && !Array.isArray(data34))) && (data34 !== null)){
+validate62.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema167.properties.stream_options.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs97 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.include !== undefined){
+let data35 = data.include;
+const _errs99 = errors;
+if((!(Array.isArray(data35))) && (data35 !== null)){
+validate62.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/type",keyword:"type",params:{type: schema167.properties.include.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs99){
+if(Array.isArray(data35)){
+var valid24 = true;
+const len3 = data35.length;
+for(let i3=0; i3<len3; i3++){
+const _errs101 = errors;
+if(typeof data35[i3] !== "string"){
+validate62.errors = [{instancePath:instancePath+"/include/" + i3,schemaPath:"#/properties/include/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid24 = _errs101 === errors;
+if(!valid24){
+break;
+}
+}
+}
+}
+var valid0 = _errs99 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+let data37 = data.background;
+const _errs103 = errors;
+if((typeof data37 !== "boolean") && (data37 !== null)){
+validate62.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema167.properties.background.type},message:"must be boolean,null"}];
+return false;
+}
+var valid0 = _errs103 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.service_tier !== undefined){
+let data38 = data.service_tier;
+const _errs105 = errors;
+if((typeof data38 !== "string") && (data38 !== null)){
+validate62.errors = [{instancePath:instancePath+"/service_tier",schemaPath:"#/properties/service_tier/type",keyword:"type",params:{type: schema167.properties.service_tier.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs105 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top_logprobs !== undefined){
+let data39 = data.top_logprobs;
+const _errs107 = errors;
+if((!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))) && (data39 !== null)){
+validate62.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/type",keyword:"type",params:{type: schema167.properties.top_logprobs.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs107){
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 > 20 || isNaN(data39)){
+validate62.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
+return false;
+}
+else {
+if(data39 < 0 || isNaN(data39)){
+validate62.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs107 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_tool_calls !== undefined){
+let data40 = data.max_tool_calls;
+const _errs109 = errors;
+if((!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))) && (data40 !== null)){
+validate62.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/type",keyword:"type",params:{type: schema167.properties.max_tool_calls.type},message:"must be integer,null"}];
+return false;
+}
+if(errors === _errs109){
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 < 1 || isNaN(data40)){
+validate62.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs109 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+let data41 = data.prompt;
+const _errs111 = errors;
+if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
+validate62.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: schema167.properties.prompt.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs111 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt_cache_key !== undefined){
+const _errs113 = errors;
+if(typeof data.prompt_cache_key !== "string"){
+validate62.errors = [{instancePath:instancePath+"/prompt_cache_key",schemaPath:"#/properties/prompt_cache_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs113 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.safety_identifier !== undefined){
+const _errs115 = errors;
+if(typeof data.safety_identifier !== "string"){
+validate62.errors = [{instancePath:instancePath+"/safety_identifier",schemaPath:"#/properties/safety_identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs115 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateResponseGetQuery = validate63;
+const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
+const schema172 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/response-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8458,7 +9809,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "include")){
-validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8470,7 +9821,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 if(!(((data0 === "file_search_call.results") || (data0 === "message.input_image.image_url")) || (data0 === "computer_call_output.output.image_url"))){
-const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema167.enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema172.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8490,7 +9841,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs8 = errors;
 if(!(((data1 === "file_search_call.results") || (data1 === "message.input_image.image_url")) || (data1 === "computer_call_output.output.image_url"))){
-const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema167.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema172.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8527,7 +9878,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate61.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 else {
@@ -8545,558 +9896,6 @@ vErrors = null;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate61.errors = vErrors;
-return errors === 0;
-}
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateUsageLimitsPolicyCreate = validate62;
-const schema169 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
-
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate62.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs1 = errors;
-let valid0 = true;
-const _errs2 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.alert_threshold === undefined) && (missing0 = "alert_threshold")) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))){
-const err0 = {};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.alert_threshold !== undefined){
-let data0 = data.alert_threshold;
-const _errs3 = errors;
-if(!((typeof data0 == "number") && (isFinite(data0)))){
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.credit_limit !== undefined){
-let data1 = data.credit_limit;
-const _errs5 = errors;
-if(!((typeof data1 == "number") && (isFinite(data1)))){
-const err2 = {};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-var _valid0 = _errs2 === errors;
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid0){
-const _errs7 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.alert_threshold !== undefined){
-let data2 = data.alert_threshold;
-const _errs8 = errors;
-if(errors === _errs8){
-if((typeof data2 == "number") && (isFinite(data2))){
-const vSchema0 = data && data.credit_limit;
-if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
-return false;
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-}
-}
-var _valid0 = _errs7 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = {};
-props0.alert_threshold = true;
-props0.credit_limit = true;
-}
-}
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate62.errors = vErrors;
-return false;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((((data.conditions === undefined) && (missing1 = "conditions")) || ((data.group_by === undefined) && (missing1 = "group_by"))) || ((data.type === undefined) && (missing1 = "type"))) || ((data.credit_limit === undefined) && (missing1 = "credit_limit"))){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs10 = errors;
-for(const key0 in data){
-if(!(func1.call(schema169.properties, key0))){
-validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs10 === errors){
-if(data.conditions !== undefined){
-let data3 = data.conditions;
-const _errs11 = errors;
-if(errors === _errs11){
-if(Array.isArray(data3)){
-if(data3.length < 1){
-validate62.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid4 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs13 = errors;
-if(errors === _errs13){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing2;
-if(((data4.key === undefined) && (missing2 = "key")) || ((data4.value === undefined) && (missing2 = "value"))){
-validate62.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs15 = errors;
-for(const key1 in data4){
-if(!((key1 === "key") || (key1 === "value"))){
-validate62.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs15 === errors){
-if(data4.key !== undefined){
-const _errs16 = errors;
-if(typeof data4.key !== "string"){
-validate62.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.value !== undefined){
-const _errs18 = errors;
-if(typeof data4.value !== "string"){
-validate62.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid5 = _errs18 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs13 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid3 = _errs11 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.group_by !== undefined){
-let data7 = data.group_by;
-const _errs20 = errors;
-if(errors === _errs20){
-if(Array.isArray(data7)){
-if(data7.length < 1){
-validate62.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid6 = true;
-const len1 = data7.length;
-for(let i1=0; i1<len1; i1++){
-let data8 = data7[i1];
-const _errs22 = errors;
-if(errors === _errs22){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-let missing3;
-if((data8.key === undefined) && (missing3 = "key")){
-validate62.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
-return false;
-}
-else {
-const _errs24 = errors;
-for(const key2 in data8){
-if(!(key2 === "key")){
-validate62.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs24 === errors){
-if(data8.key !== undefined){
-if(typeof data8.key !== "string"){
-validate62.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid6 = _errs22 === errors;
-if(!valid6){
-break;
-}
-}
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid3 = _errs20 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.type !== undefined){
-let data10 = data.type;
-const _errs27 = errors;
-if(!((data10 === "cost") || (data10 === "tokens"))){
-validate62.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema169.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid3 = _errs27 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.credit_limit !== undefined){
-let data11 = data.credit_limit;
-const _errs28 = errors;
-if(errors === _errs28){
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-validate62.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-var valid3 = _errs28 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.name !== undefined){
-let data12 = data.name;
-const _errs30 = errors;
-if(errors === _errs30){
-if(typeof data12 === "string"){
-if(func2(data12) > 255){
-validate62.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
-return false;
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs30 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.alert_threshold !== undefined){
-let data13 = data.alert_threshold;
-const _errs32 = errors;
-if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema169.properties.alert_threshold.type},message:"must be number,null"}];
-return false;
-}
-if(errors === _errs32){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 0 || isNaN(data13)){
-validate62.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid3 = _errs32 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.periodic_reset !== undefined){
-let data14 = data.periodic_reset;
-const _errs34 = errors;
-if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
-validate62.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema169.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid3 = _errs34 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.workspace_id !== undefined){
-let data15 = data.workspace_id;
-const _errs35 = errors;
-if(errors === _errs35){
-if(typeof data15 === "string"){
-if(func2(data15) < 1){
-validate62.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs35 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.organisation_id !== undefined){
-let data16 = data.organisation_id;
-const _errs37 = errors;
-if(errors === _errs37){
-if(errors === _errs37){
-if(typeof data16 === "string"){
-if(!(formats0.test(data16))){
-validate62.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid3 = _errs37 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate62.errors = vErrors;
-return errors === 0;
-}
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateUsageLimitsPolicyListQuery = validate63;
-const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-list-query.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate63.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "workspace_id") || (key0 === "type")) || (key0 === "page_size")) || (key0 === "current_page"))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.workspace_id !== undefined){
-let data0 = data.workspace_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-validate63.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate63.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs4 = errors;
-if(!((data1 === "cost") || (data1 === "tokens"))){
-validate63.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema170.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.page_size !== undefined){
-let data2 = data.page_size;
-const _errs5 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate63.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs5){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-validate63.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.current_page !== undefined){
-let data3 = data.current_page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate63.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-validate63.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
 validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -9106,17 +9905,11 @@ return errors === 0;
 }
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyUpdate = validate64;
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
-const schema172 = {"type":"string","maxLength":255};
-const schema173 = {"type":"number","minimum":0};
-const schema174 = {"type":["number","null"],"minimum":0};
-const schema175 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
-const schema176 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
-const schema177 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+export const validateUsageLimitsPolicyCreate = validate64;
+const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-update.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate64.evaluated;
@@ -9235,33 +10028,94 @@ return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate64.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+let missing1;
+if(((((data.conditions === undefined) && (missing1 = "conditions")) || ((data.group_by === undefined) && (missing1 = "group_by"))) || ((data.type === undefined) && (missing1 = "type"))) || ((data.credit_limit === undefined) && (missing1 = "credit_limit"))){
+validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
-if(!((((((key0 === "name") || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "conditions")) || (key0 === "group_by"))){
+if(!(func1.call(schema174.properties, key0))){
 validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs10 === errors){
-if(data.name !== undefined){
-let data3 = data.name;
+if(data.conditions !== undefined){
+let data3 = data.conditions;
 const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data3 === "string"){
-if(func2(data3) > 255){
-validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(errors === _errs11){
+if(Array.isArray(data3)){
+if(data3.length < 1){
+validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
+}
+else {
+var valid4 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing2;
+if(((data4.key === undefined) && (missing2 = "key")) || ((data4.value === undefined) && (missing2 = "value"))){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key1 in data4){
+if(!((key1 === "key") || (key1 === "value"))){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data4.key !== undefined){
+const _errs16 = errors;
+if(typeof data4.key !== "string"){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data4.value !== undefined){
+const _errs18 = errors;
+if(typeof data4.value !== "string"){
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs18 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs13 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9271,56 +10125,63 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data.credit_limit !== undefined){
-let data4 = data.credit_limit;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 0 || isNaN(data4)){
-validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-else {
-validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-var valid3 = _errs14 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.alert_threshold !== undefined){
-let data5 = data.alert_threshold;
-const _errs17 = errors;
-const _errs18 = errors;
-if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema174.type},message:"must be number,null"}];
-return false;
-}
-if(errors === _errs18){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid3 = _errs17 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.periodic_reset !== undefined){
-let data6 = data.periodic_reset;
+if(data.group_by !== undefined){
+let data7 = data.group_by;
 const _errs20 = errors;
-if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate64.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema175.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs20){
+if(Array.isArray(data7)){
+if(data7.length < 1){
+validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
+}
+else {
+var valid6 = true;
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
+const _errs22 = errors;
+if(errors === _errs22){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing3;
+if((data8.key === undefined) && (missing3 = "key")){
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs24 = errors;
+for(const key2 in data8){
+if(!(key2 === "key")){
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs24 === errors){
+if(data8.key !== undefined){
+if(typeof data8.key !== "string"){
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid6 = _errs22 === errors;
+if(!valid6){
+break;
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
 }
 var valid3 = _errs20 === errors;
 }
@@ -9328,152 +10189,140 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data.conditions !== undefined){
-let data7 = data.conditions;
-const _errs22 = errors;
-const _errs23 = errors;
-if(errors === _errs23){
-if(Array.isArray(data7)){
-if(data7.length < 1){
-validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid9 = true;
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-const _errs25 = errors;
-if(errors === _errs25){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-let missing1;
-if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
+if(data.type !== undefined){
+let data10 = data.type;
 const _errs27 = errors;
-for(const key1 in data8){
-if(!((key1 === "key") || (key1 === "value"))){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs27 === errors){
-if(data8.key !== undefined){
-const _errs28 = errors;
-if(typeof data8.key !== "string"){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((data10 === "cost") || (data10 === "tokens"))){
+validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema174.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid10 = _errs28 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data8.value !== undefined){
-const _errs30 = errors;
-if(typeof data8.value !== "string"){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid10 = _errs30 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-else {
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid9 = _errs25 === errors;
-if(!valid9){
-break;
-}
-}
-}
-}
-else {
-validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid3 = _errs22 === errors;
+var valid3 = _errs27 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
-if(data.group_by !== undefined){
-let data11 = data.group_by;
+if(data.credit_limit !== undefined){
+let data11 = data.credit_limit;
+const _errs28 = errors;
+if(errors === _errs28){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs28 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.name !== undefined){
+let data12 = data.name;
+const _errs30 = errors;
+if(errors === _errs30){
+if(typeof data12 === "string"){
+if(func2(data12) > 255){
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs30 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.alert_threshold !== undefined){
+let data13 = data.alert_threshold;
 const _errs32 = errors;
-const _errs33 = errors;
-if(errors === _errs33){
-if(Array.isArray(data11)){
-if(data11.length < 1){
-validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema174.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
-else {
-var valid12 = true;
-const len1 = data11.length;
-for(let i1=0; i1<len1; i1++){
-let data12 = data11[i1];
-const _errs35 = errors;
-if(errors === _errs35){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-let missing2;
-if((data12.key === undefined) && (missing2 = "key")){
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+if(errors === _errs32){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 0 || isNaN(data13)){
+validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
-else {
-const _errs37 = errors;
-for(const key2 in data12){
-if(!(key2 === "key")){
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs37 === errors){
-if(data12.key !== undefined){
-if(typeof data12.key !== "string"){
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid12 = _errs35 === errors;
-if(!valid12){
-break;
-}
-}
-}
-}
-else {
-validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
 }
 }
 var valid3 = _errs32 === errors;
 }
 else {
 var valid3 = true;
+}
+if(valid3){
+if(data.periodic_reset !== undefined){
+let data14 = data.periodic_reset;
+const _errs34 = errors;
+if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
+validate64.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema174.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs34 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.workspace_id !== undefined){
+let data15 = data.workspace_id;
+const _errs35 = errors;
+if(errors === _errs35){
+if(typeof data15 === "string"){
+if(func2(data15) < 1){
+validate64.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs35 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.organisation_id !== undefined){
+let data16 = data.organisation_id;
+const _errs37 = errors;
+if(errors === _errs37){
+if(errors === _errs37){
+if(typeof data16 === "string"){
+if(!(formats0.test(data16))){
+validate64.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs37 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
 }
 }
 }
@@ -9493,19 +10342,11 @@ return errors === 0;
 }
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyCreated = validate65;
-const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
-const schema179 = {"const":"api_key"};
-const schema180 = {"type":"string","format":"uuid"};
-const schema181 = {"type":"string"};
-const schema183 = {"type":"string","format":"uuid"};
-const schema184 = {"type":"string","format":"uuid"};
-const schema185 = {"type":"string","format":"date-time"};
-const schema186 = {"type":["string","null"],"format":"date-time"};
-const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+export const validateUsageLimitsPolicyListQuery = validate65;
+const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-list-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate65.evaluated;
@@ -9517,16 +10358,526 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "workspace_id") || (key0 === "type")) || (key0 === "page_size")) || (key0 === "current_page"))){
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.workspace_id !== undefined){
+let data0 = data.workspace_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data1 = data.type;
+const _errs4 = errors;
+if(!((data1 === "cost") || (data1 === "tokens"))){
+validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema175.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.page_size !== undefined){
+let data2 = data.page_size;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate65.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate65.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.current_page !== undefined){
+let data3 = data.current_page;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate65.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate65.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicyUpdate = validate66;
+const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+const schema177 = {"type":"string","maxLength":255};
+const schema178 = {"type":"number","minimum":0};
+const schema179 = {"type":["number","null"],"minimum":0};
+const schema180 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
+const schema181 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
+const schema182 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-update.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.alert_threshold === undefined) && (missing0 = "alert_threshold")) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.alert_threshold !== undefined){
+let data0 = data.alert_threshold;
+const _errs3 = errors;
+if(!((typeof data0 == "number") && (isFinite(data0)))){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.credit_limit !== undefined){
+let data1 = data.credit_limit;
+const _errs5 = errors;
+if(!((typeof data1 == "number") && (isFinite(data1)))){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.alert_threshold !== undefined){
+let data2 = data.alert_threshold;
+const _errs8 = errors;
+if(errors === _errs8){
+if((typeof data2 == "number") && (isFinite(data2))){
+const vSchema0 = data && data.credit_limit;
+if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
+validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+return false;
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+}
+}
+var _valid0 = _errs7 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.alert_threshold = true;
+props0.credit_limit = true;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate66.errors = vErrors;
+return false;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate66.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key0 in data){
+if(!((((((key0 === "name") || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "conditions")) || (key0 === "group_by"))){
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data.name !== undefined){
+let data3 = data.name;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(func2(data3) > 255){
+validate66.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs11 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.credit_limit !== undefined){
+let data4 = data.credit_limit;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate66.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.alert_threshold !== undefined){
+let data5 = data.alert_threshold;
+const _errs17 = errors;
+const _errs18 = errors;
+if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
+validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema179.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs18){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid3 = _errs17 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.periodic_reset !== undefined){
+let data6 = data.periodic_reset;
+const _errs20 = errors;
+if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
+validate66.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema180.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.conditions !== undefined){
+let data7 = data.conditions;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data7)){
+if(data7.length < 1){
+validate66.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid9 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+const _errs25 = errors;
+if(errors === _errs25){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing1;
+if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
+validate66.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs27 = errors;
+for(const key1 in data8){
+if(!((key1 === "key") || (key1 === "value"))){
+validate66.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs27 === errors){
+if(data8.key !== undefined){
+const _errs28 = errors;
+if(typeof data8.key !== "string"){
+validate66.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid10 = _errs28 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data8.value !== undefined){
+const _errs30 = errors;
+if(typeof data8.value !== "string"){
+validate66.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid10 = _errs30 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid9 = _errs25 === errors;
+if(!valid9){
+break;
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.group_by !== undefined){
+let data11 = data.group_by;
+const _errs32 = errors;
+const _errs33 = errors;
+if(errors === _errs33){
+if(Array.isArray(data11)){
+if(data11.length < 1){
+validate66.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid12 = true;
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
+const _errs35 = errors;
+if(errors === _errs35){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing2;
+if((data12.key === undefined) && (missing2 = "key")){
+validate66.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs37 = errors;
+for(const key2 in data12){
+if(!(key2 === "key")){
+validate66.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs37 === errors){
+if(data12.key !== undefined){
+if(typeof data12.key !== "string"){
+validate66.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid12 = _errs35 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs32 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiKeyCreated = validate67;
+const schema183 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
+const schema184 = {"const":"api_key"};
+const schema185 = {"type":"string","format":"uuid"};
+const schema186 = {"type":"string"};
+const schema188 = {"type":"string","format":"uuid"};
+const schema189 = {"type":"string","format":"uuid"};
+const schema190 = {"type":"string","format":"date-time"};
+const schema191 = {"type":["string","null"],"format":"date-time"};
+const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema178.properties, key0))){
-validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema183.properties, key0))){
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9535,7 +10886,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("api_key" !== data.object){
-validate65.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
+validate67.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9552,12 +10903,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!(formats0.test(data1))){
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9571,7 +10922,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs7 = errors;
 if(typeof data.name !== "string"){
-validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -9584,7 +10935,7 @@ if(data.scope !== undefined){
 let data3 = data.scope;
 const _errs10 = errors;
 if(!((data3 === "admin") || (data3 === "inference"))){
-validate65.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+validate67.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -9601,12 +10952,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!(formats0.test(data4))){
-validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9625,12 +10976,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!(formats0.test(data5))){
-validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9649,12 +11000,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data6 === "string"){
 if(!(formats6.validate(data6))){
-validate65.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9670,14 +11021,14 @@ let data7 = data.revoked_at;
 const _errs21 = errors;
 const _errs22 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate65.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema186.type},message:"must be string,null"}];
+validate67.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema191.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data7 === "string"){
 if(!(formats6.validate(data7))){
-validate65.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -9692,7 +11043,7 @@ if(valid0){
 if(data.key !== undefined){
 const _errs24 = errors;
 if(typeof data.key !== "string"){
-validate65.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -9712,17 +11063,17 @@ var valid0 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyList = validate66;
-const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
+export const validateApiKeyList = validate68;
+const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
 const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key.json","title":"ApiKey","description":"A gateway API key as the admin API shows it: never the secret or its hash. `scope` admin may use every endpoint; inference may use the data plane and prompt rendering.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at"],"additionalProperties":false,"properties":{"object":{"const":"api_key"},"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"scope":{"$ref":"#/$defs/ApiKeyScope"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}},"$defs":{"ApiKeyScope":{"title":"ApiKeyScope","enum":["admin","inference"]}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9925,11 +11276,11 @@ return errors === 0;
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/api-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9940,14 +11291,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9956,7 +11307,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate66.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9985,7 +11336,7 @@ break;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate68.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9999,13 +11350,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate66.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate68.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate66.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate68.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10021,27 +11372,27 @@ var valid0 = true;
 }
 }
 else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate66.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiKey = validate35;
 
-export const validateBatchList = validate68;
-const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
-const schema190 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
+export const validateBatchList = validate70;
+const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
+const schema195 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10052,14 +11403,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.input_file_id === undefined) && (missing0 = "input_file_id"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema189.properties, key0))){
-validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema194.properties, key0))){
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10068,7 +11419,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10080,7 +11431,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("batch" !== data.object){
-validate69.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
+validate71.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10092,7 +11443,7 @@ if(valid0){
 if(data.endpoint !== undefined){
 const _errs5 = errors;
 if(typeof data.endpoint !== "string"){
-validate69.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -10104,7 +11455,7 @@ if(valid0){
 if(data.input_file_id !== undefined){
 const _errs7 = errors;
 if(typeof data.input_file_id !== "string"){
-validate69.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -10116,7 +11467,7 @@ if(valid0){
 if(data.completion_window !== undefined){
 const _errs9 = errors;
 if(typeof data.completion_window !== "string"){
-validate69.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -10129,7 +11480,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((((((((data5 === "validating") || (data5 === "failed")) || (data5 === "in_progress")) || (data5 === "finalizing")) || (data5 === "completed")) || (data5 === "expired")) || (data5 === "cancelling")) || (data5 === "cancelled"))){
-validate69.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema190.enum},message:"must be equal to one of the allowed values"}];
+validate71.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -10142,7 +11493,7 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate69.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -10155,7 +11506,7 @@ if(data.errors !== undefined){
 let data7 = data.errors;
 const _errs15 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate69.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema189.properties.errors.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema194.properties.errors.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -10163,7 +11514,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs17 = errors;
 for(const key1 in data7){
 if(!((key1 === "object") || (key1 === "data"))){
-validate69.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10172,7 +11523,7 @@ if(_errs17 === errors){
 if(data7.object !== undefined){
 const _errs18 = errors;
 if(typeof data7.object !== "string"){
-validate69.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -10196,7 +11547,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs24 = errors;
 for(const key2 in data10){
 if(!((((key2 === "code") || (key2 === "message")) || (key2 === "param")) || (key2 === "line"))){
-validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10205,7 +11556,7 @@ if(_errs24 === errors){
 if(data10.code !== undefined){
 const _errs25 = errors;
 if(typeof data10.code !== "string"){
-validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -10217,7 +11568,7 @@ if(valid4){
 if(data10.message !== undefined){
 const _errs27 = errors;
 if(typeof data10.message !== "string"){
-validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -10230,7 +11581,7 @@ if(data10.param !== undefined){
 let data13 = data10.param;
 const _errs29 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema189.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema194.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -10243,7 +11594,7 @@ if(data10.line !== undefined){
 let data14 = data10.line;
 const _errs31 = errors;
 if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
-validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema189.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema194.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -10257,7 +11608,7 @@ var valid4 = true;
 }
 }
 else {
-validate69.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10268,7 +11619,7 @@ break;
 }
 }
 else {
-validate69.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate71.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10291,7 +11642,7 @@ if(data.output_file_id !== undefined){
 let data15 = data.output_file_id;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate69.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema189.properties.output_file_id.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema194.properties.output_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -10304,7 +11655,7 @@ if(data.error_file_id !== undefined){
 let data16 = data.error_file_id;
 const _errs35 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate69.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema189.properties.error_file_id.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema194.properties.error_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -10317,7 +11668,7 @@ if(data.in_progress_at !== undefined){
 let data17 = data.in_progress_at;
 const _errs37 = errors;
 if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate69.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema189.properties.in_progress_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema194.properties.in_progress_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -10330,7 +11681,7 @@ if(data.expires_at !== undefined){
 let data18 = data.expires_at;
 const _errs39 = errors;
 if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate69.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema189.properties.expires_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema194.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -10343,7 +11694,7 @@ if(data.finalizing_at !== undefined){
 let data19 = data.finalizing_at;
 const _errs41 = errors;
 if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate69.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema189.properties.finalizing_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema194.properties.finalizing_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -10356,7 +11707,7 @@ if(data.completed_at !== undefined){
 let data20 = data.completed_at;
 const _errs43 = errors;
 if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
-validate69.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema189.properties.completed_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema194.properties.completed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs43 === errors;
@@ -10369,7 +11720,7 @@ if(data.failed_at !== undefined){
 let data21 = data.failed_at;
 const _errs45 = errors;
 if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
-validate69.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema189.properties.failed_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema194.properties.failed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs45 === errors;
@@ -10382,7 +11733,7 @@ if(data.expired_at !== undefined){
 let data22 = data.expired_at;
 const _errs47 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate69.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema189.properties.expired_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema194.properties.expired_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs47 === errors;
@@ -10395,7 +11746,7 @@ if(data.cancelling_at !== undefined){
 let data23 = data.cancelling_at;
 const _errs49 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate69.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema189.properties.cancelling_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema194.properties.cancelling_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -10408,7 +11759,7 @@ if(data.cancelled_at !== undefined){
 let data24 = data.cancelled_at;
 const _errs51 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate69.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema189.properties.cancelled_at.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema194.properties.cancelled_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs51 === errors;
@@ -10421,7 +11772,7 @@ if(data.request_counts !== undefined){
 let data25 = data.request_counts;
 const _errs53 = errors;
 if((!(data25 && typeof data25 == "object" && !Array.isArray(data25))) && (data25 !== null)){
-validate69.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema189.properties.request_counts.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema194.properties.request_counts.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs53){
@@ -10429,7 +11780,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 const _errs55 = errors;
 for(const key3 in data25){
 if(!(((key3 === "total") || (key3 === "completed")) || (key3 === "failed"))){
-validate69.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10439,13 +11790,13 @@ if(data25.total !== undefined){
 let data26 = data25.total;
 const _errs56 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate69.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate69.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10460,13 +11811,13 @@ if(data25.completed !== undefined){
 let data27 = data25.completed;
 const _errs58 = errors;
 if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate69.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data27 == "number") && (isFinite(data27))){
 if(data27 < 0 || isNaN(data27)){
-validate69.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10481,13 +11832,13 @@ if(data25.failed !== undefined){
 let data28 = data25.failed;
 const _errs60 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-validate69.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs60){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate69.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate71.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10638,7 +11989,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -10680,21 +12031,21 @@ var valid0 = true;
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10705,14 +12056,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate70.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10721,7 +12072,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate70.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10739,8 +12090,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate69(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate71(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -10750,7 +12101,7 @@ break;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate70.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10763,7 +12114,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate68.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate70.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -10776,7 +12127,7 @@ if(data.first_id !== undefined){
 let data4 = data.first_id;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate68.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema188.properties.first_id.type},message:"must be string,null"}];
+validate70.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema193.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10789,7 +12140,7 @@ if(data.last_id !== undefined){
 let data5 = data.last_id;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate68.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema188.properties.last_id.type},message:"must be string,null"}];
+validate70.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema193.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -10805,25 +12156,25 @@ var valid0 = true;
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate68.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatch = validate69;
+export const validateBatch = validate71;
 
-export const validateDeletedResource = validate71;
-const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
+export const validateDeletedResource = validate73;
+const schema197 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10834,14 +12185,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10850,7 +12201,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10862,7 +12213,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if(typeof data.object !== "string"){
-validate71.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10874,7 +12225,7 @@ if(valid0){
 if(data.deleted !== undefined){
 const _errs6 = errors;
 if(true !== data.deleted){
-validate71.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate73.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -10888,23 +12239,23 @@ var valid0 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateError = validate72;
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
+export const validateError = validate74;
+const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/error.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10915,14 +12266,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.error === undefined) && (missing0 = "error")){
-validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "error")){
-validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10935,14 +12286,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.message === undefined) && (missing1 = "message")) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.param === undefined) && (missing1 = "param"))) || ((data0.code === undefined) && (missing1 = "code"))){
-validate72.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate74.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data0.message !== undefined){
 const _errs5 = errors;
 if(typeof data0.message !== "string"){
-validate72.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -10954,7 +12305,7 @@ if(valid1){
 if(data0.type !== undefined){
 const _errs7 = errors;
 if(typeof data0.type !== "string"){
-validate72.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -10967,7 +12318,7 @@ if(data0.param !== undefined){
 let data3 = data0.param;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate72.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema193.properties.error.properties.param.type},message:"must be string,null"}];
+validate74.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema198.properties.error.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -10979,7 +12330,7 @@ if(valid1){
 if(data0.code !== undefined){
 const _errs11 = errors;
 if(typeof data0.code !== "string"){
-validate72.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -10993,7 +12344,7 @@ var valid1 = true;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11002,24 +12353,105 @@ return false;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpointList = validate73;
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
+export const validateFileDeleted = validate75;
+const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json" */;
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/file-deleted.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate75.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
+validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
+validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("file" !== data.object){
+validate75.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.deleted !== undefined){
+const _errs5 = errors;
+if(typeof data.deleted !== "boolean"){
+validate75.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFileList = validate76;
+const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/file-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11030,14 +12462,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11046,7 +12478,457 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate73.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate76.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.bytes === undefined) && (missing1 = "bytes"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.filename === undefined) && (missing1 = "filename"))) || ((data2.purpose === undefined) && (missing1 = "purpose"))){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!(func1.call(schema201.properties, key1))){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.id !== undefined){
+const _errs9 = errors;
+if(typeof data2.id !== "string"){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs9 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.object !== undefined){
+const _errs11 = errors;
+if("file" !== data2.object){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid3 = _errs11 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.bytes !== undefined){
+let data5 = data2.bytes;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.created_at !== undefined){
+let data6 = data2.created_at;
+const _errs14 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.filename !== undefined){
+const _errs16 = errors;
+if(typeof data2.filename !== "string"){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.purpose !== undefined){
+const _errs18 = errors;
+if(typeof data2.purpose !== "string"){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.status !== undefined){
+let data9 = data2.status;
+const _errs20 = errors;
+if(!(((data9 === "uploaded") || (data9 === "processed")) || (data9 === "error"))){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema201.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.status_details !== undefined){
+let data10 = data2.status_details;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema201.properties.status_details.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs21 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.expires_at !== undefined){
+let data11 = data2.expires_at;
+const _errs23 = errors;
+if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
+validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema201.properties.expires_at.type},message:"must be integer,null"}];
+return false;
+}
+var valid3 = _errs23 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.has_more !== undefined){
+const _errs25 = errors;
+if(typeof data.has_more !== "boolean"){
+validate76.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.first_id !== undefined){
+let data13 = data.first_id;
+const _errs27 = errors;
+if((typeof data13 !== "string") && (data13 !== null)){
+validate76.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema200.properties.first_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_id !== undefined){
+let data14 = data.last_id;
+const _errs29 = errors;
+if((typeof data14 !== "string") && (data14 !== null)){
+validate76.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema200.properties.last_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs29 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFile = validate77;
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/file.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.filename === undefined) && (missing0 = "filename"))) || ((data.purpose === undefined) && (missing0 = "purpose"))){
+validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema201.properties, key0))){
+validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate77.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("file" !== data.object){
+validate77.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.bytes !== undefined){
+let data2 = data.bytes;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate77.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate77.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data3 = data.created_at;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate77.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.filename !== undefined){
+const _errs9 = errors;
+if(typeof data.filename !== "string"){
+validate77.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.purpose !== undefined){
+const _errs11 = errors;
+if(typeof data.purpose !== "string"){
+validate77.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data6 = data.status;
+const _errs13 = errors;
+if(!(((data6 === "uploaded") || (data6 === "processed")) || (data6 === "error"))){
+validate77.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema201.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status_details !== undefined){
+let data7 = data.status_details;
+const _errs14 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate77.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema201.properties.status_details.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expires_at !== undefined){
+let data8 = data.expires_at;
+const _errs16 = errors;
+if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
+validate77.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema201.properties.expires_at.type},message:"must be integer,null"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningCheckpointList = validate78;
+const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
+validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate78.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11070,14 +12952,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.fine_tuned_model_checkpoint === undefined) && (missing1 = "fine_tuned_model_checkpoint"))) || ((data2.step_number === undefined) && (missing1 = "step_number"))) || ((data2.fine_tuning_job_id === undefined) && (missing1 = "fine_tuning_job_id"))) || ((data2.metrics === undefined) && (missing1 = "metrics"))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!(((((((key1 === "id") || (key1 === "object")) || (key1 === "created_at")) || (key1 === "fine_tuned_model_checkpoint")) || (key1 === "step_number")) || (key1 === "fine_tuning_job_id")) || (key1 === "metrics"))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11086,7 +12968,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -11098,7 +12980,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("fine_tuning.job.checkpoint" !== data2.object){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -11111,7 +12993,7 @@ if(data2.created_at !== undefined){
 let data5 = data2.created_at;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -11123,7 +13005,7 @@ if(valid3){
 if(data2.fine_tuned_model_checkpoint !== undefined){
 const _errs14 = errors;
 if(typeof data2.fine_tuned_model_checkpoint !== "string"){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -11136,7 +13018,7 @@ if(data2.step_number !== undefined){
 let data7 = data2.step_number;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -11148,7 +13030,7 @@ if(valid3){
 if(data2.fine_tuning_job_id !== undefined){
 const _errs18 = errors;
 if(typeof data2.fine_tuning_job_id !== "string"){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -11166,7 +13048,7 @@ if(data9.step !== undefined){
 let data10 = data9.step;
 const _errs23 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs23 === errors;
@@ -11179,7 +13061,7 @@ if(data9.train_loss !== undefined){
 let data11 = data9.train_loss;
 const _errs25 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -11192,7 +13074,7 @@ if(data9.train_mean_token_accuracy !== undefined){
 let data12 = data9.train_mean_token_accuracy;
 const _errs27 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -11205,7 +13087,7 @@ if(data9.valid_loss !== undefined){
 let data13 = data9.valid_loss;
 const _errs29 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -11218,7 +13100,7 @@ if(data9.valid_mean_token_accuracy !== undefined){
 let data14 = data9.valid_mean_token_accuracy;
 const _errs31 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -11231,7 +13113,7 @@ if(data9.full_valid_loss !== undefined){
 let data15 = data9.full_valid_loss;
 const _errs33 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs33 === errors;
@@ -11244,7 +13126,7 @@ if(data9.full_valid_mean_token_accuracy !== undefined){
 let data16 = data9.full_valid_mean_token_accuracy;
 const _errs35 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs35 === errors;
@@ -11260,7 +13142,7 @@ var valid4 = true;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11279,7 +13161,7 @@ var valid3 = true;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11290,7 +13172,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate78.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11303,7 +13185,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs37 = errors;
 if(typeof data.has_more !== "boolean"){
-validate73.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate78.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -11316,7 +13198,7 @@ if(data.first_id !== undefined){
 let data18 = data.first_id;
 const _errs39 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate73.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema194.properties.first_id.type},message:"must be string,null"}];
+validate78.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema203.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -11329,7 +13211,7 @@ if(data.last_id !== undefined){
 let data19 = data.last_id;
 const _errs41 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate73.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema194.properties.last_id.type},message:"must be string,null"}];
+validate78.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema203.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -11345,22 +13227,22 @@ var valid0 = true;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpoint = validate74;
+export const validateFineTuningCheckpoint = validate79;
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11371,14 +13253,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
-validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11387,7 +13269,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate74.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11399,7 +13281,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("fine_tuning.job.checkpoint" !== data.object){
-validate74.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11412,7 +13294,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate74.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate79.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -11424,7 +13306,7 @@ if(valid0){
 if(data.fine_tuned_model_checkpoint !== undefined){
 const _errs7 = errors;
 if(typeof data.fine_tuned_model_checkpoint !== "string"){
-validate74.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -11437,7 +13319,7 @@ if(data.step_number !== undefined){
 let data4 = data.step_number;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate74.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate79.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -11449,7 +13331,7 @@ if(valid0){
 if(data.fine_tuning_job_id !== undefined){
 const _errs11 = errors;
 if(typeof data.fine_tuning_job_id !== "string"){
-validate74.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -11467,7 +13349,7 @@ if(data6.step !== undefined){
 let data7 = data6.step;
 const _errs16 = errors;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -11480,7 +13362,7 @@ if(data6.train_loss !== undefined){
 let data8 = data6.train_loss;
 const _errs18 = errors;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -11493,7 +13375,7 @@ if(data6.train_mean_token_accuracy !== undefined){
 let data9 = data6.train_mean_token_accuracy;
 const _errs20 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -11506,7 +13388,7 @@ if(data6.valid_loss !== undefined){
 let data10 = data6.valid_loss;
 const _errs22 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -11519,7 +13401,7 @@ if(data6.valid_mean_token_accuracy !== undefined){
 let data11 = data6.valid_mean_token_accuracy;
 const _errs24 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs24 === errors;
@@ -11532,7 +13414,7 @@ if(data6.full_valid_loss !== undefined){
 let data12 = data6.full_valid_loss;
 const _errs26 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs26 === errors;
@@ -11545,7 +13427,7 @@ if(data6.full_valid_mean_token_accuracy !== undefined){
 let data13 = data6.full_valid_mean_token_accuracy;
 const _errs28 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate74.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs28 === errors;
@@ -11561,7 +13443,7 @@ var valid1 = true;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11580,26 +13462,26 @@ var valid0 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobList = validate75;
-const schema197 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
-const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
-const schema199 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
-const schema200 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+export const validateFineTuningJobList = validate80;
+const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
+const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
+const schema208 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
+const schema209 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11610,14 +13492,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
-validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema198.properties, key0))){
-validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema207.properties, key0))){
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11626,7 +13508,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11638,7 +13520,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("fine_tuning.job" !== data.object){
-validate76.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11651,7 +13533,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate76.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -11668,7 +13550,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.code !== undefined){
 const _errs10 = errors;
 if(typeof data3.code !== "string"){
-validate76.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -11680,7 +13562,7 @@ if(valid1){
 if(data3.message !== undefined){
 const _errs12 = errors;
 if(typeof data3.message !== "string"){
-validate76.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -11692,7 +13574,7 @@ if(valid1){
 if(data3.param !== undefined){
 const _errs14 = errors;
 if(typeof data3.param !== "string"){
-validate76.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -11704,7 +13586,7 @@ var valid1 = true;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11718,7 +13600,7 @@ if(data.fine_tuned_model !== undefined){
 let data7 = data.fine_tuned_model;
 const _errs16 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate76.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema198.properties.fine_tuned_model.type},message:"must be string,null"}];
+validate81.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema207.properties.fine_tuned_model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -11731,7 +13613,7 @@ if(data.finished_at !== undefined){
 let data8 = data.finished_at;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate76.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema198.properties.finished_at.type},message:"must be integer,null"}];
+validate81.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema207.properties.finished_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -11798,7 +13680,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate76.errors = vErrors;
+validate81.errors = vErrors;
 return false;
 }
 else {
@@ -11815,7 +13697,7 @@ vErrors = null;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11828,7 +13710,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs28 = errors;
 if(typeof data.model !== "string"){
-validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -11840,7 +13722,7 @@ if(valid0){
 if(data.organization_id !== undefined){
 const _errs30 = errors;
 if(typeof data.organization_id !== "string"){
-validate76.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -11859,7 +13741,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs34 = errors;
 if(typeof data13[i0] !== "string"){
-validate76.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -11869,7 +13751,7 @@ break;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate81.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11883,7 +13765,7 @@ if(data.status !== undefined){
 let data15 = data.status;
 const _errs36 = errors;
 if(!((((((data15 === "validating_files") || (data15 === "queued")) || (data15 === "running")) || (data15 === "succeeded")) || (data15 === "failed")) || (data15 === "cancelled"))){
-validate76.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema199.enum},message:"must be equal to one of the allowed values"}];
+validate81.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema208.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -11896,7 +13778,7 @@ if(data.trained_tokens !== undefined){
 let data16 = data.trained_tokens;
 const _errs38 = errors;
 if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
-validate76.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema198.properties.trained_tokens.type},message:"must be integer,null"}];
+validate81.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema207.properties.trained_tokens.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -11908,7 +13790,7 @@ if(valid0){
 if(data.training_file !== undefined){
 const _errs40 = errors;
 if(typeof data.training_file !== "string"){
-validate76.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs40 === errors;
@@ -11921,7 +13803,7 @@ if(data.validation_file !== undefined){
 let data18 = data.validation_file;
 const _errs42 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate76.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema198.properties.validation_file.type},message:"must be string,null"}];
+validate81.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema207.properties.validation_file.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs42 === errors;
@@ -11934,7 +13816,7 @@ if(data.seed !== undefined){
 let data19 = data.seed;
 const _errs44 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate76.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs44 === errors;
@@ -11947,13 +13829,13 @@ if(data.integrations !== undefined){
 let data20 = data.integrations;
 const _errs46 = errors;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-validate76.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema198.properties.integrations.type},message:"must be array,null"}];
+validate81.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema207.properties.integrations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs46){
 if(Array.isArray(data20)){
 if(data20.length > 5){
-validate76.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
+validate81.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
 return false;
 }
 else {
@@ -11967,7 +13849,7 @@ if(errors === _errs49){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing1;
 if((data21.type === undefined) && (missing1 = "type")){
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -11981,7 +13863,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.project !== undefined){
 const _errs55 = errors;
 if(typeof data22.project !== "string"){
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -11993,7 +13875,7 @@ if(valid9){
 if(data22.name !== undefined){
 const _errs57 = errors;
 if(typeof data22.name !== "string"){
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs57 === errors;
@@ -12005,7 +13887,7 @@ if(valid9){
 if(data22.entity !== undefined){
 const _errs59 = errors;
 if(typeof data22.entity !== "string"){
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs59 === errors;
@@ -12024,7 +13906,7 @@ const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs63 = errors;
 if(typeof data26[i2] !== "string"){
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs63 === errors;
@@ -12034,7 +13916,7 @@ break;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12048,7 +13930,7 @@ var valid9 = true;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12061,7 +13943,7 @@ break;
 if(_errs51 === errors){
 if(data21.type !== undefined){
 if(typeof data21.type !== "string"){
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12069,7 +13951,7 @@ return false;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12091,7 +13973,7 @@ if(data.estimated_finish !== undefined){
 let data29 = data.estimated_finish;
 const _errs67 = errors;
 if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
-validate76.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema198.properties.estimated_finish.type},message:"must be integer,null"}];
+validate81.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema207.properties.estimated_finish.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -12119,587 +14001,6 @@ var valid0 = true;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate76.errors = vErrors;
-return errors === 0;
-}
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job-list.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate75.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "object") || (key0 === "data")) || (key0 === "has_more"))){
-validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.object !== undefined){
-const _errs2 = errors;
-if("list" !== data.object){
-validate75.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data1 = data.data;
-const _errs3 = errors;
-if(errors === _errs3){
-if(Array.isArray(data1)){
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs5 = errors;
-if(!(validate76(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs5 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate75.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.has_more !== undefined){
-const _errs6 = errors;
-if(typeof data.has_more !== "boolean"){
-validate75.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFineTuningJob = validate76;
-
-export const validateHealth = validate78;
-const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/health.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate78.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.status === undefined) && (missing0 = "status")){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.status !== undefined){
-if("ok" !== data.status){
-validate78.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateMetadata = validate79;
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 16){
-validate79.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
-return false;
-}
-else {
-for(const key0 in data){
-const _errs1 = errors;
-if(errors === _errs1){
-if(typeof key0 === "string"){
-if(func2(key0) > 64){
-const err0 = {instancePath,schemaPath:"#/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",propertyName:key0};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate79.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid0){
-for(const key1 in data){
-let data0 = data[key1];
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data0 === "string"){
-if(func2(data0) > 512){
-validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-}
-else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validatePromptList = validate80;
-const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
-const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/prompt.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate81.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.latest_version === undefined) && (missing0 = "latest_version"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.variables === undefined) && (missing0 = "variables"))) || ((data.version_description === undefined) && (missing0 = "version_description"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func1.call(schema204.properties, key0))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.object !== undefined){
-const _errs2 = errors;
-if("prompt" !== data.object){
-validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-const _errs3 = errors;
-if(typeof data.id !== "string"){
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs5 = errors;
-if(typeof data.name !== "string"){
-validate81.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.version !== undefined){
-let data3 = data.version;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate81.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-validate81.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.latest_version !== undefined){
-let data4 = data.latest_version;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate81.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs9){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 1 || isNaN(data4)){
-validate81.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-let data5 = data.model;
-const _errs11 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate81.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema204.properties.model.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messages !== undefined){
-let data6 = data.messages;
-const _errs13 = errors;
-if(errors === _errs13){
-if(Array.isArray(data6)){
-var valid1 = true;
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-let data7 = data6[i0];
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing1;
-if(((data7.role === undefined) && (missing1 = "role")) || ((data7.content === undefined) && (missing1 = "content"))){
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs18 = errors;
-for(const key1 in data7){
-if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs18 === errors){
-if(data7.role !== undefined){
-let data8 = data7.role;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data8 === "string"){
-if(func2(data8) < 1){
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs19 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data7.content !== undefined){
-const _errs21 = errors;
-if(typeof data7.content !== "string"){
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs21 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data7.name !== undefined){
-const _errs23 = errors;
-if(typeof data7.name !== "string"){
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs23 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid1 = _errs15 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hyperparameters !== undefined){
-let data11 = data.hyperparameters;
-const _errs25 = errors;
-if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
-validate81.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid0 = _errs25 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.variables !== undefined){
-let data12 = data.variables;
-const _errs27 = errors;
-if(errors === _errs27){
-if(Array.isArray(data12)){
-var valid4 = true;
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-const _errs29 = errors;
-if(typeof data12[i1] !== "string"){
-validate81.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid4 = _errs29 === errors;
-if(!valid4){
-break;
-}
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.version_description !== undefined){
-let data14 = data.version_description;
-const _errs31 = errors;
-if((typeof data14 !== "string") && (data14 !== null)){
-validate81.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema204.properties.version_description.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs31 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data15 = data.created_at;
-const _errs33 = errors;
-if(errors === _errs33){
-if(errors === _errs33){
-if(typeof data15 === "string"){
-if(!(formats6.validate(data15))){
-validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs33 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.last_updated_at !== undefined){
-let data16 = data.last_updated_at;
-const _errs35 = errors;
-if(errors === _errs35){
-if(errors === _errs35){
-if(typeof data16 === "string"){
-if(!(formats6.validate(data16))){
-validate81.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs35 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
 validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -12711,7 +14012,7 @@ validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/prompt-list.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job-list.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate80.evaluated;
@@ -12724,14 +14025,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
 validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "has_more"))){
 validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -12780,20 +14081,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.total !== undefined){
-let data3 = data.total;
+if(data.has_more !== undefined){
 const _errs6 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate80.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.has_more !== "boolean"){
+validate80.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
-}
-if(errors === _errs6){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-validate80.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -12815,11 +14107,13 @@ return errors === 0;
 }
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptVersionList = validate83;
-const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
+export const validateFineTuningJob = validate81;
+
+export const validateHealth = validate83;
+const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/prompt-version-list.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/health.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate83.evaluated;
@@ -12832,15 +14126,847 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+if((data.status === undefined) && (missing0 = "status")){
 validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.status !== undefined){
+if("ok" !== data.status){
+validate83.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateMetadata = validate84;
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 16){
+validate84.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+return false;
+}
+else {
+for(const key0 in data){
+const _errs1 = errors;
+if(errors === _errs1){
+if(typeof key0 === "string"){
+if(func2(key0) > 64){
+const err0 = {instancePath,schemaPath:"#/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+for(const key1 in data){
+let data0 = data[key1];
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data0 === "string"){
+if(func2(data0) > 512){
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateModelCatalog = validate85;
+const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
+const schema213 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/model-catalog.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.models === undefined) && (missing0 = "models")){
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "$schema") || (key0 === "models"))){
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.$schema !== undefined){
+const _errs2 = errors;
+if(typeof data.$schema !== "string"){
+validate85.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data1 = data.models;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length < 1){
+validate85.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.id === undefined) && (missing1 = "id")) || ((data2.context_window === undefined) && (missing1 = "context_window"))) || ((data2.pricing === undefined) && (missing1 = "pricing"))){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs9 = errors;
+for(const key1 in data2){
+if(!(((((key1 === "id") || (key1 === "aliases")) || (key1 === "context_window")) || (key1 === "max_output_tokens")) || (key1 === "pricing"))){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs9 === errors){
+if(data2.id !== undefined){
+let data3 = data2.id;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs10 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.aliases !== undefined){
+let data4 = data2.aliases;
+const _errs12 = errors;
+if(errors === _errs12){
+if(Array.isArray(data4)){
+var valid4 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data5 === "string"){
+if(func2(data5) < 1){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs14 === errors;
+if(!valid4){
+break;
+}
+}
+if(valid4){
+let i2 = data4.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data4[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.context_window !== undefined){
+let data6 = data2.context_window;
+const _errs16 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs16){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1 || isNaN(data6)){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.max_output_tokens !== undefined){
+let data7 = data2.max_output_tokens;
+const _errs18 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs18){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 1 || isNaN(data7)){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.pricing !== undefined){
+let data8 = data2.pricing;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing2;
+if(((data8.input_per_million === undefined) && (missing2 = "input_per_million")) || ((data8.output_per_million === undefined) && (missing2 = "output_per_million"))){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs22 = errors;
+for(const key2 in data8){
+if(!((((key2 === "currency") || (key2 === "input_per_million")) || (key2 === "cached_input_per_million")) || (key2 === "output_per_million"))){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs22 === errors){
+if(data8.currency !== undefined){
+const _errs23 = errors;
+if("USD" !== data8.currency){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
+return false;
+}
+var valid6 = _errs23 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.input_per_million !== undefined){
+let data10 = data8.input_per_million;
+const _errs24 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid6 = _errs24 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.cached_input_per_million !== undefined){
+let data11 = data8.cached_input_per_million;
+const _errs26 = errors;
+if(errors === _errs26){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid6 = _errs26 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.output_per_million !== undefined){
+let data12 = data8.output_per_million;
+const _errs28 = errors;
+if(errors === _errs28){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid6 = _errs28 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptList = validate86;
+const schema214 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
+const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/prompt.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.latest_version === undefined) && (missing0 = "latest_version"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.variables === undefined) && (missing0 = "variables"))) || ((data.version_description === undefined) && (missing0 = "version_description"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema215.properties, key0))){
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("prompt" !== data.object){
+validate87.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+const _errs3 = errors;
+if(typeof data.id !== "string"){
+validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs5 = errors;
+if(typeof data.name !== "string"){
+validate87.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data3 = data.version;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate87.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+validate87.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.latest_version !== undefined){
+let data4 = data.latest_version;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate87.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 1 || isNaN(data4)){
+validate87.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data5 = data.model;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate87.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema215.properties.model.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data6 = data.messages;
+const _errs13 = errors;
+if(errors === _errs13){
+if(Array.isArray(data6)){
+var valid1 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing1;
+if(((data7.role === undefined) && (missing1 = "role")) || ((data7.content === undefined) && (missing1 = "content"))){
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs18 = errors;
+for(const key1 in data7){
+if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs18 === errors){
+if(data7.role !== undefined){
+let data8 = data7.role;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs19 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data7.content !== undefined){
+const _errs21 = errors;
+if(typeof data7.content !== "string"){
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs21 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data7.name !== undefined){
+const _errs23 = errors;
+if(typeof data7.name !== "string"){
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs23 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs15 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hyperparameters !== undefined){
+let data11 = data.hyperparameters;
+const _errs25 = errors;
+if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
+validate87.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.variables !== undefined){
+let data12 = data.variables;
+const _errs27 = errors;
+if(errors === _errs27){
+if(Array.isArray(data12)){
+var valid4 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+const _errs29 = errors;
+if(typeof data12[i1] !== "string"){
+validate87.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs29 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version_description !== undefined){
+let data14 = data.version_description;
+const _errs31 = errors;
+if((typeof data14 !== "string") && (data14 !== null)){
+validate87.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema215.properties.version_description.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data15 = data.created_at;
+const _errs33 = errors;
+if(errors === _errs33){
+if(errors === _errs33){
+if(typeof data15 === "string"){
+if(!(formats6.validate(data15))){
+validate87.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_updated_at !== undefined){
+let data16 = data.last_updated_at;
+const _errs35 = errors;
+if(errors === _errs35){
+if(errors === _errs35){
+if(typeof data16 === "string"){
+if(!(formats6.validate(data16))){
+validate87.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/prompt-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12849,7 +14975,115 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate83.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate86.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(!(validate87(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate86.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data3 = data.total;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate86.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate86.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePromptVersionList = validate89;
+const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
+
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/prompt-version-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate89.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate89.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12872,14 +15106,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.prompt_id === undefined) && (missing1 = "prompt_id"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.model === undefined) && (missing1 = "model"))) || ((data2.messages === undefined) && (missing1 = "messages"))) || ((data2.hyperparameters === undefined) && (missing1 = "hyperparameters"))) || ((data2.variables === undefined) && (missing1 = "variables"))) || ((data2.description === undefined) && (missing1 = "description"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema206.properties.data.items.properties, key1))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema217.properties.data.items.properties, key1))){
+validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12888,7 +15122,7 @@ if(_errs7 === errors){
 if(data2.object !== undefined){
 const _errs8 = errors;
 if("prompt_version" !== data2.object){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -12900,7 +15134,7 @@ if(valid2){
 if(data2.prompt_id !== undefined){
 const _errs9 = errors;
 if(typeof data2.prompt_id !== "string"){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -12913,13 +15147,13 @@ if(data2.version !== undefined){
 let data5 = data2.version;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -12934,7 +15168,7 @@ if(data2.model !== undefined){
 let data6 = data2.model;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema206.properties.data.items.properties.model.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema217.properties.data.items.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -12958,14 +15192,14 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.role === undefined) && (missing2 = "role")) || ((data8.content === undefined) && (missing2 = "content"))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs20 = errors;
 for(const key2 in data8){
 if(!(((key2 === "role") || (key2 === "content")) || (key2 === "name"))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12977,12 +15211,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) < 1){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12995,7 +15229,7 @@ if(valid5){
 if(data8.content !== undefined){
 const _errs23 = errors;
 if(typeof data8.content !== "string"){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -13007,7 +15241,7 @@ if(valid5){
 if(data8.name !== undefined){
 const _errs25 = errors;
 if(typeof data8.name !== "string"){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -13021,7 +15255,7 @@ var valid5 = true;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13032,7 +15266,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13046,7 +15280,7 @@ if(data2.hyperparameters !== undefined){
 let data12 = data2.hyperparameters;
 const _errs27 = errors;
 if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -13065,7 +15299,7 @@ const len2 = data13.length;
 for(let i2=0; i2<len2; i2++){
 const _errs31 = errors;
 if(typeof data13[i2] !== "string"){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs31 === errors;
@@ -13075,7 +15309,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13089,7 +15323,7 @@ if(data2.description !== undefined){
 let data15 = data2.description;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema206.properties.data.items.properties.description.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema217.properties.data.items.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs33 === errors;
@@ -13105,12 +15339,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13132,7 +15366,7 @@ var valid2 = true;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13143,7 +15377,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate89.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13157,13 +15391,13 @@ if(data.total !== undefined){
 let data17 = data.total;
 const _errs37 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate83.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
-validate83.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13179,25 +15413,25 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePrompt = validate81;
+export const validatePrompt = validate87;
 
-export const validateRateLimitsPolicyCreated = validate84;
-const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
+export const validateRateLimitsPolicyCreated = validate90;
+const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13208,14 +15442,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13228,12 +15462,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13247,7 +15481,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_rate_limits" !== data.object){
-validate84.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+validate90.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13260,24 +15494,24 @@ var valid0 = true;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyList = validate85;
-const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}}},"$defs":{"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
+export const validateRateLimitsPolicyList = validate91;
+const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema148 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}}},"$defs":{"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13288,14 +15522,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate57.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema147.properties, key0))){
-validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema148.properties, key0))){
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13308,12 +15542,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate57.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13327,7 +15561,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_rate_limits" !== data.object){
-validate57.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+validate58.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13340,7 +15574,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs5 = errors;
 if(!((data2 === "requests") || (data2 === "tokens"))){
-validate57.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema148.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13353,7 +15587,7 @@ if(data.unit !== undefined){
 let data3 = data.unit;
 const _errs7 = errors;
 if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
-validate57.errors = [{instancePath:instancePath+"/unit",schemaPath:"#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/unit",schemaPath:"#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -13366,7 +15600,7 @@ if(data.value !== undefined){
 let data4 = data.value;
 const _errs9 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate57.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate58.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -13379,7 +15613,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((data5 === "active") || (data5 === "archived"))){
-validate57.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -13395,12 +15629,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13418,12 +15652,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data7 === "string"){
 if(!(formats0.test(data7))){
-validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13441,12 +15675,12 @@ if(errors === _errs17){
 if(errors === _errs17){
 if(typeof data8 === "string"){
 if(!(formats6.validate(data8))){
-validate57.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13464,12 +15698,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats6.validate(data9))){
-validate57.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13484,7 +15718,7 @@ if(data.name !== undefined){
 let data10 = data.name;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate57.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema147.properties.name.type},message:"must be string,null"}];
+validate58.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema148.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -13507,14 +15741,14 @@ if(errors === _errs25){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing1;
 if(((data12.key === undefined) && (missing1 = "key")) || ((data12.value === undefined) && (missing1 = "value"))){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs27 = errors;
 for(const key1 in data12){
 if(!((key1 === "key") || (key1 === "value"))){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13523,7 +15757,7 @@ if(_errs27 === errors){
 if(data12.key !== undefined){
 const _errs28 = errors;
 if(typeof data12.key !== "string"){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -13535,7 +15769,7 @@ if(valid5){
 if(data12.value !== undefined){
 const _errs30 = errors;
 if(typeof data12.value !== "string"){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -13548,7 +15782,7 @@ var valid5 = true;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13559,7 +15793,7 @@ break;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate58.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13583,14 +15817,14 @@ if(errors === _errs34){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
 if((data16.key === undefined) && (missing2 = "key")){
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate58.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs36 = errors;
 for(const key2 in data16){
 if(!(key2 === "key")){
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13598,7 +15832,7 @@ break;
 if(_errs36 === errors){
 if(data16.key !== undefined){
 if(typeof data16.key !== "string"){
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13606,7 +15840,7 @@ return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13617,7 +15851,7 @@ break;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate58.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13642,21 +15876,21 @@ var valid0 = true;
 }
 }
 else {
-validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13667,14 +15901,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13683,7 +15917,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate85.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate91.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13701,8 +15935,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate57(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -13712,7 +15946,7 @@ break;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate91.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13726,13 +15960,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate85.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate91.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate85.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate91.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13748,26 +15982,26 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicy = validate57;
+export const validateRateLimitsPolicy = validate58;
 
-export const validateRenderedPrompt = validate49;
-const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rendered-prompt.json","title":"RenderedPrompt","description":"Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.","type":"object","required":["success","data"],"additionalProperties":false,"properties":{"success":{"type":"boolean"},"data":{"$ref":"#/$defs/RenderedChatRequest"}},"$defs":{"RenderedChatRequest":{"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"description":"SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}}}};
-const schema81 = {"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"description":"SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}};
+export const validateRenderedPrompt = validate50;
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rendered-prompt.json","title":"RenderedPrompt","description":"Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.","type":"object","required":["success","data"],"additionalProperties":false,"properties":{"success":{"type":"boolean"},"data":{"$ref":"#/$defs/RenderedChatRequest"}},"$defs":{"RenderedChatRequest":{"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"description":"SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}}}};
+const schema82 = {"title":"RenderedChatRequest","description":"The fields SPEC §4.2 lists; a template may add provider-specific parameters, so other keys are allowed.","type":"object","additionalProperties":true,"properties":{"messages":{"title":"ChatMessages","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"content":{"type":"string"},"role":{"type":"string"},"name":{"type":"string"}}}},"model":{"type":"string"},"frequency_penalty":{"type":"number"},"logit_bias":{"title":"ChatLogitBias","type":["object","null"],"additionalProperties":{"type":"number"}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer"},"max_tokens":{"type":"integer"},"n":{"type":"integer"},"presence_penalty":{"type":"number"},"response_format":{"title":"ChatResponseFormat","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"}}},"seed":{"type":"integer"},"stop":{"description":"SPEC §4.2 shows a string; the render body accepts one sequence or several (requests/prompt-render.json) and passes them on, so `data` does too.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"stream":{"type":"boolean"},"stream_options":{"title":"ChatStreamOptions","type":["object","null"],"additionalProperties":true},"thinking":{"title":"ChatThinking","type":"object","additionalProperties":true,"properties":{"type":{"type":"string"},"budget_tokens":{"type":"integer"}}},"temperature":{"type":"number"},"top_p":{"type":"number"},"tools":{"title":"ChatTools","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"type":{"const":"function"},"function":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":"boolean"}}}}}},"tool_choice":{"type":"string"},"parallel_tool_calls":{"type":"boolean"},"user":{"type":"string"},"function_call":{"type":"string"},"functions":{"title":"ChatFunctions","type":"array","items":{"type":"object","additionalProperties":true,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"}}}}}};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rendered-prompt.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13778,14 +16012,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.success === undefined) && (missing0 = "success")) || ((data.data === undefined) && (missing0 = "data"))){
-validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "success") || (key0 === "data"))){
-validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13794,7 +16028,7 @@ if(_errs1 === errors){
 if(data.success !== undefined){
 const _errs2 = errors;
 if(typeof data.success !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13824,7 +16058,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.content !== undefined){
 const _errs13 = errors;
 if(typeof data3.content !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/content",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/content",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -13836,7 +16070,7 @@ if(valid4){
 if(data3.role !== undefined){
 const _errs15 = errors;
 if(typeof data3.role !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/role",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/role",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -13848,7 +16082,7 @@ if(valid4){
 if(data3.name !== undefined){
 const _errs17 = errors;
 if(typeof data3.name !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/messages/" + i0+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs17 === errors;
@@ -13860,7 +16094,7 @@ var valid4 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/messages/" + i0,schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/messages/" + i0,schemaPath:"#/$defs/RenderedChatRequest/properties/messages/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13871,7 +16105,7 @@ break;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/messages",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/data/messages",schemaPath:"#/$defs/RenderedChatRequest/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13884,7 +16118,7 @@ if(valid2){
 if(data1.model !== undefined){
 const _errs19 = errors;
 if(typeof data1.model !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/model",schemaPath:"#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/model",schemaPath:"#/$defs/RenderedChatRequest/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -13897,7 +16131,7 @@ if(data1.frequency_penalty !== undefined){
 let data8 = data1.frequency_penalty;
 const _errs21 = errors;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate49.errors = [{instancePath:instancePath+"/data/frequency_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/data/frequency_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/frequency_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -13910,7 +16144,7 @@ if(data1.logit_bias !== undefined){
 let data9 = data1.logit_bias;
 const _errs23 = errors;
 if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
-validate49.errors = [{instancePath:instancePath+"/data/logit_bias",schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema81.properties.logit_bias.type},message:"must be object,null"}];
+validate50.errors = [{instancePath:instancePath+"/data/logit_bias",schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/type",keyword:"type",params:{type: schema82.properties.logit_bias.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -13919,7 +16153,7 @@ for(const key1 in data9){
 let data10 = data9[key1];
 const _errs26 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate49.errors = [{instancePath:instancePath+"/data/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/data/logit_bias/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RenderedChatRequest/properties/logit_bias/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -13938,7 +16172,7 @@ if(valid2){
 if(data1.logprobs !== undefined){
 const _errs28 = errors;
 if(typeof data1.logprobs !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/data/logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/data/logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/logprobs/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs28 === errors;
@@ -13951,7 +16185,7 @@ if(data1.top_logprobs !== undefined){
 let data12 = data1.top_logprobs;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate49.errors = [{instancePath:instancePath+"/data/top_logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/data/top_logprobs",schemaPath:"#/$defs/RenderedChatRequest/properties/top_logprobs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs30 === errors;
@@ -13964,7 +16198,7 @@ if(data1.max_tokens !== undefined){
 let data13 = data1.max_tokens;
 const _errs32 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate49.errors = [{instancePath:instancePath+"/data/max_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/data/max_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs32 === errors;
@@ -13977,7 +16211,7 @@ if(data1.n !== undefined){
 let data14 = data1.n;
 const _errs34 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate49.errors = [{instancePath:instancePath+"/data/n",schemaPath:"#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/data/n",schemaPath:"#/$defs/RenderedChatRequest/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs34 === errors;
@@ -13990,7 +16224,7 @@ if(data1.presence_penalty !== undefined){
 let data15 = data1.presence_penalty;
 const _errs36 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate49.errors = [{instancePath:instancePath+"/data/presence_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/data/presence_penalty",schemaPath:"#/$defs/RenderedChatRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs36 === errors;
@@ -14006,13 +16240,13 @@ if(errors === _errs38){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 if(data16.type !== undefined){
 if(typeof data16.type !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/response_format/type",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/response_format/type",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/response_format",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/response_format",schemaPath:"#/$defs/RenderedChatRequest/properties/response_format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14026,7 +16260,7 @@ if(data1.seed !== undefined){
 let data18 = data1.seed;
 const _errs43 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate49.errors = [{instancePath:instancePath+"/data/seed",schemaPath:"#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/data/seed",schemaPath:"#/$defs/RenderedChatRequest/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs43 === errors;
@@ -14098,7 +16332,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return false;
 }
 else {
@@ -14121,7 +16355,7 @@ if(valid2){
 if(data1.stream !== undefined){
 const _errs53 = errors;
 if(typeof data1.stream !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/data/stream",schemaPath:"#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/data/stream",schemaPath:"#/$defs/RenderedChatRequest/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs53 === errors;
@@ -14134,7 +16368,7 @@ if(data1.stream_options !== undefined){
 let data22 = data1.stream_options;
 const _errs55 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate49.errors = [{instancePath:instancePath+"/data/stream_options",schemaPath:"#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema81.properties.stream_options.type},message:"must be object,null"}];
+validate50.errors = [{instancePath:instancePath+"/data/stream_options",schemaPath:"#/$defs/RenderedChatRequest/properties/stream_options/type",keyword:"type",params:{type: schema82.properties.stream_options.type},message:"must be object,null"}];
 return false;
 }
 var valid2 = _errs55 === errors;
@@ -14151,7 +16385,7 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.type !== undefined){
 const _errs61 = errors;
 if(typeof data23.type !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/thinking/type",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/thinking/type",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs61 === errors;
@@ -14164,7 +16398,7 @@ if(data23.budget_tokens !== undefined){
 let data25 = data23.budget_tokens;
 const _errs63 = errors;
 if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-validate49.errors = [{instancePath:instancePath+"/data/thinking/budget_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/data/thinking/budget_tokens",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid9 = _errs63 === errors;
@@ -14175,7 +16409,7 @@ var valid9 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/thinking",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/thinking",schemaPath:"#/$defs/RenderedChatRequest/properties/thinking/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14189,7 +16423,7 @@ if(data1.temperature !== undefined){
 let data26 = data1.temperature;
 const _errs65 = errors;
 if(!((typeof data26 == "number") && (isFinite(data26)))){
-validate49.errors = [{instancePath:instancePath+"/data/temperature",schemaPath:"#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/data/temperature",schemaPath:"#/$defs/RenderedChatRequest/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs65 === errors;
@@ -14202,7 +16436,7 @@ if(data1.top_p !== undefined){
 let data27 = data1.top_p;
 const _errs67 = errors;
 if(!((typeof data27 == "number") && (isFinite(data27)))){
-validate49.errors = [{instancePath:instancePath+"/data/top_p",schemaPath:"#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/data/top_p",schemaPath:"#/$defs/RenderedChatRequest/properties/top_p/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs67 === errors;
@@ -14226,7 +16460,7 @@ if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 if(data29.type !== undefined){
 const _errs74 = errors;
 if("function" !== data29.type){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/type",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/type",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 var valid11 = _errs74 === errors;
@@ -14243,7 +16477,7 @@ if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 if(data31.name !== undefined){
 const _errs78 = errors;
 if(typeof data31.name !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/name",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/name",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs78 === errors;
@@ -14255,7 +16489,7 @@ if(valid12){
 if(data31.description !== undefined){
 const _errs80 = errors;
 if(typeof data31.description !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/description",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/description",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid12 = _errs80 === errors;
@@ -14268,7 +16502,7 @@ if(data31.parameters !== undefined){
 let data34 = data31.parameters;
 const _errs82 = errors;
 if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid12 = _errs82 === errors;
@@ -14280,7 +16514,7 @@ if(valid12){
 if(data31.strict !== undefined){
 const _errs84 = errors;
 if(typeof data31.strict !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/strict",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function/strict",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/properties/strict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid12 = _errs84 === errors;
@@ -14293,7 +16527,7 @@ var valid12 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2+"/function",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14305,7 +16539,7 @@ var valid11 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/tools/" + i2,schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools/" + i2,schemaPath:"#/$defs/RenderedChatRequest/properties/tools/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14316,7 +16550,7 @@ break;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/tools",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/data/tools",schemaPath:"#/$defs/RenderedChatRequest/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14329,7 +16563,7 @@ if(valid2){
 if(data1.tool_choice !== undefined){
 const _errs86 = errors;
 if(typeof data1.tool_choice !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/tool_choice",schemaPath:"#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/tool_choice",schemaPath:"#/$defs/RenderedChatRequest/properties/tool_choice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs86 === errors;
@@ -14341,7 +16575,7 @@ if(valid2){
 if(data1.parallel_tool_calls !== undefined){
 const _errs88 = errors;
 if(typeof data1.parallel_tool_calls !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/data/parallel_tool_calls",schemaPath:"#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate50.errors = [{instancePath:instancePath+"/data/parallel_tool_calls",schemaPath:"#/$defs/RenderedChatRequest/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs88 === errors;
@@ -14353,7 +16587,7 @@ if(valid2){
 if(data1.user !== undefined){
 const _errs90 = errors;
 if(typeof data1.user !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/user",schemaPath:"#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/user",schemaPath:"#/$defs/RenderedChatRequest/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs90 === errors;
@@ -14365,7 +16599,7 @@ if(valid2){
 if(data1.function_call !== undefined){
 const _errs92 = errors;
 if(typeof data1.function_call !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/function_call",schemaPath:"#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/function_call",schemaPath:"#/$defs/RenderedChatRequest/properties/function_call/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs92 === errors;
@@ -14389,7 +16623,7 @@ if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
 if(data41.name !== undefined){
 const _errs99 = errors;
 if(typeof data41.name !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/name",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid14 = _errs99 === errors;
@@ -14401,7 +16635,7 @@ if(valid14){
 if(data41.description !== undefined){
 const _errs101 = errors;
 if(typeof data41.description !== "string"){
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/description",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/description",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid14 = _errs101 === errors;
@@ -14414,7 +16648,7 @@ if(data41.parameters !== undefined){
 let data44 = data41.parameters;
 const _errs103 = errors;
 if(!(data44 && typeof data44 == "object" && !Array.isArray(data44))){
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/functions/" + i3+"/parameters",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid14 = _errs103 === errors;
@@ -14426,7 +16660,7 @@ var valid14 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/functions/" + i3,schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data/functions/" + i3,schemaPath:"#/$defs/RenderedChatRequest/properties/functions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14437,7 +16671,7 @@ break;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data/functions",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/data/functions",schemaPath:"#/$defs/RenderedChatRequest/properties/functions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14470,7 +16704,7 @@ var valid2 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/data",schemaPath:"#/$defs/RenderedChatRequest/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/data",schemaPath:"#/$defs/RenderedChatRequest/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14484,24 +16718,24 @@ var valid0 = true;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfigList = validate87;
-const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
-const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateSavedConfigList = validate93;
+const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
+const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14512,14 +16746,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14528,7 +16762,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate87.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate93.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14552,14 +16786,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.config === undefined) && (missing1 = "config"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "object") || (key1 === "id")) || (key1 === "name")) || (key1 === "source")) || (key1 === "config")) || (key1 === "version")) || (key1 === "created_at")) || (key1 === "last_updated_at"))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14568,7 +16802,7 @@ if(_errs8 === errors){
 if(data2.object !== undefined){
 const _errs9 = errors;
 if("config" !== data2.object){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -14580,7 +16814,7 @@ if(valid3){
 if(data2.id !== undefined){
 const _errs10 = errors;
 if(typeof data2.id !== "string"){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -14593,7 +16827,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema211.properties.name.type},message:"must be string,null"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema222.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -14606,7 +16840,7 @@ if(data2.source !== undefined){
 let data6 = data2.source;
 const _errs14 = errors;
 if(!((data6 === "api") || (data6 === "file"))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema211.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema222.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -14619,7 +16853,7 @@ if(data2.config !== undefined){
 let data7 = data2.config;
 const _errs15 = errors;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -14632,13 +16866,13 @@ if(data2.version !== undefined){
 let data8 = data2.version;
 const _errs17 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14656,12 +16890,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats6.validate(data9))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14679,12 +16913,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats6.validate(data10))){
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14705,7 +16939,7 @@ var valid3 = true;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14716,7 +16950,7 @@ break;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate93.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14730,13 +16964,13 @@ if(data.total !== undefined){
 let data11 = data.total;
 const _errs23 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate93.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate93.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14752,22 +16986,22 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfig = validate88;
+export const validateSavedConfig = validate94;
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14778,14 +17012,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.config === undefined) && (missing0 = "config"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "source")) || (key0 === "config")) || (key0 === "version")) || (key0 === "created_at")) || (key0 === "last_updated_at"))){
-validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14794,7 +17028,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("config" !== data.object){
-validate88.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14806,7 +17040,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -14819,7 +17053,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate88.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema211.properties.name.type},message:"must be string,null"}];
+validate94.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema222.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -14832,7 +17066,7 @@ if(data.source !== undefined){
 let data3 = data.source;
 const _errs7 = errors;
 if(!((data3 === "api") || (data3 === "file"))){
-validate88.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema211.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate94.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema222.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -14845,7 +17079,7 @@ if(data.config !== undefined){
 let data4 = data.config;
 const _errs8 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate88.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -14858,13 +17092,13 @@ if(data.version !== undefined){
 let data5 = data.version;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate94.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14882,12 +17116,12 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(!(formats6.validate(data6))){
-validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14905,12 +17139,12 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data7 === "string"){
 if(!(formats6.validate(data7))){
-validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate94.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14931,25 +17165,25 @@ var valid0 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredResponse = validate89;
-const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
-const schema214 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
-const schema216 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
-const schema217 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
+export const validateStoredResponse = validate95;
+const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
+const schema225 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
+const schema227 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
+const schema228 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14990,14 +17224,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate90.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "vector_store_ids")) || (key0 === "max_num_results")) || (key0 === "filters")) || (key0 === "ranking_options"))){
-validate90.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15006,7 +17240,7 @@ if(_errs7 === errors){
 if(data.type !== undefined){
 const _errs8 = errors;
 if("file_search" !== data.type){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -15025,7 +17259,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data2[i0] !== "string"){
-validate90.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -15035,7 +17269,7 @@ break;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate96.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15049,13 +17283,13 @@ if(data.max_num_results !== undefined){
 let data4 = data.max_num_results;
 const _errs13 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate90.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate96.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate90.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate96.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -15070,7 +17304,7 @@ if(data.filters !== undefined){
 let data5 = data.filters;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate90.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema217.properties.filters.type},message:"must be object,null"}];
+validate96.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema228.properties.filters.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -15078,7 +17312,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.type !== undefined){
 const _errs18 = errors;
 if(typeof data5.type !== "string"){
-validate90.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -15090,7 +17324,7 @@ if(valid5){
 if(data5.key !== undefined){
 const _errs20 = errors;
 if(typeof data5.key !== "string"){
-validate90.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs20 === errors;
@@ -15115,7 +17349,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.ranker !== undefined){
 const _errs25 = errors;
 if(typeof data8.ranker !== "string"){
-validate90.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -15128,7 +17362,7 @@ if(data8.score_threshold !== undefined){
 let data10 = data8.score_threshold;
 const _errs27 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate90.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate96.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -15139,7 +17373,7 @@ var valid6 = true;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15156,7 +17390,7 @@ var valid3 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15172,42 +17406,42 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate90.errors = vErrors;
+validate96.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema218 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
-const schema219 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
+const schema229 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
+const schema230 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15248,14 +17482,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.role === undefined) && (missing0 = "role"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate92.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "type")) || (key0 === "role")) || (key0 === "status")) || (key0 === "content"))){
-validate92.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15264,7 +17498,7 @@ if(_errs7 === errors){
 if(data.id !== undefined){
 const _errs8 = errors;
 if(typeof data.id !== "string"){
-validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -15276,7 +17510,7 @@ if(valid3){
 if(data.type !== undefined){
 const _errs10 = errors;
 if("message" !== data.type){
-validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
+validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -15288,7 +17522,7 @@ if(valid3){
 if(data.role !== undefined){
 const _errs11 = errors;
 if("assistant" !== data.role){
-validate92.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+validate98.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -15300,7 +17534,7 @@ if(valid3){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate92.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -15323,14 +17557,14 @@ if(errors === _errs16){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if((data6.type === undefined) && (missing1 = "type")){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs19 = errors;
 if(typeof data6.type !== "string"){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs19 === errors;
@@ -15342,7 +17576,7 @@ if(valid5){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -15365,14 +17599,14 @@ if(errors === _errs25){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 let missing2;
 if((data10.type === undefined) && (missing2 = "type")){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data10.type !== undefined){
 const _errs28 = errors;
 if(typeof data10.type !== "string"){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -15385,7 +17619,7 @@ if(data10.index !== undefined){
 let data12 = data10.index;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid7 = _errs30 === errors;
@@ -15397,7 +17631,7 @@ if(valid7){
 if(data10.file_id !== undefined){
 const _errs32 = errors;
 if(typeof data10.file_id !== "string"){
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs32 === errors;
@@ -15410,7 +17644,7 @@ var valid7 = true;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15421,7 +17655,7 @@ break;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15435,7 +17669,7 @@ var valid5 = true;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15446,7 +17680,7 @@ break;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15463,7 +17697,7 @@ var valid3 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15479,41 +17713,41 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate92.errors = vErrors;
+validate98.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/stored-response.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15524,14 +17758,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.instructions === undefined) && (missing0 = "instructions"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.temperature === undefined) && (missing0 = "temperature"))) || ((data.top_p === undefined) && (missing0 = "top_p"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.tool_choice === undefined) && (missing0 = "tool_choice"))) || ((data.parallel_tool_calls === undefined) && (missing0 = "parallel_tool_calls"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.incomplete_details === undefined) && (missing0 = "incomplete_details"))) || ((data.output === undefined) && (missing0 = "output"))){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema213.properties, key0))){
-validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema224.properties, key0))){
+validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15540,7 +17774,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15552,7 +17786,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("response" !== data.object){
-validate89.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
+validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15565,7 +17799,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate89.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate95.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -15578,7 +17812,7 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(!((((data3 === "completed") || (data3 === "failed")) || (data3 === "in_progress")) || (data3 === "incomplete"))){
-validate89.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema214.enum},message:"must be equal to one of the allowed values"}];
+validate95.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema225.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -15590,7 +17824,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs9 = errors;
 if(typeof data.model !== "string"){
-validate89.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -15603,7 +17837,7 @@ if(data.instructions !== undefined){
 let data5 = data.instructions;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate89.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema213.properties.instructions.type},message:"must be string,null"}];
+validate95.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema224.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -15619,7 +17853,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(Object.keys(data6).length > 16){
-validate89.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -15659,7 +17893,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate89.errors = vErrors;
+validate95.errors = vErrors;
 return false;
 break;
 }
@@ -15671,12 +17905,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(func2(data7) > 512){
-validate89.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate95.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15689,7 +17923,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15703,18 +17937,18 @@ if(data.temperature !== undefined){
 let data8 = data.temperature;
 const _errs21 = errors;
 if((!((typeof data8 == "number") && (isFinite(data8)))) && (data8 !== null)){
-validate89.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema213.properties.temperature.type},message:"must be number,null"}];
+validate95.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema224.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 2 || isNaN(data8)){
-validate89.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate95.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate89.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15730,18 +17964,18 @@ if(data.top_p !== undefined){
 let data9 = data.top_p;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate89.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema213.properties.top_p.type},message:"must be number,null"}];
+validate95.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema224.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate89.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate95.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate89.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15762,8 +17996,8 @@ var valid5 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs27 = errors;
-if(!(validate90(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate96(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs27 === errors;
@@ -15773,7 +18007,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate95.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15787,7 +18021,7 @@ if(data.tool_choice !== undefined){
 let data12 = data.tool_choice;
 const _errs28 = errors;
 if(!(((data12 === "none") || (data12 === "auto")) || (data12 === "required"))){
-validate89.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema213.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
+validate95.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema224.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -15799,7 +18033,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs29 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate89.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate95.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -15812,21 +18046,21 @@ if(data.error !== undefined){
 let data14 = data.error;
 const _errs31 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate89.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema213.properties.error.type},message:"must be object,null"}];
+validate95.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema224.properties.error.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing1;
 if(((data14.code === undefined) && (missing1 = "code")) || ((data14.message === undefined) && (missing1 = "message"))){
-validate89.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate95.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key3 in data14){
 if(!((key3 === "code") || (key3 === "message"))){
-validate89.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15835,7 +18069,7 @@ if(_errs33 === errors){
 if(data14.code !== undefined){
 const _errs34 = errors;
 if(typeof data14.code !== "string"){
-validate89.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs34 === errors;
@@ -15847,7 +18081,7 @@ if(valid6){
 if(data14.message !== undefined){
 const _errs36 = errors;
 if(typeof data14.message !== "string"){
-validate89.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs36 === errors;
@@ -15870,21 +18104,21 @@ if(data.incomplete_details !== undefined){
 let data17 = data.incomplete_details;
 const _errs38 = errors;
 if((!(data17 && typeof data17 == "object" && !Array.isArray(data17))) && (data17 !== null)){
-validate89.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema213.properties.incomplete_details.type},message:"must be object,null"}];
+validate95.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema224.properties.incomplete_details.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs38){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing2;
 if((data17.reason === undefined) && (missing2 = "reason")){
-validate89.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate95.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs40 = errors;
 for(const key4 in data17){
 if(!(key4 === "reason")){
-validate89.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15892,7 +18126,7 @@ break;
 if(_errs40 === errors){
 if(data17.reason !== undefined){
 if(typeof data17.reason !== "string"){
-validate89.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15915,8 +18149,8 @@ var valid8 = true;
 const len1 = data19.length;
 for(let i1=0; i1<len1; i1++){
 const _errs45 = errors;
-if(!(validate92(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate98(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs45 === errors;
@@ -15926,7 +18160,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate95.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15939,7 +18173,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs46 = errors;
 if(typeof data.user !== "string"){
-validate89.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -15952,7 +18186,7 @@ if(data.previous_response_id !== undefined){
 let data22 = data.previous_response_id;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate89.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema213.properties.previous_response_id.type},message:"must be string,null"}];
+validate95.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema224.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs48 === errors;
@@ -15965,7 +18199,7 @@ if(data.reasoning !== undefined){
 let data23 = data.reasoning;
 const _errs50 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate89.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema213.properties.reasoning.type},message:"must be object,null"}];
+validate95.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema224.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -15974,7 +18208,7 @@ if(data23.effort !== undefined){
 let data24 = data23.effort;
 const _errs53 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate89.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema213.properties.reasoning.properties.effort.type},message:"must be string,null"}];
+validate95.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema224.properties.reasoning.properties.effort.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs53 === errors;
@@ -15987,7 +18221,7 @@ if(data23.generate_summary !== undefined){
 let data25 = data23.generate_summary;
 const _errs55 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate89.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema213.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
+validate95.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema224.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -16008,13 +18242,13 @@ if(data.max_output_tokens !== undefined){
 let data26 = data.max_output_tokens;
 const _errs57 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate89.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema213.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate95.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema224.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs57){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate89.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16037,27 +18271,27 @@ if(errors === _errs62){
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 let missing3;
 if((data28.type === undefined) && (missing3 = "type")){
-validate89.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate95.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data28.type !== undefined){
 if(typeof data28.type !== "string"){
-validate89.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16071,7 +18305,7 @@ if(data.truncation !== undefined){
 let data30 = data.truncation;
 const _errs67 = errors;
 if(!(((data30 === "auto") || (data30 === "disabled")) || (data30 === null))){
-validate89.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema213.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate95.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema224.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -16084,7 +18318,7 @@ if(data.output_text !== undefined){
 let data31 = data.output_text;
 const _errs68 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate89.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema213.properties.output_text.type},message:"must be string,null"}];
+validate95.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema224.properties.output_text.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs68 === errors;
@@ -16101,7 +18335,7 @@ if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 const _errs72 = errors;
 for(const key5 in data32){
 if(!(((((key5 === "input_tokens") || (key5 === "output_tokens")) || (key5 === "total_tokens")) || (key5 === "input_tokens_details")) || (key5 === "output_tokens_details"))){
-validate89.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16111,13 +18345,13 @@ if(data32.input_tokens !== undefined){
 let data33 = data32.input_tokens;
 const _errs73 = errors;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-validate89.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate95.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs73){
 if((typeof data33 == "number") && (isFinite(data33))){
 if(data33 < 0 || isNaN(data33)){
-validate89.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16132,13 +18366,13 @@ if(data32.output_tokens !== undefined){
 let data34 = data32.output_tokens;
 const _errs75 = errors;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-validate89.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate95.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs75){
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 < 0 || isNaN(data34)){
-validate89.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16153,13 +18387,13 @@ if(data32.total_tokens !== undefined){
 let data35 = data32.total_tokens;
 const _errs77 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-validate89.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate95.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs77){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-validate89.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16178,7 +18412,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 const _errs81 = errors;
 for(const key6 in data36){
 if(!(key6 === "cached_tokens")){
-validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16188,13 +18422,13 @@ if(data36.cached_tokens !== undefined){
 let data37 = data36.cached_tokens;
 const _errs82 = errors;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs82){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16203,7 +18437,7 @@ return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16221,7 +18455,7 @@ if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
 const _errs86 = errors;
 for(const key7 in data38){
 if(!(key7 === "reasoning_tokens")){
-validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16231,13 +18465,13 @@ if(data38.reasoning_tokens !== undefined){
 let data39 = data38.reasoning_tokens;
 const _errs87 = errors;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs87){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 < 0 || isNaN(data39)){
-validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16246,7 +18480,7 @@ return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16262,7 +18496,7 @@ var valid12 = true;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16297,24 +18531,24 @@ var valid0 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate89.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTextCompletion = validate94;
-const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
-const schema221 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
+export const validateTextCompletion = validate100;
+const schema231 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
+const schema232 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/text-completion.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16325,14 +18559,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created === undefined) && (missing0 = "created"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.choices === undefined) && (missing0 = "choices"))){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created")) || (key0 === "model")) || (key0 === "system_fingerprint")) || (key0 === "choices")) || (key0 === "usage"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16341,7 +18575,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -16353,7 +18587,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("text_completion" !== data.object){
-validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
+validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16366,7 +18600,7 @@ if(data.created !== undefined){
 let data2 = data.created;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate94.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -16378,7 +18612,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs7 = errors;
 if(typeof data.model !== "string"){
-validate94.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16390,7 +18624,7 @@ if(valid0){
 if(data.system_fingerprint !== undefined){
 const _errs9 = errors;
 if(typeof data.system_fingerprint !== "string"){
-validate94.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -16414,14 +18648,14 @@ if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.index === undefined) && (missing1 = "index")) || ((data6.text === undefined) && (missing1 = "text"))){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs16 = errors;
 for(const key1 in data6){
 if(!((((key1 === "finish_reason") || (key1 === "index")) || (key1 === "text")) || (key1 === "logprobs"))){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16431,7 +18665,7 @@ if(data6.finish_reason !== undefined){
 let data7 = data6.finish_reason;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema221.properties.finish_reason.type},message:"must be string,null"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema232.properties.finish_reason.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -16444,13 +18678,13 @@ if(data6.index !== undefined){
 let data8 = data6.index;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16464,7 +18698,7 @@ if(valid3){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -16477,7 +18711,7 @@ if(data6.logprobs !== undefined){
 let data10 = data6.logprobs;
 const _errs23 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema221.properties.logprobs.type},message:"must be object,null"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema232.properties.logprobs.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -16485,7 +18719,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs25 = errors;
 for(const key2 in data10){
 if(!((((key2 === "text_offset") || (key2 === "token_logprobs")) || (key2 === "tokens")) || (key2 === "top_logprobs"))){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16502,7 +18736,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs28 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -16512,7 +18746,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16533,7 +18767,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs32 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema221.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema232.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
 return false;
 }
 var valid6 = _errs32 === errors;
@@ -16543,7 +18777,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16563,7 +18797,7 @@ const len3 = data15.length;
 for(let i3=0; i3<len3; i3++){
 const _errs36 = errors;
 if(typeof data15[i3] !== "string"){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs36 === errors;
@@ -16573,7 +18807,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16594,7 +18828,7 @@ for(let i4=0; i4<len4; i4++){
 let data18 = data17[i4];
 const _errs40 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema221.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema232.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs40){
@@ -16603,7 +18837,7 @@ for(const key3 in data18){
 let data19 = data18[key3];
 const _errs43 = errors;
 if(!((typeof data19 == "number") && (isFinite(data19)))){
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid9 = _errs43 === errors;
@@ -16620,7 +18854,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16647,7 +18881,7 @@ var valid3 = true;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16658,7 +18892,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16672,14 +18906,14 @@ if(data.usage !== undefined){
 let data20 = data.usage;
 const _errs45 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate94.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema220.properties.usage.type},message:"must be object,null"}];
+validate100.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema231.properties.usage.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs45){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing2;
 if((((data20.completion_tokens === undefined) && (missing2 = "completion_tokens")) || ((data20.prompt_tokens === undefined) && (missing2 = "prompt_tokens"))) || ((data20.total_tokens === undefined) && (missing2 = "total_tokens"))){
-validate94.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate100.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -16687,13 +18921,13 @@ if(data20.completion_tokens !== undefined){
 let data21 = data20.completion_tokens;
 const _errs48 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate94.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs48){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 < 0 || isNaN(data21)){
-validate94.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate100.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16708,13 +18942,13 @@ if(data20.prompt_tokens !== undefined){
 let data22 = data20.prompt_tokens;
 const _errs50 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate94.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate94.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate100.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16729,13 +18963,13 @@ if(data20.total_tokens !== undefined){
 let data23 = data20.total_tokens;
 const _errs52 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate94.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-validate94.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate100.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16765,23 +18999,23 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreated = validate95;
-const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
+export const validateUsageLimitsPolicyCreated = validate101;
+const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16792,14 +19026,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16812,12 +19046,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16831,7 +19065,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate101.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16844,24 +19078,24 @@ var valid0 = true;
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate95.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyList = validate96;
-const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateUsageLimitsPolicyList = validate102;
+const schema234 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16872,14 +19106,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.conditions === undefined) && (missing0 = "conditions"))) || ((data.group_by === undefined) && (missing0 = "group_by"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema224.properties, key0))){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema235.properties, key0))){
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16892,12 +19126,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16911,7 +19145,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate97.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16924,7 +19158,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate97.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema224.properties.name.type},message:"must be string,null"}];
+validate103.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema235.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -16937,7 +19171,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs7 = errors;
 if(!((data3 === "cost") || (data3 === "tokens"))){
-validate97.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema224.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema235.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16952,12 +19186,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate97.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate103.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -16971,13 +19205,13 @@ if(data.alert_threshold !== undefined){
 let data5 = data.alert_threshold;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate97.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema224.properties.alert_threshold.type},message:"must be number,null"}];
+validate103.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema235.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate97.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16992,7 +19226,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs12 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate97.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema224.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate103.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema235.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -17008,7 +19242,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate97.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate103.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -17021,14 +19255,14 @@ if(errors === _errs16){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
-validate97.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate103.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key1 in data8){
 if(!((key1 === "key") || (key1 === "value"))){
-validate97.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17037,7 +19271,7 @@ if(_errs18 === errors){
 if(data8.key !== undefined){
 const _errs19 = errors;
 if(typeof data8.key !== "string"){
-validate97.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs19 === errors;
@@ -17049,7 +19283,7 @@ if(valid3){
 if(data8.value !== undefined){
 const _errs21 = errors;
 if(typeof data8.value !== "string"){
-validate97.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -17062,7 +19296,7 @@ var valid3 = true;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17074,7 +19308,7 @@ break;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17091,7 +19325,7 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(Array.isArray(data11)){
 if(data11.length < 1){
-validate97.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate103.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -17104,14 +19338,14 @@ if(errors === _errs26){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing2;
 if((data12.key === undefined) && (missing2 = "key")){
-validate97.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate103.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs28 = errors;
 for(const key2 in data12){
 if(!(key2 === "key")){
-validate97.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17119,7 +19353,7 @@ break;
 if(_errs28 === errors){
 if(data12.key !== undefined){
 if(typeof data12.key !== "string"){
-validate97.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17127,7 +19361,7 @@ return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17139,7 +19373,7 @@ break;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17156,12 +19390,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data14 === "string"){
 if(!(formats0.test(data14))){
-validate97.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17179,12 +19413,12 @@ if(errors === _errs33){
 if(errors === _errs33){
 if(typeof data15 === "string"){
 if(!(formats0.test(data15))){
-validate97.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17202,12 +19436,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17225,12 +19459,12 @@ if(errors === _errs37){
 if(errors === _errs37){
 if(typeof data17 === "string"){
 if(!(formats6.validate(data17))){
-validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17256,21 +19490,21 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17281,14 +19515,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17297,7 +19531,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17315,8 +19549,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate97(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate103(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -17326,7 +19560,7 @@ break;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17340,13 +19574,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate102.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate102.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17362,26 +19596,26 @@ var valid0 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicy = validate97;
+export const validateUsageLimitsPolicy = validate103;
 
-export const validateVirtualKeyList = validate99;
-const schema227 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
-const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateVirtualKeyList = validate105;
+const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
+const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17392,14 +19626,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17408,7 +19642,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate99.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate105.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17432,14 +19666,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.slug === undefined) && (missing1 = "slug"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.options === undefined) && (missing1 = "options"))) || ((data2.secrets === undefined) && (missing1 = "secrets"))) || ((data2.key_hint === undefined) && (missing1 = "key_hint"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema228.properties, key1))){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema239.properties, key1))){
+validate105.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17448,7 +19682,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -17460,7 +19694,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("virtual_key" !== data2.object){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -17473,7 +19707,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema228.properties.name.type},message:"must be string,null"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -17486,7 +19720,7 @@ if(data2.slug !== undefined){
 let data6 = data2.slug;
 const _errs14 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema228.properties.slug.type},message:"must be string,null"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema239.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -17498,7 +19732,7 @@ if(valid3){
 if(data2.provider !== undefined){
 const _errs16 = errors;
 if(typeof data2.provider !== "string"){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -17511,7 +19745,7 @@ if(data2.options !== undefined){
 let data8 = data2.options;
 const _errs18 = errors;
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -17530,7 +19764,7 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 const _errs22 = errors;
 if(typeof data9[i1] !== "string"){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs22 === errors;
@@ -17540,7 +19774,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17554,7 +19788,7 @@ if(data2.key_hint !== undefined){
 let data11 = data2.key_hint;
 const _errs24 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema228.properties.key_hint.type},message:"must be string,null"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema239.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -17567,13 +19801,13 @@ if(data2.version !== undefined){
 let data12 = data2.version;
 const _errs26 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1 || isNaN(data12)){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -17591,12 +19825,12 @@ if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(!(formats6.validate(data13))){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17614,12 +19848,12 @@ if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data14 === "string"){
 if(!(formats6.validate(data14))){
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17643,7 +19877,7 @@ var valid3 = true;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17654,7 +19888,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17668,13 +19902,13 @@ if(data.total !== undefined){
 let data15 = data.total;
 const _errs32 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate99.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate99.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17690,22 +19924,22 @@ var valid0 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateVirtualKey = validate100;
+export const validateVirtualKey = validate106;
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17716,14 +19950,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.slug === undefined) && (missing0 = "slug"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.options === undefined) && (missing0 = "options"))) || ((data.secrets === undefined) && (missing0 = "secrets"))) || ((data.key_hint === undefined) && (missing0 = "key_hint"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema228.properties, key0))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema239.properties, key0))){
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17732,7 +19966,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17744,7 +19978,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("virtual_key" !== data.object){
-validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17757,7 +19991,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate100.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema228.properties.name.type},message:"must be string,null"}];
+validate106.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -17770,7 +20004,7 @@ if(data.slug !== undefined){
 let data3 = data.slug;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate100.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema228.properties.slug.type},message:"must be string,null"}];
+validate106.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema239.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17782,7 +20016,7 @@ if(valid0){
 if(data.provider !== undefined){
 const _errs9 = errors;
 if(typeof data.provider !== "string"){
-validate100.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -17795,7 +20029,7 @@ if(data.options !== undefined){
 let data5 = data.options;
 const _errs11 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-validate100.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -17814,7 +20048,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs15 = errors;
 if(typeof data6[i0] !== "string"){
-validate100.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -17824,7 +20058,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate106.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17838,7 +20072,7 @@ if(data.key_hint !== undefined){
 let data8 = data.key_hint;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate100.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema228.properties.key_hint.type},message:"must be string,null"}];
+validate106.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema239.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -17851,13 +20085,13 @@ if(data.version !== undefined){
 let data9 = data.version;
 const _errs19 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate100.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate106.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate100.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate106.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -17875,12 +20109,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats6.validate(data10))){
-validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17898,12 +20132,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
 if(!(formats6.validate(data11))){
-validate100.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17927,11 +20161,11 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
