@@ -27,7 +27,11 @@ Environment:
   GATEWAY_RETRY_BASE_MS        backoff base for retries (default 1000)
   GATEWAY_RETRY_MAX_MS         cap on any single retry wait (default 30000)
   GATEWAY_INLINE_CONFIG_CACHE  distinct inline configs kept compiled (default 1000)
-  GATEWAY_VENDOR_BASE_URL      base URL of the first-party vendor API`;
+  GATEWAY_VENDOR_BASE_URL      base URL of the first-party vendor API
+  GATEWAY_MASTER_KEY           32-byte key (base64 or hex) sealing virtual keys; default: DIR/master.key,
+                               generated on first start (processes sharing PostgreSQL must share it)
+  GATEWAY_CUSTOM_HOST_ALLOWLIST  comma-separated hosts, addresses and CIDR ranges custom_host may use
+                               (default: any host but link-local and cloud metadata addresses)`;
 
 const OPTIONS = {
   port: { type: 'string' },
