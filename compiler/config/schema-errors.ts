@@ -123,6 +123,15 @@ function noKeySet(at: string, value: unknown): ConfigError {
     }
   }
   const missing = best.filter((k) => !present.has(k));
+  const provider = (value as { provider?: unknown } | null)?.provider;
+  if (typeof provider === 'string' && provider.startsWith('@') && present.size === 1) {
+    return {
+      code: 'CFG_NO_KEY_SET',
+      pointer: at,
+      message: `The config${where(at)} names only the provider slug ${JSON.stringify(provider)}, which is none of the key sets that make a config valid.`,
+      hint: 'send the slug as the x-gateway-provider header instead, or add another key set such as "retry"',
+    };
+  }
   return {
     code: 'CFG_NO_KEY_SET',
     pointer: at,

@@ -2,7 +2,7 @@
 // code, the JSON pointer, and the line and column shown to the user. Positions are computed here
 // by searching the source text, independently of the compiler's locator.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_ERRORS, checkConfigSource, type ConfigError, type ConfigErrorCode } from '../../compiler/config/index.ts';
+import { CONFIG_ERRORS, checkConfig, checkConfigSource, type ConfigError, type ConfigErrorCode } from '../../compiler/config/index.ts';
 import { formatSchemaErrors } from '../../compiler/config/schema-errors.ts';
 
 /** Line and column (1-based, UTF-16 units) of the `nth` occurrence of `needle`, shifted by `offset`. */
@@ -202,5 +202,14 @@ describe('one run reports every problem', () => {
       ['CFG_INVALID_STATUS_CODE', '/strategy/on_status_codes/0'],
       ['CFG_STRATEGY_WITHOUT_TARGETS', '/targets'],
     ]);
+  });
+});
+
+describe('a provider slug alone', () => {
+  it('is CFG_NO_KEY_SET with a hint pointing at the x-gateway-provider header', () => {
+    const result = checkConfig({ provider: '@prod' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'CFG_NO_KEY_SET', pointer: '', hint: expect.stringContaining('x-gateway-provider') })]);
   });
 });
