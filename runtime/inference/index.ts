@@ -10,6 +10,8 @@ import { ConfigResolver } from './config-resolver.ts';
 import { createInferenceHandler, INFERENCE_HANDLERS } from './handlers.ts';
 import { inferenceSettingsFromEnv, type InferenceSettings } from './settings.ts';
 import { InferenceTransport } from './transport.ts';
+import { HostPolicy } from '../providers/host-policy.ts';
+import { setConnectLookup } from '../upstream/pools.ts';
 
 export interface InferenceOptions {
   settings?: InferenceSettings;
@@ -26,7 +28,9 @@ export class InvalidSavedConfigsError extends Error {
 
 export async function setupInference(setup: GatewaySetup, options: InferenceOptions = {}): Promise<ConfigResolver> {
   const settings = options.settings ?? inferenceSettingsFromEnv();
-  const transport = new InferenceTransport(options.providers ?? defaultProviders());
+  const hostPolicy = HostPolicy.fromEnv();
+  setConnectLookup(hostPolicy.connectLookup);
+  const transport = new InferenceTransport(options.providers ?? defaultProviders(), undefined, { hostPolicy });
   const breakers = new CircuitBreakers(new MemoryBreakerStore(), Date.now);
   const resolver = new ConfigResolver({ transport, breakers, settings });
   if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);

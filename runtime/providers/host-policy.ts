@@ -1,8 +1,9 @@
 // Which custom hosts the gateway may call. A custom_host is client input (inline configs, the
 // x-gateway-custom-host header), so without a policy the gateway is an open door to the cloud
 // metadata service. Loopback and private ranges stay allowed by default: self-hosted models live there.
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { GatewayError } from '../server/errors.ts';
 
 export const ALLOWLIST_ENV = 'GATEWAY_CUSTOM_HOST_ALLOWLIST';
@@ -17,6 +18,8 @@ const VERDICT_TTL_MS = 30_000;
 const VERDICT_LIMIT = 1000;
 
 export type Resolver = (hostname: string) => Promise<string[]>;
+/** node:dns `lookup` with `all: true`, injectable for tests. */
+export type ConnectResolver = (hostname: string, options: LookupOptions & { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 async function resolveAll(hostname: string): Promise<string[]> {
   const found = await lookup(hostname, { all: true, verbatim: true });
@@ -36,6 +39,7 @@ export class HostPolicy {
   readonly #ranges = new BlockList();
   readonly #restrictive: boolean;
   readonly #resolve: Resolver;
+  readonly #connectResolve: ConnectResolver;
   readonly #now: () => number;
   readonly #verdicts = new Map<string, Verdict>();
 
@@ -44,7 +48,7 @@ export class HostPolicy {
    * every host is allowed except link-local and metadata addresses. Not empty: only what it lists,
    * and what it lists is allowed even inside the blocked ranges.
    */
-  constructor(allowlist: readonly string[] = [], options: { resolve?: Resolver; now?: () => number } = {}) {
+  constructor(allowlist: readonly string[] = [], options: { resolve?: Resolver; connectResolve?: ConnectResolver; now?: () => number } = {}) {
     for (const raw of allowlist) {
       const entry = raw.trim().toLowerCase();
       if (entry === '') continue;
@@ -70,11 +74,38 @@ export class HostPolicy {
     }
     this.#restrictive = this.#names.size + this.#suffixes.length > 0 || this.#ranges.rules.length > 0;
     this.#resolve = options.resolve ?? resolveAll;
+    this.#connectResolve = options.connectResolve ?? (dnsLookup as unknown as ConnectResolver);
     this.#now = options.now ?? Date.now;
   }
 
   static fromEnv(env: NodeJS.ProcessEnv = process.env): HostPolicy {
     return new HostPolicy((env[ALLOWLIST_ENV] ?? '').split(','));
+  }
+
+  /**
+   * The DNS lookup every upstream connection uses (runtime/upstream/pools.ts). `check` judged the
+   * addresses a name had then; a name can answer differently a moment later (DNS rebinding), so the
+   * socket itself refuses link-local and metadata addresses that are not allow-listed.
+   */
+  readonly connectLookup: LookupFunction = (hostname, options, callback) => {
+    this.#connectResolve(hostname, { ...options, all: true }, (error, addresses) => {
+      const reply = callback as (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+      if (error !== null) return reply(error, '', 0);
+      const usable = addresses.filter((entry) => this.#connectable(hostname, entry.address));
+      if (usable.length === 0) {
+        const refused = Object.assign(new Error(`${hostname} resolves only to link-local or metadata addresses`), { code: 'ECONNREFUSED' }) as NodeJS.ErrnoException;
+        return reply(refused, '', 0);
+      }
+      if (options.all === true) return reply(null, usable);
+      return reply(null, usable[0].address, usable[0].family);
+    });
+  };
+
+  #connectable(hostname: string, address: string): boolean {
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (!BLOCKED.check(address, type)) return true;
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    return this.#names.has(name) || this.#suffixes.some((suffix) => name.endsWith(suffix)) || this.#ranges.check(address, type);
   }
 
   /** Resolves when `url`'s host may be called; throws `custom_host_not_allowed` otherwise. */

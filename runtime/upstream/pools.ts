@@ -1,5 +1,6 @@
 // One undici Pool per provider origin, created on first use and kept for the life of the process,
 // so keep-alive connections are reused across requests, configs and tenants.
+import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 
 export interface PoolSettings {
@@ -26,6 +27,7 @@ export const DEFAULT_POOL_SETTINGS: Readonly<PoolSettings> = Object.freeze({
 });
 
 let settings: PoolSettings = { ...DEFAULT_POOL_SETTINGS };
+let connectLookup: LookupFunction | undefined;
 const pools = new Map<string, Pool>();
 
 function checkPositive(name: keyof PoolSettings, value: number): void {
@@ -38,6 +40,11 @@ export function configurePools(changes: Partial<PoolSettings>): void {
   for (const name of Object.keys(next) as (keyof PoolSettings)[]) checkPositive(name, next[name]);
   if (!Number.isInteger(next.connections)) throw new RangeError('pool setting connections must be an integer');
   settings = next;
+}
+
+/** The DNS lookup of connections opened by pools created from now on (the custom-host policy's). */
+export function setConnectLookup(lookup: LookupFunction | undefined): void {
+  connectLookup = lookup;
 }
 
 export function poolSettings(): Readonly<PoolSettings> {
@@ -56,6 +63,7 @@ function createPool(origin: string): Pool {
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,
     connectTimeout: settings.connectTimeoutMs,
+    ...(connectLookup === undefined ? {} : { connect: { lookup: connectLookup } }),
   });
 }
 
