@@ -3,16 +3,22 @@
 // so several gateway processes can share it. Every record store is written once against SqlDatabase.
 import { join, resolve } from 'node:path';
 import type { ApiKeyStore } from './api-key-store.ts';
+import type { BatchStore } from './batch-store.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import type { SavedConfigStore } from './config-store.ts';
+import type { GatewayFileStore } from './file-store.ts';
 import { openPostgresDatabase } from './postgres/open-postgres.ts';
 import type { PromptStore } from './prompt-store.ts';
 import type { RateLimitPolicyStore } from './rate-limit-policy-store.ts';
+import type { ResponseStore } from './response-store.ts';
 import { SqlApiKeyStore } from './sql/sql-api-key-store.ts';
+import { SqlBatchStore } from './sql/sql-batch-store.ts';
 import { SqlConfigStore } from './sql/sql-config-store.ts';
 import type { SqlDatabase } from './sql/sql-database.ts';
+import { SqlFileStore } from './sql/sql-file-store.ts';
 import { SqlPromptStore } from './sql/sql-prompt-store.ts';
 import { SqlRateLimitPolicyStore } from './sql/sql-rate-limit-policy-store.ts';
+import { SqlResponseStore } from './sql/sql-response-store.ts';
 import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
 import { SqliteDatabase } from './sqlite/sqlite-database.ts';
@@ -30,6 +36,10 @@ export interface GatewayStore {
   readonly rateLimits: RateLimitPolicyStore;
   readonly usageLimits: UsageLimitPolicyStore;
   readonly virtualKeys: VirtualKeyStore;
+  /** Files, batches and stored responses the gateway keeps itself (docs/jobs.md). */
+  readonly files: GatewayFileStore;
+  readonly batches: BatchStore;
+  readonly responses: ResponseStore;
   /** Revisions of every record kind, polled to keep in-memory copies current across processes. */
   readonly changes: ChangeFeed;
   /** Stops the change feed, then closes the connection(s). */
@@ -68,6 +78,9 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions): G
     rateLimits: new SqlRateLimitPolicyStore(db),
     usageLimits: new SqlUsageLimitPolicyStore(db),
     virtualKeys: new SqlVirtualKeyStore(db),
+    files: new SqlFileStore(db),
+    batches: new SqlBatchStore(db),
+    responses: new SqlResponseStore(db),
     changes,
     close() {
       closing ??= changes.close().finally(() => db.close());

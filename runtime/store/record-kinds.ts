@@ -7,4 +7,7 @@ export const RECORD_KINDS = {
   rateLimits: 'rate_limit_policies',
   usageLimits: 'usage_limit_policies',
   virtualKeys: 'virtual_keys',
+  files: 'gateway_files',
+  batches: 'gateway_batches',
+  responses: 'stored_responses',
 } as const;

@@ -1,0 +1,18 @@
+// Responses the gateway emulated over chat completions (docs/jobs.md) and stored: what GET
+// /v1/responses/{id} answers, and what previous_response_id continues from.
+
+export interface StoredResponseRecord {
+  id: string;
+  organisationId: string;
+  createdIso: string;
+  /** The response object as it was answered. */
+  body: Record<string, unknown>;
+  /** The chat messages this response continued (instructions excluded) followed by its answer. */
+  conversation: unknown[];
+}
+
+export interface ResponseStore {
+  create(input: Omit<StoredResponseRecord, 'createdIso'>): Promise<StoredResponseRecord>;
+  /** Null when no response of this organisation has the ID. */
+  get(organisationId: string, id: string): Promise<StoredResponseRecord | null>;
+}

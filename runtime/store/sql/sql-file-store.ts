@@ -1,0 +1,118 @@
+// GatewayFileStore on any SqlDatabase. Contents go into `gateway_file_chunks` as base64 text (the
+// store's values are strings and numbers on both backends), 1 MiB of file per row, so no single
+// value grows with the file and a content read is a handful of rows.
+import { randomBytes } from 'node:crypto';
+import type { FileListOptions, FilePage, GatewayFilePurpose, GatewayFileRecord, GatewayFileStore, NewGatewayFile } from '../file-store.ts';
+import { RECORD_KINDS } from '../record-kinds.ts';
+import { nowIso, recordChange } from './record-change.ts';
+import type { SqlDatabase, SqlExecutor, SqlValue } from './sql-database.ts';
+
+export const FILE_CHUNK_BYTES = 1024 * 1024;
+const FILES_KIND = RECORD_KINDS.files;
+const COLUMNS = 'id, organisation_id, purpose, filename, bytes, created_at, created_iso';
+
+interface FileRow {
+  id: string;
+  organisation_id: string;
+  purpose: string;
+  filename: string;
+  bytes: number | string;
+  created_at: number | string;
+  created_iso: string;
+}
+
+/** `file-gw…`: vendor-shaped, and visibly the gateway's own. */
+export function newFileId(): string {
+  return `file-gw${randomBytes(12).toString('base64url')}`;
+}
+
+/** Inserts a file and its chunks with `tx` (batch finalisation writes its files in its own transaction). */
+export async function insertFile(tx: SqlExecutor, input: NewGatewayFile, id: string = newFileId()): Promise<GatewayFileRecord> {
+  const createdIso = nowIso();
+  const record: GatewayFileRecord = {
+    id,
+    organisationId: input.organisationId,
+    purpose: input.purpose,
+    filename: input.filename,
+    bytes: input.content.length,
+    createdAt: Math.floor(Date.parse(createdIso) / 1000),
+    createdIso,
+  };
+  await tx.run(`INSERT INTO gateway_files (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+    record.id, record.organisationId, record.purpose, record.filename, record.bytes, record.createdAt, record.createdIso,
+  ]);
+  for (let offset = 0, seq = 0; offset < input.content.length; offset += FILE_CHUNK_BYTES, seq++) {
+    const chunk = input.content.subarray(offset, offset + FILE_CHUNK_BYTES);
+    await tx.run('INSERT INTO gateway_file_chunks (file_id, seq, data) VALUES (?, ?, ?)', [record.id, seq, chunk.toString('base64')]);
+  }
+  await recordChange(tx, FILES_KIND, record.id);
+  return record;
+}
+
+export class SqlFileStore implements GatewayFileStore {
+  readonly #db: SqlDatabase;
+
+  constructor(db: SqlDatabase) {
+    this.#db = db;
+  }
+
+  create(input: NewGatewayFile): Promise<GatewayFileRecord> {
+    return this.#db.transaction((tx) => insertFile(tx, input));
+  }
+
+  async get(organisationId: string, id: string): Promise<GatewayFileRecord | null> {
+    const row = await this.#db.get<FileRow>(`SELECT ${COLUMNS} FROM gateway_files WHERE id = ? AND organisation_id = ?`, [id, organisationId]);
+    return row === undefined ? null : toRecord(row);
+  }
+
+  async content(organisationId: string, id: string): Promise<Buffer | null> {
+    if ((await this.get(organisationId, id)) === null) return null;
+    const rows = await this.#db.all<{ data: string }>('SELECT data FROM gateway_file_chunks WHERE file_id = ? ORDER BY seq', [id]);
+    return Buffer.concat(rows.map((row) => Buffer.from(row.data, 'base64')));
+  }
+
+  async list(organisationId: string, options: FileListOptions): Promise<FilePage> {
+    const where = ['organisation_id = ?'];
+    const params: SqlValue[] = [organisationId];
+    if (options.purpose !== undefined) {
+      where.push('purpose = ?');
+      params.push(options.purpose);
+    }
+    const desc = options.order === 'desc';
+    if (options.after !== undefined) {
+      const cursor = await this.#db.get<{ created_iso: string }>('SELECT created_iso FROM gateway_files WHERE id = ? AND organisation_id = ?', [options.after, organisationId]);
+      if (cursor === undefined) return { items: [], hasMore: false, afterFound: false };
+      const op = desc ? '<' : '>';
+      where.push(`(created_iso ${op} ? OR (created_iso = ? AND id ${op} ?))`);
+      params.push(cursor.created_iso, cursor.created_iso, options.after);
+    }
+    const direction = desc ? 'DESC' : 'ASC';
+    const rows = await this.#db.all<FileRow>(
+      `SELECT ${COLUMNS} FROM gateway_files WHERE ${where.join(' AND ')} ORDER BY created_iso ${direction}, id ${direction} LIMIT ?`,
+      [...params, options.limit + 1],
+    );
+    return { items: rows.slice(0, options.limit).map(toRecord), hasMore: rows.length > options.limit, afterFound: true };
+  }
+
+  delete(organisationId: string, id: string): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const changed = await tx.run('DELETE FROM gateway_files WHERE id = ? AND organisation_id = ?', [id, organisationId]);
+      if (changed === 0) return false;
+      await tx.run('DELETE FROM gateway_file_chunks WHERE file_id = ?', [id]);
+      await recordChange(tx, FILES_KIND, id);
+      return true;
+    });
+  }
+}
+
+function toRecord(row: FileRow): GatewayFileRecord {
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    purpose: row.purpose as GatewayFilePurpose,
+    filename: row.filename,
+    bytes: Number(row.bytes),
+    createdAt: Number(row.created_at),
+    createdIso: row.created_iso,
+  };
+}

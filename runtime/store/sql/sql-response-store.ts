@@ -1,0 +1,44 @@
+// ResponseStore on any SqlDatabase.
+import { RECORD_KINDS } from '../record-kinds.ts';
+import type { ResponseStore, StoredResponseRecord } from '../response-store.ts';
+import { nowIso, recordChange } from './record-change.ts';
+import type { SqlDatabase } from './sql-database.ts';
+
+interface ResponseRow {
+  id: string;
+  organisation_id: string;
+  created_iso: string;
+  body: string;
+  conversation: string;
+}
+
+export class SqlResponseStore implements ResponseStore {
+  readonly #db: SqlDatabase;
+
+  constructor(db: SqlDatabase) {
+    this.#db = db;
+  }
+
+  async create(input: Omit<StoredResponseRecord, 'createdIso'>): Promise<StoredResponseRecord> {
+    const record: StoredResponseRecord = { ...input, createdIso: nowIso() };
+    await this.#db.transaction(async (tx) => {
+      await tx.run('INSERT INTO stored_responses (id, organisation_id, created_iso, body, conversation) VALUES (?, ?, ?, ?, ?)', [
+        record.id, record.organisationId, record.createdIso, JSON.stringify(record.body), JSON.stringify(record.conversation),
+      ]);
+      await recordChange(tx, RECORD_KINDS.responses, record.id);
+    });
+    return record;
+  }
+
+  async get(organisationId: string, id: string): Promise<StoredResponseRecord | null> {
+    const row = await this.#db.get<ResponseRow>('SELECT id, organisation_id, created_iso, body, conversation FROM stored_responses WHERE id = ? AND organisation_id = ?', [id, organisationId]);
+    if (row === undefined) return null;
+    return {
+      id: row.id,
+      organisationId: row.organisation_id,
+      createdIso: row.created_iso,
+      body: JSON.parse(row.body) as Record<string, unknown>,
+      conversation: JSON.parse(row.conversation) as unknown[],
+    };
+  }
+}

@@ -1,0 +1,160 @@
+// The job record kinds (files, batches with their line results and lease, stored responses) on
+// SQLite and PostgreSQL: one suite, both backends (docs/store.md, "Adding a record kind").
+import { randomUUID } from 'node:crypto';
+import { fc } from '@fast-check/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewBatch } from '../../runtime/store/batch-store.ts';
+import { FILE_CHUNK_BYTES } from '../../runtime/store/sql/sql-file-store.ts';
+import { BACKENDS, storeForSuite } from '../store/backends.ts';
+
+function newBatch(org: string, extra: Partial<NewBatch> = {}): NewBatch {
+  return {
+    id: `batch_${randomUUID()}`,
+    organisationId: org,
+    endpoint: '/v1/chat/completions',
+    inputFileId: 'file-x',
+    completionWindow: 'immediate',
+    expiresAt: 2_000_000_000,
+    metadata: { k: 'v' },
+    route: 'sealed',
+    leaseOwner: 'owner-a',
+    leaseExpiresMs: Date.now() + 60_000,
+    ...extra,
+  };
+}
+
+describe.each(BACKENDS)('job records on %s', (backend) => {
+  const suite = storeForSuite(backend, { beforeAll, afterAll });
+
+  it('keeps file contents byte for byte across chunks, per organisation', async () => {
+    const org = randomUUID();
+    const content = Buffer.alloc(FILE_CHUNK_BYTES * 2 + 17);
+    for (let i = 0; i < content.length; i++) content[i] = (i * 31) & 0xff;
+    const file = await suite.store.files.create({ organisationId: org, purpose: 'fine-tune', filename: 'a.jsonl', content });
+    expect(file).toMatchObject({ organisationId: org, purpose: 'fine-tune', filename: 'a.jsonl', bytes: content.length });
+    expect((await suite.store.files.content(org, file.id))?.equals(content)).toBe(true);
+    expect(await suite.store.files.get(randomUUID(), file.id)).toBeNull();
+    expect(await suite.store.files.content(randomUUID(), file.id)).toBeNull();
+    expect(await suite.store.files.delete(randomUUID(), file.id)).toBe(false);
+    expect(await suite.store.files.delete(org, file.id)).toBe(true);
+    expect(await suite.store.files.get(org, file.id)).toBeNull();
+    expect(await suite.store.files.delete(org, file.id)).toBe(false);
+  });
+
+  it('pages through files in either order, each exactly once', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.constantFrom('asc', 'desc' as const), async (count, limit, order) => {
+        const org = randomUUID();
+        const ids: string[] = [];
+        for (let i = 0; i < count; i++) ids.push((await suite.store.files.create({ organisationId: org, purpose: 'batch', filename: `${i}.jsonl`, content: Buffer.from('{}\n') })).id);
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages <= count + 1; pages++) {
+          const page = await suite.store.files.list(org, { after, limit, order });
+          expect(page.afterFound).toBe(true);
+          seen.push(...page.items.map((f) => f.id));
+          if (!page.hasMore) break;
+          after = page.items[page.items.length - 1].id;
+        }
+        expect(seen).toEqual(order === 'asc' ? ids : [...ids].reverse());
+      }),
+      { numRuns: backend === 'postgres' ? 8 : 15 },
+    );
+    const missing = await suite.store.files.list(randomUUID(), { after: 'file-elsewhere', limit: 5, order: 'desc' });
+    expect(missing).toEqual({ items: [], hasMore: false, afterFound: false });
+  });
+
+  it('filters files by purpose', async () => {
+    const org = randomUUID();
+    await suite.store.files.create({ organisationId: org, purpose: 'batch', filename: 'b.jsonl', content: Buffer.from('x') });
+    const ft = await suite.store.files.create({ organisationId: org, purpose: 'fine-tune', filename: 'f.jsonl', content: Buffer.from('y') });
+    const page = await suite.store.files.list(org, { limit: 10, order: 'desc', purpose: 'fine-tune' });
+    expect(page.items.map((f) => f.id)).toEqual([ft.id]);
+  });
+
+  it('leases a batch to one owner at a time and hands it over when it expires', async () => {
+    const org = randomUUID();
+    const now = Date.now();
+    const batch = await suite.store.batches.create(newBatch(org, { leaseOwner: 'a', leaseExpiresMs: now + 1000 }));
+    expect(batch).toMatchObject({ status: 'validating', leaseOwner: 'a', metadata: { k: 'v' }, requestCounts: { total: 0, completed: 0, failed: 0 } });
+    expect(await suite.store.batches.claim(batch.id, 'b', now, 1000)).toBeNull();
+    expect(await suite.store.batches.claimable(now, 1000)).not.toContain(batch.id);
+    expect(await suite.store.batches.claimable(now + 2000, 1000)).toContain(batch.id);
+    expect((await suite.store.batches.claim(batch.id, 'b', now + 2000, 1000))?.leaseOwner).toBe('b');
+    expect(await suite.store.batches.renew(batch.id, 'a', now + 2000, 1000)).toBeNull();
+    expect(await suite.store.batches.startRunning(batch.id, 'a', 3, 100)).toBeNull();
+    expect(await suite.store.batches.renew(batch.id, 'b', now + 2000, 1000)).toBe('validating');
+    await suite.store.batches.release(batch.id, 'b');
+    expect((await suite.store.batches.load(batch.id))?.leaseOwner).toBeNull();
+  });
+
+  it('records each line once, counts while running, and settles into output and error files in input order', async () => {
+    const org = randomUUID();
+    const batch = await suite.store.batches.create(newBatch(org));
+    const running = await suite.store.batches.startRunning(batch.id, 'owner-a', 4, 111);
+    expect(running).toMatchObject({ status: 'in_progress', inProgressAt: 111, requestCounts: { total: 4, completed: 0, failed: 0 } });
+    expect(await suite.store.batches.recordResult(batch.id, { lineIndex: 2, outcome: 'output', line: '{"n":2}' })).toBe(true);
+    expect(await suite.store.batches.recordResult(batch.id, { lineIndex: 2, outcome: 'error', line: '{"again":2}' })).toBe(false);
+    expect(await suite.store.batches.recordResult(batch.id, { lineIndex: 0, outcome: 'output', line: '{"n":0}' })).toBe(true);
+    expect(await suite.store.batches.recordResult(batch.id, { lineIndex: 3, outcome: 'error', line: '{"n":3}' })).toBe(true);
+    expect(await suite.store.batches.recordResult(batch.id, { lineIndex: 1, outcome: 'error', line: '{"n":1}' })).toBe(true);
+    expect([...(await suite.store.batches.doneLines(batch.id))].sort()).toEqual([0, 1, 2, 3]);
+    expect((await suite.store.batches.get(org, batch.id))?.requestCounts).toEqual({ total: 4, completed: 2, failed: 2 });
+    expect((await suite.store.batches.markFinalizing(batch.id, 'owner-a', 112))?.finalizingAt).toBe(112);
+    expect(await suite.store.batches.settle(batch.id, 'intruder', 'completed', 113)).toBeNull();
+    const settled = await suite.store.batches.settle(batch.id, 'owner-a', 'completed', 113);
+    expect(settled).toMatchObject({ status: 'completed', completedAt: 113, leaseOwner: null, requestCounts: { total: 4, completed: 2, failed: 2 } });
+    expect((await suite.store.files.content(org, settled!.outputFileId!))?.toString()).toBe('{"n":0}\n{"n":2}\n');
+    expect((await suite.store.files.content(org, settled!.errorFileId!))?.toString()).toBe('{"n":1}\n{"n":3}\n');
+    expect(await suite.store.batches.doneLines(batch.id)).toEqual(new Set());
+    expect(await suite.store.batches.settle(batch.id, 'owner-a', 'completed', 114)).toBeNull();
+  });
+
+  it('cancels only validating and in-progress batches, once', async () => {
+    const org = randomUUID();
+    const batch = await suite.store.batches.create(newBatch(org));
+    expect(await suite.store.batches.requestCancel(randomUUID(), batch.id, 5)).toBeNull();
+    const first = await suite.store.batches.requestCancel(org, batch.id, 5);
+    expect(first).toMatchObject({ changed: true, record: { status: 'cancelling', cancellingAt: 5 } });
+    const again = await suite.store.batches.requestCancel(org, batch.id, 6);
+    expect(again).toMatchObject({ changed: false, record: { status: 'cancelling', cancellingAt: 5 } });
+    // A batch cancelled while validating records its line count but stays cancelling.
+    expect(await suite.store.batches.startRunning(batch.id, 'owner-a', 2, 7)).toMatchObject({ status: 'cancelling', inProgressAt: null });
+    expect(await suite.store.batches.settle(batch.id, 'owner-a', 'cancelled', 8)).toMatchObject({ status: 'cancelled', cancelledAt: 8, outputFileId: null, errorFileId: null });
+  });
+
+  it('fails a batch with its errors, or cancels it when it was cancelling', async () => {
+    const org = randomUUID();
+    const errors = [{ code: 'invalid_url', message: 'm', param: 'url', line: 2 }];
+    const a = await suite.store.batches.create(newBatch(org));
+    expect(await suite.store.batches.fail(a.id, 'owner-a', errors, 9)).toMatchObject({ status: 'failed', failedAt: 9, errors, leaseOwner: null });
+    const b = await suite.store.batches.create(newBatch(org));
+    await suite.store.batches.requestCancel(org, b.id, 9);
+    expect(await suite.store.batches.fail(b.id, 'owner-a', errors, 10)).toMatchObject({ status: 'cancelled', cancelledAt: 10, failedAt: null, errors });
+  });
+
+  it('pages through batches newest first, each exactly once', async () => {
+    const org = randomUUID();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push((await suite.store.batches.create(newBatch(org))).id);
+    for (const limit of [1, 2, 3, 7, 8]) {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await suite.store.batches.list(org, { after, limit });
+        seen.push(...page.items.map((b) => b.id));
+        if (!page.hasMore) break;
+        after = page.items[page.items.length - 1].id;
+      }
+      expect(seen).toEqual([...ids].reverse());
+    }
+  });
+
+  it('stores responses with their conversation, per organisation', async () => {
+    const org = randomUUID();
+    const id = `resp_${randomUUID()}`;
+    await suite.store.responses.create({ id, organisationId: org, body: { id, object: 'response' }, conversation: [{ role: 'user', content: 'hi' }] });
+    expect(await suite.store.responses.get(org, id)).toMatchObject({ id, body: { id, object: 'response' }, conversation: [{ role: 'user', content: 'hi' }] });
+    expect(await suite.store.responses.get(randomUUID(), id)).toBeNull();
+  });
+});
