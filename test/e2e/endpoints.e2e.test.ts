@@ -116,9 +116,9 @@ describe('pass-through', () => {
   });
 
   it('passes a provider error status through untouched', async () => {
-    e2e.mocks[0].script({ path: '/v1/files/nope', status: 404, error: { message: 'No such file' } });
-    const res = await e2e.fetch('/v1/files/nope', { headers: { 'x-gateway-config': 'single' } });
+    e2e.mocks[0].script({ path: '/v1/vector_stores/nope', status: 404, error: { message: 'No such vector store' } });
+    const res = await e2e.fetch('/v1/vector_stores/nope', { headers: { 'x-gateway-config': 'single' } });
     expect(res.status).toBe(404);
-    expect((await errorOf(res)).message).toBe('No such file');
+    expect((await errorOf(res)).message).toBe('No such vector store');
   });
 });
