@@ -1,0 +1,95 @@
+// Inline configs compile once per distinct config (ARCHITECTURE §3): cached by exact header text and
+// by canonical hash, bounded, and never cached when invalid.
+import { fc, test as propTest } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
+import { canonicalJson, ConfigResolver } from '../../runtime/inference/config-resolver.ts';
+import { LruMap } from '../../runtime/inference/lru.ts';
+import { defaultProviders } from '../../runtime/providers/registry.ts';
+import { InferenceTransport } from '../../runtime/inference/transport.ts';
+import { GatewayError } from '../../runtime/server/errors.ts';
+
+function resolver(cacheSize = 100): ConfigResolver {
+  return new ConfigResolver({
+    transport: new InferenceTransport(defaultProviders()),
+    breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now),
+    settings: { retryBaseMs: 1, retryMaxMs: 1, inlineConfigCacheSize: cacheSize },
+  });
+}
+
+const config = { strategy: { mode: 'fallback' }, retry: { attempts: 1 }, targets: [{ provider: 'vendor', api_key: 'a' }, { provider: 'vendor', api_key: 'b', weight: 2 }] };
+
+describe('inline configs', () => {
+  it('return the same router for the same text, and for the same config spelt differently', () => {
+    const r = resolver();
+    const first = r.fromConfigHeader(JSON.stringify(config));
+    expect(r.fromConfigHeader(JSON.stringify(config))).toBe(first);
+    const reordered = JSON.stringify({ targets: config.targets.map((t) => Object.fromEntries(Object.entries(t).reverse())), retry: config.retry, strategy: config.strategy });
+    expect(r.fromConfigHeader(`  ${reordered}\n`)).toBe(first);
+    expect(first.configId).toMatch(/^inline:[0-9a-f]{24}$/);
+  });
+
+  it('answer 400 invalid_config with every compile error, and compile an invalid config again next time', () => {
+    const r = resolver();
+    const bad = '{"strategy":{"mode":"fallback"},"targets":[{"providr":"vendor"}]}';
+    for (let i = 0; i < 2; i++) {
+      let error: unknown;
+      try {
+        r.fromConfigHeader(bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).toBody().error).toMatchObject({ code: 'invalid_config', param: 'x-gateway-config', errors: expect.arrayContaining([expect.objectContaining({ code: 'CFG_UNKNOWN_KEY' })]) });
+    }
+  });
+
+  it('tell a saved config ID from inline JSON, and name an unknown ID', () => {
+    expect(() => resolver().fromConfigHeader('prod-chat')).toThrow(/No saved config has the ID "prod-chat"/);
+    expect(() => resolver().fromConfigHeader('{not json')).toThrow(GatewayError);
+  });
+
+  it('stay within the cache bound: the least recently used config is compiled again', () => {
+    const r = resolver(2);
+    const text = (n: number) => JSON.stringify({ provider: 'vendor', api_key: `k${n}` });
+    const one = r.fromConfigHeader(text(1));
+    r.fromConfigHeader(text(2));
+    expect(r.fromConfigHeader(text(1))).toBe(one);
+    r.fromConfigHeader(text(3));
+    r.fromConfigHeader(text(4));
+    expect(r.fromConfigHeader(text(1))).not.toBe(one);
+  });
+});
+
+describe('canonicalJson', () => {
+  propTest.prop([fc.jsonValue()], { numRuns: 200 })('is the same for any key order and parses back to an equal value', (value) => {
+    const shuffle = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(shuffle);
+      if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, shuffle(x)]));
+      return v;
+    };
+    expect(canonicalJson(shuffle(value))).toBe(canonicalJson(value));
+    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+});
+
+describe('LruMap', () => {
+  propTest.prop([fc.integer({ min: 1, max: 8 }), fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 12 })), { maxLength: 200 })], { numRuns: 200 })(
+    'behaves like a reference recency list and never exceeds its capacity',
+    (capacity, operations) => {
+      const lru = new LruMap<number, number>(capacity);
+      let model: number[] = [];
+      for (const [isSet, key] of operations) {
+        if (isSet) {
+          lru.set(key, key * 10);
+          model = [...model.filter((k) => k !== key), key].slice(-capacity);
+        } else {
+          const hit = lru.get(key);
+          expect(hit).toBe(model.includes(key) ? key * 10 : undefined);
+          if (model.includes(key)) model = [...model.filter((k) => k !== key), key];
+        }
+        expect(lru.size).toBe(model.length);
+      }
+    },
+  );
+});
