@@ -25,6 +25,8 @@ export interface BatchRecord {
   organisationId: string;
   endpoint: string;
   inputFileId: string;
+  /** The gateway file the lines are read from: the input file, or the gateway's copy of a provider's file. */
+  contentFileId: string;
   completionWindow: string;
   status: BatchStatus;
   /** Unix seconds, like every timestamp below. */
@@ -56,6 +58,7 @@ export interface NewBatch {
   organisationId: string;
   endpoint: string;
   inputFileId: string;
+  contentFileId: string;
   completionWindow: string;
   expiresAt: number;
   metadata: Record<string, string> | null;

@@ -13,6 +13,7 @@ function newBatch(org: string, extra: Partial<NewBatch> = {}): NewBatch {
     organisationId: org,
     endpoint: '/v1/chat/completions',
     inputFileId: 'file-x',
+    contentFileId: 'file-x',
     completionWindow: 'immediate',
     expiresAt: 2_000_000_000,
     metadata: { k: 'v' },

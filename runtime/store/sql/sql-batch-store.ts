@@ -11,7 +11,7 @@ import type { SqlDatabase, SqlValue } from './sql-database.ts';
 
 const BATCHES_KIND = RECORD_KINDS.batches;
 const COLUMNS =
-  'id, organisation_id, endpoint, input_file_id, completion_window, status, created_at, created_iso, in_progress_at, expires_at, ' +
+  'id, organisation_id, endpoint, input_file_id, content_file_id, completion_window, status, created_at, created_iso, in_progress_at, expires_at, ' +
   'finalizing_at, completed_at, failed_at, expired_at, cancelling_at, cancelled_at, output_file_id, error_file_id, total, completed, ' +
   'failed, metadata, errors, route, lease_owner, lease_expires_ms';
 const ACTIVE = "('validating', 'in_progress', 'finalizing', 'cancelling')";
@@ -24,6 +24,7 @@ interface BatchRow {
   organisation_id: string;
   endpoint: string;
   input_file_id: string;
+  content_file_id: string;
   completion_window: string;
   status: string;
   created_at: Num;
@@ -60,9 +61,9 @@ export class SqlBatchStore implements BatchStore {
     const createdAt = Math.floor(Date.parse(createdIso) / 1000);
     const row = await this.#db.transaction(async (tx) => {
       const inserted = await tx.get<BatchRow>(
-        `INSERT INTO gateway_batches (id, organisation_id, endpoint, input_file_id, completion_window, status, created_at, created_iso, expires_at, metadata, route, lease_owner, lease_expires_ms)
-         VALUES (?, ?, ?, ?, ?, 'validating', ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-        [input.id, input.organisationId, input.endpoint, input.inputFileId, input.completionWindow, createdAt, createdIso, input.expiresAt,
+        `INSERT INTO gateway_batches (id, organisation_id, endpoint, input_file_id, content_file_id, completion_window, status, created_at, created_iso, expires_at, metadata, route, lease_owner, lease_expires_ms)
+         VALUES (?, ?, ?, ?, ?, ?, 'validating', ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+        [input.id, input.organisationId, input.endpoint, input.inputFileId, input.contentFileId, input.completionWindow, createdAt, createdIso, input.expiresAt,
           input.metadata === null ? null : JSON.stringify(input.metadata), input.route, input.leaseOwner, input.leaseExpiresMs],
       );
       await recordChange(tx, BATCHES_KIND, input.id);
@@ -249,6 +250,7 @@ function toRecord(row: BatchRow, live: { completed: number; failed: number } | n
     organisationId: row.organisation_id,
     endpoint: row.endpoint,
     inputFileId: row.input_file_id,
+    contentFileId: row.content_file_id,
     completionWindow: row.completion_window,
     status: row.status as BatchStatus,
     createdAt: Number(row.created_at),

@@ -1,5 +1,7 @@
 -- Gateway-managed batches (docs/jobs.md). `route` holds the routing headers of the create request,
--- sealed under the master key (they may carry provider credentials). The process running a batch
+-- sealed under the master key (they may carry provider credentials). `content_file_id` is the
+-- gateway file the lines are read from: the input file itself, or the gateway's copy of a file
+-- that lives at the provider. The process running a batch
 -- holds a lease (`lease_owner` until `lease_expires_ms`); an expired lease is taken over, so a
 -- batch whose process died resumes elsewhere or after a restart.
 CREATE TABLE gateway_batches (
@@ -7,6 +9,7 @@ CREATE TABLE gateway_batches (
   organisation_id   TEXT NOT NULL,
   endpoint          TEXT NOT NULL,
   input_file_id     TEXT NOT NULL,
+  content_file_id   TEXT NOT NULL,
   completion_window TEXT NOT NULL,
   status            TEXT NOT NULL CHECK (status IN ('validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled')),
   created_at        INTEGER NOT NULL,

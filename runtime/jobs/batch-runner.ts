@@ -1,0 +1,314 @@
+// Runs gateway-managed batches (docs/jobs.md). A process runs a batch while it holds the batch's
+// lease, renewed as it goes; a batch whose lease ran out (its process died or stalled) is taken
+// over by whichever process polls next, a restarted one included. Each line goes through the same
+// router as a live request, a bounded number at a time, and its result is recorded once (the line's
+// primary key), so whatever runs twice after a takeover lands once in the output or error file.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ConfigResolver } from '../inference/config-resolver.ts';
+import { resolveRouter, routeWith } from '../inference/handlers.ts';
+import type { Outcome } from '../router/outcome.ts';
+import { GatewayError } from '../server/errors.ts';
+import { describeError, type GatewayLogger } from '../server/log.ts';
+import type { RouteSpec } from '../server/match.ts';
+import type { BatchLineError, BatchRecord, BatchStatus, BatchStore, LineResult } from '../store/batch-store.ts';
+import type { GatewayFileStore } from '../store/file-store.ts';
+import { type BatchLine, type BatchResponse, outputLine, parseBatchFile } from './batch-lines.ts';
+import { DetachedContext, routeForEndpoint } from './detached-context.ts';
+import type { RouteSealer } from './route-headers.ts';
+import type { JobSettings } from './settings.ts';
+
+export interface BatchRunnerDeps {
+  batches: BatchStore;
+  files: GatewayFileStore;
+  resolver: ConfigResolver;
+  routes: readonly RouteSpec[];
+  sealer: RouteSealer;
+  logger: GatewayLogger;
+  settings: Pick<JobSettings, 'batchConcurrency' | 'maxRunningBatches' | 'batchLeaseMs' | 'batchPollMs'>;
+  /** Epoch milliseconds (tests move time on to expire batches). */
+  now?: () => number;
+  /** The lease owner name; unique per process by default. */
+  owner?: string;
+}
+
+interface Running {
+  cancel: boolean;
+  /** The lease went to another process: start nothing more, settle nothing. */
+  lost: boolean;
+  /** Asks the lease renewal to run now (another process may have cancelled the batch). */
+  poke(): void;
+  done: Promise<void>;
+}
+
+/** Why a batch stopped taking new lines. */
+type Stop = 'none' | 'cancel' | 'expired' | 'lost' | 'shutdown';
+
+export class BatchRunner {
+  readonly owner: string;
+  readonly #deps: BatchRunnerDeps;
+  readonly #now: () => number;
+  readonly #running = new Map<string, Running>();
+  readonly #shutdown = new AbortController();
+  #timer: NodeJS.Timeout | null = null;
+  #scanning: Promise<void> | null = null;
+
+  constructor(deps: BatchRunnerDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.owner = deps.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  }
+
+  /** Looks for batches to run now and every poll interval. */
+  start(): void {
+    if (this.#timer !== null || this.#shutdown.signal.aborted) return;
+    this.#timer = setInterval(() => this.scan(), this.#deps.settings.batchPollMs);
+    this.#timer.unref();
+    this.scan();
+  }
+
+  /** Claims batches with work left whose lease is free or expired, up to this process's capacity. */
+  scan(): Promise<void> {
+    if (this.#scanning !== null || this.#shutdown.signal.aborted) return this.#scanning ?? Promise.resolve();
+    this.#scanning = (async () => {
+      try {
+        const room = this.#deps.settings.maxRunningBatches - this.#running.size;
+        if (room <= 0) return;
+        for (const id of await this.#deps.batches.claimable(this.#now(), room + this.#running.size)) {
+          if (this.#running.size >= this.#deps.settings.maxRunningBatches) break;
+          if (!this.#running.has(id)) this.run(id);
+        }
+      } catch (error) {
+        if (!this.#shutdown.signal.aborted) this.#deps.logger.error('batch_scan_failed', { error: describeError(error) });
+      } finally {
+        this.#scanning = null;
+      }
+    })();
+    return this.#scanning;
+  }
+
+  /** Runs a batch in this process if its lease can be had (a batch just created holds ours). */
+  run(id: string): void {
+    if (this.#running.has(id) || this.#shutdown.signal.aborted) return;
+    let poke: () => void = () => undefined;
+    const entry: Running = { cancel: false, lost: false, poke: () => poke(), done: Promise.resolve() };
+    this.#running.set(id, entry);
+    entry.done = this.#runBatch(id, entry, (fn) => (poke = fn))
+      .catch((error: unknown) => {
+        if (!this.#shutdown.signal.aborted) this.#deps.logger.error('batch_run_failed', { batch_id: id, error: describeError(error) });
+      })
+      .finally(() => this.#running.delete(id));
+  }
+
+  /** A cancel was accepted for this batch (by this process or, through the change feed, another). */
+  cancelRequested(id: string): void {
+    const entry = this.#running.get(id);
+    if (entry !== undefined) {
+      entry.cancel = true;
+      entry.poke();
+    }
+  }
+
+  /** Something about these batches changed in the store: re-read the ones running here. */
+  changed(ids: readonly string[]): void {
+    for (const id of ids) this.#running.get(id)?.poke();
+  }
+
+  get runningIds(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Waits until no batch runs in this process (tests). */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
+  }
+
+  /**
+   * Stops taking work: lines in flight are abandoned (their upstream calls aborted, nothing recorded)
+   * and leases are released, so another process or a restart resumes at once.
+   */
+  async stop(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#shutdown.abort(new DOMException('The gateway is shutting down.', 'AbortError'));
+    await Promise.all([...this.#running.values()].map((r) => r.done));
+    await this.#scanning;
+  }
+
+  async #runBatch(id: string, entry: Running, setPoke: (poke: () => void) => void): Promise<void> {
+    const { batches } = this.#deps;
+    const claimed = await batches.claim(id, this.owner, this.#now(), this.#deps.settings.batchLeaseMs);
+    if (claimed === null) return;
+    if (claimed.status === 'cancelling') entry.cancel = true;
+    const renew = async (): Promise<void> => {
+      // A failed renewal (the database is briefly away) changes nothing; the next one decides.
+      const current: BatchStatus | null | undefined = await batches.renew(id, this.owner, this.#now(), this.#deps.settings.batchLeaseMs).catch(() => undefined);
+      if (current === null) entry.lost = true;
+      else if (current === 'cancelling') entry.cancel = true;
+    };
+    let renewing: Promise<void> | null = null;
+    const renewNow = (): void => {
+      renewing ??= renew().finally(() => (renewing = null));
+    };
+    setPoke(renewNow);
+    const timer = setInterval(renewNow, Math.max(10, Math.floor(this.#deps.settings.batchLeaseMs / 3)));
+    timer.unref();
+    try {
+      await this.#advance(claimed, entry);
+    } finally {
+      clearInterval(timer);
+      await renewing;
+      if (this.#shutdown.signal.aborted) await batches.release(id, this.owner).catch(() => undefined);
+    }
+  }
+
+  /** Takes the batch from wherever it stands to a final status. */
+  async #advance(batch: BatchRecord, entry: Running): Promise<void> {
+    const { batches } = this.#deps;
+    const owner = this.owner;
+    const nowS = (): number => Math.floor(this.#now() / 1000);
+    if (batch.status === 'finalizing') {
+      await batches.settle(batch.id, owner, 'completed', nowS());
+      return;
+    }
+    const content = await this.#deps.files.content(batch.organisationId, batch.contentFileId);
+    if (content === null) {
+      await batches.fail(batch.id, owner, [{ code: 'input_file_missing', message: `The input file ${batch.inputFileId} no longer exists.`, param: 'input_file_id', line: null }], nowS());
+      return;
+    }
+    const parsed = parseBatchFile(content, batch.endpoint);
+    if (parsed.errors.length > 0) {
+      await batches.fail(batch.id, owner, parsed.errors, nowS());
+      return;
+    }
+    const lines = parsed.lines;
+    if (batch.status === 'validating' || batch.status === 'cancelling') {
+      const started = await batches.startRunning(batch.id, owner, lines.length, nowS());
+      if (started === null) return;
+      batch = started;
+    }
+    if (batch.status === 'cancelling') entry.cancel = true;
+
+    const stop = await this.#runLines(batch, lines, entry);
+    if (stop === 'lost' || stop === 'shutdown') return;
+    if (stop === 'cancel' || stop === 'expired') {
+      await this.#fillMissing(batch, lines, stop);
+      await batches.settle(batch.id, owner, stop === 'cancel' ? 'cancelled' : 'expired', nowS());
+      return;
+    }
+    // Every line has its result. A cancel that lands now still wins: the batch settles as cancelled.
+    if ((await batches.markFinalizing(batch.id, owner, nowS())) === null) {
+      const current = await batches.load(batch.id);
+      if (current?.status === 'cancelling' && current.leaseOwner === owner) await batches.settle(batch.id, owner, 'cancelled', nowS());
+      return;
+    }
+    await batches.settle(batch.id, owner, 'completed', nowS());
+  }
+
+  /** Runs the lines without a result, `batchConcurrency` at a time, until done or told to stop. */
+  async #runLines(batch: BatchRecord, lines: BatchLine[], entry: Running): Promise<Stop> {
+    const done = await this.#deps.batches.doneLines(batch.id);
+    const pending = lines.filter((line) => !done.has(line.index));
+    const route = routeForEndpoint(this.#deps.routes, batch.endpoint);
+    const headers = this.#deps.sealer.open(batch.id, batch.route);
+    const stopReason = (): Stop => {
+      if (this.#shutdown.signal.aborted) return 'shutdown';
+      if (entry.lost) return 'lost';
+      if (entry.cancel) return 'cancel';
+      if (batch.expiresAt !== null && this.#now() >= batch.expiresAt * 1000) return 'expired';
+      return 'none';
+    };
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < pending.length) {
+        if (stopReason() !== 'none') return;
+        const line = pending[next++];
+        const result = await this.#runLine(batch, line, route, headers);
+        // A line cut short by shutdown stays without a result: it runs again on resume.
+        if (result === null || this.#shutdown.signal.aborted) return;
+        await this.#deps.batches.recordResult(batch.id, result);
+      }
+    };
+    const workers = Math.min(this.#deps.settings.batchConcurrency, Math.max(1, pending.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+    // The flags are sticky and expiry only comes closer, so this is also why the workers stopped.
+    return stopReason();
+  }
+
+  /** One line through the router; null when it was abandoned (shutdown). */
+  async #runLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>): Promise<LineResult | null> {
+    const signal = this.#shutdown.signal;
+    let outcome: Outcome;
+    try {
+      const ctx = new DetachedContext(headers, route, line.body);
+      const router = resolveRouter(ctx, this.#deps.resolver);
+      outcome = await routeWith(this.#deps.resolver, router, {
+        ctx,
+        method: 'POST',
+        upstreamPath: batch.endpoint.slice('/v1'.length),
+        pathname: batch.endpoint,
+        sentBody: ctx.rawBody,
+        metadata: ctx.metadata,
+        signal,
+        timeoutOverrideMs: ctx.requestTimeoutMs,
+      });
+    } catch (error) {
+      if (signal.aborted) return null;
+      if (error instanceof GatewayError) return errorResult(line, { status_code: error.status, request_id: requestId(undefined), body: error.toBody() });
+      this.#deps.logger.error('batch_line_failed', { batch_id: batch.id, custom_id: line.customId, error: describeError(error) });
+      return { lineIndex: line.index, outcome: 'error', line: outputLine(line.customId, null, { code: 'internal_error', message: 'The gateway failed to run this request.' }) };
+    }
+    if (signal.aborted) {
+      outcome.response?.discard();
+      return null;
+    }
+    if (outcome.response === null) {
+      const error = outcome.error ?? new GatewayError('internal_error');
+      return errorResult(line, { status_code: error.status, request_id: requestId(undefined), body: error.toBody() });
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await outcome.response.readAll();
+    } catch (error) {
+      if (signal.aborted) return null;
+      const broken = new GatewayError('upstream_stream_broken', `The provider's answer broke off: ${(error as Error).message}`, null, { provider: outcome.provider });
+      return errorResult(line, { status_code: broken.status, request_id: requestId(undefined), body: broken.toBody() });
+    }
+    const response: BatchResponse = { status_code: outcome.response.status, request_id: requestId(outcome.response.headers['x-request-id']), body: parseBody(bytes) };
+    const ok = response.status_code >= 200 && response.status_code < 300;
+    return { lineIndex: line.index, outcome: ok ? 'output' : 'error', line: outputLine(line.customId, response, null) };
+  }
+
+  /** Lines that never ran get an error result naming why (cancelled, expired), so every line is in a file. */
+  async #fillMissing(batch: BatchRecord, lines: BatchLine[], why: 'cancel' | 'expired'): Promise<void> {
+    const done = await this.#deps.batches.doneLines(batch.id);
+    const error = why === 'cancel'
+      ? { code: 'batch_cancelled', message: 'The batch was cancelled before this request ran.' }
+      : { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' };
+    for (const line of lines) {
+      if (!done.has(line.index)) await this.#deps.batches.recordResult(batch.id, { lineIndex: line.index, outcome: 'error', line: outputLine(line.customId, null, error) });
+    }
+  }
+}
+
+function errorResult(line: BatchLine, response: BatchResponse): LineResult {
+  return { lineIndex: line.index, outcome: 'error', line: outputLine(line.customId, response, null) };
+}
+
+function requestId(header: string | string[] | undefined): string {
+  return typeof header === 'string' && header !== '' ? header : `req_${randomBytes(12).toString('hex')}`;
+}
+
+function parseBody(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The errors object of a failed batch, in the vendor's shape. */
+export function batchErrorsWire(errors: BatchLineError[] | null): { object: 'list'; data: BatchLineError[] } | null {
+  return errors === null ? null : { object: 'list', data: errors };
+}

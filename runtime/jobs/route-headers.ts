@@ -1,0 +1,52 @@
+// The headers that decide how a request routes (config, provider, credential, cloud options,
+// metadata, timeout, forwarded headers), kept with a gateway-managed batch so every line routes as
+// the create request would have, even after a restart. They may carry provider credentials, so they
+// are stored sealed under the master key (AES-256-GCM, the virtual keys' box).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { MasterKey } from '../api/virtual-keys/master-key.ts';
+import { open, seal } from '../api/virtual-keys/secret-box.ts';
+import { API_KEY_HEADER } from '../server/auth.ts';
+import { parseForwardHeaders } from '../server/gateway-headers.ts';
+import { TRACE_ID_HEADER } from '../server/respond.ts';
+
+/** Provider-specific headers outside the x-gateway- prefix that routing reads (SPEC §5.4). */
+const ALSO_KEPT = ['authorization', 'x-cloudb-ai-llm-request-type'];
+
+export type RouteHeaders = Record<string, string>;
+
+/** The routing headers of a request: every x-gateway-* header but the API key and trace ID, the credential, and the forwarded headers. */
+export function routeHeadersOf(headers: IncomingHttpHeaders): RouteHeaders {
+  const kept: RouteHeaders = {};
+  const keep = (name: string): void => {
+    const value = headers[name];
+    if (typeof value === 'string') kept[name] = value;
+    else if (Array.isArray(value)) kept[name] = value.join(', ');
+  };
+  for (const name of Object.keys(headers)) {
+    if (name.startsWith('x-gateway-') && name !== API_KEY_HEADER && name !== TRACE_ID_HEADER) keep(name);
+  }
+  for (const name of ALSO_KEPT) keep(name);
+  const forwarded = headers['x-gateway-forward-headers'];
+  if (typeof forwarded === 'string') for (const name of parseForwardHeaders(forwarded)) keep(name);
+  return kept;
+}
+
+export class RouteSealer {
+  readonly #master: MasterKey;
+
+  constructor(master: MasterKey) {
+    this.#master = master;
+  }
+
+  seal(batchId: string, headers: RouteHeaders): string {
+    return seal(this.#master, `batch:${batchId}`, headers);
+  }
+
+  /** Throws SecretBoxError when the box does not open (another master key, or tampering). */
+  open(batchId: string, box: string): RouteHeaders {
+    const opened = open(this.#master, `batch:${batchId}`, box);
+    const headers: RouteHeaders = {};
+    for (const [name, value] of Object.entries(opened)) if (typeof value === 'string') headers[name] = value;
+    return headers;
+  }
+}

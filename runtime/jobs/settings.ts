@@ -1,0 +1,54 @@
+// Settings of files, batches, fine-tuning and responses, read from the environment once at start.
+
+export type ContractMode = 'lenient' | 'strict';
+
+export interface JobSettings {
+  /** Largest file an upload may carry (GATEWAY_FILE_MAX_BYTES); past it, 413 `file_too_large`. */
+  fileMaxBytes: number;
+  /** Lines of one gateway-managed batch in flight at once (GATEWAY_BATCH_CONCURRENCY). */
+  batchConcurrency: number;
+  /** Gateway-managed batches one process runs at once (GATEWAY_BATCH_MAX_RUNNING). */
+  maxRunningBatches: number;
+  /** How long a process's claim on a batch lasts without renewal (GATEWAY_BATCH_LEASE_MS). */
+  batchLeaseMs: number;
+  /** How often a process looks for batches to run or take over (GATEWAY_BATCH_POLL_MS). */
+  batchPollMs: number;
+  /** Provider answers that break their schema: passed on and counted, or 502 (GATEWAY_PROVIDER_CONTRACT). */
+  contractMode: ContractMode;
+  /** A model catalog file replacing the built-in one (GATEWAY_MODEL_CATALOG); null: built in. */
+  modelCatalogPath: string | null;
+}
+
+export const DEFAULT_JOB_SETTINGS: JobSettings = {
+  fileMaxBytes: 25 * 1024 * 1024,
+  batchConcurrency: 8,
+  maxRunningBatches: 4,
+  batchLeaseMs: 30_000,
+  batchPollMs: 1000,
+  contractMode: 'lenient',
+  modelCatalogPath: null,
+};
+
+export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSettings {
+  const mode = env.GATEWAY_PROVIDER_CONTRACT;
+  if (mode !== undefined && mode !== '' && mode !== 'lenient' && mode !== 'strict') {
+    throw new Error(`GATEWAY_PROVIDER_CONTRACT must be "lenient" or "strict", not ${JSON.stringify(mode)}`);
+  }
+  return {
+    fileMaxBytes: integer(env, 'GATEWAY_FILE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileMaxBytes, 1),
+    batchConcurrency: integer(env, 'GATEWAY_BATCH_CONCURRENCY', DEFAULT_JOB_SETTINGS.batchConcurrency, 1),
+    maxRunningBatches: integer(env, 'GATEWAY_BATCH_MAX_RUNNING', DEFAULT_JOB_SETTINGS.maxRunningBatches, 1),
+    batchLeaseMs: integer(env, 'GATEWAY_BATCH_LEASE_MS', DEFAULT_JOB_SETTINGS.batchLeaseMs, 300),
+    batchPollMs: integer(env, 'GATEWAY_BATCH_POLL_MS', DEFAULT_JOB_SETTINGS.batchPollMs, 10),
+    contractMode: mode === 'strict' ? 'strict' : 'lenient',
+    modelCatalogPath: env.GATEWAY_MODEL_CATALOG || null,
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}`);
+  return value;
+}
