@@ -2,6 +2,7 @@
 import { setupControlPlane } from '../api/index.ts';
 import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
+import { setupJobs } from '../jobs/index.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
@@ -31,7 +32,16 @@ Environment:
   GATEWAY_MASTER_KEY           32-byte key (base64 or hex) sealing virtual keys; default: DIR/master.key,
                                generated on first start (processes sharing PostgreSQL must share it)
   GATEWAY_CUSTOM_HOST_ALLOWLIST  comma-separated hosts, addresses and CIDR ranges custom_host may use
-                               (default: any host but link-local and cloud metadata addresses)`;
+                               (default: any host but link-local and cloud metadata addresses)
+  GATEWAY_FILE_MAX_BYTES       largest file an upload to /v1/files may carry (default 26214400)
+  GATEWAY_BATCH_CONCURRENCY    lines of one gateway-managed batch in flight at once (default 8)
+  GATEWAY_BATCH_MAX_RUNNING    gateway-managed batches one process runs at once (default 4)
+  GATEWAY_BATCH_LEASE_MS       how long the batches of a process that died wait before another takes
+                               them over (default 30000)
+  GATEWAY_BATCH_POLL_MS        how often a process looks for batches to run or take over (default 1000)
+  GATEWAY_PROVIDER_CONTRACT    lenient (default: pass on, log and count provider answers that break
+                               their schema) or strict (answer 502 instead)
+  GATEWAY_MODEL_CATALOG        a model catalog file replacing the built-in one (docs/jobs.md)`;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -41,11 +51,12 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** The data plane, then the control plane (which loads the --configs folder itself: it owns saved configs), then virtual keys. */
+/** The data plane, then the control plane (which loads the --configs folder itself: it owns saved configs), then virtual keys, then files, batches, fine-tuning and responses. */
 export async function serveSetup(setup: GatewaySetup): Promise<void> {
   const resolver = await setupInference({ ...setup, configsDir: null });
   await setupControlPlane(setup, resolver);
-  await setupVirtualKeys(setup, resolver);
+  const virtualKeys = await setupVirtualKeys(setup, resolver);
+  await setupJobs(setup, resolver, { credentials: () => virtualKeys.ring });
 }
 
 function pollMsFromEnv(raw: string | undefined): number {

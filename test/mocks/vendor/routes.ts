@@ -7,6 +7,7 @@ import { listModels, retrieveModel } from './models.ts';
 import { speech, transcription } from './audio.ts';
 import { imageGenerations } from './images.ts';
 import { echo } from './echo.ts';
+import { routeJobs } from './jobs-routes.ts';
 import { sendVendorError } from './respond.ts';
 
 type Handler = (ctx: MockContext) => Promise<void>;
@@ -33,5 +34,5 @@ export function route(ctx: MockContext): Promise<void> {
   }
   const model = MODEL_PATH.exec(path);
   if (model !== null && method === 'GET') return retrieveModel(ctx, decodeURIComponent(model[1]));
-  return echo(ctx);
+  return routeJobs(ctx) ?? echo(ctx);
 }

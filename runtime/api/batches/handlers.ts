@@ -1,0 +1,156 @@
+// /v1/batches (SPEC §2.4, §3, §4.7, §4.8). A batch is forwarded to the routed provider when every
+// target it may pick has a batch API, its window is not `immediate` and its input file is the
+// provider's. Otherwise the gateway runs it (runtime/jobs/batch-runner.ts): the create answers with
+// the batch `validating`, and each line then goes through the same router as a live request.
+import { randomBytes } from 'node:crypto';
+import type { Batch as BatchWire, BatchCreate, BatchList } from '../../../generated/types.ts';
+import { resolveRouter } from '../../inference/handlers.ts';
+import type { LoadedRouter } from '../../inference/routers.ts';
+import { batchErrorsWire } from '../../jobs/batch-runner.ts';
+import type { JobDeps } from '../../jobs/deps.ts';
+import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
+import { routeHeadersOf } from '../../jobs/route-headers.ts';
+import type { RequestContext } from '../../server/context.ts';
+import { GatewayError } from '../../server/errors.ts';
+import type { Handler } from '../../server/server.ts';
+import type { BatchRecord } from '../../store/batch-store.ts';
+import type { GatewayFileRecord } from '../../store/file-store.ts';
+import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
+
+/** Both windows have the vendor's 24 hours to finish; `immediate` only says the gateway starts at once. */
+const EXPIRY_SECONDS = 24 * 60 * 60;
+const DEFAULT_BATCH_LIMIT = 20;
+
+export function batchHandlers(deps: JobDeps): Record<string, Handler> {
+  const { store, runner } = deps;
+
+  async function toProvider(ctx: RequestContext, method: 'GET' | 'POST', suffix: string): Promise<void> {
+    const id = pathParam(ctx, 'batch_id');
+    const router = routerOf(ctx, deps);
+    if (!forwardable(router, ctx, deps, 'batches')) throw notFound('batch', id, 'batch_id');
+    await relay(ctx, await forward(deps, router, ctx, { method, upstreamPath: `/batches/${encodeURIComponent(id)}${suffix}` }));
+  }
+
+  /** The gateway file the batch's lines are read from; null when the answer (a provider error) was already sent. */
+  async function inputContent(ctx: RequestContext, router: LoadedRouter, fileId: string): Promise<GatewayFileRecord | null> {
+    const organisationId = callerOf(ctx).organisationId;
+    const local = await store.files.get(organisationId, fileId);
+    if (local !== null) {
+      if (local.purpose !== 'batch') throw new GatewayError('invalid_request_body', `The input file must have purpose "batch", not "${local.purpose}".`, '/input_file_id');
+      return local;
+    }
+    if (!forwardable(router, ctx, deps, 'files')) throw notFound('file', fileId, '/input_file_id');
+    // The file lives at the provider: the gateway runs the batch from its own copy.
+    const answer = await readAnswer(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/files/${encodeURIComponent(fileId)}/content` }));
+    if (answer === null) return null;
+    if (!isSuccess(answer.status)) {
+      sendAnswer(ctx, answer);
+      return null;
+    }
+    return store.files.create({ organisationId, purpose: 'batch', filename: `copy-of-${fileId}.jsonl`, content: answer.bytes });
+  }
+
+  return {
+    'batches.create': async (ctx) => {
+      const caller = callerOf(ctx);
+      const body = (await ctx.json()) as BatchCreate;
+      const router = resolveRouter(ctx, deps.resolver);
+      const localInput = await store.files.get(caller.organisationId, body.input_file_id);
+      if (body.completion_window !== 'immediate' && localInput === null && forwardable(router, ctx, deps, 'batches')) {
+        await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/batches', body: await ctx.readBody() }));
+        return;
+      }
+      const content = await inputContent(ctx, router, body.input_file_id);
+      if (content === null) return;
+      const id = `batch_gw${randomBytes(12).toString('base64url')}`;
+      const now = Date.now();
+      const record = await store.batches.create({
+        id,
+        organisationId: caller.organisationId,
+        endpoint: body.endpoint,
+        inputFileId: body.input_file_id,
+        contentFileId: content.id,
+        completionWindow: body.completion_window,
+        expiresAt: Math.floor(now / 1000) + EXPIRY_SECONDS,
+        metadata: body.metadata ?? null,
+        route: deps.sealer.seal(id, routeHeadersOf(ctx.headers)),
+        leaseOwner: runner.owner,
+        leaseExpiresMs: now + deps.settings.batchLeaseMs,
+      });
+      runner.run(id);
+      sendOk(ctx, batchWire(record));
+    },
+
+    'batches.retrieve': async (ctx) => {
+      const record = await store.batches.get(callerOf(ctx).organisationId, pathParam(ctx, 'batch_id'));
+      if (record === null) return toProvider(ctx, 'GET', '');
+      sendOk(ctx, batchWire(record));
+    },
+
+    'batches.cancel': async (ctx) => {
+      const id = pathParam(ctx, 'batch_id');
+      const result = await store.batches.requestCancel(callerOf(ctx).organisationId, id, Math.floor(Date.now() / 1000));
+      if (result === null) return toProvider(ctx, 'POST', '/cancel');
+      const { record, changed } = result;
+      if (!changed && record.status !== 'cancelling') {
+        throw new GatewayError('batch_not_cancellable', `The batch is ${record.status} and can no longer be cancelled.`, 'batch_id');
+      }
+      // This process stops its lines at once; another process running it learns through the change feed.
+      runner.cancelRequested(id);
+      if (changed) await store.changes.refresh();
+      sendOk(ctx, batchWire(record));
+    },
+
+    'batches.list': async (ctx) => {
+      const caller = callerOf(ctx);
+      const query = ctx.query as { after?: string; limit?: number };
+      const limit = query.limit ?? DEFAULT_BATCH_LIMIT;
+      const local = await store.batches.list(caller.organisationId, { after: query.after, limit });
+      const data = local.items.map(batchWire);
+      const router = routerOf(ctx, deps);
+      // The gateway's batches come first; past them (or after a provider batch's ID) the provider's list continues.
+      if (!forwardable(router, ctx, deps, 'batches') || local.hasMore || data.length === limit) {
+        sendOk(ctx, listPage(data, local.hasMore || (data.length === limit && forwardable(router, ctx, deps, 'batches'))));
+        return;
+      }
+      const upstreamQuery = queryWith(ctx.rawQuery, { limit: String(limit - data.length), after: local.afterFound ? null : query.after ?? null });
+      const answer = await readAnswer(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/batches${upstreamQuery}` }));
+      if (answer === null) return;
+      const theirs = answer.json as { data?: unknown; has_more?: unknown } | undefined;
+      if (!isSuccess(answer.status) || !Array.isArray(theirs?.data)) {
+        sendAnswer(ctx, answer);
+        return;
+      }
+      sendOk(ctx, listPage([...data, ...(theirs.data as BatchWire[])], theirs.has_more === true));
+    },
+  };
+}
+
+export function batchWire(record: BatchRecord): BatchWire {
+  return {
+    id: record.id,
+    object: 'batch',
+    endpoint: record.endpoint,
+    errors: batchErrorsWire(record.errors),
+    input_file_id: record.inputFileId,
+    completion_window: record.completionWindow,
+    status: record.status,
+    output_file_id: record.outputFileId,
+    error_file_id: record.errorFileId,
+    created_at: record.createdAt,
+    in_progress_at: record.inProgressAt,
+    expires_at: record.expiresAt,
+    finalizing_at: record.finalizingAt,
+    completed_at: record.completedAt,
+    failed_at: record.failedAt,
+    expired_at: record.expiredAt,
+    cancelling_at: record.cancellingAt,
+    cancelled_at: record.cancelledAt,
+    request_counts: record.requestCounts,
+    metadata: record.metadata,
+  };
+}
+
+function listPage(data: BatchWire[], hasMore: boolean): BatchList {
+  return { object: 'list', data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null };
+}

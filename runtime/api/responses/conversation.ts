@@ -1,0 +1,179 @@
+// Responses input → chat messages, and a chat completion → the Responses output items, for the
+// emulation over chat completions (docs/jobs.md lists what maps and what is refused).
+import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../../server/errors.ts';
+
+export type ChatMessage = Record<string, unknown> & { role: string };
+
+const ROLES: Readonly<Record<string, string>> = { user: 'user', assistant: 'assistant', system: 'system', developer: 'system' };
+
+function unsupported(message: string, param: string): GatewayError {
+  return new GatewayError('unsupported_parameter', `${message} The gateway emulates the Responses API over chat completions for this route, and chat completions have no equivalent.`, param);
+}
+
+/** `input` (a string or a list of items) as chat messages, in order. */
+export function inputToMessages(input: unknown): ChatMessage[] {
+  if (input === undefined || input === null) return [];
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) throw new GatewayError('invalid_request_body', 'input must be a string or a list of items.', '/input');
+  const messages: ChatMessage[] = [];
+  input.forEach((raw, i) => {
+    const item = raw as Record<string, unknown>;
+    const param = `/input/${i}`;
+    const type = typeof item.type === 'string' ? item.type : 'message';
+    switch (type) {
+      case 'message': {
+        const role = ROLES[String(item.role)];
+        if (role === undefined) throw new GatewayError('invalid_request_body', `${param}/role must be user, assistant, system or developer.`, `${param}/role`);
+        messages.push({ role, content: contentOf(item.content, role, `${param}/content`) });
+        return;
+      }
+      case 'function_call': {
+        const call = { id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') } };
+        const last = messages[messages.length - 1];
+        // Consecutive calls are one assistant turn with several tool calls.
+        if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && last.content === null) (last.tool_calls as unknown[]).push(call);
+        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        return;
+      }
+      case 'function_call_output': {
+        const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
+        messages.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: output });
+        return;
+      }
+      case 'reasoning':
+        // A reasoning summary from an earlier turn: chat completions cannot take it back, and need not.
+        return;
+      default:
+        throw unsupported(`Input items of type "${type}" are not supported.`, `${param}/type`);
+    }
+  });
+  return messages;
+}
+
+function contentOf(content: unknown, role: string, param: string): unknown {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw new GatewayError('invalid_request_body', `${param} must be a string or a list of parts.`, param);
+  const parts = content.map((raw, j) => {
+    const part = raw as Record<string, unknown>;
+    switch (part.type) {
+      case 'input_text':
+      case 'output_text':
+      case 'text':
+        return { type: 'text', text: String(part.text ?? '') };
+      case 'refusal':
+        return { type: 'text', text: String(part.refusal ?? '') };
+      case 'input_image': {
+        if (typeof part.image_url !== 'string') throw unsupported('Images are supported by URL (image_url) only.', `${param}/${j}`);
+        return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
+      }
+      default:
+        throw unsupported(`Content parts of type "${String(part.type)}" are not supported.`, `${param}/${j}/type`);
+    }
+  });
+  // Assistant and system turns are plain text in every chat dialect; only user turns carry images.
+  if (role !== 'user' || parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
+  return parts;
+}
+
+/** Responses `tools` as chat tools: function tools only. */
+export function toolsToChat(tools: unknown[] | undefined): unknown[] | undefined {
+  if (tools === undefined || tools.length === 0) return undefined;
+  return tools.map((raw, i) => {
+    const tool = raw as Record<string, unknown>;
+    if (tool.type !== 'function') throw unsupported(`Tools of type "${String(tool.type)}" are not supported.`, `/tools/${i}/type`);
+    const fn: Record<string, unknown> = { name: tool.name };
+    if (typeof tool.description === 'string') fn.description = tool.description;
+    if (tool.parameters !== undefined && tool.parameters !== null) fn.parameters = tool.parameters;
+    if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+    return { type: 'function', function: fn };
+  });
+}
+
+export function toolChoiceToChat(choice: unknown): unknown {
+  if (choice === undefined || typeof choice === 'string') return choice;
+  const object = choice as Record<string, unknown>;
+  if (object.type === 'function' && typeof object.name === 'string') return { type: 'function', function: { name: object.name } };
+  throw unsupported(`tool_choice of type "${String(object.type)}" is not supported.`, '/tool_choice');
+}
+
+/** `text.format` as a chat `response_format`; undefined for plain text. */
+export function formatToChat(text: unknown): unknown {
+  const format = (text as { format?: Record<string, unknown> } | null | undefined)?.format;
+  if (format === undefined || format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') {
+    const { type: _type, ...schema } = format;
+    return { type: 'json_schema', json_schema: schema };
+  }
+  throw unsupported(`text.format of type "${String(format.type)}" is not supported.`, '/text/format/type');
+}
+
+export interface ChatCompletion {
+  model?: unknown;
+  choices?: Array<{ message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    total_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+    completion_tokens_details?: { reasoning_tokens?: number } | null;
+  } | null;
+}
+
+export function isChatCompletion(value: unknown): value is ChatCompletion {
+  const choices = (value as ChatCompletion | null)?.choices;
+  return Array.isArray(choices) && choices.length > 0 && typeof choices[0]?.message === 'object' && choices[0].message !== null;
+}
+
+export interface EmulatedOutput {
+  output: Array<Record<string, unknown>>;
+  outputText: string;
+  /** The assistant turn as a chat message, for the stored conversation. */
+  assistant: ChatMessage;
+  status: 'completed' | 'incomplete';
+  incompleteReason: string | null;
+  usage: { input_tokens: number; output_tokens: number; total_tokens: number; input_tokens_details: { cached_tokens: number }; output_tokens_details: { reasoning_tokens: number } };
+}
+
+function itemId(prefix: string): string {
+  return `${prefix}_${randomBytes(16).toString('hex')}`;
+}
+
+/** The first choice of a chat completion as Responses output items. */
+export function outputFromChat(chat: ChatCompletion): EmulatedOutput {
+  const choice = chat.choices![0];
+  const message = choice.message ?? {};
+  const output: Array<Record<string, unknown>> = [];
+  const text = typeof message.content === 'string' ? message.content : '';
+  const refusal = typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : null;
+  if (text !== '' || refusal !== null || !Array.isArray(message.tool_calls)) {
+    const content = refusal !== null ? [{ type: 'refusal', refusal }] : [{ type: 'output_text', text, annotations: [] }];
+    output.push({ id: itemId('msg'), type: 'message', role: 'assistant', status: 'completed', content });
+  }
+  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) : [];
+  for (const call of calls) {
+    output.push({ id: itemId('fc'), type: 'function_call', call_id: String(call.id ?? ''), name: String(call.function?.name ?? ''), arguments: String(call.function?.arguments ?? ''), status: 'completed' });
+  }
+  const finish = choice.finish_reason;
+  const incompleteReason = finish === 'length' ? 'max_output_tokens' : finish === 'content_filter' ? 'content_filter' : null;
+  const usage = chat.usage ?? {};
+  const input = usage.prompt_tokens ?? 0;
+  const out = usage.completion_tokens ?? 0;
+  const assistant: ChatMessage = { role: 'assistant', content: refusal ?? (text === '' && calls.length > 0 ? null : text) };
+  if (calls.length > 0) assistant.tool_calls = calls;
+  return {
+    output,
+    outputText: text,
+    assistant,
+    status: incompleteReason === null ? 'completed' : 'incomplete',
+    incompleteReason,
+    usage: {
+      input_tokens: input,
+      output_tokens: out,
+      total_tokens: usage.total_tokens ?? input + out,
+      input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+      output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// A finished emulated response as the Responses API's event stream (`stream: true`): the events a
+// provider sends while generating, replayed at once from the whole answer, each text in one delta.
+import type { ServerResponse } from 'node:http';
+
+type Item = Record<string, unknown>;
+
+export function responseEvents(response: Record<string, unknown>): Array<Record<string, unknown>> {
+  const events: Array<Record<string, unknown>> = [];
+  const emit = (type: string, fields: Record<string, unknown>): void => {
+    events.push({ type, sequence_number: events.length, ...fields });
+  };
+  const pending = { ...response, status: 'in_progress', output: [], output_text: '', usage: null, incomplete_details: null };
+  emit('response.created', { response: pending });
+  emit('response.in_progress', { response: pending });
+  (response.output as Item[]).forEach((item, outputIndex) => {
+    if (item.type === 'message') {
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
+      (item.content as Item[]).forEach((part, contentIndex) => {
+        const where = { item_id: item.id, output_index: outputIndex, content_index: contentIndex };
+        if (part.type === 'output_text') {
+          emit('response.content_part.added', { ...where, part: { ...part, text: '' } });
+          emit('response.output_text.delta', { ...where, delta: part.text, logprobs: [] });
+          emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+        } else {
+          emit('response.content_part.added', { ...where, part });
+        }
+        emit('response.content_part.done', { ...where, part });
+      });
+    } else if (item.type === 'function_call') {
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
+      emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: item.arguments });
+      emit('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, arguments: item.arguments });
+    } else {
+      emit('response.output_item.added', { output_index: outputIndex, item });
+    }
+    emit('response.output_item.done', { output_index: outputIndex, item });
+  });
+  emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+  return events;
+}
+
+export function sendResponseEvents(res: ServerResponse, response: Record<string, unknown>): void {
+  const text = responseEvents(response).map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}

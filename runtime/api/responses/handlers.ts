@@ -1,0 +1,136 @@
+// /v1/responses (SPEC §2.7, §4.10, §7 rule 1). Forwarded to the routed provider when every target it
+// may pick has a Responses API; otherwise emulated: the input (after the stored conversation that
+// previous_response_id names) becomes one chat completion through the same router as a live chat
+// request, its answer becomes the response, and the response is stored (unless `store: false`).
+import { randomBytes } from 'node:crypto';
+import type { ResponseCreate } from '../../../generated/types.ts';
+import { resolveRouter, routeWith } from '../../inference/handlers.ts';
+import type { LoadedRouter } from '../../inference/routers.ts';
+import { DetachedContext, routeForEndpoint } from '../../jobs/detached-context.ts';
+import type { JobDeps } from '../../jobs/deps.ts';
+import { forward, forwardable, isSuccess, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
+import { routeHeadersOf } from '../../jobs/route-headers.ts';
+import type { RequestContext } from '../../server/context.ts';
+import { GatewayError } from '../../server/errors.ts';
+import type { Handler } from '../../server/server.ts';
+import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
+import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';
+import { sendResponseEvents } from './events.ts';
+import { estimateTokens, fitConversation } from './truncation.ts';
+
+export function responseHandlers(deps: JobDeps): Record<string, Handler> {
+  const { store } = deps;
+
+  return {
+    'responses.create': async (ctx) => {
+      const caller = callerOf(ctx);
+      const body = (await ctx.json()) as ResponseCreate;
+      const router = resolveRouter(ctx, deps.resolver);
+      const previousId = body.previous_response_id ?? null;
+      const previous = previousId === null ? null : await store.responses.get(caller.organisationId, previousId);
+      // A chain that starts at a response the gateway stored continues here, whatever the route.
+      if (forwardable(router, ctx, deps, 'responses') && previous === null) {
+        await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/responses', body: await ctx.readBody() }));
+        return;
+      }
+      if (previousId !== null && previous === null) throw notFound('response', previousId, '/previous_response_id');
+      if (body.background === true) throw new GatewayError('unsupported_parameter', 'background responses are not emulated over chat completions.', '/background');
+      await emulate(deps, ctx, router, body, previous?.conversation as ChatMessage[] | undefined ?? []);
+    },
+
+    'responses.retrieve': async (ctx) => {
+      const id = pathParam(ctx, 'response_id');
+      const stored = await store.responses.get(callerOf(ctx).organisationId, id);
+      if (stored !== null) {
+        // `include` asks for parts (file search results, image URLs) that emulated responses never have.
+        sendOk(ctx, stored.body);
+        return;
+      }
+      const router = routerOf(ctx, deps);
+      if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
+      await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
+    },
+  };
+}
+
+async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter, body: ResponseCreate, history: ChatMessage[]): Promise<void> {
+  const organisationId = callerOf(ctx).organisationId;
+  const conversation = [...history, ...inputToMessages(body.input)];
+  if (conversation.length === 0) throw new GatewayError('invalid_request_body', 'input is required (a string or a list of items).', '/input');
+  const tools = toolsToChat(body.tools);
+  const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? body.instructions : null;
+  const sent = fitConversation(conversation, {
+    contextWindow: deps.catalog.find(body.model)?.context_window ?? null,
+    reserved: (body.max_output_tokens ?? 0) + estimateTokens(instructions) + estimateTokens(tools),
+    truncation: body.truncation === 'auto' ? 'auto' : 'disabled',
+  });
+  const chat: Record<string, unknown> = { model: body.model, messages: instructions === null ? sent : [{ role: 'system', content: instructions }, ...sent] };
+  const optional: Record<string, unknown> = {
+    temperature: body.temperature ?? undefined,
+    top_p: body.top_p ?? undefined,
+    max_tokens: body.max_output_tokens ?? undefined,
+    tools,
+    tool_choice: toolChoiceToChat(body.tool_choice),
+    parallel_tool_calls: tools === undefined ? undefined : body.parallel_tool_calls ?? undefined,
+    user: body.user,
+    response_format: formatToChat(body.text),
+    reasoning_effort: (body.reasoning as { effort?: unknown } | null | undefined)?.effort ?? undefined,
+  };
+  for (const [name, value] of Object.entries(optional)) if (value !== undefined) chat[name] = value;
+
+  const chatCtx = new DetachedContext(routeHeadersOf(ctx.headers), routeForEndpoint(deps.routes, '/v1/chat/completions'), chat);
+  const outcome = await routeWith(deps.resolver, router, {
+    ctx: chatCtx,
+    method: 'POST',
+    upstreamPath: '/chat/completions',
+    pathname: '/v1/chat/completions',
+    sentBody: chatCtx.rawBody,
+    metadata: ctx.metadata,
+    signal: ctx.signal,
+    timeoutOverrideMs: ctx.requestTimeoutMs,
+  });
+  const answer = await readAnswer(ctx, outcome);
+  if (answer === null) return;
+  if (!isSuccess(answer.status)) {
+    sendAnswer(ctx, answer);
+    return;
+  }
+  if (!isChatCompletion(answer.json)) {
+    throw new GatewayError('provider_contract_violation', 'The provider answered the emulated Responses call with something that is not a chat completion.', null, { provider: outcome.provider });
+  }
+  const result = outputFromChat(answer.json);
+  const id = `resp_gw${randomBytes(16).toString('hex')}`;
+  const response: Record<string, unknown> = {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: result.status,
+    error: null,
+    incomplete_details: result.incompleteReason === null ? null : { reason: result.incompleteReason },
+    instructions,
+    max_output_tokens: body.max_output_tokens ?? null,
+    model: typeof answer.json.model === 'string' ? answer.json.model : body.model,
+    output: result.output,
+    output_text: result.outputText,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: body.previous_response_id ?? null,
+    reasoning: body.reasoning ?? null,
+    temperature: body.temperature ?? 1,
+    text: body.text ?? { format: { type: 'text' } },
+    tool_choice: typeof body.tool_choice === 'string' ? body.tool_choice : body.tool_choice === undefined ? 'auto' : 'required',
+    tools: body.tools ?? [],
+    top_p: body.top_p ?? 1,
+    truncation: body.truncation ?? 'disabled',
+    usage: result.usage,
+    metadata: body.metadata ?? {},
+    ...(body.user !== undefined ? { user: body.user } : {}),
+  };
+  if (body.store !== false) {
+    // The whole conversation is kept (not the truncated one): a later turn decides its own truncation.
+    await deps.store.responses.create({ id, organisationId, body: response, conversation: [...conversation, result.assistant] });
+  }
+  const cost = deps.catalog.cost(String(response.model), { inputTokens: result.usage.input_tokens, cachedInputTokens: result.usage.input_tokens_details.cached_tokens, outputTokens: result.usage.output_tokens });
+  deps.logger.info('response_emulated', { trace_id: ctx.traceId, response_id: id, model: response.model, provider: outcome.provider, stored: body.store !== false, cost_usd: cost });
+  if (body.stream === true) sendResponseEvents(ctx.res, response);
+  else sendOk(ctx, response);
+}

@@ -1,0 +1,53 @@
+// The model catalog (runtime/jobs/model-catalog.json, or GATEWAY_MODEL_CATALOG): context windows that
+// Responses emulation judges `truncation` by, and prices per million tokens. Checked against
+// schema/resources/model-catalog.json when loaded; a catalog that breaks it stops the start.
+import { readFileSync } from 'node:fs';
+import * as validators from '../../generated/validators.js';
+import type { CatalogModel, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
+import { describeFirstError, type GeneratedValidator } from '../server/validate.ts';
+
+const validateCatalog = validators.validateModelCatalog as unknown as GeneratedValidator;
+export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url);
+/** `-2024-08-06`, `-20250219`: the date suffix of a pinned model version. */
+const DATED = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
+
+export interface TokenUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+}
+
+export class ModelCatalog {
+  readonly #byName = new Map<string, CatalogModel>();
+
+  constructor(data: unknown, source = 'model catalog') {
+    if (!validateCatalog(data)) {
+      const { pointer, message } = describeFirstError(validateCatalog.errors);
+      throw new Error(`${source} is not valid at ${pointer || '/'}: ${message}`);
+    }
+    for (const model of (data as ModelCatalogData).models) {
+      for (const name of [model.id, ...(model.aliases ?? [])]) {
+        if (this.#byName.has(name)) throw new Error(`${source} names the model ${JSON.stringify(name)} twice`);
+        this.#byName.set(name, model);
+      }
+    }
+  }
+
+  static load(path: string | URL = BUILT_IN_CATALOG): ModelCatalog {
+    return new ModelCatalog(JSON.parse(readFileSync(path, 'utf8')), String(path));
+  }
+
+  /** The model by ID or alias, or by the name without a date suffix; undefined when unknown. */
+  find(model: string): CatalogModel | undefined {
+    return this.#byName.get(model) ?? this.#byName.get(model.replace(DATED, ''));
+  }
+
+  /** Cost in USD of a usage, or null for a model the catalog does not price. */
+  cost(model: string, usage: TokenUsage): number | null {
+    const pricing = this.find(model)?.pricing;
+    if (pricing === undefined) return null;
+    const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+    const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;
+    return ((usage.inputTokens - cached) * pricing.input_per_million + cached * cachedPrice + usage.outputTokens * pricing.output_per_million) / 1_000_000;
+  }
+}
