@@ -47,7 +47,7 @@ function serve(location: StoreLocation): Promise<Served> {
   });
 }
 
-async function call(server: Served, method: string, path: string, headers: Record<string, string>, body?: BodyInit): Promise<any> {
+async function call(server: Served, method: string, path: string, headers: Record<string, string>, body?: RequestInit['body']): Promise<any> {
   const res = await fetch(`${server.url}${path}`, { method, headers: { 'x-gateway-api-key': ADMIN_KEY, ...headers }, body });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status}: ${text}`);

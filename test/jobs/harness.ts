@@ -55,7 +55,7 @@ export interface JobsGateway {
   url: string;
   client(headers?: Record<string, string>, apiKey?: string): OpenAI;
   /** Raw call; JSON answers are checked against their schema (contract.ts). */
-  call<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; raw?: BodyInit }): Promise<RawAnswer<T>>;
+  call<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; raw?: RequestInit['body'] }): Promise<RawAnswer<T>>;
   close(): Promise<void>;
 }
 
@@ -115,7 +115,7 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
       new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, ...headers } }),
     async call(method, path, callOptions = {}) {
       const headers: Record<string, string> = { 'x-gateway-api-key': GATEWAY_KEY, ...callOptions.headers };
-      let body: BodyInit | undefined = callOptions.raw;
+      let body: RequestInit['body'] | undefined = callOptions.raw;
       if (callOptions.body !== undefined) {
         body = JSON.stringify(callOptions.body);
         headers['content-type'] ??= 'application/json';

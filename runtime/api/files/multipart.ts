@@ -85,9 +85,8 @@ export class MultipartReader {
         case 'preamble': {
           const at = this.#buffer.indexOf(this.#dashBoundary);
           if (at < 0) {
-            // Keep a tail that might be the start of the boundary; the preamble itself is ignored.
+            // Keep a tail that might be the start of the boundary; the preamble itself is dropped.
             this.#keepTail(this.#dashBoundary.length - 1);
-            if (this.#buffer.length > this.#limits.maxHeaderBytes) throw new MultipartError('No multipart boundary where the body starts.');
             return;
           }
           this.#buffer = this.#buffer.subarray(at + this.#dashBoundary.length);

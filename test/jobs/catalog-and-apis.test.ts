@@ -1,0 +1,69 @@
+// The model catalog is schema-validated data; the provider API table decides which routes forward.
+import { describe, expect, it } from 'vitest';
+import { planConfig } from '../../compiler/config/plan.ts';
+import type { LoadedRouter } from '../../runtime/inference/routers.ts';
+import { ModelCatalog } from '../../runtime/jobs/model-catalog.ts';
+import { providerHasApi, routeHasApi, routeProviders } from '../../runtime/jobs/provider-apis.ts';
+import type { StoredCredentials } from '../../runtime/providers/stored-credentials.ts';
+
+function router(config: Record<string, unknown>): LoadedRouter {
+  const plan = planConfig(config, 'test');
+  return { configId: 'test', readsBody: plan.readsBody, plan, route: async () => { throw new Error('not routed'); } };
+}
+
+describe('model catalog', () => {
+  it('loads the built-in catalog, which the schema accepts', () => {
+    const catalog = ModelCatalog.load();
+    expect(catalog.find('gpt-4o-mini')?.context_window).toBe(128000);
+    expect(catalog.find('gpt-4o-2024-08-06')?.id).toBe('gpt-4o');
+    expect(catalog.find('claude-3-5-haiku')?.id).toBe('claude-3-5-haiku-latest');
+    expect(catalog.find('no-such-model')).toBeUndefined();
+  });
+
+  it('prices usage, cached input at its own price', () => {
+    const catalog = new ModelCatalog({ models: [{ id: 'm', context_window: 10, pricing: { input_per_million: 2, cached_input_per_million: 1, output_per_million: 4 } }] });
+    expect(catalog.cost('m', { inputTokens: 1_000_000, cachedInputTokens: 500_000, outputTokens: 250_000 })).toBeCloseTo(1 + 0.5 + 1);
+    expect(catalog.cost('other', { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 })).toBeNull();
+  });
+
+  it('refuses a catalog that breaks its schema or names a model twice', () => {
+    expect(() => new ModelCatalog({ models: [{ id: 'm', context_window: 0, pricing: { input_per_million: 1, output_per_million: 1 } }] })).toThrow(/\/models\/0\/context_window/);
+    expect(() => new ModelCatalog({ models: [{ id: 'm', context_window: 5, pricing: { input_per_million: 1 } }] })).toThrow(/output_per_million/);
+    expect(() => new ModelCatalog({ models: [
+      { id: 'a', aliases: ['b'], context_window: 5, pricing: { input_per_million: 1, output_per_million: 1 } },
+      { id: 'b', context_window: 5, pricing: { input_per_million: 1, output_per_million: 1 } },
+    ] })).toThrow(/twice/);
+  });
+});
+
+describe('provider APIs', () => {
+  const credentials: StoredCredentials = {
+    virtualKey: (id) => (id === 'vk-vendor' ? { provider: 'openai', apiKey: 'k', options: {} } : undefined),
+    slug: (name) => (name === 'anth' ? { provider: 'anthropic', apiKey: 'k', options: {} } : undefined),
+  };
+
+  it('knows which providers have which APIs, aliases included', () => {
+    expect(providerHasApi('openai', 'responses')).toBe(true);
+    expect(providerHasApi('VENDOR', 'batches')).toBe(true);
+    expect(providerHasApi('groq', 'fine_tuning')).toBe(false);
+    expect(providerHasApi('anthropic', 'files')).toBe(false);
+    expect(providerHasApi('constructor', 'files')).toBe(false);
+  });
+
+  it('forwards only when every target the route may pick has the API', () => {
+    const both = router({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'a' }, { provider: 'groq', api_key: 'b' }] });
+    expect(routeHasApi(both, {}, null, 'batches')).toBe(true);
+    expect(routeHasApi(both, {}, null, 'fine_tuning')).toBe(false);
+    const mixed = router({ strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', api_key: 'a' }, { provider: '@anth' }] });
+    expect(routeProviders(mixed, {}, credentials)).toEqual(['openai', 'anthropic']);
+    expect(routeHasApi(mixed, {}, credentials, 'files')).toBe(false);
+    expect(routeProviders(router({ virtual_key: 'vk-vendor' }), {}, credentials)).toEqual(['openai']);
+    expect(routeProviders(router({ virtual_key: 'vk-unknown' }), {}, credentials)).toEqual([null]);
+    // Leaves without a provider take the request's.
+    const headerOnly = router({ retry: { attempts: 1 } });
+    expect(routeHasApi(headerOnly, { 'x-gateway-provider': 'openai' }, null, 'responses')).toBe(true);
+    expect(routeHasApi(headerOnly, { 'x-gateway-provider': 'ollama' }, null, 'responses')).toBe(false);
+    expect(routeHasApi(headerOnly, { 'x-gateway-virtual-key': 'vk-vendor' }, credentials, 'files')).toBe(true);
+    expect(routeHasApi(headerOnly, {}, null, 'files')).toBe(false);
+  });
+});

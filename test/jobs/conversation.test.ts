@@ -1,0 +1,89 @@
+// Responses ↔ chat completions for the emulation: input items to chat messages, tools and formats to
+// their chat forms, a chat completion to output items, and the event stream of a finished response.
+import { describe, expect, it } from 'vitest';
+import { formatToChat, inputToMessages, outputFromChat, toolChoiceToChat, toolsToChat } from '../../runtime/api/responses/conversation.ts';
+import { responseEvents } from '../../runtime/api/responses/events.ts';
+
+describe('inputToMessages', () => {
+  it('maps strings, messages, parts, tool calls and their outputs', () => {
+    expect(inputToMessages('hi')).toEqual([{ role: 'user', content: 'hi' }]);
+    expect(inputToMessages([
+      { role: 'developer', content: 'rules' },
+      { role: 'user', content: [{ type: 'input_text', text: 'look ' }, { type: 'input_image', image_url: 'https://x/img.png', detail: 'low' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }, { type: 'output_text', text: 'b' }] },
+      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+      { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{"x":1}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'one' },
+      { type: 'function_call_output', call_id: 'c2', output: { n: 2 } },
+      { type: 'reasoning', summary: [] },
+      { role: 'user', content: [{ type: 'input_text', text: 'plain' }] },
+    ])).toEqual([
+      { role: 'system', content: 'rules' },
+      { role: 'user', content: [{ type: 'text', text: 'look ' }, { type: 'image_url', image_url: { url: 'https://x/img.png', detail: 'low' } }] },
+      { role: 'assistant', content: 'ab' },
+      { role: 'assistant', content: null, tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } },
+        { id: 'c2', type: 'function', function: { name: 'g', arguments: '{"x":1}' } },
+      ] },
+      { role: 'tool', tool_call_id: 'c1', content: 'one' },
+      { role: 'tool', tool_call_id: 'c2', content: '{"n":2}' },
+      { role: 'user', content: 'plain' },
+    ]);
+  });
+
+  it('refuses what chat completions cannot carry, naming the item', () => {
+    expect(() => inputToMessages([{ role: 'user', content: 'a' }, { type: 'file_search_call', id: 'x' }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/1/type' }));
+    expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }])).toThrow(expect.objectContaining({ param: '/input/0/content/0/type' }));
+    expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter' }));
+  });
+});
+
+describe('tools and formats', () => {
+  it('maps function tools, tool choice and text formats', () => {
+    expect(toolsToChat([{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: true, description: null }])).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }]);
+    expect(toolsToChat([])).toBeUndefined();
+    expect(() => toolsToChat([{ type: 'function', name: 'f' }, { type: 'web_search' }])).toThrow(expect.objectContaining({ param: '/tools/1/type' }));
+    expect(toolChoiceToChat('auto')).toBe('auto');
+    expect(toolChoiceToChat({ type: 'function', name: 'f' })).toEqual({ type: 'function', function: { name: 'f' } });
+    expect(formatToChat({ format: { type: 'text' } })).toBeUndefined();
+    expect(formatToChat({ format: { type: 'json_object' } })).toEqual({ type: 'json_object' });
+    expect(formatToChat({ format: { type: 'json_schema', name: 'n', schema: { type: 'object' }, strict: true } })).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } });
+  });
+});
+
+describe('outputFromChat', () => {
+  it('turns text, tool calls, length stops and usage into Responses terms', () => {
+    const out = outputFromChat({
+      model: 'm',
+      choices: [{ message: { content: 'hello', tool_calls: [{ id: 'call_1', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'length' }],
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 1 }, completion_tokens_details: { reasoning_tokens: 0 } },
+    });
+    expect(out.output).toEqual([
+      { id: expect.stringMatching(/^msg_/), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hello', annotations: [] }] },
+      { id: expect.stringMatching(/^fc_/), type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}', status: 'completed' },
+    ]);
+    expect(out).toMatchObject({ status: 'incomplete', incompleteReason: 'max_output_tokens', outputText: 'hello' });
+    expect(out.usage).toEqual({ input_tokens: 5, output_tokens: 2, total_tokens: 7, input_tokens_details: { cached_tokens: 1 }, output_tokens_details: { reasoning_tokens: 0 } });
+    expect(out.assistant).toEqual({ role: 'assistant', content: 'hello', tool_calls: [{ id: 'call_1', function: { name: 'f', arguments: '{}' } }] });
+    const callsOnly = outputFromChat({ choices: [{ message: { content: null, tool_calls: [{ id: 'c', function: { name: 'g', arguments: '' } }] }, finish_reason: 'tool_calls' }] });
+    expect(callsOnly.output.map((o) => o.type)).toEqual(['function_call']);
+    expect(callsOnly.assistant.content).toBeNull();
+    expect(callsOnly.status).toBe('completed');
+  });
+});
+
+describe('responseEvents', () => {
+  it('replays a response as numbered events ending in response.completed', () => {
+    const response = { id: 'r', status: 'completed', output: [{ id: 'm1', type: 'message', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }, { id: 'f1', type: 'function_call', arguments: '{}' }] };
+    const events = responseEvents(response);
+    expect(events.map((e) => e.type)).toEqual([
+      'response.created', 'response.in_progress',
+      'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events.at(-1)?.response).toBe(response);
+    expect(responseEvents({ ...response, status: 'incomplete' }).at(-1)?.type).toBe('response.incomplete');
+  });
+});
