@@ -2,10 +2,11 @@
 // with a files API and kept by the gateway otherwise, JSONL checked line by line for batch files,
 // the size limit's 413, list/get/content/delete, and lists that continue from the gateway's files
 // into the provider's. Every JSON answer is checked against its schema.
+import { request } from 'node:http';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from '../store/backends.ts';
-import { chatLine, type JobsGateway, jsonl, plainHeaders, startJobsGateway, vendorHeaders } from '../jobs/harness.ts';
+import { chatLine, GATEWAY_KEY, type JobsGateway, jsonl, plainHeaders, startJobsGateway, vendorHeaders } from '../jobs/harness.ts';
 
 const FILE_LIMIT = 64 * 1024;
 
@@ -112,6 +113,31 @@ describe.each(BACKENDS)('files on %s', (backend) => {
     const exact = await gw.call('POST', '/v1/files', { raw: form('fine-tune', `{"a":"${'x'.repeat(FILE_LIMIT - 9)}"}\n`) });
     expect(exact.status).toBe(200);
     expect(exact.body.bytes).toBe(FILE_LIMIT);
+    // A chunked upload announces no length: it is refused as soon as the file passes the limit.
+    const url = new URL(gw.url);
+    const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: '/v1/files', method: 'POST', headers: { 'x-gateway-api-key': GATEWAY_KEY, 'content-type': 'multipart/form-data; boundary=b' } }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write('--b\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\ncontent-disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n');
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < 4 * 1024 * 1024) {
+          sent += 16_384;
+          if (!req.write(Buffer.alloc(16_384, 0x61))) {
+            req.once('drain', pump);
+            return;
+          }
+        }
+        req.end('\r\n--b--\r\n');
+      };
+      pump();
+    });
+    expect(streamed.status).toBe(413);
+    expect(JSON.parse(streamed.body).error.code).toBe('file_too_large');
     const noPurpose = await gw.call('POST', '/v1/files', { raw: form(null, '{}\n') });
     expect(noPurpose.body.error).toMatchObject({ code: 'invalid_request_body', param: 'purpose' });
     const badPurpose = await gw.call('POST', '/v1/files', { raw: form('assistants', '{}\n') });
