@@ -1,0 +1,60 @@
+// Summarises a .cpuprofile (from `npm run bench -- --cpu-prof DIR`): self time by function and by
+// file, the gateway's own files apart from node internals and dependencies.
+// Run: node bench/profile-summary.ts DIR/gateway.cpuprofile [top=30]
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export function summarise(profile: CpuProfile, top = 30): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  for (const [id, micros] of self) {
+    const frame = byId.get(id)!.callFrame;
+    // Frames without a URL are V8's own: (idle), (program), (garbage collector), natives like writev.
+    const file = frame.url === '' ? (frame.functionName.startsWith('(') ? frame.functionName : `(native ${frame.functionName})`) : shortUrl(frame.url);
+    const fn = frame.url === '' ? file : `${frame.functionName || '(anonymous)'}  ${file}:${frame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + micros);
+    byFile.set(file, (byFile.get(file) ?? 0) + micros);
+  }
+  const idle = byFile.get('(idle)') ?? 0;
+  const busy = total - idle;
+  byFile.delete('(idle)');
+  byFunction.delete('(idle)');
+  const rows = (map: Map<string, number>) =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, micros]) => `${((micros / busy) * 100).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}`);
+  return [
+    `profiled ${(total / 1e6).toFixed(1)} s: busy ${(busy / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s; percentages are of busy time`,
+    '', 'self time by file:', ...rows(byFile), '', 'self time by function:', ...rows(byFunction),
+  ].join('\n');
+}
+
+function shortUrl(url: string): string {
+  const at = url.indexOf('/node_modules/');
+  if (at >= 0) return url.slice(at + 1);
+  const root = url.lastIndexOf('/runtime/') >= 0 ? url.lastIndexOf('/runtime/') : url.lastIndexOf('/compiler/');
+  return root >= 0 ? url.slice(root + 1) : url.replace(/^file:\/\//, '');
+}
+
+if (import.meta.main) {
+  const [file, top] = process.argv.slice(2);
+  if (file === undefined) {
+    process.stderr.write('Usage: node bench/profile-summary.ts FILE.cpuprofile [top]\n');
+    process.exitCode = 2;
+  } else {
+    process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(top ?? 30))}\n`);
+  }
+}

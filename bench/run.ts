@@ -1,0 +1,328 @@
+// `npm run bench`: the gateway against a bare proxy in the same run (issue 7).
+//
+// Layout (2 cores): this process is the load generator (autocannon); the mock upstream, the floor
+// proxy and the gateway are separate processes. Pinned (the default where taskset works), the
+// process under test (floor or gateway; one is loaded at a time) has CPU 1 and the load generator
+// and the mock share CPU 0, so both proxies are measured on the same core. Scenarios are run in
+// rounds, interleaved (direct, floor, gateway…, direct, floor, gateway…), and each figure is taken
+// over all rounds, so a burst of other work on the machine hits every scenario alike.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { compileBench, type CompileResult } from './compile-bench.ts';
+import { inlineBench, type InlineResult } from './inline-bench.ts';
+import { latency, type LoadTarget, median, summarise, throughput, warm } from './load.ts';
+import { type BenchProcess, canPin, pin, startProcess } from './processes.ts';
+import type { ProbeStats } from './probe.ts';
+import { describeMachine, machine, otherTable, type ScenarioResult, scenarioTable, targetTable } from './report.ts';
+import { createVirtualKeyConfig, GATEWAY_KEY, SCENARIOS, type Scenario, savedConfigs, type Urls } from './scenarios.ts';
+import { checkTargets } from './targets.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..');
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+Starts a mock upstream, a floor proxy and the gateway (saved configs) as separate processes, loads
+each scenario with autocannon, then times config compilation and inline-config lookups. Prints a
+table and the issue's targets (pass/miss with margin); writes JSON to --out.
+
+Options:
+  --duration S          measured seconds of each throughput run (default 3)
+  --latency-duration S  seconds of each one-connection latency run (default 2)
+  --warmup S            seconds of load before the first round of each scenario (default 1)
+  --rounds N            interleaved rounds; req/s is the median, latency pools all rounds (default 3)
+  --connections N       connections of the throughput runs (default 32)
+  --only IDS            comma-separated scenario ids (direct and floor runs are added as needed):
+                        ${SCENARIOS.map((s) => s.id).join(', ')}
+  --configs N           generated configs for the compile benchmark (default 1000; 0 skips it)
+  --no-inline           skip the inline-config benchmark
+  --no-pin              leave process placement to the OS
+  --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
+                        "--max-semi-space-size=16"
+  --cpu-prof DIR        write gateway.cpuprofile and floor.cpuprofile to DIR
+  --out FILE            results JSON (default bench/results/latest.json)
+  -h, --help            show this help`;
+
+interface Options {
+  duration: number;
+  latencyDuration: number;
+  warmup: number;
+  rounds: number;
+  connections: number;
+  only: string[] | null;
+  configs: number;
+  inline: boolean;
+  pin: boolean;
+  cpuProf: string | null;
+  nodeFlags: string[];
+  out: string;
+}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      duration: { type: 'string', default: '3' },
+      'latency-duration': { type: 'string', default: '2' },
+      warmup: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '32' },
+      only: { type: 'string' },
+      configs: { type: 'string', default: '1000' },
+      'no-inline': { type: 'boolean', default: false },
+      'no-pin': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
+      'node-flags': { type: 'string', default: '' },
+      out: { type: 'string', default: join(HERE, 'results', 'latest.json') },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return null;
+  const number = (name: string, raw: string, min: number): number => {
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}, not ${JSON.stringify(raw)}`);
+    return value;
+  };
+  const only = values.only === undefined ? null : values.only.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const id of only ?? []) if (!SCENARIOS.some((s) => s.id === id)) throw new Error(`--only: unknown scenario ${JSON.stringify(id)}`);
+  return {
+    duration: number('duration', values.duration, 0.1),
+    latencyDuration: number('latency-duration', values['latency-duration'], 0.1),
+    warmup: number('warmup', values.warmup, 0),
+    rounds: Math.floor(number('rounds', values.rounds, 1)),
+    connections: Math.floor(number('connections', values.connections, 1)),
+    only,
+    configs: Math.floor(number('configs', values.configs, 0)),
+    inline: !values['no-inline'],
+    pin: !values['no-pin'],
+    cpuProf: values['cpu-prof'] === undefined ? null : resolve(values['cpu-prof']),
+    nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
+    out: resolve(values.out),
+  };
+}
+
+/** The selected scenarios plus the direct and floor runs they are compared against, in table order. */
+function selectScenarios(only: string[] | null): Scenario[] {
+  if (only === null) return [...SCENARIOS];
+  const wanted = new Set(only);
+  for (const s of SCENARIOS) {
+    if (!wanted.has(s.id)) continue;
+    if (s.floor !== null) wanted.add(s.floor);
+    if (s.direct !== null) wanted.add(s.direct);
+  }
+  for (const s of SCENARIOS) if (wanted.has(s.id) && s.direct !== null) wanted.add(s.direct);
+  return SCENARIOS.filter((s) => wanted.has(s.id));
+}
+
+const progress = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/** One request before loading: the right status, the right target, a whole body. */
+async function checkScenario(scenario: Scenario, target: LoadTarget): Promise<void> {
+  const response = await fetch(new URL(target.path, target.url), { method: target.method, headers: target.headers, body: target.body });
+  const text = await response.text();
+  const problems: string[] = [];
+  if (response.status !== 200) problems.push(`status ${response.status}: ${text.slice(0, 300)}`);
+  if (scenario.streaming ? !text.includes('data: [DONE]') : !text.includes('"chatcmpl-bench"')) problems.push('unexpected body');
+  const leaf = response.headers.get('x-gateway-last-used-option-index');
+  if (scenario.expectLeaf !== undefined && (leaf === null || !scenario.expectLeaf.test(leaf))) problems.push(`answered by ${leaf}, expected ${scenario.expectLeaf}`);
+  if (problems.length > 0) throw new Error(`scenario ${scenario.id} is not working: ${problems.join('; ')}`);
+}
+
+/** What the rounds of one scenario add up to. */
+interface ScenarioRuns {
+  requestsPerSecond: number[];
+  requests: number;
+  failures: number;
+  cpuMicros: number;
+  wallMicros: number;
+  mockCpuMicros: number;
+  latencyMs: number[];
+  peakRssBytes: number | null;
+}
+
+function cpuMicros(before: ProbeStats, after: ProbeStats): number {
+  return after.userMicros + after.systemMicros - before.userMicros - before.systemMicros;
+}
+
+async function main(): Promise<number> {
+  let options: Options | null;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (options === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const scenarios = selectScenarios(options.only);
+  const pinned = options.pin && canPin();
+  const host = machine();
+  const layout = pinned
+    ? 'load generator (autocannon, this process) + mock on CPU 0; floor proxy and gateway (one loaded at a time) on CPU 1'
+    : 'load generator, mock, floor proxy and gateway as separate processes, placed by the OS';
+  progress(`bench: ${describeMachine(host)}\nbench: ${layout}`);
+  if (pinned) pin(process.pid, '0');
+
+  const work = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
+  const processes: BenchProcess[] = [];
+  const profFlags = (name: string) => [
+    ...options.nodeFlags,
+    ...(options.cpuProf === null ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProf, '--cpu-prof-name', `${name}.cpuprofile`]),
+  ];
+  const results: ScenarioResult[] = [];
+  let compile: CompileResult | null = null;
+  let inline: InlineResult | null = null;
+  try {
+    if (options.cpuProf !== null) await mkdir(options.cpuProf, { recursive: true });
+    const mock = await startProcess('mock', join(HERE, 'mock-upstream.ts'), { cpus: pinned ? '0' : null });
+    processes.push(mock);
+    const floor = await startProcess('floor', join(HERE, 'floor-proxy.ts'), { args: [mock.url], cpus: pinned ? '1' : null, nodeFlags: profFlags('floor') });
+    processes.push(floor);
+    const configsDir = join(work, 'configs');
+    await mkdir(configsDir);
+    for (const [id, config] of Object.entries(savedConfigs(mock.url))) await writeFile(join(configsDir, `${id}.json`), JSON.stringify(config, null, 2));
+    const gateway = await startProcess('gateway', join(ROOT, 'bin', 'gateway.js'), {
+      args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data')],
+      env: { GATEWAY_API_KEY: GATEWAY_KEY },
+      cpus: pinned ? '1' : null,
+      nodeFlags: profFlags('gateway'),
+    });
+    processes.push(gateway);
+    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url };
+    if (scenarios.some((s) => s.id === 'virtual-key')) await createVirtualKeyConfig(urls);
+    const underTest = { direct: null, floor, gateway } as const;
+
+    const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], requests: 0, failures: 0, cpuMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
+    for (const scenario of scenarios) await checkScenario(scenario, scenario.target(urls));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const [index, scenario] of scenarios.entries()) {
+        const target = scenario.target(urls);
+        const proc = underTest[scenario.via];
+        const into = runs.get(scenario.id)!;
+        // The first round warms JIT and pools; later ones only reopen the load generator's connections.
+        await warm(target, options.connections, round === 1 ? options.warmup : Math.min(0.3, options.warmup));
+        const [procBefore, mockBefore] = await Promise.all([proc?.stats(), mock.stats()]);
+        const started = performance.now();
+        const load = await throughput(target, options.connections, options.duration);
+        const wallMicros = (performance.now() - started) * 1000;
+        const [procAfter, mockAfter] = await Promise.all([proc?.stats(), mock.stats()]);
+        await warm(target, 1, Math.min(0.3, options.warmup));
+        const lat = await latency(target, options.latencyDuration);
+        const procEnd = await proc?.stats();
+        into.requestsPerSecond.push(load.requestsPerSecond);
+        into.requests += load.requests;
+        into.failures += load.failures + lat.failures;
+        into.wallMicros += wallMicros;
+        into.mockCpuMicros += cpuMicros(mockBefore, mockAfter);
+        if (procBefore && procAfter) into.cpuMicros += cpuMicros(procBefore, procAfter);
+        if (procEnd) into.peakRssBytes = procEnd.peakRssBytes;
+        into.latencyMs.push(...lat.samplesMs);
+        const p50 = summarise(lat.samplesMs).p50Ms;
+        progress(`[round ${round}/${options.rounds}, ${index + 1}/${scenarios.length}] ${scenario.id.padEnd(13)} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s @${options.connections}, p50 ${p50.toFixed(3)} ms @1`);
+      }
+    }
+    for (const scenario of scenarios) {
+      const r = runs.get(scenario.id)!;
+      const lat = summarise(r.latencyMs);
+      const measured = scenario.via !== 'direct';
+      results.push({
+        id: scenario.id,
+        label: scenario.label,
+        via: scenario.via,
+        streaming: scenario.streaming,
+        requestsPerSecond: median(r.requestsPerSecond),
+        roundsRequestsPerSecond: r.requestsPerSecond,
+        requests: r.requests,
+        failures: r.failures,
+        ratioToFloor: null,
+        p50Ms: lat.p50Ms,
+        p99Ms: lat.p99Ms,
+        latencySamples: lat.samples,
+        addedP50Ms: null,
+        floorAddedP50Ms: null,
+        cpuMicrosPerRequest: measured ? r.cpuMicros / Math.max(1, r.requests) : null,
+        cpuToFloor: null,
+        cpuPercent: measured ? (r.cpuMicros / r.wallMicros) * 100 : null,
+        mockCpuPercent: (r.mockCpuMicros / r.wallMicros) * 100,
+        peakRssMB: r.peakRssBytes === null ? null : r.peakRssBytes / 2 ** 20,
+      });
+    }
+    for (const result of results) {
+      const scenario = scenarios.find((s) => s.id === result.id)!;
+      const floorRun = results.find((r) => r.id === scenario.floor);
+      const directRun = results.find((r) => r.id === scenario.direct);
+      if (floorRun) result.ratioToFloor = result.requestsPerSecond / floorRun.requestsPerSecond;
+      if (floorRun?.cpuMicrosPerRequest && result.cpuMicrosPerRequest !== null) result.cpuToFloor = result.cpuMicrosPerRequest / floorRun.cpuMicrosPerRequest;
+      if (directRun) result.addedP50Ms = result.p50Ms - directRun.p50Ms;
+      if (floorRun && directRun) result.floorAddedP50Ms = floorRun.p50Ms - directRun.p50Ms;
+    }
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+  }
+  try {
+    if (options.configs > 0) {
+      progress(`compile: ${options.configs} generated configs through gateway compile …`);
+      compile = await compileBench(work, options.configs);
+    }
+    if (options.inline) {
+      progress('inline: first sight, respelt and cached lookups …');
+      inline = await inlineBench('http://127.0.0.1:9');
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+
+  const checks = checkTargets(results, compile, inline);
+  const report = [
+    '',
+    `Machine: ${describeMachine(host)}`,
+    `Layout: ${layout}`,
+    ...(options.nodeFlags.length > 0 ? [`Node flags (floor and gateway): ${options.nodeFlags.join(' ')}`] : []),
+    `Runs: ${options.rounds} interleaved round(s) of ${options.connections} connections × ${options.duration}s (req/s: median) and 1 connection × ${options.latencyDuration}s (latency: all rounds pooled); ${options.warmup}s warm-up first`,
+    '',
+    scenarioTable(results, options.connections),
+    '',
+    otherTable(compile, inline),
+    '',
+    targetTable(checks),
+    '',
+    'Virtual key: a config {"virtual_key": id} saved through /v1/configs; the key (vendor credential and',
+    'custom_host) is stored through /v1/virtual-keys and resolved from the in-memory key ring per request.',
+    '',
+  ].join('\n');
+  process.stdout.write(report);
+
+  await mkdir(dirname(options.out), { recursive: true });
+  const json = {
+    generatedBy: 'npm run bench',
+    date: new Date().toISOString(),
+    machine: host,
+    layout,
+    options: { duration: options.duration, latencyDuration: options.latencyDuration, warmup: options.warmup, rounds: options.rounds, connections: options.connections, pinned, nodeFlags: options.nodeFlags },
+    scenarios: results,
+    compile,
+    inline,
+    targets: checks,
+  };
+  await writeFile(options.out, `${JSON.stringify(json, null, 2)}\n`);
+  progress(`bench: wrote ${options.out}${options.cpuProf ? `; profiles in ${options.cpuProf}` : ''}`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

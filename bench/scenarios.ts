@@ -1,0 +1,120 @@
+// What is loaded: going direct to the mock, through the floor proxy, and through the gateway with
+// each saved config the issue names. Every scenario sends the same chat request body.
+
+import type { LoadTarget } from './load.ts';
+
+export const GATEWAY_KEY = 'gw-bench-key';
+export const VENDOR_KEY = 'sk-bench';
+const CHAT_PATH = '/v1/chat/completions';
+const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] });
+const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+
+export interface Urls {
+  mock: string;
+  floor: string;
+  gateway: string;
+}
+
+export type Via = 'direct' | 'floor' | 'gateway';
+
+export interface Scenario {
+  id: string;
+  label: string;
+  via: Via;
+  streaming: boolean;
+  /** The floor run this one is compared against (null for the floor and direct runs themselves). */
+  floor: string | null;
+  /** The direct run its added latency is measured over. */
+  direct: string | null;
+  target(urls: Urls): LoadTarget;
+  /** Which target must have answered (x-gateway-last-used-option-index); checked before loading. */
+  expectLeaf?: RegExp;
+}
+
+/** Saved configs, written to the gateway's --configs folder; `mock` is the mock's origin. */
+export function savedConfigs(mock: string): Record<string, unknown> {
+  const target = (extra: Record<string, unknown> = {}, path = '/v1') => ({ provider: 'vendor', api_key: VENDOR_KEY, custom_host: `${mock}${path}`, ...extra });
+  return {
+    'bench-single': singleConfig(mock),
+    'bench-fallback': { strategy: { mode: 'fallback' }, targets: [target({ api_key: 'sk-a' }), target({ api_key: 'sk-b' }), target({ api_key: 'sk-c' })] },
+    'bench-fallback-503': { strategy: { mode: 'fallback' }, targets: [target({}, '/fail503/v1'), target()] },
+    'bench-loadbalance': {
+      strategy: { mode: 'loadbalance' },
+      targets: [target({ api_key: 'sk-1' }), target({ api_key: 'sk-2' }), target({ api_key: 'sk-3', weight: 2 }), target({ api_key: 'sk-4' })],
+    },
+    'bench-conditional': {
+      strategy: {
+        mode: 'conditional',
+        conditions: [
+          { query: { 'metadata.tier': { $in: ['free', 'trial'] } }, then: 'small' },
+          { query: { $and: [{ 'metadata.tier': 'pro' }, { 'metadata.region': { $ne: 'cn' } }] }, then: 'large' },
+        ],
+        default: 'small',
+      },
+      targets: [target({ name: 'small', api_key: 'sk-small' }), target({ name: 'large', api_key: 'sk-large' })],
+    },
+  };
+}
+
+/** Saved through the API once the gateway runs: a config that names a stored virtual key. */
+export const VIRTUAL_KEY_CONFIG = 'bench-virtual-key';
+
+/**
+ * Stores a virtual key holding the vendor credential and the mock's URL (POST /v1/virtual-keys),
+ * then a config `{"virtual_key": id}` under VIRTUAL_KEY_CONFIG (POST /v1/configs): requests that
+ * name it resolve their credential and host from the in-memory key ring on every call.
+ */
+export async function createVirtualKeyConfig(urls: Urls): Promise<void> {
+  const headers = { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY };
+  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(new URL(path, urls.gateway), { method: 'POST', headers, body: JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const key = await post('/v1/virtual-keys', { provider: 'vendor', name: 'bench', api_key: VENDOR_KEY, custom_host: `${urls.mock}/v1` });
+  await post('/v1/configs', { id: VIRTUAL_KEY_CONFIG, config: { virtual_key: key.id } });
+}
+
+export function singleConfig(mock: string): Record<string, unknown> {
+  return { provider: 'vendor', api_key: VENDOR_KEY, custom_host: `${mock}/v1` };
+}
+
+function direct(urls: Urls, body = CHAT_BODY): LoadTarget {
+  return { url: urls.mock, method: 'POST', path: CHAT_PATH, headers: { 'content-type': 'application/json', authorization: `Bearer ${VENDOR_KEY}` }, body };
+}
+
+function floor(urls: Urls, body = CHAT_BODY): LoadTarget {
+  return { ...direct(urls, body), url: urls.floor };
+}
+
+function gateway(urls: Urls, config: string, extra: Record<string, string> = {}, body = CHAT_BODY): LoadTarget {
+  return {
+    url: urls.gateway,
+    method: 'POST',
+    path: CHAT_PATH,
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, ...extra },
+    body,
+  };
+}
+
+const JSON_RUN = { streaming: false, floor: 'floor', direct: 'direct' } as const;
+const SSE_RUN = { streaming: true, floor: 'floor-stream', direct: 'direct-stream' } as const;
+
+export const SCENARIOS: readonly Scenario[] = [
+  { id: 'direct', label: 'direct to mock', via: 'direct', streaming: false, floor: null, direct: null, target: (u) => direct(u) },
+  { id: 'floor', label: 'floor proxy', via: 'floor', streaming: false, floor: null, direct: 'direct', target: (u) => floor(u) },
+  { id: 'single', label: 'single', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-single'), expectLeaf: /^config$/ },
+  { id: 'fallback', label: 'fallback ×3, 1st ok', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback'), expectLeaf: /^config\.targets\[0\]$/ },
+  { id: 'fallback-503', label: 'fallback, 1st 503', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback-503'), expectLeaf: /^config\.targets\[1\]$/ },
+  { id: 'loadbalance', label: 'loadbalance ×4', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-loadbalance'), expectLeaf: /^config\.targets\[[0-3]\]$/ },
+  {
+    id: 'conditional', label: 'conditional (metadata)', via: 'gateway', ...JSON_RUN,
+    target: (u) => gateway(u, 'bench-conditional', { 'x-gateway-metadata': '{"tier":"pro","region":"eu"}' }), expectLeaf: /^config\.targets\[1\]$/,
+  },
+  { id: 'inline', label: 'single, inline config', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, JSON.stringify(singleConfig(u.mock))), expectLeaf: /^config$/ },
+  { id: 'virtual-key', label: 'virtual key (config)', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, VIRTUAL_KEY_CONFIG), expectLeaf: /^config$/ },
+  { id: 'direct-stream', label: 'direct to mock, SSE', via: 'direct', streaming: true, floor: null, direct: null, target: (u) => direct(u, STREAM_BODY) },
+  { id: 'floor-stream', label: 'floor proxy, SSE', via: 'floor', streaming: true, floor: null, direct: 'direct-stream', target: (u) => floor(u, STREAM_BODY) },
+  { id: 'stream', label: 'single, streaming', via: 'gateway', ...SSE_RUN, target: (u) => gateway(u, 'bench-single', {}, STREAM_BODY), expectLeaf: /^config$/ },
+];

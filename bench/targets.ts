@@ -1,0 +1,86 @@
+// The issue's targets, checked against one run's numbers and printed as pass/miss with the margin.
+import type { CompileResult } from './compile-bench.ts';
+import type { InlineResult } from './inline-bench.ts';
+
+export interface ScenarioNumbers {
+  id: string;
+  label: string;
+  via: 'direct' | 'floor' | 'gateway';
+  streaming: boolean;
+  requestsPerSecond: number;
+  ratioToFloor: number | null;
+  addedP50Ms: number | null;
+  /** The added p50 of this scenario's floor run, for the latency target. */
+  floorAddedP50Ms: number | null;
+  peakRssMB: number | null;
+}
+
+export interface TargetCheck {
+  target: string;
+  value: string;
+  limit: string;
+  pass: boolean;
+  /** Signed distance to the limit, positive when inside it ("+12%", "-0.3 s"). */
+  margin: string;
+}
+
+export const THROUGHPUT_RATIO_MIN = 0.85;
+export const ADDED_LATENCY_RATIO_MAX = 1.25;
+export const PEAK_RSS_MAX_MB = 120;
+export const COMPILE_1000_MAX_S = 10;
+export const CACHED_INLINE_MAX_MICROS = 5;
+
+export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: CompileResult | null, inline: InlineResult | null): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const gateway = scenarios.filter((s) => s.via === 'gateway');
+  for (const s of gateway.filter((g) => !g.streaming && g.ratioToFloor !== null)) {
+    const ratio = s.ratioToFloor!;
+    checks.push({
+      target: `throughput ${s.id} ≥ ${THROUGHPUT_RATIO_MIN * 100}% of floor`,
+      value: `${(ratio * 100).toFixed(1)}%`,
+      limit: `≥ ${THROUGHPUT_RATIO_MIN * 100}%`,
+      pass: ratio >= THROUGHPUT_RATIO_MIN,
+      margin: signed((ratio - THROUGHPUT_RATIO_MIN) * 100, 1, ' pt'),
+    });
+  }
+  for (const s of gateway.filter((g) => !g.streaming && g.addedP50Ms !== null && g.floorAddedP50Ms !== null)) {
+    const limit = s.floorAddedP50Ms! * ADDED_LATENCY_RATIO_MAX;
+    const added = s.addedP50Ms!;
+    checks.push({
+      target: `added p50 ${s.id} ≤ ${ADDED_LATENCY_RATIO_MAX}× floor's`,
+      value: `${(added * 1000).toFixed(0)} µs (${(added / s.floorAddedP50Ms!).toFixed(2)}×)`,
+      limit: `≤ ${(limit * 1000).toFixed(0)} µs`,
+      pass: added <= limit,
+      margin: signed((limit - added) * 1000, 0, ' µs'),
+    });
+  }
+  const rss = Math.max(...gateway.map((s) => s.peakRssMB ?? 0));
+  if (gateway.length > 0) {
+    checks.push({ target: 'gateway peak RSS', value: `${rss.toFixed(1)} MB`, limit: `≤ ${PEAK_RSS_MAX_MB} MB`, pass: rss <= PEAK_RSS_MAX_MB, margin: signed(PEAK_RSS_MAX_MB - rss, 1, ' MB') });
+  }
+  if (compile !== null) {
+    // The target is per 1,000 configs; scale when a different count was compiled.
+    const seconds = compile.cliSeconds * (1000 / compile.configs);
+    checks.push({
+      target: 'compile 1,000 configs (gateway compile)',
+      value: `${seconds.toFixed(2)} s${compile.configs === 1000 ? '' : ` (scaled from ${compile.configs})`}`,
+      limit: `≤ ${COMPILE_1000_MAX_S} s`,
+      pass: seconds <= COMPILE_1000_MAX_S,
+      margin: signed(COMPILE_1000_MAX_S - seconds, 2, ' s'),
+    });
+  }
+  if (inline !== null) {
+    checks.push({
+      target: `cached inline config lookup (cache full, ${inline.cacheEntries})`,
+      value: `${inline.cachedMicros.toFixed(2)} µs`,
+      limit: `≤ ${CACHED_INLINE_MAX_MICROS} µs`,
+      pass: inline.cachedMicros <= CACHED_INLINE_MAX_MICROS,
+      margin: signed(CACHED_INLINE_MAX_MICROS - inline.cachedMicros, 2, ' µs'),
+    });
+  }
+  return checks;
+}
+
+function signed(value: number, digits: number, unit: string): string {
+  return `${value >= 0 ? '+' : ''}${value.toFixed(digits)}${unit}`;
+}

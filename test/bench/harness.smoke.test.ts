@@ -1,0 +1,33 @@
+// A benchmark is not a test (issue 7): this only proves that `npm run bench` starts its processes,
+// loads a scenario, checks the targets and prints, with durations too short to mean anything.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const temp = mkdtempSync(join(tmpdir(), 'gateway-bench-smoke-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+it('the harness starts, loads the single scenario and prints the table and targets', async () => {
+  const out = join(temp, 'result.json');
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['bench/run.ts', '--only', 'single', '--rounds', '1', '--duration', '0.2', '--latency-duration', '0.2', '--warmup', '0', '--configs', '5', '--no-pin', '--out', out],
+    { cwd: ROOT, timeout: 25_000 },
+  );
+  expect(stdout).toMatch(/\| direct to mock +\|/);
+  expect(stdout).toMatch(/\| floor proxy +\|/);
+  expect(stdout).toMatch(/\| single +\|/);
+  expect(stdout).toMatch(/throughput single ≥ 85% of floor/);
+  expect(stdout).toMatch(/compile 1,000 configs/);
+  expect(stdout).toMatch(/cached inline config lookup/);
+  const result = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: { id: string; requests: number; failures: number }[] };
+  expect(result.scenarios.map((s) => s.id)).toEqual(['direct', 'floor', 'single']);
+  for (const scenario of result.scenarios) {
+    expect(scenario.requests).toBeGreaterThan(0);
+    expect(scenario.failures).toBe(0);
+  }
+}, 30_000);
