@@ -109,7 +109,7 @@ export function resolveRouter(ctx: Pick<InferenceContext, 'headers'>, resolver: 
   const provider = headerString(ctx, PROVIDER_HEADER);
   if (provider !== null) return resolver.fromProviderHeaders(provider, headerString(ctx, CUSTOM_HOST_HEADER));
   const virtualKey = headerString(ctx, VIRTUAL_KEY_HEADER);
-  if (virtualKey !== null) throw new GatewayError('unknown_virtual_key', `No virtual key "${virtualKey}" is stored in this gateway.`, VIRTUAL_KEY_HEADER);
+  if (virtualKey !== null) return resolver.fromVirtualKey(virtualKey);
   throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
 }
 
