@@ -109,6 +109,9 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     expect((await suite.store.files.content(org, settled!.errorFileId!))?.toString()).toBe('{"n":1}\n{"n":3}\n');
     expect(await suite.store.batches.doneLines(batch.id)).toEqual(new Set());
     expect(await suite.store.batches.settle(batch.id, 'owner-a', 'completed', 114)).toBeNull();
+    // A late result (from a process that lost the batch) is not kept once the batch settled.
+    expect(await suite.store.batches.recordResult(batch.id, { lineIndex: 1, outcome: 'output', line: '{}' })).toBe(false);
+    expect(await suite.store.batches.doneLines(batch.id)).toEqual(new Set());
   });
 
   it('cancels only validating and in-progress batches, once', async () => {

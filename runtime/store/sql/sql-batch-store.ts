@@ -177,9 +177,13 @@ export class SqlBatchStore implements BatchStore {
   }
 
   async recordResult(id: string, result: LineResult): Promise<boolean> {
+    // Only while the batch has work left: a late result from a process that lost the batch must not
+    // outlive the batch's settling (which deletes the results it moved into files).
     const changed = await this.#db.run(
-      'INSERT INTO gateway_batch_results (batch_id, line_index, outcome, line) VALUES (?, ?, ?, ?) ON CONFLICT (batch_id, line_index) DO NOTHING',
-      [id, result.lineIndex, result.outcome, result.line],
+      `INSERT INTO gateway_batch_results (batch_id, line_index, outcome, line)
+       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM gateway_batches WHERE id = ? AND status IN ${ACTIVE})
+       ON CONFLICT (batch_id, line_index) DO NOTHING`,
+      [id, result.lineIndex, result.outcome, result.line, id],
     );
     return changed > 0;
   }
