@@ -112,7 +112,7 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
     logs,
     url: gateway.url,
     client: (headers = {}, apiKey = VENDOR_MOCK_KEY) =>
-      new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, ...headers } }),
+      new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, ...headers }, fetch: checkedFetch }),
     async call(method, path, callOptions = {}) {
       const headers: Record<string, string> = { 'x-gateway-api-key': GATEWAY_KEY, ...callOptions.headers };
       let body: RequestInit['body'] | undefined = callOptions.raw;
@@ -135,6 +135,16 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The SDK's fetch, with every JSON answer checked against the schema of its route and status. */
+async function checkedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if ((res.headers.get('content-type') ?? '').includes('application/json')) {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    checkResponse(init?.method ?? 'GET', url.pathname, res.status, await res.clone().json());
+  }
+  return res;
 }
 
 /** Provider headers for a vendor mock. */
