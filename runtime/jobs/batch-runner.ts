@@ -167,18 +167,23 @@ export class BatchRunner {
     const { batches } = this.#deps;
     const owner = this.owner;
     const nowS = (): number => Math.floor(this.#now() / 1000);
+    const settled = (record: BatchRecord | null): void => {
+      if (record === null) return;
+      const { total, completed, failed } = record.requestCounts;
+      this.#deps.logger.info('batch_settled', { batch_id: record.id, status: record.status, total, completed, failed, errors: record.errors?.length ?? 0 });
+    };
     if (batch.status === 'finalizing') {
-      await batches.settle(batch.id, owner, 'completed', nowS());
+      settled(await batches.settle(batch.id, owner, 'completed', nowS()));
       return;
     }
     const content = await this.#deps.files.content(batch.organisationId, batch.contentFileId);
     if (content === null) {
-      await batches.fail(batch.id, owner, [{ code: 'input_file_missing', message: `The input file ${batch.inputFileId} no longer exists.`, param: 'input_file_id', line: null }], nowS());
+      settled(await batches.fail(batch.id, owner, [{ code: 'input_file_missing', message: `The input file ${batch.inputFileId} no longer exists.`, param: 'input_file_id', line: null }], nowS()));
       return;
     }
     const parsed = parseBatchFile(content, batch.endpoint);
     if (parsed.errors.length > 0) {
-      await batches.fail(batch.id, owner, parsed.errors, nowS());
+      settled(await batches.fail(batch.id, owner, parsed.errors, nowS()));
       return;
     }
     const lines = parsed.lines;
@@ -193,16 +198,16 @@ export class BatchRunner {
     if (stop === 'lost' || stop === 'shutdown') return;
     if (stop === 'cancel' || stop === 'expired') {
       await this.#fillMissing(batch, lines, stop);
-      await batches.settle(batch.id, owner, stop === 'cancel' ? 'cancelled' : 'expired', nowS());
+      settled(await batches.settle(batch.id, owner, stop === 'cancel' ? 'cancelled' : 'expired', nowS()));
       return;
     }
     // Every line has its result. A cancel that lands now still wins: the batch settles as cancelled.
     if ((await batches.markFinalizing(batch.id, owner, nowS())) === null) {
       const current = await batches.load(batch.id);
-      if (current?.status === 'cancelling' && current.leaseOwner === owner) await batches.settle(batch.id, owner, 'cancelled', nowS());
+      if (current?.status === 'cancelling' && current.leaseOwner === owner) settled(await batches.settle(batch.id, owner, 'cancelled', nowS()));
       return;
     }
-    await batches.settle(batch.id, owner, 'completed', nowS());
+    settled(await batches.settle(batch.id, owner, 'completed', nowS()));
   }
 
   /** Runs the lines without a result, `batchConcurrency` at a time, until done or told to stop. */

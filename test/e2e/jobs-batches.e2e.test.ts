@@ -73,6 +73,7 @@ describe.each(BACKENDS)('batches on %s', (backend) => {
     // Each line tried the first target, then fell back to the second.
     expect(first.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(7);
     expect(second.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(7);
+    expect(gw.logs.find((l) => l.event === 'batch_settled' && l.fields.batch_id === done.id)?.fields).toMatchObject({ status: 'completed', total: 7, completed: 7, failed: 0 });
     const outputFile = await client.files.retrieve(done.output_file_id!);
     expect(outputFile).toMatchObject({ purpose: 'batch_output', filename: `${done.id}_output.jsonl` });
     first.reset();
