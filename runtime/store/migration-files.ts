@@ -1,5 +1,6 @@
 // Numbered SQL migrations (`NNN_name.sql`), one folder per backend. Numbers 001–099 belong to the
-// control-plane records; 100 and up are reserved for the virtual-key store (docs/store.md).
+// control-plane records, 100–199 to the virtual-key store, 200 and up to files, batches and stored
+// responses (docs/store.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
