@@ -1,9 +1,9 @@
 -- Gateway-managed batches (docs/jobs.md). `route` holds the routing headers of the create request,
 -- sealed under the master key (they may carry provider credentials). `content_file_id` is the
--- gateway file the lines are read from: the input file itself, or the gateway's copy of a file
--- that lives at the provider. The process running a batch
--- holds a lease (`lease_owner` until `lease_expires_ms`); an expired lease is taken over, so a
--- batch whose process died resumes elsewhere or after a restart.
+-- gateway file the lines are read from: the input file itself, or the gateway's copy of a file that
+-- lives at the provider. The process running a batch holds a lease (`lease_owner` until
+-- `lease_expires_ms`); an expired lease is taken over, so a batch whose process died resumes
+-- elsewhere or after a restart.
 CREATE TABLE gateway_batches (
   id                TEXT PRIMARY KEY,
   organisation_id   TEXT NOT NULL,
