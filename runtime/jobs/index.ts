@@ -56,9 +56,8 @@ export async function setupJobs(setup: GatewaySetup, resolver: ConfigResolver, o
   await store.changes.watch(RECORD_KINDS.batches, (change) => {
     runner.changed(change.all ? runner.runningIds : change.ids);
   });
-  // The runner must stop (and give its leases back) before the store closes: the gateway closes first.
-  const closeGateway = gateway.close.bind(gateway);
-  gateway.close = () => runner.stop().then(closeGateway, closeGateway);
+  // The runner must stop (and give its leases back) before the store closes.
+  setup.onClose(() => runner.stop());
   runner.start();
   return { deps, runner, contract };
 }

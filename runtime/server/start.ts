@@ -30,6 +30,8 @@ export interface GatewaySetup {
   logger: GatewayLogger;
   dataDir: string;
   configsDir: string | null;
+  /** Work to finish on shutdown, after the server drained and before the store closes (e.g. hand back batch leases). */
+  onClose(hook: () => Promise<void>): void;
 }
 
 export interface StartGatewayOptions {
@@ -78,6 +80,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     changeFeed: { onError: (error, kind) => logger.error('store_change_feed_failed', { kind, error: describeError(error) }) },
   });
   const keys = new ApiKeyRing(store.apiKeys, logger);
+  const closeHooks: Array<() => Promise<void>> = [];
   let gateway: Gateway;
   try {
     if (options.seedApiKey) await seedKey(store, options.seedApiKey, logger);
@@ -93,7 +96,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       timeouts: options.timeouts,
     });
     if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway));
-    await options.setup?.({ gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null });
+    await options.setup?.({ gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, onClose: (hook) => closeHooks.push(hook) });
   } catch (err) {
     await store.close();
     throw err;
@@ -125,6 +128,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
           keys.stopRefresh();
           try {
             await gateway.close();
+            for (const hook of closeHooks) await hook().catch((error: unknown) => logger.error('shutdown_hook_failed', { error: describeError(error) }));
           } finally {
             await store.close();
           }
