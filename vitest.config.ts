@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     // End-to-end files start real servers and databases; give them room on a 2-core machine.
     testTimeout: 30_000,
     hookTimeout: 60_000,
