@@ -43,7 +43,14 @@ export interface AttemptSignal {
   dispose(): void;
 }
 
+const NEVER_TIMED_OUT = (): boolean => false;
+export const NOTHING_TO_DISPOSE = (): void => {};
+
 export function attemptSignal(parent: AbortSignal | undefined, timeoutMs: number | null): AttemptSignal {
+  // Without a timeout the attempt aborts exactly when the parent does: reuse its signal.
+  if (parent !== undefined && (timeoutMs === null || !Number.isFinite(timeoutMs))) {
+    return { signal: parent, timedOut: NEVER_TIMED_OUT, dispose: NOTHING_TO_DISPOSE };
+  }
   const controller = new AbortController();
   let didTimeOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -4,7 +4,7 @@
 import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
 import { GatewayError } from '../server/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
-import { attemptSignal } from './abort.ts';
+import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';
 import type { Outcome } from './outcome.ts';
 import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from './query.ts';
@@ -75,6 +75,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
 
   attempt(req: R, leaf: LeafTarget): Promise<Outcome> {
     const options = this.#options;
+    if (leaf.plan.retry === null || !(leaf.plan.retry.attempts > 0)) return this.#tryOnce(req, leaf);
     return runWithRetries(leaf.plan.retry, () => this.#tryOnce(req, leaf), { ...options.retry, signal: req.signal });
   }
 
@@ -114,7 +115,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
     try {
       const response = await transport(req, leaf, timer.signal);
       breakers.record(leaf.breakerKey, plan.breaker, response.status);
-      return { status: response.status, leafPath: plan.path, provider, retries: 0, response: disposing(response, timer.dispose), error: null };
+      return { status: response.status, leafPath: plan.path, provider, retries: 0, response: timer.dispose === NOTHING_TO_DISPOSE ? response : disposing(response, timer.dispose), error: null };
     } catch (error) {
       timer.dispose();
       if (timer.timedOut() || this.#options.isTimeoutError(error)) {

@@ -81,6 +81,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   #declaredLength = -1;
   #chunks: Buffer[] = [];
   #drained = 0;
+  #undecidedBytes = 0;
   #res: ServerResponse | null = null;
   #finished: Settler<Buffer | undefined> | null = null;
   #drainTimer: ReturnType<typeof setTimeout> | undefined = undefined;
@@ -100,7 +101,6 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   onResponseStart(controller: DispatchController, statusCode: number, headers: ResponseHeaders): void {
     if (statusCode < 200) return; // informational; the final status follows
-    controller.pause();
     this.status = statusCode;
     this.headers = responseHeadersForClient(headers);
     const length = headers['content-length'];
@@ -130,9 +130,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
         if (this.#drained > DISCARD_DRAIN_LIMIT) this.#abort(new UpstreamDiscardedError('discarded body exceeded its declared length'));
         return;
       case 'undecided':
-        // undici stops at the paused status line, so this is defensive: hold on, stay paused.
+        // A small body usually arrives with the status line: keep it instead of pausing and
+        // resuming the parser; only a large undecided body pauses the socket.
         this.#chunks.push(chunk);
-        controller.pause();
+        this.#undecidedBytes += chunk.length;
+        if (this.#undecidedBytes > DISCARD_DRAIN_LIMIT) controller.pause();
     }
   }
 
@@ -183,7 +185,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (this.#phase === 'ended') {
       this.onResponseEnd();
     } else {
-      this.#controller?.resume();
+      if (this.#controller?.paused) this.#controller.resume();
     }
     return done;
   }
@@ -195,7 +197,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (this.#phase === 'ended') {
       this.onResponseEnd();
     } else {
-      this.#controller?.resume();
+      if (this.#controller?.paused) this.#controller.resume();
     }
     return done;
   }
@@ -209,7 +211,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (previous === 'undecided' && this.#declaredLength >= 0 && this.#declaredLength <= DISCARD_DRAIN_LIMIT) {
       this.#drainTimer = setTimeout(this.#onDrainTimeout, DISCARD_DRAIN_TIMEOUT_MS);
       this.#drainTimer.unref();
-      this.#controller?.resume();
+      if (this.#controller?.paused) this.#controller.resume();
       return;
     }
     const reason = new UpstreamDiscardedError('the upstream body was discarded');
