@@ -4,13 +4,13 @@
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../server/errors.ts';
-import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
+import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER, sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
 
 export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promise<void> {
   const res = ctx.res;
-  setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
   const upstream = outcome.response;
   if (upstream === null) {
+    setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
     sendGatewayError(res, outcome.error ?? new GatewayError('internal_error'));
     return;
   }
@@ -18,7 +18,13 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
     upstream.discard();
     return;
   }
-  res.writeHead(upstream.status, upstream.headers);
+  // The gateway headers join the provider's in one object and one writeHead: no setHeader before it,
+  // which would make node:http merge every header one at a time (runtime/server/gateway-response.ts).
+  const headers = upstream.headers;
+  headers[LAST_USED_OPTION_INDEX_HEADER] = outcome.leafPath;
+  headers[RETRY_ATTEMPT_COUNT_HEADER] = String(outcome.retries);
+  headers[PROVIDER_HEADER] = outcome.provider;
+  res.writeHead(upstream.status, headers);
   try {
     await upstream.forwardTo(res);
   } catch (error) {

@@ -21,6 +21,7 @@ import {
   REQUEST_TIMEOUT_HEADER,
 } from './gateway-headers.ts';
 import type { RouteParams, RouteSpec } from './match.ts';
+import { GatewayResponse } from './gateway-response.ts';
 import { TRACE_ID_HEADER } from './respond.ts';
 import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from './validate.ts';
 
@@ -92,7 +93,8 @@ export class RequestContext {
       this.traceId = randomUUID();
       this.traceIdError = new GatewayError('invalid_header', `${TRACE_ID_HEADER} must be at most 256 printable ASCII characters.`, TRACE_ID_HEADER);
     }
-    res.setHeader(TRACE_ID_HEADER, this.traceId);
+    if (res instanceof GatewayResponse) res.traceId = this.traceId;
+    else res.setHeader(TRACE_ID_HEADER, this.traceId);
     (res as ServerResponse & { [kContext]?: RequestContext })[kContext] = this;
     res.once('close', onResponseClose);
   }

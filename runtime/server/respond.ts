@@ -36,8 +36,12 @@ export interface GatewayRouteHeaders {
   provider: string;
 }
 
+export const LAST_USED_OPTION_INDEX_HEADER = 'x-gateway-last-used-option-index';
+export const RETRY_ATTEMPT_COUNT_HEADER = 'x-gateway-retry-attempt-count';
+export const PROVIDER_HEADER = 'x-gateway-provider';
+
 export function setGatewayHeaders(res: ServerResponse, headers: GatewayRouteHeaders): void {
-  res.setHeader('x-gateway-last-used-option-index', headers.lastUsedOptionIndex);
-  res.setHeader('x-gateway-retry-attempt-count', String(headers.retryAttemptCount));
-  res.setHeader('x-gateway-provider', headers.provider);
+  res.setHeader(LAST_USED_OPTION_INDEX_HEADER, headers.lastUsedOptionIndex);
+  res.setHeader(RETRY_ATTEMPT_COUNT_HEADER, String(headers.retryAttemptCount));
+  res.setHeader(PROVIDER_HEADER, headers.provider);
 }

@@ -10,6 +10,7 @@ import { RequestContext, type RequestSettings } from './context.ts';
 import { GatewayError, type GatewayErrorCode } from './errors.ts';
 import { describeError, type GatewayLogger } from './log.ts';
 import { RouteTable, type RouteSpec } from './match.ts';
+import { GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError, TRACE_ID_HEADER } from './respond.ts';
 import type { ValidatorRegistry } from './validate.ts';
 
@@ -82,6 +83,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   const server = createServer({
+    ServerResponse: GatewayResponse,
     keepAliveTimeout: timeouts.keepAliveMs,
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,

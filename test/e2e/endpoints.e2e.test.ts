@@ -122,3 +122,22 @@ describe('pass-through', () => {
     expect((await errorOf(res)).message).toBe('No such vector store');
   });
 });
+
+describe('the trace id', () => {
+  it('is on every kind of response: routed JSON, SSE, pass-through, gateway errors, unknown routes and health', async () => {
+    const responses = await Promise.all([
+      e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'single', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) }),
+      e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'single', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }) }),
+      e2e.fetch('/v1/vector_stores', { headers: { 'x-gateway-config': 'single' } }),
+      e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'nope', 'content-type': 'application/json' }, body: '{}' }),
+      e2e.fetch('/v2/nothing'),
+      fetch(`${e2e.gateway.url}/v1/health`),
+      e2e.fetch('/v1/models', { headers: { 'x-gateway-config': 'single', 'x-gateway-trace-id': 'mine-123' } }),
+    ]);
+    for (const res of responses.slice(0, 6)) {
+      expect(res.headers.get('x-gateway-trace-id'), `${res.url} ${res.status}`).toMatch(/^[0-9a-f-]{36}$/);
+      await res.arrayBuffer();
+    }
+    expect(responses[6].headers.get('x-gateway-trace-id')).toBe('mine-123');
+  });
+});
