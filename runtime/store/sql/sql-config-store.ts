@@ -1,6 +1,7 @@
 // SavedConfigStore on any SqlDatabase.
 import type { SavedConfigRecord, SavedConfigStore } from '../config-store.ts';
-import { type Page, type PageRequest, pageClause } from '../page.ts';
+import type { Page, PageRequest } from '../page.ts';
+import { selectPage } from './select-page.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
@@ -42,11 +43,8 @@ export class SqlConfigStore implements SavedConfigStore {
 
   async list(page: PageRequest, options: { excludeIds?: readonly string[] } = {}): Promise<Page<SavedConfigRecord>> {
     const exclude = options.excludeIds ?? [];
-    const where = exclude.length === 0 ? '' : ` WHERE id NOT IN (${exclude.map(() => '?').join(', ')})`;
-    const limit = pageClause(page);
-    const rows = await this.#db.all<ConfigRow>(`SELECT ${COLUMNS} FROM saved_configs${where} ORDER BY created_at, id${limit.sql}`, [...exclude, ...limit.params]);
-    const count = await this.#db.get<{ n: number }>(`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM saved_configs${where}`, exclude as SqlValue[]);
-    return { items: rows.map(toRecord), total: Number(count?.n ?? 0) };
+    const where = exclude.length === 0 ? undefined : { sql: ` WHERE id NOT IN (${exclude.map(() => '?').join(', ')})`, params: exclude as SqlValue[] };
+    return selectPage(this.#db, 'saved_configs', COLUMNS, page, toRecord, where);
   }
 
   async update(id: string, input: { name?: string | null; config: Record<string, unknown> }): Promise<SavedConfigRecord | null> {

@@ -1,6 +1,7 @@
 // RateLimitPolicyStore on any SqlDatabase.
 import { randomUUID } from 'node:crypto';
-import { type Page, type PageRequest, pageClause } from '../page.ts';
+import type { Page, PageRequest } from '../page.ts';
+import { selectPage } from './select-page.ts';
 import type {
   NewRateLimitPolicy, PolicyStatus, RateLimitPolicy, RateLimitPolicyFilter, RateLimitPolicyPatch, RateLimitPolicyStore, RateLimitType, RateLimitUnit,
 } from '../rate-limit-policy-store.ts';
@@ -61,10 +62,7 @@ export class SqlRateLimitPolicyStore implements RateLimitPolicyStore {
       ['type', filter.type],
       ['unit', filter.unit],
     ]);
-    const limit = pageClause(page);
-    const rows = await this.#db.all<RateLimitRow>(`SELECT ${COLUMNS} FROM rate_limit_policies${where.sql} ORDER BY created_at, id${limit.sql}`, [...where.params, ...limit.params]);
-    const count = await this.#db.get<{ n: number }>(`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM rate_limit_policies${where.sql}`, where.params);
-    return { items: rows.map(toPolicy), total: Number(count?.n ?? 0) };
+    return selectPage(this.#db, 'rate_limit_policies', COLUMNS, page, toPolicy, where);
   }
 
   async update(id: string, patch: RateLimitPolicyPatch): Promise<RateLimitPolicy | null> {

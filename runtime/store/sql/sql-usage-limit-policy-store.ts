@@ -1,6 +1,7 @@
 // UsageLimitPolicyStore on any SqlDatabase.
 import { randomUUID } from 'node:crypto';
-import { type Page, type PageRequest, pageClause } from '../page.ts';
+import type { Page, PageRequest } from '../page.ts';
+import { selectPage } from './select-page.ts';
 import type {
   NewUsageLimitPolicy, PeriodicReset, UsageLimitPolicy, UsageLimitPolicyFilter, UsageLimitPolicyPatch, UsageLimitPolicyStore, UsageLimitType,
 } from '../usage-limit-policy-store.ts';
@@ -59,10 +60,7 @@ export class SqlUsageLimitPolicyStore implements UsageLimitPolicyStore {
       ['workspace_id', filter.workspaceId],
       ['type', filter.type],
     ]);
-    const limit = pageClause(page);
-    const rows = await this.#db.all<UsageLimitRow>(`SELECT ${COLUMNS} FROM usage_limit_policies${where.sql} ORDER BY created_at, id${limit.sql}`, [...where.params, ...limit.params]);
-    const count = await this.#db.get<{ n: number }>(`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM usage_limit_policies${where.sql}`, where.params);
-    return { items: rows.map(toPolicy), total: Number(count?.n ?? 0) };
+    return selectPage(this.#db, 'usage_limit_policies', COLUMNS, page, toPolicy, where);
   }
 
   async update(id: string, patch: UsageLimitPolicyPatch): Promise<UsageLimitPolicy | null> {

@@ -1,6 +1,7 @@
 // VirtualKeyStore on any SqlDatabase (SQLite and PostgreSQL alike); every write is logged for the
 // change feed so each process's in-memory ring follows.
-import { type Page, type PageRequest, pageClause } from '../page.ts';
+import type { Page, PageRequest } from '../page.ts';
+import { selectPage } from './select-page.ts';
 import { VIRTUAL_KEYS_KIND, type VirtualKeyInput, type VirtualKeyRecord, type VirtualKeyStore } from '../virtual-key-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
@@ -46,10 +47,7 @@ export class SqlVirtualKeyStore implements VirtualKeyStore {
   }
 
   async list(page: PageRequest): Promise<Page<VirtualKeyRecord>> {
-    const limit = pageClause(page);
-    const rows = await this.#db.all<VirtualKeyRow>(`SELECT ${COLUMNS} FROM virtual_keys ORDER BY created_at, id${limit.sql}`, limit.params);
-    const count = await this.#db.get<{ n: number }>('SELECT CAST(COUNT(*) AS INTEGER) AS n FROM virtual_keys');
-    return { items: rows.map(toRecord), total: Number(count?.n ?? 0) };
+    return selectPage(this.#db, 'virtual_keys', COLUMNS, page, toRecord);
   }
 
   async loadAll(): Promise<VirtualKeyRecord[]> {
