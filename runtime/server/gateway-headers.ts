@@ -8,8 +8,6 @@ export const FORWARD_HEADERS_HEADER = 'x-gateway-forward-headers';
 export const CACHE_FORCE_REFRESH_HEADER = 'x-gateway-cache-force-refresh';
 export const CACHE_NAMESPACE_HEADER = 'x-gateway-cache-namespace';
 
-export const SPECIAL_METADATA_KEYS = ['_user', '_prompt', '_organisation', '_environment'] as const;
-
 /** Longest timeout a Node timer can hold; larger values would fire at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;
 const MAX_TRACE_ID_LENGTH = 256;

@@ -4,9 +4,6 @@
 
 export type BatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
 
-/** Statuses a runner still has work in; the others are final. */
-export const ACTIVE_BATCH_STATUSES: readonly BatchStatus[] = ['validating', 'in_progress', 'finalizing', 'cancelling'];
-
 export interface BatchLineError {
   code: string;
   message: string;

@@ -71,10 +71,6 @@ export function chatRequestOf(body: Record<string, unknown> | undefined): ChatRe
   return body as ChatRequest;
 }
 
-export function isStreamed(body: Record<string, unknown> | undefined): boolean {
-  return body?.stream === true;
-}
-
 export function includeUsage(request: ChatRequest): boolean {
   return request.stream_options?.include_usage === true;
 }

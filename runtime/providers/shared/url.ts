@@ -13,12 +13,6 @@ export function withQuery(path: string, name: string, value: string): string {
   return `${path}${q >= 0 ? '&' : '?'}${name}=${encodeURIComponent(value)}`;
 }
 
-/** The path without its query string. */
-export function pathOnly(path: string): string {
-  const q = path.indexOf('?');
-  return q < 0 ? path : path.slice(0, q);
-}
-
 /** A provider option that must be a non-empty string, or undefined. */
 export function stringOption(options: Readonly<Record<string, unknown>>, name: string): string | undefined {
   const value = options[name];
