@@ -6,7 +6,7 @@ import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../server/errors.ts';
 import { headerOptions } from '../providers/header-options.ts';
-import { HostPolicy } from '../providers/host-policy.ts';
+import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
 import { mapResponse } from '../providers/shared/mapped-response.ts';
@@ -31,7 +31,7 @@ export class InferenceTransport {
   readonly #send: (req: UpstreamRequest) => Promise<UpstreamResponse>;
   readonly #hostPolicy: HostPolicy;
   #credentials: StoredCredentials | null;
-  readonly #customHosts = new Map<string, URL>();
+  readonly #customHosts = new Map<string, CustomHost>();
 
   constructor(providers: ProviderRegistry, sender: (req: UpstreamRequest) => Promise<UpstreamResponse> = send, options: TransportOptions = {}) {
     this.#providers = providers;
@@ -63,28 +63,36 @@ export class InferenceTransport {
     const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
     if (providerName === null) throw new GatewayError('missing_provider', undefined, 'x-gateway-provider');
     const adapter = this.#providers.get(providerName);
-    const options = { ...headerOptions(req.ctx.headers), ...stored?.options, ...plan.providerOptions };
+    const options = providerOptions(headerOptions(req.ctx.headers), stored?.options, plan.providerOptions);
     const storedHost = stored?.options.custom_host;
     const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.headerCustomHost;
-    const customHost = customHostText === null ? null : await this.#customHost(customHostText);
+    let customHost: CustomHost | null = null;
+    if (customHostText !== null) {
+      customHost = this.#customHost(customHostText);
+      // A host judged in the last seconds costs a map lookup; only a new one waits (on DNS).
+      if (!this.#hostPolicy.checkCached(customHost.url, 'custom_host', customHost.policyName)) await this.#hostPolicy.check(customHost.url, 'custom_host');
+    }
     const endpoint: EndpointKind = endpointOf(req);
     const strict = plan.strictVendorCompliance;
-    const wantsBody = adapter.readsBody(endpoint, { options, strictVendorCompliance: strict }) || hasKeys(plan.overrideParams);
+    const overrides = hasKeys(plan.overrideParams);
+    const wantsBody = overrides || adapter.readsBody(endpoint, { options, strictVendorCompliance: strict });
     const body = wantsBody ? await bodyObject(req, plan.overrideParams) : undefined;
     const call: ProviderCall = {
       endpoint,
       method: req.method,
       path: req.upstreamPath,
       body,
-      rawBody: body !== undefined && hasKeys(plan.overrideParams) ? Buffer.from(JSON.stringify(body)) : req.rawBody,
+      rawBody: body !== undefined && overrides ? Buffer.from(JSON.stringify(body)) : req.rawBody,
       apiKey: plan.apiKey ?? stored?.apiKey ?? req.bearerToken,
       options,
-      customHost: customHost?.href.replace(/\/+$/, '') ?? null,
+      customHost: customHost === null ? null : customHost.base,
       strictVendorCompliance: strict,
       headers: req.ctx.headers,
       signal,
     };
-    const prepared = await adapter.prepare(call);
+    const pending = adapter.prepare(call);
+    // Most adapters prepare synchronously; awaiting a plain value would still cost a microtask turn.
+    const prepared = pending instanceof Promise ? await pending : pending;
     const url = splitUrl(prepared.url);
     const response = await this.#send({
       origin: url.origin,
@@ -133,10 +141,11 @@ export class InferenceTransport {
     return Object.assign(headers, provider);
   }
 
-  /** Parses and checks a custom host: http(s) only, and allowed by the host policy. */
-  async #customHost(text: string): Promise<URL> {
-    let url = this.#customHosts.get(text);
-    if (url === undefined) {
+  /** Parses a custom host once (http(s) only, a bare base URL); the host policy is asked per call. */
+  #customHost(text: string): CustomHost {
+    let entry = this.#customHosts.get(text);
+    if (entry === undefined) {
+      let url: URL;
       try {
         url = new URL(text);
       } catch {
@@ -148,13 +157,39 @@ export class InferenceTransport {
       if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
         throw new GatewayError('invalid_custom_host', 'The custom host must be a base URL without credentials, query or fragment.', 'custom_host');
       }
+      entry = { url, base: url.href.replace(/\/+$/, ''), policyName: policyHostname(url) };
       // Bounded: header-supplied hosts are client input.
       if (this.#customHosts.size >= 1000) this.#customHosts.clear();
-      this.#customHosts.set(text, url);
+      this.#customHosts.set(text, entry);
     }
-    await this.#hostPolicy.check(url, 'custom_host');
-    return url;
+    return entry;
   }
+}
+
+/** A parsed custom host, kept per distinct text. */
+interface CustomHost {
+  url: URL;
+  /** The normalised URL without trailing slashes: what adapters join paths to. */
+  base: string;
+  /** The name the host policy keeps its verdict under. */
+  policyName: string;
+}
+
+const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Header options, then the stored integration's, then the leaf's: later ones win. One object only when needed. */
+function providerOptions(
+  fromHeaders: Readonly<Record<string, unknown>>,
+  stored: Readonly<Record<string, unknown>> | undefined,
+  fromPlan: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  const headers = hasKeys(fromHeaders);
+  const plan = hasKeys(fromPlan);
+  if (stored === undefined || !hasKeys(stored)) {
+    if (!headers) return plan ? fromPlan : NO_OPTIONS;
+    if (!plan) return fromHeaders;
+  }
+  return { ...fromHeaders, ...stored, ...fromPlan };
 }
 
 /** The parsed body with override_params applied; undefined for bodiless requests. */

@@ -110,15 +110,25 @@ export class HostPolicy {
 
   /** Resolves when `url`'s host may be called; throws `custom_host_not_allowed` otherwise. */
   async check(url: URL, param: string): Promise<void> {
-    const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    if (this.checkCached(url, param)) return;
+    const hostname = policyHostname(url);
     const now = this.#now();
-    let verdict = this.#verdicts.get(hostname);
-    if (verdict === undefined || verdict.expires <= now) {
-      verdict = await this.#decide(hostname, now);
-      if (this.#verdicts.size >= VERDICT_LIMIT) this.#verdicts.clear();
-      this.#verdicts.set(hostname, verdict);
-    }
-    if (!verdict.allowed) throw new GatewayError('custom_host_not_allowed', `The custom host ${url.host} is not allowed: ${verdict.reason}.`, param);
+    const verdict = await this.#decide(hostname, now);
+    if (this.#verdicts.size >= VERDICT_LIMIT) this.#verdicts.clear();
+    this.#verdicts.set(hostname, verdict);
+    if (!verdict.allowed) throw notAllowed(url, verdict, param);
+  }
+
+  /**
+   * `check` without a promise when the verdict is known: true when `url` may be called, false when
+   * no fresh verdict is cached (call `check`); throws `custom_host_not_allowed` like `check`. The
+   * request path uses it so a known host costs one map lookup and no await.
+   */
+  checkCached(url: URL, param: string, hostname: string = policyHostname(url)): boolean {
+    const verdict = this.#verdicts.get(hostname);
+    if (verdict === undefined || verdict.expires <= this.#now()) return false;
+    if (!verdict.allowed) throw notAllowed(url, verdict, param);
+    return true;
   }
 
   async #decide(hostname: string, now: number): Promise<Verdict> {
@@ -146,4 +156,13 @@ export class HostPolicy {
     }
     return { allowed: true, reason: '', expires };
   }
+}
+
+/** The host name verdicts are kept under: lower case, without IPv6 brackets or a trailing dot. */
+export function policyHostname(url: URL): string {
+  return url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+}
+
+function notAllowed(url: URL, verdict: Verdict, param: string): GatewayError {
+  return new GatewayError('custom_host_not_allowed', `The custom host ${url.host} is not allowed: ${verdict.reason}.`, param);
 }

@@ -1,7 +1,7 @@
 // The per-request context handed to every handler. A plain class with fields: cheap to build, and
 // the costly parts (query object, abort signal, body, JSON) are created only when first asked for.
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
 import { readRequestBody } from './body.ts';
 import { GatewayError } from './errors.ts';
@@ -21,7 +21,7 @@ import {
   REQUEST_TIMEOUT_HEADER,
 } from './gateway-headers.ts';
 import type { RouteParams, RouteSpec } from './match.ts';
-import { GatewayResponse } from './gateway-response.ts';
+import type { GatewayResponse } from './gateway-response.ts';
 import { TRACE_ID_HEADER } from './respond.ts';
 import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from './validate.ts';
 
@@ -33,11 +33,10 @@ export interface RequestSettings {
 
 const NO_PARAMS: RouteParams = Object.freeze({}) as RouteParams;
 const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
-const kContext = Symbol('gateway.requestContext');
 
 export class RequestContext {
   readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  readonly res: GatewayResponse;
   readonly method: string;
   /** Path without the query string, exactly as sent (not percent-decoded). */
   readonly path: string;
@@ -70,7 +69,7 @@ export class RequestContext {
   private bodyPromise: Promise<Buffer> | null = null;
   private jsonPromise: Promise<unknown> | null = null;
 
-  constructor(req: IncomingMessage, res: ServerResponse, settings: RequestSettings) {
+  constructor(req: IncomingMessage, res: GatewayResponse, settings: RequestSettings) {
     this.req = req;
     this.res = res;
     this.settings = settings;
@@ -93,10 +92,8 @@ export class RequestContext {
       this.traceId = randomUUID();
       this.traceIdError = new GatewayError('invalid_header', `${TRACE_ID_HEADER} must be at most 256 printable ASCII characters.`, TRACE_ID_HEADER);
     }
-    if (res instanceof GatewayResponse) res.traceId = this.traceId;
-    else res.setHeader(TRACE_ID_HEADER, this.traceId);
-    (res as ServerResponse & { [kContext]?: RequestContext })[kContext] = this;
-    res.once('close', onResponseClose);
+    res.traceId = this.traceId;
+    res.watchClose(this);
   }
 
   /** Parses the x-gateway-* option headers; throws `invalid_header` on the first bad one. */
@@ -169,9 +166,4 @@ export class RequestContext {
 
 function clientGoneReason(): Error {
   return new DOMException('The client closed the connection.', 'AbortError');
-}
-
-// One shared listener instead of a closure per request.
-function onResponseClose(this: ServerResponse & { [kContext]?: RequestContext }): void {
-  if (!this.writableFinished) this[kContext]?.clientClosed();
 }

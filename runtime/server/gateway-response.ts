@@ -4,11 +4,32 @@
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { TRACE_ID_HEADER } from './respond.ts';
 
+/** Told when the client goes away before its response finished (the request context). */
+export interface ClientWatcher {
+  clientClosed(): void;
+}
+
+/** Shared by every response of one server: set when it starts draining. */
+export interface DrainState {
+  draining: boolean;
+}
+
 export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   /** Set by the request context; null until then (and for requests that never got one). */
   traceId: string | null = null;
+  /** Fields, not listeners or symbols: one `close` listener serves them (watchClose). */
+  watcher: ClientWatcher | null = null;
+  drain: DrainState | null = null;
+
+  /** Starts telling `watcher` when the client goes before the response is finished. */
+  watchClose(watcher: ClientWatcher): void {
+    this.watcher = watcher;
+    this.on('close', onClose);
+  }
 
   override writeHead(statusCode: number, messageOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], maybeHeaders?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+    // A server draining for shutdown closes each connection after its response instead of keeping it.
+    if (this.drain?.draining === true) this.shouldKeepAlive = false;
     const traceId = this.traceId;
     if (traceId !== null) {
       const headers = typeof messageOrHeaders === 'string' ? maybeHeaders : messageOrHeaders;
@@ -19,4 +40,9 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
       ? super.writeHead(statusCode, messageOrHeaders, maybeHeaders)
       : super.writeHead(statusCode, messageOrHeaders);
   }
+}
+
+// One shared function instead of a closure per response.
+function onClose(this: GatewayResponse): void {
+  if (!this.writableFinished) this.watcher?.clientClosed();
 }

@@ -10,7 +10,7 @@ import { RequestContext, type RequestSettings } from './context.ts';
 import { GatewayError, type GatewayErrorCode } from './errors.ts';
 import { describeError, type GatewayLogger } from './log.ts';
 import { RouteTable, type RouteSpec } from './match.ts';
-import { GatewayResponse } from './gateway-response.ts';
+import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError, TRACE_ID_HEADER } from './respond.ts';
 import type { ValidatorRegistry } from './validate.ts';
 
@@ -74,13 +74,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const settings: RequestSettings = { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, validators };
   const { keyRing, logger } = options;
   let ready = false;
-  let draining = false;
   let closing: Promise<void> | null = null;
-  // Responses not yet closed, so a drain can ask those still to send headers to close their connection.
-  const inflight = new Set<ServerResponse>();
-  function forget(this: ServerResponse): void {
-    inflight.delete(this);
-  }
+  // Every response checks it as it writes its head, so a drain closes each connection after its response.
+  const drain: DrainState = { draining: false };
 
   const server = createServer({
     ServerResponse: GatewayResponse,
@@ -132,12 +128,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     sendGatewayError(ctx.res, new GatewayError('internal_error'));
   }
 
-  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+  function onRequest(req: IncomingMessage, res: GatewayResponse): void {
     let ctx: RequestContext;
     try {
-      if (draining) res.shouldKeepAlive = false;
-      inflight.add(res);
-      res.once('close', forget);
+      res.drain = drain;
       ctx = new RequestContext(req, res, settings);
     } catch (err) {
       logger.error('request_setup_failed', { error: describeError(err) });
@@ -161,7 +155,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     server,
     routes,
     get ready() {
-      return ready && !draining;
+      return ready && !drain.draining;
     },
     registerHandler(name, handler) {
       if (!handlerNames.has(name)) throw new Error(`no route uses a handler named ${name}`);
@@ -182,8 +176,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     close() {
       if (closing !== null) return closing;
-      draining = true;
-      for (const res of inflight) if (!res.headersSent) res.shouldKeepAlive = false;
+      drain.draining = true;
       closing = new Promise<void>((resolve) => {
         if (!server.listening) {
           resolve();

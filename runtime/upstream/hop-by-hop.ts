@@ -41,10 +41,15 @@ function setOwn<T>(target: Record<string, T>, name: string, value: T): void {
   }
 }
 
+const NONE_NAMED: ReadonlySet<string> = new Set();
+
 /** Names the `connection` header of these (lower-cased) headers declares hop-by-hop. */
-export function connectionNominated(headers: Record<string, string | string[] | undefined>): Set<string> {
+function connectionNominated(headers: Record<string, string | string[] | undefined>): ReadonlySet<string> {
+  const connection = headers['connection'];
+  // Most messages name nothing beyond the fixed set: no Set per message for them.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return NONE_NAMED;
   const named = new Set<string>();
-  addConnectionTokens(headers['connection'], named);
+  addConnectionTokens(connection, named);
   return named;
 }
 

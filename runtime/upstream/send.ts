@@ -26,6 +26,8 @@ export const DISCARD_DRAIN_LIMIT = 64 * 1024;
 /** A drained body that has not ended by then is aborted: a stalled provider must not hold the socket. */
 export const DISCARD_DRAIN_TIMEOUT_MS = 1000;
 
+const FORWARDED: Promise<void> = Promise.resolve();
+
 type Phase = 'awaiting-response' | 'body' | 'ended' | 'failed';
 type Consumer = 'undecided' | 'forward' | 'collect' | 'discard';
 
@@ -171,6 +173,15 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     const consumed = this.#claim<void>('forward');
     if (consumed !== null) return consumed;
     this.#res = res;
+    if (this.#phase === 'ended' && !res.destroyed) {
+      // The whole body came with the status line (the usual small JSON answer): one write, and no
+      // listeners or promise, since nothing is left to wait for.
+      const chunks = this.#chunks;
+      this.#chunks = [];
+      if (chunks.length === 0) res.end();
+      else res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      return FORWARDED;
+    }
     const done = this.#whenFinished() as Promise<void>;
     if (res.destroyed) {
       this.#clientGone();
