@@ -15,11 +15,21 @@ interface KeyEntry {
   record: ApiKeyRecord;
 }
 
+/** The key a connection last authenticated with, valid while the ring is the same generation. */
+interface ConnectionKey {
+  header: string;
+  generation: number;
+  record: ApiKeyRecord;
+}
+
 export class ApiKeyRing {
   private readonly store: ApiKeyStore;
   private readonly logger: GatewayLogger;
   private keys = new Map<string, KeyEntry>();
   private timer: NodeJS.Timeout | null = null;
+  /** Bumped by every reload, which forgets every connection's remembered key (revocations apply at once). */
+  private generation = 0;
+  private readonly byConnection = new WeakMap<object, ConnectionKey>();
 
   constructor(store: ApiKeyStore, logger: GatewayLogger) {
     this.store = store;
@@ -37,6 +47,7 @@ export class ApiKeyRing {
       next.set(hash, { digest: Buffer.from(hash, 'hex'), record });
     }
     this.keys = next;
+    this.generation++;
   }
 
   /** Picks up keys created or revoked by `gateway keys` in another process. */
@@ -54,10 +65,25 @@ export class ApiKeyRing {
     this.timer = null;
   }
 
-  /** The record of the key in the header, or throws 401 `missing_gateway_api_key` / `invalid_gateway_api_key`. */
-  authenticate(header: string | string[] | undefined): ApiKeyRecord {
+  /**
+   * The record of the key in the header, or throws 401 `missing_gateway_api_key` / `invalid_gateway_api_key`.
+   * `connection` (the socket) remembers the key it last authenticated with, so the requests that
+   * follow on a keep-alive connection skip the hash. Comparing a header with that remembered one
+   * reveals nothing: it is a key this same connection already presented successfully.
+   */
+  authenticate(header: string | string[] | undefined, connection?: object): ApiKeyRecord {
     if (header === undefined || header === '') throw new GatewayError('missing_gateway_api_key');
     if (typeof header !== 'string' || header.length > MAX_KEY_LENGTH) throw new GatewayError('invalid_gateway_api_key');
+    if (connection !== undefined) {
+      const known = this.byConnection.get(connection);
+      if (known !== undefined && known.header === header && known.generation === this.generation) return known.record;
+    }
+    const record = this.#verify(header);
+    if (connection !== undefined) this.byConnection.set(connection, { header, generation: this.generation, record });
+    return record;
+  }
+
+  #verify(header: string): ApiKeyRecord {
     const hex = hashApiKey(header);
     const entry = this.keys.get(hex);
     // The map lookup only reveals whether a SHA-256 digest is known, which an attacker cannot steer

@@ -100,7 +100,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ctx.route = route;
     ctx.params = found.params;
     if (route.auth === 'api_key') {
-      ctx.apiKey = keyRing.authenticate(ctx.headers[API_KEY_HEADER]);
+      ctx.apiKey = keyRing.authenticate(ctx.headers[API_KEY_HEADER], ctx.req.socket);
     }
     ctx.readGatewayHeaders();
     checkDeclaredLength(ctx.req, settings.maxBodyBytes);

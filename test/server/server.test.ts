@@ -1,4 +1,5 @@
 // End-to-end behaviour of the server shell over real HTTP, against the generated route table.
+import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/server/errors.ts';
 import { sendJson, setGatewayHeaders } from '../../runtime/server/respond.ts';
@@ -84,6 +85,37 @@ describe('health and authentication', () => {
     const res = await send(gw.url, { path: '/v1/fine_tuning/jobs', headers });
     expect(res.status).toBe(401);
     expect(errorOf(res).code).toBe('invalid_gateway_api_key');
+  });
+});
+
+describe('authentication on a keep-alive connection', () => {
+  // One socket for every request: the connection's remembered key must never outlive a reload or
+  // answer for a different key.
+  it('accepts the same key again, refuses a different one, and stops at a revocation', async () => {
+    const created = await gw.store.apiKeys.create({ name: 'keep-alive' });
+    await gw.keys.reload();
+    let connects = 0;
+    const client = new Client(gw.url);
+    client.on('connect', () => connects++);
+    const get = async (key: string): Promise<number> => {
+      const res = await client.request({ method: 'GET', path: '/v1/fine_tuning/jobs', headers: { 'x-gateway-api-key': key } });
+      await res.body.text();
+      return res.statusCode;
+    };
+    try {
+      expect(await get(created.key)).toBe(200);
+      expect(await get(created.key)).toBe(200);
+      expect(await get(created.key + 'x')).toBe(401);
+      expect(await get(TEST_KEY)).toBe(200);
+      expect(await get(created.key)).toBe(200);
+      await gw.store.apiKeys.revoke(created.record.id);
+      await gw.keys.reload();
+      expect(await get(created.key)).toBe(401);
+      expect(await get(TEST_KEY)).toBe(200);
+      expect(connects).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 });
 
