@@ -75,17 +75,34 @@ export interface RouteInput {
  * Runs one request through `router` exactly as the data-plane handler does: the prompt hook, the
  * body check, then the router. Shared with requests that did not come over HTTP (batch lines and
  * emulated Responses calls in runtime/jobs), so they route the same way as a live request.
+ * Not async: a request that needs neither the hook nor its parsed body goes to the router without
+ * an extra promise.
  */
-export async function routeWith(resolver: ConfigResolver, router: LoadedRouter, input: RouteInput): Promise<Outcome> {
-  const { ctx, sentBody } = input;
+export function routeWith(resolver: ConfigResolver, router: LoadedRouter, input: RouteInput): Promise<Outcome> {
+  const sentBody = input.sentBody;
   // A config with a prompt_id reads the body (plan.readsBody); the hook renders the template into it.
-  const hook = router.readsBody ? promptHooks.get(resolver) : undefined;
-  const prompted = hook !== undefined && sentBody !== null ? await hook(ctx, router.configId, sentBody) : null;
-  const rawBody = prompted?.rawBody ?? sentBody;
-  // Parse only when a rule reads the body or the endpoint's rules must be checked (ARCHITECTURE §4.3).
-  const mustCheck = ctx.route?.validateBody === 'always' && rawBody !== null;
-  const params = prompted !== null ? prompted.params : mustCheck || (router.readsBody && rawBody !== null && rawBody.length > 0) ? await ctx.json() : undefined;
-  const request: InferenceRequest = {
+  const hook = router.readsBody && sentBody !== null ? promptHooks.get(resolver) : undefined;
+  if (hook !== undefined) return routePrompted(hook, router, input, sentBody!);
+  if (needsParams(input.ctx, router, sentBody)) return input.ctx.json().then((params) => router.route(inferenceRequest(input, sentBody, params)));
+  return router.route(inferenceRequest(input, sentBody, undefined));
+}
+
+async function routePrompted(hook: PromptHook, router: LoadedRouter, input: RouteInput, sentBody: Buffer): Promise<Outcome> {
+  const prompted = await hook(input.ctx, router.configId, sentBody);
+  if (prompted !== null) return router.route(inferenceRequest(input, prompted.rawBody, prompted.params));
+  const params = needsParams(input.ctx, router, sentBody) ? await input.ctx.json() : undefined;
+  return router.route(inferenceRequest(input, sentBody, params));
+}
+
+/** Parse only when a rule reads the body or the endpoint's rules must be checked (ARCHITECTURE §4.3). */
+function needsParams(ctx: InferenceContext, router: LoadedRouter, rawBody: Buffer | null): boolean {
+  if (rawBody === null) return false;
+  return ctx.route?.validateBody === 'always' || (router.readsBody && rawBody.length > 0);
+}
+
+function inferenceRequest(input: RouteInput, rawBody: Buffer | null, params: unknown): InferenceRequest {
+  const ctx = input.ctx;
+  return {
     ctx,
     method: input.method,
     upstreamPath: input.upstreamPath,
@@ -99,7 +116,6 @@ export async function routeWith(resolver: ConfigResolver, router: LoadedRouter, 
     headerCustomHost: headerString(ctx, CUSTOM_HOST_HEADER),
     bearerToken: bearerToken(ctx),
   };
-  return router.route(request);
 }
 
 /** The router the request's headers name: x-gateway-config, else x-gateway-provider, else a virtual key. */
