@@ -74,22 +74,40 @@ describe('canonicalJson', () => {
 });
 
 describe('LruMap', () => {
+  // Reference: a recency list of [key, stamp]; a hit moves its key to the back only once it is more
+  // than (capacity - 1)/2 stamps behind the clock.
   propTest.prop([fc.integer({ min: 1, max: 8 }), fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 12 })), { maxLength: 200 })], { numRuns: 200 })(
     'behaves like a reference recency list and never exceeds its capacity',
     (capacity, operations) => {
       const lru = new LruMap<number, number>(capacity);
-      let model: number[] = [];
+      const window = Math.floor((capacity - 1) / 2);
+      let clock = 0;
+      let model: Array<[number, number]> = [];
       for (const [isSet, key] of operations) {
+        const found = model.find(([k]) => k === key);
         if (isSet) {
           lru.set(key, key * 10);
-          model = [...model.filter((k) => k !== key), key].slice(-capacity);
+          model = [...model.filter(([k]) => k !== key), [key, ++clock] as [number, number]].slice(-capacity);
         } else {
-          const hit = lru.get(key);
-          expect(hit).toBe(model.includes(key) ? key * 10 : undefined);
-          if (model.includes(key)) model = [...model.filter((k) => k !== key), key];
+          expect(lru.get(key)).toBe(found !== undefined ? key * 10 : undefined);
+          if (found !== undefined && clock - found[1] > window) model = [...model.filter(([k]) => k !== key), [key, ++clock]];
         }
         expect(lru.size).toBe(model.length);
       }
+    },
+  );
+
+  propTest.prop([fc.integer({ min: 2, max: 50 }), fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 400 })], { numRuns: 100 })(
+    'never evicts a key read at least once per capacity/2 insertions',
+    (capacity, inserts) => {
+      const lru = new LruMap<number, string>(capacity);
+      lru.set(-1, 'hot');
+      const every = Math.max(1, Math.floor(capacity / 2));
+      inserts.forEach((key, i) => {
+        lru.set(key, 'cold');
+        if ((i + 1) % every === 0) expect(lru.get(-1)).toBe('hot');
+      });
+      expect(lru.get(-1)).toBe('hot');
     },
   );
 });
