@@ -7,7 +7,6 @@ import type { BatchStore } from './batch-store.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import type { SavedConfigStore } from './config-store.ts';
 import type { GatewayFileStore } from './file-store.ts';
-import { openPostgresDatabase } from './postgres/open-postgres.ts';
 import type { PromptStore } from './prompt-store.ts';
 import type { RateLimitPolicyStore } from './rate-limit-policy-store.ts';
 import type { ResponseStore } from './response-store.ts';
@@ -62,7 +61,11 @@ export function openStore(dataDir: string = DEFAULT_DATA_DIR, options: { changeF
 
 /** SQLite by default; PostgreSQL when `databaseUrl` is set. */
 export async function openGatewayStore(options: OpenStoreOptions = {}): Promise<GatewayStore> {
-  if (options.databaseUrl) return composeStore(await openPostgresDatabase({ connectionString: options.databaseUrl }), options.changeFeed);
+  if (options.databaseUrl) {
+    // Imported here so the SQLite default never loads the pg driver (about 12 MB of a serving process).
+    const { openPostgresDatabase } = await import('./postgres/open-postgres.ts');
+    return composeStore(await openPostgresDatabase({ connectionString: options.databaseUrl }), options.changeFeed);
+  }
   return openStore(options.dataDir ?? DEFAULT_DATA_DIR, { changeFeed: options.changeFeed });
 }
 
