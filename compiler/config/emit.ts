@@ -100,6 +100,20 @@ class Emitter {
   }
 
   private regexCount = 0;
+  private readonly constants = new Map<string, Code>();
+
+  /** Arrays and objects become one constant per distinct value, not a literal built on every request. */
+  private constant(value: unknown): Code | unknown {
+    if (value === null || typeof value !== 'object') return value;
+    const text = literal(value);
+    let ref = this.constants.get(text);
+    if (ref === undefined) {
+      ref = name(`const_${this.constants.size}`);
+      this.constants.set(text, ref);
+      this.declarations.push(js`const ${ref} = ${new Code(text)};`);
+    }
+    return ref;
+  }
 
   private query(query: PlanQuery): Code {
     switch (query.op) {
@@ -108,7 +122,7 @@ class Emitter {
       case 'or':
         return query.any.length === 0 ? new Code('false') : js`(${join(query.any.map((q) => this.query(q)), ' || ')})`;
       case 'compare': {
-        const field = js`rt.field(req.${name(query.field.root)}, ${query.field.path})`;
+        const field = js`rt.field(req.${name(query.field.root)}, ${this.constant(query.field.path)})`;
         switch (query.operator) {
           case '$regex': {
             const regex = name(`regex_${this.regexCount++}`);
@@ -116,7 +130,7 @@ class Emitter {
             return js`rt.matches(${field}, ${regex})`;
           }
           default:
-            return js`rt.${name(OPERATOR_FUNCTIONS[query.operator])}(${field}, ${query.value})`;
+            return js`rt.${name(OPERATOR_FUNCTIONS[query.operator])}(${field}, ${this.constant(query.value)})`;
         }
       }
     }
