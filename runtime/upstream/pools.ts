@@ -1,7 +1,7 @@
 // One undici Pool per provider origin, created on first use and kept for the life of the process,
 // so keep-alive connections are reused across requests, configs and tenants.
 import type { LookupFunction } from 'node:net';
-import { Pool } from 'undici';
+import { Pool } from './undici-pool.ts';
 
 export interface PoolSettings {
   /** Upper bound of sockets per origin; undici's default is unlimited, which lets a burst exhaust file descriptors. */
