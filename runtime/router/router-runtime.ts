@@ -64,6 +64,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   readonly field = readField;
 
   readonly #options: RouterRuntimeOptions<R>;
+  readonly #breakerFreeGroups = new WeakMap<readonly (readonly LeafTarget[])[], BreakerFreeGroups | null>();
 
   constructor(options: RouterRuntimeOptions<R>) {
     this.#options = options;
@@ -80,12 +81,14 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   }
 
   /** Fallback order: children with a usable circuit, in order; all of them when every one is open. */
-  fallbackOrder(groups: readonly (readonly LeafTarget[])[]): number[] {
+  fallbackOrder(groups: readonly (readonly LeafTarget[])[]): readonly number[] {
+    const fixed = this.#breakerFree(groups);
+    if (fixed !== null) return fixed.order;
     return fallbackOrder(this.#eligible(groups));
   }
 
   pickWeighted(weights: readonly number[], groups: readonly (readonly LeafTarget[])[]): number {
-    const eligible = this.#eligible(groups);
+    const eligible = this.#breakerFree(groups)?.eligible ?? this.#eligible(groups);
     const picked = pickWeighted(weights, eligible, this.#options.random);
     // Every candidate open: try them anyway (ARCHITECTURE §5), still by weight.
     return picked >= 0 ? picked : pickWeighted(weights, weights.map(() => true), this.#options.random);
@@ -98,6 +101,20 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
 
   discard(outcome: Outcome): void {
     outcome.response?.discard();
+  }
+
+  /**
+   * For sibling groups with no circuit breaker anywhere, every child is always eligible: the answer
+   * is computed once per groups array (the emitted router's constant) instead of on every request.
+   */
+  #breakerFree(groups: readonly (readonly LeafTarget[])[]): BreakerFreeGroups | null {
+    let known = this.#breakerFreeGroups.get(groups);
+    if (known === undefined) {
+      const free = groups.every((leaves) => leaves.every((leaf) => leaf.plan.breaker === null));
+      known = free ? { eligible: Object.freeze(groups.map(() => true)), order: Object.freeze(groups.map((_, i) => i)) } : null;
+      this.#breakerFreeGroups.set(groups, known);
+    }
+    return known;
   }
 
   #eligible(groups: readonly (readonly LeafTarget[])[]): boolean[] {
@@ -137,6 +154,11 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
       throw error;
     }
   }
+}
+
+interface BreakerFreeGroups {
+  eligible: readonly boolean[];
+  order: readonly number[];
 }
 
 function failure(error: GatewayError, leafPath: string, provider: string): Outcome {
