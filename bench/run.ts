@@ -33,7 +33,8 @@ Options:
   --duration S          measured seconds of each throughput run (default 3)
   --latency-duration S  seconds of each one-connection latency run (default 2)
   --warmup S            seconds of load before the first round of each scenario (default 1)
-  --rounds N            interleaved rounds; req/s is the median, latency pools all rounds (default 3)
+  --rounds N            interleaved rounds; req/s is the median, × floor the median of per-round
+                        ratios to the floor, latency pools all rounds (default 3)
   --connections N       connections of the throughput runs (default 32)
   --only IDS            comma-separated scenario ids (direct and floor runs are added as needed):
                         ${SCENARIOS.map((s) => s.id).join(', ')}
@@ -137,6 +138,8 @@ async function checkScenario(scenario: Scenario, target: LoadTarget): Promise<vo
 /** What the rounds of one scenario add up to. */
 interface ScenarioRuns {
   requestsPerSecond: number[];
+  /** CPU µs per response of each round (the process under test). */
+  cpuPerRequest: number[];
   requests: number;
   failures: number;
   cpuMicros: number;
@@ -200,7 +203,7 @@ async function main(): Promise<number> {
     if (scenarios.some((s) => s.id === 'virtual-key')) await createVirtualKeyConfig(urls);
     const underTest = { direct: null, floor, gateway } as const;
 
-    const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], requests: 0, failures: 0, cpuMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
+    const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], cpuPerRequest: [], requests: 0, failures: 0, cpuMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
     for (const scenario of scenarios) await checkScenario(scenario, scenario.target(urls));
     for (let round = 1; round <= options.rounds; round++) {
       for (const [index, scenario] of scenarios.entries()) {
@@ -222,7 +225,10 @@ async function main(): Promise<number> {
         into.failures += load.failures + lat.failures;
         into.wallMicros += wallMicros;
         into.mockCpuMicros += cpuMicros(mockBefore, mockAfter);
-        if (procBefore && procAfter) into.cpuMicros += cpuMicros(procBefore, procAfter);
+        if (procBefore && procAfter) {
+          into.cpuMicros += cpuMicros(procBefore, procAfter);
+          into.cpuPerRequest.push(cpuMicros(procBefore, procAfter) / Math.max(1, load.requests));
+        }
         if (procEnd) into.peakRssBytes = procEnd.peakRssBytes;
         into.latencyMs.push(...lat.samplesMs);
         const p50 = summarise(lat.samplesMs).p50Ms;
@@ -259,8 +265,14 @@ async function main(): Promise<number> {
       const scenario = scenarios.find((s) => s.id === result.id)!;
       const floorRun = results.find((r) => r.id === scenario.floor);
       const directRun = results.find((r) => r.id === scenario.direct);
-      if (floorRun) result.ratioToFloor = result.requestsPerSecond / floorRun.requestsPerSecond;
-      if (floorRun?.cpuMicrosPerRequest && result.cpuMicrosPerRequest !== null) result.cpuToFloor = result.cpuMicrosPerRequest / floorRun.cpuMicrosPerRequest;
+      // Paired by round: a scenario and its floor ran moments apart, so a slow patch of the machine
+      // hits both; the median of the per-round ratios keeps one bad round from deciding.
+      const own = runs.get(result.id)!;
+      const base = floorRun === undefined ? undefined : runs.get(floorRun.id)!;
+      if (base !== undefined) {
+        result.ratioToFloor = median(own.requestsPerSecond.map((rps, i) => rps / base.requestsPerSecond[i]));
+        if (own.cpuPerRequest.length > 0 && base.cpuPerRequest.length > 0) result.cpuToFloor = median(own.cpuPerRequest.map((cpu, i) => cpu / base.cpuPerRequest[i]));
+      }
       if (directRun) result.addedP50Ms = result.p50Ms - directRun.p50Ms;
       if (floorRun && directRun) result.floorAddedP50Ms = floorRun.p50Ms - directRun.p50Ms;
     }
@@ -286,7 +298,7 @@ async function main(): Promise<number> {
     `Machine: ${describeMachine(host)}`,
     `Layout: ${layout}`,
     ...(options.nodeFlags.length > 0 ? [`Node flags (floor and gateway): ${options.nodeFlags.join(' ')}`] : []),
-    `Runs: ${options.rounds} interleaved round(s) of ${options.connections} connections × ${options.duration}s (req/s: median) and 1 connection × ${options.latencyDuration}s (latency: all rounds pooled); ${options.warmup}s warm-up first`,
+    `Runs: ${options.rounds} interleaved round(s) of ${options.connections} connections × ${options.duration}s (req/s: median; × floor: median of per-round ratios) and 1 connection × ${options.latencyDuration}s (latency: all rounds pooled); ${options.warmup}s warm-up first`,
     '',
     scenarioTable(results, options.connections),
     '',
