@@ -39,9 +39,13 @@ function headersFor(upstream: UpstreamResponse, contentType: string): Record<str
 function buffered(upstream: UpstreamResponse, rewrite: (body: Buffer) => unknown): UpstreamResponse {
   let mapped: Promise<Buffer> | null = null;
   const body = (): Promise<Buffer> => (mapped ??= upstream.readAll().then((bytes) => Buffer.from(JSON.stringify(rewrite(bytes)))));
+  let headers: Record<string, string | string[]> | null = null;
   return {
     status: upstream.status,
-    headers: headersFor(upstream, 'application/json'),
+    // Built when read: a fallback or retry discards most error answers without looking at them.
+    get headers() {
+      return (headers ??= headersFor(upstream, 'application/json'));
+    },
     async forwardTo(res: ServerResponse): Promise<void> {
       const bytes = await body();
       if (res.destroyed) return;
