@@ -98,12 +98,15 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
     process.stderr.write(`gateway serve: ${(err as Error).message}\n`);
     return EXIT_FAILURE;
   }
-  process.stdout.write(`gateway listening on ${running.url}\n`);
-
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  // Signal handlers before the ready line: a supervisor that signals as soon as it reads the line (the
+  // write wakes it, and on a busy machine it may run before this process does again) still gets a drain.
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`gateway listening on ${running.url}\n`);
+
+  const signal = await stopRequested;
   const force = (): never => process.exit(EXIT_FAILURE);
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
