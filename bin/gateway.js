@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `gateway` command: a thin dispatcher. Each subcommand lives in its own module and returns its
 // exit code; this file only picks the module, so `gateway --help` loads nothing else.
+import module from 'node:module';
 
 const USAGE = `Usage: gateway <command> [options]
 
@@ -22,10 +23,23 @@ process.emitWarning = function (warning, ...rest) {
   return emitWarning.call(process, warning, ...rest);
 };
 
+// Node's compile cache (NODE_COMPILE_CACHE, default: node-compile-cache in the OS temp folder) keeps
+// compiled code and the output of type stripping, per Node version and V8 flags: a start that finds
+// every module there never loads Node's TypeScript stripper (~25 MB of a serving process) and starts
+// about twice as fast. The first start of each version of the code fills it.
+module.enableCompileCache();
+
+/** Imports a command's module and writes what was compiled to the cache at once (a killed process never writes it). */
+async function load(specifier) {
+  const loaded = await import(specifier);
+  module.flushCompileCache();
+  return loaded;
+}
+
 const COMMANDS = {
-  compile: async (argv) => (await import('../compiler/cli/compile.ts')).runCompile(argv),
-  serve: async (argv) => (await import('../runtime/cli/serve.ts')).runServe(argv),
-  keys: async (argv) => (await import('../runtime/cli/keys.ts')).runKeys(argv),
+  compile: async (argv) => (await load('../compiler/cli/compile.ts')).runCompile(argv),
+  serve: async (argv) => (await load('../runtime/cli/serve.ts')).runServe(argv),
+  keys: async (argv) => (await load('../runtime/cli/keys.ts')).runKeys(argv),
 };
 
 async function main(argv) {
