@@ -2,6 +2,7 @@
 // The `gateway` command: a thin dispatcher. Each subcommand lives in its own module and returns its
 // exit code; this file only picks the module, so `gateway --help` loads nothing else.
 import module from 'node:module';
+import { describeSkippedTuning, pendingTuning, reexec, reexecBlocker } from './memory-tuning.js';
 
 const USAGE = `Usage: gateway <command> [options]
 
@@ -36,9 +37,27 @@ async function load(specifier) {
   return loaded;
 }
 
+/** Applies serve's memory tuning (bin/memory-tuning.js) by re-executing, when it is missing and can be. */
+function tuneServe() {
+  const tuning = pendingTuning(process.execArgv, process.env);
+  if (tuning === null) return;
+  let blocker = reexecBlocker();
+  if (blocker === null) {
+    try {
+      reexec(tuning);
+    } catch (err) {
+      blocker = err.message;
+    }
+  }
+  process.stderr.write(describeSkippedTuning(tuning, blocker));
+}
+
 const COMMANDS = {
   compile: async (argv) => (await load('../compiler/cli/compile.ts')).runCompile(argv),
-  serve: async (argv) => (await load('../runtime/cli/serve.ts')).runServe(argv),
+  serve: async (argv) => {
+    tuneServe();
+    return (await load('../runtime/cli/serve.ts')).runServe(argv);
+  },
   keys: async (argv) => (await load('../runtime/cli/keys.ts')).runKeys(argv),
 };
 
