@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type MemoryTuning, pendingTuning } from '../bin/memory-tuning.js';
 import { compileBench, type CompileResult } from './compile-bench.ts';
 import { inlineBench, type InlineResult } from './inline-bench.ts';
 import { latency, type LoadTarget, median, summarise, throughput, warm } from './load.ts';
-import { type BenchProcess, canPin, pin, startProcess } from './processes.ts';
+import { type BenchProcess, canPin, fillCompileCache, pin, startProcess } from './processes.ts';
 import type { ProbeStats } from './probe.ts';
 import { describeMachine, machine, otherTable, type ScenarioResult, scenarioTable, targetTable } from './report.ts';
 import { createVirtualKeyConfig, GATEWAY_KEY, SCENARIOS, type Scenario, savedConfigs, type Urls } from './scenarios.ts';
@@ -149,6 +150,11 @@ interface ScenarioRuns {
   peakRssBytes: number | null;
 }
 
+function describeTuning(tuning: MemoryTuning): string {
+  const settings = [...tuning.flags, ...Object.entries(tuning.env).map(([name, value]) => `${name}=${value}`)];
+  return settings.length > 0 ? settings.join(' ') : 'none';
+}
+
 function cpuMicros(before: ProbeStats, after: ProbeStats): number {
   return after.userMicros + after.systemMicros - before.userMicros - before.systemMicros;
 }
@@ -180,6 +186,10 @@ async function main(): Promise<number> {
     ...options.nodeFlags,
     ...(options.cpuProf === null ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProf, '--cpu-prof-name', `${name}.cpuprofile`]),
   ];
+  // serve re-executes itself with its memory tuning (bin/memory-tuning.js) but cannot keep the
+  // probe's IPC channel across that, so the bench gives the gateway the same tuning (flags passed with
+  // --node-flags, and GATEWAY_MEMORY_TUNING=off, win as they do for serve).
+  const tuning = pendingTuning(options.nodeFlags, process.env) ?? { flags: [], env: {} };
   const results: ScenarioResult[] = [];
   let compile: CompileResult | null = null;
   let inline: InlineResult | null = null;
@@ -192,11 +202,17 @@ async function main(): Promise<number> {
     const configsDir = join(work, 'configs');
     await mkdir(configsDir);
     for (const [id, config] of Object.entries(savedConfigs(mock.url))) await writeFile(join(configsDir, `${id}.json`), JSON.stringify(config, null, 2));
-    const gateway = await startProcess('gateway', join(ROOT, 'bin', 'gateway.js'), {
+    // The probe is TypeScript and loads before bin/gateway.js turns Node's compile cache on: on from the
+    // start (Node's default folder), the probe needs type stripping no more than the gateway does.
+    const gatewayEnv = { ...tuning.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache') };
+    const gatewayBin = join(ROOT, 'bin', 'gateway.js');
+    // Measured as the gateway runs after its first start, with every module in the compile cache.
+    fillCompileCache(gatewayBin, ['serve', '--help'], { env: gatewayEnv, nodeFlags: [...options.nodeFlags, ...tuning.flags] });
+    const gateway = await startProcess('gateway', gatewayBin, {
       args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data')],
-      env: { GATEWAY_API_KEY: GATEWAY_KEY },
+      env: { GATEWAY_API_KEY: GATEWAY_KEY, ...gatewayEnv },
       cpus: pinned ? '1' : null,
-      nodeFlags: profFlags('gateway'),
+      nodeFlags: [...profFlags('gateway'), ...tuning.flags],
     });
     processes.push(gateway);
     const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url };
@@ -298,6 +314,7 @@ async function main(): Promise<number> {
     `Machine: ${describeMachine(host)}`,
     `Layout: ${layout}`,
     ...(options.nodeFlags.length > 0 ? [`Node flags (floor and gateway): ${options.nodeFlags.join(' ')}`] : []),
+    `Gateway memory tuning (gateway serve's defaults not given above): ${describeTuning(tuning)}`,
     `Runs: ${options.rounds} interleaved round(s) of ${options.connections} connections × ${options.duration}s (req/s: median; × floor: median of per-round ratios) and 1 connection × ${options.latencyDuration}s (latency: all rounds pooled); ${options.warmup}s warm-up first`,
     '',
     scenarioTable(results, options.connections),
@@ -318,7 +335,7 @@ async function main(): Promise<number> {
     date: new Date().toISOString(),
     machine: host,
     layout,
-    options: { duration: options.duration, latencyDuration: options.latencyDuration, warmup: options.warmup, rounds: options.rounds, connections: options.connections, pinned, nodeFlags: options.nodeFlags },
+    options: { duration: options.duration, latencyDuration: options.latencyDuration, warmup: options.warmup, rounds: options.rounds, connections: options.connections, pinned, nodeFlags: options.nodeFlags, gatewayTuning: tuning },
     scenarios: results,
     compile,
     inline,
