@@ -11,7 +11,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
 import { mapResponse } from '../providers/shared/mapped-response.ts';
 import { splitUrl } from '../providers/shared/url.ts';
-import type { EndpointKind, ProviderCall } from '../providers/types.ts';
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../providers/types.ts';
 import { send } from '../upstream/send.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 import { endpointOf, type InferenceRequest } from './inference-request.ts';
@@ -56,45 +56,67 @@ export class InferenceTransport {
     }
   };
 
-  /** Bound once, so routers can call it as a plain function. */
-  readonly call = async (req: InferenceRequest, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
-    const plan = leaf.plan;
-    const stored = this.#stored(plan, req);
-    const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
-    if (providerName === null) throw new GatewayError('missing_provider', undefined, 'x-gateway-provider');
-    const adapter = this.#providers.get(providerName);
-    const options = providerOptions(headerOptions(req.ctx.headers), stored?.options, plan.providerOptions);
-    const storedHost = stored?.options.custom_host;
-    const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.headerCustomHost;
-    let customHost: CustomHost | null = null;
-    if (customHostText !== null) {
-      customHost = this.#customHost(customHostText);
+  /**
+   * Bound once, so routers can call it as a plain function. Not async: a call with nothing to wait
+   * for before sending (the usual case) allocates no async frame; a new custom host (DNS) or a
+   * body the adapter must read takes the async path.
+   */
+  readonly call = (req: InferenceRequest, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
+    try {
+      const plan = leaf.plan;
+      const stored = this.#stored(plan, req);
+      const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
+      if (providerName === null) throw new GatewayError('missing_provider', undefined, 'x-gateway-provider');
+      const adapter = this.#providers.get(providerName);
+      const options = providerOptions(headerOptions(req.ctx.headers), stored?.options, plan.providerOptions);
+      const storedHost = stored?.options.custom_host;
+      const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.headerCustomHost;
+      const customHost = customHostText === null ? null : this.#customHost(customHostText);
+      const endpoint: EndpointKind = endpointOf(req);
+      const strict = plan.strictVendorCompliance;
+      const call: ProviderCall = {
+        endpoint,
+        method: req.method,
+        path: req.upstreamPath,
+        body: undefined,
+        rawBody: req.rawBody,
+        apiKey: plan.apiKey ?? stored?.apiKey ?? req.bearerToken,
+        options,
+        customHost: customHost === null ? null : customHost.base,
+        strictVendorCompliance: strict,
+        headers: req.ctx.headers,
+        signal,
+      };
       // A host judged in the last seconds costs a map lookup; only a new one waits (on DNS).
-      if (!this.#hostPolicy.checkCached(customHost.url, 'custom_host', customHost.policyName)) await this.#hostPolicy.check(customHost.url, 'custom_host');
+      const hostKnown = customHost === null || this.#hostPolicy.checkCached(customHost.url, 'custom_host', customHost.policyName);
+      const wantsBody = hasKeys(plan.overrideParams) || adapter.readsBody(endpoint, call);
+      if (hostKnown && !wantsBody) return this.#prepare(adapter, call, req, plan);
+      return this.#callAfterWaiting(adapter, call, req, plan, hostKnown ? null : customHost, wantsBody);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const endpoint: EndpointKind = endpointOf(req);
-    const strict = plan.strictVendorCompliance;
-    const overrides = hasKeys(plan.overrideParams);
-    const wantsBody = overrides || adapter.readsBody(endpoint, { options, strictVendorCompliance: strict });
-    const body = wantsBody ? await bodyObject(req, plan.overrideParams) : undefined;
-    const call: ProviderCall = {
-      endpoint,
-      method: req.method,
-      path: req.upstreamPath,
-      body,
-      rawBody: body !== undefined && overrides ? Buffer.from(JSON.stringify(body)) : req.rawBody,
-      apiKey: plan.apiKey ?? stored?.apiKey ?? req.bearerToken,
-      options,
-      customHost: customHost === null ? null : customHost.base,
-      strictVendorCompliance: strict,
-      headers: req.ctx.headers,
-      signal,
-    };
+  };
+
+  async #callAfterWaiting(adapter: ProviderAdapter, call: ProviderCall, req: InferenceRequest, plan: PlanLeaf, uncheckedHost: CustomHost | null, wantsBody: boolean): Promise<UpstreamResponse> {
+    if (uncheckedHost !== null) await this.#hostPolicy.check(uncheckedHost.url, 'custom_host');
+    if (wantsBody) {
+      const body = await bodyObject(req, plan.overrideParams);
+      call.body = body;
+      if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = Buffer.from(JSON.stringify(body));
+    }
+    return this.#prepare(adapter, call, req, plan);
+  }
+
+  #prepare(adapter: ProviderAdapter, call: ProviderCall, req: InferenceRequest, plan: PlanLeaf): Promise<UpstreamResponse> {
     const pending = adapter.prepare(call);
-    // Most adapters prepare synchronously; awaiting a plain value would still cost a microtask turn.
-    const prepared = pending instanceof Promise ? await pending : pending;
+    // Most adapters prepare synchronously: no promise turn for them.
+    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(prepared, req, plan, call.signal));
+    return this.#dispatch(pending, req, plan, call.signal);
+  }
+
+  #dispatch(prepared: PreparedCall, req: InferenceRequest, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
     const url = splitUrl(prepared.url);
-    const response = await this.#send({
+    const sent = this.#send({
       origin: url.origin,
       path: url.path,
       method: prepared.method,
@@ -102,8 +124,9 @@ export class InferenceTransport {
       body: prepared.body,
       signal,
     });
-    return mapResponse(response, prepared.response);
-  };
+    const mapping = prepared.response;
+    return mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));
+  }
 
   /** The virtual key or provider slug a leaf (or the request) names; 400 when it is not stored. */
   #stored(plan: PlanLeaf, req: InferenceRequest): StoredIntegration | null {
