@@ -64,12 +64,13 @@ async function serveOnce(env: Record<string, string>, options: { ipc?: boolean }
 }
 
 const FLAG = SERVE_NODE_FLAGS[0];
+const GROWTH = SERVE_NODE_FLAGS[1];
 
 describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
   it('re-executes itself with the memory tuning; a later start loads no module through the TypeScript stripper', async () => {
     await serveOnce({});
     const { report, cmdline, spawnedPid, stderr } = await serveOnce({});
-    expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=2']);
+    expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=10']);
     expect(SERVE_ENV).toEqual({ MALLOC_ARENA_MAX: '2' });
     expect(report.pid).toBe(spawnedPid);
     expect(report.execArgv).toContain(FLAG);
@@ -96,17 +97,17 @@ describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
     const { report, stderr, channelOpen } = await serveOnce({}, { ipc: true });
     expect(channelOpen).toBe(true);
     expect(report.execArgv).not.toContain(FLAG);
-    expect(stderr).toContain(`running without ${FLAG} MALLOC_ARENA_MAX=2 (cannot re-execute: it has an IPC channel`);
+    expect(stderr).toContain(`running without ${FLAG} ${GROWTH} MALLOC_ARENA_MAX=2 (cannot re-execute: it has an IPC channel`);
   });
 });
 
 describe('pendingTuning', () => {
   it('adds only what is missing, whatever the flag spelling or where it was given', () => {
-    expect(pendingTuning([], {})).toEqual({ flags: [FLAG], env: { MALLOC_ARENA_MAX: '2' } });
-    expect(pendingTuning(['--max_semi_space_size=8'], {})).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '2' } });
-    expect(pendingTuning([], { NODE_OPTIONS: '--inspect --max-semi-space-size=8' })).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '2' } });
-    expect(pendingTuning(['--import', 'x.ts'], { MALLOC_ARENA_MAX: '8' })).toEqual({ flags: [FLAG], env: {} });
-    expect(pendingTuning([FLAG], { MALLOC_ARENA_MAX: '2' })).toBe(null);
+    expect(pendingTuning([], {})).toEqual({ flags: [FLAG, GROWTH], env: { MALLOC_ARENA_MAX: '2' } });
+    expect(pendingTuning(['--max_semi_space_size=8'], {})).toEqual({ flags: [GROWTH], env: { MALLOC_ARENA_MAX: '2' } });
+    expect(pendingTuning([], { NODE_OPTIONS: '--inspect --max-semi-space-size=8 --heap_growing_percent=50' })).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '2' } });
+    expect(pendingTuning(['--import', 'x.ts'], { MALLOC_ARENA_MAX: '8' })).toEqual({ flags: [FLAG, GROWTH], env: {} });
+    expect(pendingTuning([FLAG, GROWTH], { MALLOC_ARENA_MAX: '2' })).toBe(null);
     expect(pendingTuning([], { GATEWAY_MEMORY_TUNING: 'off' })).toBe(null);
   });
 });
