@@ -48,9 +48,9 @@ Memory: serve re-executes itself once (same pid and arguments) with the node fla
 --max-semi-space-size=4 --heap-growing-percent=10 and MALLOC_ARENA_MAX=2, which bound V8's young
 generation, how far old space fills before a full GC, and glibc's malloc arenas: under load it peaks
 near 115 MB instead of 150-320 MB, for a few µs more GC per request. A flag given to node (command
-line or NODE_OPTIONS) or a MALLOC_ARENA_MAX already set wins. A process started with an IPC channel (fork) cannot re-execute; it runs untuned and says so.
-Starts after the first load every module from Node's compile cache (NODE_COMPILE_CACHE) and so skip
-TypeScript type stripping (~25 MB).`;
+line or NODE_OPTIONS) or a MALLOC_ARENA_MAX already set wins. A process started with an IPC channel
+(fork) cannot re-execute; it runs untuned and says so. Starts after the first load every module
+from Node's compile cache (NODE_COMPILE_CACHE) and so skip TypeScript type stripping (~25 MB).`;
 
 const OPTIONS = {
   port: { type: 'string' },
