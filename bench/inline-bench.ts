@@ -9,7 +9,7 @@
 import type { ConfigResolver } from '../runtime/inference/config-resolver.ts';
 import { setupInference } from '../runtime/inference/index.ts';
 import { type InferenceSettings, inferenceSettingsFromEnv } from '../runtime/inference/settings.ts';
-import { silentLogger } from '../runtime/server/log.ts';
+import { silentLogger } from '../runtime/core/log.ts';
 import type { GatewaySetup } from '../runtime/server/start.ts';
 import { percentile } from './load.ts';
 import { singleConfig } from './scenarios.ts';

@@ -3,7 +3,7 @@
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
 import type { PageRequest } from '../store/page.ts';
 import type { RequestContext } from '../server/context.ts';
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import { sendJson } from '../server/respond.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

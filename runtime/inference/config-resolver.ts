@@ -6,11 +6,11 @@ import { checkConfig } from '../../compiler/config/index.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { RoutePlan } from '../../compiler/config/route-plan.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
+import { CONFIG_HEADER } from '../core/gateway-headers.ts';
 import { LruMap } from './lru.ts';
 import { buildRouter, type LoadedRouter, type RouterDeps } from './routers.ts';
 
-export const CONFIG_HEADER = 'x-gateway-config';
 
 export class ConfigResolver {
   readonly #deps: RouterDeps;

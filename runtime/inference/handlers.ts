@@ -2,10 +2,11 @@
 // of any other /v1 path. All share one flow; they differ only in whether the body is always checked.
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
-import type { Metadata } from '../server/gateway-headers.ts';
-import { GatewayError } from '../server/errors.ts';
+import type { Metadata } from '../core/gateway-headers.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { Handler } from '../server/server.ts';
-import { CONFIG_HEADER, type ConfigResolver } from './config-resolver.ts';
+import { CONFIG_HEADER, CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import type { ConfigResolver } from './config-resolver.ts';
 import type { InferenceContext, InferenceRequest } from './inference-request.ts';
 import type { LoadedRouter } from './routers.ts';
 import { sendOutcome } from './send-outcome.ts';
@@ -25,9 +26,6 @@ export const INFERENCE_HANDLERS = [
   'inference.chat', 'inference.completions', 'inference.embeddings', 'inference.audio', 'inference.images', 'inference.models', 'inference.passthrough',
 ] as const;
 
-const PROVIDER_HEADER = 'x-gateway-provider';
-const CUSTOM_HOST_HEADER = 'x-gateway-custom-host';
-const VIRTUAL_KEY_HEADER = 'x-gateway-virtual-key';
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
 const NO_METHOD = new GatewayError('method_not_allowed', 'The pass-through forwards POST, GET, PUT and DELETE.');
 

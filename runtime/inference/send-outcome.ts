@@ -3,8 +3,9 @@
 // breaks mid-way must never look like a success.
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
-import { GatewayError } from '../server/errors.ts';
-import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER, sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
+import { GatewayError } from '../core/errors.ts';
+import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
+import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
 
 export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promise<void> {
   const res = ctx.res;

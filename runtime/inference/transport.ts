@@ -4,7 +4,8 @@
 // builds the request and says how to read the answer.
 import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
+import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { headerOptions } from '../providers/header-options.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -18,7 +19,6 @@ import { endpointOf, type InferenceRequest } from './inference-request.ts';
 
 /** Headers of the client request that always go upstream; anything else only when forwarded. */
 const PASSED_HEADERS = ['content-type', 'accept'];
-const VIRTUAL_KEY_HEADER = 'x-gateway-virtual-key';
 
 export interface TransportOptions {
   hostPolicy?: HostPolicy;
@@ -66,7 +66,7 @@ export class InferenceTransport {
       const plan = leaf.plan;
       const stored = this.#stored(plan, req);
       const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
-      if (providerName === null) throw new GatewayError('missing_provider', undefined, 'x-gateway-provider');
+      if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
       const adapter = this.#providers.get(providerName);
       const options = providerOptions(headerOptions(req.ctx.headers), stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;

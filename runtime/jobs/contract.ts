@@ -4,8 +4,8 @@
 import * as validators from '../../generated/validators.js';
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
-import { GatewayError } from '../server/errors.ts';
-import type { GatewayLogger } from '../server/log.ts';
+import { GatewayError } from '../core/errors.ts';
+import type { GatewayLogger } from '../core/log.ts';
 import { sendGatewayError } from '../server/respond.ts';
 import { describeFirstError, type GeneratedValidator } from '../server/validate.ts';
 import { isSuccess, readAnswer, sendAnswer } from './forward.ts';

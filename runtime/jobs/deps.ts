@@ -1,7 +1,7 @@
 // What the files, batches, fine-tuning and responses handlers share (built once by setupJobs).
 import type { ConfigResolver } from '../inference/config-resolver.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
-import type { GatewayLogger } from '../server/log.ts';
+import type { GatewayLogger } from '../core/log.ts';
 import type { RouteSpec } from '../server/match.ts';
 import type { GatewayStore } from '../store/open-store.ts';
 import type { BatchRunner } from './batch-runner.ts';

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import * as validators from '../../generated/validators.js';
 import type { InferenceContext } from '../inference/inference-request.ts';
-import { parseForwardHeaders, parseMetadata, parseRequestTimeout, type Metadata } from '../server/gateway-headers.ts';
+import { parseForwardHeaders, parseMetadata, parseRequestTimeout, type Metadata } from '../core/gateway-headers.ts';
 import type { RouteSpec } from '../server/match.ts';
 import { type GeneratedValidator, validateBody } from '../server/validate.ts';
 

@@ -2,18 +2,18 @@
 // same router as any request (fallback, retries, timeouts), as a pass-through of the provider's
 // own endpoint, then relayed as received or read for the gateway to combine or check.
 import type { IncomingHttpHeaders } from 'node:http';
-import { CONFIG_HEADER } from '../inference/config-resolver.ts';
+import { CONFIG_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { resolveRouter, routeWith } from '../inference/handlers.ts';
 import type { LoadedRouter } from '../inference/routers.ts';
 import { sendOutcome } from '../inference/send-outcome.ts';
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
 import type { JobDeps } from './deps.ts';
 import { type ProviderApi, routeHasApi } from './provider-apis.ts';
 
-const ROUTING_HEADERS = [CONFIG_HEADER, 'x-gateway-provider', 'x-gateway-virtual-key'];
+const ROUTING_HEADERS = [CONFIG_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER];
 
 export function namesRoute(headers: IncomingHttpHeaders): boolean {
   return ROUTING_HEADERS.some((name) => typeof headers[name] === 'string' && headers[name] !== '');

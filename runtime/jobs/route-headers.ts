@@ -5,9 +5,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MasterKey } from '../api/virtual-keys/master-key.ts';
 import { open, seal } from '../api/virtual-keys/secret-box.ts';
-import { API_KEY_HEADER } from '../server/auth.ts';
-import { parseForwardHeaders } from '../server/gateway-headers.ts';
-import { TRACE_ID_HEADER } from '../server/respond.ts';
+import { API_KEY_HEADER, TRACE_ID_HEADER } from '../core/gateway-headers.ts';
+import { parseForwardHeaders } from '../core/gateway-headers.ts';
 
 /** Provider-specific headers outside the x-gateway- prefix that routing reads (SPEC §5.4). */
 const ALSO_KEPT = ['authorization', 'x-cloudb-ai-llm-request-type'];

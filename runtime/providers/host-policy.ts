@@ -4,7 +4,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 
 export const ALLOWLIST_ENV = 'GATEWAY_CUSTOM_HOST_ALLOWLIST';
 

@@ -1,6 +1,6 @@
 // Provider names → adapters. `openai` is accepted as a name for the vendor because that is what the
 // official SDKs' users type; the canonical name stays `vendor`. Names are case-insensitive.
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import { anthropicAdapter } from './anthropic/index.ts';
 import { cloudaAdapter } from './clouda/index.ts';
 import { cloudbAdapter } from './cloudb/index.ts';

@@ -1,7 +1,7 @@
 // What one routed attempt (or a whole route) ends with. The upstream body is not consumed
 // until the server commits to it, so fallback and retry can still discard it.
 import type { UpstreamResponse } from '../upstream/types.ts';
-import type { GatewayError } from '../server/errors.ts';
+import type { GatewayError } from '../core/errors.ts';
 
 export interface Outcome {
   /** HTTP status the client would see: the provider's, or the gateway error's (408 timeout, 502 unreachable). */

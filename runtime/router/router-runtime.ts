@@ -2,7 +2,7 @@
 // leaf to try; this runs the attempt itself: circuit breaker bookkeeping, the per-attempt timeout,
 // retries with backoff, and the upstream call through an injected Transport.
 import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
-import { GatewayError } from '../server/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
 import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';

@@ -3,10 +3,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.ts';
 import { hashApiKey } from '../store/api-key-secret.ts';
-import { GatewayError } from './errors.ts';
-import { describeError, type GatewayLogger } from './log.ts';
+import { GatewayError } from '../core/errors.ts';
+import { describeError, type GatewayLogger } from '../core/log.ts';
+import { API_KEY_HEADER } from '../core/gateway-headers.ts';
 
-export const API_KEY_HEADER = 'x-gateway-api-key';
 /** Longer values cannot be keys this gateway issued or accepted; refuse them before hashing. */
 const MAX_KEY_LENGTH = 1024;
 

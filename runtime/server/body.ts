@@ -1,7 +1,7 @@
 // Reads a request body into memory with a byte limit, checked on content-length before the first
 // byte and again while reading, since chunked uploads announce no length.
 import type { IncomingMessage } from 'node:http';
-import { GatewayError } from './errors.ts';
+import { GatewayError } from '../core/errors.ts';
 
 /** The client went away before the body was complete; nobody is left to answer. */
 export class ClientAbortedError extends Error {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
 import { readRequestBody } from './body.ts';
-import { GatewayError } from './errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import {
   CACHE_FORCE_REFRESH_HEADER,
   CACHE_NAMESPACE_HEADER,
@@ -19,10 +19,10 @@ import {
   parseMetadata,
   parseRequestTimeout,
   REQUEST_TIMEOUT_HEADER,
-} from './gateway-headers.ts';
+  TRACE_ID_HEADER,
+} from '../core/gateway-headers.ts';
 import type { RouteParams, RouteSpec } from './match.ts';
 import type { GatewayResponse } from './gateway-response.ts';
-import { TRACE_ID_HEADER } from './respond.ts';
 import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from './validate.ts';
 
 /** Settings shared by every request of one server; one object, referenced, never copied. */

@@ -2,7 +2,7 @@
 // starts would put node:http on its slow path (writeHead then merges the header object one
 // setHeader at a time), so it joins the writeHead header object instead: here, once, for every writer.
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { TRACE_ID_HEADER } from './respond.ts';
+import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 
 /** Told when the client goes away before its response finished (the request context). */
 export interface ClientWatcher {

@@ -1,7 +1,7 @@
 // GET /v1/health: 200 once the gateway is serving, 503 while it starts or drains, so a load balancer
 // stops sending new requests before the process goes away.
 import type { RequestContext } from './context.ts';
-import { GatewayError } from './errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import { sendJson } from './respond.ts';
 
 export const HEALTH_HANDLER = 'health.get';

@@ -1,9 +1,8 @@
 // Writing responses. The trace id is set on the response when the request context is built, so
 // every response below (and any upstream response a handler forwards) carries it.
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from './errors.ts';
-
-export const TRACE_ID_HEADER = 'x-gateway-trace-id';
+import type { GatewayError } from '../core/errors.ts';
+import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -35,10 +34,6 @@ export interface GatewayRouteHeaders {
   retryAttemptCount: number;
   provider: string;
 }
-
-export const LAST_USED_OPTION_INDEX_HEADER = 'x-gateway-last-used-option-index';
-export const RETRY_ATTEMPT_COUNT_HEADER = 'x-gateway-retry-attempt-count';
-export const PROVIDER_HEADER = 'x-gateway-provider';
 
 export function setGatewayHeaders(res: ServerResponse, headers: GatewayRouteHeaders): void {
   res.setHeader(LAST_USED_OPTION_INDEX_HEADER, headers.lastUsedOptionIndex);

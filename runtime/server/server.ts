@@ -4,14 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiKeyRing } from './auth.ts';
-import { API_KEY_HEADER } from './auth.ts';
+import { API_KEY_HEADER, TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 import { checkDeclaredLength, ClientAbortedError } from './body.ts';
 import { RequestContext, type RequestSettings } from './context.ts';
-import { GatewayError, type GatewayErrorCode } from './errors.ts';
-import { describeError, type GatewayLogger } from './log.ts';
+import { GatewayError, type GatewayErrorCode } from '../core/errors.ts';
+import { describeError, type GatewayLogger } from '../core/log.ts';
 import { RouteTable, type RouteSpec } from './match.ts';
 import { type DrainState, GatewayResponse } from './gateway-response.ts';
-import { sendGatewayError, TRACE_ID_HEADER } from './respond.ts';
+import { sendGatewayError } from './respond.ts';
 import type { ValidatorRegistry } from './validate.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;

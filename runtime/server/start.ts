@@ -9,7 +9,7 @@ import { DEFAULT_DATA_DIR, type GatewayStore, openGatewayStore } from '../store/
 import { RECORD_KINDS } from '../store/record-kinds.ts';
 import { ApiKeyRing } from './auth.ts';
 import { createHealthHandler, HEALTH_HANDLER } from './health.ts';
-import { createJsonLogger, describeError, type GatewayLogger } from './log.ts';
+import { createJsonLogger, describeError, type GatewayLogger } from '../core/log.ts';
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
 import { ValidatorRegistry } from './validate.ts';

@@ -1,6 +1,6 @@
 // Applies the generated Ajv validators (generated/validators.js, looked up by export name) to request
 // bodies and query strings, turning the first error into a 400 with a JSON pointer and a sentence.
-import { GatewayError } from './errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { RouteSpec } from './match.ts';
 
 /** The shape Ajv standalone code exports: a function that records its errors on itself. */

@@ -3,7 +3,7 @@
 import { setupControlPlane, type ControlPlane } from '../../runtime/api/index.ts';
 import { setupInference } from '../../runtime/inference/index.ts';
 import type { InferenceSettings } from '../../runtime/inference/settings.ts';
-import { silentLogger, type GatewayLogger } from '../../runtime/server/log.ts';
+import { silentLogger, type GatewayLogger } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { type BackendName, createLocation, type StoreLocation } from '../store/backends.ts';
 import { checkResponse } from './contract.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CONFIG_ERRORS } from '../../compiler/config/errors.ts';
-import { GATEWAY_ERRORS } from '../../runtime/server/errors.ts';
+import { GATEWAY_ERRORS } from '../../runtime/core/errors.ts';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../../docs/errors.md'), 'utf8');
 

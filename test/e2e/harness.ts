@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { setupInference } from '../../runtime/inference/index.ts';
 import type { InferenceSettings } from '../../runtime/inference/settings.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
-import { silentLogger } from '../../runtime/server/log.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 
 export const GATEWAY_KEY = 'gw-e2e-key';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupInference } from '../../runtime/inference/index.ts';
-import { silentLogger } from '../../runtime/server/log.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { startCloudaMock, CLOUDA_MOCK_KEY } from '../mocks/clouda/index.ts';
 import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, CLOUDB_STATIC_TOKEN, type CloudbMock } from '../mocks/cloudb/index.ts';

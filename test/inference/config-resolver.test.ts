@@ -7,7 +7,7 @@ import { canonicalJson, ConfigResolver } from '../../runtime/inference/config-re
 import { LruMap } from '../../runtime/inference/lru.ts';
 import { defaultProviders } from '../../runtime/providers/registry.ts';
 import { InferenceTransport } from '../../runtime/inference/transport.ts';
-import { GatewayError } from '../../runtime/server/errors.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
 
 function resolver(cacheSize = 100): ConfigResolver {
   return new ConfigResolver({

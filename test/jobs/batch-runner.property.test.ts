@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../generated/routes.ts';
 import { BatchRunner } from '../../runtime/jobs/batch-runner.ts';
 import type { RouteSealer } from '../../runtime/jobs/route-headers.ts';
-import { silentLogger } from '../../runtime/server/log.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 import type { BatchRecord, BatchStore } from '../../runtime/store/batch-store.ts';
 import type { GatewayStore } from '../../runtime/store/open-store.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';

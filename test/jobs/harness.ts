@@ -11,7 +11,7 @@ import { setupInference } from '../../runtime/inference/index.ts';
 import { setupJobs, type Jobs } from '../../runtime/jobs/index.ts';
 import { ModelCatalog } from '../../runtime/jobs/model-catalog.ts';
 import { DEFAULT_JOB_SETTINGS, type JobSettings } from '../../runtime/jobs/settings.ts';
-import type { GatewayLogger, LogFields } from '../../runtime/server/log.ts';
+import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { checkResponse } from '../api/contract.ts';
 import { MESSAGES_MOCK_KEY, startMessagesMock } from '../mocks/messages/index.ts';

@@ -5,7 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../runtime/api/responses/conversation.ts';
 import { fitConversation, messageTokens, units } from '../../runtime/api/responses/truncation.ts';
-import { GatewayError } from '../../runtime/server/errors.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
 
 let serial = 0;
 const text = fc.string({ maxLength: 120 }).map((s) => `${serial++}|${s}`);

@@ -1,5 +1,5 @@
 // Calling an adapter directly, as the transport does, for unit and property tests.
-import { GatewayError } from '../../runtime/server/errors.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../../runtime/providers/types.ts';
 
 export function providerCall(fields: Partial<ProviderCall> & { endpoint?: EndpointKind }): ProviderCall {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { setupInference } from '../../runtime/inference/index.ts';
-import { silentLogger } from '../../runtime/server/log.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 
 export const GATEWAY_KEY = 'gw-providers-key';

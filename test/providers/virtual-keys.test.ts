@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupVirtualKeys } from '../../runtime/api/virtual-keys/index.ts';
 import { setupInference } from '../../runtime/inference/index.ts';
-import { silentLogger } from '../../runtime/server/log.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';

@@ -3,7 +3,7 @@ import { test, fc } from '@fast-check/vitest';
 import type { RetryPlan } from '../../compiler/config/route-plan.ts';
 import type { Outcome } from '../../runtime/router/outcome.ts';
 import type { UpstreamResponse } from '../../runtime/upstream/types.ts';
-import { GATEWAY_ERRORS, GatewayError, type GatewayErrorCode } from '../../runtime/server/errors.ts';
+import { GATEWAY_ERRORS, GatewayError, type GatewayErrorCode } from '../../runtime/core/errors.ts';
 import { DEFAULT_RETRY_STATUS_CODES, MAX_RETRY_ATTEMPTS, runWithRetries, type RetryOptions } from '../../runtime/router/retry.ts';
 import { sleep } from '../../runtime/router/abort.ts';
 

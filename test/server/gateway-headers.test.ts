@@ -1,7 +1,7 @@
 // The x-gateway-* option headers: parsers on their own, and metadata end to end over HTTP.
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../runtime/server/errors.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
 import {
   headerText,
   MAX_REQUEST_TIMEOUT_MS,
@@ -10,7 +10,7 @@ import {
   parseForwardHeaders,
   parseMetadata,
   parseRequestTimeout,
-} from '../../runtime/server/gateway-headers.ts';
+} from '../../runtime/core/gateway-headers.ts';
 import { sendJson } from '../../runtime/server/respond.ts';
 import { errorOf, send, sendRaw, startTestGateway, TEST_KEY } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type GatewayLogger } from '../../runtime/server/log.ts';
+import { type GatewayLogger } from '../../runtime/core/log.ts';
 import type { RouteSpec } from '../../runtime/server/match.ts';
 import { type RunningGateway, type StartGatewayOptions, startGateway } from '../../runtime/server/start.ts';
 

@@ -1,7 +1,7 @@
 // End-to-end behaviour of the server shell over real HTTP, against the generated route table.
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../runtime/server/errors.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
 import { sendJson, setGatewayHeaders } from '../../runtime/server/respond.ts';
 import { errorOf, send, startTestGateway, TEST_KEY, UUID } from './helpers.ts';
 

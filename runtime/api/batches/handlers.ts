@@ -11,7 +11,7 @@ import type { JobDeps } from '../../jobs/deps.ts';
 import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import type { BatchRecord } from '../../store/batch-store.ts';
 import type { GatewayFileRecord } from '../../store/file-store.ts';

@@ -6,7 +6,7 @@ import { checkConfig, type RoutePlan } from '../../../compiler/config/index.ts';
 import type { ConfigResolver } from '../../inference/config-resolver.ts';
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-store.ts';
-import type { GatewayLogger } from '../../server/log.ts';
+import type { GatewayLogger } from '../../core/log.ts';
 import type { FileConfig } from './config-files.ts';
 
 interface InstalledApiConfig {

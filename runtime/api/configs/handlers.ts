@@ -8,7 +8,7 @@ import type { SavedConfigRecord } from '../../store/config-store.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import { UniqueViolationError } from '../../store/sql/sql-database.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import type { ConfigCatalog } from './config-catalog.ts';

@@ -8,7 +8,7 @@ import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf
 import { parseBatchFile } from '../../jobs/batch-lines.ts';
 import type { RequestContext } from '../../server/context.ts';
 import { ClientAbortedError } from '../../server/body.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-store.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';

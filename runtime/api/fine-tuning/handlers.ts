@@ -8,7 +8,7 @@ import { routeHasApi } from '../../jobs/provider-apis.ts';
 import type { LoadedRouter } from '../../inference/routers.ts';
 import { resolveRouter } from '../../inference/handlers.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, pathParam } from '../http.ts';
 

@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from '../../store/api-key-store.ts';
 import { InvalidApiKeyInput } from '../../store/api-key-input.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 

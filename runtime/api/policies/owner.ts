@@ -3,7 +3,7 @@
 // optional here and default to the caller's; an admin key acts within its own organisation.
 import type { ApiKeyRecord } from '../../store/api-key-store.ts';
 import type { PolicyOwner } from '../../store/policy-fields.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { notFound, workspaceIdOf } from '../http.ts';
 
 export function ownerOf(caller: ApiKeyRecord, body: { workspace_id?: string; organisation_id?: string }): PolicyOwner {

@@ -6,7 +6,7 @@ import type {
 import type { GatewayStore } from '../../store/open-store.ts';
 import type { PolicyStatus, RateLimitPolicy, RateLimitType, RateLimitUnit } from '../../store/rate-limit-policy-store.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk, workspaceIdOf } from '../http.ts';
 import { ownerOf, ownPolicy } from './owner.ts';

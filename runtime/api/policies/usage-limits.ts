@@ -8,7 +8,7 @@ import type { GatewayStore } from '../../store/open-store.ts';
 import { CheckViolationError } from '../../store/sql/sql-database.ts';
 import type { UsageLimitPolicy, UsageLimitType } from '../../store/usage-limit-policy-store.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk, workspaceIdOf } from '../http.ts';
 import { ownerOf, ownPolicy } from './owner.ts';

@@ -6,7 +6,7 @@ import type { Prompt, PromptCreate, PromptList, PromptRender, PromptUpdate, Prom
 import type { GatewayStore } from '../../store/open-store.ts';
 import type { PromptRecord, PromptTemplate, PromptVersion } from '../../store/prompt-store.ts';
 import { UniqueViolationError } from '../../store/sql/sql-database.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { parsePromptRef } from './prompt-ref.ts';

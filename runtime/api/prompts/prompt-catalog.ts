@@ -3,7 +3,7 @@
 // from the store's change feed.
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { PromptStore } from '../../store/prompt-store.ts';
-import type { GatewayLogger } from '../../server/log.ts';
+import type { GatewayLogger } from '../../core/log.ts';
 import { parsePromptRef } from './prompt-ref.ts';
 import { type CompiledTemplate, compileTemplate } from './template.ts';
 

@@ -6,10 +6,10 @@
 import { checkConfig, type RoutePlan } from '../../../compiler/config/index.ts';
 import type { PlanNode } from '../../../compiler/config/route-plan.ts';
 import * as validators from '../../../generated/validators.js';
-import { CONFIG_HEADER } from '../../inference/config-resolver.ts';
+import { CONFIG_HEADER } from '../../core/gateway-headers.ts';
 import type { PromptHook } from '../../inference/handlers.ts';
 import { LruMap } from '../../inference/lru.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { type GeneratedValidator, validateBody } from '../../server/validate.ts';
 import type { PromptCatalog } from './prompt-catalog.ts';
 import { renderChatRequest } from './template.ts';

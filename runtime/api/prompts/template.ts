@@ -1,7 +1,7 @@
 // A stored prompt template as mustache: checked when saved, rendered into a chat-completion request
 // body (SPEC §4.2 `data`) when used.
 import type { PromptMessage, PromptTemplate } from '../../store/prompt-store.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { parseTemplate, renderNodes, RenderTooLargeError, type TemplateNode, TemplateSyntaxError, templateVariables } from './mustache.ts';
 
 /** A template with every message parsed once. */

@@ -1,7 +1,7 @@
 // Responses input → chat messages, and a chat completion → the Responses output items, for the
 // emulation over chat completions (docs/jobs.md lists what maps and what is refused).
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 export type ChatMessage = Record<string, unknown> & { role: string };
 

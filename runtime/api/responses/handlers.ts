@@ -11,7 +11,7 @@ import type { JobDeps } from '../../jobs/deps.ts';
 import { forward, forwardable, isSuccess, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';

@@ -3,7 +3,7 @@
 // `disabled` refuses what does not fit (400); `auto` drops whole items from the middle of the
 // conversation (keeping the first and the latest) until it fits. Tokens are estimated (about four
 // characters each, plus a few per message), so the check is conservative rather than exact.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { ChatMessage } from './conversation.ts';
 
 const TOKENS_PER_MESSAGE = 4;

@@ -1,6 +1,6 @@
 // The fields of a virtual key: the provider options a config may carry (SPEC §2.1), which of them
 // are secrets (sealed with the credential), and the checks the API applies to each.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 /** Provider options by config field name → the JSON type the API accepts. */
 export const OPTION_FIELDS: Readonly<Record<string, 'string' | 'array' | 'object'>> = {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { serviceAccountOf } from '../../providers/cloudb/token.ts';
 import type { RequestContext } from '../../server/context.ts';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import { UniqueViolationError } from '../../store/sql/sql-database.ts';

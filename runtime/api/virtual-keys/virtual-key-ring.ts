@@ -2,7 +2,7 @@
 // never reads the database. The ring loads at start and follows the store's change feed, so a key
 // written through any process reaches every process.
 import type { StoredCredentials, StoredIntegration } from '../../providers/stored-credentials.ts';
-import type { GatewayLogger } from '../../server/log.ts';
+import type { GatewayLogger } from '../../core/log.ts';
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { VirtualKeyRecord, VirtualKeyStore } from '../../store/virtual-key-store.ts';
 import type { MasterKey } from './master-key.ts';

@@ -1,7 +1,7 @@
 // Chat completions → the messages API: system prompts hoisted into `system`, tool calls into
 // `tool_use` blocks, tool answers into `tool_result` blocks of the next user turn, images into
 // `image` blocks. Consecutive turns of one role are merged, as the messages API wants alternation.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import {
   argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,

@@ -7,7 +7,7 @@
 //   `https://{clouda_deployment_name}.{clouda_region}.models.ai.azure.com` or managed
 //   `https://{clouda_endpoint_name}.{clouda_region}.inference.ml.azure.com/score`.
 // Bodies are the vendor's on both, so only the URL and credential change.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ProviderOptions, ResponseMapping } from '../types.ts';
 import { vendorShapedError } from '../shared/errors.ts';
 import { joinUrl, stringOption, withQuery } from '../shared/url.ts';

@@ -1,6 +1,6 @@
 // Embeddings → the text-embedding models' `:predict`: one instance per input string, and the
 // predictions back as the vendor's embedding list.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 export interface PredictResponse {
   predictions?: { embeddings?: { values?: number[]; statistics?: { token_count?: number } } }[];

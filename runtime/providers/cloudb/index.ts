@@ -3,7 +3,7 @@
 // Authorization; the URL comes from `cloudb_project_id` (else the account's project) and
 // `cloudb_region`. Chat maps to generateContent (streamGenerateContent with `alt=sse` for streams),
 // embeddings to `:predict`; other paths pass through under the regional API root.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { HostPolicy } from '../host-policy.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
 import { joinUrl, stringOption } from '../shared/url.ts';

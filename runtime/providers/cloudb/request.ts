@@ -1,7 +1,7 @@
 // Chat completions → generateContent: system prompts into `systemInstruction`, turns into
 // `contents` (assistant → `model`), tool calls into `functionCall` parts and tool answers into
 // `functionResponse` parts (named by looking the call id up), sampling into `generationConfig`.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import {
   argumentsObject, maxTokensOf, parseDataUrl, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,

@@ -2,7 +2,7 @@
 // account's private key is exchanged at its token_uri. Tokens are cached per account until shortly
 // before they expire, and concurrent requests share one exchange.
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { send } from '../../upstream/send.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../../upstream/types.ts';
 import type { HostPolicy } from '../host-policy.ts';

@@ -3,7 +3,7 @@
 // `cloudc_region` (or the x-gateway-cloudc-* headers); a plain key in Authorization is sent as the
 // service's bearer API key instead. Chat maps to converse / converse-stream (binary event stream);
 // other paths are signed and passed through under the runtime endpoint.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
 import { joinUrl, splitUrl, stringOption } from '../shared/url.ts';
 import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';

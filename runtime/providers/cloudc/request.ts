@@ -1,7 +1,7 @@
 // Chat completions → converse: system prompts into `system`, turns into `messages` with content
 // blocks (text, image bytes, toolUse, toolResult), sampling into `inferenceConfig`, tools into
 // `toolConfig`. Consecutive turns of one role are merged: converse wants them alternating.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import {
   argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest,

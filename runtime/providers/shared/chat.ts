@@ -1,6 +1,6 @@
 // The vendor's chat-completions shapes as the transforms read and write them, and the small
 // helpers every family shares (text of a content array, data URLs, tool-call arguments).
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { ChatUsage, FinishReason } from './chat-chunks.ts';
 
 export interface ChatTextPart { type: 'text'; text: string }

@@ -1,6 +1,6 @@
 // Adapters for providers that speak the vendor's wire format (the vendor itself and the
 // OpenAI-compatible table): the body goes through untouched, only the URL and credential change.
-import { GatewayError } from '../../server/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ResponseMapping } from '../types.ts';
 import { vendorShapedError } from './errors.ts';
 import { joinUrl } from './url.ts';
