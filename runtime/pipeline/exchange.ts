@@ -1,0 +1,71 @@
+// The Exchange: one request as routing and the stages see it. It carries the gateway options the
+// server parsed once (never the HTTP context: nothing below the server reads raw client headers),
+// the router's plan, the caller's identity, the log record being filled, and per-stage state.
+// A live request, a gateway-managed batch line and an emulated Responses call each build one and
+// run it through the same pipeline.
+import type { Metadata } from '../core/gateway-headers.ts';
+import type { RoutePlan } from '../core/plan.ts';
+import type { EndpointKind, ProviderOptions } from '../providers/types.ts';
+import type { RoutedRequest } from '../router/router-runtime.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
+
+/** The x-gateway-* options and the few client headers that may go upstream, parsed once by the server. */
+export interface GatewayOptions {
+  traceId: string;
+  metadata: Metadata;
+  /** x-gateway-request-timeout: wins over the config's request_timeout. */
+  requestTimeoutMs: number | null;
+  /** Lower-cased names from x-gateway-forward-headers. */
+  forwardHeaders: readonly string[];
+  cacheForceRefresh: boolean;
+  cacheNamespace: string | null;
+  /** x-gateway-provider. */
+  provider: string | null;
+  /** x-gateway-custom-host. */
+  customHost: string | null;
+  /** x-gateway-virtual-key. */
+  virtualKey: string | null;
+  /** The token of `Authorization: Bearer …`: the credential of leaves that set no api_key. */
+  bearerToken: string | null;
+  /** Provider settings sent as headers (x-gateway-clouda-resource-name, …), under their config names. */
+  providerOptions: ProviderOptions;
+  /**
+   * The client headers that may reach a provider, lower-cased: content-type and accept always, the
+   * W3C traceparent, and every header a config leaf's forward_headers or x-gateway-forward-headers
+   * names. The transport picks from these; it never sees the client's header map.
+   */
+  passedHeaders: Readonly<Record<string, string>>;
+}
+
+/** Who sent the request: the gateway API key's identity (never its secret). */
+export interface Caller {
+  keyId: string;
+  workspaceId: string;
+  organisationId: string;
+}
+
+/** Where the exchange came from: a client over HTTP, a line of a gateway-managed batch, or the chat call behind an emulated Responses request. */
+export type ExchangeSource = 'http' | 'batch' | 'responses';
+
+export interface Exchange extends RoutedRequest {
+  readonly source: ExchangeSource;
+  readonly endpoint: EndpointKind;
+  /** The route's operationId (createChatCompletion, …); null for the pass-through. */
+  readonly operationId: string | null;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path after `/v1`, with the query string: appended to the provider's base URL. */
+  upstreamPath: string;
+  /** The body as it goes upstream (null for bodiless methods); a stage that rewrites the body sets both this and `params`. */
+  rawBody: Buffer | null;
+  /** The parsed body once read (see `json`), else undefined. */
+  params: unknown;
+  readonly options: GatewayOptions;
+  readonly plan: RoutePlan;
+  readonly caller: Caller | null;
+  /** The request's log record; stages add what they know (usage, cache status, hook results, …). */
+  readonly record: RequestRecord;
+  /** Per-stage state, keyed by stage name. */
+  readonly state: Map<string, unknown>;
+  /** Parses the body once (400 `invalid_json`; the route's body validator applies), stores it in `params` and returns it. */
+  json(): Promise<unknown>;
+}

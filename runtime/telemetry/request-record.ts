@@ -1,0 +1,72 @@
+// The request log record (ARCHITECTURE §5 "Request log"): one per request that reached the server,
+// errors and 401s included. Built when the request arrives, filled by the server and the pipeline's
+// stages, and written in batches once the response is finished. It never holds a secret.
+
+/** What kind of request this was: the data plane, the pass-through, the control plane, or neither. */
+export type RouteKind = 'inference' | 'passthrough' | 'control' | 'health' | 'metrics' | 'unmatched';
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (priced lower), included in inputTokens. */
+  cachedInputTokens: number;
+  totalTokens: number;
+  /** True when the answer carried no usage and the numbers are the gateway's estimate. */
+  estimated: boolean;
+}
+
+/** One hook's result, as returned in `hook_results` and logged. */
+export interface HookResult {
+  id: string;
+  verdict: boolean;
+  deny: boolean;
+  async: boolean;
+  checks: Array<{ id: string; verdict: boolean; explanation: string | null; error: string | null; executionTimeMs: number }>;
+  executionTimeMs: number;
+}
+
+export interface RequestRecord {
+  /** Sortable id (time first), also the cursor of `GET /v1/logs`. */
+  id: string;
+  traceId: string;
+  /** Unix milliseconds when the request arrived. */
+  createdAt: number;
+  method: string;
+  /** The path without the query string. */
+  path: string;
+  routeKind: RouteKind;
+  /** The endpoint's operationId, when a route matched. */
+  operationId: string | null;
+  source: 'http' | 'batch' | 'responses';
+  status: number;
+  /** The gateway error code when the gateway answered with its error body; null otherwise. */
+  errorCode: string | null;
+  latencyMs: number;
+  /** Time to the first byte of the response body; null when none was sent. */
+  ttfbMs: number | null;
+  configId: string | null;
+  /** Which target answered, e.g. `config.targets[1]`. */
+  targetPath: string | null;
+  provider: string | null;
+  modelRequested: string | null;
+  modelAnswered: string | null;
+  retries: number;
+  /** HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH, DISABLED; null where no cache applies (not inference). */
+  cacheStatus: string | null;
+  stream: boolean;
+  usage: TokenUsage | null;
+  /** USD from the pricing table; null when the model is unknown (or nothing was used). */
+  costUsd: number | null;
+  /** USD a cache hit saved (what the provider call would have cost); null otherwise. */
+  savedCostUsd: number | null;
+  metadata: Readonly<Record<string, string>>;
+  apiKeyId: string | null;
+  workspaceId: string | null;
+  organisationId: string | null;
+  hookResults: { beforeRequestHooks: HookResult[]; afterRequestHooks: HookResult[] } | null;
+  /** on_success / on_fail feedback of hooks (value, weight, metadata, passed/failed/errored checks). */
+  feedback: unknown[] | null;
+  /** Only with GATEWAY_LOG_BODIES=on: capped, credentials redacted. */
+  requestBody: string | null;
+  responseBody: string | null;
+}
