@@ -12,6 +12,11 @@ export interface Outcome {
   provider: string;
   /** Retries spent on that leaf (x-gateway-retry-attempt-count). */
   retries: number;
+  /**
+   * Gateway headers a stage adds to the answer (x-gateway-cache-status, x-ratelimit-*, retry-after),
+   * sent with error answers too; absent when no stage added any.
+   */
+  headers?: Record<string, string>;
   /** Exactly one of these is set. */
   response: UpstreamResponse | null;
   error: GatewayError | null;
