@@ -3,7 +3,6 @@
 // prompts, policies) load at start and follow the store's change feed, so a write through any
 // process reaches every process; the request path never waits on the database.
 import type { ConfigResolver } from '../inference/config-resolver.ts';
-import { setPromptHook } from '../inference/handlers.ts';
 import { RECORD_KINDS } from '../store/record-kinds.ts';
 import type { Handler } from '../server/server.ts';
 import type { GatewaySetup } from '../server/start.ts';
@@ -16,7 +15,6 @@ import { rateLimitHandlers } from './policies/rate-limits.ts';
 import { usageLimitHandlers } from './policies/usage-limits.ts';
 import { promptHandlers } from './prompts/handlers.ts';
 import { PromptCatalog } from './prompts/prompt-catalog.ts';
-import { createPromptHook } from './prompts/prompt-hook.ts';
 
 export interface ControlPlane {
   configs: ConfigCatalog;
@@ -44,7 +42,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   await prompts.loadAll();
   await policies.loadAll();
 
-  setPromptHook(resolver, createPromptHook((id) => configs.planOf(id), prompts));
+  resolver.services.prompts.use(prompts);
 
   const handlers: Record<string, Handler> = {
     ...apiKeyHandlers(store),

@@ -9,7 +9,8 @@ import type { StoredCredentials } from '../providers/stored-credentials.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CONFIG_HEADER } from '../core/gateway-headers.ts';
 import { LruMap } from './lru.ts';
-import { buildRouter, type LoadedRouter, type RouterDeps } from './routers.ts';
+import { buildRouter, defaultServices, type LoadedRouter, type RouterDeps } from './routers.ts';
+import type { Services } from '../pipeline/services.ts';
 
 
 export class ConfigResolver {
@@ -22,11 +23,16 @@ export class ConfigResolver {
   readonly #fromHeaders: LruMap<string, LoadedRouter>;
 
   constructor(deps: RouterDeps) {
-    this.#deps = deps;
+    this.#deps = { ...deps, services: deps.services ?? defaultServices() };
     const size = deps.settings.inlineConfigCacheSize;
     this.#inlineByText = new LruMap(size);
     this.#inlineByHash = new LruMap(size);
     this.#fromHeaders = new LruMap(size);
+  }
+
+  /** What every router's stages use (one object: installing a service reaches every router). */
+  get services(): Services {
+    return this.#deps.services!;
   }
 
   /** Installs (or atomically replaces) the router of a saved config. */

@@ -10,6 +10,7 @@ import { ConfigResolver } from './config-resolver.ts';
 import { createInferenceHandler, INFERENCE_HANDLERS } from './handlers.ts';
 import { inferenceSettingsFromEnv, type InferenceSettings } from './settings.ts';
 import { InferenceTransport } from './transport.ts';
+import { defaultServices } from './routers.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
 import { setConnectLookup } from '../upstream/pools.ts';
 
@@ -32,7 +33,7 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
   setConnectLookup(hostPolicy.connectLookup);
   const transport = new InferenceTransport(options.providers ?? defaultProviders(), undefined, { hostPolicy });
   const breakers = new CircuitBreakers(new MemoryBreakerStore(), Date.now);
-  const resolver = new ConfigResolver({ transport, breakers, settings });
+  const resolver = new ConfigResolver({ transport, breakers, settings, services: { ...defaultServices(), logger: setup.logger } });
   if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);
   const handler = createInferenceHandler(resolver);
   for (const name of INFERENCE_HANDLERS) setup.gateway.registerHandler(name, handler);

@@ -1,33 +1,54 @@
 // Turns a RoutePlan into a live router: emit its source once, instantiate it with `new Function`
-// (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime.
+// (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime, and compose
+// the stages the plan needs around it (runtime/pipeline/stages.ts).
 import { emitRouterBody } from '../../compiler/config/emit.ts';
-import type { RoutePlan } from '../../compiler/config/route-plan.ts';
+import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
+import { silentLogger } from '../core/log.ts';
+import { attemptStages, chain, requestStages, stagesReadBody } from '../pipeline/compose.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
+import { PromptHolder } from '../pipeline/prompt/prompt-source.ts';
+import type { Services } from '../pipeline/services.ts';
+import type { Stage } from '../pipeline/stage.ts';
+import { STAGES } from '../pipeline/stages.ts';
 import type { CircuitBreakers } from '../router/breaker.ts';
+import type { Outcome } from '../router/outcome.ts';
 import { RouterRuntime, type CompiledRouter } from '../router/router-runtime.ts';
 import { sleep } from '../router/abort.ts';
 import { isConnectionError, isUpstreamTimeout } from '../upstream/errors.ts';
-import type { InferenceRequest } from './inference-request.ts';
 import type { InferenceSettings } from './settings.ts';
 import type { InferenceTransport } from './transport.ts';
 
 export interface LoadedRouter {
   configId: string;
-  /** Whether the router reads the parsed body (override_params, params conditions, …). */
+  /** Whether the route parses the request body (override_params, params conditions, a stage that reads it, …). */
   readsBody: boolean;
   /** The plan it was built from (which providers its leaves name: runtime/jobs/provider-apis.ts). */
   plan: RoutePlan;
-  route: CompiledRouter<InferenceRequest>;
+  /** Every header name some leaf forwards (forward_headers): the server copies these out of the client's headers. */
+  forwardedHeaders: readonly string[];
+  /** The request-phase stages around the compiled router: the one entry point for every exchange. */
+  run: (x: Exchange) => Promise<Outcome>;
 }
 
 export interface RouterDeps {
   transport: InferenceTransport;
   breakers: CircuitBreakers;
   settings: InferenceSettings;
+  /** What stages use; defaults suit tests that route without a store. */
+  services?: Services;
+  /** Defaults to the one ordered list. */
+  stages?: readonly Stage[];
   random?: () => number;
 }
 
+export function defaultServices(): Services {
+  return { logger: silentLogger, now: Date.now, costOf: () => null, prompts: new PromptHolder() };
+}
+
 export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
-  const runtime = new RouterRuntime<InferenceRequest>({
+  const services = deps.services ?? defaultServices();
+  const stages = deps.stages ?? STAGES;
+  const runtime = new RouterRuntime<Exchange>({
     configId: plan.configId,
     transport: deps.transport.call,
     providerOf: deps.transport.providerOf,
@@ -36,7 +57,26 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
     random: deps.random ?? Math.random,
     isConnectionError,
     isTimeoutError: isUpstreamTimeout,
+    wrapAttempt: (leaf: PlanLeaf, tryOnce) => {
+      const fns = attemptStages(stages, leaf, plan, services);
+      return fns.length === 0 ? null : chain(fns, tryOnce);
+    },
   });
-  const createRouter = new Function('rt', emitRouterBody(plan)) as (rt: RouterRuntime<InferenceRequest>) => CompiledRouter<InferenceRequest>;
-  return { configId: plan.configId, readsBody: plan.readsBody, plan, route: createRouter(runtime) };
+  const createRouter = new Function('rt', emitRouterBody(plan)) as (rt: RouterRuntime<Exchange>) => CompiledRouter<Exchange>;
+  const route = createRouter(runtime);
+  const readsBody = plan.readsBody || stagesReadBody(stages, plan);
+  // The router reads params when the plan says so; a stage that rendered the body has set them already.
+  const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null || x.rawBody.length === 0 ? route(x) : x.json().then(() => route(x))) : route;
+  const fns = requestStages(stages, plan, services);
+  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
+}
+
+function forwardedHeaders(root: PlanNode): string[] {
+  const names = new Set<string>();
+  const walk = (node: PlanNode): void => {
+    for (const name of node.forwardHeaders) names.add(name);
+    if (node.kind === 'strategy') node.targets.forEach(walk);
+  };
+  walk(root);
+  return [...names];
 }

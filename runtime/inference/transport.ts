@@ -6,7 +6,7 @@ import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
-import { headerOptions } from '../providers/header-options.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
@@ -15,7 +15,6 @@ import { splitUrl } from '../providers/shared/url.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../providers/types.ts';
 import { send } from '../upstream/send.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
-import { endpointOf, type InferenceRequest } from './inference-request.ts';
 
 /** Headers of the client request that always go upstream; anything else only when forwarded. */
 const PASSED_HEADERS = ['content-type', 'accept'];
@@ -46,7 +45,7 @@ export class InferenceTransport {
   }
 
   /** The provider a leaf resolves to, for x-gateway-provider; never throws (an unknown key fails in `call`). */
-  readonly providerOf = (req: InferenceRequest, leaf: LeafTarget): string => {
+  readonly providerOf = (req: Exchange, leaf: LeafTarget): string => {
     const plan = leaf.plan;
     if (plan.provider !== null && !plan.provider.startsWith('@')) return plan.provider;
     try {
@@ -61,18 +60,18 @@ export class InferenceTransport {
    * for before sending (the usual case) allocates no async frame; a new custom host (DNS) or a
    * body the adapter must read takes the async path.
    */
-  readonly call = (req: InferenceRequest, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
+  readonly call = (req: Exchange, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
     try {
       const plan = leaf.plan;
       const stored = this.#stored(plan, req);
       const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
       const adapter = this.#providers.get(providerName);
-      const options = providerOptions(headerOptions(req.ctx.headers), stored?.options, plan.providerOptions);
+      const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
-      const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.headerCustomHost;
+      const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
       const customHost = customHostText === null ? null : this.#customHost(customHostText);
-      const endpoint: EndpointKind = endpointOf(req);
+      const endpoint: EndpointKind = req.endpoint;
       const strict = plan.strictVendorCompliance;
       const call: ProviderCall = {
         endpoint,
@@ -80,11 +79,11 @@ export class InferenceTransport {
         path: req.upstreamPath,
         body: undefined,
         rawBody: req.rawBody,
-        apiKey: plan.apiKey ?? stored?.apiKey ?? req.bearerToken,
+        apiKey: plan.apiKey ?? stored?.apiKey ?? req.options.bearerToken,
         options,
         customHost: customHost === null ? null : customHost.base,
         strictVendorCompliance: strict,
-        headers: req.ctx.headers,
+        headers: req.options.passedHeaders,
         signal,
       };
       // A host judged in the last seconds costs a map lookup; only a new one waits (on DNS).
@@ -97,7 +96,7 @@ export class InferenceTransport {
     }
   };
 
-  async #callAfterWaiting(adapter: ProviderAdapter, call: ProviderCall, req: InferenceRequest, plan: PlanLeaf, uncheckedHost: CustomHost | null, wantsBody: boolean): Promise<UpstreamResponse> {
+  async #callAfterWaiting(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf, uncheckedHost: CustomHost | null, wantsBody: boolean): Promise<UpstreamResponse> {
     if (uncheckedHost !== null) await this.#hostPolicy.check(uncheckedHost.url, 'custom_host');
     if (wantsBody) {
       const body = await bodyObject(req, plan.overrideParams);
@@ -107,14 +106,14 @@ export class InferenceTransport {
     return this.#prepare(adapter, call, req, plan);
   }
 
-  #prepare(adapter: ProviderAdapter, call: ProviderCall, req: InferenceRequest, plan: PlanLeaf): Promise<UpstreamResponse> {
+  #prepare(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf): Promise<UpstreamResponse> {
     const pending = adapter.prepare(call);
     // Most adapters prepare synchronously: no promise turn for them.
     if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(prepared, req, plan, call.signal));
     return this.#dispatch(pending, req, plan, call.signal);
   }
 
-  #dispatch(prepared: PreparedCall, req: InferenceRequest, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
+  #dispatch(prepared: PreparedCall, req: Exchange, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
     const url = splitUrl(prepared.url);
     const sent = this.#send({
       origin: url.origin,
@@ -129,9 +128,9 @@ export class InferenceTransport {
   }
 
   /** The virtual key or provider slug a leaf (or the request) names; 400 when it is not stored. */
-  #stored(plan: PlanLeaf, req: InferenceRequest): StoredIntegration | null {
+  #stored(plan: PlanLeaf, req: Exchange): StoredIntegration | null {
     const slug = plan.provider !== null && plan.provider.startsWith('@') ? plan.provider.slice(1) : null;
-    const headerKey = plan.provider === null && plan.apiKey === null ? headerValue(req, VIRTUAL_KEY_HEADER) : null;
+    const headerKey = plan.provider === null && plan.apiKey === null ? req.options.virtualKey : null;
     const virtualKey = plan.virtualKey ?? headerKey;
     if (slug === null && virtualKey === null) return null;
     const credentials = this.#credentials;
@@ -147,17 +146,14 @@ export class InferenceTransport {
     return found;
   }
 
-  #headers(req: InferenceRequest, configForwarded: readonly string[], provider: Record<string, string>): Record<string, string> {
-    const incoming = req.ctx.headers;
+  #headers(req: Exchange, configForwarded: readonly string[], provider: Record<string, string>): Record<string, string> {
+    // The server copied these out of the client's headers (runtime/pipeline/options.ts).
+    const incoming = req.options.passedHeaders;
     const headers: Record<string, string> = {};
-    for (const name of PASSED_HEADERS) {
-      const value = incoming[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    for (const names of [configForwarded, req.ctx.forwardHeaders]) {
+    for (const names of [PASSED_HEADERS, configForwarded, req.options.forwardHeaders]) {
       for (const name of names) {
         const value = incoming[name];
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        if (value !== undefined) headers[name] = value;
       }
     }
     // The credential and the provider's own headers are the gateway's to set; a forwarded header never replaces them.
@@ -216,16 +212,11 @@ function providerOptions(
 }
 
 /** The parsed body with override_params applied; undefined for bodiless requests. */
-async function bodyObject(req: InferenceRequest, overrides: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+async function bodyObject(req: Exchange, overrides: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
   if (req.rawBody === null || req.rawBody.length === 0) return undefined;
-  const params = req.params !== undefined ? req.params : await req.ctx.json();
+  const params = req.params !== undefined ? req.params : await req.json();
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
   return hasKeys(overrides) ? { ...(params as Record<string, unknown>), ...overrides } : (params as Record<string, unknown>);
-}
-
-function headerValue(req: InferenceRequest, name: string): string | null {
-  const value = req.ctx.headers[name];
-  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 function hasKeys(object: Record<string, unknown>): boolean {

@@ -3,10 +3,10 @@
 // over by whichever process polls next, a restarted one included. Each line goes through the same
 // router as a live request, a bounded number at a time, and its result is recorded once (the line's
 // primary key), so whatever runs twice after a takeover lands once in the output or error file.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConfigResolver } from '../inference/config-resolver.ts';
-import { resolveRouter, routeWith } from '../inference/handlers.ts';
+import { resolveRouter } from '../inference/handlers.ts';
 import type { Outcome } from '../router/outcome.ts';
 import { GatewayError } from '../core/errors.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
@@ -14,7 +14,8 @@ import type { RouteSpec } from '../server/match.ts';
 import type { BatchLineError, BatchRecord, BatchStatus, BatchStore, LineResult } from '../store/batch-store.ts';
 import type { GatewayFileStore } from '../store/file-store.ts';
 import { type BatchLine, type BatchResponse, outputLine, parseBatchFile } from './batch-lines.ts';
-import { DetachedContext, routeForEndpoint } from './detached-context.ts';
+import { detachedExchange, routeForEndpoint } from './detached-context.ts';
+import { newRequestRecord, type RequestRecord } from '../telemetry/request-record.ts';
 import type { RouteSealer } from './route-headers.ts';
 import type { JobSettings } from './settings.ts';
 
@@ -30,6 +31,8 @@ export interface BatchRunnerDeps {
   now?: () => number;
   /** The lease owner name; unique per process by default. */
   owner?: string;
+  /** Told of each line's finished log record, as the server is of a live request's. */
+  onRecord?: (record: RequestRecord) => void;
 }
 
 interface Running {
@@ -242,24 +245,42 @@ export class BatchRunner {
 
   /** One line through the router; null when it was abandoned (shutdown). */
   async #runLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>): Promise<LineResult | null> {
+    const record = newRequestRecord(randomUUID(), 'POST', route.path, 'batch');
+    record.routeKind = 'inference';
+    record.operationId = route.operationId;
+    record.organisationId = batch.organisationId;
+    const result = await this.#routeLine(batch, line, route, headers, record);
+    if (result !== null) this.#finishRecord(record, result);
+    return result;
+  }
+
+  /** The line's record is written like a live request's: its status is the line's answer status. */
+  #finishRecord(record: RequestRecord, result: LineResult): void {
+    const onRecord = this.#deps.onRecord;
+    if (onRecord === undefined) return;
+    const response = (JSON.parse(result.line) as { response?: { status_code?: number } | null }).response;
+    record.status = typeof response?.status_code === 'number' ? response.status_code : 500;
+    record.latencyMs = Date.now() - record.createdAt;
+    try {
+      onRecord(record);
+    } catch (error) {
+      this.#deps.logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(error) });
+    }
+  }
+
+  async #routeLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>, record: RequestRecord): Promise<LineResult | null> {
     const signal = this.#shutdown.signal;
     let outcome: Outcome;
     try {
-      const ctx = new DetachedContext(headers, route, line.body);
-      const router = resolveRouter(ctx, this.#deps.resolver);
-      outcome = await routeWith(this.#deps.resolver, router, {
-        ctx,
-        method: 'POST',
-        upstreamPath: batch.endpoint.slice('/v1'.length),
-        pathname: batch.endpoint,
-        sentBody: ctx.rawBody,
-        metadata: ctx.metadata,
-        signal,
-        timeoutOverrideMs: ctx.requestTimeoutMs,
-      });
+      const router = resolveRouter(headers, this.#deps.resolver);
+      const x = detachedExchange({ source: 'batch', headers, route, body: line.body, router, record, caller: null, signal });
+      outcome = await router.run(x);
     } catch (error) {
       if (signal.aborted) return null;
-      if (error instanceof GatewayError) return errorResult(line, { status_code: error.status, request_id: requestId(undefined), body: error.toBody() });
+      if (error instanceof GatewayError) {
+        record.errorCode = error.code;
+        return errorResult(line, { status_code: error.status, request_id: requestId(undefined), body: error.toBody() });
+      }
       this.#deps.logger.error('batch_line_failed', { batch_id: batch.id, custom_id: line.customId, error: describeError(error) });
       return { lineIndex: line.index, outcome: 'error', line: outputLine(line.customId, null, { code: 'internal_error', message: 'The gateway failed to run this request.' }) };
     }

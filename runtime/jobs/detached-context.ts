@@ -1,50 +1,70 @@
-// The request context of a request that did not come over HTTP (a batch line, the chat call behind
-// an emulated Responses request): the headers of the request it stands for, the route of the
-// endpoint it calls, and its body, checked by that route's validator when routing reads it, as a
-// live request's would be.
-import type { IncomingHttpHeaders } from 'node:http';
+// The exchange of a request that did not come over HTTP (a batch line, the chat call behind an
+// emulated Responses request): the stored headers of the request it stands for give its gateway
+// options, the route of the endpoint it calls gives its validator, and its body is checked by that
+// validator when routing reads it, as a live request's would be.
 import * as validators from '../../generated/validators.js';
-import type { InferenceContext } from '../inference/inference-request.ts';
-import { parseForwardHeaders, parseMetadata, parseRequestTimeout, type Metadata } from '../core/gateway-headers.ts';
+import {
+  CACHE_FORCE_REFRESH_HEADER, CACHE_NAMESPACE_HEADER, FORWARD_HEADERS_HEADER, METADATA_HEADER, REQUEST_TIMEOUT_HEADER,
+  parseCacheForceRefresh, parseCacheNamespace, parseForwardHeaders, parseMetadata, parseRequestTimeout,
+} from '../core/gateway-headers.ts';
+import type { LoadedRouter } from '../inference/routers.ts';
+import type { Caller, Exchange, ExchangeSource } from '../pipeline/exchange.ts';
+import { newExchange } from '../pipeline/new-exchange.ts';
+import { gatewayOptions } from '../pipeline/options.ts';
 import type { RouteSpec } from '../server/match.ts';
 import { type GeneratedValidator, validateBody } from '../server/validate.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
 
 const VALIDATORS = validators as unknown as Record<string, GeneratedValidator>;
 
-export class DetachedContext implements InferenceContext {
-  readonly headers: IncomingHttpHeaders;
-  readonly route: RouteSpec;
-  readonly forwardHeaders: readonly string[];
-  readonly metadata: Metadata;
-  readonly requestTimeoutMs: number | null;
-  readonly #body: unknown;
-  #checked = false;
+export interface DetachedRequest {
+  source: ExchangeSource;
+  /** The stored routing headers (runtime/jobs/route-headers.ts). */
+  headers: Readonly<Record<string, string>>;
+  route: RouteSpec;
+  body: unknown;
+  router: LoadedRouter;
+  record: RequestRecord;
+  caller: Caller | null;
+  signal: AbortSignal;
+}
 
-  /** Throws `invalid_header` when a stored header no longer parses (the create request's were checked). */
-  constructor(headers: Readonly<Record<string, string>>, route: RouteSpec, body: unknown) {
-    this.headers = { ...headers, 'content-type': 'application/json' };
-    this.route = route;
-    this.forwardHeaders = parseForwardHeaders(headers['x-gateway-forward-headers']);
-    this.metadata = parseMetadata(headers['x-gateway-metadata']);
-    this.requestTimeoutMs = parseRequestTimeout(headers['x-gateway-request-timeout']);
-    this.#body = body;
-  }
-
-  get rawBody(): Buffer {
-    return Buffer.from(JSON.stringify(this.#body));
-  }
-
-  /** The body, checked against the route's validator once (400 `invalid_request_body`). */
-  async json(): Promise<unknown> {
-    const name = this.route.bodyValidator;
-    if (!this.#checked && name !== undefined) {
-      const validator = VALIDATORS[name];
-      if (validator === undefined) throw new Error(`no generated validator named ${name}`);
-      validateBody(validator, this.#body);
-    }
-    this.#checked = true;
-    return this.#body;
-  }
+/** Throws `invalid_header` when a stored header no longer parses (the create request's were checked). */
+export function detachedExchange(request: DetachedRequest): Exchange {
+  const headers: Record<string, string> = { ...request.headers, 'content-type': 'application/json' };
+  const parsed = {
+    traceId: request.record.traceId,
+    metadata: parseMetadata(headers[METADATA_HEADER]),
+    requestTimeoutMs: parseRequestTimeout(headers[REQUEST_TIMEOUT_HEADER]),
+    forwardHeaders: parseForwardHeaders(headers[FORWARD_HEADERS_HEADER]),
+    cacheForceRefresh: parseCacheForceRefresh(headers[CACHE_FORCE_REFRESH_HEADER]),
+    cacheNamespace: parseCacheNamespace(headers[CACHE_NAMESPACE_HEADER]),
+  };
+  const { route, body } = request;
+  request.record.metadata = parsed.metadata;
+  return newExchange({
+    source: request.source,
+    handler: route.handler,
+    operationId: route.operationId,
+    method: 'POST',
+    upstreamPath: route.path.slice('/v1'.length),
+    pathname: route.path,
+    rawBody: Buffer.from(JSON.stringify(body)),
+    options: gatewayOptions(headers, parsed, request.router.forwardedHeaders),
+    plan: request.router.plan,
+    caller: request.caller,
+    record: request.record,
+    signal: request.signal,
+    readJson: async () => {
+      const name = route.bodyValidator;
+      if (name !== undefined) {
+        const validator = VALIDATORS[name];
+        if (validator === undefined) throw new Error(`no generated validator named ${name}`);
+        validateBody(validator, body);
+      }
+      return body;
+    },
+  });
 }
 
 /** The route a batch `endpoint` (`/v1/chat/completions`, …) stands for: POST on that path. */

@@ -3,7 +3,7 @@
 // own endpoint, then relayed as received or read for the gateway to combine or check.
 import type { IncomingHttpHeaders } from 'node:http';
 import { CONFIG_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
-import { resolveRouter, routeWith } from '../inference/handlers.ts';
+import { httpExchange, resolveRouter } from '../inference/handlers.ts';
 import type { LoadedRouter } from '../inference/routers.ts';
 import { sendOutcome } from '../inference/send-outcome.ts';
 import type { Outcome } from '../router/outcome.ts';
@@ -21,7 +21,7 @@ export function namesRoute(headers: IncomingHttpHeaders): boolean {
 
 /** The request's router, or null when its headers name no route at all (a bad one is still an error). */
 export function routerOf(ctx: RequestContext, deps: JobDeps): LoadedRouter | null {
-  return namesRoute(ctx.headers) ? resolveRouter(ctx, deps.resolver) : null;
+  return namesRoute(ctx.headers) ? resolveRouter(ctx.headers, deps.resolver) : null;
 }
 
 /** True when the request names a route whose every target has the API. */
@@ -40,16 +40,7 @@ export interface ForwardRequest {
 
 export async function forward(deps: JobDeps, router: LoadedRouter, ctx: RequestContext, request: ForwardRequest): Promise<Outcome> {
   try {
-    return await routeWith(deps.resolver, router, {
-      ctx: request.opaqueBody === true ? { headers: ctx.headers, route: ctx.route, forwardHeaders: ctx.forwardHeaders, json: async () => undefined } : ctx,
-      method: request.method,
-      upstreamPath: request.upstreamPath,
-      pathname: ctx.path,
-      sentBody: request.body ?? null,
-      metadata: ctx.metadata,
-      signal: ctx.signal,
-      timeoutOverrideMs: ctx.requestTimeoutMs,
-    });
+    return await router.run(httpExchange(ctx, router, { method: request.method, upstreamPath: request.upstreamPath, rawBody: request.body ?? null, opaqueBody: request.opaqueBody }));
   } catch (error) {
     if (ctx.clientGone) throw new GatewayError('internal_error', 'The client went away.');
     throw error;

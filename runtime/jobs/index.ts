@@ -39,7 +39,7 @@ export async function setupJobs(setup: GatewaySetup, resolver: ConfigResolver, o
   const catalog = options.catalog ?? ModelCatalog.load(settings.modelCatalogPath ?? BUILT_IN_CATALOG);
   const sealer = new RouteSealer(await loadMasterKey(setup.dataDir, options.env));
   const routes = gateway.routes.routes;
-  const runner = new BatchRunner({ batches: store.batches, files: store.files, resolver, routes, sealer, logger, settings });
+  const runner = new BatchRunner({ batches: store.batches, files: store.files, resolver, routes, sealer, logger, settings, onRecord: setup.recordFinished });
   const contract = new ProviderContract(settings.contractMode, logger);
   const deps: JobDeps = { store, resolver, credentials: options.credentials ?? (() => null), settings, logger, runner, sealer, contract, catalog, routes };
 

@@ -2,9 +2,15 @@
 // the service it needs here (cache backend, counters, guardrail catalog, …); a stage keeps what it
 // uses in its closure, so the request path never looks a service up.
 import type { GatewayLogger } from '../core/log.ts';
+import type { PriceFn } from './log/usage-tap.ts';
+import type { PromptHolder } from './prompt/prompt-source.ts';
 
 export interface Services {
   logger: GatewayLogger;
   /** Wall clock in Unix milliseconds; tests pass a fake one. */
   now(): number;
+  /** USD for a model's usage, null when the model's price is unknown. */
+  costOf: PriceFn;
+  /** Stored prompt templates, for configs with a prompt_id (installed once the store is open). */
+  prompts: PromptHolder;
 }

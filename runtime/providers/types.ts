@@ -1,6 +1,5 @@
 // What the gateway knows about one provider family: where it lives, how it wants its credential,
 // and how a request in the vendor's wire format becomes the provider's (and its answer comes back).
-import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * The gateway endpoints a provider may implement. `other` is audio, images and models; anything
@@ -27,8 +26,8 @@ export interface ProviderCall {
   /** custom_host (config or x-gateway-custom-host), already checked against the host policy. */
   customHost: string | null;
   strictVendorCompliance: boolean;
-  /** The client's request headers (for provider headers such as `X-cloudb-AI-LLM-Request-Type`). */
-  headers: IncomingHttpHeaders;
+  /** The client headers that may go upstream (for provider headers such as `X-cloudb-AI-LLM-Request-Type`): runtime/pipeline/options.ts. */
+  headers: Readonly<Record<string, string>>;
   signal: AbortSignal;
 }
 

@@ -30,7 +30,12 @@ export interface LeafTarget {
   plan: PlanLeaf;
   /** Circuit-breaker identity: config ID + leaf path. */
   breakerKey: string;
+  /** One try of this leaf inside its attempt-phase stages; null when no stage applies (the bare try). */
+  around: ((req: any) => Promise<Outcome>) | null;
 }
+
+/** Composes a leaf's attempt-phase stages around `tryOnce` (one upstream try), once per leaf; null: none apply. */
+export type AttemptWrapper<R extends RoutedRequest> = (leaf: PlanLeaf, tryOnce: (req: R) => Promise<Outcome>) => ((req: R) => Promise<Outcome>) | null;
 
 /** Makes one upstream call for a leaf; throws GatewayError for failures the gateway detects itself. */
 export type Transport<R extends RoutedRequest = RoutedRequest> = (req: R, leaf: LeafTarget, signal: AbortSignal) => Promise<UpstreamResponse>;
@@ -47,6 +52,8 @@ export interface RouterRuntimeOptions<R extends RoutedRequest> {
   isTimeoutError: (error: unknown) => boolean;
   /** The provider a leaf calls (x-gateway-provider), when the transport resolves it (virtual keys, slugs). */
   providerOf?: (req: R, leaf: LeafTarget) => string;
+  /** The attempt-phase stages of a leaf, composed once when the router is built. */
+  wrapAttempt?: AttemptWrapper<R>;
 }
 
 export type CompiledRouter<R extends RoutedRequest = RoutedRequest> = (req: R) => Promise<Outcome>;
@@ -71,13 +78,18 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   }
 
   leaf(plan: PlanLeaf): LeafTarget {
-    return { plan, breakerKey: `${this.#options.configId}\u0000${plan.path}` };
+    const target: LeafTarget = { plan, breakerKey: `${this.#options.configId}\u0000${plan.path}`, around: null };
+    const wrap = this.#options.wrapAttempt;
+    if (wrap !== undefined) target.around = wrap(plan, (req: R) => this.#tryOnce(req, target));
+    return target;
   }
 
   attempt(req: R, leaf: LeafTarget): Promise<Outcome> {
     const options = this.#options;
-    if (leaf.plan.retry === null || !(leaf.plan.retry.attempts > 0)) return this.#tryOnce(req, leaf);
-    return runWithRetries(leaf.plan.retry, () => this.#tryOnce(req, leaf), { ...options.retry, signal: req.signal });
+    const around = leaf.around;
+    const once = around === null ? () => this.#tryOnce(req, leaf) : () => around(req);
+    if (leaf.plan.retry === null || !(leaf.plan.retry.attempts > 0)) return once();
+    return runWithRetries(leaf.plan.retry, once, { ...options.retry, signal: req.signal });
   }
 
   /** Fallback order: children with a usable circuit, in order; all of them when every one is open. */

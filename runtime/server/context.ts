@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
+import { newRequestRecord, type RequestRecord } from '../telemetry/request-record.ts';
 import { readRequestBody } from './body.ts';
 import { GatewayError } from '../core/errors.ts';
 import {
@@ -47,6 +48,8 @@ export class RequestContext {
   /** Set when the client sent an unusable trace id; the dispatcher answers 400 with it. */
   readonly traceIdError: GatewayError | null;
   readonly startedAt: number;
+  /** This request's log record: filled as the request goes, written once its response is finished. */
+  readonly record: RequestRecord;
 
   route: RouteSpec | null = null;
   /** Named groups of the route pattern, raw (not percent-decoded). */
@@ -93,6 +96,9 @@ export class RequestContext {
       this.traceIdError = new GatewayError('invalid_header', `${TRACE_ID_HEADER} must be at most 256 printable ASCII characters.`, TRACE_ID_HEADER);
     }
     res.traceId = this.traceId;
+    this.record = newRequestRecord(this.traceId, this.method, this.path);
+    res.record = this.record;
+    res.startedAt = this.startedAt;
     res.watchClose(this);
   }
 
@@ -104,6 +110,7 @@ export class RequestContext {
     this.forwardHeaders = parseForwardHeaders(h[FORWARD_HEADERS_HEADER] as string | undefined);
     this.cacheForceRefresh = parseCacheForceRefresh(h[CACHE_FORCE_REFRESH_HEADER] as string | undefined);
     this.cacheNamespace = parseCacheNamespace(h[CACHE_NAMESPACE_HEADER] as string | undefined);
+    this.record.metadata = this.metadata;
   }
 
   /** Query parameters; after a route's query validator ran, numbers and booleans are coerced. */

@@ -3,20 +3,31 @@
 // setHeader at a time), so it joins the writeHead header object instead: here, once, for every writer.
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
+import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
 
 /** Told when the client goes away before its response finished (the request context). */
 export interface ClientWatcher {
   clientClosed(): void;
 }
 
-/** Shared by every response of one server: set when it starts draining. */
+/** Shared by every response of one server: set when it starts draining, and told when each response is done. */
 export interface DrainState {
   draining: boolean;
+  /** Called once per response when it closed (finished or cut short). */
+  responseDone(res: GatewayResponse): void;
 }
 
-export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> implements TappableResponse {
   /** Set by the request context; null until then (and for requests that never got one). */
   traceId: string | null = null;
+  /** The request's log record (set with the trace id). */
+  record: RequestRecord | null = null;
+  /** performance.now() when the request arrived, and when the first body byte went out (0: not yet). */
+  startedAt = 0;
+  firstByteAt = 0;
+  /** Told of every body byte (usage metering): runtime/pipeline/body-tap.ts. */
+  bodyTap: BodyTap | null = null;
   /** Fields, not listeners or symbols: one `close` listener serves them (watchClose). */
   watcher: ClientWatcher | null = null;
   drain: DrainState | null = null;
@@ -40,9 +51,29 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
       ? super.writeHead(statusCode, messageOrHeaders, maybeHeaders)
       : super.writeHead(statusCode, messageOrHeaders);
   }
+
+  // write and end keep node:http's signatures; they only note the first byte and feed the tap.
+  override write(chunk: any, encodingOrCallback?: any, callback?: any): boolean {
+    if (this.firstByteAt === 0) this.firstByteAt = performance.now();
+    if (this.bodyTap !== null && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) this.bodyTap.write(chunk);
+    return super.write(chunk, encodingOrCallback, callback);
+  }
+
+  override end(chunk?: any, encodingOrCallback?: any, callback?: any): this {
+    const hasBody = typeof chunk === 'string' || Buffer.isBuffer(chunk);
+    if (hasBody && this.firstByteAt === 0) this.firstByteAt = performance.now();
+    const tap = this.bodyTap;
+    if (tap !== null) {
+      this.bodyTap = null;
+      if (hasBody) tap.write(chunk);
+      if (!this.destroyed) tap.end();
+    }
+    return super.end(chunk, encodingOrCallback, callback);
+  }
 }
 
 // One shared function instead of a closure per response.
 function onClose(this: GatewayResponse): void {
   if (!this.writableFinished) this.watcher?.clientClosed();
+  this.drain?.responseDone(this);
 }

@@ -2,6 +2,7 @@
 // every response below (and any upstream response a handler forwards) carries it.
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../core/errors.ts';
+import { GatewayResponse } from './gateway-response.ts';
 import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -18,6 +19,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
  * report the error, so the connection is cut and the client sees an incomplete response.
  */
 export function sendGatewayError(res: ServerResponse, error: GatewayError): void {
+  if (res instanceof GatewayResponse && res.record !== null) res.record.errorCode = error.code;
   if (res.destroyed || res.writableEnded) return;
   if (res.headersSent) {
     res.destroy();

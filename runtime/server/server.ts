@@ -12,6 +12,7 @@ import { describeError, type GatewayLogger } from '../core/log.ts';
 import { RouteTable, type RouteSpec } from './match.ts';
 import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError } from './respond.ts';
+import type { RequestRecord, RouteKind } from '../telemetry/request-record.ts';
 import type { ValidatorRegistry } from './validate.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
@@ -46,6 +47,8 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   maxHeaderBytes?: number;
   timeouts?: Partial<ServerTimeouts>;
+  /** Told of every request's finished log record (the request log, metrics). Never awaited. */
+  onRecord?: (record: RequestRecord) => void;
 }
 
 export interface Gateway {
@@ -76,7 +79,24 @@ export function createGateway(options: GatewayOptions): Gateway {
   let ready = false;
   let closing: Promise<void> | null = null;
   // Every response checks it as it writes its head, so a drain closes each connection after its response.
-  const drain: DrainState = { draining: false };
+  const onRecord = options.onRecord ?? null;
+  const drain: DrainState = {
+    draining: false,
+    responseDone(res) {
+      const record = res.record;
+      if (record === null || onRecord === null) return;
+      // A client that left before any status line was sent gets nginx's 499 "client closed request".
+      record.status = res.headersSent ? res.statusCode : 499;
+      const now = performance.now();
+      record.latencyMs = round(now - res.startedAt);
+      record.ttfbMs = res.firstByteAt === 0 ? null : round(res.firstByteAt - res.startedAt);
+      try {
+        onRecord(record);
+      } catch (err) {
+        logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(err) });
+      }
+    },
+  };
 
   const server = createServer({
     ServerResponse: GatewayResponse,
@@ -99,8 +119,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     const route = found.route;
     ctx.route = route;
     ctx.params = found.params;
+    const record = ctx.record;
+    record.routeKind = routeKindOf(route);
+    record.operationId = route.operationId;
     if (route.auth === 'api_key') {
-      ctx.apiKey = keyRing.authenticate(ctx.headers[API_KEY_HEADER], ctx.req.socket);
+      const key = keyRing.authenticate(ctx.headers[API_KEY_HEADER], ctx.req.socket);
+      ctx.apiKey = key;
+      record.apiKeyId = key.id;
+      record.workspaceId = key.workspaceId;
+      record.organisationId = key.organisationId;
     }
     ctx.readGatewayHeaders();
     checkDeclaredLength(ctx.req, settings.maxBodyBytes);
@@ -195,6 +222,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       return closing;
     },
   };
+}
+
+function routeKindOf(route: RouteSpec): RouteKind {
+  if (route.handler === 'inference.passthrough') return 'passthrough';
+  if (route.handler.startsWith('inference.')) return 'inference';
+  if (route.handler.startsWith('health.')) return 'health';
+  if (route.handler.startsWith('metrics.')) return 'metrics';
+  return 'control';
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
 
 const CLIENT_ERRORS: Record<string, GatewayErrorCode> = {

@@ -13,6 +13,7 @@ import { createJsonLogger, describeError, type GatewayLogger } from '../core/log
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
 import { ValidatorRegistry } from './validate.ts';
+import type { RequestRecord } from '../telemetry/request-record.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -32,6 +33,10 @@ export interface GatewaySetup {
   configsDir: string | null;
   /** Work to finish on shutdown, after the server drained and before the store closes (e.g. hand back batch leases). */
   onClose(hook: () => Promise<void>): void;
+  /** Registers a consumer of finished request records (the request log, metrics). */
+  onRecord(consumer: (record: RequestRecord) => void): void;
+  /** Hands a finished record to every consumer: the server does this for each request; batch lines call it themselves. */
+  recordFinished(record: RequestRecord): void;
 }
 
 export interface StartGatewayOptions {
@@ -81,6 +86,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   });
   const keys = new ApiKeyRing(store.apiKeys, logger);
   const closeHooks: Array<() => Promise<void>> = [];
+  const recordConsumers: Array<(record: RequestRecord) => void> = [];
+  const recordFinished = (record: RequestRecord): void => {
+    for (const consume of recordConsumers) consume(record);
+  };
   let gateway: Gateway;
   try {
     if (options.seedApiKey) await seedKey(store, options.seedApiKey, logger);
@@ -94,9 +103,15 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       maxBodyBytes: options.maxBodyBytes,
       maxHeaderBytes: options.maxHeaderBytes,
       timeouts: options.timeouts,
+      onRecord: recordFinished,
     });
     if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway));
-    await options.setup?.({ gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, onClose: (hook) => closeHooks.push(hook) });
+    await options.setup?.({
+      gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null,
+      onClose: (hook) => closeHooks.push(hook),
+      onRecord: (consumer) => recordConsumers.push(consumer),
+      recordFinished,
+    });
   } catch (err) {
     await store.close();
     throw err;

@@ -1,6 +1,7 @@
 // The request log record (ARCHITECTURE §5 "Request log"): one per request that reached the server,
 // errors and 401s included. Built when the request arrives, filled by the server and the pipeline's
 // stages, and written in batches once the response is finished. It never holds a secret.
+import { randomUUID } from 'node:crypto';
 
 /** What kind of request this was: the data plane, the pass-through, the control plane, or neither. */
 export type RouteKind = 'inference' | 'passthrough' | 'control' | 'health' | 'metrics' | 'unmatched';
@@ -69,4 +70,50 @@ export interface RequestRecord {
   /** Only with GATEWAY_LOG_BODIES=on: capped, credentials redacted. */
   requestBody: string | null;
   responseBody: string | null;
+}
+
+/** A time-ordered id (UUID version 7 layout): ids sort by creation time, so they serve as a cursor. */
+export function newRecordId(now = Date.now()): string {
+  const random = randomUUID();
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+}
+
+const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+
+/** A record for a request that just arrived; the server and the stages fill in the rest. */
+export function newRequestRecord(traceId: string, method: string, path: string, source: RequestRecord['source'] = 'http', createdAt = Date.now()): RequestRecord {
+  return {
+    id: newRecordId(createdAt),
+    traceId,
+    createdAt,
+    method,
+    path,
+    routeKind: 'unmatched',
+    operationId: null,
+    source,
+    status: 0,
+    errorCode: null,
+    latencyMs: 0,
+    ttfbMs: null,
+    configId: null,
+    targetPath: null,
+    provider: null,
+    modelRequested: null,
+    modelAnswered: null,
+    retries: 0,
+    cacheStatus: null,
+    stream: false,
+    usage: null,
+    costUsd: null,
+    savedCostUsd: null,
+    metadata: NO_METADATA,
+    apiKeyId: null,
+    workspaceId: null,
+    organisationId: null,
+    hookResults: null,
+    feedback: null,
+    requestBody: null,
+    responseBody: null,
+  };
 }

@@ -3,7 +3,7 @@
 // the syntax errors a saved template is refused for.
 import { fc, test as propTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { MAX_RENDERED_LENGTH, MAX_SECTION_DEPTH, parseTemplate, renderNodes, RenderTooLargeError, TemplateSyntaxError, templateVariables } from '../../runtime/api/prompts/mustache.ts';
+import { MAX_RENDERED_LENGTH, MAX_SECTION_DEPTH, parseTemplate, renderNodes, RenderTooLargeError, TemplateSyntaxError, templateVariables } from '../../runtime/pipeline/prompt/mustache.ts';
 
 const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
 const params = { numRuns: 200, seed };

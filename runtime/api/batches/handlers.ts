@@ -54,7 +54,7 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
     'batches.create': async (ctx) => {
       const caller = callerOf(ctx);
       const body = (await ctx.json()) as BatchCreate;
-      const router = resolveRouter(ctx, deps.resolver);
+      const router = resolveRouter(ctx.headers, deps.resolver);
       const localInput = await store.files.get(caller.organisationId, body.input_file_id);
       if (body.completion_window !== 'immediate' && localInput === null && forwardable(router, ctx, deps, 'batches')) {
         await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/batches', body: await ctx.readBody() }));

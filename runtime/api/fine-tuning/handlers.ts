@@ -16,7 +16,7 @@ export function fineTuningHandlers(deps: JobDeps): Record<string, Handler> {
   /** The route, which must name a provider with a fine-tuning API. */
   function fineTuningRoute(ctx: RequestContext): LoadedRouter {
     callerOf(ctx);
-    const router = routerOf(ctx, deps) ?? resolveRouter(ctx, deps.resolver);
+    const router = routerOf(ctx, deps) ?? resolveRouter(ctx.headers, deps.resolver);
     if (!routeHasApi(router, ctx.headers, deps.credentials(), 'fine_tuning')) {
       throw new GatewayError('endpoint_not_supported', 'Fine-tuning is forwarded to the provider, and not every target of this route has a fine-tuning API.', 'provider');
     }

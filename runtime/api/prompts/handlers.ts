@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { parsePromptRef } from './prompt-ref.ts';
-import { compileTemplate, renderChatRequest } from './template.ts';
+import { compileTemplate, renderChatRequest } from '../../pipeline/prompt/template.ts';
 
 export function promptHandlers(store: GatewayStore): Record<string, Handler> {
   return {

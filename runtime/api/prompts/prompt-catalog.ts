@@ -5,7 +5,7 @@ import type { StoreChange } from '../../store/change-feed.ts';
 import type { PromptStore } from '../../store/prompt-store.ts';
 import type { GatewayLogger } from '../../core/log.ts';
 import { parsePromptRef } from './prompt-ref.ts';
-import { type CompiledTemplate, compileTemplate } from './template.ts';
+import { type CompiledTemplate, compileTemplate } from '../../pipeline/prompt/template.ts';
 
 interface CatalogEntry {
   latest: number;

@@ -4,9 +4,9 @@
 // request, its answer becomes the response, and the response is stored (unless `store: false`).
 import { randomBytes } from 'node:crypto';
 import type { ResponseCreate } from '../../../generated/types.ts';
-import { resolveRouter, routeWith } from '../../inference/handlers.ts';
+import { resolveRouter } from '../../inference/handlers.ts';
 import type { LoadedRouter } from '../../inference/routers.ts';
-import { DetachedContext, routeForEndpoint } from '../../jobs/detached-context.ts';
+import { detachedExchange, routeForEndpoint } from '../../jobs/detached-context.ts';
 import type { JobDeps } from '../../jobs/deps.ts';
 import { forward, forwardable, isSuccess, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
@@ -25,7 +25,7 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
     'responses.create': async (ctx) => {
       const caller = callerOf(ctx);
       const body = (await ctx.json()) as ResponseCreate;
-      const router = resolveRouter(ctx, deps.resolver);
+      const router = resolveRouter(ctx.headers, deps.resolver);
       const previousId = body.previous_response_id ?? null;
       const previous = previousId === null ? null : await store.responses.get(caller.organisationId, previousId);
       // A chain that starts at a response the gateway stored continues here, whatever the route.
@@ -78,17 +78,18 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
   };
   for (const [name, value] of Object.entries(optional)) if (value !== undefined) chat[name] = value;
 
-  const chatCtx = new DetachedContext(routeHeadersOf(ctx.headers), routeForEndpoint(deps.routes, '/v1/chat/completions'), chat);
-  const outcome = await routeWith(deps.resolver, router, {
-    ctx: chatCtx,
-    method: 'POST',
-    upstreamPath: '/chat/completions',
-    pathname: '/v1/chat/completions',
-    sentBody: chatCtx.rawBody,
-    metadata: ctx.metadata,
+  // The chat call fills the Responses request's own log record: one request, one record.
+  const key = ctx.apiKey;
+  const outcome = await router.run(detachedExchange({
+    source: 'responses',
+    headers: routeHeadersOf(ctx.headers),
+    route: routeForEndpoint(deps.routes, '/v1/chat/completions'),
+    body: chat,
+    router,
+    record: ctx.record,
+    caller: key === null ? null : { keyId: key.id, workspaceId: key.workspaceId, organisationId: key.organisationId },
     signal: ctx.signal,
-    timeoutOverrideMs: ctx.requestTimeoutMs,
-  });
+  }));
   const answer = await readAnswer(ctx, outcome);
   if (answer === null) return;
   if (!isSuccess(answer.status)) {

@@ -1,0 +1,42 @@
+// Watching an answer's bytes as they reach the client, without a second stream: the server's
+// response calls the tap from its own write and end (runtime/server/gateway-response.ts), and a
+// caller that reads the whole body (a batch line) feeds the tap from readAll.
+import type { ServerResponse } from 'node:http';
+import type { UpstreamResponse } from '../upstream/types.ts';
+
+export interface BodyTap {
+  write(chunk: Buffer | string): void;
+  /** The body is complete; not called when it broke off. */
+  end(): void;
+}
+
+/** A response that feeds a tap from its writes (the gateway's own ServerResponse). */
+export interface TappableResponse {
+  bodyTap: BodyTap | null;
+}
+
+function isTappable(res: ServerResponse): res is ServerResponse & TappableResponse {
+  return 'bodyTap' in res;
+}
+
+/** The same answer, with `tap` told of every byte that goes to the client or to a reader. */
+export function tapped(response: UpstreamResponse, tap: BodyTap): UpstreamResponse {
+  return {
+    status: response.status,
+    get headers() {
+      return response.headers;
+    },
+    forwardTo(res: ServerResponse): Promise<void> {
+      if (isTappable(res)) res.bodyTap = tap;
+      return response.forwardTo(res);
+    },
+    readAll(): Promise<Buffer> {
+      return response.readAll().then((body) => {
+        tap.write(body);
+        tap.end();
+        return body;
+      });
+    },
+    discard: () => response.discard(),
+  };
+}

@@ -1,0 +1,67 @@
+// The request-log stage, outermost: once the route has an Outcome it writes what routing decided into
+// the exchange's record (config, target, provider, retries, model, stream) and, for answers that
+// carry token usage, taps the body so usage, the answering model and the cost are known once the
+// answer completed. The record itself is finished and written by whoever owns the request (the
+// server for HTTP, the batch runner for a line).
+import type { Outcome } from '../../router/outcome.ts';
+import type { Exchange } from '../exchange.ts';
+import type { Stage, StageFn } from '../stage.ts';
+import type { Services } from '../services.ts';
+import { tapped } from '../body-tap.ts';
+import { peekModel } from './model-peek.ts';
+import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+
+const METERED = new Set(['chat', 'completions', 'embeddings']);
+
+export const logStage: Stage = {
+  name: 'log',
+  phase: 'request',
+  prepare(_node, services, plan) {
+    // Routers built from provider headers have no config of their own to name.
+    const configId = plan.configId.startsWith('headers:') ? null : plan.configId;
+    const fn: StageFn = (x, next) => next(x).then((outcome) => recordOutcome(x, outcome, configId, services));
+    return fn;
+  },
+};
+
+function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, services: Services): Outcome {
+  const record = x.record;
+  record.configId = configId;
+  record.targetPath = outcome.leafPath === '' ? null : outcome.leafPath;
+  record.provider = outcome.provider === '' ? null : outcome.provider;
+  record.retries = outcome.retries;
+  if (outcome.error !== null) record.errorCode = outcome.error.code;
+  const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
+  if (record.modelRequested === null) {
+    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : peekModel(x.rawBody);
+  }
+  const response = outcome.response;
+  if (response === null) return outcome;
+  const contentType = response.headers['content-type'];
+  const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+  record.stream = stream;
+  if (!METERED.has(x.endpoint) || response.status < 200 || response.status >= 300) return outcome;
+  const provider = outcome.provider;
+  const price = (): void => {
+    record.costUsd = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
+  };
+  const tap = stream ? new SseUsageTap(record, inputChars(x), price) : new JsonUsageTap(record, price);
+  return { ...outcome, response: tapped(response, tap) };
+}
+
+/** The request's text length, for estimating the input tokens of a stream that reports no usage. */
+function inputChars(x: Exchange): number {
+  const params = x.params as { messages?: unknown; prompt?: unknown } | undefined;
+  if (params !== undefined && params !== null && typeof params === 'object') {
+    if (Array.isArray(params.messages)) {
+      let chars = 0;
+      for (const message of params.messages) {
+        const content = (message as { content?: unknown } | null)?.content;
+        chars += typeof content === 'string' ? content.length : content === undefined || content === null ? 0 : JSON.stringify(content).length;
+      }
+      return chars;
+    }
+    if (typeof params.prompt === 'string') return params.prompt.length;
+  }
+  return x.rawBody?.length ?? 0;
+}

@@ -1,0 +1,136 @@
+// Reads token usage and the answering model from an answer as it goes to the client: the JSON body's
+// `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate (about four
+// characters a token) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
+// SSE line is kept only up to MAX_LINE_BYTES.
+import type { RequestRecord, TokenUsage } from '../../telemetry/request-record.ts';
+import type { BodyTap } from '../body-tap.ts';
+
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
+const CHARS_PER_TOKEN = 4;
+
+export type PriceFn = (provider: string, model: string | null, usage: TokenUsage) => number | null;
+
+/** Called once the usage is known (the body completed). */
+export type UsageDone = (record: RequestRecord) => void;
+
+export class JsonUsageTap implements BodyTap {
+  readonly #record: RequestRecord;
+  readonly #done: UsageDone;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+
+  constructor(record: RequestRecord, done: UsageDone) {
+    this.#record = record;
+    this.#done = done;
+  }
+
+  write(chunk: Buffer | string): void {
+    if (this.#bytes > MAX_JSON_BYTES) return;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.#bytes += bytes.length;
+    this.#chunks.push(bytes);
+  }
+
+  end(): void {
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    if (this.#bytes <= MAX_JSON_BYTES && chunks.length > 0) {
+      try {
+        const body = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')) as unknown;
+        readAnswer(this.#record, body);
+      } catch {
+        // Not JSON (an audio file, a provider's odd answer): nothing to count.
+      }
+    }
+    this.#done(this.#record);
+  }
+}
+
+export class SseUsageTap implements BodyTap {
+  readonly #record: RequestRecord;
+  readonly #done: UsageDone;
+  readonly #inputEstimate: number;
+  #partial = '';
+  #usage: TokenUsage | null = null;
+  #outputChars = 0;
+
+  /** `inputChars`: the length of the request's text, for the estimate when the stream reports no usage. */
+  constructor(record: RequestRecord, inputChars: number, done: UsageDone) {
+    this.#record = record;
+    this.#done = done;
+    this.#inputEstimate = Math.ceil(inputChars / CHARS_PER_TOKEN);
+  }
+
+  write(chunk: Buffer | string): void {
+    const text = this.#partial + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      this.#line(text.slice(start, nl));
+      start = nl + 1;
+    }
+    const rest = text.slice(start);
+    this.#partial = rest.length > MAX_LINE_BYTES ? '' : rest;
+  }
+
+  end(): void {
+    if (this.#partial !== '') this.#line(this.#partial);
+    this.#partial = '';
+    const record = this.#record;
+    if (this.#usage !== null) record.usage = this.#usage;
+    else {
+      const output = Math.ceil(this.#outputChars / CHARS_PER_TOKEN);
+      record.usage = { inputTokens: this.#inputEstimate, outputTokens: output, cachedInputTokens: 0, totalTokens: this.#inputEstimate + output, estimated: true };
+    }
+    this.#done(record);
+  }
+
+  #line(line: string): void {
+    if (!line.startsWith('data:')) return;
+    const data = line.slice(line.charCodeAt(5) === 0x20 ? 6 : 5).trimEnd();
+    if (data === '' || data === '[DONE]') return;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (chunk === null || typeof chunk !== 'object') return;
+    const fields = chunk as Record<string, unknown>;
+    if (this.#record.modelAnswered === null && typeof fields.model === 'string') this.#record.modelAnswered = fields.model;
+    const usage = usageOf(fields.usage);
+    if (usage !== null) this.#usage = usage;
+    const choices = fields.choices;
+    if (Array.isArray(choices)) {
+      for (const choice of choices) {
+        const delta = (choice as { delta?: { content?: unknown }; text?: unknown } | null)?.delta?.content ?? (choice as { text?: unknown } | null)?.text;
+        if (typeof delta === 'string') this.#outputChars += delta.length;
+      }
+    }
+  }
+}
+
+/** Usage and model from a whole JSON answer (chat, completions, embeddings, a Responses object). */
+export function readAnswer(record: RequestRecord, body: unknown): void {
+  if (body === null || typeof body !== 'object') return;
+  const fields = body as Record<string, unknown>;
+  if (typeof fields.model === 'string') record.modelAnswered = fields.model;
+  const usage = usageOf(fields.usage);
+  if (usage !== null) record.usage = usage;
+}
+
+/** The vendor's usage object (chat/completions/embeddings, and the Responses API's names) → TokenUsage. */
+export function usageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object') return null;
+  const u = value as Record<string, unknown>;
+  const input = count(u.prompt_tokens) ?? count(u.input_tokens);
+  const output = count(u.completion_tokens) ?? count(u.output_tokens) ?? 0;
+  if (input === null) return null;
+  const details = (u.prompt_tokens_details ?? u.input_tokens_details) as Record<string, unknown> | null | undefined;
+  const cached = count(details?.cached_tokens) ?? 0;
+  return { inputTokens: input, outputTokens: output, cachedInputTokens: cached, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}

@@ -1,0 +1,64 @@
+// Gateway options for an exchange: the x-gateway-* values the server already parsed, plus the
+// routing and provider headers, read here once. The client headers that may reach a provider are
+// copied out by name, so nothing below this point reads the client's header map.
+import type { IncomingHttpHeaders } from 'node:http';
+import { CUSTOM_HOST_HEADER, type Metadata, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import { headerOptions } from '../providers/header-options.ts';
+import type { GatewayOptions } from './exchange.ts';
+
+/** Client headers every upstream call may carry, whatever the config says. */
+export const ALWAYS_PASSED_HEADERS: readonly string[] = ['content-type', 'accept', 'traceparent', 'tracestate', 'x-cloudb-ai-llm-request-type'];
+
+/** What the server parsed of the x-gateway-* headers (RequestContext, or a stored request's headers). */
+export interface ParsedGatewayHeaders {
+  traceId: string;
+  metadata: Metadata;
+  requestTimeoutMs: number | null;
+  forwardHeaders: readonly string[];
+  cacheForceRefresh: boolean;
+  cacheNamespace: string | null;
+}
+
+/**
+ * `forwardedByConfig`: every header name some leaf of the router forwards (computed once per router),
+ * so the headers a leaf may pick are in `passedHeaders`.
+ */
+export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[]): GatewayOptions {
+  return {
+    traceId: parsed.traceId,
+    metadata: parsed.metadata,
+    requestTimeoutMs: parsed.requestTimeoutMs,
+    forwardHeaders: parsed.forwardHeaders,
+    cacheForceRefresh: parsed.cacheForceRefresh,
+    cacheNamespace: parsed.cacheNamespace,
+    provider: headerString(headers, PROVIDER_HEADER),
+    customHost: headerString(headers, CUSTOM_HOST_HEADER),
+    virtualKey: headerString(headers, VIRTUAL_KEY_HEADER),
+    bearerToken: bearerToken(headers),
+    providerOptions: headerOptions(headers),
+    passedHeaders: passedHeaders(headers, forwardedByConfig, parsed.forwardHeaders),
+  };
+}
+
+function passedHeaders(headers: IncomingHttpHeaders, byConfig: readonly string[], byHeader: readonly string[]): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const list of [ALWAYS_PASSED_HEADERS, byConfig, byHeader]) {
+    for (const name of list) {
+      const value = headers[name];
+      if (value !== undefined) passed[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
+  return passed;
+}
+
+export function headerString(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function bearerToken(headers: IncomingHttpHeaders): string | null {
+  const value = headers.authorization;
+  if (typeof value !== 'string') return null;
+  const match = /^Bearer\s+(\S.*)$/i.exec(value);
+  return match ? match[1].trim() : null;
+}

@@ -1,0 +1,14 @@
+// The one ordered list of stages (ARCHITECTURE §4). Request phase, outermost first: log → rate limit
+// → usage limit → cache → prompt → input guardrails and before-request hooks. Attempt phase, once
+// per try of each target (inside retries and fallback): usage meter → output guardrails and
+// after-request hooks. A stage that a plan does not need is not in its chain at all.
+import { logStage } from './log/log-stage.ts';
+import { promptStage } from './prompt/prompt-stage.ts';
+import type { Stage } from './stage.ts';
+
+export const STAGES: readonly Stage[] = [
+  logStage,
+  // rate limit, usage limit, cache: their issues add them here, in this order.
+  promptStage,
+  // input guardrails and before-request hooks; then the attempt phase: output guardrails and after-request hooks.
+];
