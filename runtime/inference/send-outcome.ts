@@ -1,17 +1,26 @@
 // Writes the router's outcome to the client: the gateway headers, then either the gateway error body
 // or the provider's status, headers and bytes as received, streamed with backpressure. A body that
 // breaks mid-way must never look like a success.
+import type { ServerResponse } from 'node:http';
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../core/errors.ts';
 import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
 import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
 
+/** The gateway headers of an outcome (which target answered, retries, provider, and what stages added), set before an answer the caller writes itself. */
+export function setOutcomeHeaders(res: ServerResponse, outcome: Outcome): void {
+  setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
+  const added = outcome.headers;
+  if (added !== undefined) for (const name in added) res.setHeader(name, added[name]);
+}
+
 export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promise<void> {
   const res = ctx.res;
   const upstream = outcome.response;
+  const added = outcome.headers;
   if (upstream === null) {
-    setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
+    setOutcomeHeaders(res, outcome);
     sendGatewayError(res, outcome.error ?? new GatewayError('internal_error'));
     return;
   }
@@ -25,6 +34,7 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
   headers[LAST_USED_OPTION_INDEX_HEADER] = outcome.leafPath;
   headers[RETRY_ATTEMPT_COUNT_HEADER] = String(outcome.retries);
   headers[PROVIDER_HEADER] = outcome.provider;
+  if (added !== undefined) Object.assign(headers, added);
   res.writeHead(upstream.status, headers);
   try {
     await upstream.forwardTo(res);

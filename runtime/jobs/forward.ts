@@ -5,11 +5,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { CONFIG_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { httpExchange, resolveRouter } from '../inference/handlers.ts';
 import type { LoadedRouter } from '../inference/routers.ts';
-import { sendOutcome } from '../inference/send-outcome.ts';
+import { sendOutcome, setOutcomeHeaders } from '../inference/send-outcome.ts';
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../core/errors.ts';
-import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
+import { sendGatewayError } from '../server/respond.ts';
 import type { JobDeps } from './deps.ts';
 import { type ProviderApi, routeHasApi } from './provider-apis.ts';
 
@@ -62,7 +62,7 @@ export interface BufferedAnswer {
 
 /** Reads the provider's whole answer; null when the outcome is a gateway error (already sent). */
 export async function readAnswer(ctx: RequestContext, outcome: Outcome): Promise<BufferedAnswer | null> {
-  setGatewayHeaders(ctx.res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
+  setOutcomeHeaders(ctx.res, outcome);
   if (outcome.response === null) {
     sendGatewayError(ctx.res, outcome.error ?? new GatewayError('internal_error'));
     return null;

@@ -8,6 +8,7 @@ import { setupInference } from '../../runtime/inference/index.ts';
 import type { InferenceSettings } from '../../runtime/inference/settings.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
+import type { RequestRecord } from '../../runtime/telemetry/request-record.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 
 export const GATEWAY_KEY = 'gw-e2e-key';
@@ -16,6 +17,10 @@ export { VENDOR_MOCK_KEY };
 export interface E2E {
   gateway: RunningGateway;
   mocks: VendorMock[];
+  /** Every finished request record, in the order the responses finished. */
+  records: RequestRecord[];
+  /** Waits until a record with this trace id is finished (records are written once the response closed). */
+  recordOf(traceId: string): Promise<RequestRecord>;
   /** Official vendor SDK pointed at the gateway; extra headers per client. */
   client(headers?: Record<string, string>): OpenAI;
   /** Raw fetch against the gateway with the API key header set. */
@@ -36,6 +41,7 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
     await writeFile(join(configsDir, `${id}.json`), text);
   }
   const settings: InferenceSettings = { retryBaseMs: 1, retryMaxMs: 50, inlineConfigCacheSize: 100, ...options.settings };
+  const records: RequestRecord[] = [];
   const gateway = await startGateway({
     port: 0,
     dataDir: join(dir, 'data'),
@@ -43,12 +49,22 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
     seedApiKey: GATEWAY_KEY,
     logger: silentLogger,
     setup: async (setup) => {
+      setup.onRecord((record) => records.push(record));
       await setupInference(setup, { settings });
     },
   });
   return {
     gateway,
     mocks,
+    records,
+    async recordOf(traceId) {
+      for (let waited = 0; waited < 2000; waited += 5) {
+        const found = records.find((r) => r.traceId === traceId);
+        if (found !== undefined) return found;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error(`no record for trace id ${traceId}`);
+    },
     client: (headers = {}) =>
       new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: VENDOR_MOCK_KEY, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, ...headers } }),
     fetch: (path, init = {}) => fetch(`${gateway.url}${path}`, { ...init, headers: { 'x-gateway-api-key': GATEWAY_KEY, ...init.headers } }),

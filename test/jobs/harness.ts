@@ -14,6 +14,7 @@ import { DEFAULT_JOB_SETTINGS, type JobSettings } from '../../runtime/jobs/setti
 import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { checkResponse } from '../api/contract.ts';
+import type { RequestRecord } from '../../runtime/telemetry/request-record.ts';
 import { MESSAGES_MOCK_KEY, startMessagesMock } from '../mocks/messages/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
@@ -52,6 +53,8 @@ export interface JobsGateway {
   messages: MockServer;
   location: StoreLocation;
   logs: LogLine[];
+  /** Every finished request record (live requests and batch lines). */
+  records: RequestRecord[];
   url: string;
   client(headers?: Record<string, string>, apiKey?: string): OpenAI;
   /** Raw call; JSON answers are checked against their schema (contract.ts). */
@@ -86,6 +89,7 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
     error: (event, fields = {}) => logs.push({ level: 'error', event, fields }),
   };
   let jobs!: Jobs;
+  const records: RequestRecord[] = [];
   const settings: JobSettings = { ...DEFAULT_JOB_SETTINGS, batchPollMs: 50, batchLeaseMs: 2000, ...options.settings };
   const gateway = await startGateway({
     port: 0,
@@ -97,6 +101,7 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
     keyRefreshMs: 0,
     storePollMs: 50,
     setup: async (setup) => {
+      setup.onRecord((record) => records.push(record));
       const resolver = await setupInference({ ...setup, configsDir: null }, { settings: { retryBaseMs: 1, retryMaxMs: 20, inlineConfigCacheSize: 100 } });
       await setupControlPlane(setup, resolver);
       const virtualKeys = await setupVirtualKeys(setup, resolver, { env: { GATEWAY_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') } });
@@ -110,6 +115,7 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
     messages,
     location,
     logs,
+    records,
     url: gateway.url,
     client: (headers = {}, apiKey = VENDOR_MOCK_KEY) =>
       new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, ...headers }, fetch: checkedFetch }),

@@ -1,0 +1,122 @@
+// The chain of stages is composed when a router is built: outermost first, the attempt phase once per
+// try of each leaf (inside retries and fallback), and a stage whose prepare returns null is not in
+// the chain at all: it is never called and costs nothing.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { planConfig } from '../../compiler/config/plan.ts';
+import { buildRouter, defaultServices } from '../../runtime/inference/routers.ts';
+import { InferenceTransport } from '../../runtime/inference/transport.ts';
+import type { Exchange } from '../../runtime/pipeline/exchange.ts';
+import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
+import { gatewayOptions } from '../../runtime/pipeline/options.ts';
+import type { Stage } from '../../runtime/pipeline/stage.ts';
+import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
+import { defaultProviders } from '../../runtime/providers/registry.ts';
+import { newRequestRecord } from '../../runtime/telemetry/request-record.ts';
+import type { UpstreamRequest, UpstreamResponse } from '../../runtime/upstream/types.ts';
+
+function answer(status: number): UpstreamResponse {
+  const body = Buffer.from(JSON.stringify(status < 300 ? { id: 'x', object: 'chat.completion', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } : { error: { message: 'no' } }));
+  return { status, headers: { 'content-type': 'application/json' }, forwardTo: async (res: ServerResponse) => void res.end(body), readAll: async () => body, discard() {} };
+}
+
+/** A router over a scripted upstream: `statuses` answer the calls in order. */
+function routerFor(config: Record<string, unknown>, stages: readonly Stage[], statuses: number[]) {
+  const sent: UpstreamRequest[] = [];
+  const transport = new InferenceTransport(defaultProviders(), async (req) => {
+    sent.push(req);
+    return answer(statuses[sent.length - 1] ?? 200);
+  });
+  const plan = planConfig(config, 'compose-test');
+  const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 0, retryMaxMs: 0, inlineConfigCacheSize: 10 }, stages, services: defaultServices() });
+  return { router, sent };
+}
+
+function exchangeFor(router: ReturnType<typeof routerFor>['router']): Exchange {
+  const record = newRequestRecord(randomUUID(), 'POST', '/v1/chat/completions');
+  const parsed = { traceId: record.traceId, metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null };
+  const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+  return newExchange({
+    source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
+    rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router.forwardedHeaders),
+    plan: router.plan, caller: null, record, signal: new AbortController().signal, readJson: async () => body,
+  });
+}
+
+/** A stage that notes when it runs; `claims` decides per node whether prepare returns a function. */
+function noting(name: string, phase: Stage['phase'], calls: string[], claims: (path: string) => boolean = () => true): Stage & { prepared: string[] } {
+  const prepared: string[] = [];
+  return {
+    name,
+    phase,
+    prepared,
+    prepare(node) {
+      prepared.push(node.path);
+      if (!claims(node.path)) return null;
+      return async (x, next) => {
+        calls.push(`${name}>${node.path}`);
+        const outcome = await next(x);
+        calls.push(`${name}<${outcome.status}`);
+        return outcome;
+      };
+    },
+  };
+}
+
+const leaf = { provider: 'openai', api_key: 'sk-test', custom_host: 'http://127.0.0.1:9' };
+
+describe('stage composition', () => {
+  it('runs request-phase stages outermost first around the router, once per request', async () => {
+    const calls: string[] = [];
+    const { router } = routerFor(leaf, [noting('a', 'request', calls), noting('b', 'request', calls)], [200]);
+    const outcome = await router.run(exchangeFor(router));
+    outcome.response?.discard();
+    expect(outcome.status).toBe(200);
+    expect(calls).toEqual(['a>config', 'b>config', 'b<200', 'a<200']);
+  });
+
+  it('runs attempt-phase stages around every try of every leaf: inside retries and fallback', async () => {
+    const calls: string[] = [];
+    const config = { strategy: { mode: 'fallback' }, targets: [{ ...leaf, retry: { attempts: 2, on_status_codes: [503] } }, leaf] };
+    const { router, sent } = routerFor(config, [noting('meter', 'attempt', calls)], [503, 503, 503, 200]);
+    const outcome = await router.run(exchangeFor(router));
+    outcome.response?.discard();
+    expect(sent).toHaveLength(4);
+    expect(calls).toEqual([
+      'meter>config.targets[0]', 'meter<503', 'meter>config.targets[0]', 'meter<503', 'meter>config.targets[0]', 'meter<503',
+      'meter>config.targets[1]', 'meter<200',
+    ]);
+  });
+
+  it('leaves a node no stage claims without a wrapper: the stage is prepared at build time and never called', async () => {
+    const calls: string[] = [];
+    const config = { strategy: { mode: 'fallback' }, targets: [leaf, { ...leaf, custom_host: 'http://127.0.0.1:10' }] };
+    const picky = noting('picky', 'attempt', calls, (path) => path === 'config.targets[1]');
+    const never = noting('never', 'request', calls, () => false);
+    const { router } = routerFor(config, [never, picky], [500, 200]);
+    expect(picky.prepared).toEqual(['config.targets[0]', 'config.targets[1]']);
+    expect(never.prepared).toEqual(['config']);
+    const outcome = await router.run(exchangeFor(router));
+    outcome.response?.discard();
+    expect(calls).toEqual(['picky>config.targets[1]', 'picky<200']);
+  });
+
+  it('makes the route read its body when a stage says it reads it at some node', () => {
+    const reads: Stage = { name: 'reads', phase: 'request', readsBody: (node) => node.kind === 'leaf', prepare: () => null };
+    expect(routerFor(leaf, [], []).router.readsBody).toBe(false);
+    expect(routerFor(leaf, [reads], []).router.readsBody).toBe(true);
+  });
+
+  it('lets a stage answer without calling the router: the provider is never called', async () => {
+    const refuse: Stage = {
+      name: 'refuse',
+      phase: 'request',
+      prepare: () => async () => ({ status: 446, leafPath: '', provider: '', retries: 0, response: answer(446), error: null, headers: { 'x-test': 'refused' } }),
+    };
+    const { router, sent } = routerFor(leaf, [refuse], [200]);
+    const outcome = await router.run(exchangeFor(router));
+    expect(outcome).toMatchObject({ status: 446, headers: { 'x-test': 'refused' } });
+    expect(sent).toHaveLength(0);
+  });
+});
