@@ -2,7 +2,7 @@
 import { setupControlPlane } from '../api/index.ts';
 import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
-import { setupJobs } from '../jobs/index.ts';
+import { setupJobs } from '../api/jobs.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';

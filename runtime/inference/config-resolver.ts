@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { checkConfig } from '../../compiler/config/index.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
-import type { RoutePlan } from '../../compiler/config/route-plan.ts';
+import type { RoutePlan } from '../core/plan.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CONFIG_HEADER } from '../core/gateway-headers.ts';

@@ -2,7 +2,7 @@
 // leaf's plan merged with the request's headers (ARCHITECTURE §5: a leaf without a provider or
 // credential takes them from x-gateway-provider and Authorization), then the provider's adapter
 // builds the request and says how to read the answer.
-import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
+import type { PlanLeaf } from '../core/plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';

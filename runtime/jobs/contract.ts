@@ -7,7 +7,7 @@ import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { GatewayLogger } from '../core/log.ts';
 import { sendGatewayError } from '../server/respond.ts';
-import { describeFirstError, type GeneratedValidator } from '../server/validate.ts';
+import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
 import { isSuccess, readAnswer, sendAnswer } from './forward.ts';
 import type { ContractMode } from './settings.ts';
 

@@ -12,7 +12,7 @@ import type { Caller, Exchange, ExchangeSource } from '../pipeline/exchange.ts';
 import { newExchange } from '../pipeline/new-exchange.ts';
 import { gatewayOptions } from '../pipeline/options.ts';
 import type { RouteSpec } from '../server/match.ts';
-import { type GeneratedValidator, validateBody } from '../server/validate.ts';
+import { type GeneratedValidator, validateBody } from '../core/validate.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 
 const VALIDATORS = validators as unknown as Record<string, GeneratedValidator>;

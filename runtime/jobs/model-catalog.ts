@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import * as validators from '../../generated/validators.js';
 import type { CatalogModel, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
-import { describeFirstError, type GeneratedValidator } from '../server/validate.ts';
+import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
 
 const validateCatalog = validators.validateModelCatalog as unknown as GeneratedValidator;
 export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url);

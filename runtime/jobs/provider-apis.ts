@@ -3,7 +3,7 @@
 // has the API; otherwise the gateway serves it itself (files kept, batches run, responses emulated)
 // or, for fine-tuning, refuses it (docs/jobs.md).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PlanNode } from '../../compiler/config/route-plan.ts';
+import type { PlanNode } from '../core/plan.ts';
 import type { LoadedRouter } from '../inference/routers.ts';
 import { PROVIDER_ALIASES } from '../providers/registry.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';

@@ -3,8 +3,8 @@
 // the create request would have, even after a restart. They may carry provider credentials, so they
 // are stored sealed under the master key (AES-256-GCM, the virtual keys' box).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { MasterKey } from '../api/virtual-keys/master-key.ts';
-import { open, seal } from '../api/virtual-keys/secret-box.ts';
+import type { MasterKey } from '../store/master-key.ts';
+import { open, seal } from '../store/secret-box.ts';
 import { API_KEY_HEADER, TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 import { parseForwardHeaders } from '../core/gateway-headers.ts';
 

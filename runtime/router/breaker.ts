@@ -23,7 +23,7 @@
 //
 // State lives behind BreakerStore so a shared (Redis) store can replace the in-memory one; states
 // are replaced, never mutated, so a store may keep serialised copies.
-import type { BreakerPlan } from '../../compiler/config/route-plan.ts';
+import type { BreakerPlan } from '../core/plan.ts';
 
 export interface BreakerState {
   /** Failures in a row since the last success. */

@@ -18,7 +18,7 @@
 //   returned; if the abort came during the wait, that outcome's body has already been discarded.
 //   A tryOnce that throws is a bug in the caller and propagates.
 import { MAX_RETRY_ATTEMPTS } from '../../compiler/config/errors.ts';
-import type { RetryPlan } from '../../compiler/config/route-plan.ts';
+import type { RetryPlan } from '../core/plan.ts';
 import type { Outcome } from './outcome.ts';
 import { fullJitterDelayMs, retryAfterDelayMs } from './backoff.ts';
 

@@ -1,7 +1,7 @@
 // The library that emitted routers call as `rt` (compiler/config/emit.ts). A router decides *which*
 // leaf to try; this runs the attempt itself: circuit breaker bookkeeping, the per-attempt timeout,
 // retries with backoff, and the upstream call through an injected Transport.
-import type { PlanLeaf } from '../../compiler/config/route-plan.ts';
+import type { PlanLeaf } from '../core/plan.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
 import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';

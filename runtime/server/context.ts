@@ -24,7 +24,7 @@ import {
 } from '../core/gateway-headers.ts';
 import type { RouteParams, RouteSpec } from './match.ts';
 import type { GatewayResponse } from './gateway-response.ts';
-import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from './validate.ts';
+import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from '../core/validate.ts';
 
 /** Settings shared by every request of one server; one object, referenced, never copied. */
 export interface RequestSettings {

@@ -13,7 +13,7 @@ import { RouteTable, type RouteSpec } from './match.ts';
 import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError } from './respond.ts';
 import type { RequestRecord, RouteKind } from '../telemetry/request-record.ts';
-import type { ValidatorRegistry } from './validate.ts';
+import type { ValidatorRegistry } from '../core/validate.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 

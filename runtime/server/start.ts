@@ -12,7 +12,7 @@ import { createHealthHandler, HEALTH_HANDLER } from './health.ts';
 import { createJsonLogger, describeError, type GatewayLogger } from '../core/log.ts';
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
-import { ValidatorRegistry } from './validate.ts';
+import { ValidatorRegistry } from '../core/validate.ts';
 import type { RequestRecord } from '../telemetry/request-record.ts';
 
 export const DEFAULT_PORT = 8787;

@@ -7,7 +7,7 @@ import { pascalCase, REPO_ROOT } from '../../compiler/schemas/schema-files.ts';
 import { ROUTES } from '../../generated/routes.ts';
 import * as validators from '../../generated/validators.js';
 import { RouteTable } from '../../runtime/server/match.ts';
-import { describeFirstError, type GeneratedValidator } from '../../runtime/server/validate.ts';
+import { describeFirstError, type GeneratedValidator } from '../../runtime/core/validate.ts';
 
 interface ManifestEndpoint {
   operationId: string;

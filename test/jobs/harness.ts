@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { setupControlPlane } from '../../runtime/api/index.ts';
 import { setupVirtualKeys } from '../../runtime/api/virtual-keys/index.ts';
 import { setupInference } from '../../runtime/inference/index.ts';
-import { setupJobs, type Jobs } from '../../runtime/jobs/index.ts';
+import { setupJobs, type Jobs } from '../../runtime/api/jobs.ts';
 import { ModelCatalog } from '../../runtime/jobs/model-catalog.ts';
 import { DEFAULT_JOB_SETTINGS, type JobSettings } from '../../runtime/jobs/settings.ts';
 import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
-import { fingerprint, loadMasterKey, masterKeyFrom, type MasterKey } from '../../runtime/api/virtual-keys/master-key.ts';
-import { open, seal, SecretBoxError } from '../../runtime/api/virtual-keys/secret-box.ts';
+import { fingerprint, loadMasterKey, masterKeyFrom, type MasterKey } from '../../runtime/store/master-key.ts';
+import { open, seal, SecretBoxError } from '../../runtime/store/secret-box.ts';
 
 const master = (fill: number): MasterKey => {
   const key = Buffer.alloc(32, fill);

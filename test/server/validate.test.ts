@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
-import { describeFirstError, type GeneratedValidator, parseQuery, validateBody, validateQuery, ValidatorRegistry } from '../../runtime/server/validate.ts';
+import { describeFirstError, type GeneratedValidator, parseQuery, validateBody, validateQuery, ValidatorRegistry } from '../../runtime/core/validate.ts';
 import * as generated from '../../generated/validators.js';
 
 const ajv = new Ajv2020({ allowUnionTypes: true });

@@ -12,8 +12,8 @@ import { UniqueViolationError } from '../../store/sql/sql-database.ts';
 import type { VirtualKeyInput, VirtualKeyRecord } from '../../store/virtual-key-store.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { badField, checkOption, keyHint, OPTION_FIELDS, SECRET_FIELDS, SLUG } from './fields.ts';
-import type { MasterKey } from './master-key.ts';
-import { open, seal } from './secret-box.ts';
+import type { MasterKey } from '../../store/master-key.ts';
+import { open, seal } from '../../store/secret-box.ts';
 
 export const VIRTUAL_KEY_OBJECT = 'virtual_key';
 const PARAM = 'virtualKeyId';

@@ -6,11 +6,11 @@ import { defaultProviders, type ProviderRegistry } from '../../providers/registr
 import type { GatewaySetup } from '../../server/start.ts';
 import { VIRTUAL_KEYS_KIND } from '../../store/virtual-key-store.ts';
 import { virtualKeyHandlers } from './handlers.ts';
-import { loadMasterKey, type MasterKey } from './master-key.ts';
+import { loadMasterKey, type MasterKey } from '../../store/master-key.ts';
 import { VirtualKeyRing } from './virtual-key-ring.ts';
 
 export { VirtualKeyRing } from './virtual-key-ring.ts';
-export { loadMasterKey, MASTER_KEY_ENV, MASTER_KEY_FILE } from './master-key.ts';
+export { loadMasterKey, MASTER_KEY_ENV, MASTER_KEY_FILE } from '../../store/master-key.ts';
 export { virtualKeyHandlers, virtualKeyWire } from './handlers.ts';
 
 export interface VirtualKeys {

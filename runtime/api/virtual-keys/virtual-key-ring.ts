@@ -5,8 +5,8 @@ import type { StoredCredentials, StoredIntegration } from '../../providers/store
 import type { GatewayLogger } from '../../core/log.ts';
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { VirtualKeyRecord, VirtualKeyStore } from '../../store/virtual-key-store.ts';
-import type { MasterKey } from './master-key.ts';
-import { open, SecretBoxError } from './secret-box.ts';
+import type { MasterKey } from '../../store/master-key.ts';
+import { open, SecretBoxError } from '../../store/secret-box.ts';
 
 export class VirtualKeyRing implements StoredCredentials {
   readonly #store: VirtualKeyStore;

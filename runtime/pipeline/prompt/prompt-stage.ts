@@ -8,7 +8,7 @@ import * as validators from '../../../generated/validators.js';
 import { GatewayError } from '../../core/errors.ts';
 import { CONFIG_HEADER } from '../../core/gateway-headers.ts';
 import type { PlanNode } from '../../core/plan.ts';
-import { type GeneratedValidator, validateBody } from '../../server/validate.ts';
+import { type GeneratedValidator, validateBody } from '../../core/validate.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { PromptSource } from './prompt-source.ts';

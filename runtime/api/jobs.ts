@@ -1,22 +1,22 @@
 // Wires files, batches, fine-tuning and stored responses into a started gateway: the handlers the
 // route table serves, the batch runner (started now, stopped before the store closes), and the
 // change-feed watch that tells a running batch it was cancelled through another process.
-import { loadMasterKey } from '../api/virtual-keys/master-key.ts';
-import { batchHandlers } from '../api/batches/handlers.ts';
-import { fileHandlers } from '../api/files/handlers.ts';
-import { fineTuningHandlers } from '../api/fine-tuning/handlers.ts';
-import { responseHandlers } from '../api/responses/handlers.ts';
+import { loadMasterKey } from '../store/master-key.ts';
+import { batchHandlers } from './batches/handlers.ts';
+import { fileHandlers } from './files/handlers.ts';
+import { fineTuningHandlers } from './fine-tuning/handlers.ts';
+import { responseHandlers } from './responses/handlers.ts';
 import type { ConfigResolver } from '../inference/config-resolver.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
 import type { Handler } from '../server/server.ts';
 import type { GatewaySetup } from '../server/start.ts';
 import { RECORD_KINDS } from '../store/record-kinds.ts';
-import { BatchRunner } from './batch-runner.ts';
-import { ProviderContract } from './contract.ts';
-import type { JobDeps } from './deps.ts';
-import { BUILT_IN_CATALOG, ModelCatalog } from './model-catalog.ts';
-import { RouteSealer } from './route-headers.ts';
-import { jobSettingsFromEnv, type JobSettings } from './settings.ts';
+import { BatchRunner } from '../jobs/batch-runner.ts';
+import { ProviderContract } from '../jobs/contract.ts';
+import type { JobDeps } from '../jobs/deps.ts';
+import { BUILT_IN_CATALOG, ModelCatalog } from '../jobs/model-catalog.ts';
+import { RouteSealer } from '../jobs/route-headers.ts';
+import { jobSettingsFromEnv, type JobSettings } from '../jobs/settings.ts';
 
 export interface JobsOptions {
   settings?: JobSettings;

@@ -1,7 +1,6 @@
 // Applies the generated Ajv validators (generated/validators.js, looked up by export name) to request
 // bodies and query strings, turning the first error into a 400 with a JSON pointer and a sentence.
-import { GatewayError } from '../core/errors.ts';
-import type { RouteSpec } from './match.ts';
+import { GatewayError } from './errors.ts';
 
 /** The shape Ajv standalone code exports: a function that records its errors on itself. */
 export interface ValidationErrorLike {
@@ -14,6 +13,13 @@ export interface ValidationErrorLike {
 export interface GeneratedValidator {
   (data: unknown): boolean;
   errors?: ValidationErrorLike[] | null;
+}
+
+/** What a route says about its validators (runtime/server/match.ts RouteSpec has these fields). */
+export interface ValidatedRoute {
+  operationId: string;
+  bodyValidator?: string;
+  queryValidator?: string;
 }
 
 export class ValidatorRegistry {
@@ -34,7 +40,7 @@ export class ValidatorRegistry {
   }
 
   /** Fails at start-up, not on the first request, when the route table names a missing validator. */
-  assertCovers(routes: readonly RouteSpec[]): void {
+  assertCovers(routes: readonly ValidatedRoute[]): void {
     for (const route of routes) {
       for (const name of [route.bodyValidator, route.queryValidator]) {
         if (name !== undefined && !this.validators.has(name)) {
