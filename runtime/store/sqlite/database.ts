@@ -15,7 +15,7 @@ export function openSqliteDatabase(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true });
   const db = new DatabaseSync(join(dataDir, SQLITE_FILE_NAME), { timeout: BUSY_TIMEOUT_MS });
   try {
-    db.exec('PRAGMA journal_mode = WAL');
+    withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
@@ -25,4 +25,23 @@ export function openSqliteDatabase(dataDir: string): DatabaseSync {
     throw err;
   }
   return db;
+}
+
+/**
+ * Switching a new file to WAL needs a lock that SQLite does not wait for through the busy timeout:
+ * two processes opening a fresh file at the same moment would make one fail with "database is
+ * locked". Retry that step, as the busy timeout would, for up to BUSY_TIMEOUT_MS.
+ */
+function withBusyRetry(step: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (error) {
+      if (!/database is locked|SQLITE_BUSY/i.test((error as Error).message) || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 20);
+    }
+  }
 }
