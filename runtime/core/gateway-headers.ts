@@ -3,6 +3,7 @@
 import { GatewayError } from './errors.ts';
 
 // Every x-gateway-* header name the gateway reads or writes, declared once.
+export const GATEWAY_HEADER_PREFIX = 'x-gateway-';
 export const API_KEY_HEADER = 'x-gateway-api-key';
 export const TRACE_ID_HEADER = 'x-gateway-trace-id';
 export const CONFIG_HEADER = 'x-gateway-config';

@@ -2,6 +2,7 @@
 // whether a route can forward such a request. A route forwards only when every target it may pick
 // has the API; otherwise the gateway serves it itself (files kept, batches run, responses emulated)
 // or, for fine-tuning, refuses it (docs/jobs.md).
+import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PlanNode } from '../core/plan.ts';
 import type { LoadedRouter } from '../inference/routers.ts';
@@ -46,8 +47,8 @@ export function routeProviders(router: LoadedRouter, headers: IncomingHttpHeader
     else if (node.provider !== null) found.push(node.provider);
     else if (node.virtualKey !== null) found.push(credentials?.virtualKey(node.virtualKey)?.provider ?? null);
     else {
-      const virtualKey = node.apiKey === null ? header('x-gateway-virtual-key') : null;
-      found.push(header('x-gateway-provider') ?? (virtualKey !== null ? credentials?.virtualKey(virtualKey)?.provider ?? null : null));
+      const virtualKey = node.apiKey === null ? header(VIRTUAL_KEY_HEADER) : null;
+      found.push(header(PROVIDER_HEADER) ?? (virtualKey !== null ? credentials?.virtualKey(virtualKey)?.provider ?? null : null));
     }
   };
   walk(router.plan.root);

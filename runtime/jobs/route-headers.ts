@@ -5,8 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MasterKey } from '../store/master-key.ts';
 import { open, seal } from '../store/secret-box.ts';
-import { API_KEY_HEADER, TRACE_ID_HEADER } from '../core/gateway-headers.ts';
-import { parseForwardHeaders } from '../core/gateway-headers.ts';
+import { API_KEY_HEADER, FORWARD_HEADERS_HEADER, GATEWAY_HEADER_PREFIX, parseForwardHeaders, TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 
 /** Provider-specific headers outside the x-gateway- prefix that routing reads (SPEC §5.4). */
 const ALSO_KEPT = ['authorization', 'x-cloudb-ai-llm-request-type'];
@@ -22,10 +21,10 @@ export function routeHeadersOf(headers: IncomingHttpHeaders): RouteHeaders {
     else if (Array.isArray(value)) kept[name] = value.join(', ');
   };
   for (const name of Object.keys(headers)) {
-    if (name.startsWith('x-gateway-') && name !== API_KEY_HEADER && name !== TRACE_ID_HEADER) keep(name);
+    if (name.startsWith(GATEWAY_HEADER_PREFIX) && name !== API_KEY_HEADER && name !== TRACE_ID_HEADER) keep(name);
   }
   for (const name of ALSO_KEPT) keep(name);
-  const forwarded = headers['x-gateway-forward-headers'];
+  const forwarded = headers[FORWARD_HEADERS_HEADER];
   if (typeof forwarded === 'string') for (const name of parseForwardHeaders(forwarded)) keep(name);
   return kept;
 }

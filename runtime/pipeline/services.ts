@@ -11,6 +11,11 @@ export interface Services {
   now(): number;
   /** USD for a model's usage, null when the model's price is unknown. */
   costOf: PriceFn;
+  /**
+   * Whether finished request records go anywhere (the request log, metrics). When nothing consumes
+   * them, the log stage is not in any chain and answers are not metered.
+   */
+  recording: boolean;
   /** Stored prompt templates, for configs with a prompt_id (installed once the store is open). */
   prompts: PromptHolder;
 }

@@ -22,14 +22,14 @@ function answer(status: number): UpstreamResponse {
 }
 
 /** A router over a scripted upstream: `statuses` answer the calls in order. */
-function routerFor(config: Record<string, unknown>, stages: readonly Stage[], statuses: number[]) {
+function routerFor(config: Record<string, unknown>, stages: readonly Stage[] | undefined, statuses: number[], recording = true) {
   const sent: UpstreamRequest[] = [];
   const transport = new InferenceTransport(defaultProviders(), async (req) => {
     sent.push(req);
     return answer(statuses[sent.length - 1] ?? 200);
   });
   const plan = planConfig(config, 'compose-test');
-  const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 0, retryMaxMs: 0, inlineConfigCacheSize: 10 }, stages, services: defaultServices() });
+  const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 0, retryMaxMs: 0, inlineConfigCacheSize: 10 }, stages, services: { ...defaultServices(), recording } });
   return { router, sent };
 }
 
@@ -119,4 +119,19 @@ describe('stage composition', () => {
     expect(outcome).toMatchObject({ status: 446, headers: { 'x-test': 'refused' } });
     expect(sent).toHaveLength(0);
   });
+
+  it('with the default stages, fills the record when something consumes records, and leaves it alone (no log stage, no metering) when nothing does', async () => {
+    const on = routerFor(leaf, undefined, [200]);
+    const recorded = exchangeFor(on.router);
+    const answered = await on.router.run(recorded);
+    await answered.response!.readAll();
+    expect(recorded.record).toMatchObject({ configId: 'compose-test', targetPath: 'config', provider: 'openai', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
+
+    const off = routerFor(leaf, undefined, [200], false);
+    const silent = exchangeFor(off.router);
+    const outcome = await off.router.run(silent);
+    await outcome.response!.readAll();
+    expect(silent.record).toMatchObject({ configId: null, targetPath: null, provider: null, modelRequested: null, usage: null });
+  });
 });
+

@@ -17,6 +17,7 @@ export const logStage: Stage = {
   name: 'log',
   phase: 'request',
   prepare(_node, services, plan) {
+    if (!services.recording) return null;
     // Routers built from provider headers have no config of their own to name.
     const configId = plan.configId.startsWith('headers:') ? null : plan.configId;
     const fn: StageFn = (x, next) => next(x).then((outcome) => recordOutcome(x, outcome, configId, services));
