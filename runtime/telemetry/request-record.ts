@@ -1,7 +1,7 @@
 // The request log record (ARCHITECTURE §5 "Request log"): one per request that reached the server,
 // errors and 401s included. Built when the request arrives, filled by the server and the pipeline's
 // stages, and written in batches once the response is finished. It never holds a secret.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /** What kind of request this was: the data plane, the pass-through, the control plane, or neither. */
 export type RouteKind = 'inference' | 'passthrough' | 'control' | 'health' | 'metrics' | 'unmatched';
@@ -72,11 +72,21 @@ export interface RequestRecord {
   responseBody: string | null;
 }
 
-/** A time-ordered id (UUID version 7 layout): ids sort by creation time, so they serve as a cursor. */
+/** Random bits fixed per process, so ids from several processes never collide; a counter after them. */
+const PROCESS_BITS = randomBytes(6).toString('hex');
+let sequence = 0;
+
+/**
+ * A time-ordered id in the UUID version 7 layout: 48 bits of milliseconds, then 24 bits of a
+ * per-process counter and 48 random bits fixed per process (unique across processes with
+ * overwhelming probability, without drawing randomness per request). Ids sort by creation time, so
+ * they serve as a cursor.
+ */
 export function newRecordId(now = Date.now()): string {
-  const random = randomUUID();
+  sequence = (sequence + 1) & 0xffffff;
   const time = now.toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  const count = sequence.toString(16).padStart(6, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${count.slice(0, 3)}-8${count.slice(3, 6)}-${PROCESS_BITS}`;
 }
 
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});

@@ -8,10 +8,12 @@ import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
-import { peekModel } from './model-peek.ts';
+import { peekMember } from './json-peek.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
+/** How far into an unparsed request body the requested model is looked for. */
+const MODEL_SCAN_BYTES = 64 * 1024;
 
 export const logStage: Stage = {
   name: 'log',
@@ -34,7 +36,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (outcome.error !== null) record.errorCode = outcome.error.code;
   const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
   if (record.modelRequested === null) {
-    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : peekModel(x.rawBody);
+    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : stringOrNull(peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES));
   }
   const response = outcome.response;
   if (response === null) return outcome;
@@ -48,6 +50,10 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   };
   const tap = stream ? new SseUsageTap(record, inputChars(x), price) : new JsonUsageTap(record, price);
   return { ...outcome, response: tapped(response, tap) };
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 /** The request's text length, for estimating the input tokens of a stream that reports no usage. */

@@ -4,6 +4,7 @@
 // SSE line is kept only up to MAX_LINE_BYTES.
 import type { RequestRecord, TokenUsage } from '../../telemetry/request-record.ts';
 import type { BodyTap } from '../body-tap.ts';
+import { peekMember } from './json-peek.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 const MAX_LINE_BYTES = 1024 * 1024;
@@ -36,12 +37,13 @@ export class JsonUsageTap implements BodyTap {
     const chunks = this.#chunks;
     this.#chunks = [];
     if (this.#bytes <= MAX_JSON_BYTES && chunks.length > 0) {
-      try {
-        const body = JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')) as unknown;
-        readAnswer(this.#record, body);
-      } catch {
-        // Not JSON (an audio file, a provider's odd answer): nothing to count.
-      }
+      // Two members, not the whole answer: a full parse would cost several microseconds per request.
+      // A body that is not a JSON object (audio, an odd answer) simply has neither.
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const model = peekMember(body, 'model');
+      if (typeof model === 'string') this.#record.modelAnswered = model;
+      const usage = usageOf(peekMember(body, 'usage'));
+      if (usage !== null) this.#record.usage = usage;
     }
     this.#done(this.#record);
   }
@@ -108,15 +110,6 @@ export class SseUsageTap implements BodyTap {
       }
     }
   }
-}
-
-/** Usage and model from a whole JSON answer (chat, completions, embeddings, a Responses object). */
-export function readAnswer(record: RequestRecord, body: unknown): void {
-  if (body === null || typeof body !== 'object') return;
-  const fields = body as Record<string, unknown>;
-  if (typeof fields.model === 'string') record.modelAnswered = fields.model;
-  const usage = usageOf(fields.usage);
-  if (usage !== null) record.usage = usage;
 }
 
 /** The vendor's usage object (chat/completions/embeddings, and the Responses API's names) → TokenUsage. */

@@ -1,0 +1,37 @@
+// peekMember reads one top-level member of a JSON object by scanning, not parsing: for any JSON
+// object, in any layout, it gives what a full parse gives for that key, and a key that only occurs
+// deeper down (or inside a string) is never taken for a top-level one.
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { peekMember } from '../../runtime/pipeline/log/json-peek.ts';
+import { newRecordId } from '../../runtime/telemetry/request-record.ts';
+
+const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
+const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
+
+describe('peekMember', () => {
+  test.prop([object, key, fc.constantFrom(undefined, 2, '\t')], { numRuns: 300 })('equals a full parse for every top-level key, in any layout', (value, wanted, indent) => {
+    const body = Buffer.from(JSON.stringify(value, null, indent));
+    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    expect(peekMember(body, wanted)).toEqual(expected);
+  });
+
+  test.prop([fc.jsonValue({ maxDepth: 2 }), key], { numRuns: 200 })('never takes a nested key or a string for a top-level one', (nested, wanted) => {
+    const body = Buffer.from(JSON.stringify({ outer: { [wanted]: nested }, text: `"${wanted}": 1`, list: [{ [wanted]: nested }] }));
+    expect(peekMember(body, wanted)).toBeUndefined();
+  });
+
+  test.prop([fc.string(), key], { numRuns: 200 })('never throws on text that is not JSON', (text, wanted) => {
+    expect(() => peekMember(Buffer.from(text), wanted)).not.toThrow();
+  });
+});
+
+describe('record ids', () => {
+  test.prop([fc.array(fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }), { minLength: 2, maxLength: 50 })])('are unique and sort by time', (times) => {
+    const sorted = [...times].sort((a, b) => a - b);
+    const ids = sorted.map((t) => newRecordId(t));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 1; i < ids.length; i++) if (sorted[i] > sorted[i - 1]) expect(ids[i] > ids[i - 1]).toBe(true);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
