@@ -95,6 +95,7 @@ export interface GatewaySchemaTypes {
   RateLimitsPolicyGetQuery: RateLimitsPolicyGetQuery;
   RateLimitsPolicyListQuery: RateLimitsPolicyListQuery;
   RateLimitsPolicyUpdate: RateLimitsPolicyUpdate;
+  RequestLogListQuery: RequestLogListQuery;
   ResponseCreate: ResponseCreate;
   ResponseGetQuery: ResponseGetQuery;
   UsageLimitsPolicyCreate: UsageLimitsPolicyCreate;
@@ -124,6 +125,8 @@ export interface GatewaySchemaTypes {
   RateLimitsPolicyList: RateLimitsPolicyList;
   RateLimitsPolicy: RateLimitsPolicy;
   RenderedPrompt: RenderedPrompt;
+  RequestLogList: RequestLogList;
+  RequestLog: RequestLog;
   SavedConfigList: SavedConfigList;
   SavedConfig: SavedConfig;
   StoredResponse: StoredResponse;
@@ -801,6 +804,44 @@ export interface RateLimitsPolicyUpdate {
   group_by?: GroupBy;
 }
 /**
+ * Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.
+ */
+export interface RequestLogListQuery {
+  trace_id?: string;
+  /**
+   * An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`).
+   */
+  status?: string;
+  provider?: string;
+  /**
+   * Matches the requested or the answering model.
+   */
+  model?: string;
+  config_id?: string;
+  api_key_id?: string;
+  cache_status?: 'HIT' | 'MISS' | 'SEMANTIC HIT' | 'SEMANTIC MISS' | 'REFRESH' | 'DISABLED';
+  /**
+   * Unix seconds: records from this time on.
+   */
+  from?: number;
+  /**
+   * Unix seconds: records up to this time.
+   */
+  to?: number;
+  limit?: number;
+  /**
+   * The last_id of the previous page.
+   */
+  after?: string;
+  /**
+   * metadata.<key>=<value>: the record's metadata has that value under that key.
+   *
+   * This interface was referenced by `RequestLogListQuery`'s JSON-Schema definition
+   * via the `patternProperty` "^metadata\.[^.].*$".
+   */
+  [k: string]: string | 'HIT' | 'MISS' | 'SEMANTIC HIT' | 'SEMANTIC MISS' | 'REFRESH' | 'DISABLED' | number | undefined;
+}
+/**
  * Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).
  */
 export interface ResponseCreate {
@@ -1356,6 +1397,111 @@ export interface RenderedChatRequest {
   function_call?: string;
   functions?: ChatFunctions;
   [k: string]: unknown;
+}
+/**
+ * A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page.
+ */
+export interface RequestLogList {
+  object: 'list';
+  data: RequestLog[];
+  has_more: boolean;
+  last_id: string | null;
+}
+/**
+ * The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.
+ */
+export interface RequestLog {
+  object: 'request_log';
+  /**
+   * Time-ordered ID; the cursor of GET /v1/logs (`after`).
+   */
+  id: string;
+  /**
+   * x-gateway-trace-id, sent by the client or generated.
+   */
+  trace_id: string;
+  /**
+   * Unix seconds when the request arrived.
+   */
+  created_at: number;
+  /**
+   * Unix milliseconds when the request arrived.
+   */
+  created_at_ms: number;
+  method: string;
+  /**
+   * The request path without its query string.
+   */
+  path: string;
+  route_kind: 'inference' | 'passthrough' | 'control' | 'health' | 'metrics' | 'unmatched';
+  /**
+   * The endpoint's operationId; null when no route matched.
+   */
+  operation: string | null;
+  /**
+   * A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request.
+   */
+  source: 'http' | 'batch' | 'responses';
+  /**
+   * The HTTP status the client got; 499 when the client left before a status was sent.
+   */
+  status: number;
+  /**
+   * The gateway error code when the gateway answered with its error body.
+   */
+  error_code: string | null;
+  latency_ms: number;
+  /**
+   * Time to the first byte of the response body.
+   */
+  ttfb_ms: number | null;
+  /**
+   * Saved config ID, `inline:<hash>`, or null for routes named by provider headers.
+   */
+  config_id: string | null;
+  /**
+   * The target that answered, e.g. config.targets[1].
+   */
+  target: string | null;
+  provider: string | null;
+  model_requested: string | null;
+  model_answered: string | null;
+  retries: number;
+  /**
+   * HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies.
+   */
+  cache_status: string | null;
+  stream: boolean;
+  /**
+   * Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.
+   */
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cached_input_tokens: number;
+    total_tokens: number;
+    estimated: boolean;
+  } | null;
+  /**
+   * From the pricing table; null when the model's price is unknown.
+   */
+  cost_usd: number | null;
+  /**
+   * What a cache hit saved.
+   */
+  saved_cost_usd: number | null;
+  metadata: {
+    [k: string]: string;
+  };
+  api_key_id: string | null;
+  workspace_id: string | null;
+  organisation_id: string | null;
+  hook_results: {
+    [k: string]: unknown;
+  } | null;
+  feedback: unknown[] | null;
+  request_body: string | null;
+  response_body: string | null;
 }
 /**
  * A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.

@@ -8550,13 +8550,13 @@ return errors === 0;
 }
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResponseCreate = validate62;
-const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"safety_identifier":{"type":"string"}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
-const schema168 = {"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}};
-const schema170 = {"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}};
+export const validateRequestLogListQuery = validate62;
+const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","minLength":1,"description":"The last_id of the previous page."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
+const pattern15 = new RegExp("^metadata\\.[^.].*$", "u");
+const pattern16 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/response-create.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/request-log-list-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate62.evaluated;
@@ -8568,16 +8568,309 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((func1.call(schema167.properties, key0)) || (pattern15.test(key0)))){
+validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.trace_id !== undefined){
+let data0 = data.trace_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate62.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern16.test(data1)){
+validate62.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/pattern",keyword:"pattern",params:{pattern: "^([1-5]xx|[1-5][0-9]{2})$"},message:"must match pattern \""+"^([1-5]xx|[1-5][0-9]{2})$"+"\""}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.provider !== undefined){
+let data2 = data.provider;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+validate62.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data3 = data.model;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.config_id !== undefined){
+let data4 = data.config_id;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+validate62.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.api_key_id !== undefined){
+let data5 = data.api_key_id;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) < 1){
+validate62.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cache_status !== undefined){
+let data6 = data.cache_status;
+const _errs14 = errors;
+if(!((((((data6 === "HIT") || (data6 === "MISS")) || (data6 === "SEMANTIC HIT")) || (data6 === "SEMANTIC MISS")) || (data6 === "REFRESH")) || (data6 === "DISABLED"))){
+validate62.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/enum",keyword:"enum",params:{allowedValues: schema167.properties.cache_status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data7 = data.from;
+const _errs15 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate62.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs15){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+validate62.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data8 = data.to;
+const _errs17 = errors;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+validate62.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs17){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+validate62.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data9 = data.limit;
+const _errs19 = errors;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+validate62.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs19){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 1000 || isNaN(data9)){
+validate62.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data9 < 1 || isNaN(data9)){
+validate62.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.after !== undefined){
+let data10 = data.after;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+validate62.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+var valid1 = true;
+for(const key1 in data){
+if(pattern15.test(key1)){
+const _errs23 = errors;
+if(typeof data[key1] !== "string"){
+validate62.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5Emetadata%5C.%5B%5E.%5D.*%24/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs23 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateResponseCreate = validate63;
+const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"safety_identifier":{"type":"string"}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
+const schema169 = {"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}};
+const schema171 = {"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}};
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/response-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model === undefined) && (missing0 = "model")){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema167.properties, key0))){
-validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema168.properties, key0))){
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8589,12 +8882,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate63.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8764,7 +9057,7 @@ if(data2.role !== undefined){
 let data4 = data2.role;
 const _errs21 = errors;
 if(!((((data4 === "user") || (data4 === "assistant")) || (data4 === "system")) || (data4 === "developer"))){
-const err8 = {instancePath:instancePath+"/input/" + i0+"/role",schemaPath:"#/$defs/ResponseInputItem/properties/role/enum",keyword:"enum",params:{allowedValues: schema168.properties.role.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/input/" + i0+"/role",schemaPath:"#/$defs/ResponseInputItem/properties/role/enum",keyword:"enum",params:{allowedValues: schema169.properties.role.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8931,7 +9224,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 else {
@@ -8955,7 +9248,7 @@ if(data.instructions !== undefined){
 let data8 = data.instructions;
 const _errs32 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate62.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema167.properties.instructions.type},message:"must be string,null"}];
+validate63.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema168.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs32 === errors;
@@ -8968,13 +9261,13 @@ if(data.previous_response_id !== undefined){
 let data9 = data.previous_response_id;
 const _errs34 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate62.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema167.properties.previous_response_id.type},message:"must be string,null"}];
+validate63.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema168.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs34){
 if(typeof data9 === "string"){
 if(func2(data9) < 1){
-validate62.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate63.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -8989,7 +9282,7 @@ if(data.store !== undefined){
 let data10 = data.store;
 const _errs36 = errors;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-validate62.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema167.properties.store.type},message:"must be boolean,null"}];
+validate63.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema168.properties.store.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -9128,7 +9421,7 @@ else {
 vErrors.push(err26);
 }
 errors++;
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 else {
@@ -9152,18 +9445,18 @@ if(data.temperature !== undefined){
 let data13 = data.temperature;
 const _errs50 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema167.properties.temperature.type},message:"must be number,null"}];
+validate63.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema168.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 2 || isNaN(data13)){
-validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate63.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data13 < 0 || isNaN(data13)){
-validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate63.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9179,18 +9472,18 @@ if(data.top_p !== undefined){
 let data14 = data.top_p;
 const _errs52 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema167.properties.top_p.type},message:"must be number,null"}];
+validate63.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema168.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 1 || isNaN(data14)){
-validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate63.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data14 < 0 || isNaN(data14)){
-validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate63.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9206,13 +9499,13 @@ if(data.max_output_tokens !== undefined){
 let data15 = data.max_output_tokens;
 const _errs54 = errors;
 if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
-validate62.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema167.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate63.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema168.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs54){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 1 || isNaN(data15)){
-validate62.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -9266,7 +9559,7 @@ const _errs64 = errors;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing6;
 if((data17.name === undefined) && (missing6 = "name")){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/then/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/then/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
@@ -9276,12 +9569,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data19 === "string"){
 if(func2(data19) < 1){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9295,7 +9588,7 @@ if(data17.description !== undefined){
 let data20 = data17.description;
 const _errs67 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"#/$defs/ResponseCreateTool/then/properties/description/type",keyword:"type",params:{type: schema170.then.properties.description.type},message:"must be string,null"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"#/$defs/ResponseCreateTool/then/properties/description/type",keyword:"type",params:{type: schema171.then.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid18 = _errs67 === errors;
@@ -9308,7 +9601,7 @@ if(data17.parameters !== undefined){
 let data21 = data17.parameters;
 const _errs69 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/parameters",schemaPath:"#/$defs/ResponseCreateTool/then/properties/parameters/type",keyword:"type",params:{type: schema170.then.properties.parameters.type},message:"must be object,null"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/parameters",schemaPath:"#/$defs/ResponseCreateTool/then/properties/parameters/type",keyword:"type",params:{type: schema171.then.properties.parameters.type},message:"must be object,null"}];
 return false;
 }
 var valid18 = _errs69 === errors;
@@ -9321,7 +9614,7 @@ if(data17.strict !== undefined){
 let data22 = data17.strict;
 const _errs71 = errors;
 if((typeof data22 !== "boolean") && (data22 !== null)){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/strict",schemaPath:"#/$defs/ResponseCreateTool/then/properties/strict/type",keyword:"type",params:{type: schema170.then.properties.strict.type},message:"must be boolean,null"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/strict",schemaPath:"#/$defs/ResponseCreateTool/then/properties/strict/type",keyword:"type",params:{type: schema171.then.properties.strict.type},message:"must be boolean,null"}];
 return false;
 }
 var valid18 = _errs71 === errors;
@@ -9354,14 +9647,14 @@ else {
 vErrors.push(err28);
 }
 errors++;
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 if(errors === _errs59){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing7;
 if((data17.type === undefined) && (missing7 = "type")){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
@@ -9371,14 +9664,14 @@ props1.type = true;
 }
 if(data17.type !== undefined){
 if(typeof data17.type !== "string"){
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2+"/type",schemaPath:"#/$defs/ResponseCreateTool/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/type",schemaPath:"#/$defs/ResponseCreateTool/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9389,7 +9682,7 @@ break;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate63.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9406,7 +9699,7 @@ const _errs76 = errors;
 let valid20 = false;
 const _errs77 = errors;
 if(!(((data24 === "none") || (data24 === "auto")) || (data24 === "required"))){
-const err29 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema167.properties.tool_choice.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema168.properties.tool_choice.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9472,7 +9765,7 @@ else {
 vErrors.push(err33);
 }
 errors++;
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 else {
@@ -9496,7 +9789,7 @@ if(data.parallel_tool_calls !== undefined){
 let data26 = data.parallel_tool_calls;
 const _errs82 = errors;
 if((typeof data26 !== "boolean") && (data26 !== null)){
-validate62.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: schema167.properties.parallel_tool_calls.type},message:"must be boolean,null"}];
+validate63.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: schema168.properties.parallel_tool_calls.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs82 === errors;
@@ -9509,7 +9802,7 @@ if(data.truncation !== undefined){
 let data27 = data.truncation;
 const _errs84 = errors;
 if(!(((data27 === "auto") || (data27 === "disabled")) || (data27 === null))){
-validate62.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema167.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate63.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema168.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs84 === errors;
@@ -9522,7 +9815,7 @@ if(data.text !== undefined){
 let data28 = data.text;
 const _errs85 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
-validate62.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema167.properties.text.type},message:"must be object,null"}];
+validate63.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema168.properties.text.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs85){
@@ -9534,20 +9827,20 @@ if(errors === _errs87){
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 let missing9;
 if((data29.type === undefined) && (missing9 = "type")){
-validate62.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate63.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data29.type !== undefined){
 if(typeof data29.type !== "string"){
-validate62.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9564,7 +9857,7 @@ if(data.reasoning !== undefined){
 let data31 = data.reasoning;
 const _errs91 = errors;
 if((!(data31 && typeof data31 == "object" && !Array.isArray(data31))) && (data31 !== null)){
-validate62.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema167.properties.reasoning.type},message:"must be object,null"}];
+validate63.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema168.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs91 === errors;
@@ -9576,7 +9869,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs93 = errors;
 if(typeof data.user !== "string"){
-validate62.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs93 === errors;
@@ -9589,7 +9882,7 @@ if(data.stream !== undefined){
 let data33 = data.stream;
 const _errs95 = errors;
 if((typeof data33 !== "boolean") && (data33 !== null)){
-validate62.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema167.properties.stream.type},message:"must be boolean,null"}];
+validate63.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema168.properties.stream.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs95 === errors;
@@ -9602,7 +9895,7 @@ if(data.stream_options !== undefined){
 let data34 = data.stream_options;
 const _errs97 = errors;
 if((!(data34 && typeof data34 == "object" && !Array.isArray(data34))) && (data34 !== null)){
-validate62.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema167.properties.stream_options.type},message:"must be object,null"}];
+validate63.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema168.properties.stream_options.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs97 === errors;
@@ -9615,7 +9908,7 @@ if(data.include !== undefined){
 let data35 = data.include;
 const _errs99 = errors;
 if((!(Array.isArray(data35))) && (data35 !== null)){
-validate62.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/type",keyword:"type",params:{type: schema167.properties.include.type},message:"must be array,null"}];
+validate63.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/type",keyword:"type",params:{type: schema168.properties.include.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -9625,7 +9918,7 @@ const len3 = data35.length;
 for(let i3=0; i3<len3; i3++){
 const _errs101 = errors;
 if(typeof data35[i3] !== "string"){
-validate62.errors = [{instancePath:instancePath+"/include/" + i3,schemaPath:"#/properties/include/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/include/" + i3,schemaPath:"#/properties/include/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs101 === errors;
@@ -9645,7 +9938,7 @@ if(data.background !== undefined){
 let data37 = data.background;
 const _errs103 = errors;
 if((typeof data37 !== "boolean") && (data37 !== null)){
-validate62.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema167.properties.background.type},message:"must be boolean,null"}];
+validate63.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema168.properties.background.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs103 === errors;
@@ -9658,7 +9951,7 @@ if(data.service_tier !== undefined){
 let data38 = data.service_tier;
 const _errs105 = errors;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate62.errors = [{instancePath:instancePath+"/service_tier",schemaPath:"#/properties/service_tier/type",keyword:"type",params:{type: schema167.properties.service_tier.type},message:"must be string,null"}];
+validate63.errors = [{instancePath:instancePath+"/service_tier",schemaPath:"#/properties/service_tier/type",keyword:"type",params:{type: schema168.properties.service_tier.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs105 === errors;
@@ -9671,18 +9964,18 @@ if(data.top_logprobs !== undefined){
 let data39 = data.top_logprobs;
 const _errs107 = errors;
 if((!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))) && (data39 !== null)){
-validate62.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/type",keyword:"type",params:{type: schema167.properties.top_logprobs.type},message:"must be integer,null"}];
+validate63.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/type",keyword:"type",params:{type: schema168.properties.top_logprobs.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs107){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 > 20 || isNaN(data39)){
-validate62.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
+validate63.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 return false;
 }
 else {
 if(data39 < 0 || isNaN(data39)){
-validate62.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate63.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9698,13 +9991,13 @@ if(data.max_tool_calls !== undefined){
 let data40 = data.max_tool_calls;
 const _errs109 = errors;
 if((!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))) && (data40 !== null)){
-validate62.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/type",keyword:"type",params:{type: schema167.properties.max_tool_calls.type},message:"must be integer,null"}];
+validate63.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/type",keyword:"type",params:{type: schema168.properties.max_tool_calls.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs109){
 if((typeof data40 == "number") && (isFinite(data40))){
 if(data40 < 1 || isNaN(data40)){
-validate62.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -9719,7 +10012,7 @@ if(data.prompt !== undefined){
 let data41 = data.prompt;
 const _errs111 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate62.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: schema167.properties.prompt.type},message:"must be object,null"}];
+validate63.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: schema168.properties.prompt.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs111 === errors;
@@ -9731,7 +10024,7 @@ if(valid0){
 if(data.prompt_cache_key !== undefined){
 const _errs113 = errors;
 if(typeof data.prompt_cache_key !== "string"){
-validate62.errors = [{instancePath:instancePath+"/prompt_cache_key",schemaPath:"#/properties/prompt_cache_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/prompt_cache_key",schemaPath:"#/properties/prompt_cache_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs113 === errors;
@@ -9743,7 +10036,7 @@ if(valid0){
 if(data.safety_identifier !== undefined){
 const _errs115 = errors;
 if(typeof data.safety_identifier !== "string"){
-validate62.errors = [{instancePath:instancePath+"/safety_identifier",schemaPath:"#/properties/safety_identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/safety_identifier",schemaPath:"#/properties/safety_identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs115 === errors;
@@ -9780,24 +10073,24 @@ var valid0 = true;
 }
 }
 else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResponseGetQuery = validate63;
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
-const schema172 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
+export const validateResponseGetQuery = validate64;
+const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
+const schema173 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/response-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9809,7 +10102,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "include")){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9821,7 +10114,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 if(!(((data0 === "file_search_call.results") || (data0 === "message.input_image.image_url")) || (data0 === "computer_call_output.output.image_url"))){
-const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema172.enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema173.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -9841,7 +10134,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs8 = errors;
 if(!(((data1 === "file_search_call.results") || (data1 === "message.input_image.image_url")) || (data1 === "computer_call_output.output.image_url"))){
-const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema172.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema173.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9878,7 +10171,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -9896,23 +10189,23 @@ vErrors = null;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreate = validate64;
-const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+export const validateUsageLimitsPolicyCreate = validate65;
+const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9995,12 +10288,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10023,21 +10316,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((((data.conditions === undefined) && (missing1 = "conditions")) || ((data.group_by === undefined) && (missing1 = "group_by"))) || ((data.type === undefined) && (missing1 = "type"))) || ((data.credit_limit === undefined) && (missing1 = "credit_limit"))){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
-if(!(func1.call(schema174.properties, key0))){
-validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema175.properties, key0))){
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10049,7 +10342,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate65.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -10062,14 +10355,14 @@ if(errors === _errs13){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if(((data4.key === undefined) && (missing2 = "key")) || ((data4.value === undefined) && (missing2 = "value"))){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate65.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data4){
 if(!((key1 === "key") || (key1 === "value"))){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate65.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10078,7 +10371,7 @@ if(_errs15 === errors){
 if(data4.key !== undefined){
 const _errs16 = errors;
 if(typeof data4.key !== "string"){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -10090,7 +10383,7 @@ if(valid5){
 if(data4.value !== undefined){
 const _errs18 = errors;
 if(typeof data4.value !== "string"){
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -10103,7 +10396,7 @@ var valid5 = true;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10115,7 +10408,7 @@ break;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate65.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10131,7 +10424,7 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate65.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -10144,14 +10437,14 @@ if(errors === _errs22){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing3;
 if((data8.key === undefined) && (missing3 = "key")){
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate65.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs24 = errors;
 for(const key2 in data8){
 if(!(key2 === "key")){
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate65.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10159,7 +10452,7 @@ break;
 if(_errs24 === errors){
 if(data8.key !== undefined){
 if(typeof data8.key !== "string"){
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10167,7 +10460,7 @@ return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10179,7 +10472,7 @@ break;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate65.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10193,7 +10486,7 @@ if(data.type !== undefined){
 let data10 = data.type;
 const _errs27 = errors;
 if(!((data10 === "cost") || (data10 === "tokens"))){
-validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema174.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema175.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs27 === errors;
@@ -10208,12 +10501,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate65.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate65.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10229,12 +10522,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data12 === "string"){
 if(func2(data12) > 255){
-validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10248,13 +10541,13 @@ if(data.alert_threshold !== undefined){
 let data13 = data.alert_threshold;
 const _errs32 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema174.properties.alert_threshold.type},message:"must be number,null"}];
+validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema175.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate64.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10269,7 +10562,7 @@ if(data.periodic_reset !== undefined){
 let data14 = data.periodic_reset;
 const _errs34 = errors;
 if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
-validate64.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema174.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate65.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema175.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -10284,12 +10577,12 @@ const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data15 === "string"){
 if(func2(data15) < 1){
-validate64.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10306,12 +10599,12 @@ if(errors === _errs37){
 if(errors === _errs37){
 if(typeof data16 === "string"){
 if(!(formats0.test(data16))){
-validate64.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10333,23 +10626,23 @@ var valid3 = true;
 }
 }
 else {
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyListQuery = validate65;
-const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
+export const validateUsageLimitsPolicyListQuery = validate66;
+const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10361,7 +10654,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "workspace_id") || (key0 === "type")) || (key0 === "page_size")) || (key0 === "current_page"))){
-validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10373,12 +10666,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate66.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10392,7 +10685,7 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs4 = errors;
 if(!((data1 === "cost") || (data1 === "tokens"))){
-validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema175.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate66.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema176.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10405,13 +10698,13 @@ if(data.page_size !== undefined){
 let data2 = data.page_size;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate65.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate66.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate65.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate66.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10426,13 +10719,13 @@ if(data.current_page !== undefined){
 let data3 = data.current_page;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate65.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate66.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate65.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate66.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10448,29 +10741,29 @@ var valid0 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyUpdate = validate66;
-const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
-const schema177 = {"type":"string","maxLength":255};
-const schema178 = {"type":"number","minimum":0};
-const schema179 = {"type":["number","null"],"minimum":0};
-const schema180 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
-const schema181 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
-const schema182 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+export const validateUsageLimitsPolicyUpdate = validate67;
+const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+const schema178 = {"type":"string","maxLength":255};
+const schema179 = {"type":"number","minimum":0};
+const schema180 = {"type":["number","null"],"minimum":0};
+const schema181 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
+const schema182 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
+const schema183 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-update.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10553,12 +10846,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10581,20 +10874,20 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate66.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate66.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate67.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "conditions")) || (key0 === "group_by"))){
-validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10607,12 +10900,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func2(data3) > 255){
-validate66.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10629,12 +10922,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate66.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate67.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate67.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10649,13 +10942,13 @@ let data5 = data.alert_threshold;
 const _errs17 = errors;
 const _errs18 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema179.type},message:"must be number,null"}];
+validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema180.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate66.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10670,7 +10963,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs20 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate66.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema180.enum},message:"must be equal to one of the allowed values"}];
+validate67.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema181.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -10686,7 +10979,7 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate66.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate67.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -10699,14 +10992,14 @@ if(errors === _errs25){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
-validate66.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate67.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs27 = errors;
 for(const key1 in data8){
 if(!((key1 === "key") || (key1 === "value"))){
-validate66.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate67.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10715,7 +11008,7 @@ if(_errs27 === errors){
 if(data8.key !== undefined){
 const _errs28 = errors;
 if(typeof data8.key !== "string"){
-validate66.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs28 === errors;
@@ -10727,7 +11020,7 @@ if(valid10){
 if(data8.value !== undefined){
 const _errs30 = errors;
 if(typeof data8.value !== "string"){
-validate66.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs30 === errors;
@@ -10740,7 +11033,7 @@ var valid10 = true;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10752,7 +11045,7 @@ break;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate67.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10769,7 +11062,7 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(Array.isArray(data11)){
 if(data11.length < 1){
-validate66.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate67.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -10782,14 +11075,14 @@ if(errors === _errs35){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing2;
 if((data12.key === undefined) && (missing2 = "key")){
-validate66.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate67.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs37 = errors;
 for(const key2 in data12){
 if(!(key2 === "key")){
-validate66.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate67.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10797,7 +11090,7 @@ break;
 if(_errs37 === errors){
 if(data12.key !== undefined){
 if(typeof data12.key !== "string"){
-validate66.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10805,7 +11098,7 @@ return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10817,7 +11110,7 @@ break;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate67.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10825,234 +11118,6 @@ var valid3 = _errs32 === errors;
 }
 else {
 var valid3 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate66.errors = vErrors;
-return errors === 0;
-}
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateApiKeyCreated = validate67;
-const schema183 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
-const schema184 = {"const":"api_key"};
-const schema185 = {"type":"string","format":"uuid"};
-const schema186 = {"type":"string"};
-const schema188 = {"type":"string","format":"uuid"};
-const schema189 = {"type":"string","format":"uuid"};
-const schema190 = {"type":"string","format":"date-time"};
-const schema191 = {"type":["string","null"],"format":"date-time"};
-const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate67.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func1.call(schema183.properties, key0))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.object !== undefined){
-const _errs2 = errors;
-if("api_key" !== data.object){
-validate67.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(!(formats0.test(data1))){
-validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs7 = errors;
-if(typeof data.name !== "string"){
-validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.scope !== undefined){
-let data3 = data.scope;
-const _errs10 = errors;
-if(!((data3 === "admin") || (data3 === "inference"))){
-validate67.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.workspace_id !== undefined){
-let data4 = data.workspace_id;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(errors === _errs13){
-if(typeof data4 === "string"){
-if(!(formats0.test(data4))){
-validate67.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.organisation_id !== undefined){
-let data5 = data.organisation_id;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data5 === "string"){
-if(!(formats0.test(data5))){
-validate67.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data6 = data.created_at;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
-if(errors === _errs19){
-if(typeof data6 === "string"){
-if(!(formats6.validate(data6))){
-validate67.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.revoked_at !== undefined){
-let data7 = data.revoked_at;
-const _errs21 = errors;
-const _errs22 = errors;
-if((typeof data7 !== "string") && (data7 !== null)){
-validate67.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema191.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs22){
-if(errors === _errs22){
-if(typeof data7 === "string"){
-if(!(formats6.validate(data7))){
-validate67.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.key !== undefined){
-const _errs24 = errors;
-if(typeof data.key !== "string"){
-validate67.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 }
@@ -11072,8 +11137,236 @@ return errors === 0;
 }
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyList = validate68;
-const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
+export const validateApiKeyCreated = validate68;
+const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
+const schema185 = {"const":"api_key"};
+const schema186 = {"type":"string","format":"uuid"};
+const schema187 = {"type":"string"};
+const schema189 = {"type":"string","format":"uuid"};
+const schema190 = {"type":"string","format":"uuid"};
+const schema191 = {"type":"string","format":"date-time"};
+const schema192 = {"type":["string","null"],"format":"date-time"};
+const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))) || ((data.key === undefined) && (missing0 = "key"))){
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema184.properties, key0))){
+validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("api_key" !== data.object){
+validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs7 = errors;
+if(typeof data.name !== "string"){
+validate68.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scope !== undefined){
+let data3 = data.scope;
+const _errs10 = errors;
+if(!((data3 === "admin") || (data3 === "inference"))){
+validate68.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data4 = data.workspace_id;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(errors === _errs13){
+if(typeof data4 === "string"){
+if(!(formats0.test(data4))){
+validate68.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data5 = data.organisation_id;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data5 === "string"){
+if(!(formats0.test(data5))){
+validate68.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data6 === "string"){
+if(!(formats6.validate(data6))){
+validate68.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.revoked_at !== undefined){
+let data7 = data.revoked_at;
+const _errs21 = errors;
+const _errs22 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate68.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema192.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data7 === "string"){
+if(!(formats6.validate(data7))){
+validate68.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.key !== undefined){
+const _errs24 = errors;
+if(typeof data.key !== "string"){
+validate68.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiKeyList = validate69;
+const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
 const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key.json","title":"ApiKey","description":"A gateway API key as the admin API shows it: never the secret or its hash. `scope` admin may use every endpoint; inference may use the data plane and prompt rendering.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at"],"additionalProperties":false,"properties":{"object":{"const":"api_key"},"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"scope":{"$ref":"#/$defs/ApiKeyScope"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}},"$defs":{"ApiKeyScope":{"title":"ApiKeyScope","enum":["admin","inference"]}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11276,11 +11569,11 @@ return errors === 0;
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/api-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11291,14 +11584,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11307,7 +11600,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate69.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11336,7 +11629,7 @@ break;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate69.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11350,13 +11643,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate68.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate69.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate68.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate69.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11372,27 +11665,27 @@ var valid0 = true;
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate68.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiKey = validate35;
 
-export const validateBatchList = validate70;
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
-const schema195 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
+export const validateBatchList = validate71;
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
+const schema196 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11403,14 +11696,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.input_file_id === undefined) && (missing0 = "input_file_id"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema194.properties, key0))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema195.properties, key0))){
+validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11419,7 +11712,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11431,7 +11724,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("batch" !== data.object){
-validate71.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
+validate72.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11443,7 +11736,7 @@ if(valid0){
 if(data.endpoint !== undefined){
 const _errs5 = errors;
 if(typeof data.endpoint !== "string"){
-validate71.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -11455,7 +11748,7 @@ if(valid0){
 if(data.input_file_id !== undefined){
 const _errs7 = errors;
 if(typeof data.input_file_id !== "string"){
-validate71.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -11467,7 +11760,7 @@ if(valid0){
 if(data.completion_window !== undefined){
 const _errs9 = errors;
 if(typeof data.completion_window !== "string"){
-validate71.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -11480,7 +11773,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((((((((data5 === "validating") || (data5 === "failed")) || (data5 === "in_progress")) || (data5 === "finalizing")) || (data5 === "completed")) || (data5 === "expired")) || (data5 === "cancelling")) || (data5 === "cancelled"))){
-validate71.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
+validate72.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -11493,7 +11786,7 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate71.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate72.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -11506,7 +11799,7 @@ if(data.errors !== undefined){
 let data7 = data.errors;
 const _errs15 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate71.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema194.properties.errors.type},message:"must be object,null"}];
+validate72.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema195.properties.errors.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -11514,7 +11807,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs17 = errors;
 for(const key1 in data7){
 if(!((key1 === "object") || (key1 === "data"))){
-validate71.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate72.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11523,7 +11816,7 @@ if(_errs17 === errors){
 if(data7.object !== undefined){
 const _errs18 = errors;
 if(typeof data7.object !== "string"){
-validate71.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -11547,7 +11840,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs24 = errors;
 for(const key2 in data10){
 if(!((((key2 === "code") || (key2 === "message")) || (key2 === "param")) || (key2 === "line"))){
-validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11556,7 +11849,7 @@ if(_errs24 === errors){
 if(data10.code !== undefined){
 const _errs25 = errors;
 if(typeof data10.code !== "string"){
-validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -11568,7 +11861,7 @@ if(valid4){
 if(data10.message !== undefined){
 const _errs27 = errors;
 if(typeof data10.message !== "string"){
-validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -11581,7 +11874,7 @@ if(data10.param !== undefined){
 let data13 = data10.param;
 const _errs29 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema194.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema195.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -11594,7 +11887,7 @@ if(data10.line !== undefined){
 let data14 = data10.line;
 const _errs31 = errors;
 if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
-validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema194.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema195.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -11608,7 +11901,7 @@ var valid4 = true;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11619,7 +11912,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate72.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11642,7 +11935,7 @@ if(data.output_file_id !== undefined){
 let data15 = data.output_file_id;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate71.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema194.properties.output_file_id.type},message:"must be string,null"}];
+validate72.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema195.properties.output_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -11655,7 +11948,7 @@ if(data.error_file_id !== undefined){
 let data16 = data.error_file_id;
 const _errs35 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate71.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema194.properties.error_file_id.type},message:"must be string,null"}];
+validate72.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema195.properties.error_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -11668,7 +11961,7 @@ if(data.in_progress_at !== undefined){
 let data17 = data.in_progress_at;
 const _errs37 = errors;
 if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate71.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema194.properties.in_progress_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema195.properties.in_progress_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -11681,7 +11974,7 @@ if(data.expires_at !== undefined){
 let data18 = data.expires_at;
 const _errs39 = errors;
 if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate71.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema194.properties.expires_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema195.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -11694,7 +11987,7 @@ if(data.finalizing_at !== undefined){
 let data19 = data.finalizing_at;
 const _errs41 = errors;
 if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate71.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema194.properties.finalizing_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema195.properties.finalizing_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -11707,7 +12000,7 @@ if(data.completed_at !== undefined){
 let data20 = data.completed_at;
 const _errs43 = errors;
 if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
-validate71.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema194.properties.completed_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema195.properties.completed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs43 === errors;
@@ -11720,7 +12013,7 @@ if(data.failed_at !== undefined){
 let data21 = data.failed_at;
 const _errs45 = errors;
 if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
-validate71.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema194.properties.failed_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema195.properties.failed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs45 === errors;
@@ -11733,7 +12026,7 @@ if(data.expired_at !== undefined){
 let data22 = data.expired_at;
 const _errs47 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate71.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema194.properties.expired_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema195.properties.expired_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs47 === errors;
@@ -11746,7 +12039,7 @@ if(data.cancelling_at !== undefined){
 let data23 = data.cancelling_at;
 const _errs49 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate71.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema194.properties.cancelling_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema195.properties.cancelling_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -11759,7 +12052,7 @@ if(data.cancelled_at !== undefined){
 let data24 = data.cancelled_at;
 const _errs51 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate71.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema194.properties.cancelled_at.type},message:"must be integer,null"}];
+validate72.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema195.properties.cancelled_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs51 === errors;
@@ -11772,7 +12065,7 @@ if(data.request_counts !== undefined){
 let data25 = data.request_counts;
 const _errs53 = errors;
 if((!(data25 && typeof data25 == "object" && !Array.isArray(data25))) && (data25 !== null)){
-validate71.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema194.properties.request_counts.type},message:"must be object,null"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema195.properties.request_counts.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs53){
@@ -11780,7 +12073,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 const _errs55 = errors;
 for(const key3 in data25){
 if(!(((key3 === "total") || (key3 === "completed")) || (key3 === "failed"))){
-validate71.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11790,13 +12083,13 @@ if(data25.total !== undefined){
 let data26 = data25.total;
 const _errs56 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate71.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate71.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11811,13 +12104,13 @@ if(data25.completed !== undefined){
 let data27 = data25.completed;
 const _errs58 = errors;
 if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate71.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data27 == "number") && (isFinite(data27))){
 if(data27 < 0 || isNaN(data27)){
-validate71.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11832,13 +12125,13 @@ if(data25.failed !== undefined){
 let data28 = data25.failed;
 const _errs60 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-validate71.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs60){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate71.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate72.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11989,7 +12282,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return false;
 }
 else {
@@ -12031,21 +12324,21 @@ var valid0 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12056,14 +12349,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate70.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12072,7 +12365,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate70.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate71.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12090,8 +12383,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate71(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate72(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -12101,7 +12394,7 @@ break;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate71.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12114,7 +12407,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate70.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate71.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12127,7 +12420,7 @@ if(data.first_id !== undefined){
 let data4 = data.first_id;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate70.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema193.properties.first_id.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema194.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -12140,7 +12433,7 @@ if(data.last_id !== undefined){
 let data5 = data.last_id;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate70.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema193.properties.last_id.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema194.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -12156,103 +12449,22 @@ var valid0 = true;
 }
 }
 else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate70.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatch = validate71;
+export const validateBatch = validate72;
 
-export const validateDeletedResource = validate73;
-const schema197 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate73.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if(typeof data.object !== "string"){
-validate73.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.deleted !== undefined){
-const _errs6 = errors;
-if(true !== data.deleted){
-validate73.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateError = validate74;
-const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
+export const validateDeletedResource = validate74;
+const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/error.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate74.evaluated;
@@ -12265,87 +12477,54 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.error === undefined) && (missing0 = "error")){
+if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
 validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "error")){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
 validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.error !== undefined){
-let data0 = data.error;
+if(data.id !== undefined){
 const _errs2 = errors;
-if(errors === _errs2){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if(((((data0.message === undefined) && (missing1 = "message")) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.param === undefined) && (missing1 = "param"))) || ((data0.code === undefined) && (missing1 = "code"))){
-validate74.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+if(typeof data.id !== "string"){
+validate74.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+var valid0 = _errs2 === errors;
+}
 else {
-if(data0.message !== undefined){
-const _errs5 = errors;
-if(typeof data0.message !== "string"){
-validate74.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if(typeof data.object !== "string"){
+validate74.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs5 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
-var valid1 = true;
+var valid0 = true;
 }
-if(valid1){
-if(data0.type !== undefined){
-const _errs7 = errors;
-if(typeof data0.type !== "string"){
-validate74.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(valid0){
+if(data.deleted !== undefined){
+const _errs6 = errors;
+if(true !== data.deleted){
+validate74.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
-var valid1 = _errs7 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.param !== undefined){
-let data3 = data0.param;
-const _errs9 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate74.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema198.properties.error.properties.param.type},message:"must be string,null"}];
-return false;
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.code !== undefined){
-const _errs11 = errors;
-if(typeof data0.code !== "string"){
-validate74.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate74.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
+var valid0 = true;
 }
 }
 }
@@ -12362,11 +12541,11 @@ return errors === 0;
 }
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFileDeleted = validate75;
-const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
+export const validateError = validate75;
+const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/file-deleted.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/error.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate75.evaluated;
@@ -12379,54 +12558,87 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
+if((data.error === undefined) && (missing0 = "error")){
 validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
+if(!(key0 === "error")){
 validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.id !== undefined){
+if(data.error !== undefined){
+let data0 = data.error;
 const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if(((((data0.message === undefined) && (missing1 = "message")) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.param === undefined) && (missing1 = "param"))) || ((data0.code === undefined) && (missing1 = "code"))){
+validate75.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
-var valid0 = _errs2 === errors;
-}
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if("file" !== data.object){
-validate75.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.deleted !== undefined){
+if(data0.message !== undefined){
 const _errs5 = errors;
-if(typeof data.deleted !== "boolean"){
-validate75.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data0.message !== "string"){
+validate75.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs5 === errors;
+var valid1 = _errs5 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
+}
+if(valid1){
+if(data0.type !== undefined){
+const _errs7 = errors;
+if(typeof data0.type !== "string"){
+validate75.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.param !== undefined){
+let data3 = data0.param;
+const _errs9 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate75.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema199.properties.error.properties.param.type},message:"must be string,null"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.code !== undefined){
+const _errs11 = errors;
+if(typeof data0.code !== "string"){
+validate75.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate75.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
 }
 }
@@ -12443,12 +12655,11 @@ return errors === 0;
 }
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFileList = validate76;
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
+export const validateFileDeleted = validate76;
+const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/file-list.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/file-deleted.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate76.evaluated;
@@ -12461,15 +12672,97 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
 validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
 validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("file" !== data.object){
+validate76.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.deleted !== undefined){
+const _errs5 = errors;
+if(typeof data.deleted !== "boolean"){
+validate76.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFileList = validate77;
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/file-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
+validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12478,7 +12771,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate76.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate77.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12502,14 +12795,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.bytes === undefined) && (missing1 = "bytes"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.filename === undefined) && (missing1 = "filename"))) || ((data2.purpose === undefined) && (missing1 = "purpose"))){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema201.properties, key1))){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema202.properties, key1))){
+validate77.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12518,7 +12811,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -12530,7 +12823,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("file" !== data2.object){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -12543,13 +12836,13 @@ if(data2.bytes !== undefined){
 let data5 = data2.bytes;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12564,7 +12857,7 @@ if(data2.created_at !== undefined){
 let data6 = data2.created_at;
 const _errs14 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -12576,7 +12869,7 @@ if(valid3){
 if(data2.filename !== undefined){
 const _errs16 = errors;
 if(typeof data2.filename !== "string"){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -12588,7 +12881,7 @@ if(valid3){
 if(data2.purpose !== undefined){
 const _errs18 = errors;
 if(typeof data2.purpose !== "string"){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -12601,7 +12894,7 @@ if(data2.status !== undefined){
 let data9 = data2.status;
 const _errs20 = errors;
 if(!(((data9 === "uploaded") || (data9 === "processed")) || (data9 === "error"))){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema201.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema202.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -12614,7 +12907,7 @@ if(data2.status_details !== undefined){
 let data10 = data2.status_details;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema201.properties.status_details.type},message:"must be string,null"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema202.properties.status_details.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -12627,7 +12920,7 @@ if(data2.expires_at !== undefined){
 let data11 = data2.expires_at;
 const _errs23 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate76.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema201.properties.expires_at.type},message:"must be integer,null"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema202.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -12647,7 +12940,7 @@ var valid3 = true;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12658,7 +12951,7 @@ break;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate77.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12671,7 +12964,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs25 = errors;
 if(typeof data.has_more !== "boolean"){
-validate76.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate77.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs25 === errors;
@@ -12684,7 +12977,7 @@ if(data.first_id !== undefined){
 let data13 = data.first_id;
 const _errs27 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate76.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema200.properties.first_id.type},message:"must be string,null"}];
+validate77.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema201.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -12697,7 +12990,7 @@ if(data.last_id !== undefined){
 let data14 = data.last_id;
 const _errs29 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate76.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema200.properties.last_id.type},message:"must be string,null"}];
+validate77.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema201.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -12713,22 +13006,22 @@ var valid0 = true;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate76.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFile = validate77;
+export const validateFile = validate78;
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/file.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12739,14 +13032,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.filename === undefined) && (missing0 = "filename"))) || ((data.purpose === undefined) && (missing0 = "purpose"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema201.properties, key0))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema202.properties, key0))){
+validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12755,7 +13048,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate77.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12767,7 +13060,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("file" !== data.object){
-validate77.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate78.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12780,13 +13073,13 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate77.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate78.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate77.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate78.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12801,7 +13094,7 @@ if(data.created_at !== undefined){
 let data3 = data.created_at;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate77.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate78.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -12813,7 +13106,7 @@ if(valid0){
 if(data.filename !== undefined){
 const _errs9 = errors;
 if(typeof data.filename !== "string"){
-validate77.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -12825,7 +13118,7 @@ if(valid0){
 if(data.purpose !== undefined){
 const _errs11 = errors;
 if(typeof data.purpose !== "string"){
-validate77.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -12838,7 +13131,7 @@ if(data.status !== undefined){
 let data6 = data.status;
 const _errs13 = errors;
 if(!(((data6 === "uploaded") || (data6 === "processed")) || (data6 === "error"))){
-validate77.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema201.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate78.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema202.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -12851,7 +13144,7 @@ if(data.status_details !== undefined){
 let data7 = data.status_details;
 const _errs14 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate77.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema201.properties.status_details.type},message:"must be string,null"}];
+validate78.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema202.properties.status_details.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -12864,7 +13157,7 @@ if(data.expires_at !== undefined){
 let data8 = data.expires_at;
 const _errs16 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate77.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema201.properties.expires_at.type},message:"must be integer,null"}];
+validate78.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema202.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -12884,24 +13177,24 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpointList = validate78;
-const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
+export const validateFineTuningCheckpointList = validate79;
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema205 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12912,14 +13205,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12928,7 +13221,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate78.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12952,14 +13245,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.fine_tuned_model_checkpoint === undefined) && (missing1 = "fine_tuned_model_checkpoint"))) || ((data2.step_number === undefined) && (missing1 = "step_number"))) || ((data2.fine_tuning_job_id === undefined) && (missing1 = "fine_tuning_job_id"))) || ((data2.metrics === undefined) && (missing1 = "metrics"))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!(((((((key1 === "id") || (key1 === "object")) || (key1 === "created_at")) || (key1 === "fine_tuned_model_checkpoint")) || (key1 === "step_number")) || (key1 === "fine_tuning_job_id")) || (key1 === "metrics"))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12968,7 +13261,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -12980,7 +13273,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("fine_tuning.job.checkpoint" !== data2.object){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -12993,7 +13286,7 @@ if(data2.created_at !== undefined){
 let data5 = data2.created_at;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -13005,7 +13298,7 @@ if(valid3){
 if(data2.fine_tuned_model_checkpoint !== undefined){
 const _errs14 = errors;
 if(typeof data2.fine_tuned_model_checkpoint !== "string"){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -13018,7 +13311,7 @@ if(data2.step_number !== undefined){
 let data7 = data2.step_number;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -13030,7 +13323,7 @@ if(valid3){
 if(data2.fine_tuning_job_id !== undefined){
 const _errs18 = errors;
 if(typeof data2.fine_tuning_job_id !== "string"){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -13048,7 +13341,7 @@ if(data9.step !== undefined){
 let data10 = data9.step;
 const _errs23 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs23 === errors;
@@ -13061,7 +13354,7 @@ if(data9.train_loss !== undefined){
 let data11 = data9.train_loss;
 const _errs25 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -13074,7 +13367,7 @@ if(data9.train_mean_token_accuracy !== undefined){
 let data12 = data9.train_mean_token_accuracy;
 const _errs27 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -13087,7 +13380,7 @@ if(data9.valid_loss !== undefined){
 let data13 = data9.valid_loss;
 const _errs29 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -13100,7 +13393,7 @@ if(data9.valid_mean_token_accuracy !== undefined){
 let data14 = data9.valid_mean_token_accuracy;
 const _errs31 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -13113,7 +13406,7 @@ if(data9.full_valid_loss !== undefined){
 let data15 = data9.full_valid_loss;
 const _errs33 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs33 === errors;
@@ -13126,7 +13419,7 @@ if(data9.full_valid_mean_token_accuracy !== undefined){
 let data16 = data9.full_valid_mean_token_accuracy;
 const _errs35 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs35 === errors;
@@ -13142,7 +13435,7 @@ var valid4 = true;
 }
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13161,7 +13454,7 @@ var valid3 = true;
 }
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13172,7 +13465,7 @@ break;
 }
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate79.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13185,7 +13478,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs37 = errors;
 if(typeof data.has_more !== "boolean"){
-validate78.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate79.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -13198,7 +13491,7 @@ if(data.first_id !== undefined){
 let data18 = data.first_id;
 const _errs39 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate78.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema203.properties.first_id.type},message:"must be string,null"}];
+validate79.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema204.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -13211,248 +13504,13 @@ if(data.last_id !== undefined){
 let data19 = data.last_id;
 const _errs41 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate78.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema203.properties.last_id.type},message:"must be string,null"}];
+validate79.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema204.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFineTuningCheckpoint = validate79;
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
-validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if("fine_tuning.job.checkpoint" !== data.object){
-validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data2 = data.created_at;
-const _errs5 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate79.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fine_tuned_model_checkpoint !== undefined){
-const _errs7 = errors;
-if(typeof data.fine_tuned_model_checkpoint !== "string"){
-validate79.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.step_number !== undefined){
-let data4 = data.step_number;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate79.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fine_tuning_job_id !== undefined){
-const _errs11 = errors;
-if(typeof data.fine_tuning_job_id !== "string"){
-validate79.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics !== undefined){
-let data6 = data.metrics;
-const _errs13 = errors;
-if(errors === _errs13){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.step !== undefined){
-let data7 = data6.step;
-const _errs16 = errors;
-if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs16 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.train_loss !== undefined){
-let data8 = data6.train_loss;
-const _errs18 = errors;
-if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs18 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.train_mean_token_accuracy !== undefined){
-let data9 = data6.train_mean_token_accuracy;
-const _errs20 = errors;
-if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs20 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.valid_loss !== undefined){
-let data10 = data6.valid_loss;
-const _errs22 = errors;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs22 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.valid_mean_token_accuracy !== undefined){
-let data11 = data6.valid_mean_token_accuracy;
-const _errs24 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs24 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.full_valid_loss !== undefined){
-let data12 = data6.full_valid_loss;
-const _errs26 = errors;
-if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs26 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.full_valid_mean_token_accuracy !== undefined){
-let data13 = data6.full_valid_mean_token_accuracy;
-const _errs28 = errors;
-if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate79.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs28 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate79.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -13471,17 +13529,13 @@ return errors === 0;
 }
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobList = validate80;
-const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
-const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
-const schema208 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
-const schema209 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+export const validateFineTuningCheckpoint = validate80;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13491,15 +13545,15 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema207.properties, key0))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
+validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13508,7 +13562,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13519,8 +13573,8 @@ var valid0 = true;
 if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
-if("fine_tuning.job" !== data.object){
-validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+if("fine_tuning.job.checkpoint" !== data.object){
+validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13533,7 +13587,246 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fine_tuned_model_checkpoint !== undefined){
+const _errs7 = errors;
+if(typeof data.fine_tuned_model_checkpoint !== "string"){
+validate80.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.step_number !== undefined){
+let data4 = data.step_number;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate80.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fine_tuning_job_id !== undefined){
+const _errs11 = errors;
+if(typeof data.fine_tuning_job_id !== "string"){
+validate80.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data6 = data.metrics;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.step !== undefined){
+let data7 = data6.step;
+const _errs16 = errors;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.train_loss !== undefined){
+let data8 = data6.train_loss;
+const _errs18 = errors;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs18 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.train_mean_token_accuracy !== undefined){
+let data9 = data6.train_mean_token_accuracy;
+const _errs20 = errors;
+if(!((typeof data9 == "number") && (isFinite(data9)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs20 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.valid_loss !== undefined){
+let data10 = data6.valid_loss;
+const _errs22 = errors;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs22 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.valid_mean_token_accuracy !== undefined){
+let data11 = data6.valid_mean_token_accuracy;
+const _errs24 = errors;
+if(!((typeof data11 == "number") && (isFinite(data11)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs24 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.full_valid_loss !== undefined){
+let data12 = data6.full_valid_loss;
+const _errs26 = errors;
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs26 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.full_valid_mean_token_accuracy !== undefined){
+let data13 = data6.full_valid_mean_token_accuracy;
+const _errs28 = errors;
+if(!((typeof data13 == "number") && (isFinite(data13)))){
+validate80.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs28 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate80.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate80.errors = vErrors;
+return errors === 0;
+}
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningJobList = validate81;
+const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
+const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
+const schema209 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
+const schema210 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
+validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema208.properties, key0))){
+validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("fine_tuning.job" !== data.object){
+validate82.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data2 = data.created_at;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate82.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13550,7 +13843,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.code !== undefined){
 const _errs10 = errors;
 if(typeof data3.code !== "string"){
-validate81.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -13562,7 +13855,7 @@ if(valid1){
 if(data3.message !== undefined){
 const _errs12 = errors;
 if(typeof data3.message !== "string"){
-validate81.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -13574,7 +13867,7 @@ if(valid1){
 if(data3.param !== undefined){
 const _errs14 = errors;
 if(typeof data3.param !== "string"){
-validate81.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -13586,7 +13879,7 @@ var valid1 = true;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13600,7 +13893,7 @@ if(data.fine_tuned_model !== undefined){
 let data7 = data.fine_tuned_model;
 const _errs16 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate81.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema207.properties.fine_tuned_model.type},message:"must be string,null"}];
+validate82.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema208.properties.fine_tuned_model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -13613,7 +13906,7 @@ if(data.finished_at !== undefined){
 let data8 = data.finished_at;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate81.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema207.properties.finished_at.type},message:"must be integer,null"}];
+validate82.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema208.properties.finished_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -13680,7 +13973,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return false;
 }
 else {
@@ -13697,7 +13990,7 @@ vErrors = null;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13710,7 +14003,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs28 = errors;
 if(typeof data.model !== "string"){
-validate81.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -13722,7 +14015,7 @@ if(valid0){
 if(data.organization_id !== undefined){
 const _errs30 = errors;
 if(typeof data.organization_id !== "string"){
-validate81.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -13741,7 +14034,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs34 = errors;
 if(typeof data13[i0] !== "string"){
-validate81.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -13751,7 +14044,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate82.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13765,7 +14058,7 @@ if(data.status !== undefined){
 let data15 = data.status;
 const _errs36 = errors;
 if(!((((((data15 === "validating_files") || (data15 === "queued")) || (data15 === "running")) || (data15 === "succeeded")) || (data15 === "failed")) || (data15 === "cancelled"))){
-validate81.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema208.enum},message:"must be equal to one of the allowed values"}];
+validate82.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema209.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -13778,7 +14071,7 @@ if(data.trained_tokens !== undefined){
 let data16 = data.trained_tokens;
 const _errs38 = errors;
 if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
-validate81.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema207.properties.trained_tokens.type},message:"must be integer,null"}];
+validate82.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema208.properties.trained_tokens.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -13790,7 +14083,7 @@ if(valid0){
 if(data.training_file !== undefined){
 const _errs40 = errors;
 if(typeof data.training_file !== "string"){
-validate81.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs40 === errors;
@@ -13803,7 +14096,7 @@ if(data.validation_file !== undefined){
 let data18 = data.validation_file;
 const _errs42 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate81.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema207.properties.validation_file.type},message:"must be string,null"}];
+validate82.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema208.properties.validation_file.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs42 === errors;
@@ -13816,7 +14109,7 @@ if(data.seed !== undefined){
 let data19 = data.seed;
 const _errs44 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate81.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs44 === errors;
@@ -13829,13 +14122,13 @@ if(data.integrations !== undefined){
 let data20 = data.integrations;
 const _errs46 = errors;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-validate81.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema207.properties.integrations.type},message:"must be array,null"}];
+validate82.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema208.properties.integrations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs46){
 if(Array.isArray(data20)){
 if(data20.length > 5){
-validate81.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
+validate82.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
 return false;
 }
 else {
@@ -13849,7 +14142,7 @@ if(errors === _errs49){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing1;
 if((data21.type === undefined) && (missing1 = "type")){
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -13863,7 +14156,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.project !== undefined){
 const _errs55 = errors;
 if(typeof data22.project !== "string"){
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -13875,7 +14168,7 @@ if(valid9){
 if(data22.name !== undefined){
 const _errs57 = errors;
 if(typeof data22.name !== "string"){
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs57 === errors;
@@ -13887,7 +14180,7 @@ if(valid9){
 if(data22.entity !== undefined){
 const _errs59 = errors;
 if(typeof data22.entity !== "string"){
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs59 === errors;
@@ -13906,7 +14199,7 @@ const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs63 = errors;
 if(typeof data26[i2] !== "string"){
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs63 === errors;
@@ -13916,7 +14209,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13930,7 +14223,7 @@ var valid9 = true;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13943,7 +14236,7 @@ break;
 if(_errs51 === errors){
 if(data21.type !== undefined){
 if(typeof data21.type !== "string"){
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13951,7 +14244,7 @@ return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13973,7 +14266,7 @@ if(data.estimated_finish !== undefined){
 let data29 = data.estimated_finish;
 const _errs67 = errors;
 if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
-validate81.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema207.properties.estimated_finish.type},message:"must be integer,null"}];
+validate82.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema208.properties.estimated_finish.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -14001,21 +14294,21 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14026,14 +14319,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "has_more"))){
-validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14042,7 +14335,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14060,8 +14353,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate81(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate82(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -14071,7 +14364,7 @@ break;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate81.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14084,7 +14377,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate80.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate81.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -14098,61 +14391,22 @@ var valid0 = true;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJob = validate81;
+export const validateFineTuningJob = validate82;
 
-export const validateHealth = validate83;
-const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/health.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate83.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.status === undefined) && (missing0 = "status")){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.status !== undefined){
-if("ok" !== data.status){
-validate83.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate83.errors = vErrors;
-return errors === 0;
-}
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateMetadata = validate84;
+export const validateHealth = validate84;
+const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/health.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate84.evaluated;
@@ -14164,8 +14418,47 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.status === undefined) && (missing0 = "status")){
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.status !== undefined){
+if("ok" !== data.status){
+validate84.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateMetadata = validate85;
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 16){
-validate84.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate85.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -14205,7 +14498,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate84.errors = vErrors;
+validate85.errors = vErrors;
 return false;
 break;
 }
@@ -14217,12 +14510,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
 if(func2(data0) > 512){
-validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate85.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14235,24 +14528,24 @@ break;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateModelCatalog = validate85;
-const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
-const schema213 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
+export const validateModelCatalog = validate86;
+const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
+const schema214 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/model-catalog.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14263,14 +14556,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.models === undefined) && (missing0 = "models")){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "$schema") || (key0 === "models"))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14279,7 +14572,7 @@ if(_errs1 === errors){
 if(data.$schema !== undefined){
 const _errs2 = errors;
 if(typeof data.$schema !== "string"){
-validate85.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14294,7 +14587,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate85.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate86.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -14308,14 +14601,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.id === undefined) && (missing1 = "id")) || ((data2.context_window === undefined) && (missing1 = "context_window"))) || ((data2.pricing === undefined) && (missing1 = "pricing"))){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "id") || (key1 === "aliases")) || (key1 === "context_window")) || (key1 === "max_output_tokens")) || (key1 === "pricing"))){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14327,12 +14620,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14355,12 +14648,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func2(data5) < 1){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14381,7 +14674,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
 return false;
 break;
 }
@@ -14391,7 +14684,7 @@ indices0[item0] = i2;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14405,13 +14698,13 @@ if(data2.context_window !== undefined){
 let data6 = data2.context_window;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14426,13 +14719,13 @@ if(data2.max_output_tokens !== undefined){
 let data7 = data2.max_output_tokens;
 const _errs18 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14450,14 +14743,14 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.input_per_million === undefined) && (missing2 = "input_per_million")) || ((data8.output_per_million === undefined) && (missing2 = "output_per_million"))){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs22 = errors;
 for(const key2 in data8){
 if(!((((key2 === "currency") || (key2 === "input_per_million")) || (key2 === "cached_input_per_million")) || (key2 === "output_per_million"))){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14466,7 +14759,7 @@ if(_errs22 === errors){
 if(data8.currency !== undefined){
 const _errs23 = errors;
 if("USD" !== data8.currency){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
 return false;
 }
 var valid6 = _errs23 === errors;
@@ -14481,12 +14774,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -14502,12 +14795,12 @@ const _errs26 = errors;
 if(errors === _errs26){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -14523,12 +14816,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -14544,7 +14837,7 @@ var valid6 = true;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14561,7 +14854,7 @@ var valid3 = true;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14573,7 +14866,7 @@ break;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate86.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14587,24 +14880,24 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptList = validate86;
-const schema214 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
-const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validatePromptList = validate87;
+const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
+const schema216 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14615,14 +14908,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.latest_version === undefined) && (missing0 = "latest_version"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.variables === undefined) && (missing0 = "variables"))) || ((data.version_description === undefined) && (missing0 = "version_description"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema215.properties, key0))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema216.properties, key0))){
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14631,7 +14924,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("prompt" !== data.object){
-validate87.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
+validate88.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14643,7 +14936,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -14655,7 +14948,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate87.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -14668,13 +14961,13 @@ if(data.version !== undefined){
 let data3 = data.version;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate87.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 1 || isNaN(data3)){
-validate87.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14689,13 +14982,13 @@ if(data.latest_version !== undefined){
 let data4 = data.latest_version;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate87.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate88.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate87.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate88.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14710,7 +15003,7 @@ if(data.model !== undefined){
 let data5 = data.model;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate87.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema215.properties.model.type},message:"must be string,null"}];
+validate88.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema216.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -14734,14 +15027,14 @@ if(errors === _errs16){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing1;
 if(((data7.role === undefined) && (missing1 = "role")) || ((data7.content === undefined) && (missing1 = "content"))){
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key1 in data7){
 if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14753,12 +15046,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(func2(data8) < 1){
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14771,7 +15064,7 @@ if(valid3){
 if(data7.content !== undefined){
 const _errs21 = errors;
 if(typeof data7.content !== "string"){
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -14783,7 +15076,7 @@ if(valid3){
 if(data7.name !== undefined){
 const _errs23 = errors;
 if(typeof data7.name !== "string"){
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -14797,7 +15090,7 @@ var valid3 = true;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14808,7 +15101,7 @@ break;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate88.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14822,7 +15115,7 @@ if(data.hyperparameters !== undefined){
 let data11 = data.hyperparameters;
 const _errs25 = errors;
 if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
-validate87.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs25 === errors;
@@ -14841,7 +15134,7 @@ const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
 const _errs29 = errors;
 if(typeof data12[i1] !== "string"){
-validate87.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -14851,7 +15144,7 @@ break;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate88.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14865,7 +15158,7 @@ if(data.version_description !== undefined){
 let data14 = data.version_description;
 const _errs31 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate87.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema215.properties.version_description.type},message:"must be string,null"}];
+validate88.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema216.properties.version_description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -14881,12 +15174,12 @@ if(errors === _errs33){
 if(errors === _errs33){
 if(typeof data15 === "string"){
 if(!(formats6.validate(data15))){
-validate87.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14904,12 +15197,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate87.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14934,21 +15227,21 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14959,14 +15252,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14975,7 +15268,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate86.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate87.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14993,8 +15286,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate87(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate88(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -15004,7 +15297,7 @@ break;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15018,13 +15311,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate86.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate86.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15040,23 +15333,23 @@ var valid0 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptVersionList = validate89;
-const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
+export const validatePromptVersionList = validate90;
+const schema218 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt-version-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15067,14 +15360,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15083,7 +15376,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate89.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate90.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15106,14 +15399,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.prompt_id === undefined) && (missing1 = "prompt_id"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.model === undefined) && (missing1 = "model"))) || ((data2.messages === undefined) && (missing1 = "messages"))) || ((data2.hyperparameters === undefined) && (missing1 = "hyperparameters"))) || ((data2.variables === undefined) && (missing1 = "variables"))) || ((data2.description === undefined) && (missing1 = "description"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema217.properties.data.items.properties, key1))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema218.properties.data.items.properties, key1))){
+validate90.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15122,7 +15415,7 @@ if(_errs7 === errors){
 if(data2.object !== undefined){
 const _errs8 = errors;
 if("prompt_version" !== data2.object){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -15134,7 +15427,7 @@ if(valid2){
 if(data2.prompt_id !== undefined){
 const _errs9 = errors;
 if(typeof data2.prompt_id !== "string"){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -15147,13 +15440,13 @@ if(data2.version !== undefined){
 let data5 = data2.version;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -15168,7 +15461,7 @@ if(data2.model !== undefined){
 let data6 = data2.model;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema217.properties.data.items.properties.model.type},message:"must be string,null"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema218.properties.data.items.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -15192,14 +15485,14 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.role === undefined) && (missing2 = "role")) || ((data8.content === undefined) && (missing2 = "content"))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs20 = errors;
 for(const key2 in data8){
 if(!(((key2 === "role") || (key2 === "content")) || (key2 === "name"))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15211,12 +15504,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) < 1){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15229,7 +15522,7 @@ if(valid5){
 if(data8.content !== undefined){
 const _errs23 = errors;
 if(typeof data8.content !== "string"){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -15241,7 +15534,7 @@ if(valid5){
 if(data8.name !== undefined){
 const _errs25 = errors;
 if(typeof data8.name !== "string"){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -15255,7 +15548,7 @@ var valid5 = true;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15266,7 +15559,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15280,7 +15573,7 @@ if(data2.hyperparameters !== undefined){
 let data12 = data2.hyperparameters;
 const _errs27 = errors;
 if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -15299,7 +15592,7 @@ const len2 = data13.length;
 for(let i2=0; i2<len2; i2++){
 const _errs31 = errors;
 if(typeof data13[i2] !== "string"){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs31 === errors;
@@ -15309,7 +15602,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15323,7 +15616,7 @@ if(data2.description !== undefined){
 let data15 = data2.description;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema217.properties.data.items.properties.description.type},message:"must be string,null"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema218.properties.data.items.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs33 === errors;
@@ -15339,12 +15632,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15366,7 +15659,7 @@ var valid2 = true;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15377,7 +15670,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15391,13 +15684,13 @@ if(data.total !== undefined){
 let data17 = data.total;
 const _errs37 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate89.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate90.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
-validate89.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate90.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15413,25 +15706,25 @@ var valid0 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate89.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePrompt = validate87;
+export const validatePrompt = validate88;
 
-export const validateRateLimitsPolicyCreated = validate90;
-const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
+export const validateRateLimitsPolicyCreated = validate91;
+const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15442,14 +15735,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15462,12 +15755,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15481,7 +15774,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_rate_limits" !== data.object){
-validate90.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+validate91.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15494,17 +15787,17 @@ var valid0 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyList = validate91;
-const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+export const validateRateLimitsPolicyList = validate92;
+const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
 const schema148 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}}},"$defs":{"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -15886,11 +16179,11 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15901,14 +16194,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15917,7 +16210,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate91.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15946,7 +16239,7 @@ break;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15960,13 +16253,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate91.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate92.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate91.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate92.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15982,14 +16275,14 @@ var valid0 = true;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitsPolicy = validate58;
 
@@ -16727,15 +17020,1835 @@ return errors === 0;
 }
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfigList = validate93;
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
-const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateRequestLogList = validate94;
+const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"type":"object"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/request-log-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate94.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))) || ((data.last_id === undefined) && (missing0 = "last_id"))){
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "last_id"))){
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((((((((((((((((((((((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.trace_id === undefined) && (missing1 = "trace_id"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.created_at_ms === undefined) && (missing1 = "created_at_ms"))) || ((data2.method === undefined) && (missing1 = "method"))) || ((data2.path === undefined) && (missing1 = "path"))) || ((data2.route_kind === undefined) && (missing1 = "route_kind"))) || ((data2.operation === undefined) && (missing1 = "operation"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.status === undefined) && (missing1 = "status"))) || ((data2.error_code === undefined) && (missing1 = "error_code"))) || ((data2.latency_ms === undefined) && (missing1 = "latency_ms"))) || ((data2.ttfb_ms === undefined) && (missing1 = "ttfb_ms"))) || ((data2.config_id === undefined) && (missing1 = "config_id"))) || ((data2.target === undefined) && (missing1 = "target"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.model_requested === undefined) && (missing1 = "model_requested"))) || ((data2.model_answered === undefined) && (missing1 = "model_answered"))) || ((data2.retries === undefined) && (missing1 = "retries"))) || ((data2.cache_status === undefined) && (missing1 = "cache_status"))) || ((data2.stream === undefined) && (missing1 = "stream"))) || ((data2.usage === undefined) && (missing1 = "usage"))) || ((data2.cost_usd === undefined) && (missing1 = "cost_usd"))) || ((data2.saved_cost_usd === undefined) && (missing1 = "saved_cost_usd"))) || ((data2.metadata === undefined) && (missing1 = "metadata"))) || ((data2.api_key_id === undefined) && (missing1 = "api_key_id"))) || ((data2.workspace_id === undefined) && (missing1 = "workspace_id"))) || ((data2.organisation_id === undefined) && (missing1 = "organisation_id"))) || ((data2.hook_results === undefined) && (missing1 = "hook_results"))) || ((data2.feedback === undefined) && (missing1 = "feedback"))) || ((data2.request_body === undefined) && (missing1 = "request_body"))) || ((data2.response_body === undefined) && (missing1 = "response_body"))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!(func1.call(schema223.properties, key1))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.object !== undefined){
+const _errs9 = errors;
+if("request_log" !== data2.object){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"request-log.json/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
+return false;
+}
+var valid3 = _errs9 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.id !== undefined){
+const _errs10 = errors;
+if(typeof data2.id !== "string"){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"request-log.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs10 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.trace_id !== undefined){
+const _errs12 = errors;
+if(typeof data2.trace_id !== "string"){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/trace_id",schemaPath:"request-log.json/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.created_at !== undefined){
+let data6 = data2.created_at;
+const _errs14 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"request-log.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid3 = _errs14 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.created_at_ms !== undefined){
+let data7 = data2.created_at_ms;
+const _errs16 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at_ms",schemaPath:"request-log.json/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.method !== undefined){
+const _errs18 = errors;
+if(typeof data2.method !== "string"){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/method",schemaPath:"request-log.json/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.path !== undefined){
+const _errs20 = errors;
+if(typeof data2.path !== "string"){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/path",schemaPath:"request-log.json/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.route_kind !== undefined){
+let data10 = data2.route_kind;
+const _errs22 = errors;
+if(!((((((data10 === "inference") || (data10 === "passthrough")) || (data10 === "control")) || (data10 === "health")) || (data10 === "metrics")) || (data10 === "unmatched"))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/route_kind",schemaPath:"request-log.json/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema223.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.operation !== undefined){
+let data11 = data2.operation;
+const _errs23 = errors;
+if((typeof data11 !== "string") && (data11 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/operation",schemaPath:"request-log.json/properties/operation/type",keyword:"type",params:{type: schema223.properties.operation.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs23 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.source !== undefined){
+let data12 = data2.source;
+const _errs25 = errors;
+if(!(((data12 === "http") || (data12 === "batch")) || (data12 === "responses"))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"request-log.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema223.properties.source.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs25 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.status !== undefined){
+let data13 = data2.status;
+const _errs26 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"request-log.json/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid3 = _errs26 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.error_code !== undefined){
+let data14 = data2.error_code;
+const _errs28 = errors;
+if((typeof data14 !== "string") && (data14 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/error_code",schemaPath:"request-log.json/properties/error_code/type",keyword:"type",params:{type: schema223.properties.error_code.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs28 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.latency_ms !== undefined){
+let data15 = data2.latency_ms;
+const _errs30 = errors;
+if(errors === _errs30){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 0 || isNaN(data15)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/latency_ms",schemaPath:"request-log.json/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/latency_ms",schemaPath:"request-log.json/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs30 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.ttfb_ms !== undefined){
+let data16 = data2.ttfb_ms;
+const _errs32 = errors;
+if((!((typeof data16 == "number") && (isFinite(data16)))) && (data16 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/ttfb_ms",schemaPath:"request-log.json/properties/ttfb_ms/type",keyword:"type",params:{type: schema223.properties.ttfb_ms.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs32){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/ttfb_ms",schemaPath:"request-log.json/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid3 = _errs32 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.config_id !== undefined){
+let data17 = data2.config_id;
+const _errs34 = errors;
+if((typeof data17 !== "string") && (data17 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/config_id",schemaPath:"request-log.json/properties/config_id/type",keyword:"type",params:{type: schema223.properties.config_id.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs34 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.target !== undefined){
+let data18 = data2.target;
+const _errs36 = errors;
+if((typeof data18 !== "string") && (data18 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/target",schemaPath:"request-log.json/properties/target/type",keyword:"type",params:{type: schema223.properties.target.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs36 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.provider !== undefined){
+let data19 = data2.provider;
+const _errs38 = errors;
+if((typeof data19 !== "string") && (data19 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"request-log.json/properties/provider/type",keyword:"type",params:{type: schema223.properties.provider.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs38 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.model_requested !== undefined){
+let data20 = data2.model_requested;
+const _errs40 = errors;
+if((typeof data20 !== "string") && (data20 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/model_requested",schemaPath:"request-log.json/properties/model_requested/type",keyword:"type",params:{type: schema223.properties.model_requested.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs40 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.model_answered !== undefined){
+let data21 = data2.model_answered;
+const _errs42 = errors;
+if((typeof data21 !== "string") && (data21 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/model_answered",schemaPath:"request-log.json/properties/model_answered/type",keyword:"type",params:{type: schema223.properties.model_answered.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs42 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.retries !== undefined){
+let data22 = data2.retries;
+const _errs44 = errors;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/retries",schemaPath:"request-log.json/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs44){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/retries",schemaPath:"request-log.json/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid3 = _errs44 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.cache_status !== undefined){
+let data23 = data2.cache_status;
+const _errs46 = errors;
+if((typeof data23 !== "string") && (data23 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/cache_status",schemaPath:"request-log.json/properties/cache_status/type",keyword:"type",params:{type: schema223.properties.cache_status.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs46 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.stream !== undefined){
+const _errs48 = errors;
+if(typeof data2.stream !== "boolean"){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/stream",schemaPath:"request-log.json/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs48 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.usage !== undefined){
+let data25 = data2.usage;
+const _errs50 = errors;
+const _errs51 = errors;
+let valid4 = false;
+const _errs52 = errors;
+if(errors === _errs52){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+let missing2;
+if((((((data25.input_tokens === undefined) && (missing2 = "input_tokens")) || ((data25.output_tokens === undefined) && (missing2 = "output_tokens"))) || ((data25.cached_input_tokens === undefined) && (missing2 = "cached_input_tokens"))) || ((data25.total_tokens === undefined) && (missing2 = "total_tokens"))) || ((data25.estimated === undefined) && (missing2 = "estimated"))){
+const err0 = {instancePath:instancePath+"/data/" + i0+"/usage",schemaPath:"request-log.json/properties/usage/anyOf/0/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+const _errs54 = errors;
+for(const key2 in data25){
+if(!(((((key2 === "input_tokens") || (key2 === "output_tokens")) || (key2 === "cached_input_tokens")) || (key2 === "total_tokens")) || (key2 === "estimated"))){
+const err1 = {instancePath:instancePath+"/data/" + i0+"/usage",schemaPath:"request-log.json/properties/usage/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+break;
+}
+}
+if(_errs54 === errors){
+if(data25.input_tokens !== undefined){
+let data26 = data25.input_tokens;
+const _errs55 = errors;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err2 = {instancePath:instancePath+"/data/" + i0+"/usage/input_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(errors === _errs55){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 0 || isNaN(data26)){
+const err3 = {instancePath:instancePath+"/data/" + i0+"/usage/input_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+var valid5 = _errs55 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data25.output_tokens !== undefined){
+let data27 = data25.output_tokens;
+const _errs57 = errors;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err4 = {instancePath:instancePath+"/data/" + i0+"/usage/output_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(errors === _errs57){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 < 0 || isNaN(data27)){
+const err5 = {instancePath:instancePath+"/data/" + i0+"/usage/output_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+var valid5 = _errs57 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data25.cached_input_tokens !== undefined){
+let data28 = data25.cached_input_tokens;
+const _errs59 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err6 = {instancePath:instancePath+"/data/" + i0+"/usage/cached_input_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/cached_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(errors === _errs59){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 < 0 || isNaN(data28)){
+const err7 = {instancePath:instancePath+"/data/" + i0+"/usage/cached_input_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/cached_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+var valid5 = _errs59 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data25.total_tokens !== undefined){
+let data29 = data25.total_tokens;
+const _errs61 = errors;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err8 = {instancePath:instancePath+"/data/" + i0+"/usage/total_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(errors === _errs61){
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 < 0 || isNaN(data29)){
+const err9 = {instancePath:instancePath+"/data/" + i0+"/usage/total_tokens",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+var valid5 = _errs61 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data25.estimated !== undefined){
+const _errs63 = errors;
+if(typeof data25.estimated !== "boolean"){
+const err10 = {instancePath:instancePath+"/data/" + i0+"/usage/estimated",schemaPath:"request-log.json/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var valid5 = _errs63 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/data/" + i0+"/usage",schemaPath:"request-log.json/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var _valid0 = _errs52 === errors;
+valid4 = valid4 || _valid0;
+const _errs65 = errors;
+if(data25 !== null){
+const err12 = {instancePath:instancePath+"/data/" + i0+"/usage",schemaPath:"request-log.json/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid0 = _errs65 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const err13 = {instancePath:instancePath+"/data/" + i0+"/usage",schemaPath:"request-log.json/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+validate94.errors = vErrors;
+return false;
+}
+else {
+errors = _errs51;
+if(vErrors !== null){
+if(_errs51){
+vErrors.length = _errs51;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid3 = _errs50 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.cost_usd !== undefined){
+let data31 = data2.cost_usd;
+const _errs67 = errors;
+if((!((typeof data31 == "number") && (isFinite(data31)))) && (data31 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/cost_usd",schemaPath:"request-log.json/properties/cost_usd/type",keyword:"type",params:{type: schema223.properties.cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs67 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.saved_cost_usd !== undefined){
+let data32 = data2.saved_cost_usd;
+const _errs69 = errors;
+if((!((typeof data32 == "number") && (isFinite(data32)))) && (data32 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/saved_cost_usd",schemaPath:"request-log.json/properties/saved_cost_usd/type",keyword:"type",params:{type: schema223.properties.saved_cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid3 = _errs69 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.metadata !== undefined){
+let data33 = data2.metadata;
+const _errs71 = errors;
+if(errors === _errs71){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key3 in data33){
+const _errs74 = errors;
+if(typeof data33[key3] !== "string"){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"request-log.json/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid6 = _errs74 === errors;
+if(!valid6){
+break;
+}
+}
+}
+else {
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/metadata",schemaPath:"request-log.json/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs71 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.api_key_id !== undefined){
+let data35 = data2.api_key_id;
+const _errs76 = errors;
+if((typeof data35 !== "string") && (data35 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/api_key_id",schemaPath:"request-log.json/properties/api_key_id/type",keyword:"type",params:{type: schema223.properties.api_key_id.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs76 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.workspace_id !== undefined){
+let data36 = data2.workspace_id;
+const _errs78 = errors;
+if((typeof data36 !== "string") && (data36 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/workspace_id",schemaPath:"request-log.json/properties/workspace_id/type",keyword:"type",params:{type: schema223.properties.workspace_id.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs78 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.organisation_id !== undefined){
+let data37 = data2.organisation_id;
+const _errs80 = errors;
+if((typeof data37 !== "string") && (data37 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/organisation_id",schemaPath:"request-log.json/properties/organisation_id/type",keyword:"type",params:{type: schema223.properties.organisation_id.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs80 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.hook_results !== undefined){
+let data38 = data2.hook_results;
+const _errs82 = errors;
+const _errs83 = errors;
+let valid7 = false;
+const _errs84 = errors;
+if(!(data38 && typeof data38 == "object" && !Array.isArray(data38))){
+const err14 = {instancePath:instancePath+"/data/" + i0+"/hook_results",schemaPath:"request-log.json/properties/hook_results/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid1 = _errs84 === errors;
+valid7 = valid7 || _valid1;
+const _errs86 = errors;
+if(data38 !== null){
+const err15 = {instancePath:instancePath+"/data/" + i0+"/hook_results",schemaPath:"request-log.json/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid1 = _errs86 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
+const err16 = {instancePath:instancePath+"/data/" + i0+"/hook_results",schemaPath:"request-log.json/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+validate94.errors = vErrors;
+return false;
+}
+else {
+errors = _errs83;
+if(vErrors !== null){
+if(_errs83){
+vErrors.length = _errs83;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid3 = _errs82 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.feedback !== undefined){
+let data39 = data2.feedback;
+const _errs88 = errors;
+const _errs89 = errors;
+let valid8 = false;
+const _errs90 = errors;
+if(!(Array.isArray(data39))){
+const err17 = {instancePath:instancePath+"/data/" + i0+"/feedback",schemaPath:"request-log.json/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid2 = _errs90 === errors;
+valid8 = valid8 || _valid2;
+const _errs92 = errors;
+if(data39 !== null){
+const err18 = {instancePath:instancePath+"/data/" + i0+"/feedback",schemaPath:"request-log.json/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid2 = _errs92 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err19 = {instancePath:instancePath+"/data/" + i0+"/feedback",schemaPath:"request-log.json/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate94.errors = vErrors;
+return false;
+}
+else {
+errors = _errs89;
+if(vErrors !== null){
+if(_errs89){
+vErrors.length = _errs89;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid3 = _errs88 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.request_body !== undefined){
+let data40 = data2.request_body;
+const _errs94 = errors;
+if((typeof data40 !== "string") && (data40 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/request_body",schemaPath:"request-log.json/properties/request_body/type",keyword:"type",params:{type: schema223.properties.request_body.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs94 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.response_body !== undefined){
+let data41 = data2.response_body;
+const _errs96 = errors;
+if((typeof data41 !== "string") && (data41 !== null)){
+validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/response_body",schemaPath:"request-log.json/properties/response_body/type",keyword:"type",params:{type: schema223.properties.response_body.type},message:"must be string,null"}];
+return false;
+}
+var valid3 = _errs96 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate94.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate94.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.has_more !== undefined){
+const _errs98 = errors;
+if(typeof data.has_more !== "boolean"){
+validate94.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs98 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_id !== undefined){
+let data43 = data.last_id;
+const _errs100 = errors;
+if((typeof data43 !== "string") && (data43 !== null)){
+validate94.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema222.properties.last_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs100 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate94.errors = vErrors;
+return errors === 0;
+}
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRequestLog = validate95;
+
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate95.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((((((((((((((((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.trace_id === undefined) && (missing0 = "trace_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.created_at_ms === undefined) && (missing0 = "created_at_ms"))) || ((data.method === undefined) && (missing0 = "method"))) || ((data.path === undefined) && (missing0 = "path"))) || ((data.route_kind === undefined) && (missing0 = "route_kind"))) || ((data.operation === undefined) && (missing0 = "operation"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.error_code === undefined) && (missing0 = "error_code"))) || ((data.latency_ms === undefined) && (missing0 = "latency_ms"))) || ((data.ttfb_ms === undefined) && (missing0 = "ttfb_ms"))) || ((data.config_id === undefined) && (missing0 = "config_id"))) || ((data.target === undefined) && (missing0 = "target"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.model_requested === undefined) && (missing0 = "model_requested"))) || ((data.model_answered === undefined) && (missing0 = "model_answered"))) || ((data.retries === undefined) && (missing0 = "retries"))) || ((data.cache_status === undefined) && (missing0 = "cache_status"))) || ((data.stream === undefined) && (missing0 = "stream"))) || ((data.usage === undefined) && (missing0 = "usage"))) || ((data.cost_usd === undefined) && (missing0 = "cost_usd"))) || ((data.saved_cost_usd === undefined) && (missing0 = "saved_cost_usd"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.api_key_id === undefined) && (missing0 = "api_key_id"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.hook_results === undefined) && (missing0 = "hook_results"))) || ((data.feedback === undefined) && (missing0 = "feedback"))) || ((data.request_body === undefined) && (missing0 = "request_body"))) || ((data.response_body === undefined) && (missing0 = "response_body"))){
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema223.properties, key0))){
+validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("request_log" !== data.object){
+validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+const _errs3 = errors;
+if(typeof data.id !== "string"){
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trace_id !== undefined){
+const _errs5 = errors;
+if(typeof data.trace_id !== "string"){
+validate95.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data3 = data.created_at;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate95.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at_ms !== undefined){
+let data4 = data.created_at_ms;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate95.errors = [{instancePath:instancePath+"/created_at_ms",schemaPath:"#/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+const _errs11 = errors;
+if(typeof data.method !== "string"){
+validate95.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.path !== undefined){
+const _errs13 = errors;
+if(typeof data.path !== "string"){
+validate95.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.route_kind !== undefined){
+let data7 = data.route_kind;
+const _errs15 = errors;
+if(!((((((data7 === "inference") || (data7 === "passthrough")) || (data7 === "control")) || (data7 === "health")) || (data7 === "metrics")) || (data7 === "unmatched"))){
+validate95.errors = [{instancePath:instancePath+"/route_kind",schemaPath:"#/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema223.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.operation !== undefined){
+let data8 = data.operation;
+const _errs16 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate95.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: schema223.properties.operation.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.source !== undefined){
+let data9 = data.source;
+const _errs18 = errors;
+if(!(((data9 === "http") || (data9 === "batch")) || (data9 === "responses"))){
+validate95.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema223.properties.source.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data10 = data.status;
+const _errs19 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate95.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error_code !== undefined){
+let data11 = data.error_code;
+const _errs21 = errors;
+if((typeof data11 !== "string") && (data11 !== null)){
+validate95.errors = [{instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: schema223.properties.error_code.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.latency_ms !== undefined){
+let data12 = data.latency_ms;
+const _errs23 = errors;
+if(errors === _errs23){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+validate95.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate95.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ttfb_ms !== undefined){
+let data13 = data.ttfb_ms;
+const _errs25 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate95.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/type",keyword:"type",params:{type: schema223.properties.ttfb_ms.type},message:"must be number,null"}];
+return false;
+}
+if(errors === _errs25){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 0 || isNaN(data13)){
+validate95.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.config_id !== undefined){
+let data14 = data.config_id;
+const _errs27 = errors;
+if((typeof data14 !== "string") && (data14 !== null)){
+validate95.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema223.properties.config_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.target !== undefined){
+let data15 = data.target;
+const _errs29 = errors;
+if((typeof data15 !== "string") && (data15 !== null)){
+validate95.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: schema223.properties.target.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs29 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.provider !== undefined){
+let data16 = data.provider;
+const _errs31 = errors;
+if((typeof data16 !== "string") && (data16 !== null)){
+validate95.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema223.properties.provider.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model_requested !== undefined){
+let data17 = data.model_requested;
+const _errs33 = errors;
+if((typeof data17 !== "string") && (data17 !== null)){
+validate95.errors = [{instancePath:instancePath+"/model_requested",schemaPath:"#/properties/model_requested/type",keyword:"type",params:{type: schema223.properties.model_requested.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model_answered !== undefined){
+let data18 = data.model_answered;
+const _errs35 = errors;
+if((typeof data18 !== "string") && (data18 !== null)){
+validate95.errors = [{instancePath:instancePath+"/model_answered",schemaPath:"#/properties/model_answered/type",keyword:"type",params:{type: schema223.properties.model_answered.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.retries !== undefined){
+let data19 = data.retries;
+const _errs37 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+validate95.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs37){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+validate95.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cache_status !== undefined){
+let data20 = data.cache_status;
+const _errs39 = errors;
+if((typeof data20 !== "string") && (data20 !== null)){
+validate95.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/type",keyword:"type",params:{type: schema223.properties.cache_status.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs39 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stream !== undefined){
+const _errs41 = errors;
+if(typeof data.stream !== "boolean"){
+validate95.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs41 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.usage !== undefined){
+let data22 = data.usage;
+const _errs43 = errors;
+const _errs44 = errors;
+let valid1 = false;
+const _errs45 = errors;
+if(errors === _errs45){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+let missing1;
+if((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
+const err0 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+const _errs47 = errors;
+for(const key1 in data22){
+if(!(((((key1 === "input_tokens") || (key1 === "output_tokens")) || (key1 === "cached_input_tokens")) || (key1 === "total_tokens")) || (key1 === "estimated"))){
+const err1 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+break;
+}
+}
+if(_errs47 === errors){
+if(data22.input_tokens !== undefined){
+let data23 = data22.input_tokens;
+const _errs48 = errors;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err2 = {instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(errors === _errs48){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+const err3 = {instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+var valid2 = _errs48 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.output_tokens !== undefined){
+let data24 = data22.output_tokens;
+const _errs50 = errors;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err4 = {instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(errors === _errs50){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+const err5 = {instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+var valid2 = _errs50 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.cached_input_tokens !== undefined){
+let data25 = data22.cached_input_tokens;
+const _errs52 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err6 = {instancePath:instancePath+"/usage/cached_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/cached_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(errors === _errs52){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+const err7 = {instancePath:instancePath+"/usage/cached_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+var valid2 = _errs52 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.total_tokens !== undefined){
+let data26 = data22.total_tokens;
+const _errs54 = errors;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err8 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(errors === _errs54){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 0 || isNaN(data26)){
+const err9 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+var valid2 = _errs54 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.estimated !== undefined){
+const _errs56 = errors;
+if(typeof data22.estimated !== "boolean"){
+const err10 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var valid2 = _errs56 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var _valid0 = _errs45 === errors;
+valid1 = valid1 || _valid0;
+const _errs58 = errors;
+if(data22 !== null){
+const err12 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid0 = _errs58 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err13 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+validate95.errors = vErrors;
+return false;
+}
+else {
+errors = _errs44;
+if(vErrors !== null){
+if(_errs44){
+vErrors.length = _errs44;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cost_usd !== undefined){
+let data28 = data.cost_usd;
+const _errs60 = errors;
+if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
+validate95.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema223.properties.cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.saved_cost_usd !== undefined){
+let data29 = data.saved_cost_usd;
+const _errs62 = errors;
+if((!((typeof data29 == "number") && (isFinite(data29)))) && (data29 !== null)){
+validate95.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema223.properties.saved_cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs62 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data30 = data.metadata;
+const _errs64 = errors;
+if(errors === _errs64){
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+for(const key2 in data30){
+const _errs67 = errors;
+if(typeof data30[key2] !== "string"){
+validate95.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs67 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs64 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.api_key_id !== undefined){
+let data32 = data.api_key_id;
+const _errs69 = errors;
+if((typeof data32 !== "string") && (data32 !== null)){
+validate95.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema223.properties.api_key_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs69 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workspace_id !== undefined){
+let data33 = data.workspace_id;
+const _errs71 = errors;
+if((typeof data33 !== "string") && (data33 !== null)){
+validate95.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema223.properties.workspace_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs71 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data34 = data.organisation_id;
+const _errs73 = errors;
+if((typeof data34 !== "string") && (data34 !== null)){
+validate95.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema223.properties.organisation_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs73 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hook_results !== undefined){
+let data35 = data.hook_results;
+const _errs75 = errors;
+const _errs76 = errors;
+let valid4 = false;
+const _errs77 = errors;
+if(!(data35 && typeof data35 == "object" && !Array.isArray(data35))){
+const err14 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid1 = _errs77 === errors;
+valid4 = valid4 || _valid1;
+const _errs79 = errors;
+if(data35 !== null){
+const err15 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid1 = _errs79 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err16 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+validate95.errors = vErrors;
+return false;
+}
+else {
+errors = _errs76;
+if(vErrors !== null){
+if(_errs76){
+vErrors.length = _errs76;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs75 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feedback !== undefined){
+let data36 = data.feedback;
+const _errs81 = errors;
+const _errs82 = errors;
+let valid5 = false;
+const _errs83 = errors;
+if(!(Array.isArray(data36))){
+const err17 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid2 = _errs83 === errors;
+valid5 = valid5 || _valid2;
+const _errs85 = errors;
+if(data36 !== null){
+const err18 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid2 = _errs85 === errors;
+valid5 = valid5 || _valid2;
+if(!valid5){
+const err19 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate95.errors = vErrors;
+return false;
+}
+else {
+errors = _errs82;
+if(vErrors !== null){
+if(_errs82){
+vErrors.length = _errs82;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs81 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.request_body !== undefined){
+let data37 = data.request_body;
+const _errs87 = errors;
+if((typeof data37 !== "string") && (data37 !== null)){
+validate95.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema223.properties.request_body.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs87 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.response_body !== undefined){
+let data38 = data.response_body;
+const _errs89 = errors;
+if((typeof data38 !== "string") && (data38 !== null)){
+validate95.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema223.properties.response_body.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs89 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSavedConfigList = validate96;
+const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
+const schema226 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16746,14 +18859,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16762,7 +18875,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate93.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -16786,14 +18899,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.config === undefined) && (missing1 = "config"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "object") || (key1 === "id")) || (key1 === "name")) || (key1 === "source")) || (key1 === "config")) || (key1 === "version")) || (key1 === "created_at")) || (key1 === "last_updated_at"))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16802,7 +18915,7 @@ if(_errs8 === errors){
 if(data2.object !== undefined){
 const _errs9 = errors;
 if("config" !== data2.object){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -16814,7 +18927,7 @@ if(valid3){
 if(data2.id !== undefined){
 const _errs10 = errors;
 if(typeof data2.id !== "string"){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -16827,7 +18940,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema222.properties.name.type},message:"must be string,null"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema226.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -16840,7 +18953,7 @@ if(data2.source !== undefined){
 let data6 = data2.source;
 const _errs14 = errors;
 if(!((data6 === "api") || (data6 === "file"))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema222.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema226.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -16853,7 +18966,7 @@ if(data2.config !== undefined){
 let data7 = data2.config;
 const _errs15 = errors;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -16866,13 +18979,13 @@ if(data2.version !== undefined){
 let data8 = data2.version;
 const _errs17 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -16890,12 +19003,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats6.validate(data9))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16913,12 +19026,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats6.validate(data10))){
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16939,7 +19052,7 @@ var valid3 = true;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16950,7 +19063,7 @@ break;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate96.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16964,13 +19077,13 @@ if(data.total !== undefined){
 let data11 = data.total;
 const _errs23 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate93.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate93.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16986,22 +19099,22 @@ var valid0 = true;
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfig = validate94;
+export const validateSavedConfig = validate97;
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17012,14 +19125,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.config === undefined) && (missing0 = "config"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "source")) || (key0 === "config")) || (key0 === "version")) || (key0 === "created_at")) || (key0 === "last_updated_at"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17028,7 +19141,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("config" !== data.object){
-validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate97.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17040,7 +19153,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -17053,7 +19166,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate94.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema222.properties.name.type},message:"must be string,null"}];
+validate97.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema226.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -17066,7 +19179,7 @@ if(data.source !== undefined){
 let data3 = data.source;
 const _errs7 = errors;
 if(!((data3 === "api") || (data3 === "file"))){
-validate94.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema222.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate97.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema226.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17079,7 +19192,7 @@ if(data.config !== undefined){
 let data4 = data.config;
 const _errs8 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate94.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate97.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -17092,13 +19205,13 @@ if(data.version !== undefined){
 let data5 = data.version;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate94.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate97.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate94.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate97.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -17116,12 +19229,12 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(!(formats6.validate(data6))){
-validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17139,12 +19252,12 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data7 === "string"){
 if(!(formats6.validate(data7))){
-validate94.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17165,25 +19278,25 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredResponse = validate95;
-const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
-const schema225 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
-const schema227 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
-const schema228 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
+export const validateStoredResponse = validate98;
+const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
+const schema229 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
+const schema231 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
+const schema232 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17224,14 +19337,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate96.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate99.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "vector_store_ids")) || (key0 === "max_num_results")) || (key0 === "filters")) || (key0 === "ranking_options"))){
-validate96.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate99.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17240,7 +19353,7 @@ if(_errs7 === errors){
 if(data.type !== undefined){
 const _errs8 = errors;
 if("file_search" !== data.type){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
+validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -17259,7 +19372,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data2[i0] !== "string"){
-validate96.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -17269,7 +19382,7 @@ break;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate99.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17283,13 +19396,13 @@ if(data.max_num_results !== undefined){
 let data4 = data.max_num_results;
 const _errs13 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate96.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate96.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -17304,7 +19417,7 @@ if(data.filters !== undefined){
 let data5 = data.filters;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate96.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema228.properties.filters.type},message:"must be object,null"}];
+validate99.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema232.properties.filters.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -17312,7 +19425,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.type !== undefined){
 const _errs18 = errors;
 if(typeof data5.type !== "string"){
-validate96.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -17324,7 +19437,7 @@ if(valid5){
 if(data5.key !== undefined){
 const _errs20 = errors;
 if(typeof data5.key !== "string"){
-validate96.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs20 === errors;
@@ -17349,7 +19462,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.ranker !== undefined){
 const _errs25 = errors;
 if(typeof data8.ranker !== "string"){
-validate96.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -17362,7 +19475,7 @@ if(data8.score_threshold !== undefined){
 let data10 = data8.score_threshold;
 const _errs27 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate96.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate99.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -17373,7 +19486,7 @@ var valid6 = true;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17390,7 +19503,7 @@ var valid3 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17406,42 +19519,42 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate96.errors = vErrors;
+validate99.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema229 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
-const schema230 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
+const schema233 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
+const schema234 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17482,14 +19595,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.role === undefined) && (missing0 = "role"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate98.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate101.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "type")) || (key0 === "role")) || (key0 === "status")) || (key0 === "content"))){
-validate98.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate101.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17498,7 +19611,7 @@ if(_errs7 === errors){
 if(data.id !== undefined){
 const _errs8 = errors;
 if(typeof data.id !== "string"){
-validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -17510,7 +19623,7 @@ if(valid3){
 if(data.type !== undefined){
 const _errs10 = errors;
 if("message" !== data.type){
-validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -17522,7 +19635,7 @@ if(valid3){
 if(data.role !== undefined){
 const _errs11 = errors;
 if("assistant" !== data.role){
-validate98.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+validate101.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -17534,7 +19647,7 @@ if(valid3){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -17557,14 +19670,14 @@ if(errors === _errs16){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if((data6.type === undefined) && (missing1 = "type")){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs19 = errors;
 if(typeof data6.type !== "string"){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs19 === errors;
@@ -17576,7 +19689,7 @@ if(valid5){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -17599,14 +19712,14 @@ if(errors === _errs25){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 let missing2;
 if((data10.type === undefined) && (missing2 = "type")){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data10.type !== undefined){
 const _errs28 = errors;
 if(typeof data10.type !== "string"){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -17619,7 +19732,7 @@ if(data10.index !== undefined){
 let data12 = data10.index;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid7 = _errs30 === errors;
@@ -17631,7 +19744,7 @@ if(valid7){
 if(data10.file_id !== undefined){
 const _errs32 = errors;
 if(typeof data10.file_id !== "string"){
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs32 === errors;
@@ -17644,7 +19757,7 @@ var valid7 = true;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17655,7 +19768,7 @@ break;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17669,7 +19782,7 @@ var valid5 = true;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17680,7 +19793,7 @@ break;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate101.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17697,7 +19810,7 @@ var valid3 = true;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17713,41 +19826,41 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate98.errors = vErrors;
+validate101.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/stored-response.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17758,14 +19871,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.instructions === undefined) && (missing0 = "instructions"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.temperature === undefined) && (missing0 = "temperature"))) || ((data.top_p === undefined) && (missing0 = "top_p"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.tool_choice === undefined) && (missing0 = "tool_choice"))) || ((data.parallel_tool_calls === undefined) && (missing0 = "parallel_tool_calls"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.incomplete_details === undefined) && (missing0 = "incomplete_details"))) || ((data.output === undefined) && (missing0 = "output"))){
-validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema224.properties, key0))){
-validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema228.properties, key0))){
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17774,7 +19887,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17786,7 +19899,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("response" !== data.object){
-validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
+validate98.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17799,7 +19912,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate95.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -17812,7 +19925,7 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(!((((data3 === "completed") || (data3 === "failed")) || (data3 === "in_progress")) || (data3 === "incomplete"))){
-validate95.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema225.enum},message:"must be equal to one of the allowed values"}];
+validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema229.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17824,7 +19937,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs9 = errors;
 if(typeof data.model !== "string"){
-validate95.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -17837,7 +19950,7 @@ if(data.instructions !== undefined){
 let data5 = data.instructions;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate95.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema224.properties.instructions.type},message:"must be string,null"}];
+validate98.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema228.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -17853,7 +19966,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(Object.keys(data6).length > 16){
-validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -17893,7 +20006,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate95.errors = vErrors;
+validate98.errors = vErrors;
 return false;
 break;
 }
@@ -17905,12 +20018,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(func2(data7) > 512){
-validate95.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate98.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17923,7 +20036,7 @@ break;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17937,18 +20050,18 @@ if(data.temperature !== undefined){
 let data8 = data.temperature;
 const _errs21 = errors;
 if((!((typeof data8 == "number") && (isFinite(data8)))) && (data8 !== null)){
-validate95.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema224.properties.temperature.type},message:"must be number,null"}];
+validate98.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema228.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 2 || isNaN(data8)){
-validate95.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate98.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate95.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17964,18 +20077,18 @@ if(data.top_p !== undefined){
 let data9 = data.top_p;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate95.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema224.properties.top_p.type},message:"must be number,null"}];
+validate98.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema228.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate95.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate98.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate95.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17996,8 +20109,8 @@ var valid5 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs27 = errors;
-if(!(validate96(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate99(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs27 === errors;
@@ -18007,7 +20120,7 @@ break;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18021,7 +20134,7 @@ if(data.tool_choice !== undefined){
 let data12 = data.tool_choice;
 const _errs28 = errors;
 if(!(((data12 === "none") || (data12 === "auto")) || (data12 === "required"))){
-validate95.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema224.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
+validate98.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema228.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -18033,7 +20146,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs29 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate95.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate98.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -18046,21 +20159,21 @@ if(data.error !== undefined){
 let data14 = data.error;
 const _errs31 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate95.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema224.properties.error.type},message:"must be object,null"}];
+validate98.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema228.properties.error.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing1;
 if(((data14.code === undefined) && (missing1 = "code")) || ((data14.message === undefined) && (missing1 = "message"))){
-validate95.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate98.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key3 in data14){
 if(!((key3 === "code") || (key3 === "message"))){
-validate95.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18069,7 +20182,7 @@ if(_errs33 === errors){
 if(data14.code !== undefined){
 const _errs34 = errors;
 if(typeof data14.code !== "string"){
-validate95.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs34 === errors;
@@ -18081,7 +20194,7 @@ if(valid6){
 if(data14.message !== undefined){
 const _errs36 = errors;
 if(typeof data14.message !== "string"){
-validate95.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs36 === errors;
@@ -18104,21 +20217,21 @@ if(data.incomplete_details !== undefined){
 let data17 = data.incomplete_details;
 const _errs38 = errors;
 if((!(data17 && typeof data17 == "object" && !Array.isArray(data17))) && (data17 !== null)){
-validate95.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema224.properties.incomplete_details.type},message:"must be object,null"}];
+validate98.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema228.properties.incomplete_details.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs38){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing2;
 if((data17.reason === undefined) && (missing2 = "reason")){
-validate95.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate98.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs40 = errors;
 for(const key4 in data17){
 if(!(key4 === "reason")){
-validate95.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18126,7 +20239,7 @@ break;
 if(_errs40 === errors){
 if(data17.reason !== undefined){
 if(typeof data17.reason !== "string"){
-validate95.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18149,8 +20262,8 @@ var valid8 = true;
 const len1 = data19.length;
 for(let i1=0; i1<len1; i1++){
 const _errs45 = errors;
-if(!(validate98(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate101(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs45 === errors;
@@ -18160,7 +20273,7 @@ break;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18173,7 +20286,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs46 = errors;
 if(typeof data.user !== "string"){
-validate95.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -18186,7 +20299,7 @@ if(data.previous_response_id !== undefined){
 let data22 = data.previous_response_id;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate95.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema224.properties.previous_response_id.type},message:"must be string,null"}];
+validate98.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema228.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs48 === errors;
@@ -18199,7 +20312,7 @@ if(data.reasoning !== undefined){
 let data23 = data.reasoning;
 const _errs50 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate95.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema224.properties.reasoning.type},message:"must be object,null"}];
+validate98.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema228.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -18208,7 +20321,7 @@ if(data23.effort !== undefined){
 let data24 = data23.effort;
 const _errs53 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate95.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema224.properties.reasoning.properties.effort.type},message:"must be string,null"}];
+validate98.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema228.properties.reasoning.properties.effort.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs53 === errors;
@@ -18221,7 +20334,7 @@ if(data23.generate_summary !== undefined){
 let data25 = data23.generate_summary;
 const _errs55 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate95.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema224.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
+validate98.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema228.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -18242,13 +20355,13 @@ if(data.max_output_tokens !== undefined){
 let data26 = data.max_output_tokens;
 const _errs57 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate95.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema224.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate98.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema228.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs57){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate95.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18271,27 +20384,27 @@ if(errors === _errs62){
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 let missing3;
 if((data28.type === undefined) && (missing3 = "type")){
-validate95.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate98.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data28.type !== undefined){
 if(typeof data28.type !== "string"){
-validate95.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18305,7 +20418,7 @@ if(data.truncation !== undefined){
 let data30 = data.truncation;
 const _errs67 = errors;
 if(!(((data30 === "auto") || (data30 === "disabled")) || (data30 === null))){
-validate95.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema224.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate98.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema228.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -18318,7 +20431,7 @@ if(data.output_text !== undefined){
 let data31 = data.output_text;
 const _errs68 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate95.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema224.properties.output_text.type},message:"must be string,null"}];
+validate98.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema228.properties.output_text.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs68 === errors;
@@ -18335,7 +20448,7 @@ if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 const _errs72 = errors;
 for(const key5 in data32){
 if(!(((((key5 === "input_tokens") || (key5 === "output_tokens")) || (key5 === "total_tokens")) || (key5 === "input_tokens_details")) || (key5 === "output_tokens_details"))){
-validate95.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18345,13 +20458,13 @@ if(data32.input_tokens !== undefined){
 let data33 = data32.input_tokens;
 const _errs73 = errors;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-validate95.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs73){
 if((typeof data33 == "number") && (isFinite(data33))){
 if(data33 < 0 || isNaN(data33)){
-validate95.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18366,13 +20479,13 @@ if(data32.output_tokens !== undefined){
 let data34 = data32.output_tokens;
 const _errs75 = errors;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-validate95.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs75){
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 < 0 || isNaN(data34)){
-validate95.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18387,13 +20500,13 @@ if(data32.total_tokens !== undefined){
 let data35 = data32.total_tokens;
 const _errs77 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-validate95.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs77){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-validate95.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18412,7 +20525,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 const _errs81 = errors;
 for(const key6 in data36){
 if(!(key6 === "cached_tokens")){
-validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18422,13 +20535,13 @@ if(data36.cached_tokens !== undefined){
 let data37 = data36.cached_tokens;
 const _errs82 = errors;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs82){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18437,7 +20550,7 @@ return false;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18455,7 +20568,7 @@ if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
 const _errs86 = errors;
 for(const key7 in data38){
 if(!(key7 === "reasoning_tokens")){
-validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18465,13 +20578,13 @@ if(data38.reasoning_tokens !== undefined){
 let data39 = data38.reasoning_tokens;
 const _errs87 = errors;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs87){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 < 0 || isNaN(data39)){
-validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18480,7 +20593,7 @@ return false;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18496,7 +20609,7 @@ var valid12 = true;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18531,24 +20644,24 @@ var valid0 = true;
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate95.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTextCompletion = validate100;
-const schema231 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
-const schema232 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
+export const validateTextCompletion = validate103;
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
+const schema236 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/text-completion.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18559,14 +20672,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created === undefined) && (missing0 = "created"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.choices === undefined) && (missing0 = "choices"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created")) || (key0 === "model")) || (key0 === "system_fingerprint")) || (key0 === "choices")) || (key0 === "usage"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18575,7 +20688,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18587,7 +20700,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("text_completion" !== data.object){
-validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -18600,7 +20713,7 @@ if(data.created !== undefined){
 let data2 = data.created;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate100.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -18612,7 +20725,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs7 = errors;
 if(typeof data.model !== "string"){
-validate100.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -18624,7 +20737,7 @@ if(valid0){
 if(data.system_fingerprint !== undefined){
 const _errs9 = errors;
 if(typeof data.system_fingerprint !== "string"){
-validate100.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -18648,14 +20761,14 @@ if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.index === undefined) && (missing1 = "index")) || ((data6.text === undefined) && (missing1 = "text"))){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs16 = errors;
 for(const key1 in data6){
 if(!((((key1 === "finish_reason") || (key1 === "index")) || (key1 === "text")) || (key1 === "logprobs"))){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18665,7 +20778,7 @@ if(data6.finish_reason !== undefined){
 let data7 = data6.finish_reason;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema232.properties.finish_reason.type},message:"must be string,null"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema236.properties.finish_reason.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -18678,13 +20791,13 @@ if(data6.index !== undefined){
 let data8 = data6.index;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18698,7 +20811,7 @@ if(valid3){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -18711,7 +20824,7 @@ if(data6.logprobs !== undefined){
 let data10 = data6.logprobs;
 const _errs23 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema232.properties.logprobs.type},message:"must be object,null"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema236.properties.logprobs.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -18719,7 +20832,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs25 = errors;
 for(const key2 in data10){
 if(!((((key2 === "text_offset") || (key2 === "token_logprobs")) || (key2 === "tokens")) || (key2 === "top_logprobs"))){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18736,7 +20849,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs28 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -18746,7 +20859,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18767,7 +20880,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs32 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema232.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema236.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
 return false;
 }
 var valid6 = _errs32 === errors;
@@ -18777,7 +20890,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18797,7 +20910,7 @@ const len3 = data15.length;
 for(let i3=0; i3<len3; i3++){
 const _errs36 = errors;
 if(typeof data15[i3] !== "string"){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs36 === errors;
@@ -18807,7 +20920,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18828,7 +20941,7 @@ for(let i4=0; i4<len4; i4++){
 let data18 = data17[i4];
 const _errs40 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema232.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema236.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs40){
@@ -18837,7 +20950,7 @@ for(const key3 in data18){
 let data19 = data18[key3];
 const _errs43 = errors;
 if(!((typeof data19 == "number") && (isFinite(data19)))){
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid9 = _errs43 === errors;
@@ -18854,7 +20967,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18881,7 +20994,7 @@ var valid3 = true;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18892,7 +21005,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18906,14 +21019,14 @@ if(data.usage !== undefined){
 let data20 = data.usage;
 const _errs45 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate100.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema231.properties.usage.type},message:"must be object,null"}];
+validate103.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema235.properties.usage.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs45){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing2;
 if((((data20.completion_tokens === undefined) && (missing2 = "completion_tokens")) || ((data20.prompt_tokens === undefined) && (missing2 = "prompt_tokens"))) || ((data20.total_tokens === undefined) && (missing2 = "total_tokens"))){
-validate100.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate103.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -18921,13 +21034,13 @@ if(data20.completion_tokens !== undefined){
 let data21 = data20.completion_tokens;
 const _errs48 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate100.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs48){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 < 0 || isNaN(data21)){
-validate100.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18942,13 +21055,13 @@ if(data20.prompt_tokens !== undefined){
 let data22 = data20.prompt_tokens;
 const _errs50 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate100.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate100.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18963,13 +21076,13 @@ if(data20.total_tokens !== undefined){
 let data23 = data20.total_tokens;
 const _errs52 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate100.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-validate100.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18999,23 +21112,23 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreated = validate101;
-const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
+export const validateUsageLimitsPolicyCreated = validate104;
+const schema237 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19026,14 +21139,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19046,12 +21159,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19065,7 +21178,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate101.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19078,24 +21191,24 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyList = validate102;
-const schema234 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateUsageLimitsPolicyList = validate105;
+const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19106,14 +21219,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.conditions === undefined) && (missing0 = "conditions"))) || ((data.group_by === undefined) && (missing0 = "group_by"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema235.properties, key0))){
-validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema239.properties, key0))){
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19126,12 +21239,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19145,7 +21258,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19158,7 +21271,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate103.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema235.properties.name.type},message:"must be string,null"}];
+validate106.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19171,7 +21284,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs7 = errors;
 if(!((data3 === "cost") || (data3 === "tokens"))){
-validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema235.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema239.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -19186,12 +21299,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate103.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate106.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate106.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -19205,13 +21318,13 @@ if(data.alert_threshold !== undefined){
 let data5 = data.alert_threshold;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate103.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema235.properties.alert_threshold.type},message:"must be number,null"}];
+validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema239.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate103.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19226,7 +21339,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs12 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate103.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema235.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate106.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema239.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -19242,7 +21355,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate103.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate106.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -19255,14 +21368,14 @@ if(errors === _errs16){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
-validate103.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate106.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key1 in data8){
 if(!((key1 === "key") || (key1 === "value"))){
-validate103.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19271,7 +21384,7 @@ if(_errs18 === errors){
 if(data8.key !== undefined){
 const _errs19 = errors;
 if(typeof data8.key !== "string"){
-validate103.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs19 === errors;
@@ -19283,7 +21396,7 @@ if(valid3){
 if(data8.value !== undefined){
 const _errs21 = errors;
 if(typeof data8.value !== "string"){
-validate103.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -19296,7 +21409,7 @@ var valid3 = true;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19308,7 +21421,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate106.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19325,7 +21438,7 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(Array.isArray(data11)){
 if(data11.length < 1){
-validate103.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate106.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -19338,14 +21451,14 @@ if(errors === _errs26){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing2;
 if((data12.key === undefined) && (missing2 = "key")){
-validate103.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate106.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs28 = errors;
 for(const key2 in data12){
 if(!(key2 === "key")){
-validate103.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19353,7 +21466,7 @@ break;
 if(_errs28 === errors){
 if(data12.key !== undefined){
 if(typeof data12.key !== "string"){
-validate103.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19361,7 +21474,7 @@ return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19373,7 +21486,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate106.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19390,12 +21503,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data14 === "string"){
 if(!(formats0.test(data14))){
-validate103.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19413,12 +21526,12 @@ if(errors === _errs33){
 if(errors === _errs33){
 if(typeof data15 === "string"){
 if(!(formats0.test(data15))){
-validate103.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19436,12 +21549,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate103.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19459,12 +21572,12 @@ if(errors === _errs37){
 if(errors === _errs37){
 if(typeof data17 === "string"){
 if(!(formats6.validate(data17))){
-validate103.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19490,129 +21603,18 @@ var valid0 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate103.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-list.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate102.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.object !== undefined){
-const _errs2 = errors;
-if("list" !== data.object){
-validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data1 = data.data;
-const _errs3 = errors;
-if(errors === _errs3){
-if(Array.isArray(data1)){
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs5 = errors;
-if(!(validate103(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs5 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.total !== undefined){
-let data3 = data.total;
-const _errs6 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate102.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs6){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-validate102.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate102.errors = vErrors;
-return errors === 0;
-}
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateUsageLimitsPolicy = validate103;
-
-export const validateVirtualKeyList = validate105;
-const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
-const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
 function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/virtual-key-list.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate105.evaluated;
@@ -19659,6 +21661,117 @@ if(Array.isArray(data1)){
 var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(!(validate106(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate105.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.total !== undefined){
+let data3 = data.total;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicy = validate106;
+
+export const validateVirtualKeyList = validate108;
+const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
+const schema243 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/virtual-key-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate108.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
+validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate108.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 const _errs5 = errors;
 const _errs6 = errors;
@@ -19666,14 +21779,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.slug === undefined) && (missing1 = "slug"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.options === undefined) && (missing1 = "options"))) || ((data2.secrets === undefined) && (missing1 = "secrets"))) || ((data2.key_hint === undefined) && (missing1 = "key_hint"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema239.properties, key1))){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema243.properties, key1))){
+validate108.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19682,7 +21795,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -19694,7 +21807,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("virtual_key" !== data2.object){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -19707,7 +21820,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema243.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -19720,7 +21833,7 @@ if(data2.slug !== undefined){
 let data6 = data2.slug;
 const _errs14 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema239.properties.slug.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema243.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -19732,7 +21845,7 @@ if(valid3){
 if(data2.provider !== undefined){
 const _errs16 = errors;
 if(typeof data2.provider !== "string"){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -19745,7 +21858,7 @@ if(data2.options !== undefined){
 let data8 = data2.options;
 const _errs18 = errors;
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -19764,7 +21877,7 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 const _errs22 = errors;
 if(typeof data9[i1] !== "string"){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs22 === errors;
@@ -19774,7 +21887,7 @@ break;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19788,7 +21901,7 @@ if(data2.key_hint !== undefined){
 let data11 = data2.key_hint;
 const _errs24 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema239.properties.key_hint.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema243.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -19801,13 +21914,13 @@ if(data2.version !== undefined){
 let data12 = data2.version;
 const _errs26 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1 || isNaN(data12)){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -19825,12 +21938,12 @@ if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(!(formats6.validate(data13))){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19848,12 +21961,12 @@ if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data14 === "string"){
 if(!(formats6.validate(data14))){
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19877,7 +21990,7 @@ var valid3 = true;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19888,7 +22001,7 @@ break;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate108.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19902,13 +22015,13 @@ if(data.total !== undefined){
 let data15 = data.total;
 const _errs32 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19924,22 +22037,22 @@ var valid0 = true;
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate105.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateVirtualKey = validate106;
+export const validateVirtualKey = validate109;
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19950,14 +22063,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.slug === undefined) && (missing0 = "slug"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.options === undefined) && (missing0 = "options"))) || ((data.secrets === undefined) && (missing0 = "secrets"))) || ((data.key_hint === undefined) && (missing0 = "key_hint"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema239.properties, key0))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema243.properties, key0))){
+validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19966,7 +22079,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -19978,7 +22091,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("virtual_key" !== data.object){
-validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19991,7 +22104,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate106.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
+validate109.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema243.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -20004,7 +22117,7 @@ if(data.slug !== undefined){
 let data3 = data.slug;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate106.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema239.properties.slug.type},message:"must be string,null"}];
+validate109.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema243.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -20016,7 +22129,7 @@ if(valid0){
 if(data.provider !== undefined){
 const _errs9 = errors;
 if(typeof data.provider !== "string"){
-validate106.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -20029,7 +22142,7 @@ if(data.options !== undefined){
 let data5 = data.options;
 const _errs11 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-validate106.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -20048,7 +22161,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs15 = errors;
 if(typeof data6[i0] !== "string"){
-validate106.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -20058,7 +22171,7 @@ break;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate109.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20072,7 +22185,7 @@ if(data.key_hint !== undefined){
 let data8 = data.key_hint;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate106.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema239.properties.key_hint.type},message:"must be string,null"}];
+validate109.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema243.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -20085,13 +22198,13 @@ if(data.version !== undefined){
 let data9 = data.version;
 const _errs19 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate106.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate109.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate106.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate109.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -20109,12 +22222,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats6.validate(data10))){
-validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20132,12 +22245,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
 if(!(formats6.validate(data11))){
-validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate109.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20161,11 +22274,11 @@ var valid0 = true;
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate106.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

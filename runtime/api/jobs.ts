@@ -14,7 +14,7 @@ import { RECORD_KINDS } from '../store/record-kinds.ts';
 import { BatchRunner } from '../jobs/batch-runner.ts';
 import { ProviderContract } from '../jobs/contract.ts';
 import type { JobDeps } from '../jobs/deps.ts';
-import { BUILT_IN_CATALOG, ModelCatalog } from '../jobs/model-catalog.ts';
+import { BUILT_IN_CATALOG, ModelCatalog } from '../telemetry/model-catalog.ts';
 import { RouteSealer } from '../jobs/route-headers.ts';
 import { jobSettingsFromEnv, type JobSettings } from '../jobs/settings.ts';
 

@@ -3,6 +3,8 @@ import { setupControlPlane } from '../api/index.ts';
 import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
 import { setupJobs } from '../api/jobs.ts';
+import { setupRequestLog } from '../api/logs/index.ts';
+import { telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
@@ -42,6 +44,15 @@ Environment:
   GATEWAY_PROVIDER_CONTRACT    lenient (default: pass on, log and count provider answers that break
                                their schema) or strict (answer 502 instead)
   GATEWAY_MODEL_CATALOG        a model catalog file replacing the built-in one (docs/jobs.md)
+  GATEWAY_PRICING_FILE         a model catalog file whose models are added over the built-in prices
+  GATEWAY_REQUEST_LOG          off: store no request records (default on; docs/observability.md)
+  GATEWAY_LOG_RETENTION_DAYS   days request records are kept (default 30; 0 keeps them)
+  GATEWAY_LOG_BODIES           on: keep request and response bodies in records, capped and with
+                               credentials redacted (default off)
+  GATEWAY_LOG_BODY_MAX_BYTES   the cap per body (default 16384)
+  GATEWAY_LOG_QUEUE_MAX        records waiting to be written at most; past it they are dropped and
+                               counted (default 20000)
+  GATEWAY_LOG_FLUSH_MS         how often waiting records are written (default 500)
   GATEWAY_MEMORY_TUNING        off: keep Node's and glibc's own memory defaults (see Memory)
 
 Memory: serve re-executes itself once (same pid and arguments) with the node flags
@@ -62,10 +73,13 @@ const OPTIONS = {
 
 /** The data plane, then the control plane (which loads the --configs folder itself: it owns saved configs), then virtual keys, then files, batches, fine-tuning and responses. */
 export async function serveSetup(setup: GatewaySetup): Promise<void> {
-  const resolver = await setupInference({ ...setup, configsDir: null });
+  const telemetry = telemetrySettingsFromEnv();
+  const resolver = await setupInference({ ...setup, configsDir: null }, { telemetry });
   await setupControlPlane(setup, resolver);
   const virtualKeys = await setupVirtualKeys(setup, resolver);
   await setupJobs(setup, resolver, { credentials: () => virtualKeys.ring });
+  // Last: its shutdown hook writes the records of everything above once the server has drained.
+  setupRequestLog(setup, telemetry);
 }
 
 function pollMsFromEnv(raw: string | undefined): number {

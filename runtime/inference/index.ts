@@ -11,11 +11,16 @@ import { createInferenceHandler, INFERENCE_HANDLERS } from './handlers.ts';
 import { inferenceSettingsFromEnv, type InferenceSettings } from './settings.ts';
 import { InferenceTransport } from './transport.ts';
 import { defaultServices } from './routers.ts';
+import type { TokenUsage } from '../core/request-record.ts';
+import { ModelCatalog } from '../telemetry/model-catalog.ts';
+import { type TelemetrySettings, telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
 import { setConnectLookup } from '../upstream/pools.ts';
 
 export interface InferenceOptions {
   settings?: InferenceSettings;
+  /** Request-log and pricing settings; read from the environment when absent. */
+  telemetry?: TelemetrySettings;
   providers?: ProviderRegistry;
 }
 
@@ -33,7 +38,15 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
   setConnectLookup(hostPolicy.connectLookup);
   const transport = new InferenceTransport(options.providers ?? defaultProviders(), undefined, { hostPolicy });
   const breakers = new CircuitBreakers(new MemoryBreakerStore(), Date.now);
-  const resolver = new ConfigResolver({ transport, breakers, settings, services: { ...defaultServices(), logger: setup.logger } });
+  const telemetry = options.telemetry ?? telemetrySettingsFromEnv();
+  const pricing = ModelCatalog.loadWithOverlay(telemetry.catalogPath, telemetry.pricingFile);
+  const services = {
+    ...defaultServices(),
+    logger: setup.logger,
+    costOf: (_provider: string, model: string | null, usage: TokenUsage) => (model === null ? null : pricing.cost(model, usage)),
+    logBodyBytes: telemetry.logBodies ? telemetry.logBodyMaxBytes : 0,
+  };
+  const resolver = new ConfigResolver({ transport, breakers, settings, services });
   if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);
   const handler = createInferenceHandler(resolver);
   for (const name of INFERENCE_HANDLERS) setup.gateway.registerHandler(name, handler);

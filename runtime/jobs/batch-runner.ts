@@ -15,7 +15,7 @@ import type { BatchLineError, BatchRecord, BatchStatus, BatchStore, LineResult }
 import type { GatewayFileStore } from '../store/file-store.ts';
 import { type BatchLine, type BatchResponse, outputLine, parseBatchFile } from './batch-lines.ts';
 import { detachedExchange, routeForEndpoint } from './detached-context.ts';
-import { newRequestRecord, type RequestRecord } from '../telemetry/request-record.ts';
+import { newRequestRecord, type RequestRecord } from '../core/request-record.ts';
 import type { RouteSealer } from './route-headers.ts';
 import type { JobSettings } from './settings.ts';
 

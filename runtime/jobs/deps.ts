@@ -6,7 +6,7 @@ import type { RouteSpec } from '../server/match.ts';
 import type { GatewayStore } from '../store/open-store.ts';
 import type { BatchRunner } from './batch-runner.ts';
 import type { ProviderContract } from './contract.ts';
-import type { ModelCatalog } from './model-catalog.ts';
+import type { ModelCatalog } from '../telemetry/model-catalog.ts';
 import type { RouteSealer } from './route-headers.ts';
 import type { JobSettings } from './settings.ts';
 

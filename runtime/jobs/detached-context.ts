@@ -13,7 +13,7 @@ import { newExchange } from '../pipeline/new-exchange.ts';
 import { gatewayOptions } from '../pipeline/options.ts';
 import type { RouteSpec } from '../server/match.ts';
 import { type GeneratedValidator, validateBody } from '../core/validate.ts';
-import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { RequestRecord } from '../core/request-record.ts';
 
 const VALIDATORS = validators as unknown as Record<string, GeneratedValidator>;
 

@@ -7,7 +7,7 @@ import type { Metadata } from '../core/gateway-headers.ts';
 import type { RoutePlan } from '../core/plan.ts';
 import type { EndpointKind, ProviderOptions } from '../providers/types.ts';
 import type { RoutedRequest } from '../router/router-runtime.ts';
-import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { RequestRecord } from '../core/request-record.ts';
 
 /** The x-gateway-* options and the few client headers that may go upstream, parsed once by the server. */
 export interface GatewayOptions {

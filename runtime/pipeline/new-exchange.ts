@@ -2,7 +2,7 @@
 // whether it came over HTTP, from a batch line or from an emulated Responses call.
 import type { RoutePlan } from '../core/plan.ts';
 import type { EndpointKind } from '../providers/types.ts';
-import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { RequestRecord } from '../core/request-record.ts';
 import type { Caller, Exchange, ExchangeSource, GatewayOptions } from './exchange.ts';
 
 /** Route handler names (generated/routes.ts) → the provider endpoint they call; anything else is a pass-through. */

@@ -16,6 +16,8 @@ export interface Services {
    * them, the log stage is not in any chain and answers are not metered.
    */
   recording: boolean;
+  /** Records keep request and response bodies up to this many bytes each (redacted); 0: no bodies. */
+  logBodyBytes: number;
   /** Stored prompt templates, for configs with a prompt_id (installed once the store is open). */
   prompts: PromptHolder;
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
-import { newRequestRecord, type RequestRecord } from '../telemetry/request-record.ts';
+import { newRequestRecord, type RequestRecord } from '../core/request-record.ts';
 import { readRequestBody } from './body.ts';
 import { GatewayError } from '../core/errors.ts';
 import {

@@ -4,7 +4,7 @@
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
-import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { RequestRecord } from '../core/request-record.ts';
 
 /** Told when the client goes away before its response finished (the request context). */
 export interface ClientWatcher {

@@ -12,7 +12,7 @@ import { describeError, type GatewayLogger } from '../core/log.ts';
 import { RouteTable, type RouteSpec } from './match.ts';
 import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError } from './respond.ts';
-import type { RequestRecord, RouteKind } from '../telemetry/request-record.ts';
+import type { RequestRecord, RouteKind } from '../core/request-record.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;

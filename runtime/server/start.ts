@@ -13,7 +13,7 @@ import { createJsonLogger, describeError, type GatewayLogger } from '../core/log
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
 import { ValidatorRegistry } from '../core/validate.ts';
-import type { RequestRecord } from '../telemetry/request-record.ts';
+import type { RequestRecord } from '../core/request-record.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';

@@ -9,6 +9,7 @@ import type { SavedConfigStore } from './config-store.ts';
 import type { GatewayFileStore } from './file-store.ts';
 import type { PromptStore } from './prompt-store.ts';
 import type { RateLimitPolicyStore } from './rate-limit-policy-store.ts';
+import type { RequestLogStore } from './request-log-store.ts';
 import type { ResponseStore } from './response-store.ts';
 import { SqlApiKeyStore } from './sql/sql-api-key-store.ts';
 import { SqlBatchStore } from './sql/sql-batch-store.ts';
@@ -18,6 +19,7 @@ import { SqlFileStore } from './sql/sql-file-store.ts';
 import { SqlPromptStore } from './sql/sql-prompt-store.ts';
 import { SqlRateLimitPolicyStore } from './sql/sql-rate-limit-policy-store.ts';
 import { SqlResponseStore } from './sql/sql-response-store.ts';
+import { SqlRequestLogStore } from './sql/sql-request-log-store.ts';
 import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
 import { SqliteDatabase } from './sqlite/sqlite-database.ts';
@@ -39,6 +41,8 @@ export interface GatewayStore {
   readonly files: GatewayFileStore;
   readonly batches: BatchStore;
   readonly responses: ResponseStore;
+  /** The request log (written in batches by runtime/telemetry/request-log.ts). */
+  readonly requestLogs: RequestLogStore;
   /** Revisions of every record kind, polled to keep in-memory copies current across processes. */
   readonly changes: ChangeFeed;
   /** Stops the change feed, then closes the connection(s). */
@@ -84,6 +88,7 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions): G
     files: new SqlFileStore(db),
     batches: new SqlBatchStore(db),
     responses: new SqlResponseStore(db),
+    requestLogs: new SqlRequestLogStore(db),
     changes,
     close() {
       closing ??= changes.close().finally(() => db.close());

@@ -67,7 +67,7 @@ describe('layers', () => {
     upstream: ['core'],
     providers: ['core', 'upstream'],
     router: ['core', 'upstream', 'providers'],
-    telemetry: ['core'],
+    telemetry: ['core', 'store'],
     store: ['core'],
     pipeline: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store'],
     server: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline'],

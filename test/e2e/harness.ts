@@ -8,7 +8,7 @@ import { setupInference } from '../../runtime/inference/index.ts';
 import type { InferenceSettings } from '../../runtime/inference/settings.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
-import type { RequestRecord } from '../../runtime/telemetry/request-record.ts';
+import type { RequestRecord } from '../../runtime/core/request-record.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 
 export const GATEWAY_KEY = 'gw-e2e-key';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { LoadedRouter } from '../../runtime/inference/routers.ts';
-import { ModelCatalog } from '../../runtime/jobs/model-catalog.ts';
+import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { providerHasApi, routeHasApi, routeProviders } from '../../runtime/jobs/provider-apis.ts';
 import type { StoredCredentials } from '../../runtime/providers/stored-credentials.ts';
 

@@ -2,7 +2,7 @@
 // so the same request sent both ways leaves the same log record (but for its source, ids and timing).
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../runtime/telemetry/request-record.ts';
+import type { RequestRecord } from '../../runtime/core/request-record.ts';
 import { chatLine, type JobsGateway, jsonl, plainHeaders, startJobsGateway, until } from '../jobs/harness.ts';
 
 /** The fields that describe what happened, not when or under which id. */

@@ -13,7 +13,7 @@ import { gatewayOptions } from '../../runtime/pipeline/options.ts';
 import type { Stage } from '../../runtime/pipeline/stage.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
 import { defaultProviders } from '../../runtime/providers/registry.ts';
-import { newRequestRecord } from '../../runtime/telemetry/request-record.ts';
+import { newRequestRecord } from '../../runtime/core/request-record.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../../runtime/upstream/types.ts';
 
 function answer(status: number): UpstreamResponse {

@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { peekMember } from '../../runtime/pipeline/log/json-peek.ts';
-import { newRecordId } from '../../runtime/telemetry/request-record.ts';
+import { newRecordId } from '../../runtime/core/request-record.ts';
 
 const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
 const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });

@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
 import { peekMember } from './json-peek.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+import { redactBody } from '../../telemetry/redact.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** How far into an unparsed request body the requested model is looked for. */
@@ -38,6 +39,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (record.modelRequested === null) {
     record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : stringOrNull(peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES));
   }
+  if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
   const response = outcome.response;
   if (response === null) return outcome;
   const contentType = response.headers['content-type'];
@@ -48,7 +50,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const price = (): void => {
     record.costUsd = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
   };
-  const tap = stream ? new SseUsageTap(record, inputChars(x), price) : new JsonUsageTap(record, price);
+  const bodyBytes = services.logBodyBytes;
+  const tap = stream ? new SseUsageTap(record, inputChars(x), price, bodyBytes) : new JsonUsageTap(record, price, bodyBytes);
   return { ...outcome, response: tapped(response, tap) };
 }
 

@@ -2,9 +2,10 @@
 // `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate (about four
 // characters a token) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
 // SSE line is kept only up to MAX_LINE_BYTES.
-import type { RequestRecord, TokenUsage } from '../../telemetry/request-record.ts';
+import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekMember } from './json-peek.ts';
+import { redactBody } from '../../telemetry/redact.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 const MAX_LINE_BYTES = 1024 * 1024;
@@ -18,12 +19,15 @@ export type UsageDone = (record: RequestRecord) => void;
 export class JsonUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
+  readonly #bodyBytes: number;
   #chunks: Buffer[] = [];
   #bytes = 0;
 
-  constructor(record: RequestRecord, done: UsageDone) {
+  /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
+  constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0) {
     this.#record = record;
     this.#done = done;
+    this.#bodyBytes = bodyBytes;
   }
 
   write(chunk: Buffer | string): void {
@@ -44,6 +48,7 @@ export class JsonUsageTap implements BodyTap {
       if (typeof model === 'string') this.#record.modelAnswered = model;
       const usage = usageOf(peekMember(body, 'usage'));
       if (usage !== null) this.#record.usage = usage;
+      if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
     }
     this.#done(this.#record);
   }
@@ -53,19 +58,25 @@ export class SseUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
   readonly #inputEstimate: number;
+  readonly #bodyBytes: number;
+  #kept = '';
   #partial = '';
   #usage: TokenUsage | null = null;
   #outputChars = 0;
 
   /** `inputChars`: the length of the request's text, for the estimate when the stream reports no usage. */
-  constructor(record: RequestRecord, inputChars: number, done: UsageDone) {
+  constructor(record: RequestRecord, inputChars: number, done: UsageDone, bodyBytes = 0) {
     this.#record = record;
     this.#done = done;
     this.#inputEstimate = Math.ceil(inputChars / CHARS_PER_TOKEN);
+    this.#bodyBytes = bodyBytes;
   }
 
   write(chunk: Buffer | string): void {
-    const text = this.#partial + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    const piece = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    // One byte past the cap is enough for redactBody to mark the body as truncated.
+    if (this.#bodyBytes > 0 && this.#kept.length <= this.#bodyBytes) this.#kept += piece.slice(0, this.#bodyBytes + 1 - this.#kept.length);
+    const text = this.#partial + piece;
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       this.#line(text.slice(start, nl));
@@ -79,6 +90,7 @@ export class SseUsageTap implements BodyTap {
     if (this.#partial !== '') this.#line(this.#partial);
     this.#partial = '';
     const record = this.#record;
+    if (this.#bodyBytes > 0) record.responseBody = redactBody(this.#kept, this.#bodyBytes);
     if (this.#usage !== null) record.usage = this.#usage;
     else {
       const output = Math.ceil(this.#outputChars / CHARS_PER_TOKEN);

@@ -1,5 +1,6 @@
-// The model catalog (runtime/jobs/model-catalog.json, or GATEWAY_MODEL_CATALOG): context windows that
-// Responses emulation judges `truncation` by, and prices per million tokens. Checked against
+// The model catalog (runtime/telemetry/model-catalog.json, or GATEWAY_MODEL_CATALOG): context windows that
+// Responses emulation judges `truncation` by, and prices per million tokens: the pricing table the
+// request log's cost comes from (GATEWAY_PRICING_FILE adds or replaces models over it). Checked against
 // schema/resources/model-catalog.json when loaded; a catalog that breaks it stops the start.
 import { readFileSync } from 'node:fs';
 import * as validators from '../../generated/validators.js';
@@ -11,7 +12,8 @@ export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url)
 /** `-2024-08-06`, `-20250219`: the date suffix of a pinned model version. */
 const DATED = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
 
-export interface TokenUsage {
+/** What pricing reads of a usage (runtime/core/request-record.ts TokenUsage has these). */
+export interface PricedUsage {
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
@@ -37,13 +39,29 @@ export class ModelCatalog {
     return new ModelCatalog(JSON.parse(readFileSync(path, 'utf8')), String(path));
   }
 
+  /**
+   * The catalog at `path` with the models of `overlay` (same schema) added over it: a model of the
+   * overlay replaces the one with its ID (and that model's aliases). For GATEWAY_PRICING_FILE.
+   */
+  static loadWithOverlay(path: string | URL, overlay: string | null): ModelCatalog {
+    const base = JSON.parse(readFileSync(path, 'utf8')) as ModelCatalogData;
+    if (overlay === null) return new ModelCatalog(base, String(path));
+    const extra = JSON.parse(readFileSync(overlay, 'utf8')) as ModelCatalogData;
+    if (!validateCatalog(extra)) {
+      const { pointer, message } = describeFirstError(validateCatalog.errors);
+      throw new Error(`${overlay} is not valid at ${pointer || '/'}: ${message}`);
+    }
+    const replaced = new Set(extra.models.map((model) => model.id));
+    return new ModelCatalog({ ...base, models: [...base.models.filter((model) => !replaced.has(model.id)), ...extra.models] }, `${String(path)} with ${overlay}`);
+  }
+
   /** The model by ID or alias, or by the name without a date suffix; undefined when unknown. */
   find(model: string): CatalogModel | undefined {
     return this.#byName.get(model) ?? this.#byName.get(model.replace(DATED, ''));
   }
 
   /** Cost in USD of a usage, or null for a model the catalog does not price. */
-  cost(model: string, usage: TokenUsage): number | null {
+  cost(model: string, usage: PricedUsage): number | null {
     const pricing = this.find(model)?.pricing;
     if (pricing === undefined) return null;
     const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);

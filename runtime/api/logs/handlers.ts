@@ -1,0 +1,68 @@
+// `/v1/logs` (admin scope): the request log, newest first, filtered as the query says. An admin key
+// sees its organisation's records and those of requests that never authenticated (401s, unknown
+// paths), which belong to no organisation.
+import type { RequestLogList } from '../../../generated/types.ts';
+import type { RequestLogFilter, RequestLogStore } from '../../store/request-log-store.ts';
+import type { Handler } from '../../server/server.ts';
+import { notFound, pathParam, requireAdmin, sendOk } from '../http.ts';
+import { requestLogWire } from './wire.ts';
+
+const METADATA_PREFIX = 'metadata.';
+const DEFAULT_LIMIT = 50;
+
+export function logHandlers(logs: RequestLogStore): Record<string, Handler> {
+  return {
+    'logs.list': async (ctx) => {
+      const caller = requireAdmin(ctx);
+      const query = ctx.query;
+      const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_LIMIT;
+      const page = await logs.list(filterOf(query, caller.organisationId), { after: stringOf(query.after), limit });
+      const data = page.records.map(requestLogWire);
+      sendOk(ctx, { object: 'list', data, has_more: page.hasMore, last_id: data.length > 0 ? data[data.length - 1].id : null } satisfies RequestLogList);
+    },
+
+    'logs.retrieve': async (ctx) => {
+      const caller = requireAdmin(ctx);
+      const id = pathParam(ctx, 'log_id');
+      const record = await logs.get(id, caller.organisationId);
+      if (record === null) throw notFound('request log', id, 'log_id');
+      sendOk(ctx, requestLogWire(record));
+    },
+  };
+}
+
+/** The validated query (schema/requests/request-log-list-query.json) as a store filter. */
+export function filterOf(query: Readonly<Record<string, unknown>>, visibleTo: string): RequestLogFilter {
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (name.startsWith(METADATA_PREFIX) && typeof value === 'string') metadata[name.slice(METADATA_PREFIX.length)] = value;
+  }
+  return {
+    traceId: stringOf(query.trace_id),
+    status: statusRange(stringOf(query.status)),
+    provider: stringOf(query.provider),
+    model: stringOf(query.model),
+    configId: stringOf(query.config_id),
+    apiKeyId: stringOf(query.api_key_id),
+    cacheStatus: stringOf(query.cache_status),
+    fromMs: typeof query.from === 'number' ? query.from * 1000 : undefined,
+    // `to` is a whole second: every record within it.
+    toMs: typeof query.to === 'number' ? query.to * 1000 + 999 : undefined,
+    metadata,
+    visibleTo,
+  };
+}
+
+/** `429` → 429..429; `4xx` → 400..499. */
+function statusRange(text: string | undefined): { min: number; max: number } | undefined {
+  if (text === undefined) return undefined;
+  if (text.endsWith('xx')) {
+    const base = Number(text[0]) * 100;
+    return { min: base, max: base + 99 };
+  }
+  return { min: Number(text), max: Number(text) };
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,20 @@
+// Wires the request log into a started gateway: the writer consumes every finished record (live
+// requests and batch lines), the logs API reads the store, and shutdown writes what is queued once
+// the server has drained. Call it last in the setup, so its shutdown hook runs after the others.
+import type { GatewaySetup } from '../../server/start.ts';
+import type { Handler } from '../../server/server.ts';
+import { RequestLog } from '../../telemetry/request-log.ts';
+import type { TelemetrySettings } from '../../telemetry/settings.ts';
+import { logHandlers } from './handlers.ts';
+
+export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings): RequestLog | null {
+  const handlers: Record<string, Handler> = logHandlers(setup.store.requestLogs);
+  const served = new Set(setup.gateway.routes.routes.map((route) => route.handler));
+  for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) setup.gateway.registerHandler(name, handler);
+  if (!settings.requestLog) return null;
+  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log);
+  setup.onRecord(log.write);
+  setup.onClose(() => log.close());
+  log.start();
+  return log;
+}

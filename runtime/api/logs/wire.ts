@@ -1,0 +1,54 @@
+// A request record as the logs API shows it (schema/resources/request-log.json): snake_case, times
+// in Unix seconds and milliseconds.
+import type { RequestLog } from '../../../generated/types.ts';
+import type { HookResult, RequestRecord } from '../../core/request-record.ts';
+
+export function requestLogWire(record: RequestRecord): RequestLog {
+  const usage = record.usage;
+  return {
+    object: 'request_log',
+    id: record.id,
+    trace_id: record.traceId,
+    created_at: Math.floor(record.createdAt / 1000),
+    created_at_ms: record.createdAt,
+    method: record.method,
+    path: record.path,
+    route_kind: record.routeKind,
+    operation: record.operationId,
+    source: record.source,
+    status: record.status,
+    error_code: record.errorCode,
+    latency_ms: record.latencyMs,
+    ttfb_ms: record.ttfbMs,
+    config_id: record.configId,
+    target: record.targetPath,
+    provider: record.provider,
+    model_requested: record.modelRequested,
+    model_answered: record.modelAnswered,
+    retries: record.retries,
+    cache_status: record.cacheStatus,
+    stream: record.stream,
+    usage: usage === null ? null : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cached_input_tokens: usage.cachedInputTokens, total_tokens: usage.totalTokens, estimated: usage.estimated },
+    cost_usd: record.costUsd,
+    saved_cost_usd: record.savedCostUsd,
+    metadata: { ...record.metadata },
+    api_key_id: record.apiKeyId,
+    workspace_id: record.workspaceId,
+    organisation_id: record.organisationId,
+    hook_results: record.hookResults === null ? null : { before_request_hooks: record.hookResults.beforeRequestHooks.map(hookWire), after_request_hooks: record.hookResults.afterRequestHooks.map(hookWire) },
+    feedback: record.feedback,
+    request_body: record.requestBody,
+    response_body: record.responseBody,
+  };
+}
+
+function hookWire(hook: HookResult): Record<string, unknown> {
+  return {
+    id: hook.id,
+    verdict: hook.verdict,
+    deny: hook.deny,
+    async: hook.async,
+    execution_time_ms: hook.executionTimeMs,
+    checks: hook.checks.map((check) => ({ id: check.id, verdict: check.verdict, explanation: check.explanation, error: check.error, execution_time_ms: check.executionTimeMs })),
+  };
+}

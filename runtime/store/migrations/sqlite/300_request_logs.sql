@@ -1,0 +1,21 @@
+-- The request log: one row per request that reached the gateway, written in batches off the request
+-- path (runtime/telemetry/request-log.ts). `record` is the whole record (JSON);
+-- the other columns are what GET /v1/logs filters on. `id` is time-ordered, so it is also the order.
+CREATE TABLE request_logs (
+  id              TEXT PRIMARY KEY,
+  trace_id        TEXT NOT NULL,
+  created_ms      INTEGER NOT NULL,
+  status          INTEGER NOT NULL,
+  provider        TEXT,
+  model_requested TEXT,
+  model_answered  TEXT,
+  config_id       TEXT,
+  api_key_id      TEXT,
+  cache_status    TEXT,
+  organisation_id TEXT,
+  metadata        TEXT NOT NULL,
+  record          TEXT NOT NULL
+);
+CREATE INDEX request_logs_trace_id ON request_logs (trace_id);
+CREATE INDEX request_logs_created_ms ON request_logs (created_ms);
+CREATE INDEX request_logs_config_id ON request_logs (config_id, id);

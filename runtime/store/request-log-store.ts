@@ -1,0 +1,37 @@
+// The request-log store contract (one implementation, sql/sql-request-log-store.ts, on SQLite and
+// PostgreSQL). Records arrive in batches from the log writer, never one request at a time.
+import type { RequestRecord } from '../core/request-record.ts';
+
+export interface RequestLogFilter {
+  traceId?: string;
+  /** Inclusive status range: one code (429..429) or a class (400..499). */
+  status?: { min: number; max: number };
+  provider?: string;
+  /** Matches the requested or the answering model. */
+  model?: string;
+  configId?: string;
+  apiKeyId?: string;
+  cacheStatus?: string;
+  /** Unix milliseconds, inclusive. */
+  fromMs?: number;
+  toMs?: number;
+  /** Every pair must be in the record's metadata. */
+  metadata?: Readonly<Record<string, string>>;
+  /** Records of this organisation and records of no organisation (unauthenticated requests). */
+  visibleTo?: string;
+}
+
+export interface RequestLogPage {
+  /** Newest first. */
+  records: RequestRecord[];
+  hasMore: boolean;
+}
+
+export interface RequestLogStore {
+  insert(records: readonly RequestRecord[]): Promise<void>;
+  /** `after`: the id of the last record of the previous page (records older than it follow). */
+  list(filter: RequestLogFilter, page: { after?: string; limit: number }): Promise<RequestLogPage>;
+  get(id: string, visibleTo?: string): Promise<RequestRecord | null>;
+  /** Deletes records created before `ms` (Unix milliseconds), at most `batch` of them; returns how many. */
+  deleteOlderThan(ms: number, batch: number): Promise<number>;
+}

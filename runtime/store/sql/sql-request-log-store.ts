@@ -1,0 +1,102 @@
+// RequestLogStore on any SqlDatabase. A batch is one multi-row INSERT per chunk, in one transaction;
+// metadata filters use each dialect's JSON operator (the one place the SQL differs).
+import type { RequestRecord } from '../../core/request-record.ts';
+import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
+import type { SqlDatabase, SqlValue } from './sql-database.ts';
+
+const COLUMNS = ['id', 'trace_id', 'created_ms', 'status', 'provider', 'model_requested', 'model_answered', 'config_id', 'api_key_id', 'cache_status', 'organisation_id', 'metadata', 'record'];
+/** Rows per INSERT: 13 parameters each stays far below both dialects' parameter limits. */
+const ROWS_PER_INSERT = 200;
+
+export class SqlRequestLogStore implements RequestLogStore {
+  readonly #db: SqlDatabase;
+
+  constructor(db: SqlDatabase) {
+    this.#db = db;
+  }
+
+  async insert(records: readonly RequestRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.#db.transaction(async (tx) => {
+      for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
+        const chunk = records.slice(start, start + ROWS_PER_INSERT);
+        const row = `(${COLUMNS.map(() => '?').join(', ')})`;
+        const params: SqlValue[] = [];
+        for (const r of chunk) {
+          params.push(r.id, r.traceId, r.createdAt, r.status, r.provider, r.modelRequested, r.modelAnswered, r.configId, r.apiKeyId, r.cacheStatus, r.organisationId, JSON.stringify(r.metadata), JSON.stringify(r));
+        }
+        // A record written twice (a flush retried after a lost acknowledgement) is the same record.
+        await tx.run(`INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => row).join(', ')} ON CONFLICT (id) DO NOTHING`, params);
+      }
+    });
+  }
+
+  async list(filter: RequestLogFilter, page: { after?: string; limit: number }): Promise<RequestLogPage> {
+    const { where, params } = this.#where(filter);
+    if (page.after !== undefined) {
+      where.push('id < ?');
+      params.push(page.after);
+    }
+    const sql = `SELECT record FROM request_logs${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = await this.#db.all<{ record: string }>(sql, [...params, page.limit + 1]);
+    const hasMore = rows.length > page.limit;
+    return { records: rows.slice(0, page.limit).map((row) => JSON.parse(row.record) as RequestRecord), hasMore };
+  }
+
+  async get(id: string, visibleTo?: string): Promise<RequestRecord | null> {
+    const { where, params } = this.#where({ visibleTo });
+    where.push('id = ?');
+    const row = await this.#db.get<{ record: string }>(`SELECT record FROM request_logs WHERE ${where.join(' AND ')}`, [...params, id]);
+    return row === undefined ? null : (JSON.parse(row.record) as RequestRecord);
+  }
+
+  async deleteOlderThan(ms: number, batch: number): Promise<number> {
+    // Bounded, so retention on a large table never holds the write lock for long.
+    return this.#db.run('DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE created_ms < ? ORDER BY id LIMIT ?)', [ms, batch]);
+  }
+
+  #where(filter: RequestLogFilter): { where: string[]; params: SqlValue[] } {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const equal = (column: string, value: string | undefined): void => {
+      if (value === undefined) return;
+      where.push(`${column} = ?`);
+      params.push(value);
+    };
+    equal('trace_id', filter.traceId);
+    equal('provider', filter.provider);
+    equal('config_id', filter.configId);
+    equal('api_key_id', filter.apiKeyId);
+    equal('cache_status', filter.cacheStatus);
+    if (filter.model !== undefined) {
+      where.push('(model_requested = ? OR model_answered = ?)');
+      params.push(filter.model, filter.model);
+    }
+    if (filter.status !== undefined) {
+      where.push('status BETWEEN ? AND ?');
+      params.push(filter.status.min, filter.status.max);
+    }
+    if (filter.fromMs !== undefined) {
+      where.push('created_ms >= ?');
+      params.push(filter.fromMs);
+    }
+    if (filter.toMs !== undefined) {
+      where.push('created_ms <= ?');
+      params.push(filter.toMs);
+    }
+    if (filter.visibleTo !== undefined) {
+      where.push('(organisation_id = ? OR organisation_id IS NULL)');
+      params.push(filter.visibleTo);
+    }
+    for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+      if (this.#db.dialect === 'postgres') {
+        where.push('(metadata::jsonb ->> ?) = ?');
+        params.push(key, value);
+      } else {
+        where.push('json_extract(metadata, ?) = ?');
+        params.push(`$.${JSON.stringify(key)}`, value);
+      }
+    }
+    return { where, params };
+  }
+}
