@@ -51,7 +51,7 @@ const filterArb = fc.record({
   cacheStatus: rarely(fc.constantFrom('HIT', 'MISS')),
   from: rarely(fc.integer({ min: 0, max: 100_000 })),
   span: rarely(fc.integer({ min: 0, max: 100_000 })),
-  metadata: fc.constantFrom({}, { team: 'search' }, { team: 'ads', env: 'prod' }, { env: 'prod' }),
+  metadata: fc.constantFrom<Record<string, string>>({}, { team: 'search' }, { team: 'ads', env: 'prod' }, { env: 'prod' }),
 });
 
 function matches(record: RequestRecord, filter: RequestLogFilter): boolean {
