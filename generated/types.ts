@@ -426,7 +426,7 @@ export interface ApiEndpoint {
   summary?: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /**
-   * OpenAPI path template relative to the server root.
+   * OpenAPI path template relative to the server root: under /v1, or /metrics (Prometheus scrapes outside the API).
    */
   path: string;
   /**

@@ -4,6 +4,7 @@ import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
 import { setupJobs } from '../api/jobs.ts';
 import { setupRequestLog } from '../api/logs/index.ts';
+import { setupMetrics } from '../api/metrics/index.ts';
 import { telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
@@ -53,6 +54,8 @@ Environment:
   GATEWAY_LOG_QUEUE_MAX        records waiting to be written at most; past it they are dropped and
                                counted (default 20000)
   GATEWAY_LOG_FLUSH_MS         how often waiting records are written (default 500)
+  GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
+  GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
   GATEWAY_MEMORY_TUNING        off: keep Node's and glibc's own memory defaults (see Memory)
 
 Memory: serve re-executes itself once (same pid and arguments) with the node flags
@@ -78,8 +81,11 @@ export async function serveSetup(setup: GatewaySetup): Promise<void> {
   await setupControlPlane(setup, resolver);
   const virtualKeys = await setupVirtualKeys(setup, resolver);
   await setupJobs(setup, resolver, { credentials: () => virtualKeys.ring });
+  const metrics = resolver.services.metrics;
+  setupMetrics(setup, metrics, telemetry);
   // Last: its shutdown hook writes the records of everything above once the server has drained.
-  setupRequestLog(setup, telemetry);
+  const log = setupRequestLog(setup, telemetry);
+  if (log !== null) metrics?.addSources({ logQueue: () => ({ queued: log.queued, dropped: log.dropped, written: log.written }) });
 }
 
 function pollMsFromEnv(raw: string | undefined): number {

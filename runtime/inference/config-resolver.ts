@@ -11,6 +11,7 @@ import { CONFIG_HEADER } from '../core/gateway-headers.ts';
 import { LruMap } from './lru.ts';
 import { buildRouter, defaultServices, type LoadedRouter, type RouterDeps } from './routers.ts';
 import type { Services } from '../pipeline/services.ts';
+import type { CircuitBreakers } from '../router/breaker.ts';
 
 
 export class ConfigResolver {
@@ -28,6 +29,11 @@ export class ConfigResolver {
     this.#inlineByText = new LruMap(size);
     this.#inlineByHash = new LruMap(size);
     this.#fromHeaders = new LruMap(size);
+  }
+
+  /** The circuit breakers of every router (for /metrics). */
+  get breakers(): CircuitBreakers {
+    return this.#deps.breakers;
   }
 
   /** What every router's stages use (one object: installing a service reaches every router). */
@@ -51,7 +57,10 @@ export class ConfigResolver {
   /** Router for the x-gateway-config header value: inline JSON or a saved config ID. */
   fromConfigHeader(value: string): LoadedRouter {
     const cached = this.#inlineByText.get(value);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.#deps.services!.metrics?.inlineConfig(true);
+      return cached;
+    }
     const trimmed = value.trim();
     if (!trimmed.startsWith('{')) {
       const saved = this.#saved.get(trimmed);
@@ -102,6 +111,7 @@ export class ConfigResolver {
     }
     const hash = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 24);
     const known = this.#inlineByHash.get(hash);
+    this.#deps.services!.metrics?.inlineConfig(known !== undefined);
     if (known !== undefined) return known;
     const result = checkConfig(value, `inline:${hash}`);
     if (!result.ok) {

@@ -13,6 +13,8 @@ import { InferenceTransport } from './transport.ts';
 import { defaultServices } from './routers.ts';
 import type { TokenUsage } from '../core/request-record.ts';
 import { ModelCatalog } from '../telemetry/model-catalog.ts';
+import { GatewayMetrics } from '../telemetry/metrics.ts';
+import { upstreamPoolCount } from '../upstream/pools.ts';
 import { type TelemetrySettings, telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
 import { setConnectLookup } from '../upstream/pools.ts';
@@ -45,6 +47,8 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     logger: setup.logger,
     costOf: (_provider: string, model: string | null, usage: TokenUsage) => (model === null ? null : pricing.cost(model, usage)),
     logBodyBytes: telemetry.logBodies ? telemetry.logBodyMaxBytes : 0,
+    metrics: telemetry.metrics ? new GatewayMetrics({ circuits: () => circuitsOf(breakers), upstreamPools: upstreamPoolCount }) : null,
+    recording: telemetry.requestLog || telemetry.metrics,
   };
   const resolver = new ConfigResolver({ transport, breakers, settings, services });
   if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);
@@ -70,4 +74,12 @@ export async function loadSavedConfigs(resolver: ConfigResolver, dir: string): P
   }
   if (errors.length > 0) throw new InvalidSavedConfigsError(errors);
   return ids;
+}
+
+/** Circuits that are not closed, with the config id and target path their key joins. */
+function* circuitsOf(breakers: CircuitBreakers): Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }> {
+  for (const { key, state } of breakers.notClosed()) {
+    const split = key.indexOf('\u0000');
+    yield { configId: key.slice(0, split), target: key.slice(split + 1), state };
+  }
 }

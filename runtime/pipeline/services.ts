@@ -4,6 +4,7 @@
 import type { GatewayLogger } from '../core/log.ts';
 import type { PriceFn } from './log/usage-tap.ts';
 import type { PromptHolder } from './prompt/prompt-source.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
 export interface Services {
   logger: GatewayLogger;
@@ -18,6 +19,8 @@ export interface Services {
   recording: boolean;
   /** Records keep request and response bodies up to this many bytes each (redacted); 0: no bodies. */
   logBodyBytes: number;
+  /** Prometheus metrics; null when they are off (GATEWAY_METRICS=off). */
+  metrics: GatewayMetrics | null;
   /** Stored prompt templates, for configs with a prompt_id (installed once the store is open). */
   prompts: PromptHolder;
 }

@@ -4,11 +4,15 @@
 // after-request hooks. A stage that a plan does not need is not in its chain at all.
 import { logStage } from './log/log-stage.ts';
 import { promptStage } from './prompt/prompt-stage.ts';
+import { attemptMetricsStage } from './metrics/attempt-metrics-stage.ts';
 import type { Stage } from './stage.ts';
 
 export const STAGES: readonly Stage[] = [
   logStage,
   // rate limit, usage limit, cache: their issues add them here, in this order.
   promptStage,
-  // input guardrails and before-request hooks; then the attempt phase: output guardrails and after-request hooks.
+  // input guardrails and before-request hooks: their issue adds them here.
+  // Attempt phase.
+  attemptMetricsStage,
+  // output guardrails and after-request hooks: their issue adds them here.
 ];

@@ -37,6 +37,8 @@ export interface BreakerState {
 export interface BreakerStore {
   get(key: string): BreakerState | undefined;
   set(key: string, state: BreakerState): void;
+  /** Every state the store holds (for /metrics); a store that cannot list them returns nothing. */
+  entries(): Iterable<[string, BreakerState]>;
 }
 
 /** Per-process store. Bounded, because inline configs can mint target keys without limit. */
@@ -64,6 +66,10 @@ export class MemoryBreakerStore implements BreakerStore {
 
   get size(): number {
     return this.#states.size;
+  }
+
+  entries(): Iterable<[string, BreakerState]> {
+    return this.#states.entries();
   }
 }
 
@@ -116,6 +122,18 @@ export class CircuitBreakers {
       this.#store.set(key, { consecutiveFailures: state.consecutiveFailures + 1, openUntil: now + plan.cooldownMs, trialStartedAt: null });
     } else {
       this.#store.set(key, { ...state, consecutiveFailures: state.consecutiveFailures + 1 });
+    }
+  }
+
+  /**
+   * Circuits that are not closed: `open` during the cooldown, `half_open` once it ended (the next
+   * request is the trial). Keys are `<config id>\u0000<target path>` (RouterRuntime.leaf).
+   */
+  *notClosed(): Iterable<{ key: string; state: 'open' | 'half_open' }> {
+    const now = this.#now();
+    for (const [key, state] of this.#store.entries()) {
+      if (state.openUntil === null) continue;
+      yield { key, state: now < state.openUntil ? 'open' : 'half_open' };
     }
   }
 

@@ -5,6 +5,10 @@ import { DEFAULT_REQUEST_LOG_SETTINGS, type RequestLogSettings } from './request
 export interface TelemetrySettings {
   /** GATEWAY_REQUEST_LOG=off: no record is stored (the logs API then answers with an empty list). */
   requestLog: boolean;
+  /** GATEWAY_METRICS=off: no /metrics (404) and nothing counted. */
+  metrics: boolean;
+  /** GATEWAY_METRICS_KEY: when set, /metrics wants it as a bearer token or x-gateway-api-key. */
+  metricsKey: string | null;
   log: RequestLogSettings;
   /** GATEWAY_LOG_BODIES=on: request and response bodies in records, capped, credentials redacted. */
   logBodies: boolean;
@@ -18,6 +22,8 @@ export interface TelemetrySettings {
 export function telemetrySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): TelemetrySettings {
   return {
     requestLog: onOff(env.GATEWAY_REQUEST_LOG, true, 'GATEWAY_REQUEST_LOG'),
+    metrics: onOff(env.GATEWAY_METRICS, true, 'GATEWAY_METRICS'),
+    metricsKey: env.GATEWAY_METRICS_KEY || null,
     log: {
       ...DEFAULT_REQUEST_LOG_SETTINGS,
       retentionDays: count(env.GATEWAY_LOG_RETENTION_DAYS, DEFAULT_REQUEST_LOG_SETTINGS.retentionDays, 'GATEWAY_LOG_RETENTION_DAYS'),

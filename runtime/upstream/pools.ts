@@ -87,6 +87,11 @@ export function poolFor(origin: string): Pool {
   return pool;
 }
 
+/** How many upstream connection pools exist (one per origin): for /metrics. */
+export function upstreamPoolCount(): number {
+  return new Set(pools.values()).size;
+}
+
 /** Closes every pool; in-flight requests get `graceMs` to finish, then their sockets are destroyed. */
 export async function closeAllPools(graceMs = 10_000): Promise<void> {
   const unique = [...new Set(pools.values())];

@@ -44,7 +44,7 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
 
   async function logs(query: string): Promise<{ data: any[]; has_more: boolean; last_id: string | null }> {
     const res = await fetch(`${gateway.url}/v1/logs?${query}`, { headers: { 'x-gateway-api-key': ADMIN } });
-    const body = await res.json();
+    const body = (await res.json()) as { data: any[]; has_more: boolean; last_id: string | null };
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(checkResponse('GET', '/v1/logs', 200, body)).not.toBeNull();
     return body;
@@ -104,12 +104,12 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
   it('answers 400 for a bad filter, 404 for an unknown id, and 403 for an inference key', async () => {
     const bad = await fetch(`${gateway.url}/v1/logs?status=2yy`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe('invalid_query');
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_query');
     const limit = await fetch(`${gateway.url}/v1/logs?limit=1001`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(limit.status).toBe(400);
     const missing = await fetch(`${gateway.url}/v1/logs/no-such-log`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(missing.status).toBe(404);
-    const created = await (await fetch(`${gateway.url}/v1/api-keys`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'inference' }) })).json();
+    const created = (await (await fetch(`${gateway.url}/v1/api-keys`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'inference' }) })).json()) as { key: string };
     const forbidden = await fetch(`${gateway.url}/v1/logs`, { headers: { 'x-gateway-api-key': created.key } });
     expect(forbidden.status).toBe(403);
   });

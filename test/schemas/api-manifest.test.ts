@@ -81,8 +81,9 @@ describe('schema/api.json', () => {
     expect(endpoint('POST', '/v1/chat/completions')?.validateBody).toBe('when-read');
     expect(endpoint('POST', '/v1/embeddings')?.validateBody).toBe('when-read');
     expect(endpoint('GET', '/v1/health')?.auth).toBe('none');
+    expect(endpoint('GET', '/metrics')?.auth).toBe('none');
     for (const entry of manifest.endpoints) {
-      if (entry.plane === 'data') expect(entry.handler).toMatch(/^(inference|health)\./);
+      if (entry.plane === 'data') expect(entry.handler).toMatch(/^(inference|health|metrics)\./);
       if (entry.plane === 'control' && entry.requestBody !== undefined) expect(entry.validateBody).toBe('always');
     }
   });

@@ -1,0 +1,122 @@
+// Prometheus metrics (docs/observability.md lists each one). One registry per gateway (never
+// prom-client's global one), fed from finished request records and from each upstream attempt; the
+// gauges that describe state (circuits, pools, the log queue) are read when /metrics is scraped.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestRecord } from '../core/request-record.ts';
+
+/** Distinct values a client-influenced label (model, provider, config) may take before the rest fold into `other`. */
+const MAX_LABEL_VALUES = 200;
+const OTHER = 'other';
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/** State read at scrape time, registered by whoever owns it. */
+export interface MetricSources {
+  /** Circuits that are not closed, by config id and target path. */
+  circuits?: () => Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }>;
+  upstreamPools?: () => number;
+  logQueue?: () => { queued: number; dropped: number; written: number };
+}
+
+/** Keeps a label to a bounded set of values: the first MAX_LABEL_VALUES seen, then `other`. */
+class BoundedLabel {
+  readonly #seen = new Set<string>();
+
+  of(value: string | null): string {
+    if (value === null || value === '') return 'none';
+    if (this.#seen.has(value)) return value;
+    if (this.#seen.size >= MAX_LABEL_VALUES) return OTHER;
+    this.#seen.add(value);
+    return value;
+  }
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly #models = new BoundedLabel();
+  readonly #providers = new BoundedLabel();
+  readonly #requests: Counter<'route_kind' | 'provider' | 'model' | 'status_class' | 'cache_status'>;
+  readonly #duration: Histogram<'route_kind' | 'provider' | 'status_class'>;
+  readonly #upstream: Histogram<'provider' | 'status_class'>;
+  readonly #tokens: Counter<'provider' | 'model' | 'type'>;
+  readonly #cost: Counter<'provider' | 'model'>;
+  readonly #unpriced: Counter<'provider' | 'model'>;
+  readonly #retries: Counter<'provider'>;
+  readonly #fallbacks: Counter<'provider'>;
+  readonly #inlineConfigs: Counter<'result'>;
+
+  readonly #sources: MetricSources = {};
+
+  constructor(sources: MetricSources = {}) {
+    this.addSources(sources);
+    const self = this.#sources;
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
+    this.#requests = new Counter({ name: 'gateway_requests_total', help: 'Requests that reached the gateway, by route kind, provider, model, status class and cache status.', labelNames: ['route_kind', 'provider', 'model', 'status_class', 'cache_status'], registers });
+    this.#duration = new Histogram({ name: 'gateway_request_duration_seconds', help: 'Time from a request\'s arrival to the end of its response.', labelNames: ['route_kind', 'provider', 'status_class'], buckets: LATENCY_BUCKETS, registers });
+    this.#upstream = new Histogram({ name: 'gateway_upstream_duration_seconds', help: 'Time from sending an upstream attempt to its response headers (or its failure), by provider and status class.', labelNames: ['provider', 'status_class'], buckets: LATENCY_BUCKETS, registers });
+    this.#tokens = new Counter({ name: 'gateway_tokens_total', help: 'Tokens answers used, by type: input (cached input included), cached_input, output.', labelNames: ['provider', 'model', 'type'], registers });
+    this.#cost = new Counter({ name: 'gateway_cost_usd_total', help: 'USD answers cost, from the pricing table.', labelNames: ['provider', 'model'], registers });
+    this.#unpriced = new Counter({ name: 'gateway_unpriced_responses_total', help: 'Answers with token usage whose model the pricing table does not know (their cost counts as 0).', labelNames: ['provider', 'model'], registers });
+    this.#retries = new Counter({ name: 'gateway_retries_total', help: 'Retries spent on the target that answered.', labelNames: ['provider'], registers });
+    this.#fallbacks = new Counter({ name: 'gateway_fallbacks_total', help: 'Upstream attempts on another target after an earlier target of the same request failed.', labelNames: ['provider'], registers });
+    this.#inlineConfigs = new Counter({ name: 'gateway_inline_config_cache_total', help: 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', labelNames: ['result'], registers });
+
+    new Gauge({
+      name: 'gateway_circuit_state', help: 'Circuits that are not closed: 1 open, 2 half-open (a closed circuit has no series).', labelNames: ['config', 'target'], registers,
+      collect() {
+        this.reset();
+        if (self.circuits === undefined) return;
+        for (const circuit of self.circuits()) this.set({ config: circuit.configId, target: circuit.target }, circuit.state === 'open' ? 1 : 2);
+      },
+    });
+    new Gauge({ name: 'gateway_upstream_pools', help: 'Upstream connection pools (one per provider origin).', registers, collect() { this.set(self.upstreamPools?.() ?? 0); } });
+    new Gauge({ name: 'gateway_log_queue_records', help: 'Request records waiting to be written.', registers, collect() { this.set(self.logQueue?.().queued ?? 0); } });
+    new Gauge({ name: 'gateway_log_dropped_records', help: 'Request records dropped since start because the queue was full or the store failed (monotonic).', registers, collect() { this.set(self.logQueue?.().dropped ?? 0); } });
+  }
+
+  /** Registers state read at scrape time (owners register when they start). */
+  addSources(sources: MetricSources): void {
+    Object.assign(this.#sources, sources);
+  }
+
+  /** Everything a finished record tells (called once per request and batch line). */
+  readonly observeRecord = (record: RequestRecord): void => {
+    const provider = this.#providers.of(record.provider);
+    const model = this.#models.of(record.modelAnswered ?? record.modelRequested);
+    const statusClass = statusClassOf(record.status);
+    this.#requests.inc({ route_kind: record.routeKind, provider, model, status_class: statusClass, cache_status: record.cacheStatus ?? 'none' });
+    this.#duration.observe({ route_kind: record.routeKind, provider, status_class: statusClass }, record.latencyMs / 1000);
+    if (record.retries > 0) this.#retries.inc({ provider }, record.retries);
+    const usage = record.usage;
+    if (usage !== null) {
+      this.#tokens.inc({ provider, model, type: 'input' }, usage.inputTokens);
+      this.#tokens.inc({ provider, model, type: 'output' }, usage.outputTokens);
+      if (usage.cachedInputTokens > 0) this.#tokens.inc({ provider, model, type: 'cached_input' }, usage.cachedInputTokens);
+      if (record.costUsd === null) this.#unpriced.inc({ provider, model });
+      else this.#cost.inc({ provider, model }, record.costUsd);
+    }
+  };
+
+  /** One upstream attempt: provider, status (0: no response: a connection failure), and seconds to its headers. */
+  observeAttempt(provider: string, status: number, seconds: number, fallback: boolean): void {
+    const label = this.#providers.of(provider);
+    this.#upstream.observe({ provider: label, status_class: status === 0 ? 'error' : statusClassOf(status) }, seconds);
+    if (fallback) this.#fallbacks.inc({ provider: label });
+  }
+
+  inlineConfig(hit: boolean): void {
+    this.#inlineConfigs.inc({ result: hit ? 'hit' : 'miss' });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+function statusClassOf(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
