@@ -6,6 +6,7 @@ import { setupJobs } from '../api/jobs.ts';
 import { setupRequestLog } from '../api/logs/index.ts';
 import { setupMetrics } from '../api/metrics/index.ts';
 import { telemetrySettingsFromEnv } from '../telemetry/settings.ts';
+import { startTracing, tracingSettingsFromEnv } from '../telemetry/tracing.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
@@ -56,6 +57,9 @@ Environment:
   GATEWAY_LOG_FLUSH_MS         how often waiting records are written (default 500)
   GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
   GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
+  OTEL_EXPORTER_OTLP_ENDPOINT  an OpenTelemetry collector (OTLP/HTTP): send a span per request and per
+                               upstream attempt (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: the full traces
+                               URL; OTEL_SERVICE_NAME, default model-gateway); off when unset
   GATEWAY_MEMORY_TUNING        off: keep Node's and glibc's own memory defaults (see Memory)
 
 Memory: serve re-executes itself once (same pid and arguments) with the node flags
@@ -122,7 +126,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
 
   let running;
   try {
-    running = await startGateway(options);
+    running = await startGateway({ ...options, tracing: options.tracing ?? (await startTracing(tracingSettingsFromEnv())) });
   } catch (err) {
     process.stderr.write(`gateway serve: ${(err as Error).message}\n`);
     return EXIT_FAILURE;

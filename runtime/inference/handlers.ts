@@ -6,6 +6,7 @@ import { CONFIG_HEADER, CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER 
 import type { Exchange, ExchangeSource } from '../pipeline/exchange.ts';
 import { newExchange } from '../pipeline/new-exchange.ts';
 import { gatewayOptions, headerString } from '../pipeline/options.ts';
+import { withRequestSpan } from '../pipeline/trace/attempt-trace-stage.ts';
 import type { RequestContext } from '../server/context.ts';
 import type { Handler } from '../server/server.ts';
 import type { ConfigResolver } from './config-resolver.ts';
@@ -51,7 +52,7 @@ export interface HttpExchangeRequest {
 export function httpExchange(ctx: RequestContext, router: LoadedRouter, request: HttpExchangeRequest): Exchange {
   const route = ctx.route;
   const key = ctx.apiKey;
-  return newExchange({
+  const x = newExchange({
     source: request.source ?? 'http',
     handler: route?.handler ?? null,
     operationId: route?.operationId ?? null,
@@ -66,6 +67,7 @@ export function httpExchange(ctx: RequestContext, router: LoadedRouter, request:
     signal: ctx.signal,
     readJson: request.opaqueBody === true ? noJson : () => ctx.json(),
   });
+  return withRequestSpan(x, ctx.res.span);
 }
 
 const noJson = (): Promise<unknown> => Promise.resolve(undefined);

@@ -48,7 +48,8 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     costOf: (_provider: string, model: string | null, usage: TokenUsage) => (model === null ? null : pricing.cost(model, usage)),
     logBodyBytes: telemetry.logBodies ? telemetry.logBodyMaxBytes : 0,
     metrics: telemetry.metrics ? new GatewayMetrics({ circuits: () => circuitsOf(breakers), upstreamPools: upstreamPoolCount }) : null,
-    recording: telemetry.requestLog || telemetry.metrics,
+    recording: telemetry.requestLog || telemetry.metrics || setup.tracing !== null,
+    tracing: setup.tracing !== null,
   };
   const resolver = new ConfigResolver({ transport, breakers, settings, services });
   if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);

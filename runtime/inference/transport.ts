@@ -16,8 +16,8 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '
 import { send } from '../upstream/send.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
-/** Headers of the client request that always go upstream; anything else only when forwarded. */
-const PASSED_HEADERS = ['content-type', 'accept'];
+/** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
+const PASSED_HEADERS = ['content-type', 'accept', 'traceparent', 'tracestate'];
 
 export interface TransportOptions {
   hostPolicy?: HostPolicy;

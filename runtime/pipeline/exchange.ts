@@ -32,9 +32,10 @@ export interface GatewayOptions {
   /**
    * The client headers that may reach a provider, lower-cased: content-type and accept always, the
    * W3C traceparent, and every header a config leaf's forward_headers or x-gateway-forward-headers
-   * names. The transport picks from these; it never sees the client's header map.
+   * names. The transport picks from these; it never sees the client's header map. With tracing on,
+   * the attempt-trace stage replaces `traceparent` with each attempt's own span.
    */
-  passedHeaders: Readonly<Record<string, string>>;
+  passedHeaders: Record<string, string>;
 }
 
 /** Who sent the request: the gateway API key's identity (never its secret). */

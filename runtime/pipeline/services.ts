@@ -21,6 +21,8 @@ export interface Services {
   logBodyBytes: number;
   /** Prometheus metrics; null when they are off (GATEWAY_METRICS=off). */
   metrics: GatewayMetrics | null;
+  /** Whether OpenTelemetry tracing is on (an attempt span per upstream try). */
+  tracing: boolean;
   /** Stored prompt templates, for configs with a prompt_id (installed once the store is open). */
   prompts: PromptHolder;
 }

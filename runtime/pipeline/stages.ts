@@ -5,6 +5,7 @@
 import { logStage } from './log/log-stage.ts';
 import { promptStage } from './prompt/prompt-stage.ts';
 import { attemptMetricsStage } from './metrics/attempt-metrics-stage.ts';
+import { attemptTraceStage } from './trace/attempt-trace-stage.ts';
 import type { Stage } from './stage.ts';
 
 export const STAGES: readonly Stage[] = [
@@ -14,5 +15,6 @@ export const STAGES: readonly Stage[] = [
   // input guardrails and before-request hooks: their issue adds them here.
   // Attempt phase.
   attemptMetricsStage,
+  attemptTraceStage,
   // output guardrails and after-request hooks: their issue adds them here.
 ];

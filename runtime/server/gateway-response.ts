@@ -5,6 +5,7 @@ import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
 import type { RequestRecord } from '../core/request-record.ts';
+import type { RequestSpan } from '../telemetry/tracing.ts';
 
 /** Told when the client goes away before its response finished (the request context). */
 export interface ClientWatcher {
@@ -28,6 +29,8 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   firstByteAt = 0;
   /** Told of every body byte (usage metering): runtime/pipeline/body-tap.ts. */
   bodyTap: BodyTap | null = null;
+  /** The request's server span when tracing is on. */
+  span: RequestSpan | null = null;
   /** Fields, not listeners or symbols: one `close` listener serves them (watchClose). */
   watcher: ClientWatcher | null = null;
   drain: DrainState | null = null;

@@ -13,6 +13,7 @@ import { RouteTable, type RouteSpec } from './match.ts';
 import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError } from './respond.ts';
 import type { RequestRecord, RouteKind } from '../core/request-record.ts';
+import type { Tracing } from '../telemetry/tracing.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Told of every request's finished log record (the request log, metrics). Never awaited. */
   onRecord?: (record: RequestRecord) => void;
+  /** OpenTelemetry tracing; null (the default) when off. */
+  tracing?: Tracing | null;
 }
 
 export interface Gateway {
@@ -80,18 +83,20 @@ export function createGateway(options: GatewayOptions): Gateway {
   let closing: Promise<void> | null = null;
   // Every response checks it as it writes its head, so a drain closes each connection after its response.
   const onRecord = options.onRecord ?? null;
+  const tracing = options.tracing ?? null;
   const drain: DrainState = {
     draining: false,
     responseDone(res) {
       const record = res.record;
-      if (record === null || onRecord === null) return;
+      if (record === null || (onRecord === null && res.span === null)) return;
       // A client that left before any status line was sent gets nginx's 499 "client closed request".
       record.status = res.headersSent ? res.statusCode : 499;
       const now = performance.now();
       record.latencyMs = round(now - res.startedAt);
       record.ttfbMs = res.firstByteAt === 0 ? null : round(res.firstByteAt - res.startedAt);
       try {
-        onRecord(record);
+        res.span?.end(record);
+        onRecord?.(record);
       } catch (err) {
         logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(err) });
       }
@@ -160,6 +165,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       res.drain = drain;
       ctx = new RequestContext(req, res, settings);
+      if (tracing !== null) res.span = tracing.requestStarted(ctx.record, traceparentOf(req));
     } catch (err) {
       logger.error('request_setup_failed', { error: describeError(err) });
       res.destroy();
@@ -222,6 +228,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       return closing;
     },
   };
+}
+
+function traceparentOf(req: IncomingMessage): string | undefined {
+  const value = req.headers.traceparent;
+  return typeof value === 'string' ? value : undefined;
 }
 
 function routeKindOf(route: RouteSpec): RouteKind {

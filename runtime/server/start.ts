@@ -14,6 +14,7 @@ import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
 import { ValidatorRegistry } from '../core/validate.ts';
 import type { RequestRecord } from '../core/request-record.ts';
+import type { Tracing } from '../telemetry/tracing.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -33,6 +34,8 @@ export interface GatewaySetup {
   configsDir: string | null;
   /** Work to finish on shutdown, after the server drained and before the store closes (e.g. hand back batch leases). */
   onClose(hook: () => Promise<void>): void;
+  /** OpenTelemetry tracing when configured; null when off. */
+  tracing: Tracing | null;
   /** Registers a consumer of finished request records (the request log, metrics). */
   onRecord(consumer: (record: RequestRecord) => void): void;
   /** Hands a finished record to every consumer: the server does this for each request; batch lines call it themselves. */
@@ -60,6 +63,8 @@ export interface StartGatewayOptions {
   maxHeaderBytes?: number;
   timeouts?: Partial<ServerTimeouts>;
   keyRefreshMs?: number;
+  /** OpenTelemetry tracing (serve starts it when OTEL_EXPORTER_OTLP_ENDPOINT is set); shut down on close. */
+  tracing?: Tracing | null;
   /** Runs after the built-in handlers are registered and before the server listens. */
   setup?(setup: GatewaySetup): Promise<void>;
 }
@@ -104,10 +109,11 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       maxHeaderBytes: options.maxHeaderBytes,
       timeouts: options.timeouts,
       onRecord: recordFinished,
+      tracing: options.tracing ?? null,
     });
     if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway));
     await options.setup?.({
-      gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null,
+      gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, tracing: options.tracing ?? null,
       onClose: (hook) => closeHooks.push(hook),
       onRecord: (consumer) => recordConsumers.push(consumer),
       recordFinished,
@@ -145,6 +151,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
             await gateway.close();
             for (const hook of closeHooks) await hook().catch((error: unknown) => logger.error('shutdown_hook_failed', { error: describeError(error) }));
           } finally {
+            await options.tracing?.shutdown().catch((error: unknown) => logger.error('tracing_shutdown_failed', { error: describeError(error) }));
             await store.close();
           }
         })();

@@ -1,0 +1,41 @@
+// One OpenTelemetry client span per upstream attempt, a child of the request's server span, whose
+// traceparent goes to the provider in place of the client's. Not in any chain when tracing is off;
+// an exchange without a server span (a batch line) is passed through untouched.
+import type { RequestSpan } from '../../telemetry/tracing.ts';
+import type { Exchange } from '../exchange.ts';
+import type { Stage, StageFn } from '../stage.ts';
+
+const REQUEST_SPAN = 'trace.requestSpan';
+
+/** Attaches the request's server span to its exchange (the server made it when the request arrived). */
+export function withRequestSpan(x: Exchange, span: RequestSpan | null): Exchange {
+  if (span !== null) x.state.set(REQUEST_SPAN, span);
+  return x;
+}
+
+export const attemptTraceStage: Stage = {
+  name: 'attempt-trace',
+  phase: 'attempt',
+  prepare(node, services) {
+    if (!services.tracing || node.kind !== 'leaf') return null;
+    const path = node.path;
+    const fn: StageFn = (x, next) => {
+      const span = x.state.get(REQUEST_SPAN) as RequestSpan | undefined;
+      if (span === undefined) return next(x);
+      const params = x.params as { model?: unknown } | undefined;
+      const attempt = span.attempt(path, node.provider ?? x.options.provider ?? 'unknown', typeof params?.model === 'string' ? params.model : x.record.modelRequested);
+      x.options.passedHeaders.traceparent = attempt.traceparent;
+      return next(x).then(
+        (outcome) => {
+          attempt.end(outcome.response === null && outcome.error?.code === 'provider_unreachable' ? 0 : outcome.status);
+          return outcome;
+        },
+        (error: unknown) => {
+          attempt.end(0);
+          throw error;
+        },
+      );
+    };
+    return fn;
+  },
+};

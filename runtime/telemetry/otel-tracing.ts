@@ -1,0 +1,106 @@
+// The OpenTelemetry side of tracing.ts: the JS SDK's tracer provider with a batching OTLP/HTTP
+// exporter, W3C trace context in and out, and the GenAI semantic-convention attributes
+// (gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model, gen_ai.response.model,
+// gen_ai.usage.input_tokens / output_tokens). Loaded only when tracing is configured.
+import { context, defaultTextMapGetter, defaultTextMapSetter, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_GEN_AI_USAGE_INPUT_TOKENS, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+} from '@opentelemetry/semantic-conventions/incubating';
+import type { RequestRecord } from '../core/request-record.ts';
+import type { AttemptSpan, RequestSpan, Tracing, TracingSettings } from './tracing.ts';
+
+/** The gateway's own trace id (x-gateway-trace-id), next to OpenTelemetry's. */
+const ATTR_GATEWAY_TRACE_ID = 'gateway.trace_id';
+const ATTR_GATEWAY_TARGET = 'gateway.target';
+const ATTR_GATEWAY_CONFIG_ID = 'gateway.config_id';
+
+/** The GenAI operation name of each endpoint (the semantic conventions' well-known values). */
+const OPERATIONS: Readonly<Record<string, string>> = {
+  createChatCompletion: 'chat',
+  createCompletion: 'text_completion',
+  createEmbedding: 'embeddings',
+  createResponse: 'chat',
+};
+
+export class OtelTracing implements Tracing {
+  readonly #provider: BasicTracerProvider;
+  readonly #tracer: Tracer;
+  readonly #propagator = new W3CTraceContextPropagator();
+
+  constructor(settings: TracingSettings) {
+    const exporter = new OTLPTraceExporter({ url: settings.endpoint });
+    this.#provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
+    });
+    this.#tracer = this.#provider.getTracer('model-gateway');
+  }
+
+  requestStarted(record: RequestRecord, traceparent: string | undefined): RequestSpan {
+    const parent = traceparent === undefined ? ROOT_CONTEXT : this.#propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
+    const span = this.#tracer.startSpan(`${record.method} ${record.path}`, {
+      kind: SpanKind.SERVER,
+      startTime: record.createdAt,
+      attributes: { [ATTR_HTTP_REQUEST_METHOD]: record.method, [ATTR_URL_PATH]: record.path, [ATTR_GATEWAY_TRACE_ID]: record.traceId },
+    }, parent);
+    return new OtelRequestSpan(this.#tracer, this.#propagator, span, trace.setSpan(parent, span));
+  }
+
+  async shutdown(): Promise<void> {
+    await this.#provider.shutdown();
+  }
+}
+
+class OtelRequestSpan implements RequestSpan {
+  readonly #tracer: Tracer;
+  readonly #propagator: W3CTraceContextPropagator;
+  readonly #span: Span;
+  readonly #context: Context;
+
+  constructor(tracer: Tracer, propagator: W3CTraceContextPropagator, span: Span, spanContext: Context) {
+    this.#tracer = tracer;
+    this.#propagator = propagator;
+    this.#span = span;
+    this.#context = spanContext;
+  }
+
+  attempt(target: string, provider: string, model: string | null): AttemptSpan {
+    const span = this.#tracer.startSpan(`upstream ${provider}`, {
+      kind: SpanKind.CLIENT,
+      attributes: { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GATEWAY_TARGET]: target, ...(model === null ? {} : { [ATTR_GEN_AI_REQUEST_MODEL]: model }) },
+    }, this.#context);
+    const carrier: Record<string, string> = {};
+    this.#propagator.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
+    return {
+      traceparent: carrier.traceparent,
+      end(status: number) {
+        if (status !== 0) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+        if (status === 0 || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      },
+    };
+  }
+
+  end(record: RequestRecord): void {
+    const span = this.#span;
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, record.status);
+    const operation = record.operationId === null ? undefined : OPERATIONS[record.operationId];
+    if (operation !== undefined) span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, operation);
+    if (record.provider !== null) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, record.provider);
+    if (record.modelRequested !== null) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, record.modelRequested);
+    if (record.modelAnswered !== null) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, record.modelAnswered);
+    if (record.usage !== null) {
+      span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, record.usage.inputTokens);
+      span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.outputTokens);
+    }
+    if (record.configId !== null) span.setAttribute(ATTR_GATEWAY_CONFIG_ID, record.configId);
+    if (record.targetPath !== null) span.setAttribute(ATTR_GATEWAY_TARGET, record.targetPath);
+    if (record.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(record.createdAt + record.latencyMs);
+  }
+}

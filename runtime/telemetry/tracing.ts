@@ -1,0 +1,47 @@
+// OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set: one server span per request and one
+// client span per upstream attempt, with the GenAI semantic-convention attributes. Off by default at
+// zero cost: without the variable the OpenTelemetry SDK is never even loaded (the implementation is
+// imported on demand from otel-tracing.ts), and the request path sees `null`.
+import type { RequestRecord } from '../core/request-record.ts';
+
+/** A request's server span, kept on its response until the response is done. */
+export interface RequestSpan {
+  /** Starts a client span for one upstream attempt, as a child of this request's span. */
+  attempt(target: string, provider: string, model: string | null): AttemptSpan;
+  /** Ends the span with what the finished record says (status, provider, models, usage). */
+  end(record: RequestRecord): void;
+}
+
+export interface AttemptSpan {
+  /** The W3C traceparent that names this attempt's span: sent to the provider. */
+  readonly traceparent: string;
+  end(status: number): void;
+}
+
+export interface Tracing {
+  /** `traceparent`: the client's W3C header, if any (its trace becomes the parent). */
+  requestStarted(record: RequestRecord, traceparent: string | undefined): RequestSpan;
+  /** Exports what is buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+export interface TracingSettings {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT (the collector's base URL; spans go to /v1/traces) or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full URL). */
+  endpoint: string;
+  serviceName: string;
+}
+
+export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): TracingSettings | null {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const endpoint = traces !== undefined && traces !== '' ? traces : base !== undefined && base !== '' ? `${base.replace(/\/+$/, '')}/v1/traces` : null;
+  if (endpoint === null || env.OTEL_SDK_DISABLED === 'true') return null;
+  return { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'model-gateway' };
+}
+
+/** The OpenTelemetry implementation, loaded only when tracing is configured. */
+export async function startTracing(settings: TracingSettings | null): Promise<Tracing | null> {
+  if (settings === null) return null;
+  const { OtelTracing } = await import('./otel-tracing.ts');
+  return new OtelTracing(settings);
+}

@@ -1,0 +1,70 @@
+// A stand-in OpenTelemetry collector for tests: accepts what an OTLP/HTTP exporter really sends to
+// /v1/traces (the JSON encoding of ExportTraceServiceRequest) and decodes it into plain spans.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  /** OTLP SpanKind: 2 server, 3 client. */
+  kind: number;
+  attributes: Record<string, string | number | boolean>;
+  status: { code?: number };
+  serviceName: string | undefined;
+}
+
+export interface OtlpReceiver {
+  url: string;
+  spans: ReceivedSpan[];
+  /** Content types of the export requests, as sent. */
+  contentTypes: string[];
+  close(): Promise<void>;
+}
+
+type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
+type KeyValue = { key: string; value: AnyValue };
+
+function valueOf(value: AnyValue): string | number | boolean {
+  if (value.stringValue !== undefined) return value.stringValue;
+  if (value.intValue !== undefined) return Number(value.intValue);
+  if (value.doubleValue !== undefined) return value.doubleValue;
+  if (value.boolValue !== undefined) return value.boolValue;
+  return '';
+}
+
+function attributes(list: KeyValue[] | undefined): Record<string, string | number | boolean> {
+  return Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+}
+
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const contentTypes: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.url !== '/v1/traces' || req.method !== 'POST') {
+        res.writeHead(404).end();
+        return;
+      }
+      contentTypes.push(String(req.headers['content-type']));
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans: Array<{ spans: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; status?: { code?: number } }> }> }>;
+      };
+      for (const resource of body.resourceSpans) {
+        const serviceName = attributes(resource.resource?.attributes)['service.name'] as string | undefined;
+        for (const scope of resource.scopeSpans) {
+          for (const span of scope.spans) {
+            spans.push({ traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId ?? '', name: span.name, kind: span.kind, attributes: attributes(span.attributes), status: span.status ?? {}, serviceName });
+          }
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans, contentTypes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,88 @@
+// OpenTelemetry traces end to end: the gateway `serve` builds, with tracing started as serve starts
+// it, exports to a test collector what the real OTLP/HTTP exporter sends; the client's traceparent
+// is the parent of the request's server span, each upstream attempt is a client span under it, and
+// the provider receives the attempt's traceparent. Without the setting, the SDK is never loaded.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveSetup } from '../../runtime/cli/serve.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
+import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import { startTracing, tracingSettingsFromEnv } from '../../runtime/telemetry/tracing.ts';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
+
+const ADMIN = 'gw_tracing-e2e-admin-key-0123456789abcdefgh';
+const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CLIENT_SPAN = '00f067aa0ba902b7';
+
+describe('tracing', () => {
+  let receiver: OtlpReceiver;
+  let mock: VendorMock;
+  let dir: string;
+  let gateway: RunningGateway | null = null;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    mock = await startVendorMock({ label: 'traced' });
+    dir = await mkdtemp(join(tmpdir(), 'gateway-tracing-'));
+    await mkdir(join(dir, 'configs'));
+    await writeFile(join(dir, 'configs', 'fallback.json'), JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: 'http://127.0.0.1:9/v1' }, { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }],
+    }));
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+    await receiver?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exports a server span per request and a client span per attempt, with GenAI attributes and W3C context in and out', async () => {
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'gateway-under-test' });
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup, tracing: await startTracing(settings) });
+    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'fallback', 'x-gateway-trace-id': 'gw-trace-1', 'content-type': 'application/json', traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'trace me' }] }),
+    });
+    const answer = (await res.json()) as { model: string; usage: { prompt_tokens: number; completion_tokens: number } };
+    expect(res.status).toBe(200);
+    await gateway.close();
+    gateway = null;
+
+    expect(receiver.contentTypes[0]).toMatch(/^application\/json/);
+    const server = receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === 'gw-trace-1');
+    expect(server).toBeDefined();
+    expect(server!).toMatchObject({ traceId: CLIENT_TRACE, parentSpanId: CLIENT_SPAN, serviceName: 'gateway-under-test' });
+    expect(server!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': answer.model,
+      'gen_ai.usage.input_tokens': answer.usage.prompt_tokens, 'gen_ai.usage.output_tokens': answer.usage.completion_tokens,
+      'http.response.status_code': 200, 'gateway.target': 'config.targets[1]',
+    });
+    const attempts = receiver.spans.filter((s) => s.kind === 3 && s.parentSpanId === server!.spanId);
+    expect(attempts.map((s) => s.attributes['gateway.target'])).toEqual(['config.targets[0]', 'config.targets[1]']);
+    expect(attempts[0].status.code).toBe(2);
+    expect(attempts.every((s) => s.traceId === CLIENT_TRACE)).toBe(true);
+    // The provider saw the second attempt's own context, not the client's.
+    const sent = mock.requests.find((r) => r.path === '/v1/chat/completions');
+    expect(sent?.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${attempts[1].spanId}-01`);
+  });
+
+  it('never loads the OpenTelemetry SDK when no endpoint is set', () => {
+    expect(tracingSettingsFromEnv({})).toBeNull();
+    const probe = `
+      const { startTracing, tracingSettingsFromEnv } = await import(${JSON.stringify(fileURLToPath(new URL('../../runtime/telemetry/tracing.ts', import.meta.url)))});
+      await startTracing(tracingSettingsFromEnv({}));
+      const { createRequire } = await import('node:module');
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('@opentelemetry'));
+      console.log(JSON.stringify(loaded));`;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
+    expect(out.stderr).not.toMatch(/Error/);
+    expect(JSON.parse(out.stdout.trim())).toEqual([]);
+  });
+});
