@@ -10,6 +10,7 @@ Commands:
   compile   check saved configs and regenerate generated/ from schema/
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
+  logs      print and follow the request log
   help      show this help, or a command's help: gateway help <command>
 
 Run \`gateway <command> --help\` for a command's options.`;
@@ -59,6 +60,7 @@ const COMMANDS = {
     return (await load('../runtime/cli/serve.ts')).runServe(argv);
   },
   keys: async (argv) => (await load('../runtime/cli/keys.ts')).runKeys(argv),
+  logs: async (argv) => (await load('../runtime/cli/logs.ts')).runLogs(argv),
 };
 
 async function main(argv) {

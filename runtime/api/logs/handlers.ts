@@ -31,8 +31,8 @@ export function logHandlers(logs: RequestLogStore): Record<string, Handler> {
   };
 }
 
-/** The validated query (schema/requests/request-log-list-query.json) as a store filter. */
-export function filterOf(query: Readonly<Record<string, unknown>>, visibleTo: string): RequestLogFilter {
+/** The validated query (schema/requests/request-log-list-query.json) as a store filter; `visibleTo` absent: every organisation (the CLI reads the store as its operator). */
+export function filterOf(query: Readonly<Record<string, unknown>>, visibleTo?: string): RequestLogFilter {
   const metadata: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) {
     if (name.startsWith(METADATA_PREFIX) && typeof value === 'string') metadata[name.slice(METADATA_PREFIX.length)] = value;

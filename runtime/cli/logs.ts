@@ -1,0 +1,154 @@
+// `gateway logs`: reads the request log from the store (the SQLite file under --data, or PostgreSQL
+// when DATABASE_URL is set), filtered exactly as GET /v1/logs filters (the same query schema and the
+// same filter), newest first; --follow prints new records as they are written, oldest first.
+import { filterOf } from '../api/logs/handlers.ts';
+import { requestLogWire } from '../api/logs/wire.ts';
+import * as validators from '../../generated/validators.js';
+import { GatewayError } from '../core/errors.ts';
+import type { RequestRecord } from '../core/request-record.ts';
+import { type GeneratedValidator, validateQuery } from '../core/validate.ts';
+import { DEFAULT_DATA_DIR, openGatewayStore } from '../store/open-store.ts';
+import type { RequestLogFilter } from '../store/request-log-store.ts';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
+
+const validateListQuery = validators.validateRequestLogListQuery as unknown as GeneratedValidator;
+const FOLLOW_POLL_MS = 1000;
+
+export const LOGS_USAGE = `Usage: gateway logs [filters] [--limit N] [--follow] [--json] [--data DIR]
+
+Prints request log records, newest first (the filters of GET /v1/logs; every filter given must match).
+
+Filters:
+  --trace-id ID          x-gateway-trace-id
+  --metadata KEY=VALUE   the record's metadata has VALUE under KEY (repeatable: all must match)
+  --status S             a status (429) or a class (2xx, 4xx, 5xx)
+  --provider P           the provider that answered
+  --model M              the requested or the answering model
+  --config-id ID         the saved config (or inline:<hash>)
+  --api-key-id ID        the gateway key's ID
+  --cache-status S       HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED
+  --from T, --to T       Unix seconds
+
+Options:
+  --limit N      records to print (1 to 1000, default 50)
+  --follow, -f   keep printing new records as they are written (oldest first), until interrupted
+  --json         one JSON object per line, as GET /v1/logs returns them
+  --data DIR     data directory holding the embedded store (default ${DEFAULT_DATA_DIR})
+  -h, --help     show this help
+
+Environment:
+  DATABASE_URL   PostgreSQL URL: read that store instead of the SQLite file under --data`;
+
+const OPTIONS = {
+  'trace-id': { type: 'string' },
+  metadata: { type: 'string', multiple: true },
+  status: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'config-id': { type: 'string' },
+  'api-key-id': { type: 'string' },
+  'cache-status': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  limit: { type: 'string' },
+  follow: { type: 'boolean', short: 'f' },
+  json: { type: 'boolean' },
+  data: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runLogs(argv: string[]): Promise<number> {
+  let query: Record<string, unknown>;
+  let values;
+  try {
+    values = parseCommandArgs(argv, OPTIONS).values;
+    if (values.help === true) {
+      process.stdout.write(`${LOGS_USAGE}\n`);
+      return EXIT_OK;
+    }
+    query = validated(values);
+  } catch (err) {
+    if (err instanceof UsageError) return reportUsageError(err, LOGS_USAGE);
+    throw err;
+  }
+  const store = await openGatewayStore({ dataDir: values.data ?? DEFAULT_DATA_DIR, databaseUrl: process.env.DATABASE_URL || null });
+  try {
+    const filter = filterOf(query);
+    const limit = typeof query.limit === 'number' ? query.limit : 50;
+    const page = await store.requestLogs.list(filter, { after: typeof query.after === 'string' ? query.after : undefined, limit });
+    const print = values.json === true ? printJson : printLine;
+    if (values.follow !== true) {
+      for (const record of page.records) print(record);
+      return EXIT_OK;
+    }
+    // Newest last, then whatever arrives.
+    for (const record of [...page.records].reverse()) print(record);
+    await follow(store.requestLogs.list.bind(store.requestLogs), filter, page.records[0]?.id ?? null, print);
+    return EXIT_OK;
+  } catch (err) {
+    process.stderr.write(`gateway logs: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The flags as the API's query, checked by the API's own query schema. */
+function validated(values: Record<string, unknown>): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  const names: Record<string, string> = { 'trace-id': 'trace_id', status: 'status', provider: 'provider', model: 'model', 'config-id': 'config_id', 'api-key-id': 'api_key_id', 'cache-status': 'cache_status', from: 'from', to: 'to', limit: 'limit' };
+  for (const [flag, name] of Object.entries(names)) if (typeof values[flag] === 'string') query[name] = values[flag];
+  for (const pair of (values.metadata as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--metadata wants KEY=VALUE, not ${JSON.stringify(pair)}`);
+    query[`metadata.${pair.slice(0, eq)}`] = pair.slice(eq + 1);
+  }
+  try {
+    return validateQuery(validateListQuery, query);
+  } catch (err) {
+    if (err instanceof GatewayError) throw new UsageError(err.message.replace(/^Invalid query string: /, '').replace(/^\//, '--').replace(/_/g, '-'));
+    throw err;
+  }
+}
+
+type List = (filter: RequestLogFilter, page: { after?: string; limit: number }) => Promise<{ records: RequestRecord[]; hasMore: boolean }>;
+
+async function follow(list: List, filter: RequestLogFilter, newest: string | null, print: (record: RequestRecord) => void): Promise<void> {
+  let stop = false;
+  const interrupted = new Promise<void>((resolve) => {
+    const done = (): void => {
+      stop = true;
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  let last = newest;
+  while (!stop) {
+    const fresh: RequestRecord[] = [];
+    // Newest first: page back until the last printed record.
+    let after: string | undefined;
+    for (;;) {
+      const page = await list(filter, { after, limit: 500 });
+      const unseen = page.records.filter((record) => last === null || record.id > last);
+      fresh.push(...unseen);
+      if (!page.hasMore || unseen.length < page.records.length) break;
+      after = page.records[page.records.length - 1].id;
+    }
+    for (const record of fresh.reverse()) print(record);
+    if (fresh.length > 0) last = fresh[fresh.length - 1].id;
+    await Promise.race([interrupted, new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS))]);
+  }
+}
+
+function printJson(record: RequestRecord): void {
+  process.stdout.write(`${JSON.stringify(requestLogWire(record))}\n`);
+}
+
+function printLine(record: RequestRecord): void {
+  const time = new Date(record.createdAt).toISOString();
+  const tokens = record.usage === null ? '-' : `${record.usage.inputTokens}+${record.usage.outputTokens}${record.usage.estimated ? '~' : ''}`;
+  const cost = record.costUsd === null ? '-' : `$${record.costUsd.toFixed(6)}`;
+  const model = record.modelAnswered ?? record.modelRequested ?? '-';
+  process.stdout.write(`${time}  ${record.status}  ${record.method} ${record.path}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${tokens} tok  ${cost}  ${record.traceId}\n`);
+}

@@ -1,0 +1,87 @@
+// `gateway logs` reads the store as GET /v1/logs does: the same filters (checked by the same query
+// schema), newest first, text or JSON lines, and --follow prints records as they are written.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
+import type { GatewayStore } from '../../runtime/store/open-store.ts';
+import { createLocation, type StoreLocation } from '../store/backends.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
+
+function record(team: string, status: number, at: number): RequestRecord {
+  return {
+    ...newRequestRecord(`trace-${randomUUID()}`, 'POST', '/v1/chat/completions', 'http', at), status, provider: 'openai', modelRequested: 'gpt-4o-mini',
+    metadata: { team }, usage: { inputTokens: 5, outputTokens: 7, cachedInputTokens: 0, totalTokens: 12, estimated: false }, costUsd: 0.000012, latencyMs: 12.5,
+  };
+}
+
+function gatewayLogs(args: string[]) {
+  const env = { ...process.env, DATABASE_URL: '' };
+  return spawnSync(process.execPath, [BIN, 'logs', ...args], { encoding: 'utf8', env });
+}
+
+describe('gateway logs', () => {
+  let location: StoreLocation;
+  let store: GatewayStore;
+  const team = `team-${randomUUID().slice(0, 6)}`;
+  const now = Date.now();
+  const records = [record(team, 200, now - 3000), record(team, 500, now - 2000), record(team, 200, now - 1000)];
+
+  beforeAll(async () => {
+    location = await createLocation('sqlite');
+    store = await location.open();
+    await store.requestLogs.insert([...records, record('other', 200, now)]);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await location?.remove();
+  });
+
+  it('prints matching records newest first, as JSON lines in the API shape', () => {
+    const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${team}`, '--json']);
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; object: string; metadata: Record<string, string> });
+    expect(lines.map((l) => l.id)).toEqual([...records].reverse().map((r) => r.id));
+    expect(lines.every((l) => l.object === 'request_log' && l.metadata.team === team)).toBe(true);
+    const errors = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${team}`, '--status', '5xx', '--json']);
+    expect(errors.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('prints one readable line per record', () => {
+    const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${team}`, '--limit', '1']);
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(records[2].traceId);
+    expect(lines[0]).toMatch(/ 200 {2}POST \/v1\/chat\/completions {2}openai {2}gpt-4o-mini {2}12\.5 ms {2}5\+7 tok {2}\$0\.000012 /);
+  });
+
+  it('refuses a bad filter with the usage and exit 2, and has --help', () => {
+    const bad = gatewayLogs(['--data', location.dataDir, '--status', '2yy']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/status/);
+    expect(bad.stderr).toContain('Usage: gateway logs');
+    const noPair = gatewayLogs(['--data', location.dataDir, '--metadata', 'team']);
+    expect(noPair.status).toBe(2);
+    const help = gatewayLogs(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--follow');
+  });
+
+  it('follows: prints a record written after it started, and stops on SIGINT', async () => {
+    const child = spawn(process.execPath, [BIN, 'logs', '--data', location.dataDir, '--metadata', `team=${team}`, '--follow', '--json'], { env: { ...process.env, DATABASE_URL: '' } });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const lines = () => stdout.trim().split('\n').filter((l) => l !== '');
+    for (let waited = 0; lines().length < 3 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    const late = record(team, 201, Date.now());
+    await store.requestLogs.insert([late]);
+    for (let waited = 0; lines().length < 4 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(lines().map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([...records.map((r) => r.id), late.id]);
+  });
+});
