@@ -1,7 +1,8 @@
-// Load through autocannon (as a library, in this process): a throughput run at N connections and a
-// latency run at one connection. autocannon's own latency histogram keeps whole milliseconds, too
+// Load: a throughput run at N connections (wrk when installed, else autocannon as a library in this
+// process) and a latency run at one connection (autocannon: one connection is no load on it). autocannon's own latency histogram keeps whole milliseconds, too
 // coarse for a proxy's added ~0.1 ms, so the latency run records each response time (float ms) itself.
 import autocannon, { type AutocannonResult } from 'autocannon';
+import { wrkThroughput } from './wrk.ts';
 
 export interface LoadTarget {
   url: string;
@@ -56,7 +57,11 @@ export async function warm(target: LoadTarget, connections: number, seconds: num
   if (seconds > 0) await load(target, connections, seconds);
 }
 
-export async function throughput(target: LoadTarget, connections: number, seconds: number): Promise<ThroughputResult> {
+/** The throughput run's load generator: wrk in its own process (pinned to `cpus`), or autocannon in this one. */
+export type LoadGenerator = { kind: 'wrk'; cpus: string | null } | { kind: 'autocannon' };
+
+export async function throughput(target: LoadTarget, connections: number, seconds: number, generator: LoadGenerator = { kind: 'autocannon' }): Promise<ThroughputResult> {
+  if (generator.kind === 'wrk') return wrkThroughput(target, connections, seconds, generator.cpus);
   const result = await load(target, connections, seconds);
   return { requestsPerSecond: result['2xx'] / result.duration, requests: result['2xx'], failures: failures(result), seconds: result.duration };
 }

@@ -7,7 +7,7 @@ import type { TargetCheck } from './targets.ts';
 export interface ScenarioResult {
   id: string;
   label: string;
-  via: 'direct' | 'floor' | 'gateway';
+  via: 'direct' | 'floor' | 'gateway' | 'bare';
   streaming: boolean;
   /** Median over the rounds. */
   requestsPerSecond: number;

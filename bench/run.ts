@@ -14,12 +14,13 @@ import { parseArgs } from 'node:util';
 import { type MemoryTuning, pendingTuning } from '../bin/memory-tuning.js';
 import { compileBench, type CompileResult } from './compile-bench.ts';
 import { inlineBench, type InlineResult } from './inline-bench.ts';
-import { latency, type LoadTarget, median, summarise, throughput, warm } from './load.ts';
+import { latency, type LoadGenerator, type LoadTarget, median, summarise, throughput, warm } from './load.ts';
 import { type BenchProcess, canPin, fillCompileCache, pin, startProcess } from './processes.ts';
 import type { ProbeStats } from './probe.ts';
 import { describeMachine, machine, otherTable, type ScenarioResult, scenarioTable, targetTable } from './report.ts';
 import { createVirtualKeyConfig, GATEWAY_KEY, SCENARIOS, type Scenario, savedConfigs, type Urls } from './scenarios.ts';
 import { checkTargets } from './targets.ts';
+import { wrkAvailable } from './wrk.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -45,6 +46,8 @@ Options:
   --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
                         "--max-semi-space-size=16"
   --cpu-prof DIR        write gateway.cpuprofile and floor.cpuprofile to DIR
+  --load-generator G    wrk or autocannon for the throughput runs (default: wrk when installed,
+                        from Debian's package: apt-get install wrk; else autocannon)
   --out FILE            results JSON (default bench/results/latest.json)
   -h, --help            show this help`;
 
@@ -61,6 +64,7 @@ interface Options {
   cpuProf: string | null;
   nodeFlags: string[];
   out: string;
+  loadGenerator: 'wrk' | 'autocannon';
 }
 
 function parseOptions(argv: string[]): Options | null {
@@ -78,6 +82,7 @@ function parseOptions(argv: string[]): Options | null {
       'no-inline': { type: 'boolean', default: false },
       'no-pin': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
+      'load-generator': { type: 'string' },
       'node-flags': { type: 'string', default: '' },
       out: { type: 'string', default: join(HERE, 'results', 'latest.json') },
       help: { type: 'boolean', short: 'h', default: false },
@@ -104,7 +109,19 @@ function parseOptions(argv: string[]): Options | null {
     cpuProf: values['cpu-prof'] === undefined ? null : resolve(values['cpu-prof']),
     nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
     out: resolve(values.out),
+    loadGenerator: loadGeneratorOf(values['load-generator']),
   };
+}
+
+/** wrk when installed (or asked for), else autocannon. */
+function loadGeneratorOf(asked: string | undefined): 'wrk' | 'autocannon' {
+  if (asked === 'autocannon') return 'autocannon';
+  if (asked === 'wrk') {
+    if (!wrkAvailable()) throw new Error('--load-generator wrk: wrk is not installed (apt-get install wrk)');
+    return 'wrk';
+  }
+  if (asked !== undefined) throw new Error(`--load-generator must be wrk or autocannon, not ${JSON.stringify(asked)}`);
+  return wrkAvailable() ? 'wrk' : 'autocannon';
 }
 
 /** The selected scenarios plus the direct and floor runs they are compared against, in table order. */
@@ -174,9 +191,11 @@ async function main(): Promise<number> {
   const scenarios = selectScenarios(options.only);
   const pinned = options.pin && canPin();
   const host = machine();
+  const generatorName = options.loadGenerator === 'wrk' ? 'wrk (own process) for throughput, autocannon for 1-connection latency' : 'autocannon (this process)';
+  const generator: LoadGenerator = options.loadGenerator === 'wrk' ? { kind: 'wrk', cpus: pinned ? '0' : null } : { kind: 'autocannon' };
   const layout = pinned
-    ? 'load generator (autocannon, this process) + mock on CPU 0; floor proxy and gateway (one loaded at a time) on CPU 1'
-    : 'load generator, mock, floor proxy and gateway as separate processes, placed by the OS';
+    ? `load generator (${generatorName}) + mock on CPU 0; floor proxy and gateway (one loaded at a time) on CPU 1`
+    : `load generator (${generatorName}), mock, floor proxy and gateway as separate processes, placed by the OS`;
   progress(`bench: ${describeMachine(host)}\nbench: ${layout}`);
   if (pinned) pin(process.pid, '0');
 
@@ -215,9 +234,19 @@ async function main(): Promise<number> {
       nodeFlags: [...profFlags('gateway'), ...tuning.flags],
     });
     processes.push(gateway);
-    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url };
+    // The same gateway with nothing that claims a stage, for the cost of the pipeline itself.
+    const bare = scenarios.some((s) => s.via === 'bare')
+      ? await startProcess('bare gateway', gatewayBin, {
+          args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data-bare')],
+          env: { GATEWAY_API_KEY: GATEWAY_KEY, GATEWAY_REQUEST_LOG: 'off', GATEWAY_METRICS: 'off', ...gatewayEnv },
+          cpus: pinned ? '1' : null,
+          nodeFlags: tuning.flags,
+        })
+      : null;
+    if (bare !== null) processes.push(bare);
+    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url, bare: bare?.url ?? null };
     if (scenarios.some((s) => s.id === 'virtual-key')) await createVirtualKeyConfig(urls);
-    const underTest = { direct: null, floor, gateway } as const;
+    const underTest = { direct: null, floor, gateway, bare } as const;
 
     const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], cpuPerRequest: [], requests: 0, failures: 0, cpuMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
     for (const scenario of scenarios) await checkScenario(scenario, scenario.target(urls));
@@ -230,7 +259,7 @@ async function main(): Promise<number> {
         await warm(target, options.connections, round === 1 ? options.warmup : Math.min(0.3, options.warmup));
         const [procBefore, mockBefore] = await Promise.all([proc?.stats(), mock.stats()]);
         const started = performance.now();
-        const load = await throughput(target, options.connections, options.duration);
+        const load = await throughput(target, options.connections, options.duration, generator);
         const wallMicros = (performance.now() - started) * 1000;
         const [procAfter, mockAfter] = await Promise.all([proc?.stats(), mock.stats()]);
         await warm(target, 1, Math.min(0.3, options.warmup));
@@ -335,7 +364,7 @@ async function main(): Promise<number> {
     date: new Date().toISOString(),
     machine: host,
     layout,
-    options: { duration: options.duration, latencyDuration: options.latencyDuration, warmup: options.warmup, rounds: options.rounds, connections: options.connections, pinned, nodeFlags: options.nodeFlags, gatewayTuning: tuning },
+    options: { duration: options.duration, latencyDuration: options.latencyDuration, warmup: options.warmup, rounds: options.rounds, connections: options.connections, pinned, nodeFlags: options.nodeFlags, gatewayTuning: tuning, loadGenerator: options.loadGenerator },
     scenarios: results,
     compile,
     inline,

@@ -13,9 +13,12 @@ export interface Urls {
   mock: string;
   floor: string;
   gateway: string;
+  /** A second gateway with the request log and metrics off: its routes claim no stage. Null when no scenario needs it. */
+  bare: string | null;
 }
 
-export type Via = 'direct' | 'floor' | 'gateway';
+/** `bare`: the gateway with the request log and metrics off (GATEWAY_REQUEST_LOG=off, GATEWAY_METRICS=off). */
+export type Via = 'direct' | 'floor' | 'gateway' | 'bare';
 
 export interface Scenario {
   id: string;
@@ -105,6 +108,10 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'direct', label: 'direct to mock', via: 'direct', streaming: false, floor: null, direct: null, target: (u) => direct(u) },
   { id: 'floor', label: 'floor proxy', via: 'floor', streaming: false, floor: null, direct: 'direct', target: (u) => floor(u) },
   { id: 'single', label: 'single', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-single'), expectLeaf: /^config$/ },
+  {
+    id: 'single-bare', label: 'single, no stage (log+metrics off)', via: 'bare', ...JSON_RUN,
+    target: (u) => gateway({ ...u, gateway: u.bare! }, 'bench-single'), expectLeaf: /^config$/,
+  },
   { id: 'fallback', label: 'fallback ×3, 1st ok', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback'), expectLeaf: /^config\.targets\[0\]$/ },
   { id: 'fallback-503', label: 'fallback, 1st 503', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback-503'), expectLeaf: /^config\.targets\[1\]$/ },
   { id: 'loadbalance', label: 'loadbalance ×4', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-loadbalance'), expectLeaf: /^config\.targets\[[0-3]\]$/ },

@@ -5,7 +5,7 @@ import type { InlineResult } from './inline-bench.ts';
 export interface ScenarioNumbers {
   id: string;
   label: string;
-  via: 'direct' | 'floor' | 'gateway';
+  via: 'direct' | 'floor' | 'gateway' | 'bare';
   streaming: boolean;
   requestsPerSecond: number;
   ratioToFloor: number | null;

@@ -20,6 +20,7 @@ import { SqlPromptStore } from './sql/sql-prompt-store.ts';
 import { SqlRateLimitPolicyStore } from './sql/sql-rate-limit-policy-store.ts';
 import { SqlResponseStore } from './sql/sql-response-store.ts';
 import { SqlRequestLogStore } from './sql/sql-request-log-store.ts';
+import { WorkerRequestLogStore } from './sqlite/worker-request-log-store.ts';
 import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
 import { SqliteDatabase } from './sqlite/sqlite-database.ts';
@@ -60,7 +61,9 @@ export interface OpenStoreOptions {
 /** The embedded SQLite store under `dataDir`, opened (and migrated) synchronously. */
 export function openStore(dataDir: string = DEFAULT_DATA_DIR, options: { changeFeed?: ChangeFeedOptions } = {}): GatewayStore {
   const dir = resolve(dataDir);
-  return composeStore(new SqliteDatabase(openSqliteDatabase(dir), join(dir, SQLITE_FILE_NAME)), options.changeFeed);
+  const db = new SqliteDatabase(openSqliteDatabase(dir), join(dir, SQLITE_FILE_NAME));
+  // Request-log batches are written by a worker thread's own connection: node:sqlite is synchronous.
+  return composeStore(db, options.changeFeed, new WorkerRequestLogStore(dir, new SqlRequestLogStore(db)));
 }
 
 /** SQLite by default; PostgreSQL when `databaseUrl` is set. */
@@ -74,7 +77,7 @@ export async function openGatewayStore(options: OpenStoreOptions = {}): Promise<
 }
 
 /** Adding a record kind: one field above and one line here, for both backends (docs/store.md). */
-export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions): GatewayStore {
+export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions, requestLogs?: RequestLogStore & { close(): Promise<void> }): GatewayStore {
   const changes = new ChangeFeed(db, changeFeed);
   let closing: Promise<void> | null = null;
   return {
@@ -88,10 +91,10 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions): G
     files: new SqlFileStore(db),
     batches: new SqlBatchStore(db),
     responses: new SqlResponseStore(db),
-    requestLogs: new SqlRequestLogStore(db),
+    requestLogs: requestLogs ?? new SqlRequestLogStore(db),
     changes,
     close() {
-      closing ??= changes.close().finally(() => db.close());
+      closing ??= changes.close().then(() => requestLogs?.close()).finally(() => db.close());
       return closing;
     },
   };

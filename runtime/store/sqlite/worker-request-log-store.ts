@@ -1,0 +1,81 @@
+// RequestLogStore for SQLite whose inserts run in a worker thread (log-writer-worker.ts); reads,
+// rarer and answered to an admin, stay on the main connection. The worker starts on the first batch.
+import { Worker } from 'node:worker_threads';
+import type { RequestRecord } from '../../core/request-record.ts';
+import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
+import type { InsertReply } from './log-writer-worker.ts';
+
+export class WorkerRequestLogStore implements RequestLogStore {
+  readonly #dataDir: string;
+  readonly #reads: RequestLogStore;
+  #worker: Worker | null = null;
+  #next = 0;
+  readonly #pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  readonly #inFlight = new Set<Promise<void>>();
+
+  /** `reads`: the main connection's store, for list, get and retention. */
+  constructor(dataDir: string, reads: RequestLogStore) {
+    this.#dataDir = dataDir;
+    this.#reads = reads;
+  }
+
+  insert(records: readonly RequestRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    const worker = this.#started();
+    const id = this.#next++;
+    const done = new Promise<void>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage({ id, records });
+    });
+    const tracked = done.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
+    return done;
+  }
+
+  list(filter: RequestLogFilter, page: { after?: string; limit: number }): Promise<RequestLogPage> {
+    return this.#reads.list(filter, page);
+  }
+
+  get(id: string, visibleTo?: string): Promise<RequestRecord | null> {
+    return this.#reads.get(id, visibleTo);
+  }
+
+  deleteOlderThan(ms: number, batch: number): Promise<number> {
+    return this.#reads.deleteOlderThan(ms, batch);
+  }
+
+  /** Waits for the batches in flight, then stops the worker. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    if (worker === null) return;
+    await Promise.all(this.#inFlight);
+    this.#worker = null;
+    await worker.terminate();
+  }
+
+  #started(): Worker {
+    if (this.#worker !== null) return this.#worker;
+    const worker = new Worker(new URL('./log-writer-worker.ts', import.meta.url), { workerData: { dataDir: this.#dataDir } });
+    // Never what keeps a process alive: the writer's own shutdown flush waits for its batches.
+    worker.unref();
+    worker.on('message', (reply: InsertReply) => {
+      const waiting = this.#pending.get(reply.id);
+      if (waiting === undefined) return;
+      this.#pending.delete(reply.id);
+      if (reply.ok) waiting.resolve();
+      else waiting.reject(new Error(reply.message));
+    });
+    worker.on('error', (error) => this.#failAll(error));
+    worker.on('exit', () => {
+      if (this.#worker === worker) this.#worker = null;
+      this.#failAll(new Error('the request-log writer thread stopped'));
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #failAll(error: Error): void {
+    for (const waiting of this.#pending.values()) waiting.reject(error);
+    this.#pending.clear();
+  }
+}
