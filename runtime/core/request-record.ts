@@ -89,6 +89,12 @@ export function newRecordId(now = Date.now()): string {
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${count.slice(0, 3)}-8${count.slice(3, 6)}-${PROCESS_BITS}`;
 }
 
+/** The part of every id made at `ms` that comes before its counter: ids of earlier times sort below it, of `ms` and later above. */
+export function idPrefixAt(ms: number): string {
+  const time = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}`;
+}
+
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
 /** A record for a request that just arrived; the server and the stages fill in the rest. */

@@ -7,6 +7,7 @@ import type { RequestRecord } from '../core/request-record.ts';
 /** Distinct values a client-influenced label (model, provider, config) may take before the rest fold into `other`. */
 const MAX_LABEL_VALUES = 200;
 const OTHER = 'other';
+const MAX_CHILDREN = 10_000;
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** State read at scrape time, registered by whoever owns it. */
@@ -45,6 +46,12 @@ export class GatewayMetrics {
   readonly #inlineConfigs: Counter<'result'>;
 
   readonly #sources: MetricSources = {};
+  /**
+   * The label children of one kind of request, made once: prom-client hashes a label object on every
+   * inc/observe, which cost several µs per request; a child is one map lookup away.
+   */
+  readonly #children = new Map<string, RequestChildren>();
+  readonly #attempts = new Map<string, { observe(value: number): void }>();
 
   constructor(sources: MetricSources = {}) {
     this.addSources(sources);
@@ -84,23 +91,47 @@ export class GatewayMetrics {
     const provider = this.#providers.of(record.provider);
     const model = this.#models.of(record.modelAnswered ?? record.modelRequested);
     const statusClass = statusClassOf(record.status);
-    this.#requests.inc({ route_kind: record.routeKind, provider, model, status_class: statusClass, cache_status: record.cacheStatus ?? 'none' });
-    this.#duration.observe({ route_kind: record.routeKind, provider, status_class: statusClass }, record.latencyMs / 1000);
+    const cacheStatus = record.cacheStatus ?? 'none';
+    const key = `${record.routeKind}\u0000${provider}\u0000${model}\u0000${statusClass}\u0000${cacheStatus}`;
+    let children = this.#children.get(key);
+    if (children === undefined) {
+      children = {
+        requests: this.#requests.labels(record.routeKind, provider, model, statusClass, cacheStatus),
+        duration: this.#duration.labels(record.routeKind, provider, statusClass),
+        input: this.#tokens.labels(provider, model, 'input'),
+        output: this.#tokens.labels(provider, model, 'output'),
+        cachedInput: this.#tokens.labels(provider, model, 'cached_input'),
+        cost: this.#cost.labels(provider, model),
+      };
+      // Bounded like the labels themselves; a reset only costs the next requests a lookup.
+      if (this.#children.size >= MAX_CHILDREN) this.#children.clear();
+      this.#children.set(key, children);
+    }
+    children.requests.inc();
+    children.duration.observe(record.latencyMs / 1000);
     if (record.retries > 0) this.#retries.inc({ provider }, record.retries);
     const usage = record.usage;
     if (usage !== null) {
-      this.#tokens.inc({ provider, model, type: 'input' }, usage.inputTokens);
-      this.#tokens.inc({ provider, model, type: 'output' }, usage.outputTokens);
-      if (usage.cachedInputTokens > 0) this.#tokens.inc({ provider, model, type: 'cached_input' }, usage.cachedInputTokens);
+      children.input.inc(usage.inputTokens);
+      children.output.inc(usage.outputTokens);
+      if (usage.cachedInputTokens > 0) children.cachedInput.inc(usage.cachedInputTokens);
       if (record.costUsd === null) this.#unpriced.inc({ provider, model });
-      else this.#cost.inc({ provider, model }, record.costUsd);
+      else children.cost.inc(record.costUsd);
     }
   };
 
   /** One upstream attempt: provider, status (0: no response: a connection failure), and seconds to its headers. */
   observeAttempt(provider: string, status: number, seconds: number, fallback: boolean): void {
     const label = this.#providers.of(provider);
-    this.#upstream.observe({ provider: label, status_class: status === 0 ? 'error' : statusClassOf(status) }, seconds);
+    const statusClass = status === 0 ? 'error' : statusClassOf(status);
+    const key = `${label}\u0000${statusClass}`;
+    let child = this.#attempts.get(key);
+    if (child === undefined) {
+      if (this.#attempts.size >= MAX_CHILDREN) this.#attempts.clear();
+      child = this.#upstream.labels(label, statusClass);
+      this.#attempts.set(key, child);
+    }
+    child.observe(seconds);
     if (fallback) this.#fallbacks.inc({ provider: label });
   }
 
@@ -115,6 +146,15 @@ export class GatewayMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+interface RequestChildren {
+  requests: { inc(): void };
+  duration: { observe(value: number): void };
+  input: { inc(value: number): void };
+  output: { inc(value: number): void };
+  cachedInput: { inc(value: number): void };
+  cost: { inc(value: number): void };
 }
 
 function statusClassOf(status: number): string {

@@ -3,7 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
-import type { InsertReply } from './log-writer-worker.ts';
+import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
 
 export class WorkerRequestLogStore implements RequestLogStore {
   readonly #dataDir: string;
@@ -25,7 +25,7 @@ export class WorkerRequestLogStore implements RequestLogStore {
     const id = this.#next++;
     const done = new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, records });
+      worker.postMessage({ id, records: records.map((record) => JSON.stringify(record)) } satisfies InsertMessage);
     });
     const tracked = done.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
