@@ -126,7 +126,7 @@ class Emitter {
         switch (query.operator) {
           case '$regex': {
             const regex = name(`regex_${this.regexCount++}`);
-            this.declarations.push(js`const ${regex} = new RegExp(${query.value});`);
+            this.declarations.push(js`const ${regex} = rt.pattern(${query.value});`);
             return js`rt.matches(${field}, ${regex})`;
           }
           default:

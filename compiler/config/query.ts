@@ -2,6 +2,7 @@
 // Syntax: an object whose keys are `$and` / `$or` (arrays of queries) or fields (`metadata.<path>`,
 // `params.<path>`, `url.pathname`); a field's value is a bare value (meaning `$eq`) or an object of
 // operators, all of which must hold.
+import { checkPattern } from './linear-regex.ts';
 import type { ComparisonOperator, FieldRef, PlanQuery } from './route-plan.ts';
 import type { ConfigError } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
@@ -94,11 +95,12 @@ function checkOperand(operator: ComparisonOperator, operand: unknown, at: string
         errors.push({ code: 'CFG_INVALID_OPERAND', pointer: at, message: '$regex needs the pattern as a string.' });
         return false;
       }
-      try {
-        new RegExp(operand);
-        return true;
-      } catch (error) {
-        errors.push({ code: 'CFG_INVALID_REGEX', pointer: at, message: `Invalid regular expression ${JSON.stringify(operand)}: ${(error as Error).message}.` });
+      {
+        const check = checkPattern(operand);
+        if (check.ok) return true;
+        errors.push(check.unsupported
+          ? { code: 'CFG_REGEX_UNSUPPORTED', pointer: at, message: `The pattern ${JSON.stringify(operand)} needs backtracking (${check.message}); patterns run on a linear-time engine, which has no back-references or lookaround.` }
+          : { code: 'CFG_INVALID_REGEX', pointer: at, message: `Invalid regular expression ${JSON.stringify(operand)}: ${check.message}.` });
         return false;
       }
     default:

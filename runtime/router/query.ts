@@ -10,11 +10,14 @@
 //   inList(value, list)       $in           the value, or when it is an array any of its elements,
 //                                           deep-equals an entry of `list`; missing → false
 //   notInList(value, list)    $nin          !inList: a missing field is $nin any list
-//   matches(value, regex)     $regex        only strings match; the RegExp is precompiled by the emitter
+//   matches(value, pattern)   $regex        only strings match; the pattern is compiled once by the
+//                                           emitted router, on a linear-time engine (RE2 semantics)
 //
 // Values come from parsed JSON (request params, metadata), so no getters or cycles are expected.
 // compareEq recurses only as deep as both sides have structure, and the operand comes from the
 // config, so a deeply nested request value cannot exhaust the stack.
+
+import { type LinearPattern, testPattern } from '../../compiler/config/linear-regex.ts';
 
 const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
 
@@ -104,9 +107,6 @@ export function notInList(value: unknown, list: unknown): boolean {
   return !inList(value, list);
 }
 
-export function matches(value: unknown, regex: RegExp): boolean {
-  if (typeof value !== 'string') return false;
-  // A /g or /y regex carries lastIndex from one test to the next; every request starts fresh.
-  if (regex.global || regex.sticky) regex.lastIndex = 0;
-  return regex.test(value);
+export function matches(value: unknown, pattern: LinearPattern): boolean {
+  return typeof value === 'string' && testPattern(pattern, value);
 }

@@ -7,6 +7,7 @@ import type { UpstreamResponse } from '../upstream/types.ts';
 import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';
 import type { Outcome } from './outcome.ts';
+import { compilePattern } from '../../compiler/config/linear-regex.ts';
 import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from './query.ts';
 import { runWithRetries, type RetryOptions } from './retry.ts';
 import { fallbackOrder, pickWeighted } from './weighted-pick.ts';
@@ -69,6 +70,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   readonly notInList = notInList;
   readonly matches = matches;
   readonly field = readField;
+  readonly pattern = compilePattern;
 
   readonly #options: RouterRuntimeOptions<R>;
   readonly #breakerFreeGroups = new WeakMap<readonly (readonly LeafTarget[])[], BreakerFreeGroups | null>();

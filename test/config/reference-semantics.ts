@@ -1,6 +1,7 @@
 // A reference for the semantic rules (ARCHITECTURE §3 and §5: what JSON Schema cannot say), written
 // from the handbook rather than from compiler/config/semantic.ts. For a structurally valid config it
 // predicts every compile error as code + pointer; the checker must report exactly these.
+import { RE2JS } from 're2js';
 import { escapeToken } from './reference-validity.ts';
 
 export type Expected = { code: string; pointer: string };
@@ -110,6 +111,17 @@ function operatorRules(operator: string, operand: unknown, at: string, out: Expe
   else if (operator === '$regex') {
     if (typeof operand !== 'string') out.push({ code: 'CFG_INVALID_OPERAND', pointer: at });
     else if (!compiles(operand)) out.push({ code: 'CFG_INVALID_REGEX', pointer: at });
+    else if (!linear(operand)) out.push({ code: 'CFG_REGEX_UNSUPPORTED', pointer: at });
+  }
+}
+
+/** Patterns run on a linear-time engine (RE2): valid JavaScript that needs backtracking is refused. */
+function linear(pattern: string): boolean {
+  try {
+    RE2JS.compile(pattern);
+    return true;
+  } catch {
+    return false;
   }
 }
 

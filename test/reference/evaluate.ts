@@ -21,6 +21,8 @@
 //     number with number or string with string, nothing else. $in matches the value, or any element
 //     of an array value. $regex matches strings only, with no flags. Equality is deep JSON equality.
 
+import { RE2JS } from 're2js';
+
 export type Scripted = number | 'timeout' | 'connection error' | { status: number; headers?: Record<string, string> };
 
 /** Per leaf path, the answer of each try (index = retry number); past the end the last repeats; absent paths answer 200. */
@@ -347,7 +349,8 @@ function compare(operator: string, actual: unknown, operand: unknown): boolean {
     case '$nin':
       return !(present && inList(actual, operand as unknown[]));
     case '$regex':
-      return typeof actual === 'string' && new RegExp(operand as string).test(actual);
+      // Patterns have RE2's semantics (the gateway runs them on a linear-time engine).
+      return typeof actual === 'string' && RE2JS.compile(operand as string).matcher(actual).find();
     default:
       throw new Error(`unknown operator ${operator}`);
   }

@@ -112,7 +112,7 @@ const injectionArb: fc.Arbitrary<Injection> = fc
 
 /** Identifiers the emitter itself makes; anything else in the AST came from somewhere else. */
 const EMITTER_IDENTIFIER =
-  /^(?:rt|req|route|order|outcome|k|index|length|RegExp|(?:leaf|leaves|route|weights|groups|fallback_codes|call|regex|const)_\d+|leaf|attempt|pickWeighted|fallbackOrder|fallsBack|discard|field|matches|eq|ne|gt|gte|lt|lte|inList|notInList|metadata|params|url)$/;
+  /^(?:rt|req|route|order|outcome|k|index|length|RegExp|(?:leaf|leaves|route|weights|groups|fallback_codes|call|regex|const)_\d+|leaf|attempt|pickWeighted|fallbackOrder|fallsBack|discard|field|matches|pattern|eq|ne|gt|gte|lt|lte|inList|notInList|metadata|params|url)$/;
 
 /** Every string a user could have contributed: values and keys of the config, their `.` segments and lower-cased forms. */
 function userStrings(value: unknown, into = new Set<string>()): Set<string> {
