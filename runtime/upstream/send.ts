@@ -13,6 +13,7 @@ import {
 } from './errors.ts';
 import { requestHeadersForUpstream, responseHeadersForClient } from './hop-by-hop.ts';
 import { poolFor } from './pools.ts';
+import { GatewayError } from '../core/errors.ts';
 
 type DispatchController = Dispatcher.DispatchController;
 type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -103,6 +104,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   onResponseStart(controller: DispatchController, statusCode: number, headers: ResponseHeaders): void {
     if (statusCode < 200) return; // informational; the final status follows
+    if (statusCode > 599) {
+      // Not an HTTP status: a broken or hostile provider. A failed attempt (502), retried and fallen back like any.
+      const broken = new GatewayError('provider_invalid_response', `The provider answered with status ${statusCode}, which HTTP does not have.`);
+      this.#abort(broken);
+      this.#fail(broken);
+      return;
+    }
     this.status = statusCode;
     this.headers = responseHeadersForClient(headers);
     const length = headers['content-length'];
