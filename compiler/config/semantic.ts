@@ -1,5 +1,6 @@
 // The rules JSON Schema cannot say (ARCHITECTURE §5), checked over the whole target tree. Runs even
 // when the schema check failed, so one run reports every problem; hence every read is defensive.
+import { isNeverForwarded } from './forwarding.ts';
 import { MAX_RETRY_ATTEMPTS, MAX_TARGET_DEPTH, type ConfigError } from './errors.ts';
 import { isPlainObject, parseQuery } from './query.ts';
 import { didYouMean } from './suggest.ts';
@@ -17,6 +18,7 @@ function checkNode(node: unknown, at: string, depth: number, errors: ConfigError
     return;
   }
   checkRetry(node.retry, at, errors);
+  checkForwardHeaders(node.forward_headers, `${at}/forward_headers`, errors);
   checkStatusCodes(node.on_status_codes, `${at}/on_status_codes`, errors);
   if (isPlainObject(node.cb_config)) checkStatusCodes(node.cb_config.failure_status_codes, `${at}/cb_config/failure_status_codes`, errors);
 
@@ -83,6 +85,16 @@ function checkStrategy(strategy: Record<string, unknown>, targets: unknown[], at
       errors.push({ code: 'CFG_ALL_WEIGHTS_ZERO', pointer: `${at}/targets`, message: 'Every target has weight 0, so the loadbalancer could never pick one.', hint: 'give at least one target a positive weight (the default is 1)' });
     }
   }
+}
+
+/** The gateway's own headers (its key, its options, cloud credentials sent as x-gateway-*) never go to a provider. */
+function checkForwardHeaders(names: unknown, at: string, errors: ConfigError[]): void {
+  if (!Array.isArray(names)) return;
+  names.forEach((name, index) => {
+    if (typeof name === 'string' && isNeverForwarded(name)) {
+      errors.push({ code: 'CFG_FORWARD_HEADER_NOT_ALLOWED', pointer: `${at}/${index}`, message: `${JSON.stringify(name)} is one of the gateway's own headers, which are never sent to a provider.`, hint: 'remove it; provider settings go in the target\'s own fields' });
+    }
+  });
 }
 
 function checkRetry(retry: unknown, at: string, errors: ConfigError[]): void {

@@ -1,9 +1,10 @@
 // Parsing of the optional x-gateway-* request headers (SPEC §5.3). Each parser takes the raw value
 // as node:http delivers it and throws `invalid_header` naming the header on anything malformed.
 import { GatewayError } from './errors.ts';
+import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 
 // Every x-gateway-* header name the gateway reads or writes, declared once.
-export const GATEWAY_HEADER_PREFIX = 'x-gateway-';
+export { GATEWAY_HEADER_PREFIX } from '../../compiler/config/forwarding.ts';
 export const API_KEY_HEADER = 'x-gateway-api-key';
 export const TRACE_ID_HEADER = 'x-gateway-trace-id';
 export const CONFIG_HEADER = 'x-gateway-config';
@@ -103,6 +104,7 @@ export function parseForwardHeaders(value: string | undefined): readonly string[
     if (typeof name !== 'string' || !HEADER_NAME.test(name)) {
       throw invalid(FORWARD_HEADERS_HEADER, `must list valid header names; ${JSON.stringify(name)} is not one.`);
     }
+    if (isNeverForwarded(name)) throw invalid(FORWARD_HEADERS_HEADER, `names ${JSON.stringify(name)}: the gateway's own headers are never sent to a provider.`);
     const lower = name.toLowerCase();
     if (!result.includes(lower)) result.push(lower);
   }

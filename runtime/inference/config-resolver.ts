@@ -14,6 +14,9 @@ import type { Services } from '../pipeline/services.ts';
 import type { CircuitBreakers } from '../router/breaker.ts';
 
 
+/** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */
+const SAVED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
 export class ConfigResolver {
   readonly #deps: RouterDeps;
   readonly #saved = new Map<string, LoadedRouter>();
@@ -64,7 +67,7 @@ export class ConfigResolver {
     const trimmed = value.trim();
     if (!trimmed.startsWith('{')) {
       const saved = this.#saved.get(trimmed);
-      if (saved === undefined) throw new GatewayError('unknown_config_id', `No saved config has the ID "${trimmed}".`, CONFIG_HEADER);
+      if (saved === undefined) throw new GatewayError('unknown_config_id', SAVED_ID.test(trimmed) ? `No saved config has the ID "${trimmed}".` : `No saved config has that ID (${trimmed.length} characters, not echoed: it is no config ID this gateway could have).`, CONFIG_HEADER);
       return saved;
     }
     const router = this.#compileInline(trimmed);
@@ -107,7 +110,9 @@ export class ConfigResolver {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON: ${(error as Error).message}.`, CONFIG_HEADER);
+      // V8's message quotes the text; an inline config may hold credentials, so only the position is said.
+      const position = /position (\d+)/.exec((error as Error).message)?.[1];
+      throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON${position === undefined ? '' : ` (at character ${position})`}.`, CONFIG_HEADER);
     }
     const hash = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 24);
     const known = this.#inlineByHash.get(hash);
@@ -133,3 +138,4 @@ export function canonicalJson(value: unknown): string {
   const keys = Object.keys(value).sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
+

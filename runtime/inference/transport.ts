@@ -7,6 +7,7 @@ import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
+import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
@@ -153,7 +154,8 @@ export class InferenceTransport {
     for (const names of [PASSED_HEADERS, configForwarded, req.options.forwardHeaders]) {
       for (const name of names) {
         const value = incoming[name];
-        if (value !== undefined) headers[name] = value;
+        // Checked where the lists are made too; this is the last line of defence.
+        if (value !== undefined && !isNeverForwarded(name)) headers[name] = value;
       }
     }
     // The credential and the provider's own headers are the gateway's to set; a forwarded header never replaces them.

@@ -30,6 +30,12 @@ function node(config: unknown, at: string, depth: number, out: Expected[]): void
     statusCodes(retry.on_status_codes, `${at}/retry/on_status_codes`, out);
   }
   statusCodes(config.on_status_codes, `${at}/on_status_codes`, out);
+  // The gateway's own headers (x-gateway-*, any case) are never forwarded to a provider.
+  if (Array.isArray(config.forward_headers)) {
+    config.forward_headers.forEach((name, i) => {
+      if (typeof name === 'string' && /^x-gateway-/i.test(name)) out.push({ code: 'CFG_FORWARD_HEADER_NOT_ALLOWED', pointer: `${at}/forward_headers/${i}` });
+    });
+  }
   if (isObject(config.cb_config)) statusCodes(config.cb_config.failure_status_codes, `${at}/cb_config/failure_status_codes`, out);
 
   const targets = Array.isArray(config.targets) ? config.targets : null;

@@ -17,6 +17,8 @@ export { VENDOR_MOCK_KEY };
 export interface E2E {
   gateway: RunningGateway;
   mocks: VendorMock[];
+  /** The data directory (the SQLite store lives there). */
+  dataDir: string;
   /** Every finished request record, in the order the responses finished. */
   records: RequestRecord[];
   /** Waits until a record with this trace id is finished (records are written once the response closed). */
@@ -56,6 +58,7 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
   return {
     gateway,
     mocks,
+    dataDir: join(dir, 'data'),
     records,
     async recordOf(traceId) {
       for (let waited = 0; waited < 2000; waited += 5) {

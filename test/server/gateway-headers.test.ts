@@ -167,3 +167,12 @@ describe('over HTTP', () => {
     expect(errorOf(res).param).toBe('x-gateway-metadata');
   });
 });
+
+describe('x-gateway-forward-headers never forwards the gateway\'s own headers', () => {
+  it('refuses x-gateway-* names (the gateway key, cloud credentials sent as headers) with 400 invalid_header', () => {
+    for (const value of ['x-gateway-api-key', 'X-Gateway-Api-Key', 'x-request-id, x-gateway-cloudc-secret-access-key', '["x-gateway-config"]']) {
+      expect(() => parseForwardHeaders(value)).toThrow(/never sent to a provider/);
+    }
+    expect(parseForwardHeaders('x-request-id, X-Trace')).toEqual(['x-request-id', 'x-trace']);
+  });
+});

@@ -1,7 +1,7 @@
 // Opens the embedded store: one SQLite file under the data directory, WAL so readers never wait for a
 // writer, and a busy timeout so processes sharing the file (servers, `gateway keys`) wait for each
 // other's short write transactions instead of failing.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
@@ -13,13 +13,15 @@ const BUSY_TIMEOUT_MS = 5000;
 
 export function openSqliteDatabase(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true });
-  const db = new DatabaseSync(join(dataDir, SQLITE_FILE_NAME), { timeout: BUSY_TIMEOUT_MS });
+  const file = join(dataDir, SQLITE_FILE_NAME);
+  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     migrate(db, readMigrations(SQLITE_MIGRATIONS_DIR));
+    ownerOnly(file);
   } catch (err) {
     db.close();
     throw err;
@@ -44,4 +46,13 @@ function withBusyRetry(step: () => void): void {
       Atomics.wait(pause, 0, 0, 20);
     }
   }
+}
+
+/**
+ * The store holds key hashes, sealed credentials and request records: readable by the gateway's user
+ * only, like the master key (mode 0600), whatever the umask. The WAL and shared-memory files exist
+ * once the migrations wrote.
+ */
+function ownerOnly(file: string): void {
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
 }

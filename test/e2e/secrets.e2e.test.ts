@@ -1,0 +1,56 @@
+// What must never leave the gateway: its own headers are never forwarded to a provider (refused in
+// x-gateway-forward-headers and in configs), an inline config is never echoed whole in an error,
+// and the SQLite store's files are readable by their owner only.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
+import { type E2E, errorOf, GATEWAY_KEY, startE2E, target } from './harness.ts';
+
+const CHAT = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+
+describe('secrets', () => {
+  let e2e: E2E;
+
+  beforeAll(async () => {
+    e2e = await startE2E({ mocks: 1, configs: { chat: target(0) } });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it('refuses to forward the gateway key or any x-gateway-* header, and the provider never sees one', async () => {
+    for (const list of ['x-gateway-api-key', 'x-request-id, X-Gateway-Cloudc-Secret-Access-Key']) {
+      const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'chat', 'x-gateway-forward-headers': list, 'content-type': 'application/json' }, body: CHAT });
+      expect(res.status).toBe(400);
+      expect(await errorOf(res)).toMatchObject({ code: 'invalid_header', param: 'x-gateway-forward-headers' });
+    }
+    const inline = JSON.stringify({ ...target(0), forward_headers: ['x-gateway-api-key'] }).replace('{{mock0}}', e2e.mocks[0].baseURL);
+    const refused = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': inline, 'content-type': 'application/json' }, body: CHAT });
+    expect(refused.status).toBe(400);
+    expect((await errorOf(refused)).errors).toEqual([expect.objectContaining({ code: 'CFG_FORWARD_HEADER_NOT_ALLOWED', pointer: '/forward_headers/0' })]);
+
+    const ok = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'chat', 'x-gateway-forward-headers': 'x-request-id', 'x-request-id': 'r-1', 'content-type': 'application/json' }, body: CHAT });
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const seen = e2e.mocks[0].requests.flatMap((r) => Object.keys(r.headers));
+    expect(seen.filter((name) => name.startsWith('x-gateway-'))).toEqual([]);
+    expect(e2e.mocks[0].requests.some((r) => JSON.stringify(r.headers).includes(GATEWAY_KEY))).toBe(false);
+    expect(e2e.mocks[0].requests.at(-1)?.headers['x-request-id']).toBe('r-1');
+  });
+
+  it('never echoes an inline config whole in an error', async () => {
+    const secret = 'sk-live-0123456789abcdefSECRET';
+    for (const value of [`{"provider": "openai", "api_key": "${secret}", oops}`, `not-a-config-${secret}-and-then-a-long-tail-${'x'.repeat(100)}`]) {
+      const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': value, 'content-type': 'application/json' }, body: CHAT });
+      expect(res.status).toBe(400);
+      expect(await res.text()).not.toContain(secret);
+    }
+  });
+
+  it('keeps the SQLite store readable by its owner only', () => {
+    expect(e2e.gateway.store.backend).toBe('sqlite');
+    const file = join(e2e.dataDir, SQLITE_FILE_NAME);
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) expect((statSync(path).mode & 0o777).toString(8), path).toBe('600');
+  });
+});
