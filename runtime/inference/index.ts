@@ -17,7 +17,7 @@ import { GatewayMetrics } from '../telemetry/metrics.ts';
 import { upstreamPoolCount } from '../upstream/pools.ts';
 import { type TelemetrySettings, telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
-import { setConnectLookup } from '../upstream/pools.ts';
+import { configurePools, poolSettingsFromEnv, setConnectLookup } from '../upstream/pools.ts';
 
 export interface InferenceOptions {
   settings?: InferenceSettings;
@@ -38,6 +38,7 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
   const settings = options.settings ?? inferenceSettingsFromEnv();
   const hostPolicy = HostPolicy.fromEnv();
   setConnectLookup(hostPolicy.connectLookup);
+  configurePools(poolSettingsFromEnv());
   const transport = new InferenceTransport(options.providers ?? defaultProviders(), undefined, { hostPolicy });
   const breakers = new CircuitBreakers(new MemoryBreakerStore(), Date.now);
   const telemetry = options.telemetry ?? telemetrySettingsFromEnv();

@@ -1,5 +1,6 @@
-// One undici Pool per provider origin, created on first use and kept for the life of the process,
-// so keep-alive connections are reused across requests, configs and tenants.
+// One undici Pool per provider origin, created on first use and reused across requests, configs and
+// tenants, so keep-alive connections are shared. Origins come partly from clients (custom hosts), so
+// the number of pools is bounded: past `maxPools`, the least recently used idle pool is closed.
 import type { LookupFunction } from 'node:net';
 import { Pool } from './undici-pool.ts';
 
@@ -14,21 +15,44 @@ export interface PoolSettings {
   bodyTimeoutMs: number;
   /** TCP + TLS handshake budget. */
   connectTimeoutMs: number;
+  /** Pools kept at most (one per origin); past it the least recently used idle one is closed. */
+  maxPools: number;
 }
 
-// headers/body timeouts are a safety net against sockets that hang forever; the per-attempt
-// request_timeout is enforced by the router through the request's AbortSignal.
+// headers/body timeouts bound an upstream that never answers or stalls mid-body even when a config
+// sets no request_timeout (which the router enforces per attempt through the request's AbortSignal);
+// their expiry is a failed attempt (408) that retries and fallbacks move past.
 export const DEFAULT_POOL_SETTINGS: Readonly<PoolSettings> = Object.freeze({
   connections: 128,
   keepAliveTimeoutMs: 30_000,
-  headersTimeoutMs: 600_000,
-  bodyTimeoutMs: 600_000,
+  headersTimeoutMs: 60_000,
+  bodyTimeoutMs: 60_000,
   connectTimeoutMs: 10_000,
+  maxPools: 256,
 });
+
+/** GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS, GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS, GATEWAY_UPSTREAM_MAX_POOLS. */
+export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<PoolSettings> {
+  const changes: Partial<PoolSettings> = {};
+  const read = (name: string, key: keyof PoolSettings): void => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(raw)}`);
+    changes[key] = value;
+  };
+  read('GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS', 'headersTimeoutMs');
+  read('GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS', 'bodyTimeoutMs');
+  read('GATEWAY_UPSTREAM_MAX_POOLS', 'maxPools');
+  return changes;
+}
 
 let settings: PoolSettings = { ...DEFAULT_POOL_SETTINGS };
 let connectLookup: LookupFunction | undefined;
+/** Pools by the origin string as callers spell it (raw and normalised spellings share one pool). */
 const pools = new Map<string, Pool>();
+/** When each pool was last handed out (performance.now()): a number write per request, no Map reordering. */
+const lastUsed = new WeakMap<Pool, number>();
 
 function checkPositive(name: keyof PoolSettings, value: number): void {
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`pool setting ${name} must be a positive number, got ${value}`);
@@ -73,18 +97,43 @@ function createPool(origin: string): Pool {
  */
 export function poolFor(origin: string): Pool {
   const known = pools.get(origin);
-  if (known !== undefined) return known;
+  if (known !== undefined && !known.closed) {
+    lastUsed.set(known, performance.now());
+    return known;
+  }
   const url = new URL(origin);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TypeError(`upstream origin must be http or https, got ${url.protocol}`);
   }
   let pool = pools.get(url.origin);
   if (pool === undefined || pool.closed) {
+    if (upstreamPoolCount() >= settings.maxPools) evictOne();
     pool = createPool(url.origin);
     pools.set(url.origin, pool);
   }
   pools.set(origin, pool);
+  lastUsed.set(pool, performance.now());
   return pool;
+}
+
+/** Closes the least recently used pool with nothing in flight (all are busy: the oldest anyway, gracefully). */
+function evictOne(): void {
+  let victim: Pool | null = null;
+  let victimBusy = true;
+  let oldest = Infinity;
+  for (const pool of new Set(pools.values())) {
+    const used = lastUsed.get(pool) ?? 0;
+    const busy = pool.stats.running + pool.stats.pending > 0;
+    if ((victimBusy && !busy) || (busy === victimBusy && used < oldest)) {
+      victim = pool;
+      victimBusy = busy;
+      oldest = used;
+    }
+  }
+  if (victim === null) return;
+  for (const [key, pool] of pools) if (pool === victim) pools.delete(key);
+  // Requests still on it finish (close waits for them); new ones get a new pool.
+  void closeWithin(victim, 60_000);
 }
 
 /** How many upstream connection pools exist (one per origin): for /metrics. */

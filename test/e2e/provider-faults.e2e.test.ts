@@ -42,3 +42,39 @@ describe('a provider that answers with a status HTTP does not have', () => {
     expect(raw.requests - before).toBe(3);
   });
 });
+
+describe('a provider that never answers', () => {
+  let e2e: E2E;
+  let stalled: RawProvider;
+  const saved = process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS;
+
+  beforeAll(async () => {
+    stalled = await startRawProvider(() => ({ stall: true }));
+    // The server default is 60 s; a short one keeps the test fast and shows it is a setting.
+    process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS = '300';
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS;
+    else process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS = saved;
+    await e2e?.close();
+    await stalled?.close();
+  });
+
+  it('times out without a request_timeout, and the fallback answers', async () => {
+    const config = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ ...target(0), custom_host: stalled.baseURL }, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const started = performance.now();
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: CHAT });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    await res.arrayBuffer();
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('alone is answered 408 request_timeout', async () => {
+    const config = JSON.stringify({ ...target(0), custom_host: stalled.baseURL });
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: CHAT });
+    expect(res.status).toBe(408);
+    expect((await errorOf(res)).code).toBe('request_timeout');
+  });
+});

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock } from '../mocks/vendor/index.ts';
 import type { VendorMock } from '../mocks/vendor/index.ts';
-import { closeAllPools, configurePools, DEFAULT_POOL_SETTINGS, poolFor, poolSettings } from '../../runtime/upstream/pools.ts';
+import { closeAllPools, configurePools, DEFAULT_POOL_SETTINGS, poolFor, poolSettings, poolSettingsFromEnv, upstreamPoolCount } from '../../runtime/upstream/pools.ts';
 import { send } from '../../runtime/upstream/send.ts';
 import { chatStream, listModels } from './upstream-requests.ts';
 
@@ -67,5 +67,33 @@ describe('pools', () => {
     await closeAllPools(200);
     expect(Date.now() - started).toBeLessThan(2000);
     held.discard();
+  });
+});
+
+describe('the pool map is bounded', () => {
+  it('keeps at most maxPools pools, closing the least recently used idle one', async () => {
+    configurePools({ maxPools: 3 });
+    try {
+      const first = poolFor('http://127.0.0.1:40001');
+      poolFor('http://127.0.0.1:40002');
+      poolFor('http://127.0.0.1:40003');
+      poolFor('http://127.0.0.1:40001');
+      for (let port = 40004; port < 40060; port++) {
+        poolFor(`http://127.0.0.1:${port}`);
+        expect(upstreamPoolCount()).toBeLessThanOrEqual(3);
+      }
+      expect(first.closed || first.destroyed).toBe(true);
+      // A closed pool is never handed out: its origin gets a new one.
+      expect(poolFor('http://127.0.0.1:40001')).not.toBe(first);
+    } finally {
+      await closeAllPools();
+      configurePools(DEFAULT_POOL_SETTINGS);
+    }
+  });
+
+  it('reads its bounds and the upstream timeouts from the environment', () => {
+    expect(poolSettingsFromEnv({ GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '5000', GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '7000', GATEWAY_UPSTREAM_MAX_POOLS: '9' })).toEqual({ headersTimeoutMs: 5000, bodyTimeoutMs: 7000, maxPools: 9 });
+    expect(() => poolSettingsFromEnv({ GATEWAY_UPSTREAM_MAX_POOLS: '0' })).toThrow(/GATEWAY_UPSTREAM_MAX_POOLS/);
+    expect(DEFAULT_POOL_SETTINGS.headersTimeoutMs).toBe(60_000);
   });
 });
