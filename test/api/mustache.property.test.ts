@@ -3,7 +3,7 @@
 // the syntax errors a saved template is refused for.
 import { fc, test as propTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { MAX_RENDERED_LENGTH, MAX_SECTION_DEPTH, parseTemplate, renderNodes, RenderTooLargeError, TemplateSyntaxError, templateVariables } from '../../runtime/pipeline/prompt/mustache.ts';
+import { MAX_RENDER_STEPS, MAX_RENDERED_LENGTH, MAX_SECTION_DEPTH, parseTemplate, renderNodes, RenderTooLargeError, TemplateSyntaxError, templateVariables } from '../../runtime/pipeline/prompt/mustache.ts';
 
 const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
 const params = { numRuns: 200, seed };
@@ -90,5 +90,18 @@ describe('mustache prompt templates', () => {
     const template = parseTemplate('{{#l}}{{#l}}xx{{/l}}{{/l}}');
     expect(() => renderNodes(template, { l: big }, new Set())).toThrow(RenderTooLargeError);
     expect(MAX_RENDERED_LENGTH).toBeLessThan(2000 * 2000 * 2);
+  });
+});
+
+describe('render work is bounded', () => {
+  it('refuses nested sections that multiply past the step bound, quickly, even when they render nothing', () => {
+    const depth = 24;
+    const source = `${'{{#l}}'.repeat(depth)}${'{{/l}}'.repeat(depth)}`;
+    const nodes = parseTemplate(source);
+    const started = performance.now();
+    expect(() => renderNodes(nodes, { l: [1, 2] }, new Set())).toThrow(RenderTooLargeError);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(renderNodes(parseTemplate('{{#l}}{{.}}{{/l}}'), { l: [1, 2] }, new Set())).toBe('12');
+    expect(MAX_RENDER_STEPS).toBeGreaterThan(1000);
   });
 });

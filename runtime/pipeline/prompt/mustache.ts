@@ -24,6 +24,8 @@ export class TemplateSyntaxError extends Error {
 export const MAX_SECTION_DEPTH = 32;
 /** Rendering stops past this many characters: sections over arrays multiply the output. */
 export const MAX_RENDERED_LENGTH = 4_000_000;
+/** Template nodes visited while rendering, at most: bounds work that renders nothing (empty sections nested over lists). */
+export const MAX_RENDER_STEPS = 200_000;
 
 const NAME = /^(\.|[^\s{}#^/!&>=][^\s{}]*)$/;
 
@@ -103,13 +105,15 @@ export class RenderTooLargeError extends Error {
 /** Renders against `view`; `missing` collects variable names that resolved to nothing (each once). */
 export function renderNodes(nodes: readonly TemplateNode[], view: unknown, missing: Set<string>): string {
   const out: string[] = [];
-  const state = { length: 0 };
+  const state = { length: 0, steps: 0 };
   renderInto(nodes, [view], missing, out, state);
   return out.join('');
 }
 
-function renderInto(nodes: readonly TemplateNode[], stack: unknown[], missing: Set<string>, out: string[], state: { length: number }): void {
+function renderInto(nodes: readonly TemplateNode[], stack: unknown[], missing: Set<string>, out: string[], state: { length: number; steps: number }): void {
   for (const node of nodes) {
+    // Nested sections multiply: 24 levels over a 2-item list is 2^24 visits that output nothing.
+    if (++state.steps > MAX_RENDER_STEPS) throw new RenderTooLargeError(`Rendering the prompt takes more than ${MAX_RENDER_STEPS} steps (nested sections over lists multiply).`);
     let piece = '';
     if (node.kind === 'text') piece = node.text;
     else if (node.kind === 'variable') {
