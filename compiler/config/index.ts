@@ -15,19 +15,34 @@ export function checkConfig(value: unknown, configId = 'inline'): CheckResult {
   return { ok: true, plan: planConfig(value as Record<string, unknown>, configId) };
 }
 
+/**
+ * CFG_DUPLICATE_KEY for every key that appears twice in one object of `source` (valid JSON text),
+ * under `prefix` (e.g. `/config` when the config is a member of a request body). One rule
+ * everywhere: config files, inline configs and configs saved through the API.
+ */
+export function findDuplicateKeys(source: string, prefix = ''): ConfigError[] {
+  const parsed = parseWithPositions(source);
+  if (!parsed.ok) return [];
+  return duplicateKeyErrors(parsed.map.duplicates.filter(({ pointer }) => pointer === prefix || pointer.startsWith(`${prefix}/`)), prefix);
+}
+
+function duplicateKeyErrors(found: ReadonlyArray<{ pointer: string; position: { line: number; column: number } }>, prefix = ''): ConfigError[] {
+  return found.map(({ pointer, position }) => ({
+    code: 'CFG_DUPLICATE_KEY',
+    pointer: pointer.slice(prefix.length),
+    message: `The key "${pointer.slice(pointer.lastIndexOf('/') + 1)}" appears twice in the same object; only the last one would count.`,
+    hint: 'remove one of the two',
+    ...position,
+  }));
+}
+
 /** Checks config source text (a saved config file), locating every error at its line and column. */
 export function checkConfigSource(source: string, configId: string): CheckResult {
   const parsed = parseWithPositions(source);
   if (!parsed.ok) {
     return { ok: false, errors: [{ code: 'CFG_INVALID_JSON', configId, pointer: '', message: `Not valid JSON: ${parsed.message}.`, ...parsed.position }] };
   }
-  const duplicates: ConfigError[] = parsed.map.duplicates.map(({ pointer, position }) => ({
-    code: 'CFG_DUPLICATE_KEY',
-    pointer,
-    message: `The key "${pointer.slice(pointer.lastIndexOf('/') + 1)}" appears twice in the same object; only the last one would count.`,
-    hint: 'remove one of the two',
-    ...position,
-  }));
+  const duplicates = duplicateKeyErrors(parsed.map.duplicates);
   const result = checkConfig(parsed.value, configId);
   if (result.ok && duplicates.length === 0) return result;
   const errors = [...duplicates, ...(result.ok ? [] : result.errors)].map((error) => ({

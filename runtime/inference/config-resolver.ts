@@ -2,7 +2,7 @@
 // config (checked, planned and emitted once per distinct config, then cached), or the single-target
 // config that the provider headers describe.
 import { createHash } from 'node:crypto';
-import { checkConfig } from '../../compiler/config/index.ts';
+import { checkConfig, type ConfigError, findDuplicateKeys } from '../../compiler/config/index.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { RoutePlan } from '../core/plan.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
@@ -114,21 +114,27 @@ export class ConfigResolver {
       const position = /position (\d+)/.exec((error as Error).message)?.[1];
       throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON${position === undefined ? '' : ` (at character ${position})`}.`, CONFIG_HEADER);
     }
+    // Checked on the text before the canonical hash (which cannot see them): one rule everywhere.
+    const duplicates = findDuplicateKeys(text);
+    if (duplicates.length > 0) throw invalidConfig(duplicates);
     const hash = createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 24);
     const known = this.#inlineByHash.get(hash);
     this.#deps.services!.metrics?.inlineConfig(known !== undefined);
     if (known !== undefined) return known;
     const result = checkConfig(value, `inline:${hash}`);
-    if (!result.ok) {
-      const first = result.errors[0];
-      throw new GatewayError('invalid_config', `The config is not valid: ${first.message}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`, CONFIG_HEADER, {
-        errors: result.errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),
-      });
-    }
+    if (!result.ok) throw invalidConfig(result.errors);
     const router = buildRouter(result.plan, this.#deps);
     this.#inlineByHash.set(hash, router);
     return router;
   }
+}
+
+/** 400 `invalid_config` with every compile error (code, pointer, message, hint). */
+function invalidConfig(errors: readonly ConfigError[]): GatewayError {
+  const first = errors[0];
+  return new GatewayError('invalid_config', `The config is not valid: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, CONFIG_HEADER, {
+    errors: errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),
+  });
 }
 
 /** JSON with object keys sorted at every level: equal configs get equal text whatever their key order. */

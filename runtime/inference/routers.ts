@@ -66,7 +66,8 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   const route = createRouter(runtime);
   const readsBody = plan.readsBody || stagesReadBody(stages, plan);
   // The router reads params when the plan says so; a stage that rendered the body has set them already.
-  const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null || x.rawBody.length === 0 ? route(x) : x.json().then(() => route(x))) : route;
+  // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.
+  const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null ? route(x) : x.json().then(() => route(x))) : route;
   const fns = requestStages(stages, plan, services);
   return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
 }

@@ -183,6 +183,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   server.on('request', onRequest);
   server.on('clientError', onClientError);
+  // CONNECT never reaches 'request'; unanswered, node:http would just drop the socket.
+  server.on('connect', onConnect);
 
   return {
     server,
@@ -251,6 +253,17 @@ const CLIENT_ERRORS: Record<string, GatewayErrorCode> = {
   HPE_HEADER_OVERFLOW: 'headers_too_large',
   ERR_HTTP_REQUEST_TIMEOUT: 'client_request_timeout',
 };
+
+/** CONNECT (a proxy tunnel) is not something the gateway offers: 405 with the error body, then close. */
+function onConnect(_req: IncomingMessage, socket: Socket): void {
+  const error = new GatewayError('method_not_allowed', 'The gateway is not a proxy: CONNECT is not supported.');
+  const body = JSON.stringify(error.toBody());
+  socket.on('error', () => undefined);
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `${TRACE_ID_HEADER}: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 /** Requests node:http could not parse never reach a handler; answer them with the same error body. */
 function onClientError(err: Error & { code?: string }, socket: Socket): void {

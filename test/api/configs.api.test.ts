@@ -75,6 +75,14 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     expect((await api.call('GET', '/v1/configs/keeps-old')).body).toMatchObject({ version: 1, config: VALID });
   });
 
+  it('refuses a config with a key twice (JSON.parse would keep the last silently), as gateway compile does', async () => {
+    const raw = '{"id": "dup", "config": {"provider": "openai", "api_key": "sk-a", "api_key": "sk-b"}}';
+    const created = await api.call('POST', '/v1/configs', { rawBody: raw, headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject({ code: 'invalid_config', errors: [expect.objectContaining({ code: 'CFG_DUPLICATE_KEY', pointer: '/api_key' })] });
+    expect((await api.call('GET', '/v1/configs/dup')).status).toBe(404);
+  });
+
   it('refuses bodies that are not configs and IDs that could not be sent in a header', async () => {
     for (const body of [{}, { config: [] }, { config: 'x' }, { id: 'bad id', config: VALID }, { id: 'a@b', config: VALID }, { config: VALID, extra: 1 }]) {
       const res = await api.call('POST', '/v1/configs', { body });

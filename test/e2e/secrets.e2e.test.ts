@@ -54,3 +54,46 @@ describe('secrets', () => {
     for (const path of [file, `${file}-wal`, `${file}-shm`]) expect((statSync(path).mode & 0o777).toString(8), path).toBe('600');
   });
 });
+
+describe('small edges', () => {
+  let e2e: E2E;
+
+  beforeAll(async () => {
+    e2e = await startE2E({
+      mocks: 1,
+      configs: { conditional: { strategy: { mode: 'conditional', conditions: [{ query: { 'params.model': 'x' }, then: 'a' }], default: 'a' }, targets: [{ name: 'a', ...target(0) }] } },
+    });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it('answers CONNECT with 405 and the error body instead of dropping the socket', async () => {
+    const { connect } = await import('node:net');
+    const url = new URL(e2e.gateway.url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 405 /);
+    expect(reply).toContain('"code":"method_not_allowed"');
+  });
+
+  it('refuses an empty body with 400 invalid_json on a route whose conditions read the body, and the provider sees nothing', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'conditional', 'content-type': 'application/json' }, body: '' });
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).code).toBe('invalid_json');
+    expect(e2e.mocks[0].requests.length).toBe(before);
+  });
+
+  it('refuses duplicate keys in inline configs and in configs saved through the API, as gateway compile does', async () => {
+    const inline = `{"provider": "openai", "api_key": "a", "api_key": "b", "custom_host": "${e2e.mocks[0].baseURL}"}`;
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': inline, 'content-type': 'application/json' }, body: CHAT });
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).errors).toEqual([expect.objectContaining({ code: 'CFG_DUPLICATE_KEY', pointer: '/api_key' })]);
+  });
+});

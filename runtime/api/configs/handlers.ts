@@ -2,7 +2,7 @@
 // as `gateway compile` (400 `invalid_config` with every compile error otherwise); after the write the
 // change feed installs the new router here at once and in every other process on its next poll.
 import { randomBytes } from 'node:crypto';
-import { checkConfig } from '../../../compiler/config/index.ts';
+import { checkConfig, type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
 import type { ConfigCreate, ConfigUpdate, SavedConfig, SavedConfigList } from '../../../generated/types.ts';
 import type { SavedConfigRecord } from '../../store/config-store.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
@@ -29,7 +29,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       if (catalog.file(id) !== undefined) {
         throw new GatewayError('resource_already_exists', `The ID "${id}" belongs to a config from the --configs folder.`, '/id');
       }
-      compileOrThrow(body.config, id);
+      compileOrThrow(body.config, id, await duplicatesIn(ctx));
       let record: SavedConfigRecord;
       try {
         record = await store.configs.create({ id, name: body.name ?? null, config: body.config });
@@ -67,7 +67,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       const id = pathParam(ctx, 'configId');
       notFromFile(id);
       const body = (await ctx.json()) as ConfigUpdate;
-      compileOrThrow(body.config, id);
+      compileOrThrow(body.config, id, await duplicatesIn(ctx));
       const record = await store.configs.update(id, { config: body.config, ...(body.name === undefined ? {} : { name: body.name }) });
       if (record === null) throw notFound('config', id, 'configId');
       await store.changes.refresh();
@@ -85,10 +85,16 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
   };
 }
 
+/** Keys the request body's `config` repeats (JSON.parse keeps the last, silently): refused as `gateway compile` refuses them. */
+async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
+  return findDuplicateKeys((await ctx.readBody()).toString('utf8'), '/config');
+}
+
 /** 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
-function compileOrThrow(config: Record<string, unknown>, id: string): void {
-  const result = checkConfig(config, id);
-  if (result.ok) return;
+function compileOrThrow(config: Record<string, unknown>, id: string, duplicates: readonly ConfigError[] = []): void {
+  const checked = checkConfig(config, id);
+  if (checked.ok && duplicates.length === 0) return;
+  const result = { errors: [...duplicates, ...(checked.ok ? [] : checked.errors)] };
   const first = result.errors[0];
   const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
   throw new GatewayError('invalid_config', `The config is not valid: ${first.message}${more}`, '/config', {
