@@ -5,14 +5,70 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { GatewayError } from '../core/errors.ts';
+import { METADATA_NAMES, METADATA_RANGES } from './metadata-endpoints.ts';
 
 export const ALLOWLIST_ENV = 'GATEWAY_CUSTOM_HOST_ALLOWLIST';
 
-/** Link-local (where cloud metadata services answer) and the IPv6 metadata address. */
+/** Where cloud metadata services answer (runtime/providers/metadata-endpoints.ts). */
 const BLOCKED = new BlockList();
-BLOCKED.addSubnet('169.254.0.0', 16, 'ipv4');
-BLOCKED.addSubnet('fe80::', 10, 'ipv6');
-BLOCKED.addAddress('fd00:ec2::254', 'ipv6');
+for (const range of METADATA_RANGES) BLOCKED.addSubnet(range.address, range.prefix, range.family);
+const BLOCKED_NAMES = new Set(METADATA_NAMES);
+
+/**
+ * Whether an address is a metadata address, in any spelling: IPv6 forms that carry an IPv4 address
+ * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) are
+ * judged by the IPv4 address inside them too.
+ */
+export function isMetadataAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return BLOCKED.check(address, 'ipv4');
+  if (family !== 6) return false;
+  if (BLOCKED.check(address, 'ipv6')) return true;
+  const embedded = embeddedIpv4(address);
+  return embedded !== null && BLOCKED.check(embedded, 'ipv4');
+}
+
+/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), or null. */
+export function embeddedIpv4(address: string): string | null {
+  const words = ipv6Words(address);
+  if (words === null) return null;
+  const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  const zeros = (from: number, to: number): boolean => words.slice(from, to).every((w) => w === 0);
+  // ::ffff:a.b.c.d and ::a.b.c.d (the unspecified and loopback addresses aside)
+  if (zeros(0, 5) && (words[5] === 0xffff || (words[5] === 0 && (words[6] !== 0 || words[7] > 1)))) return v4(words[6], words[7]);
+  // 64:ff9b::a.b.c.d (and the local-use 64:ff9b:1::/48)
+  if (words[0] === 0x64 && words[1] === 0xff9b) return v4(words[6], words[7]);
+  // 2002:AABB:CCDD::/48
+  if (words[0] === 0x2002) return v4(words[1], words[2]);
+  return null;
+}
+
+function ipv6Words(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted !== null) {
+    const parts = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${((parts[0] << 8) | parts[1]).toString(16)}:${((parts[2] << 8) | parts[3]).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 0) return null;
+  const words = [...left, ...Array.from({ length: tail === undefined ? 0 : missing }, () => '0'), ...right].map((w) => parseInt(w, 16));
+  return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : null;
+}
+
+/**
+ * A verdict without DNS, for what can be judged from the URL alone (an IP literal, a metadata name):
+ * saved configs and virtual keys are checked with it when written. Null when only DNS can tell.
+ */
+export function refusedWithoutLookup(url: URL): string | null {
+  const hostname = policyHostname(url);
+  if (BLOCKED_NAMES.has(hostname)) return `${hostname} is a cloud metadata name`;
+  if (isIP(hostname) !== 0 && isMetadataAddress(hostname)) return `${hostname} is a link-local or metadata address`;
+  return null;
+}
 
 const VERDICT_TTL_MS = 30_000;
 const VERDICT_LIMIT = 1000;
@@ -103,7 +159,7 @@ export class HostPolicy {
 
   #connectable(hostname: string, address: string): boolean {
     const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (!BLOCKED.check(address, type)) return true;
+    if (!isMetadataAddress(address)) return true;
     const name = hostname.toLowerCase().replace(/\.$/, '');
     return this.#names.has(name) || this.#suffixes.some((suffix) => name.endsWith(suffix)) || this.#ranges.check(address, type);
   }
@@ -134,6 +190,8 @@ export class HostPolicy {
   async #decide(hostname: string, now: number): Promise<Verdict> {
     const expires = now + VERDICT_TTL_MS;
     const namedAllowed = this.#names.has(hostname) || this.#suffixes.some((suffix) => hostname.endsWith(suffix));
+    // Refused by name, before DNS: inside a cloud these resolve to the metadata service.
+    if (!namedAllowed && BLOCKED_NAMES.has(hostname)) return { allowed: false, reason: `${hostname} is a cloud metadata name (allow it explicitly with ${ALLOWLIST_ENV})`, expires };
     let addresses: string[];
     if (isIP(hostname) !== 0) {
       addresses = [hostname];
@@ -150,7 +208,7 @@ export class HostPolicy {
       const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
       const listed = namedAllowed || this.#ranges.check(address, type);
       if (this.#restrictive && !listed) return { allowed: false, reason: `${hostname} is not on ${ALLOWLIST_ENV}`, expires };
-      if (!listed && BLOCKED.check(address, type)) {
+      if (!listed && isMetadataAddress(address)) {
         return { allowed: false, reason: `it resolves to the link-local or metadata address ${address} (allow it explicitly with ${ALLOWLIST_ENV})`, expires };
       }
     }

@@ -75,6 +75,16 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     expect((await api.call('GET', '/v1/configs/keeps-old')).body).toMatchObject({ version: 1, config: VALID });
   });
 
+  it('refuses a config whose custom_host is a metadata address or name when it is saved', async () => {
+    for (const host of ['http://100.100.100.200/v1', 'http://[64:ff9b::a9fe:a9fe]/v1', 'http://instance-data/v1']) {
+      const res = await api.call('POST', '/v1/configs', { body: { id: 'meta', config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'openai', api_key: 'k', custom_host: host }] } } });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'custom_host_not_allowed' });
+      expect(res.body.error.message).toContain('config.targets[1]');
+    }
+    expect((await api.call('GET', '/v1/configs/meta')).status).toBe(404);
+  });
+
   it('refuses a config with a key twice (JSON.parse would keep the last silently), as gateway compile does', async () => {
     const raw = '{"id": "dup", "config": {"provider": "openai", "api_key": "sk-a", "api_key": "sk-b"}}';
     const created = await api.call('POST', '/v1/configs', { rawBody: raw, headers: { 'content-type': 'application/json' } });

@@ -2,7 +2,8 @@
 // private ranges allowed by default, host names judged by every address they resolve to, and an
 // allow-list that, once set, admits only what it lists.
 import { describe, expect, it } from 'vitest';
-import { HostPolicy } from '../../runtime/providers/host-policy.ts';
+import { embeddedIpv4, HostPolicy, isMetadataAddress, refusedWithoutLookup } from '../../runtime/providers/host-policy.ts';
+import { METADATA_NAMES, METADATA_RANGES } from '../../runtime/providers/metadata-endpoints.ts';
 import { startProviderGateway } from './gateway.ts';
 
 const fakeDns = (table: Record<string, string[]>) => async (host: string) => {
@@ -118,5 +119,50 @@ describe('through the gateway', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('metadata endpoints, in every spelling', () => {
+  const noDns = async (): Promise<string[]> => {
+    throw new Error('no DNS in this test');
+  };
+
+  it.each(METADATA_RANGES.map((range) => [range.address, range.why] as const))('refuses the range of %s (%s)', async (address) => {
+    const policy = new HostPolicy([], { resolve: noDns });
+    const host = address.includes(':') ? `[${address}]` : address;
+    await expect(policy.check(new URL(`http://${host}/v1`), 'custom_host')).rejects.toMatchObject({ code: 'custom_host_not_allowed' });
+  });
+
+  it.each(METADATA_NAMES.map((name) => [name]))('refuses the name %s before any DNS lookup', async (name) => {
+    let looked = false;
+    const policy = new HostPolicy([], { resolve: async () => ((looked = true), ['93.184.216.34']) });
+    await expect(policy.check(new URL(`http://${name}/v1`), 'custom_host')).rejects.toMatchObject({ code: 'custom_host_not_allowed' });
+    await expect(policy.check(new URL(`http://${name.toUpperCase()}./v1`), 'custom_host')).rejects.toMatchObject({ code: 'custom_host_not_allowed' });
+    expect(looked).toBe(false);
+  });
+
+  it.each([
+    ['IPv4-compatible IPv6', 'http://[::169.254.169.254]/v1'],
+    ['IPv4-mapped IPv6', 'http://[::ffff:169.254.169.254]/v1'],
+    ['NAT64', 'http://[64:ff9b::a9fe:a9fe]/v1'],
+    ['6to4', 'http://[2002:a9fe:a9fe::1]/v1'],
+    ['Alibaba Cloud', 'http://100.100.100.200/v1'],
+    ['decimal IPv4', 'http://2852039166/v1'],
+  ])('refuses the %s spelling of a metadata address', async (_name, url) => {
+    const policy = new HostPolicy([], { resolve: noDns });
+    await expect(policy.check(new URL(url), 'custom_host')).rejects.toMatchObject({ code: 'custom_host_not_allowed' });
+    expect(refusedWithoutLookup(new URL(url))).not.toBeNull();
+  });
+
+  it('reads the IPv4 address inside IPv6 forms, and nothing from the others', () => {
+    expect(embeddedIpv4('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(embeddedIpv4('::a9fe:a9fe')).toBe('169.254.169.254');
+    expect(embeddedIpv4('64:ff9b::7f00:1')).toBe('127.0.0.1');
+    expect(embeddedIpv4('2002:c000:0204::')).toBe('192.0.2.4');
+    expect(embeddedIpv4('::1')).toBeNull();
+    expect(embeddedIpv4('2001:db8::1')).toBeNull();
+    expect(isMetadataAddress('::ffff:127.0.0.1')).toBe(false);
+    expect(refusedWithoutLookup(new URL('http://127.0.0.1:8080/v1'))).toBeNull();
+    expect(refusedWithoutLookup(new URL('https://api.example.com/v1'))).toBeNull();
   });
 });

@@ -119,6 +119,14 @@ describe('the virtual-keys API', () => {
     expect((await api('GET', '/v1/virtual-keys', undefined, inference)).status).toBe(403);
     expect((await api('GET', '/v1/virtual-keys/vk-nope')).status).toBe(404);
   });
+
+  it('refuses a custom_host that is a metadata address or name when the key is saved, not only when it is used', async () => {
+    for (const host of ['http://169.254.169.254/v1', 'http://[::169.254.169.254]/v1', 'http://metadata.google.internal/v1']) {
+      const res = await api('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'k', custom_host: host });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'custom_host_not_allowed', param: '/custom_host' });
+    }
+  });
 });
 
 describe('using virtual keys and slugs', () => {

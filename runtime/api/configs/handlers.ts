@@ -3,6 +3,8 @@
 // change feed installs the new router here at once and in every other process on its next poll.
 import { randomBytes } from 'node:crypto';
 import { checkConfig, type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
+import type { PlanNode } from '../../core/plan.ts';
+import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import type { ConfigCreate, ConfigUpdate, SavedConfig, SavedConfigList } from '../../../generated/types.ts';
 import type { SavedConfigRecord } from '../../store/config-store.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
@@ -85,6 +87,23 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
   };
 }
 
+/** A saved config naming a metadata address or name as custom_host is refused when saved, not only when used. */
+function refuseMetadataHosts(node: PlanNode): void {
+  if (node.kind === 'strategy') {
+    node.targets.forEach(refuseMetadataHosts);
+    return;
+  }
+  if (node.customHost === null) return;
+  let url: URL;
+  try {
+    url = new URL(node.customHost);
+  } catch {
+    return;
+  }
+  const refused = refusedWithoutLookup(url);
+  if (refused !== null) throw new GatewayError('custom_host_not_allowed', `The custom host ${url.host} (${node.path}) is not allowed: ${refused}.`, '/config');
+}
+
 /** Keys the request body's `config` repeats (JSON.parse keeps the last, silently): refused as `gateway compile` refuses them. */
 async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
   return findDuplicateKeys((await ctx.readBody()).toString('utf8'), '/config');
@@ -93,7 +112,10 @@ async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
 /** 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
 function compileOrThrow(config: Record<string, unknown>, id: string, duplicates: readonly ConfigError[] = []): void {
   const checked = checkConfig(config, id);
-  if (checked.ok && duplicates.length === 0) return;
+  if (checked.ok && duplicates.length === 0) {
+    refuseMetadataHosts(checked.plan.root);
+    return;
+  }
   const result = { errors: [...duplicates, ...(checked.ok ? [] : checked.errors)] };
   const first = result.errors[0];
   const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';

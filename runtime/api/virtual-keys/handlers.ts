@@ -1,6 +1,7 @@
 // `/v1/virtual-keys`: create, list, retrieve, update and delete stored provider credentials (admin
 // scope). The credential and secret options are sealed before they reach the store and are never
 // returned, not even by the call that created them: responses name which secrets a key holds.
+import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { serviceAccountOf } from '../../providers/cloudb/token.ts';
@@ -189,4 +190,7 @@ function checkUrl(value: string): void {
     throw badField('/custom_host', 'custom_host must be an http(s) URL.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField('/custom_host', 'custom_host must be an http(s) URL.');
+  // Refused when saved, not only when used: what the URL alone shows (a metadata address or name).
+  const refused = refusedWithoutLookup(url);
+  if (refused !== null) throw new GatewayError('custom_host_not_allowed', `The custom host ${url.host} is not allowed: ${refused}.`, '/custom_host');
 }
