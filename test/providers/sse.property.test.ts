@@ -1,9 +1,9 @@
 // The SSE parser the stream mappers read providers with: any line endings, any chunking (inside
 // multi-byte characters too), comments and unknown fields ignored.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
-import { SseParser } from '../../runtime/providers/shared/sse.ts';
+import { MAX_SSE_EVENT_CHARS, SseEventTooLargeError, SseParser } from '../../runtime/providers/shared/sse.ts';
 
 const line = fc.string({ maxLength: 30, unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
 const eventArb = fc.record({ event: fc.option(fc.stringMatching(/^[a-z_]{1,12}$/), { nil: undefined }), data: fc.array(line, { minLength: 1, maxLength: 3 }) });
@@ -31,4 +31,30 @@ describe('SSE parser', () => {
       expect(out).toEqual(events.map((e) => ({ event: e.event ?? 'message', data: e.data.join('\n') })));
     },
   );
+});
+
+describe('SSE parsing stays linear and bounded', () => {
+  it('reads a 20 MB data line that arrives in 64 KiB chunks in linear time', () => {
+    const parser = new SseParser(32 * 1024 * 1024);
+    const payload = 'x'.repeat(20 * 1024 * 1024);
+    const bytes = Buffer.from(`event: big\ndata: ${payload}\n\n`);
+    const started = performance.now();
+    const events = [];
+    for (let at = 0; at < bytes.length; at += 64 * 1024) events.push(...parser.push(bytes.subarray(at, at + 64 * 1024)));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(events).toHaveLength(1);
+    expect(events[0].data.length).toBe(payload.length);
+  });
+
+  it('refuses an event past the bound instead of buffering on', () => {
+    const parser = new SseParser(1024);
+    expect(() => {
+      for (let i = 0; i < 100; i++) parser.push(Buffer.from(`data: ${'y'.repeat(100)}`));
+    }).toThrow(SseEventTooLargeError);
+    const lines = new SseParser(1024);
+    expect(() => {
+      for (let i = 0; i < 100; i++) lines.push(Buffer.from(`data: ${'z'.repeat(100)}\n`));
+    }).toThrow(SseEventTooLargeError);
+    expect(MAX_SSE_EVENT_CHARS).toBeGreaterThanOrEqual(1024 * 1024);
+  });
 });
