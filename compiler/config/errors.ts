@@ -26,7 +26,7 @@ export const CONFIG_ERRORS = {
   CFG_ALL_WEIGHTS_ZERO: 'Every target of a loadbalance strategy has weight 0, so none could ever be picked.',
   CFG_TOO_MANY_RETRIES: '`retry.attempts` is above the maximum of 5.',
   CFG_INVALID_STATUS_CODE: 'A status code must be an integer from 100 to 599.',
-  CFG_TOO_DEEP: 'Targets are nested deeper than the gateway allows.',
+  CFG_TOO_DEEP: 'Targets are nested deeper than the gateway allows, or the config nests arrays and objects too deeply.',
   CFG_SCHEMA_VIOLATION: 'The value breaks a rule of the config schema.',
 } as const;
 

@@ -1,5 +1,6 @@
 // The programmatic face of the config compiler, shared by `gateway compile` and by the runtime for
 // inline configs: the same check → plan (→ emit) pipeline for both.
+import { MAX_CONFIG_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import { checkConfigErrors } from './check.ts';
 import type { ConfigError } from './errors.ts';
 import { locate, parseWithPositions } from './json-locate.ts';
@@ -10,6 +11,8 @@ export type CheckResult = { ok: true; plan: RoutePlan } | { ok: false; errors: C
 
 /** Checks a parsed config value and plans it. */
 export function checkConfig(value: unknown, configId = 'inline'): CheckResult {
+  // Before any walk over it (the schema validator, the semantic rules) could overflow the stack.
+  if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) return { ok: false, errors: [configTooDeep()] };
   const errors = checkConfigErrors(value);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, plan: planConfig(value as Record<string, unknown>, configId) };
@@ -34,6 +37,11 @@ function duplicateKeyErrors(found: ReadonlyArray<{ pointer: string; position: { 
     hint: 'remove one of the two',
     ...position,
   }));
+}
+
+/** CFG_TOO_DEEP for a config that nests more than MAX_CONFIG_DEPTH levels of arrays and objects. */
+export function configTooDeep(): ConfigError {
+  return { code: 'CFG_TOO_DEEP', pointer: '', message: `The config nests more than ${MAX_CONFIG_DEPTH} levels of arrays and objects.` };
 }
 
 /** Checks config source text (a saved config file), locating every error at its line and column. */

@@ -16,6 +16,7 @@ export const GATEWAY_ERRORS = {
   resource_not_found: { status: 404, type: 'not_found_error', message: 'No such resource.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This endpoint does not accept that method.' },
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  json_too_deep: { status: 400, type: 'invalid_request_error', message: 'The JSON nests too deeply.' },
   invalid_request_body: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid for this endpoint.' },
   invalid_query: { status: 400, type: 'invalid_request_error', message: 'The query string is not valid for this endpoint.' },
   invalid_header: { status: 400, type: 'invalid_request_error', message: 'A gateway header is not valid.' },

@@ -2,12 +2,13 @@
 // config (checked, planned and emitted once per distinct config, then cached), or the single-target
 // config that the provider headers describe.
 import { createHash } from 'node:crypto';
-import { checkConfig, type ConfigError, findDuplicateKeys } from '../../compiler/config/index.ts';
+import { checkConfig, type ConfigError, configTooDeep, findDuplicateKeys } from '../../compiler/config/index.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { RoutePlan } from '../core/plan.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CONFIG_HEADER } from '../core/gateway-headers.ts';
+import { MAX_CONFIG_DEPTH, nestsDeeperThan } from '../../compiler/config/json-depth.ts';
 import { LruMap } from './lru.ts';
 import { buildRouter, defaultServices, type LoadedRouter, type RouterDeps } from './routers.ts';
 import type { Services } from '../pipeline/services.ts';
@@ -114,6 +115,8 @@ export class ConfigResolver {
       const position = /position (\d+)/.exec((error as Error).message)?.[1];
       throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON${position === undefined ? '' : ` (at character ${position})`}.`, CONFIG_HEADER);
     }
+    // Before any walk over it (canonical JSON, the validator) could overflow the stack.
+    if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) throw invalidConfig([configTooDeep()]);
     // Checked on the text before the canonical hash (which cannot see them): one rule everywhere.
     const duplicates = findDuplicateKeys(text);
     if (duplicates.length > 0) throw invalidConfig(duplicates);

@@ -6,6 +6,7 @@ import type { ApiKeyRecord } from '../store/api-key-store.ts';
 import { newRequestRecord, type RequestRecord } from '../core/request-record.ts';
 import { readRequestBody } from './body.ts';
 import { GatewayError } from '../core/errors.ts';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../compiler/config/json-depth.ts';
 import {
   CACHE_FORCE_REFRESH_HEADER,
   CACHE_NAMESPACE_HEADER,
@@ -158,6 +159,7 @@ export class RequestContext {
       const detail = body.length === 0 ? 'the body is empty' : (err as Error).message;
       throw new GatewayError('invalid_json', `The request body is not valid JSON: ${detail}.`);
     }
+    if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new GatewayError('json_too_deep', `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`);
     const name = this.route?.bodyValidator;
     if (name !== undefined && this.settings.validators !== null) validateBody(this.settings.validators.get(name), value);
     return value;

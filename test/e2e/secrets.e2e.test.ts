@@ -97,3 +97,32 @@ describe('small edges', () => {
     expect((await errorOf(res)).errors).toEqual([expect.objectContaining({ code: 'CFG_DUPLICATE_KEY', pointer: '/api_key' })]);
   });
 });
+
+describe('JSON nested thousands deep', () => {
+  let e2e: E2E;
+
+  beforeAll(async () => {
+    e2e = await startE2E({ mocks: 1, configs: { chat: target(0) } });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it('is a 400 with a stable code, never a 500, in bodies and in inline configs', async () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    // A body the gateway parses (completions are always checked); an unparsed body is only forwarded, never walked.
+    const body = `{"model":"m","prompt":"hi","logit_bias":${deep(5000)}}`;
+    const viaBody = await e2e.fetch('/v1/completions', { method: 'POST', headers: { 'x-gateway-config': 'chat', 'content-type': 'application/json' }, body });
+    expect(viaBody.status).toBe(400);
+    expect((await errorOf(viaBody)).code).toBe('json_too_deep');
+
+    const nestedTargets = (n: number): string => (n === 0 ? '{"virtual_key":"v"}' : `{"strategy":{"mode":"fallback"},"targets":[${nestedTargets(n - 1)}]}`);
+    for (const config of [nestedTargets(1000), `{"virtual_key":"v","override_params":${deep(3000)}}`]) {
+      const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: CHAT });
+      expect(res.status).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe('invalid_config');
+      expect(error.errors).toEqual([expect.objectContaining({ code: 'CFG_TOO_DEEP' })]);
+    }
+  });
+});
