@@ -49,6 +49,7 @@ Environment:
   GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS  longest wait for a provider's response headers (default 60000)
   GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS     longest silence between a provider's body chunks (default 60000)
   GATEWAY_UPSTREAM_MAX_POOLS   upstream connection pools kept at most (default 256)
+  GATEWAY_UPSTREAM_MAX_BYTES   largest provider answer held in memory (default 33554432)
   GATEWAY_PRICING_FILE         a model catalog file whose models are added over the built-in prices
   GATEWAY_REQUEST_LOG          off: store no request records (default on; docs/observability.md)
   GATEWAY_LOG_RETENTION_DAYS   days request records are kept (default 30; 0 keeps them)

@@ -56,6 +56,7 @@ export const GATEWAY_ERRORS = {
   internal_error: { status: 500, type: 'server_error', message: 'The gateway failed unexpectedly.' },
   provider_unreachable: { status: 502, type: 'provider_error', message: 'The provider could not be reached.' },
   upstream_stream_broken: { status: 502, type: 'provider_error', message: 'The provider stream ended before it was complete.' },
+  provider_response_too_large: { status: 502, type: 'provider_error', message: 'The provider\'s answer is larger than the gateway holds in memory.' },
   provider_invalid_response: { status: 502, type: 'provider_error', message: 'The provider\'s answer is not a valid HTTP answer.' },
   provider_contract_violation: { status: 502, type: 'provider_error', message: 'The provider\'s answer does not match its schema.' },
   not_ready: { status: 503, type: 'server_error', message: 'The gateway is starting or shutting down.' },

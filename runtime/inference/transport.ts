@@ -7,6 +7,7 @@ import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
+import { bufferedResponse } from '../pipeline/answers.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -125,7 +126,8 @@ export class InferenceTransport {
       signal,
     });
     const mapping = prepared.response;
-    return mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));
+    const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));
+    return WHOLE_ANSWERS.has(req.endpoint) ? answered.then(wholeAnswer) : answered;
   }
 
   /** The virtual key or provider slug a leaf (or the request) names; 400 when it is not stored. */
@@ -197,6 +199,46 @@ interface CustomHost {
 }
 
 const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Endpoints whose non-streamed answers are JSON the client reads whole. */
+const WHOLE_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+
+/**
+ * A 2xx non-streamed JSON answer is read whole (bounded by GATEWAY_UPSTREAM_MAX_BYTES) before the
+ * client sees a byte of it: a body that breaks, is cut short, or is not a JSON object is a failed
+ * attempt (502 provider_invalid_response) that retries and fallbacks move past, never a 200 with a
+ * truncated or garbled body. Streams and error answers flow as they are.
+ */
+function wholeAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | UpstreamResponse {
+  if (response.status < 200 || response.status >= 300) return response;
+  const type = response.headers['content-type'];
+  if (typeof type === 'string' && type.startsWith('text/event-stream')) return response;
+  return response.readAll().then(
+    (body) => {
+      if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', 'The provider answered 2xx with a body that is not a JSON object.');
+      const headers: Record<string, string | string[]> = { ...response.headers, 'content-length': String(body.length) };
+      delete headers['transfer-encoding'];
+      return bufferedResponse(response.status, headers, body);
+    },
+    (error: unknown) => {
+      if (error instanceof GatewayError) throw error;
+      throw new GatewayError('provider_invalid_response', `The provider's answer broke off: ${(error as Error).message}`);
+    },
+  );
+}
+
+/** A JSON object's first and last non-space bytes (cheap: no parse; HTML, text and cut bodies fail it). */
+function looksLikeJsonObject(body: Buffer): boolean {
+  let start = 0;
+  let end = body.length - 1;
+  while (start <= end && isSpace(body[start])) start++;
+  while (end >= start && isSpace(body[end])) end--;
+  return start < end && body[start] === 0x7b && body[end] === 0x7d;
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
 
 /** Header options, then the stored integration's, then the leaf's: later ones win. One object only when needed. */
 function providerOptions(

@@ -17,6 +17,8 @@ export interface PoolSettings {
   connectTimeoutMs: number;
   /** Pools kept at most (one per origin); past it the least recently used idle one is closed. */
   maxPools: number;
+  /** The largest answer body the gateway holds in memory (to transform it, or to commit it whole); past it, 502. */
+  maxBufferedBytes: number;
 }
 
 // headers/body timeouts bound an upstream that never answers or stalls mid-body even when a config
@@ -29,6 +31,7 @@ export const DEFAULT_POOL_SETTINGS: Readonly<PoolSettings> = Object.freeze({
   bodyTimeoutMs: 60_000,
   connectTimeoutMs: 10_000,
   maxPools: 256,
+  maxBufferedBytes: 32 * 1024 * 1024,
 });
 
 /** GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS, GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS, GATEWAY_UPSTREAM_MAX_POOLS. */
@@ -44,6 +47,7 @@ export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Parti
   read('GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS', 'headersTimeoutMs');
   read('GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS', 'bodyTimeoutMs');
   read('GATEWAY_UPSTREAM_MAX_POOLS', 'maxPools');
+  read('GATEWAY_UPSTREAM_MAX_BYTES', 'maxBufferedBytes');
   return changes;
 }
 

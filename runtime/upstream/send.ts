@@ -12,7 +12,7 @@ import {
   duringBodyError,
 } from './errors.ts';
 import { requestHeadersForUpstream, responseHeadersForClient } from './hop-by-hop.ts';
-import { poolFor } from './pools.ts';
+import { poolFor, poolSettings } from './pools.ts';
 import { GatewayError } from '../core/errors.ts';
 
 type DispatchController = Dispatcher.DispatchController;
@@ -85,6 +85,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   #chunks: Buffer[] = [];
   #drained = 0;
   #undecidedBytes = 0;
+  /** Bytes held for a reader (readAll): bounded by maxBufferedBytes. */
+  #collected = 0;
   #res: ServerResponse | null = null;
   #finished: Settler<Buffer | undefined> | null = null;
   #drainTimer: ReturnType<typeof setTimeout> | undefined = undefined;
@@ -133,6 +135,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
         return;
       }
       case 'collect':
+        this.#collected += chunk.length;
+        if (this.#collected > poolSettings().maxBufferedBytes) {
+          this.#tooLarge();
+          return;
+        }
         this.#chunks.push(chunk);
         return;
       case 'discard':
@@ -213,6 +220,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     const consumed = this.#claim<Buffer>('collect');
     if (consumed !== null) return consumed;
     const done = this.#whenFinished() as Promise<Buffer>;
+    // What arrived before a consumer was chosen counts too; a declared length past the bound fails now.
+    this.#collected = this.#undecidedBytes;
+    const limit = poolSettings().maxBufferedBytes;
+    if (this.#collected > limit || this.#declaredLength > limit) {
+      this.#tooLarge();
+      return done;
+    }
     if (this.#phase === 'ended') {
       this.onResponseEnd();
     } else {
@@ -281,6 +295,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     } else if (!this.#controller.aborted) {
       this.#controller.abort(error);
     }
+  }
+
+  #tooLarge(): void {
+    const reason = new GatewayError('provider_response_too_large', `The provider's answer is larger than the ${poolSettings().maxBufferedBytes} bytes the gateway holds in memory (GATEWAY_UPSTREAM_MAX_BYTES).`);
+    this.#abort(reason);
+    this.#fail(reason);
   }
 
   #clientGone(): void {

@@ -78,3 +78,62 @@ describe('a provider that never answers', () => {
     expect((await errorOf(res)).code).toBe('request_timeout');
   });
 });
+
+describe('a provider whose answer breaks', () => {
+  let e2e: E2E;
+  const providers: RawProvider[] = [];
+  const broken: Record<string, () => string> = {
+    'HTML': () => httpAnswer(200, '<html><body>Bad gateway</body></html>').replace('application/json', 'text/html'),
+    'invalid JSON': () => httpAnswer(200, '{"id": "chatcmpl-1", "choices": ['),
+    'a body cut short (5,000 bytes declared, 37 sent)': () => httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.co', 5000),
+    'broken chunked encoding': () => 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n10\r\n{"id":"chatcmpl-\r\nZZ\r\n',
+  };
+
+  beforeAll(async () => {
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await Promise.all(providers.map((p) => p.close()));
+  });
+
+  for (const [name, answer] of Object.entries(broken)) {
+    it(`falls back past ${name}, and alone answers 502 provider_invalid_response (never a 200 with a cut body)`, async () => {
+      const raw = await startRawProvider(() => ({ bytes: answer() }));
+      providers.push(raw);
+      const fallback = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ ...target(0), custom_host: raw.baseURL }, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+      const ok = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': fallback, 'content-type': 'application/json' }, body: CHAT });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+      expect(((await ok.json()) as { object: string }).object).toBe('chat.completion');
+
+      const alone = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: raw.baseURL }), 'content-type': 'application/json' }, body: CHAT });
+      expect(alone.status).toBe(502);
+      expect((await errorOf(alone)).code).toBe('provider_invalid_response');
+    });
+  }
+});
+
+describe('a provider whose answer is larger than the gateway holds', () => {
+  let e2e: E2E;
+  let raw: RawProvider;
+  const saved = process.env.GATEWAY_UPSTREAM_MAX_BYTES;
+
+  beforeAll(async () => {
+    raw = await startRawProvider(() => ({ bytes: httpAnswer(200, `{"id":"big","pad":"${'x'.repeat(200_000)}"}`) }));
+    process.env.GATEWAY_UPSTREAM_MAX_BYTES = '65536';
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.GATEWAY_UPSTREAM_MAX_BYTES;
+    else process.env.GATEWAY_UPSTREAM_MAX_BYTES = saved;
+    await e2e?.close();
+    await raw?.close();
+  });
+
+  it('answers 502 provider_response_too_large past GATEWAY_UPSTREAM_MAX_BYTES', async () => {
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: raw.baseURL }), 'content-type': 'application/json' }, body: CHAT });
+    expect(res.status).toBe(502);
+    expect((await errorOf(res)).code).toBe('provider_response_too_large');
+  });
+});
