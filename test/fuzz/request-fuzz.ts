@@ -1,0 +1,67 @@
+// The request fuzzer: fast-check generates hostile requests (methods, paths, gateway headers, inline
+// configs, bodies) against a real gateway in front of a misbehaving provider, and checks what must
+// hold whatever a client sends: no 5xx but 502/503/504 (a broken provider), every gateway error body
+// well formed, and the process still answering. `npm test` runs a bounded number of cases;
+// `npm run fuzz -- --runs N` runs as many as asked.
+import { fc } from '@fast-check/vitest';
+import type { E2E } from '../e2e/harness.ts';
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
+const PATHS = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/models', '/v1/logs', '/v1/configs', '/v1/files', '/v1/health', '/metrics', '/v1/x/../../etc/passwd', '/%ff', '/v1/%00'];
+const HEADERS = ['x-gateway-config', 'x-gateway-provider', 'x-gateway-custom-host', 'x-gateway-metadata', 'x-gateway-trace-id', 'x-gateway-request-timeout', 'x-gateway-forward-headers', 'x-gateway-cache-namespace', 'x-gateway-virtual-key', 'traceparent', 'authorization', 'content-type'];
+
+const hostileString = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.constantFrom('{', '[]', 'null', '{"strategy":{"mode":"fallback"},"targets":[]}', '{"provider":"openai","custom_host":"http://169.254.169.254"}', `${'['.repeat(300)}${']'.repeat(300)}`, '\u2028', '__proto__', '{"__proto__":{"x":1}}', 'x-gateway-api-key'),
+  fc.json({ maxDepth: 3 }),
+);
+
+export interface FuzzRequest {
+  method: (typeof METHODS)[number];
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.record({
+  method: fc.constantFrom(...METHODS),
+  path: fc.oneof(fc.constantFrom(...PATHS), fc.string({ maxLength: 30 }).map((s) => `/v1/${encodeURIComponent(s)}`)),
+  headers: fc.dictionary(fc.constantFrom(...HEADERS), hostileString.map((s) => s.replace(/[\r\n\0]/g, ' ')), { maxKeys: 5 }),
+  body: fc.option(fc.oneof(hostileString, fc.json({ maxDepth: 4 }), fc.constant('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')), { nil: undefined }),
+});
+
+/** Sends one request and checks the invariants; returns a description of what broke, or null. */
+export async function checkOne(e2e: E2E, request: FuzzRequest): Promise<string | null> {
+  const headers = { 'x-gateway-api-key': 'gw-e2e-key', ...request.headers };
+  let res: Response;
+  try {
+    res = await fetch(`${e2e.gateway.url}${request.path}`, {
+      method: request.method,
+      headers,
+      body: request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body,
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (error) {
+    // An invalid header value is refused by the client library itself, before sending: not the gateway's doing.
+    if (error instanceof TypeError && /header|ByteString|Headers/i.test(String(error.message) + String((error as { cause?: unknown }).cause))) return null;
+    return `no answer: ${(error as Error).message}`;
+  }
+  const text = await res.text();
+  if (res.status >= 500 && ![502, 503, 504].includes(res.status)) return `status ${res.status}: ${text.slice(0, 300)}`;
+  const type = res.headers.get('content-type') ?? '';
+  if (res.status >= 400 && type.startsWith('application/json') && request.method !== 'HEAD') {
+    let body: { error?: { message?: unknown; type?: unknown; code?: unknown } };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      return `status ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`;
+    }
+    const error = body.error;
+    if (error === undefined || typeof error.message !== 'string' || typeof error.type !== 'string' || (error.code !== null && typeof error.code !== 'string')) {
+      // A provider's own error passes through with its status; the gateway's own always has this shape.
+      if (!res.headers.has('x-gateway-provider')) return `malformed error body: ${text.slice(0, 200)}`;
+    }
+  }
+  if (!res.headers.has('x-gateway-trace-id')) return `no x-gateway-trace-id on ${res.status}`;
+  return null;
+}
