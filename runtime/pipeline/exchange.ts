@@ -9,8 +9,8 @@ import type { EndpointKind, ProviderOptions } from '../providers/types.ts';
 import type { RoutedRequest } from '../router/router-runtime.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 
-/** The x-gateway-* options and the few client headers that may go upstream, parsed once by the server. */
-export interface GatewayOptions {
+/** What the server parsed of the x-gateway-* option headers (RequestContext, or a stored request's headers). */
+export interface ParsedGatewayHeaders {
   traceId: string;
   metadata: Metadata;
   /** x-gateway-request-timeout: wins over the config's request_timeout. */
@@ -19,6 +19,10 @@ export interface GatewayOptions {
   forwardHeaders: readonly string[];
   cacheForceRefresh: boolean;
   cacheNamespace: string | null;
+}
+
+/** The x-gateway-* options and the few client headers that may go upstream, parsed once by the server. */
+export interface GatewayOptions extends ParsedGatewayHeaders {
   /** x-gateway-provider. */
   provider: string | null;
   /** x-gateway-custom-host. */

@@ -2,22 +2,12 @@
 // routing and provider headers, read here once. The client headers that may reach a provider are
 // copied out by name, so nothing below this point reads the client's header map.
 import type { IncomingHttpHeaders } from 'node:http';
-import { CUSTOM_HOST_HEADER, type Metadata, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import { CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { headerOptions } from '../providers/header-options.ts';
-import type { GatewayOptions } from './exchange.ts';
+import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
 
 /** Client headers every upstream call may carry, whatever the config says. */
 export const ALWAYS_PASSED_HEADERS: readonly string[] = ['content-type', 'accept', 'traceparent', 'tracestate', 'x-cloudb-ai-llm-request-type'];
-
-/** What the server parsed of the x-gateway-* headers (RequestContext, or a stored request's headers). */
-export interface ParsedGatewayHeaders {
-  traceId: string;
-  metadata: Metadata;
-  requestTimeoutMs: number | null;
-  forwardHeaders: readonly string[];
-  cacheForceRefresh: boolean;
-  cacheNamespace: string | null;
-}
 
 /**
  * `forwardedByConfig`: every header name some leaf of the router forwards (computed once per router),
