@@ -137,3 +137,48 @@ describe('a provider whose answer is larger than the gateway holds', () => {
     expect((await errorOf(res)).code).toBe('provider_response_too_large');
   });
 });
+
+describe('an endless stream through the messages-style adapter', () => {
+  let e2e: E2E;
+  let endless: RawProvider;
+
+  beforeAll(async () => {
+    const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    endless = await startRawProvider(() => ({
+      keepOpen: true,
+      // Headers and the first events, then nothing more: the stream never ends.
+      bytes: 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n' +
+        event('message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 0 } } }) +
+        event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } }),
+    }));
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await endless?.close();
+  });
+
+  it('gives the client its headers and the first chunk at once, without waiting for the end', async () => {
+    const config = JSON.stringify({ provider: 'anthropic', api_key: 'k', custom_host: endless.baseURL });
+    const controller = new AbortController();
+    const started = performance.now();
+    const res = await e2e.fetch('/v1/chat/completions', {
+      method: 'POST', signal: controller.signal,
+      headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('Hello')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString('utf8');
+    }
+    expect(text).toContain('"content":"Hello"');
+    expect(performance.now() - started).toBeLessThan(3000);
+    controller.abort();
+  });
+});
