@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, startE2E, target } from '../e2e/harness.ts';
 import { checkOne, fuzzRequest } from './request-fuzz.ts';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 
 describe('hostile requests', () => {
   let e2e: E2E;
