@@ -182,3 +182,36 @@ describe('an endless stream through the messages-style adapter', () => {
     controller.abort();
   });
 });
+
+describe('a broken answer through the messages-style adapter (which transforms it)', () => {
+  let e2e: E2E;
+  const providers: RawProvider[] = [];
+
+  beforeAll(async () => {
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await Promise.all(providers.map((p) => p.close()));
+  });
+
+  for (const [name, bytes] of [
+    ['invalid JSON', httpAnswer(200, '{"id": "msg_1", "content": [')],
+    ['text', httpAnswer(200, 'upstream says hello').replace('application/json', 'text/plain')],
+    ['a body cut short', httpAnswer(200, '{"id":"msg_1","type":"message"', 4000)],
+  ] as const) {
+    it(`is a failed attempt on ${name}: 502 alone, the fallback answers otherwise`, async () => {
+      const raw = await startRawProvider(() => ({ bytes }));
+      providers.push(raw);
+      const messages = { provider: 'anthropic', api_key: 'k', custom_host: raw.baseURL };
+      const alone = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify(messages), 'content-type': 'application/json' }, body: CHAT });
+      expect(alone.status).toBe(502);
+      expect((await errorOf(alone)).code).toBe('provider_invalid_response');
+      const fallback = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [messages, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+      const ok = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': fallback, 'content-type': 'application/json' }, body: CHAT });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+      await ok.arrayBuffer();
+    });
+  }
+});

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, startE2E, target } from '../e2e/harness.ts';
 import { httpAnswer, type RawAnswer, type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 80);
 const CHAT = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 
 const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(

@@ -10,7 +10,7 @@ real gateway in front of a mock provider and checks that none gets a 500, every 
 formed, and the gateway keeps answering. A failure prints the seed and the request.
 
 Options:
-  --runs N     cases of each fuzzer (default 10000; npm test runs 3000 requests and 200 providers)
+  --runs N     cases of each fuzzer (default 10000; npm test runs 3000 requests and 80 providers)
   --seed S     fast-check seed, to replay a failure
   -h, --help   show this help`;
 
