@@ -30,8 +30,11 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-/** `configs` may use `{{mock0}}`, `{{mock1}}` … for the mocks' base URLs (…/v1). */
-export async function startE2E(options: { mocks?: number; configs?: Record<string, unknown>; settings?: Partial<InferenceSettings> } = {}): Promise<E2E> {
+/**
+ * `env`: server settings read from the environment at start (GATEWAY_UPSTREAM_*, …), set while the
+ * gateway starts and restored after; `configs` may use `{{mock0}}` … for the mocks' base URLs.
+ */
+export async function startE2E(options: { mocks?: number; configs?: Record<string, unknown>; settings?: Partial<InferenceSettings>; env?: Record<string, string> } = {}): Promise<E2E> {
   const mocks: VendorMock[] = [];
   for (let i = 0; i < (options.mocks ?? 2); i++) mocks.push(await startVendorMock({ label: `mock${i}` }));
   const dir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
@@ -44,6 +47,8 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
   }
   const settings: InferenceSettings = { retryBaseMs: 1, retryMaxMs: 50, inlineConfigCacheSize: 100, ...options.settings };
   const records: RequestRecord[] = [];
+  const saved = Object.fromEntries(Object.keys(options.env ?? {}).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, options.env);
   const gateway = await startGateway({
     port: 0,
     dataDir: join(dir, 'data'),
@@ -54,6 +59,11 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
       setup.onRecord((record) => records.push(record));
       await setupInference(setup, { settings });
     },
+  }).finally(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
   return {
     gateway,

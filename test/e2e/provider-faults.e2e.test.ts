@@ -46,17 +46,13 @@ describe('a provider that answers with a status HTTP does not have', () => {
 describe('a provider that never answers', () => {
   let e2e: E2E;
   let stalled: RawProvider;
-  const saved = process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS;
 
   beforeAll(async () => {
     stalled = await startRawProvider(() => ({ stall: true }));
     // The server default is 60 s; a short one keeps the test fast and shows it is a setting.
-    process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS = '300';
-    e2e = await startE2E({ mocks: 1 });
+    e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300' } });
   });
   afterAll(async () => {
-    if (saved === undefined) delete process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS;
-    else process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS = saved;
     await e2e?.close();
     await stalled?.close();
   });
@@ -117,16 +113,12 @@ describe('a provider whose answer breaks', () => {
 describe('a provider whose answer is larger than the gateway holds', () => {
   let e2e: E2E;
   let raw: RawProvider;
-  const saved = process.env.GATEWAY_UPSTREAM_MAX_BYTES;
 
   beforeAll(async () => {
     raw = await startRawProvider(() => ({ bytes: httpAnswer(200, `{"id":"big","pad":"${'x'.repeat(200_000)}"}`) }));
-    process.env.GATEWAY_UPSTREAM_MAX_BYTES = '65536';
-    e2e = await startE2E({ mocks: 1 });
+    e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_MAX_BYTES: '65536' } });
   });
   afterAll(async () => {
-    if (saved === undefined) delete process.env.GATEWAY_UPSTREAM_MAX_BYTES;
-    else process.env.GATEWAY_UPSTREAM_MAX_BYTES = saved;
     await e2e?.close();
     await raw?.close();
   });

@@ -26,19 +26,12 @@ describe('a misbehaving provider', () => {
   let e2e: E2E;
   let raw: RawProvider;
   let next: RawAnswer = { stall: true };
-  const saved = { headers: process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS, idle: process.env.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS };
 
   beforeAll(async () => {
     raw = await startRawProvider(() => next);
-    process.env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS = '300';
-    process.env.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS = '300';
-    e2e = await startE2E({ mocks: 1 });
+    e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300', GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '300' } });
   });
   afterAll(async () => {
-    for (const [name, value] of [['GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS', saved.headers], ['GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS', saved.idle]] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
     await e2e?.close();
     await raw?.close();
   });
