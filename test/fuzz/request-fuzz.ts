@@ -3,6 +3,8 @@
 // hold whatever a client sends: no 5xx but 502/503/504 (a broken provider), every gateway error body
 // well formed, and the process still answering. `npm test` runs a bounded number of cases;
 // `npm run fuzz -- --runs N` runs as many as asked.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { fc } from '@fast-check/vitest';
 import type { E2E } from '../e2e/harness.ts';
 
@@ -64,4 +66,11 @@ export async function checkOne(e2e: E2E, request: FuzzRequest): Promise<string |
   }
   if (!res.headers.has('x-gateway-trace-id')) return `no x-gateway-trace-id on ${res.status}`;
   return null;
+}
+
+/** Bytes in use on the heap after a full collection (RSS would count what V8 keeps for later, and the test client's own). */
+export function liveHeap(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed;
 }
