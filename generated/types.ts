@@ -35,10 +35,16 @@ export type ChatStreamOptions = {
 export type RateLimitsPolicyType = 'requests' | 'tokens';
 export type RateLimitsPolicyUnit = 'rpm' | 'rph' | 'rpd';
 export type Conditions = {
+  /**
+   * What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>.
+   */
   key: string;
   value: string;
 }[];
 export type GroupBy = {
+  /**
+   * What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>.
+   */
   key: string;
 }[];
 export type RateLimitsPolicyStatus = 'active' | 'archived';
@@ -48,6 +54,9 @@ export type ResponseInclude =
  * @minItems 1
  */
 export type Conditions1 = {
+  /**
+   * What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>.
+   */
   key: string;
   value: string;
 }[];
@@ -55,6 +64,9 @@ export type Conditions1 = {
  * @minItems 1
  */
 export type GroupBy1 = {
+  /**
+   * What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>.
+   */
   key: string;
 }[];
 export type BatchStatus =
@@ -123,6 +135,7 @@ export interface GatewaySchemaTypes {
   Prompt: Prompt;
   RateLimitsPolicyCreated: RateLimitsPolicyCreated;
   RateLimitsPolicyList: RateLimitsPolicyList;
+  RateLimitsPolicyUsage: RateLimitsPolicyUsage;
   RateLimitsPolicy: RateLimitsPolicy;
   RenderedPrompt: RenderedPrompt;
   RequestLogList: RequestLogList;
@@ -133,6 +146,7 @@ export interface GatewaySchemaTypes {
   TextCompletion: TextCompletion;
   UsageLimitsPolicyCreated: UsageLimitsPolicyCreated;
   UsageLimitsPolicyList: UsageLimitsPolicyList;
+  UsageLimitsPolicyUsage: UsageLimitsPolicyUsage;
   UsageLimitsPolicy: UsageLimitsPolicy;
   VirtualKeyList: VirtualKeyList;
   VirtualKey: VirtualKey;
@@ -1360,6 +1374,33 @@ export interface RateLimitsPolicy {
   group_by?: GroupBy;
 }
 /**
+ * What a rate-limits policy counts now, per group (one group per distinct combination of its group_by values; groups with nothing left in the window are left out). Counted across every gateway process on one Redis, or in the answering process without Redis.
+ */
+export interface RateLimitsPolicyUsage {
+  object: 'list';
+  policy_id: string;
+  type: RateLimitsPolicyType;
+  unit: RateLimitsPolicyUnit;
+  value: number;
+  data: {
+    /**
+     * The group_by keys and this group's values (empty without group_by; "" where the request had no value).
+     */
+    group: {
+      [k: string]: string;
+    };
+    /**
+     * Requests or tokens counted in the sliding window.
+     */
+    used: number;
+    remaining: number;
+    /**
+     * Seconds until everything counted now has left the window.
+     */
+    reset_seconds: number;
+  }[];
+}
+/**
  * Response of the prompt render endpoint (SPEC §2.6, §4.2): `data` is a chat-completion request body that can be sent unchanged to POST /v1/chat/completions.
  */
 export interface RenderedPrompt {
@@ -1691,6 +1732,41 @@ export interface UsageLimitsPolicy {
   organisation_id: string;
   created_at: string;
   last_updated_at: string;
+}
+/**
+ * What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.
+ */
+export interface UsageLimitsPolicyUsage {
+  object: 'list';
+  policy_id: string;
+  type: 'cost' | 'tokens';
+  credit_limit: number;
+  alert_threshold: number | null;
+  periodic_reset: 'monthly' | 'weekly' | null;
+  period: {
+    /**
+     * `all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC).
+     */
+    id: string;
+    /**
+     * Unix seconds when the count starts again at zero; null when cumulative.
+     */
+    ends_at: number | null;
+  };
+  data: {
+    group: {
+      [k: string]: string;
+    };
+    /**
+     * USD (cost) or tokens used in the period.
+     */
+    used: number;
+    remaining: number;
+    /**
+     * True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded.
+     */
+    exhausted: boolean;
+  }[];
 }
 /**
  * A page of virtual keys, oldest first; `total` counts every key.

@@ -7813,8 +7813,178 @@ export const validateRateLimitsPolicyCreate = validate57;
 const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-create.json","title":"RateLimitsPolicyCreate","description":"Body of POST /v1/policies/rate-limits (create is not shown by SPEC; fields as §2.8). `workspace_id` and `organisation_id` default to the calling key's.","type":"object","required":["type","unit","value"],"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug; this gateway knows workspaces by UUID only."},"organisation_id":{"type":"string","format":"uuid"}}};
 const schema149 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
 const schema150 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
-const schema154 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
-const schema155 = {"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+const schema156 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"},"value":{"type":"string"}}}};
+const schema152 = {"type":"string","pattern":"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$","description":"What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>."};
+const pattern15 = new RegExp("^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$", "u");
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
+validate59.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((key0 === "key") || (key0 === "value"))){
+validate59.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate59.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.value !== undefined){
+const _errs7 = errors;
+if(typeof data0.value !== "string"){
+validate59.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema158 = {"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"}}}};
+
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate61.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((data0.key === undefined) && (missing0 = "key")){
+validate61.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!(key0 === "key")){
+validate61.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate61.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate61.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate61.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate61.errors = vErrors;
+return errors === 0;
+}
+validate61.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-create.json" */;
@@ -7913,75 +8083,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.conditions !== undefined){
-let data4 = data.conditions;
 const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(Array.isArray(data4)){
-var valid4 = true;
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-const _errs13 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing1;
-if(((data5.key === undefined) && (missing1 = "key")) || ((data5.value === undefined) && (missing1 = "value"))){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs15 = errors;
-for(const key1 in data5){
-if(!((key1 === "key") || (key1 === "value"))){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs15 === errors){
-if(data5.key !== undefined){
-const _errs16 = errors;
-if(typeof data5.key !== "string"){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data5.value !== undefined){
-const _errs18 = errors;
-if(typeof data5.value !== "string"){
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid5 = _errs18 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs13 === errors;
-if(!valid4){
-break;
-}
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
+if(!(validate59(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
 }
@@ -7990,70 +8095,23 @@ var valid0 = true;
 }
 if(valid0){
 if(data.group_by !== undefined){
-let data8 = data.group_by;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
-if(Array.isArray(data8)){
-var valid7 = true;
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
-const _errs23 = errors;
-if(errors === _errs23){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing2;
-if((data9.key === undefined) && (missing2 = "key")){
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
+const _errs11 = errors;
+if(!(validate61(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+errors = vErrors.length;
 }
-else {
-const _errs25 = errors;
-for(const key2 in data9){
-if(!(key2 === "key")){
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs25 === errors){
-if(data9.key !== undefined){
-if(typeof data9.key !== "string"){
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid7 = _errs23 === errors;
-if(!valid7){
-break;
-}
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs20 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.workspace_id !== undefined){
-let data11 = data.workspace_id;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data11 === "string"){
-if(func2(data11) < 1){
+let data6 = data.workspace_id;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
 validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -8063,19 +8121,19 @@ validate57.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/pr
 return false;
 }
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.organisation_id !== undefined){
-let data12 = data.organisation_id;
-const _errs30 = errors;
-if(errors === _errs30){
-if(errors === _errs30){
-if(typeof data12 === "string"){
-if(!(formats0.test(data12))){
+let data7 = data.organisation_id;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data7 === "string"){
+if(!(formats0.test(data7))){
 validate57.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
@@ -8086,7 +8144,7 @@ return false;
 }
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
@@ -8111,15 +8169,15 @@ return errors === 0;
 }
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyGetQuery = validate59;
-const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-get-query.json","title":"RateLimitsPolicyGetQuery","description":"Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).","type":"object","additionalProperties":false,"properties":{"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"}}};
+export const validateRateLimitsPolicyGetQuery = validate63;
+const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-get-query.json","title":"RateLimitsPolicyGetQuery","description":"Query of GET /v1/policies/rate-limits/{rateLimitsPolicyId} (SPEC §4.12).","type":"object","additionalProperties":false,"properties":{"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"}}};
 const schema151 = {"title":"RateLimitsPolicyStatus","enum":["active","archived"]};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8131,7 +8189,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "status")){
-validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8140,30 +8198,30 @@ if(_errs1 === errors){
 if(data.status !== undefined){
 let data0 = data.status;
 if(!((data0 === "active") || (data0 === "archived"))){
-validate59.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
+validate63.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 }
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate59.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyListQuery = validate60;
-const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-list-query.json","title":"RateLimitsPolicyListQuery","description":"Query of GET /v1/policies/rate-limits (SPEC §4.13, limits §8). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `page_size` and `current_page` are checked as integers.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"},"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
+export const validateRateLimitsPolicyListQuery = validate64;
+const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-list-query.json","title":"RateLimitsPolicyListQuery","description":"Query of GET /v1/policies/rate-limits (SPEC §4.13, limits §8). Query values arrive as strings; the server turns numeric strings into numbers before validating, so `page_size` and `current_page` are checked as integers.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"status":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus","default":"active"},"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8175,7 +8233,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "workspace_id") || (key0 === "status")) || (key0 === "type")) || (key0 === "unit")) || (key0 === "page_size")) || (key0 === "current_page"))){
-validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8187,12 +8245,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate60.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate64.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8206,7 +8264,7 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs4 = errors;
 if(!((data1 === "active") || (data1 === "archived"))){
-validate60.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
+validate64.errors = [{instancePath:instancePath+"/status",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyStatus/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8219,7 +8277,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(!((data2 === "requests") || (data2 === "tokens"))){
-validate60.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -8232,7 +8290,7 @@ if(data.unit !== undefined){
 let data3 = data.unit;
 const _errs8 = errors;
 if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
-validate60.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
+validate64.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -8245,13 +8303,13 @@ if(data.page_size !== undefined){
 let data4 = data.page_size;
 const _errs10 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate60.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate64.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate60.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate64.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8266,13 +8324,13 @@ if(data.current_page !== undefined){
 let data5 = data.current_page;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate60.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate64.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate60.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate64.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8290,23 +8348,191 @@ var valid0 = true;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyUpdate = validate61;
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-update.json","title":"RateLimitsPolicyUpdate","description":"Body of PUT /v1/policies/rate-limits/{rateLimitsPolicyId}: the fields to change (at least one); archived policies cannot change.","type":"object","minProperties":1,"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"}}};
+export const validateRateLimitsPolicyUpdate = validate65;
+const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/rate-limits-policy-update.json","title":"RateLimitsPolicyUpdate","description":"Body of PUT /v1/policies/rate-limits/{rateLimitsPolicyId}: the fields to change (at least one); archived policies cannot change.","type":"object","minProperties":1,"additionalProperties":false,"properties":{"type":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","minimum":0},"name":{"type":["string","null"],"maxLength":255},"conditions":{"$ref":"../resources/rate-limits-policy.json#/properties/conditions"},"group_by":{"$ref":"../resources/rate-limits-policy.json#/properties/group_by"}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
+validate66.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((key0 === "key") || (key0 === "value"))){
+validate66.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate66.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.value !== undefined){
+const _errs7 = errors;
+if(typeof data0.value !== "string"){
+validate66.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((data0.key === undefined) && (missing0 = "key")){
+validate68.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!(key0 === "key")){
+validate68.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate68.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+validate68.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/rate-limits-policy-update.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8316,14 +8542,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate61.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate65.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "type") || (key0 === "unit")) || (key0 === "value")) || (key0 === "name")) || (key0 === "conditions")) || (key0 === "group_by"))){
-validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8333,7 +8559,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(!((data0 === "requests") || (data0 === "tokens"))){
-validate61.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8346,7 +8572,7 @@ if(data.unit !== undefined){
 let data1 = data.unit;
 const _errs4 = errors;
 if(!(((data1 === "rpm") || (data1 === "rph")) || (data1 === "rpd"))){
-validate61.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
+validate65.errors = [{instancePath:instancePath+"/unit",schemaPath:"../resources/rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8361,12 +8587,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate61.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate65.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate65.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -8380,13 +8606,13 @@ if(data.name !== undefined){
 let data3 = data.name;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema162.properties.name.type},message:"must be string,null"}];
+validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema166.properties.name.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 255){
-validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
@@ -8398,75 +8624,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.conditions !== undefined){
-let data4 = data.conditions;
 const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(Array.isArray(data4)){
-var valid4 = true;
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-const _errs13 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing0;
-if(((data5.key === undefined) && (missing0 = "key")) || ((data5.value === undefined) && (missing0 = "value"))){
-validate61.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs15 = errors;
-for(const key1 in data5){
-if(!((key1 === "key") || (key1 === "value"))){
-validate61.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs15 === errors){
-if(data5.key !== undefined){
-const _errs16 = errors;
-if(typeof data5.key !== "string"){
-validate61.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data5.value !== undefined){
-const _errs18 = errors;
-if(typeof data5.value !== "string"){
-validate61.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid5 = _errs18 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-else {
-validate61.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs13 === errors;
-if(!valid4){
-break;
-}
-}
-}
-else {
-validate61.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../resources/rate-limits-policy.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
+if(!(validate66(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
 }
@@ -8475,59 +8636,12 @@ var valid0 = true;
 }
 if(valid0){
 if(data.group_by !== undefined){
-let data8 = data.group_by;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
-if(Array.isArray(data8)){
-var valid7 = true;
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
-const _errs23 = errors;
-if(errors === _errs23){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing1;
-if((data9.key === undefined) && (missing1 = "key")){
-validate61.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
+const _errs11 = errors;
+if(!(validate68(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
 }
-else {
-const _errs25 = errors;
-for(const key2 in data9){
-if(!(key2 === "key")){
-validate61.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs25 === errors){
-if(data9.key !== undefined){
-if(typeof data9.key !== "string"){
-validate61.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate61.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid7 = _errs23 === errors;
-if(!valid7){
-break;
-}
-}
-}
-else {
-validate61.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../resources/rate-limits-policy.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs20 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
@@ -8541,25 +8655,25 @@ var valid0 = true;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate61.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequestLogListQuery = validate62;
-const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","minLength":1,"description":"The last_id of the previous page."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
-const pattern15 = new RegExp("^metadata\\.[^.].*$", "u");
-const pattern16 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
+export const validateRequestLogListQuery = validate70;
+const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","minLength":1,"description":"The last_id of the previous page."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
+const pattern21 = new RegExp("^metadata\\.[^.].*$", "u");
+const pattern22 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/request-log-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8570,8 +8684,8 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((func1.call(schema167.properties, key0)) || (pattern15.test(key0)))){
-validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!((func1.call(schema173.properties, key0)) || (pattern21.test(key0)))){
+validate70.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8583,12 +8697,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate62.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate70.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8603,13 +8717,13 @@ let data1 = data.status;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern16.test(data1)){
-validate62.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/pattern",keyword:"pattern",params:{pattern: "^([1-5]xx|[1-5][0-9]{2})$"},message:"must match pattern \""+"^([1-5]xx|[1-5][0-9]{2})$"+"\""}];
+if(!pattern22.test(data1)){
+validate70.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/pattern",keyword:"pattern",params:{pattern: "^([1-5]xx|[1-5][0-9]{2})$"},message:"must match pattern \""+"^([1-5]xx|[1-5][0-9]{2})$"+"\""}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8625,12 +8739,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) < 1){
-validate62.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate70.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8646,12 +8760,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8667,12 +8781,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate62.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate70.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8688,12 +8802,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func2(data5) < 1){
-validate62.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate70.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8707,7 +8821,7 @@ if(data.cache_status !== undefined){
 let data6 = data.cache_status;
 const _errs14 = errors;
 if(!((((((data6 === "HIT") || (data6 === "MISS")) || (data6 === "SEMANTIC HIT")) || (data6 === "SEMANTIC MISS")) || (data6 === "REFRESH")) || (data6 === "DISABLED"))){
-validate62.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/enum",keyword:"enum",params:{allowedValues: schema167.properties.cache_status.enum},message:"must be equal to one of the allowed values"}];
+validate70.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/enum",keyword:"enum",params:{allowedValues: schema173.properties.cache_status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -8720,13 +8834,13 @@ if(data.from !== undefined){
 let data7 = data.from;
 const _errs15 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate62.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate70.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate62.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate70.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8741,13 +8855,13 @@ if(data.to !== undefined){
 let data8 = data.to;
 const _errs17 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate62.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate70.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate62.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate70.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8762,18 +8876,18 @@ if(data.limit !== undefined){
 let data9 = data.limit;
 const _errs19 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate62.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate70.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1000 || isNaN(data9)){
-validate62.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate70.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data9 < 1 || isNaN(data9)){
-validate62.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate70.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -8791,12 +8905,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(func2(data10) < 1){
-validate62.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate70.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate62.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8808,10 +8922,10 @@ var valid0 = true;
 if(valid0){
 var valid1 = true;
 for(const key1 in data){
-if(pattern15.test(key1)){
+if(pattern21.test(key1)){
 const _errs23 = errors;
 if(typeof data[key1] !== "string"){
-validate62.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5Emetadata%5C.%5B%5E.%5D.*%24/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate70.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5Emetadata%5C.%5B%5E.%5D.*%24/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs23 === errors;
@@ -8834,25 +8948,25 @@ break;
 }
 }
 else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate62.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResponseCreate = validate63;
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"safety_identifier":{"type":"string"}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
-const schema169 = {"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}};
-const schema171 = {"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}};
+export const validateResponseCreate = validate71;
+const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"safety_identifier":{"type":"string"}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
+const schema175 = {"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}};
+const schema177 = {"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/response-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8863,14 +8977,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model === undefined) && (missing0 = "model")){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema168.properties, key0))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema174.properties, key0))){
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8882,12 +8996,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate63.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate71.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9057,7 +9171,7 @@ if(data2.role !== undefined){
 let data4 = data2.role;
 const _errs21 = errors;
 if(!((((data4 === "user") || (data4 === "assistant")) || (data4 === "system")) || (data4 === "developer"))){
-const err8 = {instancePath:instancePath+"/input/" + i0+"/role",schemaPath:"#/$defs/ResponseInputItem/properties/role/enum",keyword:"enum",params:{allowedValues: schema169.properties.role.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/input/" + i0+"/role",schemaPath:"#/$defs/ResponseInputItem/properties/role/enum",keyword:"enum",params:{allowedValues: schema175.properties.role.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9224,7 +9338,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -9248,7 +9362,7 @@ if(data.instructions !== undefined){
 let data8 = data.instructions;
 const _errs32 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate63.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema168.properties.instructions.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema174.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs32 === errors;
@@ -9261,13 +9375,13 @@ if(data.previous_response_id !== undefined){
 let data9 = data.previous_response_id;
 const _errs34 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate63.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema168.properties.previous_response_id.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema174.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs34){
 if(typeof data9 === "string"){
 if(func2(data9) < 1){
-validate63.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate71.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -9282,7 +9396,7 @@ if(data.store !== undefined){
 let data10 = data.store;
 const _errs36 = errors;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-validate63.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema168.properties.store.type},message:"must be boolean,null"}];
+validate71.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema174.properties.store.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -9421,7 +9535,7 @@ else {
 vErrors.push(err26);
 }
 errors++;
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -9445,18 +9559,18 @@ if(data.temperature !== undefined){
 let data13 = data.temperature;
 const _errs50 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate63.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema168.properties.temperature.type},message:"must be number,null"}];
+validate71.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema174.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 2 || isNaN(data13)){
-validate63.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate71.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data13 < 0 || isNaN(data13)){
-validate63.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate71.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9472,18 +9586,18 @@ if(data.top_p !== undefined){
 let data14 = data.top_p;
 const _errs52 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate63.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema168.properties.top_p.type},message:"must be number,null"}];
+validate71.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema174.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 1 || isNaN(data14)){
-validate63.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate71.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data14 < 0 || isNaN(data14)){
-validate63.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate71.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9499,13 +9613,13 @@ if(data.max_output_tokens !== undefined){
 let data15 = data.max_output_tokens;
 const _errs54 = errors;
 if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
-validate63.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema168.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema174.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs54){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 1 || isNaN(data15)){
-validate63.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -9559,7 +9673,7 @@ const _errs64 = errors;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing6;
 if((data17.name === undefined) && (missing6 = "name")){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/then/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/then/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
@@ -9569,12 +9683,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data19 === "string"){
 if(func2(data19) < 1){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"#/$defs/ResponseCreateTool/then/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9588,7 +9702,7 @@ if(data17.description !== undefined){
 let data20 = data17.description;
 const _errs67 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"#/$defs/ResponseCreateTool/then/properties/description/type",keyword:"type",params:{type: schema171.then.properties.description.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"#/$defs/ResponseCreateTool/then/properties/description/type",keyword:"type",params:{type: schema177.then.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid18 = _errs67 === errors;
@@ -9601,7 +9715,7 @@ if(data17.parameters !== undefined){
 let data21 = data17.parameters;
 const _errs69 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/parameters",schemaPath:"#/$defs/ResponseCreateTool/then/properties/parameters/type",keyword:"type",params:{type: schema171.then.properties.parameters.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2+"/parameters",schemaPath:"#/$defs/ResponseCreateTool/then/properties/parameters/type",keyword:"type",params:{type: schema177.then.properties.parameters.type},message:"must be object,null"}];
 return false;
 }
 var valid18 = _errs69 === errors;
@@ -9614,7 +9728,7 @@ if(data17.strict !== undefined){
 let data22 = data17.strict;
 const _errs71 = errors;
 if((typeof data22 !== "boolean") && (data22 !== null)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/strict",schemaPath:"#/$defs/ResponseCreateTool/then/properties/strict/type",keyword:"type",params:{type: schema171.then.properties.strict.type},message:"must be boolean,null"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2+"/strict",schemaPath:"#/$defs/ResponseCreateTool/then/properties/strict/type",keyword:"type",params:{type: schema177.then.properties.strict.type},message:"must be boolean,null"}];
 return false;
 }
 var valid18 = _errs71 === errors;
@@ -9647,14 +9761,14 @@ else {
 vErrors.push(err28);
 }
 errors++;
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 if(errors === _errs59){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing7;
 if((data17.type === undefined) && (missing7 = "type")){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
@@ -9664,14 +9778,14 @@ props1.type = true;
 }
 if(data17.type !== undefined){
 if(typeof data17.type !== "string"){
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2+"/type",schemaPath:"#/$defs/ResponseCreateTool/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2+"/type",schemaPath:"#/$defs/ResponseCreateTool/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"#/$defs/ResponseCreateTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9682,7 +9796,7 @@ break;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate71.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9699,7 +9813,7 @@ const _errs76 = errors;
 let valid20 = false;
 const _errs77 = errors;
 if(!(((data24 === "none") || (data24 === "auto")) || (data24 === "required"))){
-const err29 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema168.properties.tool_choice.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema174.properties.tool_choice.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9765,7 +9879,7 @@ else {
 vErrors.push(err33);
 }
 errors++;
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -9789,7 +9903,7 @@ if(data.parallel_tool_calls !== undefined){
 let data26 = data.parallel_tool_calls;
 const _errs82 = errors;
 if((typeof data26 !== "boolean") && (data26 !== null)){
-validate63.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: schema168.properties.parallel_tool_calls.type},message:"must be boolean,null"}];
+validate71.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: schema174.properties.parallel_tool_calls.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs82 === errors;
@@ -9802,7 +9916,7 @@ if(data.truncation !== undefined){
 let data27 = data.truncation;
 const _errs84 = errors;
 if(!(((data27 === "auto") || (data27 === "disabled")) || (data27 === null))){
-validate63.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema168.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate71.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema174.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs84 === errors;
@@ -9815,7 +9929,7 @@ if(data.text !== undefined){
 let data28 = data.text;
 const _errs85 = errors;
 if((!(data28 && typeof data28 == "object" && !Array.isArray(data28))) && (data28 !== null)){
-validate63.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema168.properties.text.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema174.properties.text.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs85){
@@ -9827,20 +9941,20 @@ if(errors === _errs87){
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 let missing9;
 if((data29.type === undefined) && (missing9 = "type")){
-validate63.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+validate71.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
 return false;
 }
 else {
 if(data29.type !== undefined){
 if(typeof data29.type !== "string"){
-validate63.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9857,7 +9971,7 @@ if(data.reasoning !== undefined){
 let data31 = data.reasoning;
 const _errs91 = errors;
 if((!(data31 && typeof data31 == "object" && !Array.isArray(data31))) && (data31 !== null)){
-validate63.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema168.properties.reasoning.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema174.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs91 === errors;
@@ -9869,7 +9983,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs93 = errors;
 if(typeof data.user !== "string"){
-validate63.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs93 === errors;
@@ -9882,7 +9996,7 @@ if(data.stream !== undefined){
 let data33 = data.stream;
 const _errs95 = errors;
 if((typeof data33 !== "boolean") && (data33 !== null)){
-validate63.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema168.properties.stream.type},message:"must be boolean,null"}];
+validate71.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema174.properties.stream.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs95 === errors;
@@ -9895,7 +10009,7 @@ if(data.stream_options !== undefined){
 let data34 = data.stream_options;
 const _errs97 = errors;
 if((!(data34 && typeof data34 == "object" && !Array.isArray(data34))) && (data34 !== null)){
-validate63.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema168.properties.stream_options.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema174.properties.stream_options.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs97 === errors;
@@ -9908,7 +10022,7 @@ if(data.include !== undefined){
 let data35 = data.include;
 const _errs99 = errors;
 if((!(Array.isArray(data35))) && (data35 !== null)){
-validate63.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/type",keyword:"type",params:{type: schema168.properties.include.type},message:"must be array,null"}];
+validate71.errors = [{instancePath:instancePath+"/include",schemaPath:"#/properties/include/type",keyword:"type",params:{type: schema174.properties.include.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs99){
@@ -9918,7 +10032,7 @@ const len3 = data35.length;
 for(let i3=0; i3<len3; i3++){
 const _errs101 = errors;
 if(typeof data35[i3] !== "string"){
-validate63.errors = [{instancePath:instancePath+"/include/" + i3,schemaPath:"#/properties/include/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/include/" + i3,schemaPath:"#/properties/include/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid24 = _errs101 === errors;
@@ -9938,7 +10052,7 @@ if(data.background !== undefined){
 let data37 = data.background;
 const _errs103 = errors;
 if((typeof data37 !== "boolean") && (data37 !== null)){
-validate63.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema168.properties.background.type},message:"must be boolean,null"}];
+validate71.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema174.properties.background.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs103 === errors;
@@ -9951,7 +10065,7 @@ if(data.service_tier !== undefined){
 let data38 = data.service_tier;
 const _errs105 = errors;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate63.errors = [{instancePath:instancePath+"/service_tier",schemaPath:"#/properties/service_tier/type",keyword:"type",params:{type: schema168.properties.service_tier.type},message:"must be string,null"}];
+validate71.errors = [{instancePath:instancePath+"/service_tier",schemaPath:"#/properties/service_tier/type",keyword:"type",params:{type: schema174.properties.service_tier.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs105 === errors;
@@ -9964,18 +10078,18 @@ if(data.top_logprobs !== undefined){
 let data39 = data.top_logprobs;
 const _errs107 = errors;
 if((!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))) && (data39 !== null)){
-validate63.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/type",keyword:"type",params:{type: schema168.properties.top_logprobs.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/type",keyword:"type",params:{type: schema174.properties.top_logprobs.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs107){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 > 20 || isNaN(data39)){
-validate63.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
+validate71.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"}];
 return false;
 }
 else {
 if(data39 < 0 || isNaN(data39)){
-validate63.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate71.errors = [{instancePath:instancePath+"/top_logprobs",schemaPath:"#/properties/top_logprobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9991,13 +10105,13 @@ if(data.max_tool_calls !== undefined){
 let data40 = data.max_tool_calls;
 const _errs109 = errors;
 if((!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))) && (data40 !== null)){
-validate63.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/type",keyword:"type",params:{type: schema168.properties.max_tool_calls.type},message:"must be integer,null"}];
+validate71.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/type",keyword:"type",params:{type: schema174.properties.max_tool_calls.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs109){
 if((typeof data40 == "number") && (isFinite(data40))){
 if(data40 < 1 || isNaN(data40)){
-validate63.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/max_tool_calls",schemaPath:"#/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -10012,7 +10126,7 @@ if(data.prompt !== undefined){
 let data41 = data.prompt;
 const _errs111 = errors;
 if((!(data41 && typeof data41 == "object" && !Array.isArray(data41))) && (data41 !== null)){
-validate63.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: schema168.properties.prompt.type},message:"must be object,null"}];
+validate71.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: schema174.properties.prompt.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs111 === errors;
@@ -10024,7 +10138,7 @@ if(valid0){
 if(data.prompt_cache_key !== undefined){
 const _errs113 = errors;
 if(typeof data.prompt_cache_key !== "string"){
-validate63.errors = [{instancePath:instancePath+"/prompt_cache_key",schemaPath:"#/properties/prompt_cache_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/prompt_cache_key",schemaPath:"#/properties/prompt_cache_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs113 === errors;
@@ -10036,7 +10150,7 @@ if(valid0){
 if(data.safety_identifier !== undefined){
 const _errs115 = errors;
 if(typeof data.safety_identifier !== "string"){
-validate63.errors = [{instancePath:instancePath+"/safety_identifier",schemaPath:"#/properties/safety_identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/safety_identifier",schemaPath:"#/properties/safety_identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs115 === errors;
@@ -10073,24 +10187,24 @@ var valid0 = true;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateResponseGetQuery = validate64;
-const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
-const schema173 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
+export const validateResponseGetQuery = validate72;
+const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-get-query.json","title":"ResponseGetQuery","description":"Query of GET /v1/responses/{response_id} (SPEC §4.10). `include` is repeated in the query string (`include=a&include=b`, `include[]=a` also accepted by the server); a single value may arrive as a plain string.","type":"object","additionalProperties":false,"properties":{"include":{"anyOf":[{"$ref":"#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"#/$defs/ResponseInclude"}}]}},"$defs":{"ResponseInclude":{"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]}}};
+const schema179 = {"title":"ResponseInclude","enum":["file_search_call.results","message.input_image.image_url","computer_call_output.output.image_url"]};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/response-get-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10102,7 +10216,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "include")){
-validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10114,7 +10228,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 if(!(((data0 === "file_search_call.results") || (data0 === "message.input_image.image_url")) || (data0 === "computer_call_output.output.image_url"))){
-const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema173.enum},message:"must be equal to one of the allowed values"};
+const err0 = {instancePath:instancePath+"/include",schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema179.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10134,7 +10248,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs8 = errors;
 if(!(((data1 === "file_search_call.results") || (data1 === "message.input_image.image_url")) || (data1 === "computer_call_output.output.image_url"))){
-const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema173.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema179.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10171,7 +10285,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate64.errors = vErrors;
+validate72.errors = vErrors;
 return false;
 }
 else {
@@ -10189,23 +10303,23 @@ vErrors = null;
 }
 }
 else {
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate64.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreate = validate65;
-const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+export const validateUsageLimitsPolicyCreate = validate73;
+const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10288,12 +10402,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate73.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate73.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10316,21 +10430,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate65.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((((data.conditions === undefined) && (missing1 = "conditions")) || ((data.group_by === undefined) && (missing1 = "group_by"))) || ((data.type === undefined) && (missing1 = "type"))) || ((data.credit_limit === undefined) && (missing1 = "credit_limit"))){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
-if(!(func1.call(schema175.properties, key0))){
-validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema181.properties, key0))){
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10342,7 +10456,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate65.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate73.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -10355,24 +10469,34 @@ if(errors === _errs13){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if(((data4.key === undefined) && (missing2 = "key")) || ((data4.value === undefined) && (missing2 = "value"))){
-validate65.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate73.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data4){
 if(!((key1 === "key") || (key1 === "value"))){
-validate65.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate73.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs15 === errors){
 if(data4.key !== undefined){
+let data5 = data4.key;
 const _errs16 = errors;
-if(typeof data4.key !== "string"){
-validate65.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+validate73.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
+}
+}
+else {
+validate73.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid5 = _errs16 === errors;
 }
@@ -10381,12 +10505,12 @@ var valid5 = true;
 }
 if(valid5){
 if(data4.value !== undefined){
-const _errs18 = errors;
+const _errs19 = errors;
 if(typeof data4.value !== "string"){
-validate65.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs18 === errors;
+var valid5 = _errs19 === errors;
 }
 else {
 var valid5 = true;
@@ -10396,7 +10520,7 @@ var valid5 = true;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10408,7 +10532,7 @@ break;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate73.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10420,63 +10544,73 @@ var valid3 = true;
 if(valid3){
 if(data.group_by !== undefined){
 let data7 = data.group_by;
-const _errs20 = errors;
-if(errors === _errs20){
+const _errs21 = errors;
+if(errors === _errs21){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate65.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate73.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 let data8 = data7[i1];
-const _errs22 = errors;
-if(errors === _errs22){
+const _errs23 = errors;
+if(errors === _errs23){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing3;
 if((data8.key === undefined) && (missing3 = "key")){
-validate65.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate73.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs24 = errors;
+const _errs25 = errors;
 for(const key2 in data8){
 if(!(key2 === "key")){
-validate65.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate73.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs24 === errors){
+if(_errs25 === errors){
 if(data8.key !== undefined){
-if(typeof data8.key !== "string"){
-validate65.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let data9 = data8.key;
+const _errs27 = errors;
+if(errors === _errs27){
+if(typeof data9 === "string"){
+if(!pattern15.test(data9)){
+validate73.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
+}
+}
+else {
+validate73.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 }
 }
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid6 = _errs22 === errors;
-if(!valid6){
+var valid7 = _errs23 === errors;
+if(!valid7){
 break;
 }
 }
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate73.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid3 = _errs20 === errors;
+var valid3 = _errs21 === errors;
 }
 else {
 var valid3 = true;
@@ -10484,12 +10618,12 @@ var valid3 = true;
 if(valid3){
 if(data.type !== undefined){
 let data10 = data.type;
-const _errs27 = errors;
+const _errs29 = errors;
 if(!((data10 === "cost") || (data10 === "tokens"))){
-validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema175.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate73.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema181.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid3 = _errs27 === errors;
+var valid3 = _errs29 === errors;
 }
 else {
 var valid3 = true;
@@ -10497,37 +10631,16 @@ var valid3 = true;
 if(valid3){
 if(data.credit_limit !== undefined){
 let data11 = data.credit_limit;
-const _errs28 = errors;
-if(errors === _errs28){
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-validate65.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-else {
-validate65.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-var valid3 = _errs28 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data.name !== undefined){
-let data12 = data.name;
 const _errs30 = errors;
 if(errors === _errs30){
-if(typeof data12 === "string"){
-if(func2(data12) > 255){
-validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+validate73.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10537,19 +10650,19 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data.alert_threshold !== undefined){
-let data13 = data.alert_threshold;
+if(data.name !== undefined){
+let data12 = data.name;
 const _errs32 = errors;
-if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema175.properties.alert_threshold.type},message:"must be number,null"}];
-return false;
-}
 if(errors === _errs32){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 0 || isNaN(data13)){
-validate65.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(typeof data12 === "string"){
+if(func2(data12) > 255){
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
+}
+else {
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
 }
 var valid3 = _errs32 === errors;
@@ -10558,12 +10671,20 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data.periodic_reset !== undefined){
-let data14 = data.periodic_reset;
+if(data.alert_threshold !== undefined){
+let data13 = data.alert_threshold;
 const _errs34 = errors;
-if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
-validate65.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema175.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate73.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema181.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
+}
+if(errors === _errs34){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 0 || isNaN(data13)){
+validate73.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
 }
 var valid3 = _errs34 === errors;
 }
@@ -10571,42 +10692,32 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data.workspace_id !== undefined){
-let data15 = data.workspace_id;
-const _errs35 = errors;
-if(errors === _errs35){
-if(typeof data15 === "string"){
-if(func2(data15) < 1){
-validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(data.periodic_reset !== undefined){
+let data14 = data.periodic_reset;
+const _errs36 = errors;
+if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
+validate73.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema181.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-}
-else {
-validate65.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs35 === errors;
+var valid3 = _errs36 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
-if(data.organisation_id !== undefined){
-let data16 = data.organisation_id;
+if(data.workspace_id !== undefined){
+let data15 = data.workspace_id;
 const _errs37 = errors;
 if(errors === _errs37){
-if(errors === _errs37){
-if(typeof data16 === "string"){
-if(!(formats0.test(data16))){
-validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+if(typeof data15 === "string"){
+if(func2(data15) < 1){
+validate73.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 }
 var valid3 = _errs37 === errors;
@@ -10614,6 +10725,29 @@ var valid3 = _errs37 === errors;
 else {
 var valid3 = true;
 }
+if(valid3){
+if(data.organisation_id !== undefined){
+let data16 = data.organisation_id;
+const _errs39 = errors;
+if(errors === _errs39){
+if(errors === _errs39){
+if(typeof data16 === "string"){
+if(!(formats0.test(data16))){
+validate73.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate73.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs39 === errors;
+}
+else {
+var valid3 = true;
+}
 }
 }
 }
@@ -10626,23 +10760,23 @@ var valid3 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyListQuery = validate66;
-const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
+export const validateUsageLimitsPolicyListQuery = validate74;
+const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10654,7 +10788,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "workspace_id") || (key0 === "type")) || (key0 === "page_size")) || (key0 === "current_page"))){
-validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10666,12 +10800,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate66.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate74.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10685,7 +10819,7 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs4 = errors;
 if(!((data1 === "cost") || (data1 === "tokens"))){
-validate66.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema176.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate74.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema184.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10698,13 +10832,13 @@ if(data.page_size !== undefined){
 let data2 = data.page_size;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate66.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate74.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate66.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate74.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10719,13 +10853,13 @@ if(data.current_page !== undefined){
 let data3 = data.current_page;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate66.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate74.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate66.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate74.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10741,29 +10875,209 @@ var valid0 = true;
 }
 }
 else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate66.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyUpdate = validate67;
-const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
-const schema178 = {"type":"string","maxLength":255};
-const schema179 = {"type":"number","minimum":0};
-const schema180 = {"type":["number","null"],"minimum":0};
-const schema181 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
-const schema182 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}};
-const schema183 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}};
+export const validateUsageLimitsPolicyUpdate = validate75;
+const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+const schema186 = {"type":"string","maxLength":255};
+const schema187 = {"type":"number","minimum":0};
+const schema188 = {"type":["number","null"],"minimum":0};
+const schema189 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
+const schema190 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"},"value":{"type":"string"}}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length < 1){
+validate76.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
+validate76.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((key0 === "key") || (key0 === "value"))){
+validate76.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate76.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.value !== undefined){
+const _errs7 = errors;
+if(typeof data0.value !== "string"){
+validate76.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema192 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"}}}};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length < 1){
+validate78.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((data0.key === undefined) && (missing0 = "key")){
+validate78.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!(key0 === "key")){
+validate78.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate78.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate78.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate78.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-update.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10846,12 +11160,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate75.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate75.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10874,20 +11188,20 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate67.errors = vErrors;
+validate75.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate67.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate75.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "conditions")) || (key0 === "group_by"))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10900,12 +11214,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func2(data3) > 255){
-validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate75.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10922,12 +11236,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate67.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate75.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate75.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -10942,13 +11256,13 @@ let data5 = data.alert_threshold;
 const _errs17 = errors;
 const _errs18 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema180.type},message:"must be number,null"}];
+validate75.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema188.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate67.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate75.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10963,7 +11277,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs20 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate67.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema181.enum},message:"must be equal to one of the allowed values"}];
+validate75.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema189.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -10973,81 +11287,10 @@ var valid3 = true;
 }
 if(valid3){
 if(data.conditions !== undefined){
-let data7 = data.conditions;
 const _errs22 = errors;
-const _errs23 = errors;
-if(errors === _errs23){
-if(Array.isArray(data7)){
-if(data7.length < 1){
-validate67.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid9 = true;
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-const _errs25 = errors;
-if(errors === _errs25){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-let missing1;
-if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
-validate67.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs27 = errors;
-for(const key1 in data8){
-if(!((key1 === "key") || (key1 === "value"))){
-validate67.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs27 === errors){
-if(data8.key !== undefined){
-const _errs28 = errors;
-if(typeof data8.key !== "string"){
-validate67.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid10 = _errs28 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data8.value !== undefined){
-const _errs30 = errors;
-if(typeof data8.value !== "string"){
-validate67.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid10 = _errs30 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid9 = _errs25 === errors;
-if(!valid9){
-break;
-}
-}
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/conditions",schemaPath:"usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
+if(!(validate76(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
 }
 var valid3 = _errs22 === errors;
 }
@@ -11056,65 +11299,12 @@ var valid3 = true;
 }
 if(valid3){
 if(data.group_by !== undefined){
-let data11 = data.group_by;
-const _errs32 = errors;
-const _errs33 = errors;
-if(errors === _errs33){
-if(Array.isArray(data11)){
-if(data11.length < 1){
-validate67.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
+const _errs23 = errors;
+if(!(validate78(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
 }
-else {
-var valid12 = true;
-const len1 = data11.length;
-for(let i1=0; i1<len1; i1++){
-let data12 = data11[i1];
-const _errs35 = errors;
-if(errors === _errs35){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-let missing2;
-if((data12.key === undefined) && (missing2 = "key")){
-validate67.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs37 = errors;
-for(const key2 in data12){
-if(!(key2 === "key")){
-validate67.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs37 === errors){
-if(data12.key !== undefined){
-if(typeof data12.key !== "string"){
-validate67.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid12 = _errs35 === errors;
-if(!valid12){
-break;
-}
-}
-}
-}
-else {
-validate67.errors = [{instancePath:instancePath+"/group_by",schemaPath:"usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid3 = _errs32 === errors;
+var valid3 = _errs23 === errors;
 }
 else {
 var valid3 = true;
@@ -11128,31 +11318,31 @@ var valid3 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyCreated = validate68;
-const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
-const schema185 = {"const":"api_key"};
-const schema186 = {"type":"string","format":"uuid"};
-const schema187 = {"type":"string"};
-const schema189 = {"type":"string","format":"uuid"};
-const schema190 = {"type":"string","format":"uuid"};
-const schema191 = {"type":"string","format":"date-time"};
-const schema192 = {"type":["string","null"],"format":"date-time"};
+export const validateApiKeyCreated = validate80;
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
+const schema195 = {"const":"api_key"};
+const schema196 = {"type":"string","format":"uuid"};
+const schema197 = {"type":"string"};
+const schema199 = {"type":"string","format":"uuid"};
+const schema200 = {"type":"string","format":"uuid"};
+const schema201 = {"type":"string","format":"date-time"};
+const schema202 = {"type":["string","null"],"format":"date-time"};
 const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11163,14 +11353,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema184.properties, key0))){
-validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema194.properties, key0))){
+validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11179,7 +11369,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("api_key" !== data.object){
-validate68.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
+validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11196,12 +11386,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!(formats0.test(data1))){
-validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11215,7 +11405,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs7 = errors;
 if(typeof data.name !== "string"){
-validate68.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -11228,7 +11418,7 @@ if(data.scope !== undefined){
 let data3 = data.scope;
 const _errs10 = errors;
 if(!((data3 === "admin") || (data3 === "inference"))){
-validate68.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+validate80.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -11245,12 +11435,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!(formats0.test(data4))){
-validate68.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11269,12 +11459,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!(formats0.test(data5))){
-validate68.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11293,12 +11483,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data6 === "string"){
 if(!(formats6.validate(data6))){
-validate68.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11314,14 +11504,14 @@ let data7 = data.revoked_at;
 const _errs21 = errors;
 const _errs22 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate68.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema192.type},message:"must be string,null"}];
+validate80.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema202.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data7 === "string"){
 if(!(formats6.validate(data7))){
-validate68.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -11336,7 +11526,7 @@ if(valid0){
 if(data.key !== undefined){
 const _errs24 = errors;
 if(typeof data.key !== "string"){
-validate68.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -11356,17 +11546,17 @@ var valid0 = true;
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate68.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyList = validate69;
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
+export const validateApiKeyList = validate81;
+const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
 const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key.json","title":"ApiKey","description":"A gateway API key as the admin API shows it: never the secret or its hash. `scope` admin may use every endpoint; inference may use the data plane and prompt rendering.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at"],"additionalProperties":false,"properties":{"object":{"const":"api_key"},"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"scope":{"$ref":"#/$defs/ApiKeyScope"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}},"$defs":{"ApiKeyScope":{"title":"ApiKeyScope","enum":["admin","inference"]}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11569,11 +11759,11 @@ return errors === 0;
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/api-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11584,14 +11774,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11600,7 +11790,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate69.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11629,7 +11819,7 @@ break;
 }
 }
 else {
-validate69.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate81.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11643,13 +11833,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate69.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate69.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate81.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11665,27 +11855,27 @@ var valid0 = true;
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate69.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiKey = validate35;
 
-export const validateBatchList = validate71;
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
-const schema196 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
+export const validateBatchList = validate83;
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema205 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
+const schema206 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11696,14 +11886,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.input_file_id === undefined) && (missing0 = "input_file_id"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema195.properties, key0))){
-validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema205.properties, key0))){
+validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11712,7 +11902,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11724,7 +11914,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("batch" !== data.object){
-validate72.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
+validate84.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11736,7 +11926,7 @@ if(valid0){
 if(data.endpoint !== undefined){
 const _errs5 = errors;
 if(typeof data.endpoint !== "string"){
-validate72.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -11748,7 +11938,7 @@ if(valid0){
 if(data.input_file_id !== undefined){
 const _errs7 = errors;
 if(typeof data.input_file_id !== "string"){
-validate72.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -11760,7 +11950,7 @@ if(valid0){
 if(data.completion_window !== undefined){
 const _errs9 = errors;
 if(typeof data.completion_window !== "string"){
-validate72.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -11773,7 +11963,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((((((((data5 === "validating") || (data5 === "failed")) || (data5 === "in_progress")) || (data5 === "finalizing")) || (data5 === "completed")) || (data5 === "expired")) || (data5 === "cancelling")) || (data5 === "cancelled"))){
-validate72.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"}];
+validate84.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema206.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -11786,7 +11976,7 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate72.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -11799,7 +11989,7 @@ if(data.errors !== undefined){
 let data7 = data.errors;
 const _errs15 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate72.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema195.properties.errors.type},message:"must be object,null"}];
+validate84.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema205.properties.errors.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -11807,7 +11997,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs17 = errors;
 for(const key1 in data7){
 if(!((key1 === "object") || (key1 === "data"))){
-validate72.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate84.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11816,7 +12006,7 @@ if(_errs17 === errors){
 if(data7.object !== undefined){
 const _errs18 = errors;
 if(typeof data7.object !== "string"){
-validate72.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -11840,7 +12030,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs24 = errors;
 for(const key2 in data10){
 if(!((((key2 === "code") || (key2 === "message")) || (key2 === "param")) || (key2 === "line"))){
-validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11849,7 +12039,7 @@ if(_errs24 === errors){
 if(data10.code !== undefined){
 const _errs25 = errors;
 if(typeof data10.code !== "string"){
-validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -11861,7 +12051,7 @@ if(valid4){
 if(data10.message !== undefined){
 const _errs27 = errors;
 if(typeof data10.message !== "string"){
-validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -11874,7 +12064,7 @@ if(data10.param !== undefined){
 let data13 = data10.param;
 const _errs29 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema195.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema205.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -11887,7 +12077,7 @@ if(data10.line !== undefined){
 let data14 = data10.line;
 const _errs31 = errors;
 if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
-validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema195.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema205.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -11901,7 +12091,7 @@ var valid4 = true;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11912,7 +12102,7 @@ break;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate84.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11935,7 +12125,7 @@ if(data.output_file_id !== undefined){
 let data15 = data.output_file_id;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate72.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema195.properties.output_file_id.type},message:"must be string,null"}];
+validate84.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema205.properties.output_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -11948,7 +12138,7 @@ if(data.error_file_id !== undefined){
 let data16 = data.error_file_id;
 const _errs35 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate72.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema195.properties.error_file_id.type},message:"must be string,null"}];
+validate84.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema205.properties.error_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -11961,7 +12151,7 @@ if(data.in_progress_at !== undefined){
 let data17 = data.in_progress_at;
 const _errs37 = errors;
 if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate72.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema195.properties.in_progress_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema205.properties.in_progress_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -11974,7 +12164,7 @@ if(data.expires_at !== undefined){
 let data18 = data.expires_at;
 const _errs39 = errors;
 if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate72.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema195.properties.expires_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema205.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -11987,7 +12177,7 @@ if(data.finalizing_at !== undefined){
 let data19 = data.finalizing_at;
 const _errs41 = errors;
 if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate72.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema195.properties.finalizing_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema205.properties.finalizing_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -12000,7 +12190,7 @@ if(data.completed_at !== undefined){
 let data20 = data.completed_at;
 const _errs43 = errors;
 if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
-validate72.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema195.properties.completed_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema205.properties.completed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs43 === errors;
@@ -12013,7 +12203,7 @@ if(data.failed_at !== undefined){
 let data21 = data.failed_at;
 const _errs45 = errors;
 if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
-validate72.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema195.properties.failed_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema205.properties.failed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs45 === errors;
@@ -12026,7 +12216,7 @@ if(data.expired_at !== undefined){
 let data22 = data.expired_at;
 const _errs47 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate72.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema195.properties.expired_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema205.properties.expired_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs47 === errors;
@@ -12039,7 +12229,7 @@ if(data.cancelling_at !== undefined){
 let data23 = data.cancelling_at;
 const _errs49 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate72.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema195.properties.cancelling_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema205.properties.cancelling_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -12052,7 +12242,7 @@ if(data.cancelled_at !== undefined){
 let data24 = data.cancelled_at;
 const _errs51 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate72.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema195.properties.cancelled_at.type},message:"must be integer,null"}];
+validate84.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema205.properties.cancelled_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs51 === errors;
@@ -12065,7 +12255,7 @@ if(data.request_counts !== undefined){
 let data25 = data.request_counts;
 const _errs53 = errors;
 if((!(data25 && typeof data25 == "object" && !Array.isArray(data25))) && (data25 !== null)){
-validate72.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema195.properties.request_counts.type},message:"must be object,null"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema205.properties.request_counts.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs53){
@@ -12073,7 +12263,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 const _errs55 = errors;
 for(const key3 in data25){
 if(!(((key3 === "total") || (key3 === "completed")) || (key3 === "failed"))){
-validate72.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12083,13 +12273,13 @@ if(data25.total !== undefined){
 let data26 = data25.total;
 const _errs56 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate72.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate72.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12104,13 +12294,13 @@ if(data25.completed !== undefined){
 let data27 = data25.completed;
 const _errs58 = errors;
 if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate72.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data27 == "number") && (isFinite(data27))){
 if(data27 < 0 || isNaN(data27)){
-validate72.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12125,13 +12315,13 @@ if(data25.failed !== undefined){
 let data28 = data25.failed;
 const _errs60 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-validate72.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs60){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate72.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate84.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12282,7 +12472,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate72.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 else {
@@ -12324,21 +12514,21 @@ var valid0 = true;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12349,14 +12539,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12365,7 +12555,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate71.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate83.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12383,8 +12573,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate72(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -12394,7 +12584,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate83.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12407,7 +12597,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate71.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate83.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12420,7 +12610,7 @@ if(data.first_id !== undefined){
 let data4 = data.first_id;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate71.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema194.properties.first_id.type},message:"must be string,null"}];
+validate83.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema204.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -12433,7 +12623,7 @@ if(data.last_id !== undefined){
 let data5 = data.last_id;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate71.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema194.properties.last_id.type},message:"must be string,null"}];
+validate83.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema204.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -12449,25 +12639,25 @@ var valid0 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatch = validate72;
+export const validateBatch = validate84;
 
-export const validateDeletedResource = validate74;
-const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
+export const validateDeletedResource = validate86;
+const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12478,14 +12668,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12494,7 +12684,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate74.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12506,7 +12696,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if(typeof data.object !== "string"){
-validate74.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12518,7 +12708,7 @@ if(valid0){
 if(data.deleted !== undefined){
 const _errs6 = errors;
 if(true !== data.deleted){
-validate74.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate86.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -12532,23 +12722,23 @@ var valid0 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateError = validate75;
-const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
+export const validateError = validate87;
+const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}}}};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/error.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12559,14 +12749,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.error === undefined) && (missing0 = "error")){
-validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "error")){
-validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12579,14 +12769,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.message === undefined) && (missing1 = "message")) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.param === undefined) && (missing1 = "param"))) || ((data0.code === undefined) && (missing1 = "code"))){
-validate75.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate87.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data0.message !== undefined){
 const _errs5 = errors;
 if(typeof data0.message !== "string"){
-validate75.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -12598,7 +12788,7 @@ if(valid1){
 if(data0.type !== undefined){
 const _errs7 = errors;
 if(typeof data0.type !== "string"){
-validate75.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -12611,7 +12801,7 @@ if(data0.param !== undefined){
 let data3 = data0.param;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate75.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema199.properties.error.properties.param.type},message:"must be string,null"}];
+validate87.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema209.properties.error.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -12623,7 +12813,7 @@ if(valid1){
 if(data0.code !== undefined){
 const _errs11 = errors;
 if(typeof data0.code !== "string"){
-validate75.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -12637,7 +12827,7 @@ var valid1 = true;
 }
 }
 else {
-validate75.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12646,23 +12836,23 @@ return false;
 }
 }
 else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate75.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFileDeleted = validate76;
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
+export const validateFileDeleted = validate88;
+const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/file-deleted.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12673,14 +12863,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12689,7 +12879,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12701,7 +12891,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("file" !== data.object){
-validate76.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate88.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12713,7 +12903,7 @@ if(valid0){
 if(data.deleted !== undefined){
 const _errs5 = errors;
 if(typeof data.deleted !== "boolean"){
-validate76.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate88.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -12727,24 +12917,24 @@ var valid0 = true;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate76.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFileList = validate77;
-const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
+export const validateFileList = validate89;
+const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/file-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12755,14 +12945,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12771,7 +12961,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate77.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate89.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12795,14 +12985,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.bytes === undefined) && (missing1 = "bytes"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.filename === undefined) && (missing1 = "filename"))) || ((data2.purpose === undefined) && (missing1 = "purpose"))){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema202.properties, key1))){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema212.properties, key1))){
+validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12811,7 +13001,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -12823,7 +13013,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("file" !== data2.object){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -12836,13 +13026,13 @@ if(data2.bytes !== undefined){
 let data5 = data2.bytes;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12857,7 +13047,7 @@ if(data2.created_at !== undefined){
 let data6 = data2.created_at;
 const _errs14 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -12869,7 +13059,7 @@ if(valid3){
 if(data2.filename !== undefined){
 const _errs16 = errors;
 if(typeof data2.filename !== "string"){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -12881,7 +13071,7 @@ if(valid3){
 if(data2.purpose !== undefined){
 const _errs18 = errors;
 if(typeof data2.purpose !== "string"){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -12894,7 +13084,7 @@ if(data2.status !== undefined){
 let data9 = data2.status;
 const _errs20 = errors;
 if(!(((data9 === "uploaded") || (data9 === "processed")) || (data9 === "error"))){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema202.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema212.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -12907,7 +13097,7 @@ if(data2.status_details !== undefined){
 let data10 = data2.status_details;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema202.properties.status_details.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema212.properties.status_details.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -12920,7 +13110,7 @@ if(data2.expires_at !== undefined){
 let data11 = data2.expires_at;
 const _errs23 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate77.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema202.properties.expires_at.type},message:"must be integer,null"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema212.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -12940,7 +13130,7 @@ var valid3 = true;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12951,7 +13141,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate89.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12964,7 +13154,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs25 = errors;
 if(typeof data.has_more !== "boolean"){
-validate77.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate89.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs25 === errors;
@@ -12977,7 +13167,7 @@ if(data.first_id !== undefined){
 let data13 = data.first_id;
 const _errs27 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate77.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema201.properties.first_id.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema211.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -12990,7 +13180,7 @@ if(data.last_id !== undefined){
 let data14 = data.last_id;
 const _errs29 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate77.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema201.properties.last_id.type},message:"must be string,null"}];
+validate89.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema211.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -13006,22 +13196,22 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFile = validate78;
+export const validateFile = validate90;
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/file.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13032,14 +13222,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.filename === undefined) && (missing0 = "filename"))) || ((data.purpose === undefined) && (missing0 = "purpose"))){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema202.properties, key0))){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema212.properties, key0))){
+validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13048,7 +13238,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13060,7 +13250,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("file" !== data.object){
-validate78.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate90.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13073,13 +13263,13 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate78.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate90.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate78.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate90.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13094,7 +13284,7 @@ if(data.created_at !== undefined){
 let data3 = data.created_at;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate78.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate90.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -13106,7 +13296,7 @@ if(valid0){
 if(data.filename !== undefined){
 const _errs9 = errors;
 if(typeof data.filename !== "string"){
-validate78.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -13118,7 +13308,7 @@ if(valid0){
 if(data.purpose !== undefined){
 const _errs11 = errors;
 if(typeof data.purpose !== "string"){
-validate78.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -13131,7 +13321,7 @@ if(data.status !== undefined){
 let data6 = data.status;
 const _errs13 = errors;
 if(!(((data6 === "uploaded") || (data6 === "processed")) || (data6 === "error"))){
-validate78.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema202.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate90.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema212.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -13144,7 +13334,7 @@ if(data.status_details !== undefined){
 let data7 = data.status_details;
 const _errs14 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate78.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema202.properties.status_details.type},message:"must be string,null"}];
+validate90.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema212.properties.status_details.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -13157,7 +13347,7 @@ if(data.expires_at !== undefined){
 let data8 = data.expires_at;
 const _errs16 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate78.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema202.properties.expires_at.type},message:"must be integer,null"}];
+validate90.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema212.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -13177,24 +13367,24 @@ var valid0 = true;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate78.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpointList = validate79;
-const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema205 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
+export const validateFineTuningCheckpointList = validate91;
+const schema214 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13205,14 +13395,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13221,7 +13411,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate91.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13245,14 +13435,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.fine_tuned_model_checkpoint === undefined) && (missing1 = "fine_tuned_model_checkpoint"))) || ((data2.step_number === undefined) && (missing1 = "step_number"))) || ((data2.fine_tuning_job_id === undefined) && (missing1 = "fine_tuning_job_id"))) || ((data2.metrics === undefined) && (missing1 = "metrics"))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!(((((((key1 === "id") || (key1 === "object")) || (key1 === "created_at")) || (key1 === "fine_tuned_model_checkpoint")) || (key1 === "step_number")) || (key1 === "fine_tuning_job_id")) || (key1 === "metrics"))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13261,7 +13451,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -13273,7 +13463,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("fine_tuning.job.checkpoint" !== data2.object){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -13286,7 +13476,7 @@ if(data2.created_at !== undefined){
 let data5 = data2.created_at;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -13298,7 +13488,7 @@ if(valid3){
 if(data2.fine_tuned_model_checkpoint !== undefined){
 const _errs14 = errors;
 if(typeof data2.fine_tuned_model_checkpoint !== "string"){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -13311,7 +13501,7 @@ if(data2.step_number !== undefined){
 let data7 = data2.step_number;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -13323,7 +13513,7 @@ if(valid3){
 if(data2.fine_tuning_job_id !== undefined){
 const _errs18 = errors;
 if(typeof data2.fine_tuning_job_id !== "string"){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -13341,7 +13531,7 @@ if(data9.step !== undefined){
 let data10 = data9.step;
 const _errs23 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs23 === errors;
@@ -13354,7 +13544,7 @@ if(data9.train_loss !== undefined){
 let data11 = data9.train_loss;
 const _errs25 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -13367,7 +13557,7 @@ if(data9.train_mean_token_accuracy !== undefined){
 let data12 = data9.train_mean_token_accuracy;
 const _errs27 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -13380,7 +13570,7 @@ if(data9.valid_loss !== undefined){
 let data13 = data9.valid_loss;
 const _errs29 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -13393,7 +13583,7 @@ if(data9.valid_mean_token_accuracy !== undefined){
 let data14 = data9.valid_mean_token_accuracy;
 const _errs31 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -13406,7 +13596,7 @@ if(data9.full_valid_loss !== undefined){
 let data15 = data9.full_valid_loss;
 const _errs33 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs33 === errors;
@@ -13419,7 +13609,7 @@ if(data9.full_valid_mean_token_accuracy !== undefined){
 let data16 = data9.full_valid_mean_token_accuracy;
 const _errs35 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs35 === errors;
@@ -13435,7 +13625,7 @@ var valid4 = true;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13454,7 +13644,7 @@ var valid3 = true;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13465,7 +13655,7 @@ break;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate91.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -13478,7 +13668,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs37 = errors;
 if(typeof data.has_more !== "boolean"){
-validate79.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate91.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -13491,7 +13681,7 @@ if(data.first_id !== undefined){
 let data18 = data.first_id;
 const _errs39 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate79.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema204.properties.first_id.type},message:"must be string,null"}];
+validate91.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema214.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -13504,7 +13694,7 @@ if(data.last_id !== undefined){
 let data19 = data.last_id;
 const _errs41 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate79.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema204.properties.last_id.type},message:"must be string,null"}];
+validate91.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema214.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -13520,22 +13710,22 @@ var valid0 = true;
 }
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate79.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpoint = validate80;
+export const validateFineTuningCheckpoint = validate92;
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13546,14 +13736,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
-validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
-validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13562,7 +13752,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13574,7 +13764,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("fine_tuning.job.checkpoint" !== data.object){
-validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13587,7 +13777,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate92.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13599,7 +13789,7 @@ if(valid0){
 if(data.fine_tuned_model_checkpoint !== undefined){
 const _errs7 = errors;
 if(typeof data.fine_tuned_model_checkpoint !== "string"){
-validate80.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -13612,7 +13802,7 @@ if(data.step_number !== undefined){
 let data4 = data.step_number;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate80.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate92.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -13624,7 +13814,7 @@ if(valid0){
 if(data.fine_tuning_job_id !== undefined){
 const _errs11 = errors;
 if(typeof data.fine_tuning_job_id !== "string"){
-validate80.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -13642,7 +13832,7 @@ if(data6.step !== undefined){
 let data7 = data6.step;
 const _errs16 = errors;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -13655,7 +13845,7 @@ if(data6.train_loss !== undefined){
 let data8 = data6.train_loss;
 const _errs18 = errors;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -13668,7 +13858,7 @@ if(data6.train_mean_token_accuracy !== undefined){
 let data9 = data6.train_mean_token_accuracy;
 const _errs20 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -13681,7 +13871,7 @@ if(data6.valid_loss !== undefined){
 let data10 = data6.valid_loss;
 const _errs22 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -13694,7 +13884,7 @@ if(data6.valid_mean_token_accuracy !== undefined){
 let data11 = data6.valid_mean_token_accuracy;
 const _errs24 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs24 === errors;
@@ -13707,7 +13897,7 @@ if(data6.full_valid_loss !== undefined){
 let data12 = data6.full_valid_loss;
 const _errs26 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs26 === errors;
@@ -13720,7 +13910,7 @@ if(data6.full_valid_mean_token_accuracy !== undefined){
 let data13 = data6.full_valid_mean_token_accuracy;
 const _errs28 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate80.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate92.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs28 === errors;
@@ -13736,7 +13926,7 @@ var valid1 = true;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13755,26 +13945,26 @@ var valid0 = true;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate80.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobList = validate81;
-const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
-const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
-const schema209 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
-const schema210 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+export const validateFineTuningJobList = validate93;
+const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
+const schema218 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
+const schema219 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
+const schema220 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13785,14 +13975,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema208.properties, key0))){
-validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema218.properties, key0))){
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13801,7 +13991,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13813,7 +14003,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("fine_tuning.job" !== data.object){
-validate82.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13826,7 +14016,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate82.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -13843,7 +14033,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.code !== undefined){
 const _errs10 = errors;
 if(typeof data3.code !== "string"){
-validate82.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -13855,7 +14045,7 @@ if(valid1){
 if(data3.message !== undefined){
 const _errs12 = errors;
 if(typeof data3.message !== "string"){
-validate82.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -13867,7 +14057,7 @@ if(valid1){
 if(data3.param !== undefined){
 const _errs14 = errors;
 if(typeof data3.param !== "string"){
-validate82.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -13879,7 +14069,7 @@ var valid1 = true;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13893,7 +14083,7 @@ if(data.fine_tuned_model !== undefined){
 let data7 = data.fine_tuned_model;
 const _errs16 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate82.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema208.properties.fine_tuned_model.type},message:"must be string,null"}];
+validate94.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema218.properties.fine_tuned_model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -13906,7 +14096,7 @@ if(data.finished_at !== undefined){
 let data8 = data.finished_at;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate82.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema208.properties.finished_at.type},message:"must be integer,null"}];
+validate94.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema218.properties.finished_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -13973,7 +14163,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate82.errors = vErrors;
+validate94.errors = vErrors;
 return false;
 }
 else {
@@ -13990,7 +14180,7 @@ vErrors = null;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14003,7 +14193,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs28 = errors;
 if(typeof data.model !== "string"){
-validate82.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -14015,7 +14205,7 @@ if(valid0){
 if(data.organization_id !== undefined){
 const _errs30 = errors;
 if(typeof data.organization_id !== "string"){
-validate82.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -14034,7 +14224,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs34 = errors;
 if(typeof data13[i0] !== "string"){
-validate82.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -14044,7 +14234,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14058,7 +14248,7 @@ if(data.status !== undefined){
 let data15 = data.status;
 const _errs36 = errors;
 if(!((((((data15 === "validating_files") || (data15 === "queued")) || (data15 === "running")) || (data15 === "succeeded")) || (data15 === "failed")) || (data15 === "cancelled"))){
-validate82.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema209.enum},message:"must be equal to one of the allowed values"}];
+validate94.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema219.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -14071,7 +14261,7 @@ if(data.trained_tokens !== undefined){
 let data16 = data.trained_tokens;
 const _errs38 = errors;
 if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
-validate82.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema208.properties.trained_tokens.type},message:"must be integer,null"}];
+validate94.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema218.properties.trained_tokens.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -14083,7 +14273,7 @@ if(valid0){
 if(data.training_file !== undefined){
 const _errs40 = errors;
 if(typeof data.training_file !== "string"){
-validate82.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs40 === errors;
@@ -14096,7 +14286,7 @@ if(data.validation_file !== undefined){
 let data18 = data.validation_file;
 const _errs42 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate82.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema208.properties.validation_file.type},message:"must be string,null"}];
+validate94.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema218.properties.validation_file.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs42 === errors;
@@ -14109,7 +14299,7 @@ if(data.seed !== undefined){
 let data19 = data.seed;
 const _errs44 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate82.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs44 === errors;
@@ -14122,13 +14312,13 @@ if(data.integrations !== undefined){
 let data20 = data.integrations;
 const _errs46 = errors;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-validate82.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema208.properties.integrations.type},message:"must be array,null"}];
+validate94.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema218.properties.integrations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs46){
 if(Array.isArray(data20)){
 if(data20.length > 5){
-validate82.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
+validate94.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
 return false;
 }
 else {
@@ -14142,7 +14332,7 @@ if(errors === _errs49){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing1;
 if((data21.type === undefined) && (missing1 = "type")){
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -14156,7 +14346,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.project !== undefined){
 const _errs55 = errors;
 if(typeof data22.project !== "string"){
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -14168,7 +14358,7 @@ if(valid9){
 if(data22.name !== undefined){
 const _errs57 = errors;
 if(typeof data22.name !== "string"){
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs57 === errors;
@@ -14180,7 +14370,7 @@ if(valid9){
 if(data22.entity !== undefined){
 const _errs59 = errors;
 if(typeof data22.entity !== "string"){
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs59 === errors;
@@ -14199,7 +14389,7 @@ const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs63 = errors;
 if(typeof data26[i2] !== "string"){
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs63 === errors;
@@ -14209,7 +14399,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14223,7 +14413,7 @@ var valid9 = true;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14236,7 +14426,7 @@ break;
 if(_errs51 === errors){
 if(data21.type !== undefined){
 if(typeof data21.type !== "string"){
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14244,7 +14434,7 @@ return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14266,7 +14456,7 @@ if(data.estimated_finish !== undefined){
 let data29 = data.estimated_finish;
 const _errs67 = errors;
 if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
-validate82.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema208.properties.estimated_finish.type},message:"must be integer,null"}];
+validate94.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema218.properties.estimated_finish.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -14294,21 +14484,21 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14319,14 +14509,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "has_more"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14335,7 +14525,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate93.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14353,8 +14543,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate82(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate94(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -14364,7 +14554,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate93.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14377,7 +14567,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate81.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate93.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -14391,25 +14581,25 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJob = validate82;
+export const validateFineTuningJob = validate94;
 
-export const validateHealth = validate84;
-const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
+export const validateHealth = validate96;
+const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/health.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14420,35 +14610,35 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.status === undefined) && (missing0 = "status")){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.status !== undefined){
 if("ok" !== data.status){
-validate84.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
+validate96.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetadata = validate85;
+export const validateMetadata = validate97;
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14458,7 +14648,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 16){
-validate85.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate97.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -14498,7 +14688,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate85.errors = vErrors;
+validate97.errors = vErrors;
 return false;
 break;
 }
@@ -14510,12 +14700,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
 if(func2(data0) > 512){
-validate85.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate97.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14528,24 +14718,24 @@ break;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateModelCatalog = validate86;
-const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
-const schema214 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
+export const validateModelCatalog = validate98;
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
+const schema224 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/model-catalog.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14556,14 +14746,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.models === undefined) && (missing0 = "models")){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "$schema") || (key0 === "models"))){
-validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14572,7 +14762,7 @@ if(_errs1 === errors){
 if(data.$schema !== undefined){
 const _errs2 = errors;
 if(typeof data.$schema !== "string"){
-validate86.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14587,7 +14777,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate86.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate98.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -14601,14 +14791,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.id === undefined) && (missing1 = "id")) || ((data2.context_window === undefined) && (missing1 = "context_window"))) || ((data2.pricing === undefined) && (missing1 = "pricing"))){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "id") || (key1 === "aliases")) || (key1 === "context_window")) || (key1 === "max_output_tokens")) || (key1 === "pricing"))){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14620,12 +14810,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14648,12 +14838,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func2(data5) < 1){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14674,7 +14864,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
 return false;
 break;
 }
@@ -14684,7 +14874,7 @@ indices0[item0] = i2;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14698,13 +14888,13 @@ if(data2.context_window !== undefined){
 let data6 = data2.context_window;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14719,13 +14909,13 @@ if(data2.max_output_tokens !== undefined){
 let data7 = data2.max_output_tokens;
 const _errs18 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14743,14 +14933,14 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.input_per_million === undefined) && (missing2 = "input_per_million")) || ((data8.output_per_million === undefined) && (missing2 = "output_per_million"))){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs22 = errors;
 for(const key2 in data8){
 if(!((((key2 === "currency") || (key2 === "input_per_million")) || (key2 === "cached_input_per_million")) || (key2 === "output_per_million"))){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14759,7 +14949,7 @@ if(_errs22 === errors){
 if(data8.currency !== undefined){
 const _errs23 = errors;
 if("USD" !== data8.currency){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
 return false;
 }
 var valid6 = _errs23 === errors;
@@ -14774,12 +14964,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -14795,12 +14985,12 @@ const _errs26 = errors;
 if(errors === _errs26){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -14816,12 +15006,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -14837,7 +15027,7 @@ var valid6 = true;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14854,7 +15044,7 @@ var valid3 = true;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14866,7 +15056,7 @@ break;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14880,24 +15070,24 @@ var valid0 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptList = validate87;
-const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
-const schema216 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validatePromptList = validate99;
+const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
+const schema226 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14908,14 +15098,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.latest_version === undefined) && (missing0 = "latest_version"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.variables === undefined) && (missing0 = "variables"))) || ((data.version_description === undefined) && (missing0 = "version_description"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema216.properties, key0))){
-validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema226.properties, key0))){
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14924,7 +15114,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("prompt" !== data.object){
-validate88.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
+validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14936,7 +15126,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -14948,7 +15138,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate88.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -14961,13 +15151,13 @@ if(data.version !== undefined){
 let data3 = data.version;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 1 || isNaN(data3)){
-validate88.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate100.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14982,13 +15172,13 @@ if(data.latest_version !== undefined){
 let data4 = data.latest_version;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate88.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate88.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate100.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -15003,7 +15193,7 @@ if(data.model !== undefined){
 let data5 = data.model;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate88.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema216.properties.model.type},message:"must be string,null"}];
+validate100.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema226.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -15027,14 +15217,14 @@ if(errors === _errs16){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing1;
 if(((data7.role === undefined) && (missing1 = "role")) || ((data7.content === undefined) && (missing1 = "content"))){
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key1 in data7){
 if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15046,12 +15236,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(func2(data8) < 1){
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15064,7 +15254,7 @@ if(valid3){
 if(data7.content !== undefined){
 const _errs21 = errors;
 if(typeof data7.content !== "string"){
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -15076,7 +15266,7 @@ if(valid3){
 if(data7.name !== undefined){
 const _errs23 = errors;
 if(typeof data7.name !== "string"){
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -15090,7 +15280,7 @@ var valid3 = true;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15101,7 +15291,7 @@ break;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15115,7 +15305,7 @@ if(data.hyperparameters !== undefined){
 let data11 = data.hyperparameters;
 const _errs25 = errors;
 if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
-validate88.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs25 === errors;
@@ -15134,7 +15324,7 @@ const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
 const _errs29 = errors;
 if(typeof data12[i1] !== "string"){
-validate88.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -15144,7 +15334,7 @@ break;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate100.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15158,7 +15348,7 @@ if(data.version_description !== undefined){
 let data14 = data.version_description;
 const _errs31 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate88.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema216.properties.version_description.type},message:"must be string,null"}];
+validate100.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema226.properties.version_description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -15174,12 +15364,12 @@ if(errors === _errs33){
 if(errors === _errs33){
 if(typeof data15 === "string"){
 if(!(formats6.validate(data15))){
-validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15197,12 +15387,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate100.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15227,21 +15417,21 @@ var valid0 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15252,14 +15442,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15268,7 +15458,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate87.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate99.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15286,8 +15476,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate88(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate100(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -15297,7 +15487,7 @@ break;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate99.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15311,13 +15501,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate99.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate87.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate99.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15333,23 +15523,23 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptVersionList = validate90;
-const schema218 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
+export const validatePromptVersionList = validate102;
+const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt-version-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15360,14 +15550,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15376,7 +15566,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate90.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15399,14 +15589,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.prompt_id === undefined) && (missing1 = "prompt_id"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.model === undefined) && (missing1 = "model"))) || ((data2.messages === undefined) && (missing1 = "messages"))) || ((data2.hyperparameters === undefined) && (missing1 = "hyperparameters"))) || ((data2.variables === undefined) && (missing1 = "variables"))) || ((data2.description === undefined) && (missing1 = "description"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema218.properties.data.items.properties, key1))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema228.properties.data.items.properties, key1))){
+validate102.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15415,7 +15605,7 @@ if(_errs7 === errors){
 if(data2.object !== undefined){
 const _errs8 = errors;
 if("prompt_version" !== data2.object){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -15427,7 +15617,7 @@ if(valid2){
 if(data2.prompt_id !== undefined){
 const _errs9 = errors;
 if(typeof data2.prompt_id !== "string"){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -15440,13 +15630,13 @@ if(data2.version !== undefined){
 let data5 = data2.version;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -15461,7 +15651,7 @@ if(data2.model !== undefined){
 let data6 = data2.model;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema218.properties.data.items.properties.model.type},message:"must be string,null"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema228.properties.data.items.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -15485,14 +15675,14 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.role === undefined) && (missing2 = "role")) || ((data8.content === undefined) && (missing2 = "content"))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs20 = errors;
 for(const key2 in data8){
 if(!(((key2 === "role") || (key2 === "content")) || (key2 === "name"))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15504,12 +15694,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func2(data9) < 1){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15522,7 +15712,7 @@ if(valid5){
 if(data8.content !== undefined){
 const _errs23 = errors;
 if(typeof data8.content !== "string"){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -15534,7 +15724,7 @@ if(valid5){
 if(data8.name !== undefined){
 const _errs25 = errors;
 if(typeof data8.name !== "string"){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -15548,7 +15738,7 @@ var valid5 = true;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15559,7 +15749,7 @@ break;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15573,7 +15763,7 @@ if(data2.hyperparameters !== undefined){
 let data12 = data2.hyperparameters;
 const _errs27 = errors;
 if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -15592,7 +15782,7 @@ const len2 = data13.length;
 for(let i2=0; i2<len2; i2++){
 const _errs31 = errors;
 if(typeof data13[i2] !== "string"){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs31 === errors;
@@ -15602,7 +15792,7 @@ break;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15616,7 +15806,7 @@ if(data2.description !== undefined){
 let data15 = data2.description;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema218.properties.data.items.properties.description.type},message:"must be string,null"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema228.properties.data.items.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs33 === errors;
@@ -15632,12 +15822,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats6.validate(data16))){
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15659,7 +15849,7 @@ var valid2 = true;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15670,7 +15860,7 @@ break;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15684,13 +15874,13 @@ if(data.total !== undefined){
 let data17 = data.total;
 const _errs37 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate90.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate102.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
-validate90.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate102.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15706,25 +15896,25 @@ var valid0 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePrompt = validate88;
+export const validatePrompt = validate100;
 
-export const validateRateLimitsPolicyCreated = validate91;
-const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
+export const validateRateLimitsPolicyCreated = validate103;
+const schema230 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15735,14 +15925,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15755,12 +15945,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15774,7 +15964,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_rate_limits" !== data.object){
-validate91.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15787,18 +15977,18 @@ var valid0 = true;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyList = validate92;
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema148 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"type":"string"}}}}},"$defs":{"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
+export const validateRateLimitsPolicyList = validate104;
+const schema231 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema148 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"}}}}},"$defs":{"PolicyKey":{"type":"string","pattern":"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$","description":"What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>."},"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy.json" */;
@@ -16048,10 +16238,20 @@ break;
 }
 if(_errs27 === errors){
 if(data12.key !== undefined){
+let data13 = data12.key;
 const _errs28 = errors;
-if(typeof data12.key !== "string"){
-validate58.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data13 === "string"){
+if(!pattern15.test(data13)){
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
+}
+}
+else {
+validate58.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid5 = _errs28 === errors;
 }
@@ -16060,12 +16260,12 @@ var valid5 = true;
 }
 if(valid5){
 if(data12.value !== undefined){
-const _errs30 = errors;
+const _errs31 = errors;
 if(typeof data12.value !== "string"){
 validate58.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs30 === errors;
+var valid5 = _errs31 === errors;
 }
 else {
 var valid5 = true;
@@ -16098,15 +16298,15 @@ var valid0 = true;
 if(valid0){
 if(data.group_by !== undefined){
 let data15 = data.group_by;
-const _errs32 = errors;
-if(errors === _errs32){
+const _errs33 = errors;
+if(errors === _errs33){
 if(Array.isArray(data15)){
-var valid6 = true;
+var valid7 = true;
 const len1 = data15.length;
 for(let i1=0; i1<len1; i1++){
 let data16 = data15[i1];
-const _errs34 = errors;
-if(errors === _errs34){
+const _errs35 = errors;
+if(errors === _errs35){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
 if((data16.key === undefined) && (missing2 = "key")){
@@ -16114,7 +16314,7 @@ validate58.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/
 return false;
 }
 else {
-const _errs36 = errors;
+const _errs37 = errors;
 for(const key2 in data16){
 if(!(key2 === "key")){
 validate58.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
@@ -16122,11 +16322,21 @@ return false;
 break;
 }
 }
-if(_errs36 === errors){
+if(_errs37 === errors){
 if(data16.key !== undefined){
-if(typeof data16.key !== "string"){
-validate58.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let data17 = data16.key;
+const _errs39 = errors;
+if(errors === _errs39){
+if(typeof data17 === "string"){
+if(!pattern15.test(data17)){
+validate58.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
+}
+}
+else {
+validate58.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 }
 }
@@ -16137,8 +16347,8 @@ validate58.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/
 return false;
 }
 }
-var valid6 = _errs34 === errors;
-if(!valid6){
+var valid7 = _errs35 === errors;
+if(!valid7){
 break;
 }
 }
@@ -16148,7 +16358,7 @@ validate58.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs33 === errors;
 }
 else {
 var valid0 = true;
@@ -16179,11 +16389,11 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16194,14 +16404,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16210,7 +16420,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -16239,7 +16449,7 @@ break;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate104.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16253,13 +16463,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate92.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate104.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate92.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate104.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16275,14 +16485,270 @@ var valid0 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRateLimitsPolicyUsage = validate106;
+const schema232 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-usage.json","title":"RateLimitsPolicyUsage","description":"What a rate-limits policy counts now, per group (one group per distinct combination of its group_by values; groups with nothing left in the window are left out). Counted across every gateway process on one Redis, or in the answering process without Redis.","type":"object","required":["object","policy_id","type","unit","value","data"],"additionalProperties":false,"properties":{"object":{"const":"list"},"policy_id":{"type":"string"},"type":{"$ref":"rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number"},"data":{"type":"array","items":{"type":"object","required":["group","used","remaining","reset_seconds"],"additionalProperties":false,"properties":{"group":{"type":"object","additionalProperties":{"type":"string"},"description":"The group_by keys and this group's values (empty without group_by; \"\" where the request had no value)."},"used":{"type":"number","minimum":0,"description":"Requests or tokens counted in the sliding window."},"remaining":{"type":"number","minimum":0},"reset_seconds":{"type":"number","minimum":0,"description":"Seconds until everything counted now has left the window."}}}}}};
+
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-usage.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate106.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.object === undefined) && (missing0 = "object")) || ((data.policy_id === undefined) && (missing0 = "policy_id"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "object") || (key0 === "policy_id")) || (key0 === "type")) || (key0 === "unit")) || (key0 === "value")) || (key0 === "data"))){
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.policy_id !== undefined){
+const _errs3 = errors;
+if(typeof data.policy_id !== "string"){
+validate106.errors = [{instancePath:instancePath+"/policy_id",schemaPath:"#/properties/policy_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs5 = errors;
+if(!((data2 === "requests") || (data2 === "tokens"))){
+validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema149.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.unit !== undefined){
+let data3 = data.unit;
+const _errs7 = errors;
+if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
+validate106.errors = [{instancePath:instancePath+"/unit",schemaPath:"rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema150.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data4 = data.value;
+const _errs9 = errors;
+if(!((typeof data4 == "number") && (isFinite(data4)))){
+validate106.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data5 = data.data;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data5)){
+var valid3 = true;
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing1;
+if(((((data6.group === undefined) && (missing1 = "group")) || ((data6.used === undefined) && (missing1 = "used"))) || ((data6.remaining === undefined) && (missing1 = "remaining"))) || ((data6.reset_seconds === undefined) && (missing1 = "reset_seconds"))){
+validate106.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key1 in data6){
+if(!((((key1 === "group") || (key1 === "used")) || (key1 === "remaining")) || (key1 === "reset_seconds"))){
+validate106.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data6.group !== undefined){
+let data7 = data6.group;
+const _errs16 = errors;
+if(errors === _errs16){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key2 in data7){
+const _errs19 = errors;
+if(typeof data7[key2] !== "string"){
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/group/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/items/properties/group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid5 = _errs19 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/group",schemaPath:"#/properties/data/items/properties/group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data6.used !== undefined){
+let data9 = data6.used;
+const _errs21 = errors;
+if(errors === _errs21){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid4 = _errs21 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data6.remaining !== undefined){
+let data10 = data6.remaining;
+const _errs23 = errors;
+if(errors === _errs23){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid4 = _errs23 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data6.reset_seconds !== undefined){
+let data11 = data6.reset_seconds;
+const _errs25 = errors;
+if(errors === _errs25){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/reset_seconds",schemaPath:"#/properties/data/items/properties/reset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/data/" + i0+"/reset_seconds",schemaPath:"#/properties/data/items/properties/reset_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid4 = _errs25 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate106.errors = vErrors;
+return errors === 0;
+}
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitsPolicy = validate58;
 
@@ -17020,15 +17486,15 @@ return errors === 0;
 }
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequestLogList = validate94;
-const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
-const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"type":"object"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+export const validateRequestLogList = validate107;
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
+const schema236 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"type":"object"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17039,14 +17505,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))) || ((data.last_id === undefined) && (missing0 = "last_id"))){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "last_id"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17055,7 +17521,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate107.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17079,14 +17545,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((((((((((((((((((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.trace_id === undefined) && (missing1 = "trace_id"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.created_at_ms === undefined) && (missing1 = "created_at_ms"))) || ((data2.method === undefined) && (missing1 = "method"))) || ((data2.path === undefined) && (missing1 = "path"))) || ((data2.route_kind === undefined) && (missing1 = "route_kind"))) || ((data2.operation === undefined) && (missing1 = "operation"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.status === undefined) && (missing1 = "status"))) || ((data2.error_code === undefined) && (missing1 = "error_code"))) || ((data2.latency_ms === undefined) && (missing1 = "latency_ms"))) || ((data2.ttfb_ms === undefined) && (missing1 = "ttfb_ms"))) || ((data2.config_id === undefined) && (missing1 = "config_id"))) || ((data2.target === undefined) && (missing1 = "target"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.model_requested === undefined) && (missing1 = "model_requested"))) || ((data2.model_answered === undefined) && (missing1 = "model_answered"))) || ((data2.retries === undefined) && (missing1 = "retries"))) || ((data2.cache_status === undefined) && (missing1 = "cache_status"))) || ((data2.stream === undefined) && (missing1 = "stream"))) || ((data2.usage === undefined) && (missing1 = "usage"))) || ((data2.cost_usd === undefined) && (missing1 = "cost_usd"))) || ((data2.saved_cost_usd === undefined) && (missing1 = "saved_cost_usd"))) || ((data2.metadata === undefined) && (missing1 = "metadata"))) || ((data2.api_key_id === undefined) && (missing1 = "api_key_id"))) || ((data2.workspace_id === undefined) && (missing1 = "workspace_id"))) || ((data2.organisation_id === undefined) && (missing1 = "organisation_id"))) || ((data2.hook_results === undefined) && (missing1 = "hook_results"))) || ((data2.feedback === undefined) && (missing1 = "feedback"))) || ((data2.request_body === undefined) && (missing1 = "request_body"))) || ((data2.response_body === undefined) && (missing1 = "response_body"))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema223.properties, key1))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema236.properties, key1))){
+validate107.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17095,7 +17561,7 @@ if(_errs8 === errors){
 if(data2.object !== undefined){
 const _errs9 = errors;
 if("request_log" !== data2.object){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"request-log.json/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"request-log.json/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -17107,7 +17573,7 @@ if(valid3){
 if(data2.id !== undefined){
 const _errs10 = errors;
 if(typeof data2.id !== "string"){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"request-log.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"request-log.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -17119,7 +17585,7 @@ if(valid3){
 if(data2.trace_id !== undefined){
 const _errs12 = errors;
 if(typeof data2.trace_id !== "string"){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/trace_id",schemaPath:"request-log.json/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/trace_id",schemaPath:"request-log.json/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -17132,7 +17598,7 @@ if(data2.created_at !== undefined){
 let data6 = data2.created_at;
 const _errs14 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"request-log.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"request-log.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -17145,7 +17611,7 @@ if(data2.created_at_ms !== undefined){
 let data7 = data2.created_at_ms;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at_ms",schemaPath:"request-log.json/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at_ms",schemaPath:"request-log.json/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -17157,7 +17623,7 @@ if(valid3){
 if(data2.method !== undefined){
 const _errs18 = errors;
 if(typeof data2.method !== "string"){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/method",schemaPath:"request-log.json/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/method",schemaPath:"request-log.json/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -17169,7 +17635,7 @@ if(valid3){
 if(data2.path !== undefined){
 const _errs20 = errors;
 if(typeof data2.path !== "string"){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/path",schemaPath:"request-log.json/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/path",schemaPath:"request-log.json/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -17182,7 +17648,7 @@ if(data2.route_kind !== undefined){
 let data10 = data2.route_kind;
 const _errs22 = errors;
 if(!((((((data10 === "inference") || (data10 === "passthrough")) || (data10 === "control")) || (data10 === "health")) || (data10 === "metrics")) || (data10 === "unmatched"))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/route_kind",schemaPath:"request-log.json/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema223.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/route_kind",schemaPath:"request-log.json/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema236.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -17195,7 +17661,7 @@ if(data2.operation !== undefined){
 let data11 = data2.operation;
 const _errs23 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/operation",schemaPath:"request-log.json/properties/operation/type",keyword:"type",params:{type: schema223.properties.operation.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/operation",schemaPath:"request-log.json/properties/operation/type",keyword:"type",params:{type: schema236.properties.operation.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -17208,7 +17674,7 @@ if(data2.source !== undefined){
 let data12 = data2.source;
 const _errs25 = errors;
 if(!(((data12 === "http") || (data12 === "batch")) || (data12 === "responses"))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"request-log.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema223.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"request-log.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema236.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs25 === errors;
@@ -17221,7 +17687,7 @@ if(data2.status !== undefined){
 let data13 = data2.status;
 const _errs26 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"request-log.json/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"request-log.json/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -17234,7 +17700,7 @@ if(data2.error_code !== undefined){
 let data14 = data2.error_code;
 const _errs28 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/error_code",schemaPath:"request-log.json/properties/error_code/type",keyword:"type",params:{type: schema223.properties.error_code.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/error_code",schemaPath:"request-log.json/properties/error_code/type",keyword:"type",params:{type: schema236.properties.error_code.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs28 === errors;
@@ -17249,12 +17715,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/latency_ms",schemaPath:"request-log.json/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/latency_ms",schemaPath:"request-log.json/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/latency_ms",schemaPath:"request-log.json/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/latency_ms",schemaPath:"request-log.json/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -17268,13 +17734,13 @@ if(data2.ttfb_ms !== undefined){
 let data16 = data2.ttfb_ms;
 const _errs32 = errors;
 if((!((typeof data16 == "number") && (isFinite(data16)))) && (data16 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/ttfb_ms",schemaPath:"request-log.json/properties/ttfb_ms/type",keyword:"type",params:{type: schema223.properties.ttfb_ms.type},message:"must be number,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/ttfb_ms",schemaPath:"request-log.json/properties/ttfb_ms/type",keyword:"type",params:{type: schema236.properties.ttfb_ms.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/ttfb_ms",schemaPath:"request-log.json/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/ttfb_ms",schemaPath:"request-log.json/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17289,7 +17755,7 @@ if(data2.config_id !== undefined){
 let data17 = data2.config_id;
 const _errs34 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/config_id",schemaPath:"request-log.json/properties/config_id/type",keyword:"type",params:{type: schema223.properties.config_id.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/config_id",schemaPath:"request-log.json/properties/config_id/type",keyword:"type",params:{type: schema236.properties.config_id.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -17302,7 +17768,7 @@ if(data2.target !== undefined){
 let data18 = data2.target;
 const _errs36 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/target",schemaPath:"request-log.json/properties/target/type",keyword:"type",params:{type: schema223.properties.target.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/target",schemaPath:"request-log.json/properties/target/type",keyword:"type",params:{type: schema236.properties.target.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -17315,7 +17781,7 @@ if(data2.provider !== undefined){
 let data19 = data2.provider;
 const _errs38 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"request-log.json/properties/provider/type",keyword:"type",params:{type: schema223.properties.provider.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"request-log.json/properties/provider/type",keyword:"type",params:{type: schema236.properties.provider.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs38 === errors;
@@ -17328,7 +17794,7 @@ if(data2.model_requested !== undefined){
 let data20 = data2.model_requested;
 const _errs40 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/model_requested",schemaPath:"request-log.json/properties/model_requested/type",keyword:"type",params:{type: schema223.properties.model_requested.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/model_requested",schemaPath:"request-log.json/properties/model_requested/type",keyword:"type",params:{type: schema236.properties.model_requested.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs40 === errors;
@@ -17341,7 +17807,7 @@ if(data2.model_answered !== undefined){
 let data21 = data2.model_answered;
 const _errs42 = errors;
 if((typeof data21 !== "string") && (data21 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/model_answered",schemaPath:"request-log.json/properties/model_answered/type",keyword:"type",params:{type: schema223.properties.model_answered.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/model_answered",schemaPath:"request-log.json/properties/model_answered/type",keyword:"type",params:{type: schema236.properties.model_answered.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs42 === errors;
@@ -17354,13 +17820,13 @@ if(data2.retries !== undefined){
 let data22 = data2.retries;
 const _errs44 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/retries",schemaPath:"request-log.json/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/retries",schemaPath:"request-log.json/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs44){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/retries",schemaPath:"request-log.json/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/retries",schemaPath:"request-log.json/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17375,7 +17841,7 @@ if(data2.cache_status !== undefined){
 let data23 = data2.cache_status;
 const _errs46 = errors;
 if((typeof data23 !== "string") && (data23 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/cache_status",schemaPath:"request-log.json/properties/cache_status/type",keyword:"type",params:{type: schema223.properties.cache_status.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/cache_status",schemaPath:"request-log.json/properties/cache_status/type",keyword:"type",params:{type: schema236.properties.cache_status.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs46 === errors;
@@ -17387,7 +17853,7 @@ if(valid3){
 if(data2.stream !== undefined){
 const _errs48 = errors;
 if(typeof data2.stream !== "boolean"){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/stream",schemaPath:"request-log.json/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/stream",schemaPath:"request-log.json/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs48 === errors;
@@ -17622,7 +18088,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate94.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -17646,7 +18112,7 @@ if(data2.cost_usd !== undefined){
 let data31 = data2.cost_usd;
 const _errs67 = errors;
 if((!((typeof data31 == "number") && (isFinite(data31)))) && (data31 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/cost_usd",schemaPath:"request-log.json/properties/cost_usd/type",keyword:"type",params:{type: schema223.properties.cost_usd.type},message:"must be number,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/cost_usd",schemaPath:"request-log.json/properties/cost_usd/type",keyword:"type",params:{type: schema236.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs67 === errors;
@@ -17659,7 +18125,7 @@ if(data2.saved_cost_usd !== undefined){
 let data32 = data2.saved_cost_usd;
 const _errs69 = errors;
 if((!((typeof data32 == "number") && (isFinite(data32)))) && (data32 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/saved_cost_usd",schemaPath:"request-log.json/properties/saved_cost_usd/type",keyword:"type",params:{type: schema223.properties.saved_cost_usd.type},message:"must be number,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/saved_cost_usd",schemaPath:"request-log.json/properties/saved_cost_usd/type",keyword:"type",params:{type: schema236.properties.saved_cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid3 = _errs69 === errors;
@@ -17676,7 +18142,7 @@ if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 for(const key3 in data33){
 const _errs74 = errors;
 if(typeof data33[key3] !== "string"){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"request-log.json/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"request-log.json/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs74 === errors;
@@ -17686,7 +18152,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/metadata",schemaPath:"request-log.json/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/metadata",schemaPath:"request-log.json/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17700,7 +18166,7 @@ if(data2.api_key_id !== undefined){
 let data35 = data2.api_key_id;
 const _errs76 = errors;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/api_key_id",schemaPath:"request-log.json/properties/api_key_id/type",keyword:"type",params:{type: schema223.properties.api_key_id.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/api_key_id",schemaPath:"request-log.json/properties/api_key_id/type",keyword:"type",params:{type: schema236.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs76 === errors;
@@ -17713,7 +18179,7 @@ if(data2.workspace_id !== undefined){
 let data36 = data2.workspace_id;
 const _errs78 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/workspace_id",schemaPath:"request-log.json/properties/workspace_id/type",keyword:"type",params:{type: schema223.properties.workspace_id.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/workspace_id",schemaPath:"request-log.json/properties/workspace_id/type",keyword:"type",params:{type: schema236.properties.workspace_id.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs78 === errors;
@@ -17726,7 +18192,7 @@ if(data2.organisation_id !== undefined){
 let data37 = data2.organisation_id;
 const _errs80 = errors;
 if((typeof data37 !== "string") && (data37 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/organisation_id",schemaPath:"request-log.json/properties/organisation_id/type",keyword:"type",params:{type: schema223.properties.organisation_id.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/organisation_id",schemaPath:"request-log.json/properties/organisation_id/type",keyword:"type",params:{type: schema236.properties.organisation_id.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs80 === errors;
@@ -17775,7 +18241,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate94.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -17835,7 +18301,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate94.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -17859,7 +18325,7 @@ if(data2.request_body !== undefined){
 let data40 = data2.request_body;
 const _errs94 = errors;
 if((typeof data40 !== "string") && (data40 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/request_body",schemaPath:"request-log.json/properties/request_body/type",keyword:"type",params:{type: schema223.properties.request_body.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/request_body",schemaPath:"request-log.json/properties/request_body/type",keyword:"type",params:{type: schema236.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs94 === errors;
@@ -17872,7 +18338,7 @@ if(data2.response_body !== undefined){
 let data41 = data2.response_body;
 const _errs96 = errors;
 if((typeof data41 !== "string") && (data41 !== null)){
-validate94.errors = [{instancePath:instancePath+"/data/" + i0+"/response_body",schemaPath:"request-log.json/properties/response_body/type",keyword:"type",params:{type: schema223.properties.response_body.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0+"/response_body",schemaPath:"request-log.json/properties/response_body/type",keyword:"type",params:{type: schema236.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs96 === errors;
@@ -17916,7 +18382,7 @@ var valid3 = true;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"request-log.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17927,7 +18393,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17940,7 +18406,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs98 = errors;
 if(typeof data.has_more !== "boolean"){
-validate94.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate107.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs98 === errors;
@@ -17953,7 +18419,7 @@ if(data.last_id !== undefined){
 let data43 = data.last_id;
 const _errs100 = errors;
 if((typeof data43 !== "string") && (data43 !== null)){
-validate94.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema222.properties.last_id.type},message:"must be string,null"}];
+validate107.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema235.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs100 === errors;
@@ -17968,22 +18434,22 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequestLog = validate95;
+export const validateRequestLog = validate108;
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17994,14 +18460,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((((((((((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.trace_id === undefined) && (missing0 = "trace_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.created_at_ms === undefined) && (missing0 = "created_at_ms"))) || ((data.method === undefined) && (missing0 = "method"))) || ((data.path === undefined) && (missing0 = "path"))) || ((data.route_kind === undefined) && (missing0 = "route_kind"))) || ((data.operation === undefined) && (missing0 = "operation"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.error_code === undefined) && (missing0 = "error_code"))) || ((data.latency_ms === undefined) && (missing0 = "latency_ms"))) || ((data.ttfb_ms === undefined) && (missing0 = "ttfb_ms"))) || ((data.config_id === undefined) && (missing0 = "config_id"))) || ((data.target === undefined) && (missing0 = "target"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.model_requested === undefined) && (missing0 = "model_requested"))) || ((data.model_answered === undefined) && (missing0 = "model_answered"))) || ((data.retries === undefined) && (missing0 = "retries"))) || ((data.cache_status === undefined) && (missing0 = "cache_status"))) || ((data.stream === undefined) && (missing0 = "stream"))) || ((data.usage === undefined) && (missing0 = "usage"))) || ((data.cost_usd === undefined) && (missing0 = "cost_usd"))) || ((data.saved_cost_usd === undefined) && (missing0 = "saved_cost_usd"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.api_key_id === undefined) && (missing0 = "api_key_id"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.hook_results === undefined) && (missing0 = "hook_results"))) || ((data.feedback === undefined) && (missing0 = "feedback"))) || ((data.request_body === undefined) && (missing0 = "request_body"))) || ((data.response_body === undefined) && (missing0 = "response_body"))){
-validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema223.properties, key0))){
-validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema236.properties, key0))){
+validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18010,7 +18476,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("request_log" !== data.object){
-validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
+validate108.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18022,7 +18488,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -18034,7 +18500,7 @@ if(valid0){
 if(data.trace_id !== undefined){
 const _errs5 = errors;
 if(typeof data.trace_id !== "string"){
-validate95.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -18047,7 +18513,7 @@ if(data.created_at !== undefined){
 let data3 = data.created_at;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate95.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -18060,7 +18526,7 @@ if(data.created_at_ms !== undefined){
 let data4 = data.created_at_ms;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate95.errors = [{instancePath:instancePath+"/created_at_ms",schemaPath:"#/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/created_at_ms",schemaPath:"#/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -18072,7 +18538,7 @@ if(valid0){
 if(data.method !== undefined){
 const _errs11 = errors;
 if(typeof data.method !== "string"){
-validate95.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -18084,7 +18550,7 @@ if(valid0){
 if(data.path !== undefined){
 const _errs13 = errors;
 if(typeof data.path !== "string"){
-validate95.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -18097,7 +18563,7 @@ if(data.route_kind !== undefined){
 let data7 = data.route_kind;
 const _errs15 = errors;
 if(!((((((data7 === "inference") || (data7 === "passthrough")) || (data7 === "control")) || (data7 === "health")) || (data7 === "metrics")) || (data7 === "unmatched"))){
-validate95.errors = [{instancePath:instancePath+"/route_kind",schemaPath:"#/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema223.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
+validate108.errors = [{instancePath:instancePath+"/route_kind",schemaPath:"#/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema236.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -18110,7 +18576,7 @@ if(data.operation !== undefined){
 let data8 = data.operation;
 const _errs16 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate95.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: schema223.properties.operation.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: schema236.properties.operation.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -18123,7 +18589,7 @@ if(data.source !== undefined){
 let data9 = data.source;
 const _errs18 = errors;
 if(!(((data9 === "http") || (data9 === "batch")) || (data9 === "responses"))){
-validate95.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema223.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate108.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema236.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -18136,7 +18602,7 @@ if(data.status !== undefined){
 let data10 = data.status;
 const _errs19 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate95.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -18149,7 +18615,7 @@ if(data.error_code !== undefined){
 let data11 = data.error_code;
 const _errs21 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate95.errors = [{instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: schema223.properties.error_code.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: schema236.properties.error_code.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -18164,12 +18630,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate95.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate108.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -18183,13 +18649,13 @@ if(data.ttfb_ms !== undefined){
 let data13 = data.ttfb_ms;
 const _errs25 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate95.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/type",keyword:"type",params:{type: schema223.properties.ttfb_ms.type},message:"must be number,null"}];
+validate108.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/type",keyword:"type",params:{type: schema236.properties.ttfb_ms.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate95.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18204,7 +18670,7 @@ if(data.config_id !== undefined){
 let data14 = data.config_id;
 const _errs27 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate95.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema223.properties.config_id.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema236.properties.config_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -18217,7 +18683,7 @@ if(data.target !== undefined){
 let data15 = data.target;
 const _errs29 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate95.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: schema223.properties.target.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: schema236.properties.target.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -18230,7 +18696,7 @@ if(data.provider !== undefined){
 let data16 = data.provider;
 const _errs31 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate95.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema223.properties.provider.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema236.properties.provider.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -18243,7 +18709,7 @@ if(data.model_requested !== undefined){
 let data17 = data.model_requested;
 const _errs33 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate95.errors = [{instancePath:instancePath+"/model_requested",schemaPath:"#/properties/model_requested/type",keyword:"type",params:{type: schema223.properties.model_requested.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/model_requested",schemaPath:"#/properties/model_requested/type",keyword:"type",params:{type: schema236.properties.model_requested.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -18256,7 +18722,7 @@ if(data.model_answered !== undefined){
 let data18 = data.model_answered;
 const _errs35 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate95.errors = [{instancePath:instancePath+"/model_answered",schemaPath:"#/properties/model_answered/type",keyword:"type",params:{type: schema223.properties.model_answered.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/model_answered",schemaPath:"#/properties/model_answered/type",keyword:"type",params:{type: schema236.properties.model_answered.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -18269,13 +18735,13 @@ if(data.retries !== undefined){
 let data19 = data.retries;
 const _errs37 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate95.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data19 == "number") && (isFinite(data19))){
 if(data19 < 0 || isNaN(data19)){
-validate95.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18290,7 +18756,7 @@ if(data.cache_status !== undefined){
 let data20 = data.cache_status;
 const _errs39 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate95.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/type",keyword:"type",params:{type: schema223.properties.cache_status.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/type",keyword:"type",params:{type: schema236.properties.cache_status.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -18302,7 +18768,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs41 = errors;
 if(typeof data.stream !== "boolean"){
-validate95.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate108.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -18537,7 +19003,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate95.errors = vErrors;
+validate108.errors = vErrors;
 return false;
 }
 else {
@@ -18561,7 +19027,7 @@ if(data.cost_usd !== undefined){
 let data28 = data.cost_usd;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate95.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema223.properties.cost_usd.type},message:"must be number,null"}];
+validate108.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema236.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs60 === errors;
@@ -18574,7 +19040,7 @@ if(data.saved_cost_usd !== undefined){
 let data29 = data.saved_cost_usd;
 const _errs62 = errors;
 if((!((typeof data29 == "number") && (isFinite(data29)))) && (data29 !== null)){
-validate95.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema223.properties.saved_cost_usd.type},message:"must be number,null"}];
+validate108.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema236.properties.saved_cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs62 === errors;
@@ -18591,7 +19057,7 @@ if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
 for(const key2 in data30){
 const _errs67 = errors;
 if(typeof data30[key2] !== "string"){
-validate95.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs67 === errors;
@@ -18601,7 +19067,7 @@ break;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18615,7 +19081,7 @@ if(data.api_key_id !== undefined){
 let data32 = data.api_key_id;
 const _errs69 = errors;
 if((typeof data32 !== "string") && (data32 !== null)){
-validate95.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema223.properties.api_key_id.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema236.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs69 === errors;
@@ -18628,7 +19094,7 @@ if(data.workspace_id !== undefined){
 let data33 = data.workspace_id;
 const _errs71 = errors;
 if((typeof data33 !== "string") && (data33 !== null)){
-validate95.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema223.properties.workspace_id.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema236.properties.workspace_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs71 === errors;
@@ -18641,7 +19107,7 @@ if(data.organisation_id !== undefined){
 let data34 = data.organisation_id;
 const _errs73 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate95.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema223.properties.organisation_id.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema236.properties.organisation_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs73 === errors;
@@ -18690,7 +19156,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate95.errors = vErrors;
+validate108.errors = vErrors;
 return false;
 }
 else {
@@ -18750,7 +19216,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate95.errors = vErrors;
+validate108.errors = vErrors;
 return false;
 }
 else {
@@ -18774,7 +19240,7 @@ if(data.request_body !== undefined){
 let data37 = data.request_body;
 const _errs87 = errors;
 if((typeof data37 !== "string") && (data37 !== null)){
-validate95.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema223.properties.request_body.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema236.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs87 === errors;
@@ -18787,7 +19253,7 @@ if(data.response_body !== undefined){
 let data38 = data.response_body;
 const _errs89 = errors;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate95.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema223.properties.response_body.type},message:"must be string,null"}];
+validate108.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema236.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs89 === errors;
@@ -18831,24 +19297,24 @@ var valid0 = true;
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate95.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfigList = validate96;
-const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
-const schema226 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateSavedConfigList = validate109;
+const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
+const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18859,14 +19325,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18875,7 +19341,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18899,14 +19365,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.config === undefined) && (missing1 = "config"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "object") || (key1 === "id")) || (key1 === "name")) || (key1 === "source")) || (key1 === "config")) || (key1 === "version")) || (key1 === "created_at")) || (key1 === "last_updated_at"))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18915,7 +19381,7 @@ if(_errs8 === errors){
 if(data2.object !== undefined){
 const _errs9 = errors;
 if("config" !== data2.object){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -18927,7 +19393,7 @@ if(valid3){
 if(data2.id !== undefined){
 const _errs10 = errors;
 if(typeof data2.id !== "string"){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -18940,7 +19406,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema226.properties.name.type},message:"must be string,null"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -18953,7 +19419,7 @@ if(data2.source !== undefined){
 let data6 = data2.source;
 const _errs14 = errors;
 if(!((data6 === "api") || (data6 === "file"))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema226.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema239.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -18966,7 +19432,7 @@ if(data2.config !== undefined){
 let data7 = data2.config;
 const _errs15 = errors;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -18979,13 +19445,13 @@ if(data2.version !== undefined){
 let data8 = data2.version;
 const _errs17 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -19003,12 +19469,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats6.validate(data9))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19026,12 +19492,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats6.validate(data10))){
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19052,7 +19518,7 @@ var valid3 = true;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19063,7 +19529,7 @@ break;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate109.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19077,13 +19543,13 @@ if(data.total !== undefined){
 let data11 = data.total;
 const _errs23 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate109.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate96.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate109.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19099,22 +19565,22 @@ var valid0 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfig = validate97;
+export const validateSavedConfig = validate110;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19125,14 +19591,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.config === undefined) && (missing0 = "config"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "source")) || (key0 === "config")) || (key0 === "version")) || (key0 === "created_at")) || (key0 === "last_updated_at"))){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19141,7 +19607,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("config" !== data.object){
-validate97.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -19153,7 +19619,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -19166,7 +19632,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate97.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema226.properties.name.type},message:"must be string,null"}];
+validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19179,7 +19645,7 @@ if(data.source !== undefined){
 let data3 = data.source;
 const _errs7 = errors;
 if(!((data3 === "api") || (data3 === "file"))){
-validate97.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema226.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate110.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema239.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -19192,7 +19658,7 @@ if(data.config !== undefined){
 let data4 = data.config;
 const _errs8 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate97.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -19205,13 +19671,13 @@ if(data.version !== undefined){
 let data5 = data.version;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate97.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate110.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate97.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate110.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -19229,12 +19695,12 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(!(formats6.validate(data6))){
-validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19252,12 +19718,12 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data7 === "string"){
 if(!(formats6.validate(data7))){
-validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -19278,25 +19744,25 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredResponse = validate98;
-const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
-const schema229 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
-const schema231 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
-const schema232 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
+export const validateStoredResponse = validate111;
+const schema241 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
+const schema242 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
+const schema244 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
+const schema245 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19337,14 +19803,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate99.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "vector_store_ids")) || (key0 === "max_num_results")) || (key0 === "filters")) || (key0 === "ranking_options"))){
-validate99.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate112.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19353,7 +19819,7 @@ if(_errs7 === errors){
 if(data.type !== undefined){
 const _errs8 = errors;
 if("file_search" !== data.type){
-validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -19372,7 +19838,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data2[i0] !== "string"){
-validate99.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -19382,7 +19848,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate112.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19396,13 +19862,13 @@ if(data.max_num_results !== undefined){
 let data4 = data.max_num_results;
 const _errs13 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate112.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate112.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -19417,7 +19883,7 @@ if(data.filters !== undefined){
 let data5 = data.filters;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate99.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema232.properties.filters.type},message:"must be object,null"}];
+validate112.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema245.properties.filters.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -19425,7 +19891,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.type !== undefined){
 const _errs18 = errors;
 if(typeof data5.type !== "string"){
-validate99.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -19437,7 +19903,7 @@ if(valid5){
 if(data5.key !== undefined){
 const _errs20 = errors;
 if(typeof data5.key !== "string"){
-validate99.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs20 === errors;
@@ -19462,7 +19928,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.ranker !== undefined){
 const _errs25 = errors;
 if(typeof data8.ranker !== "string"){
-validate99.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -19475,7 +19941,7 @@ if(data8.score_threshold !== undefined){
 let data10 = data8.score_threshold;
 const _errs27 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate99.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate112.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -19486,7 +19952,7 @@ var valid6 = true;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19503,7 +19969,7 @@ var valid3 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19519,42 +19985,42 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate99.errors = vErrors;
+validate112.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema233 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
-const schema234 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
+const schema246 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
+const schema247 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19595,14 +20061,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.role === undefined) && (missing0 = "role"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate101.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "type")) || (key0 === "role")) || (key0 === "status")) || (key0 === "content"))){
-validate101.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19611,7 +20077,7 @@ if(_errs7 === errors){
 if(data.id !== undefined){
 const _errs8 = errors;
 if(typeof data.id !== "string"){
-validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -19623,7 +20089,7 @@ if(valid3){
 if(data.type !== undefined){
 const _errs10 = errors;
 if("message" !== data.type){
-validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -19635,7 +20101,7 @@ if(valid3){
 if(data.role !== undefined){
 const _errs11 = errors;
 if("assistant" !== data.role){
-validate101.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+validate114.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -19647,7 +20113,7 @@ if(valid3){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate101.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -19670,14 +20136,14 @@ if(errors === _errs16){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if((data6.type === undefined) && (missing1 = "type")){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs19 = errors;
 if(typeof data6.type !== "string"){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs19 === errors;
@@ -19689,7 +20155,7 @@ if(valid5){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -19712,14 +20178,14 @@ if(errors === _errs25){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 let missing2;
 if((data10.type === undefined) && (missing2 = "type")){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data10.type !== undefined){
 const _errs28 = errors;
 if(typeof data10.type !== "string"){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -19732,7 +20198,7 @@ if(data10.index !== undefined){
 let data12 = data10.index;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid7 = _errs30 === errors;
@@ -19744,7 +20210,7 @@ if(valid7){
 if(data10.file_id !== undefined){
 const _errs32 = errors;
 if(typeof data10.file_id !== "string"){
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs32 === errors;
@@ -19757,7 +20223,7 @@ var valid7 = true;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19768,7 +20234,7 @@ break;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19782,7 +20248,7 @@ var valid5 = true;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19793,7 +20259,7 @@ break;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate114.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19810,7 +20276,7 @@ var valid3 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19826,41 +20292,41 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate101.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/stored-response.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19871,14 +20337,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.instructions === undefined) && (missing0 = "instructions"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.temperature === undefined) && (missing0 = "temperature"))) || ((data.top_p === undefined) && (missing0 = "top_p"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.tool_choice === undefined) && (missing0 = "tool_choice"))) || ((data.parallel_tool_calls === undefined) && (missing0 = "parallel_tool_calls"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.incomplete_details === undefined) && (missing0 = "incomplete_details"))) || ((data.output === undefined) && (missing0 = "output"))){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema228.properties, key0))){
-validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema241.properties, key0))){
+validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19887,7 +20353,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -19899,7 +20365,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("response" !== data.object){
-validate98.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
+validate111.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19912,7 +20378,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -19925,7 +20391,7 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(!((((data3 === "completed") || (data3 === "failed")) || (data3 === "in_progress")) || (data3 === "incomplete"))){
-validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema229.enum},message:"must be equal to one of the allowed values"}];
+validate111.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema242.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -19937,7 +20403,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs9 = errors;
 if(typeof data.model !== "string"){
-validate98.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -19950,7 +20416,7 @@ if(data.instructions !== undefined){
 let data5 = data.instructions;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate98.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema228.properties.instructions.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema241.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -19966,7 +20432,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(Object.keys(data6).length > 16){
-validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate111.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -20006,7 +20472,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate98.errors = vErrors;
+validate111.errors = vErrors;
 return false;
 break;
 }
@@ -20018,12 +20484,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(func2(data7) > 512){
-validate98.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate111.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20036,7 +20502,7 @@ break;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20050,18 +20516,18 @@ if(data.temperature !== undefined){
 let data8 = data.temperature;
 const _errs21 = errors;
 if((!((typeof data8 == "number") && (isFinite(data8)))) && (data8 !== null)){
-validate98.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema228.properties.temperature.type},message:"must be number,null"}];
+validate111.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema241.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 2 || isNaN(data8)){
-validate98.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate111.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate98.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20077,18 +20543,18 @@ if(data.top_p !== undefined){
 let data9 = data.top_p;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate98.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema228.properties.top_p.type},message:"must be number,null"}];
+validate111.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema241.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate98.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate111.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate98.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20109,8 +20575,8 @@ var valid5 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs27 = errors;
-if(!(validate99(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate112(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs27 === errors;
@@ -20120,7 +20586,7 @@ break;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate111.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20134,7 +20600,7 @@ if(data.tool_choice !== undefined){
 let data12 = data.tool_choice;
 const _errs28 = errors;
 if(!(((data12 === "none") || (data12 === "auto")) || (data12 === "required"))){
-validate98.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema228.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
+validate111.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema241.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -20146,7 +20612,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs29 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate98.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate111.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -20159,21 +20625,21 @@ if(data.error !== undefined){
 let data14 = data.error;
 const _errs31 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate98.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema228.properties.error.type},message:"must be object,null"}];
+validate111.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema241.properties.error.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing1;
 if(((data14.code === undefined) && (missing1 = "code")) || ((data14.message === undefined) && (missing1 = "message"))){
-validate98.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate111.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key3 in data14){
 if(!((key3 === "code") || (key3 === "message"))){
-validate98.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20182,7 +20648,7 @@ if(_errs33 === errors){
 if(data14.code !== undefined){
 const _errs34 = errors;
 if(typeof data14.code !== "string"){
-validate98.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs34 === errors;
@@ -20194,7 +20660,7 @@ if(valid6){
 if(data14.message !== undefined){
 const _errs36 = errors;
 if(typeof data14.message !== "string"){
-validate98.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs36 === errors;
@@ -20217,21 +20683,21 @@ if(data.incomplete_details !== undefined){
 let data17 = data.incomplete_details;
 const _errs38 = errors;
 if((!(data17 && typeof data17 == "object" && !Array.isArray(data17))) && (data17 !== null)){
-validate98.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema228.properties.incomplete_details.type},message:"must be object,null"}];
+validate111.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema241.properties.incomplete_details.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs38){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing2;
 if((data17.reason === undefined) && (missing2 = "reason")){
-validate98.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate111.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs40 = errors;
 for(const key4 in data17){
 if(!(key4 === "reason")){
-validate98.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20239,7 +20705,7 @@ break;
 if(_errs40 === errors){
 if(data17.reason !== undefined){
 if(typeof data17.reason !== "string"){
-validate98.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20262,8 +20728,8 @@ var valid8 = true;
 const len1 = data19.length;
 for(let i1=0; i1<len1; i1++){
 const _errs45 = errors;
-if(!(validate101(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate114(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs45 === errors;
@@ -20273,7 +20739,7 @@ break;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate111.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20286,7 +20752,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs46 = errors;
 if(typeof data.user !== "string"){
-validate98.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -20299,7 +20765,7 @@ if(data.previous_response_id !== undefined){
 let data22 = data.previous_response_id;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate98.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema228.properties.previous_response_id.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema241.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs48 === errors;
@@ -20312,7 +20778,7 @@ if(data.reasoning !== undefined){
 let data23 = data.reasoning;
 const _errs50 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate98.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema228.properties.reasoning.type},message:"must be object,null"}];
+validate111.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema241.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -20321,7 +20787,7 @@ if(data23.effort !== undefined){
 let data24 = data23.effort;
 const _errs53 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate98.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema228.properties.reasoning.properties.effort.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema241.properties.reasoning.properties.effort.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs53 === errors;
@@ -20334,7 +20800,7 @@ if(data23.generate_summary !== undefined){
 let data25 = data23.generate_summary;
 const _errs55 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate98.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema228.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema241.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -20355,13 +20821,13 @@ if(data.max_output_tokens !== undefined){
 let data26 = data.max_output_tokens;
 const _errs57 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate98.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema228.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate111.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema241.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs57){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate98.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20384,27 +20850,27 @@ if(errors === _errs62){
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 let missing3;
 if((data28.type === undefined) && (missing3 = "type")){
-validate98.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate111.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data28.type !== undefined){
 if(typeof data28.type !== "string"){
-validate98.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20418,7 +20884,7 @@ if(data.truncation !== undefined){
 let data30 = data.truncation;
 const _errs67 = errors;
 if(!(((data30 === "auto") || (data30 === "disabled")) || (data30 === null))){
-validate98.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema228.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate111.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema241.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -20431,7 +20897,7 @@ if(data.output_text !== undefined){
 let data31 = data.output_text;
 const _errs68 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate98.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema228.properties.output_text.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema241.properties.output_text.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs68 === errors;
@@ -20448,7 +20914,7 @@ if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 const _errs72 = errors;
 for(const key5 in data32){
 if(!(((((key5 === "input_tokens") || (key5 === "output_tokens")) || (key5 === "total_tokens")) || (key5 === "input_tokens_details")) || (key5 === "output_tokens_details"))){
-validate98.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20458,13 +20924,13 @@ if(data32.input_tokens !== undefined){
 let data33 = data32.input_tokens;
 const _errs73 = errors;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-validate98.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs73){
 if((typeof data33 == "number") && (isFinite(data33))){
 if(data33 < 0 || isNaN(data33)){
-validate98.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20479,13 +20945,13 @@ if(data32.output_tokens !== undefined){
 let data34 = data32.output_tokens;
 const _errs75 = errors;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-validate98.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs75){
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 < 0 || isNaN(data34)){
-validate98.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20500,13 +20966,13 @@ if(data32.total_tokens !== undefined){
 let data35 = data32.total_tokens;
 const _errs77 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-validate98.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs77){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-validate98.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20525,7 +20991,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 const _errs81 = errors;
 for(const key6 in data36){
 if(!(key6 === "cached_tokens")){
-validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20535,13 +21001,13 @@ if(data36.cached_tokens !== undefined){
 let data37 = data36.cached_tokens;
 const _errs82 = errors;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs82){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20550,7 +21016,7 @@ return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20568,7 +21034,7 @@ if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
 const _errs86 = errors;
 for(const key7 in data38){
 if(!(key7 === "reasoning_tokens")){
-validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20578,13 +21044,13 @@ if(data38.reasoning_tokens !== undefined){
 let data39 = data38.reasoning_tokens;
 const _errs87 = errors;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs87){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 < 0 || isNaN(data39)){
-validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20593,7 +21059,7 @@ return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20609,7 +21075,7 @@ var valid12 = true;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20644,24 +21110,24 @@ var valid0 = true;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTextCompletion = validate103;
-const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
-const schema236 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
+export const validateTextCompletion = validate116;
+const schema248 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
+const schema249 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/text-completion.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20672,14 +21138,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created === undefined) && (missing0 = "created"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.choices === undefined) && (missing0 = "choices"))){
-validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created")) || (key0 === "model")) || (key0 === "system_fingerprint")) || (key0 === "choices")) || (key0 === "usage"))){
-validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20688,7 +21154,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20700,7 +21166,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("text_completion" !== data.object){
-validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
+validate116.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -20713,7 +21179,7 @@ if(data.created !== undefined){
 let data2 = data.created;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate103.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -20725,7 +21191,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs7 = errors;
 if(typeof data.model !== "string"){
-validate103.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -20737,7 +21203,7 @@ if(valid0){
 if(data.system_fingerprint !== undefined){
 const _errs9 = errors;
 if(typeof data.system_fingerprint !== "string"){
-validate103.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -20761,14 +21227,14 @@ if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.index === undefined) && (missing1 = "index")) || ((data6.text === undefined) && (missing1 = "text"))){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs16 = errors;
 for(const key1 in data6){
 if(!((((key1 === "finish_reason") || (key1 === "index")) || (key1 === "text")) || (key1 === "logprobs"))){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20778,7 +21244,7 @@ if(data6.finish_reason !== undefined){
 let data7 = data6.finish_reason;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema236.properties.finish_reason.type},message:"must be string,null"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema249.properties.finish_reason.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -20791,13 +21257,13 @@ if(data6.index !== undefined){
 let data8 = data6.index;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -20811,7 +21277,7 @@ if(valid3){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -20824,7 +21290,7 @@ if(data6.logprobs !== undefined){
 let data10 = data6.logprobs;
 const _errs23 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema236.properties.logprobs.type},message:"must be object,null"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema249.properties.logprobs.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -20832,7 +21298,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs25 = errors;
 for(const key2 in data10){
 if(!((((key2 === "text_offset") || (key2 === "token_logprobs")) || (key2 === "tokens")) || (key2 === "top_logprobs"))){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20849,7 +21315,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs28 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -20859,7 +21325,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20880,7 +21346,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs32 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema236.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema249.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
 return false;
 }
 var valid6 = _errs32 === errors;
@@ -20890,7 +21356,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20910,7 +21376,7 @@ const len3 = data15.length;
 for(let i3=0; i3<len3; i3++){
 const _errs36 = errors;
 if(typeof data15[i3] !== "string"){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs36 === errors;
@@ -20920,7 +21386,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20941,7 +21407,7 @@ for(let i4=0; i4<len4; i4++){
 let data18 = data17[i4];
 const _errs40 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema236.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema249.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs40){
@@ -20950,7 +21416,7 @@ for(const key3 in data18){
 let data19 = data18[key3];
 const _errs43 = errors;
 if(!((typeof data19 == "number") && (isFinite(data19)))){
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid9 = _errs43 === errors;
@@ -20967,7 +21433,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20994,7 +21460,7 @@ var valid3 = true;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21005,7 +21471,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate116.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21019,14 +21485,14 @@ if(data.usage !== undefined){
 let data20 = data.usage;
 const _errs45 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate103.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema235.properties.usage.type},message:"must be object,null"}];
+validate116.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema248.properties.usage.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs45){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing2;
 if((((data20.completion_tokens === undefined) && (missing2 = "completion_tokens")) || ((data20.prompt_tokens === undefined) && (missing2 = "prompt_tokens"))) || ((data20.total_tokens === undefined) && (missing2 = "total_tokens"))){
-validate103.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate116.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -21034,13 +21500,13 @@ if(data20.completion_tokens !== undefined){
 let data21 = data20.completion_tokens;
 const _errs48 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate103.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs48){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 < 0 || isNaN(data21)){
-validate103.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21055,13 +21521,13 @@ if(data20.prompt_tokens !== undefined){
 let data22 = data20.prompt_tokens;
 const _errs50 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate103.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate103.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21076,13 +21542,13 @@ if(data20.total_tokens !== undefined){
 let data23 = data20.total_tokens;
 const _errs52 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate103.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-validate103.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21112,23 +21578,23 @@ var valid0 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate103.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreated = validate104;
-const schema237 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
+export const validateUsageLimitsPolicyCreated = validate117;
+const schema250 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21139,14 +21605,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21159,12 +21625,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate117.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate117.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21178,7 +21644,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate117.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -21191,24 +21657,204 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyList = validate105;
-const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateUsageLimitsPolicyList = validate118;
+const schema251 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema252 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate120.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length < 1){
+validate120.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
+validate120.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((key0 === "key") || (key0 === "value"))){
+validate120.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate120.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate120.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.value !== undefined){
+const _errs7 = errors;
+if(typeof data0.value !== "string"){
+validate120.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+validate120.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate122.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length < 1){
+validate122.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((data0.key === undefined) && (missing0 = "key")){
+validate122.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!(key0 === "key")){
+validate122.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+validate122.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate122.errors = vErrors;
+return errors === 0;
+}
+validate122.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21219,14 +21865,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.conditions === undefined) && (missing0 = "conditions"))) || ((data.group_by === undefined) && (missing0 = "group_by"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema239.properties, key0))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema252.properties, key0))){
+validate119.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21239,12 +21885,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate119.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21258,7 +21904,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_usage_limits" !== data.object){
-validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+validate119.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -21271,7 +21917,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate106.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema239.properties.name.type},message:"must be string,null"}];
+validate119.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema252.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21284,7 +21930,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs7 = errors;
 if(!((data3 === "cost") || (data3 === "tokens"))){
-validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema239.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate119.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema252.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -21299,12 +21945,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate106.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate119.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate119.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -21318,13 +21964,13 @@ if(data.alert_threshold !== undefined){
 let data5 = data.alert_threshold;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema239.properties.alert_threshold.type},message:"must be number,null"}];
+validate119.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema252.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate119.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21339,7 +21985,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs12 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate106.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema239.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate119.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema252.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -21349,81 +21995,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.conditions !== undefined){
-let data7 = data.conditions;
 const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
-if(Array.isArray(data7)){
-if(data7.length < 1){
-validate106.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid2 = true;
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-const _errs16 = errors;
-if(errors === _errs16){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-let missing1;
-if(((data8.key === undefined) && (missing1 = "key")) || ((data8.value === undefined) && (missing1 = "value"))){
-validate106.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs18 = errors;
-for(const key1 in data8){
-if(!((key1 === "key") || (key1 === "value"))){
-validate106.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs18 === errors){
-if(data8.key !== undefined){
-const _errs19 = errors;
-if(typeof data8.key !== "string"){
-validate106.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs19 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data8.value !== undefined){
-const _errs21 = errors;
-if(typeof data8.value !== "string"){
-validate106.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs21 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid2 = _errs16 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/conditions",schemaPath:"../requests/usage-limits-policy-create.json#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
+if(!(validate120(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+errors = vErrors.length;
 }
 var valid0 = _errs13 === errors;
 }
@@ -21432,157 +22007,104 @@ var valid0 = true;
 }
 if(valid0){
 if(data.group_by !== undefined){
-let data11 = data.group_by;
-const _errs23 = errors;
-const _errs24 = errors;
-if(errors === _errs24){
-if(Array.isArray(data11)){
-if(data11.length < 1){
-validate106.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
+const _errs14 = errors;
+if(!(validate122(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+errors = vErrors.length;
 }
-else {
-var valid5 = true;
-const len1 = data11.length;
-for(let i1=0; i1<len1; i1++){
-let data12 = data11[i1];
-const _errs26 = errors;
-if(errors === _errs26){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-let missing2;
-if((data12.key === undefined) && (missing2 = "key")){
-validate106.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs28 = errors;
-for(const key2 in data12){
-if(!(key2 === "key")){
-validate106.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs28 === errors){
-if(data12.key !== undefined){
-if(typeof data12.key !== "string"){
-validate106.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid5 = _errs26 === errors;
-if(!valid5){
-break;
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/group_by",schemaPath:"../requests/usage-limits-policy-create.json#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs23 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.workspace_id !== undefined){
-let data14 = data.workspace_id;
-const _errs31 = errors;
-if(errors === _errs31){
-if(errors === _errs31){
-if(typeof data14 === "string"){
-if(!(formats0.test(data14))){
-validate106.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+let data9 = data.workspace_id;
+const _errs15 = errors;
+if(errors === _errs15){
+if(errors === _errs15){
+if(typeof data9 === "string"){
+if(!(formats0.test(data9))){
+validate119.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-var valid0 = _errs31 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.organisation_id !== undefined){
-let data15 = data.organisation_id;
-const _errs33 = errors;
-if(errors === _errs33){
-if(errors === _errs33){
-if(typeof data15 === "string"){
-if(!(formats0.test(data15))){
-validate106.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+let data10 = data.organisation_id;
+const _errs17 = errors;
+if(errors === _errs17){
+if(errors === _errs17){
+if(typeof data10 === "string"){
+if(!(formats0.test(data10))){
+validate119.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-var valid0 = _errs33 === errors;
+var valid0 = _errs17 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.created_at !== undefined){
-let data16 = data.created_at;
-const _errs35 = errors;
-if(errors === _errs35){
-if(errors === _errs35){
-if(typeof data16 === "string"){
-if(!(formats6.validate(data16))){
-validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+let data11 = data.created_at;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data11 === "string"){
+if(!(formats6.validate(data11))){
+validate119.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-var valid0 = _errs35 === errors;
+var valid0 = _errs19 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.last_updated_at !== undefined){
-let data17 = data.last_updated_at;
-const _errs37 = errors;
-if(errors === _errs37){
-if(errors === _errs37){
-if(typeof data17 === "string"){
-if(!(formats6.validate(data17))){
-validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+let data12 = data.last_updated_at;
+const _errs21 = errors;
+if(errors === _errs21){
+if(errors === _errs21){
+if(typeof data12 === "string"){
+if(!(formats6.validate(data12))){
+validate119.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-var valid0 = _errs37 === errors;
+var valid0 = _errs21 === errors;
 }
 else {
 var valid0 = true;
@@ -21603,21 +22125,21 @@ var valid0 = true;
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate106.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21628,14 +22150,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate118.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21644,7 +22166,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate105.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate118.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -21662,8 +22184,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate106(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate119(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -21673,7 +22195,7 @@ break;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate118.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21687,13 +22209,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate118.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate105.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate118.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21709,26 +22231,347 @@ var valid0 = true;
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate105.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicy = validate106;
+export const validateUsageLimitsPolicyUsage = validate125;
+const schema257 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-usage.json","title":"UsageLimitsPolicyUsage","description":"What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.","type":"object","required":["object","policy_id","type","credit_limit","alert_threshold","periodic_reset","period","data"],"additionalProperties":false,"properties":{"object":{"const":"list"},"policy_id":{"type":"string"},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number"},"alert_threshold":{"type":["number","null"]},"periodic_reset":{"enum":["monthly","weekly",null]},"period":{"type":"object","required":["id","ends_at"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)."},"ends_at":{"type":["integer","null"],"description":"Unix seconds when the count starts again at zero; null when cumulative."}}},"data":{"type":"array","items":{"type":"object","required":["group","used","remaining","exhausted"],"additionalProperties":false,"properties":{"group":{"type":"object","additionalProperties":{"type":"string"}},"used":{"type":"number","minimum":0,"description":"USD (cost) or tokens used in the period."},"remaining":{"type":"number","minimum":0},"exhausted":{"type":"boolean","description":"True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded."}}}}}};
 
-export const validateVirtualKeyList = validate108;
-const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
-const schema243 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-usage.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate125.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.policy_id === undefined) && (missing0 = "policy_id"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "object") || (key0 === "policy_id")) || (key0 === "type")) || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "period")) || (key0 === "data"))){
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate125.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.policy_id !== undefined){
+const _errs3 = errors;
+if(typeof data.policy_id !== "string"){
+validate125.errors = [{instancePath:instancePath+"/policy_id",schemaPath:"#/properties/policy_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs5 = errors;
+if(!((data2 === "cost") || (data2 === "tokens"))){
+validate125.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema257.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.credit_limit !== undefined){
+let data3 = data.credit_limit;
+const _errs6 = errors;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+validate125.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.alert_threshold !== undefined){
+let data4 = data.alert_threshold;
+const _errs8 = errors;
+if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
+validate125.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema257.properties.alert_threshold.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.periodic_reset !== undefined){
+let data5 = data.periodic_reset;
+const _errs10 = errors;
+if(!(((data5 === "monthly") || (data5 === "weekly")) || (data5 === null))){
+validate125.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema257.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data6 = data.period;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing1;
+if(((data6.id === undefined) && (missing1 = "id")) || ((data6.ends_at === undefined) && (missing1 = "ends_at"))){
+validate125.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key1 in data6){
+if(!((key1 === "id") || (key1 === "ends_at"))){
+validate125.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data6.id !== undefined){
+const _errs14 = errors;
+if(typeof data6.id !== "string"){
+validate125.errors = [{instancePath:instancePath+"/period/id",schemaPath:"#/properties/period/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.ends_at !== undefined){
+let data8 = data6.ends_at;
+const _errs16 = errors;
+if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
+validate125.errors = [{instancePath:instancePath+"/period/ends_at",schemaPath:"#/properties/period/properties/ends_at/type",keyword:"type",params:{type: schema257.properties.period.properties.ends_at.type},message:"must be integer,null"}];
+return false;
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data9 = data.data;
+const _errs18 = errors;
+if(errors === _errs18){
+if(Array.isArray(data9)){
+var valid2 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs20 = errors;
+if(errors === _errs20){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+let missing2;
+if(((((data10.group === undefined) && (missing2 = "group")) || ((data10.used === undefined) && (missing2 = "used"))) || ((data10.remaining === undefined) && (missing2 = "remaining"))) || ((data10.exhausted === undefined) && (missing2 = "exhausted"))){
+validate125.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs22 = errors;
+for(const key2 in data10){
+if(!((((key2 === "group") || (key2 === "used")) || (key2 === "remaining")) || (key2 === "exhausted"))){
+validate125.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs22 === errors){
+if(data10.group !== undefined){
+let data11 = data10.group;
+const _errs23 = errors;
+if(errors === _errs23){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+for(const key3 in data11){
+const _errs26 = errors;
+if(typeof data11[key3] !== "string"){
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/group/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/items/properties/group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs26 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/group",schemaPath:"#/properties/data/items/properties/group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs23 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.used !== undefined){
+let data13 = data10.used;
+const _errs28 = errors;
+if(errors === _errs28){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 0 || isNaN(data13)){
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs28 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.remaining !== undefined){
+let data14 = data10.remaining;
+const _errs30 = errors;
+if(errors === _errs30){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 0 || isNaN(data14)){
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs30 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.exhausted !== undefined){
+const _errs32 = errors;
+if(typeof data10.exhausted !== "boolean"){
+validate125.errors = [{instancePath:instancePath+"/data/" + i0+"/exhausted",schemaPath:"#/properties/data/items/properties/exhausted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs32 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs20 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const validateUsageLimitsPolicy = validate119;
+
+export const validateVirtualKeyList = validate126;
+const schema258 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
+const schema259 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, …)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21739,14 +22582,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21755,7 +22598,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate108.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate126.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -21779,14 +22622,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.slug === undefined) && (missing1 = "slug"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.options === undefined) && (missing1 = "options"))) || ((data2.secrets === undefined) && (missing1 = "secrets"))) || ((data2.key_hint === undefined) && (missing1 = "key_hint"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func1.call(schema243.properties, key1))){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func1.call(schema259.properties, key1))){
+validate126.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21795,7 +22638,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -21807,7 +22650,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("virtual_key" !== data2.object){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -21820,7 +22663,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema243.properties.name.type},message:"must be string,null"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema259.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -21833,7 +22676,7 @@ if(data2.slug !== undefined){
 let data6 = data2.slug;
 const _errs14 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema243.properties.slug.type},message:"must be string,null"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema259.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -21845,7 +22688,7 @@ if(valid3){
 if(data2.provider !== undefined){
 const _errs16 = errors;
 if(typeof data2.provider !== "string"){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -21858,7 +22701,7 @@ if(data2.options !== undefined){
 let data8 = data2.options;
 const _errs18 = errors;
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -21877,7 +22720,7 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 const _errs22 = errors;
 if(typeof data9[i1] !== "string"){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs22 === errors;
@@ -21887,7 +22730,7 @@ break;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21901,7 +22744,7 @@ if(data2.key_hint !== undefined){
 let data11 = data2.key_hint;
 const _errs24 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema243.properties.key_hint.type},message:"must be string,null"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema259.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -21914,13 +22757,13 @@ if(data2.version !== undefined){
 let data12 = data2.version;
 const _errs26 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1 || isNaN(data12)){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -21938,12 +22781,12 @@ if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(!(formats6.validate(data13))){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21961,12 +22804,12 @@ if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data14 === "string"){
 if(!(formats6.validate(data14))){
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21990,7 +22833,7 @@ var valid3 = true;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22001,7 +22844,7 @@ break;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate126.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22015,13 +22858,13 @@ if(data.total !== undefined){
 let data15 = data.total;
 const _errs32 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate108.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate126.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate108.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate126.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -22037,22 +22880,22 @@ var valid0 = true;
 }
 }
 else {
-validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate108.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateVirtualKey = validate109;
+export const validateVirtualKey = validate127;
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22063,14 +22906,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.slug === undefined) && (missing0 = "slug"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.options === undefined) && (missing0 = "options"))) || ((data.secrets === undefined) && (missing0 = "secrets"))) || ((data.key_hint === undefined) && (missing0 = "key_hint"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func1.call(schema243.properties, key0))){
-validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func1.call(schema259.properties, key0))){
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22079,7 +22922,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate109.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -22091,7 +22934,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("virtual_key" !== data.object){
-validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate127.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -22104,7 +22947,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate109.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema243.properties.name.type},message:"must be string,null"}];
+validate127.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema259.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -22117,7 +22960,7 @@ if(data.slug !== undefined){
 let data3 = data.slug;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate109.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema243.properties.slug.type},message:"must be string,null"}];
+validate127.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema259.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -22129,7 +22972,7 @@ if(valid0){
 if(data.provider !== undefined){
 const _errs9 = errors;
 if(typeof data.provider !== "string"){
-validate109.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -22142,7 +22985,7 @@ if(data.options !== undefined){
 let data5 = data.options;
 const _errs11 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-validate109.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -22161,7 +23004,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs15 = errors;
 if(typeof data6[i0] !== "string"){
-validate109.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -22171,7 +23014,7 @@ break;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate127.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22185,7 +23028,7 @@ if(data.key_hint !== undefined){
 let data8 = data.key_hint;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate109.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema243.properties.key_hint.type},message:"must be string,null"}];
+validate127.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema259.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -22198,13 +23041,13 @@ if(data.version !== undefined){
 let data9 = data.version;
 const _errs19 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate109.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate127.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate109.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate127.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -22222,12 +23065,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats6.validate(data10))){
-validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate127.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22245,12 +23088,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
 if(!(formats6.validate(data11))){
-validate109.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate127.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22274,11 +23117,11 @@ var valid0 = true;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

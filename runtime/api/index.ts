@@ -11,6 +11,7 @@ import { loadConfigFiles } from './configs/config-files.ts';
 import { configHandlers } from './configs/handlers.ts';
 import { apiKeyHandlers } from './keys/handlers.ts';
 import { PolicyCatalog } from './policies/policy-catalog.ts';
+import { setupLimits } from './policies/limits-setup.ts';
 import { rateLimitHandlers } from './policies/rate-limits.ts';
 import { usageLimitHandlers } from './policies/usage-limits.ts';
 import { promptHandlers } from './prompts/handlers.ts';
@@ -28,10 +29,12 @@ export interface ControlPlane {
  */
 export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigResolver): Promise<ControlPlane> {
   const { store, gateway, logger } = setup;
+  // Before any saved config's router is built: the routers' limit stages hold the service.
+  const limits = await setupLimits(setup, resolver.services);
   const configs = new ConfigCatalog(resolver, store.configs, logger);
   if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir));
   const prompts = new PromptCatalog(store.prompts, logger);
-  const policies = new PolicyCatalog(store);
+  const policies = new PolicyCatalog(store, (catalog) => limits.use(catalog.activeRateLimits(), catalog.usageLimits()));
 
   // Watch first, then load: a write landing in between is delivered again, and reloads are idempotent.
   await store.changes.watch(RECORD_KINDS.configs, configs.onChange);
@@ -48,8 +51,8 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
     ...apiKeyHandlers(store),
     ...configHandlers(store, configs),
     ...promptHandlers(store),
-    ...rateLimitHandlers(store),
-    ...usageLimitHandlers(store),
+    ...rateLimitHandlers(store, limits),
+    ...usageLimitHandlers(store, limits),
   };
   // Only what the route table serves (tests may run with a smaller table).
   const served = new Set(gateway.routes.routes.map((route) => route.handler));

@@ -51,7 +51,7 @@ export const GATEWAY_ERRORS = {
   file_too_large: { status: 413, type: 'invalid_request_error', message: 'The uploaded file is larger than the gateway accepts.' },
   headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request headers are larger than the gateway accepts.' },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'A rate limit was exceeded.' },
-  usage_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'A usage limit was exceeded.' },
+  usage_limit_exceeded: { status: 412, type: 'usage_limit_error', message: 'A usage limit (cost or tokens) is spent; it does not come back by waiting.' },
   denied_by_guardrail: { status: 446, type: 'guardrail_error', message: 'The request was denied by a hook or guardrail.' },
   internal_error: { status: 500, type: 'server_error', message: 'The gateway failed unexpectedly.' },
   provider_unreachable: { status: 502, type: 'provider_error', message: 'The provider could not be reached.' },

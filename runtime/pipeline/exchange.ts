@@ -71,6 +71,12 @@ export interface Exchange extends RoutedRequest {
   readonly record: RequestRecord;
   /** Per-stage state, keyed by stage name. */
   readonly state: Map<string, unknown>;
+  /**
+   * Called once the answer's token usage (and cost) is in the record, when it completed: what
+   * limits charge after the answer. Null until a stage needs it; the log stage meters the answer
+   * when a listener is set, even with the request log off.
+   */
+  afterUsage: Array<(record: RequestRecord) => void> | null;
   /** Parses the body once (400 `invalid_json`; the route's body validator applies), stores it in `params` and returns it. */
   json(): Promise<unknown>;
 }

@@ -54,6 +54,7 @@ class RoutedExchange implements Exchange {
   readonly metadata: Record<string, string>;
   readonly timeoutOverrideMs: number | null;
   readonly headerProvider: string | null;
+  afterUsage: Array<(record: RequestRecord) => void> | null = null;
   #state: Map<string, unknown> | null = null;
   readonly #readJson: () => Promise<unknown>;
 

@@ -5,6 +5,7 @@ import type { GatewayLogger } from '../core/log.ts';
 import type { PriceFn } from './log/usage-tap.ts';
 import type { PromptHolder } from './prompt/prompt-source.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import type { Limits } from './limits/limits.ts';
 
 export interface Services {
   logger: GatewayLogger;
@@ -25,4 +26,6 @@ export interface Services {
   tracing: boolean;
   /** Stored prompt templates, for configs with a prompt_id (installed once the store is open). */
   prompts: PromptHolder;
+  /** Rate and usage limits; null where no policy can apply (a gateway without a store, some tests). */
+  limits: Limits | null;
 }

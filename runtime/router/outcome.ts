@@ -21,3 +21,8 @@ export interface Outcome {
   response: UpstreamResponse | null;
   error: GatewayError | null;
 }
+
+/** An Outcome that is the gateway's own error (a timeout, a refusal by a stage, …). */
+export function errorOutcome(error: GatewayError, leafPath: string, provider: string, headers?: Record<string, string>): Outcome {
+  return headers === undefined ? { status: error.status, leafPath, provider, retries: 0, response: null, error } : { status: error.status, leafPath, provider, retries: 0, headers, response: null, error };
+}

@@ -6,7 +6,7 @@ import { GatewayError } from '../core/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
 import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';
-import type { Outcome } from './outcome.ts';
+import { errorOutcome, type Outcome } from './outcome.ts';
 import { compilePattern } from '../../compiler/config/linear-regex.ts';
 import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from './query.ts';
 import { runWithRetries, type RetryOptions } from './retry.ts';
@@ -154,16 +154,16 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
         const timeout = new GatewayError('request_timeout', limit === null ? undefined : `The provider did not answer within ${limit} ms.`);
         // No response arrived, as with a connection failure: it counts against the circuit.
         breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
-        return failure(timeout, plan.path, provider);
+        return errorOutcome(timeout, plan.path, provider);
       }
       if (req.signal.aborted) throw error;
       if (error instanceof GatewayError) {
         breakers.record(leaf.breakerKey, plan.breaker, error.status);
-        return failure(error, plan.path, provider);
+        return errorOutcome(error, plan.path, provider);
       }
       if (this.#options.isConnectionError(error)) {
         breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
-        return failure(new GatewayError('provider_unreachable', `The provider could not be reached: ${(error as Error).message}`), plan.path, provider);
+        return errorOutcome(new GatewayError('provider_unreachable', `The provider could not be reached: ${(error as Error).message}`), plan.path, provider);
       }
       throw error;
     }
@@ -175,9 +175,6 @@ interface BreakerFreeGroups {
   order: readonly number[];
 }
 
-function failure(error: GatewayError, leafPath: string, provider: string): Outcome {
-  return { status: error.status, leafPath, provider, retries: 0, response: null, error };
-}
 
 /** Keeps the attempt's timer running over the body, and clears it once the body is done with. */
 function disposing(response: UpstreamResponse, dispose: () => void): UpstreamResponse {

@@ -44,6 +44,9 @@ export class GatewayMetrics {
   readonly #retries: Counter<'provider'>;
   readonly #fallbacks: Counter<'provider'>;
   readonly #inlineConfigs: Counter<'result'>;
+  readonly #limitRefusals: Counter<'code'>;
+  readonly #limitFallbacks: Counter;
+  readonly #usageAlerts: Counter<'policy_id'>;
 
   readonly #sources: MetricSources = {};
   /**
@@ -67,6 +70,9 @@ export class GatewayMetrics {
     this.#retries = new Counter({ name: 'gateway_retries_total', help: 'Retries spent on the target that answered.', labelNames: ['provider'], registers });
     this.#fallbacks = new Counter({ name: 'gateway_fallbacks_total', help: 'Upstream attempts on another target after an earlier target of the same request failed.', labelNames: ['provider'], registers });
     this.#inlineConfigs = new Counter({ name: 'gateway_inline_config_cache_total', help: 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', labelNames: ['result'], registers });
+    this.#limitRefusals = new Counter({ name: 'gateway_limit_refusals_total', help: 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', labelNames: ['code'], registers });
+    this.#limitFallbacks = new Counter({ name: 'gateway_limit_counter_fallbacks_total', help: 'Limit checks counted in the process because Redis did not answer (fail open).', registers });
+    this.#usageAlerts = new Counter({ name: 'gateway_usage_limit_alerts_total', help: 'Usage-limit alerts: a group crossed its policy\'s alert_threshold (once per period).', labelNames: ['policy_id'], registers });
 
     new Gauge({
       name: 'gateway_circuit_state', help: 'Circuits that are not closed: 1 open, 2 half-open (a closed circuit has no series).', labelNames: ['config', 'target'], registers,
@@ -133,6 +139,18 @@ export class GatewayMetrics {
     }
     child.observe(seconds);
     if (fallback) this.#fallbacks.inc({ provider: label });
+  }
+
+  limitRefused(code: string): void {
+    this.#limitRefusals.inc({ code });
+  }
+
+  limitCounterFallback(): void {
+    this.#limitFallbacks.inc();
+  }
+
+  usageAlert(policyId: string): void {
+    this.#usageAlerts.inc({ policy_id: policyId });
   }
 
   inlineConfig(hit: boolean): void {

@@ -1,5 +1,6 @@
-// Every rate-limits and usage-limits policy in memory, kept current from the store's change feed:
-// what enforcement (a later issue) reads on the request path, which never waits on the database.
+// Every rate-limits and usage-limits policy in memory, kept current from the store's change feed;
+// each change recompiles what enforcement reads (Limits), so the request path never waits on the
+// database and a policy change takes effect within one change-feed interval in every process.
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import type { RateLimitPolicy } from '../../store/rate-limit-policy-store.ts';
@@ -7,11 +8,22 @@ import type { UsageLimitPolicy } from '../../store/usage-limit-policy-store.ts';
 
 export class PolicyCatalog {
   readonly #store: GatewayStore;
+  readonly #onChange: (catalog: PolicyCatalog) => void;
   #rateLimits = new Map<string, RateLimitPolicy>();
   #usageLimits = new Map<string, UsageLimitPolicy>();
 
-  constructor(store: GatewayStore) {
+  /** `onChange`: called after every load and change (enforcement recompiles its matchers). */
+  constructor(store: GatewayStore, onChange: (catalog: PolicyCatalog) => void = () => undefined) {
     this.#store = store;
+    this.#onChange = onChange;
+  }
+
+  rateLimit(id: string): RateLimitPolicy | undefined {
+    return this.#rateLimits.get(id);
+  }
+
+  usageLimit(id: string): UsageLimitPolicy | undefined {
+    return this.#usageLimits.get(id);
   }
 
   /** Active rate-limits policies (archived ones are not enforced). */
@@ -31,21 +43,25 @@ export class PolicyCatalog {
   readonly onRateLimitsChange = async (change: StoreChange): Promise<void> => {
     if (change.all) return this.#loadAllRateLimits();
     for (const id of change.ids) setOrDelete(this.#rateLimits, id, await this.#store.rateLimits.get(id));
+    this.#onChange(this);
   };
 
   readonly onUsageLimitsChange = async (change: StoreChange): Promise<void> => {
     if (change.all) return this.#loadAllUsageLimits();
     for (const id of change.ids) setOrDelete(this.#usageLimits, id, await this.#store.usageLimits.get(id));
+    this.#onChange(this);
   };
 
   async #loadAllRateLimits(): Promise<void> {
     const { items } = await this.#store.rateLimits.list({}, { limit: null, offset: 0 });
     this.#rateLimits = new Map(items.map((p) => [p.id, p]));
+    this.#onChange(this);
   }
 
   async #loadAllUsageLimits(): Promise<void> {
     const { items } = await this.#store.usageLimits.list({}, { limit: null, offset: 0 });
     this.#usageLimits = new Map(items.map((p) => [p.id, p]));
+    this.#onChange(this);
   }
 }
 

@@ -1,8 +1,10 @@
 // `/v1/policies/rate-limits` (SPEC §2.8, §4.12, §4.13): create, get (`status`, default active), list
 // with filters and paging, update (active policies only), archive and delete.
 import type {
-  RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyList, RateLimitsPolicyUpdate,
+  RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyList, RateLimitsPolicyUpdate, RateLimitsPolicyUsage,
 } from '../../../generated/types.ts';
+import type { Limits } from '../../pipeline/limits/limits.ts';
+import { groupValues, WINDOW_MS } from '../../pipeline/limits/policy-matcher.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import type { PolicyStatus, RateLimitPolicy, RateLimitType, RateLimitUnit } from '../../store/rate-limit-policy-store.ts';
 import type { RequestContext } from '../../server/context.ts';
@@ -14,7 +16,7 @@ import { ownerOf, ownPolicy } from './owner.ts';
 const KIND = 'rate-limits policy';
 const PARAM = 'rateLimitsPolicyId';
 
-export function rateLimitHandlers(store: GatewayStore): Record<string, Handler> {
+export function rateLimitHandlers(store: GatewayStore, limits: Limits): Record<string, Handler> {
   async function own(ctx: RequestContext): Promise<RateLimitPolicy> {
     const caller = requireAdmin(ctx);
     const id = pathParam(ctx, PARAM);
@@ -83,6 +85,25 @@ export function rateLimitHandlers(store: GatewayStore): Record<string, Handler> 
       if (result === null) throw notFound(KIND, policy.id, PARAM);
       await store.changes.refresh();
       sendOk(ctx, rateLimitWire(result, true));
+    },
+
+    'policies.rateLimitsUsage': async (ctx) => {
+      const policy = await own(ctx);
+      const windowMs = WINDOW_MS[policy.unit];
+      const groups = await limits.counters.windowUsage(policy.id, windowMs, policy.value, Date.now());
+      sendOk(ctx, {
+        object: 'list',
+        policy_id: policy.id,
+        type: policy.type,
+        unit: policy.unit,
+        value: policy.value,
+        data: groups.map((g) => ({
+          group: groupValues(policy.groupBy.map((k) => k.key), g.group),
+          used: g.used,
+          remaining: Math.max(0, policy.value - g.used),
+          reset_seconds: Math.ceil((g.resetMs ?? 0) / 1000),
+        })),
+      } satisfies RateLimitsPolicyUsage);
     },
 
     'policies.deleteRateLimits': async (ctx) => {

@@ -2,8 +2,11 @@
 // holds them; the stored CHECK holds alert_threshold < credit_limit under concurrent updates too),
 // plus get, list, update and delete.
 import type {
-  UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyUpdate,
+  UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage,
 } from '../../../generated/types.ts';
+import type { Limits } from '../../pipeline/limits/limits.ts';
+import { periodAt } from '../../pipeline/limits/periods.ts';
+import { groupValues } from '../../pipeline/limits/policy-matcher.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import { CheckViolationError } from '../../store/sql/sql-database.ts';
 import type { UsageLimitPolicy, UsageLimitType } from '../../store/usage-limit-policy-store.ts';
@@ -16,7 +19,7 @@ import { ownerOf, ownPolicy } from './owner.ts';
 const KIND = 'usage-limits policy';
 const PARAM = 'usageLimitsPolicyId';
 
-export function usageLimitHandlers(store: GatewayStore): Record<string, Handler> {
+export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<string, Handler> {
   async function own(ctx: RequestContext): Promise<UsageLimitPolicy> {
     const caller = requireAdmin(ctx);
     const id = pathParam(ctx, PARAM);
@@ -73,6 +76,27 @@ export function usageLimitHandlers(store: GatewayStore): Record<string, Handler>
       if (updated === null) throw notFound(KIND, policy.id, PARAM);
       await store.changes.refresh();
       sendOk(ctx, usageLimitWire(updated, true));
+    },
+
+    'policies.usageLimitsUsage': async (ctx) => {
+      const policy = await own(ctx);
+      const period = periodAt(policy.periodicReset, Date.now());
+      const groups = await limits.counters.budgetUsage(policy.id, period.id);
+      sendOk(ctx, {
+        object: 'list',
+        policy_id: policy.id,
+        type: policy.type,
+        credit_limit: policy.creditLimit,
+        alert_threshold: policy.alertThreshold,
+        periodic_reset: policy.periodicReset,
+        period: { id: period.id, ends_at: period.endsAt === null ? null : Math.floor(period.endsAt / 1000) },
+        data: groups.map((g) => ({
+          group: groupValues(policy.groupBy.map((k) => k.key), g.group),
+          used: g.used,
+          remaining: Math.max(0, policy.creditLimit - g.used),
+          exhausted: g.used >= policy.creditLimit,
+        })),
+      } satisfies UsageLimitsPolicyUsage);
     },
 
     'policies.deleteUsageLimits': async (ctx) => {

@@ -20,7 +20,8 @@ export const logStage: Stage = {
   name: 'log',
   phase: 'request',
   prepare(_node, services, plan) {
-    if (!services.recording) return null;
+    // Limits charge what answers used, so their routes meter answers even with the request log off.
+    if (!services.recording && services.limits === null) return null;
     // Routers built from provider headers have no config of their own to name.
     const configId = plan.configId.startsWith('headers:') ? null : plan.configId;
     const fn: StageFn = (x, next) => next(x).then((outcome) => recordOutcome(x, outcome, configId, services));
@@ -46,9 +47,12 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
   if (!METERED.has(x.endpoint) || response.status < 200 || response.status >= 300) return outcome;
+  if (!services.recording && x.afterUsage === null) return outcome;
   const provider = outcome.provider;
   const price = (): void => {
     record.costUsd = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
+    const listeners = x.afterUsage;
+    if (listeners !== null) for (const listener of listeners) listener(record);
   };
   const bodyBytes = services.logBodyBytes;
   const tap = stream ? new SseUsageTap(record, inputChars(x), price, bodyBytes) : new JsonUsageTap(record, price, bodyBytes);

@@ -1,0 +1,43 @@
+// Enforcement of the policies: the counters (Redis when REDIS_URL is set, else this process's
+// memory), the usage alerts, and the Limits service every router's limit stages read. Installed
+// into the routers' services before any saved config is built.
+import type { GatewayLogger } from '../../core/log.ts';
+import { FailOpenCounters } from '../../pipeline/limits/fail-open-counters.ts';
+import { Limits } from '../../pipeline/limits/limits.ts';
+import { MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
+import { RedisCounters } from '../../pipeline/limits/redis-counters.ts';
+import { UsageAlerts } from '../../pipeline/limits/usage-alerts.ts';
+import type { Services } from '../../pipeline/services.ts';
+import { openRedis, redisSettingsFromEnv } from '../../store/redis/redis-connection.ts';
+import type { GatewaySetup } from '../../server/start.ts';
+
+export async function setupLimits(setup: GatewaySetup, services: Services, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
+  const { logger } = setup;
+  const redisSettings = redisSettingsFromEnv(env);
+  let counters;
+  if (redisSettings === null) counters = new MemoryCounters();
+  else {
+    const redis = await openRedis(redisSettings, logger);
+    setup.onClose(async () => {
+      redis.disconnect();
+    });
+    counters = new FailOpenCounters(new RedisCounters(redis), logger, () => services.metrics?.limitCounterFallback());
+  }
+  const limits = new Limits({ counters, now: services.now, logger, metrics: services.metrics, alerts: new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger)) });
+  services.limits = limits;
+  return limits;
+}
+
+function alertWebhookFromEnv(env: NodeJS.ProcessEnv, logger: GatewayLogger): string | null {
+  const raw = env.GATEWAY_ALERT_WEBHOOK?.trim();
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`GATEWAY_ALERT_WEBHOOK must be an http(s) URL, not "${raw}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`GATEWAY_ALERT_WEBHOOK must be an http(s) URL, not "${raw}".`);
+  logger.info('usage_alert_webhook', { host: url.host });
+  return url.href;
+}

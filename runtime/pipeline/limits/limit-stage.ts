@@ -1,0 +1,90 @@
+// The limit stages (ARCHITECTURE §4, §5): in the request phase just inside the log, the policies on
+// request-level keys (API key, workspace, organisation, metadata, config), judged once per request;
+// in the attempt phase, the policies on target-level keys (provider, virtual key, model), judged
+// per try of a target, so a refused target is a failed attempt that fallback moves past. A refusal
+// is an Outcome (429 rate_limited with Retry-After, or 412 usage_limit_exceeded), logged like any
+// answer; an admitted request of a rate-limited route gets the x-ratelimit-* headers. Token and cost
+// counts are charged once the answer's usage is known (streams included). With no active policy of
+// the level the stage only looks at one field.
+import type { PlanLeaf } from '../../core/plan.ts';
+import { errorOutcome, type Outcome } from '../../router/outcome.ts';
+import type { Exchange } from '../exchange.ts';
+import { peekMember } from '../log/json-peek.ts';
+import type { Next, Stage, StageFn } from '../stage.ts';
+import type { Limits } from './limits.ts';
+import type { LimitSubject, PolicySet } from './policy-matcher.ts';
+
+/** How far into an unparsed request body the requested model is looked for. */
+const MODEL_SCAN_BYTES = 64 * 1024;
+
+export const limitStage: Stage = {
+  name: 'limits',
+  phase: 'request',
+  prepare(_node, services) {
+    const limits = services.limits;
+    if (limits === null) return null;
+    const fn: StageFn = (x, next) => {
+      const set = limits.policies.request;
+      return set.empty ? next(x) : limited(limits, set, subjectOf(x, null), x, next, '', '');
+    };
+    return fn;
+  },
+};
+
+export const attemptLimitStage: Stage = {
+  name: 'attempt-limits',
+  phase: 'attempt',
+  prepare(node, services) {
+    const limits = services.limits;
+    if (limits === null || node.kind !== 'leaf') return null;
+    const leaf = node;
+    const fn: StageFn = (x, next) => {
+      const set = limits.policies.attempt;
+      return set.empty ? next(x) : limited(limits, set, subjectOf(x, leaf), x, next, leaf.path, leaf.provider ?? x.options.provider ?? '');
+    };
+    return fn;
+  },
+};
+
+async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x: Exchange, next: Next, leafPath: string, provider: string): Promise<Outcome> {
+  const verdict = await limits.judge(set, subject);
+  if (verdict === null) return next(x);
+  if (!verdict.admitted) return errorOutcome(verdict.error, leafPath, provider, verdict.headers);
+  const outcome = await next(x);
+  const charge = verdict.charge;
+  if (charge !== null && outcome.response !== null && outcome.status >= 200 && outcome.status < 300) {
+    (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
+  }
+  const headers = verdict.headers;
+  if (headers === null) return outcome;
+  // The stage closer to the provider (an attempt's limits) has the more specific numbers: its headers win.
+  return { ...outcome, headers: outcome.headers === undefined ? headers : { ...headers, ...outcome.headers } };
+}
+
+/** What the policies can read of this request; at the request level (`leaf` null) the target-level keys are unknown. */
+function subjectOf(x: Exchange, leaf: PlanLeaf | null): LimitSubject {
+  const caller = x.caller;
+  const configId = x.plan.configId;
+  return {
+    apiKey: caller?.keyId ?? null,
+    workspaceId: caller?.workspaceId ?? null,
+    organisationId: caller?.organisationId ?? null,
+    // Inline and header-built routers have no config id a policy could name.
+    config: configId.startsWith('inline:') || configId.startsWith('headers:') ? null : configId,
+    metadata: x.options.metadata,
+    provider: leaf === null ? null : (leaf.provider ?? x.options.provider),
+    virtualKey: leaf === null ? null : (leaf.virtualKey ?? x.options.virtualKey),
+    model: leaf === null ? null : modelSent(x, leaf),
+  };
+}
+
+/** The model this target is sent: its override_params model, else the request's. */
+function modelSent(x: Exchange, leaf: PlanLeaf): string | null {
+  const override = leaf.overrideParams.model;
+  if (typeof override === 'string') return override;
+  const params = x.params as { model?: unknown } | null | undefined;
+  if (params !== undefined && params !== null && typeof params === 'object') return typeof params.model === 'string' ? params.model : null;
+  if (x.rawBody === null) return null;
+  const model = peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES);
+  return typeof model === 'string' ? model : null;
+}

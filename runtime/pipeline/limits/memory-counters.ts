@@ -1,0 +1,118 @@
+// Limit counters in this process's memory: the default, and what the Redis counters fall back to
+// while Redis cannot be reached. Rate windows keep at most 61 buckets each (window.ts); a group's
+// window is dropped once empty, a budget once its period is over.
+import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import { bucketAt, fits, pruneBuckets, windowState } from './window.ts';
+
+interface Budget {
+  used: number;
+  endsAt: number | null;
+}
+
+export class MemoryCounters implements LimitCounters {
+  /** policy id → group → buckets. */
+  readonly #windows = new Map<string, Map<string, Map<number, number>>>();
+  /** policy id → period → group → budget. */
+  readonly #budgets = new Map<string, Map<string, Map<string, Budget>>>();
+
+  async admit(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): Promise<Admission> {
+    return this.admitNow(windows, budgets, now);
+  }
+
+  /** `admit` without the promise: the request path of a one-process gateway awaits nothing. */
+  admitNow(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): Admission {
+    let allowed = true;
+    const found: Array<Map<number, number>> = [];
+    for (const check of windows) {
+      const buckets = this.#bucketsOf(check.policyId, check.group, true)!;
+      found.push(buckets);
+      if (!fits(pruneBuckets(buckets, now, check.windowMs), check.cost, check.limit)) allowed = false;
+    }
+    const used: number[] = [];
+    for (const check of budgets) {
+      const spent = this.#budgetOf(check.policyId, check.period, check.group)?.used ?? 0;
+      used.push(spent);
+      if (spent >= check.limit) allowed = false;
+    }
+    const states = windows.map((check, i) => {
+      const buckets = found[i];
+      if (allowed && check.cost > 0) add(buckets, bucketAt(now, check.windowMs), check.cost);
+      return windowState(buckets, now, check.windowMs, check.limit, check.cost);
+    });
+    return { allowed, windows: states, budgets: used };
+  }
+
+  async charge(windows: readonly WindowCharge[], budgets: readonly BudgetCharge[], now: number): Promise<Array<number | null>> {
+    return this.chargeNow(windows, budgets, now);
+  }
+
+  chargeNow(windows: readonly WindowCharge[], budgets: readonly BudgetCharge[], now: number): Array<number | null> {
+    for (const charge of windows) {
+      const buckets = this.#bucketsOf(charge.policyId, charge.group, true)!;
+      pruneBuckets(buckets, now, charge.windowMs);
+      add(buckets, bucketAt(now, charge.windowMs), charge.amount);
+    }
+    return budgets.map((charge) => {
+      let periods = this.#budgets.get(charge.policyId);
+      if (periods === undefined) this.#budgets.set(charge.policyId, (periods = new Map()));
+      // Earlier periods of this policy are over: their counts can go.
+      for (const [period, groups] of periods) if (period !== charge.period && [...groups.values()].every((b) => b.endsAt !== null && b.endsAt <= now)) periods.delete(period);
+      let groups = periods.get(charge.period);
+      if (groups === undefined) periods.set(charge.period, (groups = new Map()));
+      let budget = groups.get(charge.group);
+      if (budget === undefined) groups.set(charge.group, (budget = { used: 0, endsAt: charge.endsAt }));
+      const before = budget.used;
+      budget.used = before + charge.amount;
+      return crossed(before, budget.used, charge.alertAt) ? budget.used : null;
+    });
+  }
+
+  async windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]> {
+    const groups = this.#windows.get(policyId);
+    if (groups === undefined) return [];
+    const counts: GroupCount[] = [];
+    for (const [group, buckets] of groups) {
+      if (pruneBuckets(buckets, now, windowMs) === 0) {
+        groups.delete(group);
+        continue;
+      }
+      const state = windowState(buckets, now, windowMs, limit, 1);
+      counts.push({ group, used: state.used, resetMs: state.resetMs });
+    }
+    return counts;
+  }
+
+  async budgetUsage(policyId: string, period: string): Promise<GroupCount[]> {
+    const groups = this.#budgets.get(policyId)?.get(period);
+    return groups === undefined ? [] : [...groups].map(([group, budget]) => ({ group, used: budget.used }));
+  }
+
+  async close(): Promise<void> {
+    this.#windows.clear();
+    this.#budgets.clear();
+  }
+
+  #bucketsOf(policyId: string, group: string, create: boolean): Map<number, number> | undefined {
+    let groups = this.#windows.get(policyId);
+    if (groups === undefined) {
+      if (!create) return undefined;
+      this.#windows.set(policyId, (groups = new Map()));
+    }
+    let buckets = groups.get(group);
+    if (buckets === undefined && create) groups.set(group, (buckets = new Map()));
+    return buckets;
+  }
+
+  #budgetOf(policyId: string, period: string, group: string): Budget | undefined {
+    return this.#budgets.get(policyId)?.get(period)?.get(group);
+  }
+}
+
+function add(buckets: Map<number, number>, index: number, amount: number): void {
+  buckets.set(index, (buckets.get(index) ?? 0) + amount);
+}
+
+/** Whether going from `before` to `after` crossed the alert threshold: true for one charge only, as counts only grow. */
+export function crossed(before: number, after: number, alertAt: number | null): boolean {
+  return alertAt !== null && before < alertAt && after >= alertAt;
+}

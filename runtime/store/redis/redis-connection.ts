@@ -1,0 +1,54 @@
+// The one Redis connection of a gateway process (REDIS_URL): shared hot state, namely limit
+// counters now and the response cache later. A command on the request path must answer fast or
+// fail: no offline queue (a command while disconnected fails at once), no per-command retries, a
+// short command timeout; ioredis reconnects in the background, and the callers fall back to their
+// process-local state meanwhile (ARCHITECTURE §6: Redis down never means a 5xx).
+import { Redis } from 'ioredis';
+import type { GatewayLogger } from '../../core/log.ts';
+
+export interface RedisSettings {
+  url: string;
+  /** Per command; past it the caller treats Redis as unavailable for that request. */
+  commandTimeoutMs: number;
+}
+
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 250;
+
+export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisSettings | null {
+  const url = env.REDIS_URL?.trim();
+  if (url === undefined || url === '') return null;
+  const raw = env.GATEWAY_REDIS_TIMEOUT_MS;
+  const timeout = raw === undefined || raw === '' ? DEFAULT_REDIS_COMMAND_TIMEOUT_MS : Number(raw);
+  if (!Number.isInteger(timeout) || timeout < 1) throw new Error(`GATEWAY_REDIS_TIMEOUT_MS must be a positive whole number of milliseconds, not "${raw}".`);
+  return { url, commandTimeoutMs: timeout };
+}
+
+/** Connects, waiting at most `commandTimeoutMs` × 4 for the first connection; a Redis that is not up yet is logged, not fatal. */
+export async function openRedis(settings: RedisSettings, logger: GatewayLogger): Promise<Redis> {
+  const redis = new Redis(settings.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: settings.commandTimeoutMs,
+    connectTimeout: Math.max(1000, settings.commandTimeoutMs * 4),
+    lazyConnect: true,
+    // Keep trying, at most every 2 s: the gateway serves meanwhile.
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+  });
+  let lastError = '';
+  redis.on('error', (error: Error) => {
+    // Once per distinct message: a down Redis retries every 2 s and would flood the log.
+    if (error.message === lastError) return;
+    lastError = error.message;
+    logger.warn('redis_unavailable', { error: error.message });
+  });
+  redis.on('ready', () => {
+    if (lastError !== '') logger.info('redis_ready', {});
+    lastError = '';
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    logger.warn('redis_unavailable', { error: (error as Error).message, note: 'serving with process-local state until Redis answers' });
+  }
+  return redis;
+}

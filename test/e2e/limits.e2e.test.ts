@@ -1,0 +1,185 @@
+// Rate and usage limits end to end on the gateway `serve` builds: policies created through the API,
+// requests sent with the official SDK against a real server and a mock provider that counts what
+// it received. 429 with Retry-After and the x-ratelimit-* headers, 412 for a spent budget, group_by
+// isolation, wildcard conditions, token limits charged from the answer (streams included), a
+// target-level policy that fallback moves past, the usage endpoints, one alert per period.
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveSetup } from '../../runtime/cli/serve.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
+import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import { checkResponse } from '../api/contract.ts';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { until } from '../jobs/harness.ts';
+
+const ADMIN = 'gw_limits-e2e-admin-key-0123456789abcdef';
+
+describe('rate and usage limits', () => {
+  let gateway: RunningGateway;
+  let mock: VendorMock;
+  let dir: string;
+  let hook: Server;
+  const alerts: any[] = [];
+  const savedWebhook = process.env.GATEWAY_ALERT_WEBHOOK;
+
+  beforeAll(async () => {
+    hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        alerts.push(JSON.parse(body));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    process.env.GATEWAY_ALERT_WEBHOOK = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
+    mock = await startVendorMock({ label: 'limits' });
+    dir = await mkdtemp(join(tmpdir(), 'gateway-limits-'));
+    await mkdir(join(dir, 'configs'));
+    const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
+    await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify(target));
+    await writeFile(join(dir, 'configs', 'two-models.json'), JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [{ ...target, override_params: { model: 'gpt-4o' } }, { ...target, override_params: { model: 'gpt-4o-mini' } }],
+    }));
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+    await new Promise((resolve) => hook?.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+    if (savedWebhook === undefined) delete process.env.GATEWAY_ALERT_WEBHOOK;
+    else process.env.GATEWAY_ALERT_WEBHOOK = savedWebhook;
+  });
+
+  async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${gateway.url}${path}`, { method, headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const parsed = await res.json();
+    return { status: res.status, body: parsed };
+  }
+
+  /** A policy scoped by a metadata tag unique to the test, so tests do not count each other's requests. */
+  async function policy(kind: 'rate-limits' | 'usage-limits', body: Record<string, unknown>): Promise<string> {
+    const created = await admin('POST', `/v1/policies/${kind}`, body);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    // The routers see it within one change-feed interval.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return created.body.id as string;
+  }
+
+  function client(tag: Record<string, string>, config = 'chat'): OpenAI {
+    return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: VENDOR_MOCK_KEY, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': config, 'x-gateway-metadata': JSON.stringify(tag) } });
+  }
+
+  async function send(sdk: OpenAI, model = 'gpt-4o-mini'): Promise<{ status: number; headers: Headers; error?: any }> {
+    try {
+      const { response } = await sdk.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello there' }] }).withResponse();
+      return { status: response.status, headers: response.headers };
+    } catch (error: any) {
+      return { status: error.status, headers: error.headers, error };
+    }
+  }
+
+  it('a 2-rpm policy lets 2 of 5 requests through and refuses 3 with Retry-After and the vendor headers; the provider sees 2', async () => {
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 2, conditions: [{ key: 'metadata.test', value: 'rpm' }], group_by: [{ key: 'api_key' }] });
+    const before = mock.requests.length;
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await send(client({ test: 'rpm' })));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 429, 429, 429]);
+    expect(mock.requests.length - before).toBe(2);
+    expect(results[0].headers.get('x-ratelimit-limit-requests')).toBe('2');
+    expect(results[0].headers.get('x-ratelimit-remaining-requests')).toBe('1');
+    expect(results[1].headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const refused = results[2];
+    expect(refused.error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(refused.error.error).toMatchObject({ code: 'rate_limited', type: 'rate_limit_error' });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(55);
+    expect(retryAfter).toBeLessThanOrEqual(61);
+    expect(Number(refused.headers.get('retry-after-ms'))).toBeGreaterThan(54_000);
+    expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-reset-requests')).toMatch(/^(\d+s|1m\d+s)$/);
+    expect(refused.headers.get('x-gateway-trace-id')).toBeTruthy();
+  });
+
+  it('group_by keeps one counter per group, and a wildcard condition matches by prefix', async () => {
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'metadata.team', value: 'eng-*' }], group_by: [{ key: 'metadata._user' }] });
+    const a = client({ team: 'eng-core', _user: 'ada' });
+    const b = client({ team: 'eng-web', _user: 'bob' });
+    const other = client({ team: 'sales', _user: 'ada' });
+    expect((await send(a)).status).toBe(200);
+    expect((await send(a)).status).toBe(429);
+    expect((await send(b)).status).toBe(200);
+    expect((await send(other)).status).toBe(200);
+    expect((await send(other)).status).toBe(200);
+    const usage = await admin('GET', `/v1/policies/rate-limits/${(await admin('GET', '/v1/policies/rate-limits')).body.data.find((p: any) => p.conditions?.[0]?.value === 'eng-*').id}/usage`);
+    expect(usage.status).toBe(200);
+    expect(checkResponse('GET', '/v1/policies/rate-limits/x/usage', 200, usage.body)).not.toBeNull();
+    const groups = Object.fromEntries(usage.body.data.map((g: any) => [g.group['metadata._user'], g.used]));
+    expect(groups).toEqual({ ada: 1, bob: 1 });
+  });
+
+  it('a tokens rate limit is checked before and charged from the answer, streamed answers included', async () => {
+    await policy('rate-limits', { type: 'tokens', unit: 'rpm', value: 5, conditions: [{ key: 'metadata.test', value: 'tpm' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'tpm' });
+    const stream = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }], stream: true, stream_options: { include_usage: true } });
+    for await (const chunk of stream) void chunk;
+    // The stream alone used more than 5 tokens: the next request is refused before the provider sees it.
+    const before = mock.requests.length;
+    const refused = await send(sdk);
+    expect(mock.requests.length).toBe(before);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-limit-tokens')).toBe('5');
+    expect(refused.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
+  });
+
+  it('a cost budget answers 412 once spent, alerts once at its threshold, and its usage endpoint says so', async () => {
+    const id = await policy('usage-limits', { type: 'cost', credit_limit: 0.00001, alert_threshold: 0.000001, conditions: [{ key: 'metadata.test', value: 'budget' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'budget' });
+    let last = await send(sdk);
+    for (let i = 0; i < 200 && last.status === 200; i++) last = await send(sdk);
+    expect(last.status).toBe(412);
+    expect(last.error).toBeInstanceOf(OpenAI.APIError);
+    expect(last.error.error).toMatchObject({ code: 'usage_limit_exceeded', type: 'usage_limit_error' });
+    expect(last.headers.get('retry-after')).toBeNull();
+    const before = mock.requests.length;
+    expect((await send(sdk)).status).toBe(412);
+    expect(mock.requests.length).toBe(before);
+    await until(async () => alerts.filter((a) => a.policy_id === id).length, (n) => n > 0, 2000, 'the alert');
+    expect(alerts.filter((a) => a.policy_id === id)).toHaveLength(1);
+    expect(alerts.find((a) => a.policy_id === id)).toMatchObject({ event: 'usage_limit_alert', type: 'cost', alert_threshold: 0.000001, credit_limit: 0.00001, period: 'all' });
+    const usage = await admin('GET', `/v1/policies/usage-limits/${id}/usage`);
+    expect(usage.status).toBe(200);
+    expect(checkResponse('GET', '/v1/policies/usage-limits/x/usage', 200, usage.body)).not.toBeNull();
+    expect(usage.body.data).toHaveLength(1);
+    expect(usage.body.data[0]).toMatchObject({ exhausted: true, remaining: 0 });
+  });
+
+  it('a policy on a target-level key refuses that target only, and fallback answers from the next', async () => {
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'model', value: 'gpt-4o' }, { key: 'metadata.test', value: 'target' }], group_by: [{ key: 'model' }] });
+    const sdk = client({ test: 'target' }, 'two-models');
+    const first = await send(sdk);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[0]');
+    const second = await send(sdk);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+  });
+
+  it('an archived policy does nothing, and an unknown key is refused when the policy is created', async () => {
+    const id = await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 0, conditions: [{ key: 'metadata.test', value: 'archived' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'archived' });
+    expect((await send(sdk)).status).toBe(429);
+    expect((await admin('POST', `/v1/policies/rate-limits/${id}/archive`)).status).toBeLessThan(300);
+    await until(() => send(sdk), (r) => r.status === 200, 2000, 'the archived policy to stop counting');
+    const bad = await admin('POST', '/v1/policies/rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'team', value: 'x' }], group_by: [{ key: 'api_key' }] });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('conditions');
+  });
+});
