@@ -30,7 +30,10 @@ interface World {
 }
 
 class Advance implements fc.AsyncCommand<SlidingLog, World> {
-  constructor(readonly ms: number) {}
+  readonly ms: number;
+  constructor(ms: number) {
+    this.ms = ms;
+  }
   check = (): boolean => true;
   async run(_m: SlidingLog, w: World): Promise<void> {
     w.now += this.ms;
