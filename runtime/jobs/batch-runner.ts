@@ -17,6 +17,8 @@ import { type BatchLine, type BatchResponse, outputLine, parseBatchFile } from '
 import { detachedExchange, routeForEndpoint } from './detached-context.ts';
 import { newRequestRecord, type RequestRecord } from '../core/request-record.ts';
 import type { RouteSealer } from './route-headers.ts';
+import type { Caller } from '../pipeline/exchange.ts';
+import { RETRY_AFTER_MS_HEADER } from '../pipeline/limits/rate-limit-headers.ts';
 import type { JobSettings } from './settings.ts';
 
 export interface BatchRunnerDeps {
@@ -218,7 +220,7 @@ export class BatchRunner {
     const done = await this.#deps.batches.doneLines(batch.id);
     const pending = lines.filter((line) => !done.has(line.index));
     const route = routeForEndpoint(this.#deps.routes, batch.endpoint);
-    const headers = this.#deps.sealer.open(batch.id, batch.route);
+    const { headers, caller } = this.#deps.sealer.open(batch.id, batch.route);
     const stopReason = (): Stop => {
       if (this.#shutdown.signal.aborted) return 'shutdown';
       if (entry.lost) return 'lost';
@@ -231,7 +233,14 @@ export class BatchRunner {
       while (next < pending.length) {
         if (stopReason() !== 'none') return;
         const line = pending[next++];
-        const result = await this.#runLine(batch, line, route, headers);
+        let result = await this.#runLine(batch, line, route, headers, caller);
+        // A line refused by a rate limit waits for its Retry-After and runs again, within the batch's
+        // window: a batch is the traffic that can wait. (A spent usage limit does not come back by
+        // waiting: that line fails like any error.)
+        while (result !== null && 'retryAfterMs' in result) {
+          if (!(await this.#waitFor(result.retryAfterMs, stopReason))) return;
+          result = await this.#runLine(batch, line, route, headers, caller);
+        }
         // A line cut short by shutdown stays without a result: it runs again on resume.
         if (result === null || this.#shutdown.signal.aborted) return;
         await this.#deps.batches.recordResult(batch.id, result);
@@ -243,23 +252,45 @@ export class BatchRunner {
     return stopReason();
   }
 
-  /** One line through the router; null when it was abandoned (shutdown). */
-  async #runLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>): Promise<LineResult | null> {
+  /**
+   * Waits `ms` (at least 100 ms, in slices so a cancel, an expiry or a shutdown cuts it short);
+   * false when the batch stopped meanwhile.
+   */
+  async #waitFor(ms: number, stopReason: () => Stop): Promise<boolean> {
+    const until = this.#now() + Math.max(100, ms);
+    while (this.#now() < until) {
+      if (stopReason() !== 'none') return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(RATE_LIMIT_POLL_MS, Math.max(1, until - this.#now()))));
+    }
+    return stopReason() === 'none';
+  }
+
+  /** One line through the router; null when it was abandoned (shutdown); the wait when a rate limit refused it. */
+  async #runLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>, caller: Caller | null): Promise<LineResult | RateLimited | null> {
     const record = newRequestRecord(randomUUID(), 'POST', route.path, 'batch');
     record.routeKind = 'inference';
     record.operationId = route.operationId;
     record.organisationId = batch.organisationId;
-    const result = await this.#routeLine(batch, line, route, headers, record);
+    if (caller !== null) {
+      record.apiKeyId = caller.keyId;
+      record.workspaceId = caller.workspaceId;
+    }
+    const result = await this.#routeLine(batch, line, route, headers, caller, record);
     if (result !== null) this.#finishRecord(record, result);
     return result;
   }
 
   /** The line's record is written like a live request's: its status is the line's answer status. */
-  #finishRecord(record: RequestRecord, result: LineResult): void {
+  #finishRecord(record: RequestRecord, result: LineResult | RateLimited): void {
     const onRecord = this.#deps.onRecord;
     if (onRecord === undefined) return;
-    const response = (JSON.parse(result.line) as { response?: { status_code?: number } | null }).response;
-    record.status = typeof response?.status_code === 'number' ? response.status_code : 500;
+    if ('retryAfterMs' in result) {
+      record.status = 429;
+      record.errorCode = 'rate_limited';
+    } else {
+      const response = (JSON.parse(result.line) as { response?: { status_code?: number } | null }).response;
+      record.status = typeof response?.status_code === 'number' ? response.status_code : 500;
+    }
     record.latencyMs = Date.now() - record.createdAt;
     try {
       onRecord(record);
@@ -268,12 +299,12 @@ export class BatchRunner {
     }
   }
 
-  async #routeLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>, record: RequestRecord): Promise<LineResult | null> {
+  async #routeLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>, caller: Caller | null, record: RequestRecord): Promise<LineResult | RateLimited | null> {
     const signal = this.#shutdown.signal;
     let outcome: Outcome;
     try {
       const router = resolveRouter(headers, this.#deps.resolver);
-      const x = detachedExchange({ source: 'batch', headers, route, body: line.body, router, record, caller: null, signal });
+      const x = detachedExchange({ source: 'batch', headers, route, body: line.body, router, record, caller, signal });
       outcome = await router.run(x);
     } catch (error) {
       if (signal.aborted) return null;
@@ -290,6 +321,7 @@ export class BatchRunner {
     }
     if (outcome.response === null) {
       const error = outcome.error ?? new GatewayError('internal_error');
+      if (error.code === 'rate_limited') return { retryAfterMs: Number(outcome.headers?.[RETRY_AFTER_MS_HEADER] ?? 1000) };
       return errorResult(line, { status_code: error.status, request_id: requestId(undefined), body: error.toBody() });
     }
     let bytes: Buffer;
@@ -316,6 +348,14 @@ export class BatchRunner {
     }
   }
 }
+
+/** A line a rate limit refused: run it again after this long. */
+interface RateLimited {
+  retryAfterMs: number;
+}
+
+/** How often a line waiting out a rate limit looks whether its batch was cancelled or expired. */
+const RATE_LIMIT_POLL_MS = 1000;
 
 function errorResult(line: BatchLine, response: BatchResponse): LineResult {
   return { lineIndex: line.index, outcome: 'error', line: outputLine(line.customId, response, null) };

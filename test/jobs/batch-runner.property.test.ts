@@ -12,6 +12,11 @@ import type { BatchRecord, BatchStore } from '../../runtime/store/batch-store.ts
 import type { GatewayStore } from '../../runtime/store/open-store.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
 import { fakeUpstream, testSealer } from './fake-upstream.ts';
+import { until } from './harness.ts';
+import type { RequestRecord } from '../../runtime/core/request-record.ts';
+import { Limits } from '../../runtime/pipeline/limits/limits.ts';
+import { MemoryCounters } from '../../runtime/pipeline/limits/memory-counters.ts';
+import { UsageAlerts } from '../../runtime/pipeline/limits/usage-alerts.ts';
 
 const HEADERS = { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-test' };
 const LEASE_MS = 60;
@@ -41,7 +46,7 @@ async function createBatch(store: GatewayStore, sealer: RouteSealer, org: string
     completionWindow: 'immediate',
     expiresAt: Math.floor(Date.now() / 1000) + 3600,
     metadata: null,
-    route: sealer.seal(id, HEADERS),
+    route: sealer.seal(id, HEADERS, { keyId: 'batch-test-key', workspaceId: 'batch-test-workspace', organisationId: org }),
     leaseOwner: owner,
     leaseExpiresMs: Date.now() + LEASE_MS,
   });
@@ -158,6 +163,33 @@ describe.each(BACKENDS)('batch runner on %s', (backend) => {
     expect(final.expiredAt).toBe(batch.expiresAt! + 1);
     const errors = await fileLines(store, org, final.errorFileId);
     expect(errors.map((l) => [l.custom_id, l.error?.code])).toEqual([2, 3, 4, 5].map((i) => [`e-${i}`, 'batch_expired']));
+  });
+
+  it('runs a line a rate limit refused again after its Retry-After, counted under the key that created the batch', async () => {
+    const store = suite.store;
+    const org = randomUUID();
+    const sealer = testSealer();
+    const lines = Array.from({ length: 3 }, (_, i) => JSON.stringify({ custom_id: `r-${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: `x ${i}` }] } }));
+    let clock = Date.now();
+    const batch = await createBatch(store, sealer, org, lines, 'r');
+    const { resolver, received } = fakeUpstream();
+    const limits = new Limits({ counters: new MemoryCounters(), now: () => clock, logger: silentLogger, metrics: null, alerts: new UsageAlerts(silentLogger, null, null) });
+    limits.use([{ id: randomUUID(), name: null, type: 'requests', unit: 'rpm', value: 2, status: 'active', conditions: [{ key: 'api_key', value: 'batch-test-key' }], groupBy: [], workspaceId: 'w', organisationId: org, createdAt: '', lastUpdatedAt: '' }], []);
+    resolver.services.limits = limits;
+    const records: RequestRecord[] = [];
+    const runner = new BatchRunner({ batches: store.batches, files: store.files, resolver, routes: ROUTES, sealer, logger: silentLogger, settings: { batchConcurrency: 1, maxRunningBatches: 1, batchLeaseMs: 60_000, batchPollMs: 1000 }, owner: 'r', now: () => clock, onRecord: (r) => records.push(r) });
+    runner.run(batch.id);
+    // The third line is refused and waits (its batch still running); then a minute passes.
+    await until(async () => records.filter((r) => r.status === 429).length, (n) => n >= 1, 5000, 'a refused line');
+    expect(received).toHaveLength(2);
+    expect((await store.batches.get(org, batch.id))?.status).toBe('in_progress');
+    clock += 61_000;
+    await runner.idle();
+    const final = await settled(store, org, batch.id);
+    expect(final).toMatchObject({ status: 'completed', requestCounts: { total: 3, completed: 3, failed: 0 } });
+    expect(received).toHaveLength(3);
+    const refused = records.find((r) => r.status === 429)!;
+    expect(refused).toMatchObject({ errorCode: 'rate_limited', apiKeyId: 'batch-test-key', source: 'batch' });
   });
 
   it('fails a batch whose lines do not match its endpoint, listing each bad line', async () => {

@@ -73,7 +73,7 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
         completionWindow: body.completion_window,
         expiresAt: Math.floor(now / 1000) + EXPIRY_SECONDS,
         metadata: body.metadata ?? null,
-        route: deps.sealer.seal(id, routeHeadersOf(ctx.headers)),
+        route: deps.sealer.seal(id, routeHeadersOf(ctx.headers), { keyId: caller.id, workspaceId: caller.workspaceId, organisationId: caller.organisationId }),
         leaseOwner: runner.owner,
         leaseExpiresMs: now + deps.settings.batchLeaseMs,
       });
