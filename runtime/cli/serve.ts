@@ -61,6 +61,11 @@ Environment:
   GATEWAY_LOG_FLUSH_MS         how often waiting records are written (default 500)
   GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
   GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
+  REDIS_URL                    count rate and usage limits in Redis, shared by every process
+                               (docs/limits.md); without it each process counts alone
+  GATEWAY_REDIS_TIMEOUT_MS     longest wait for one Redis call on the request path; past it limits
+                               count in the process (default 250)
+  GATEWAY_ALERT_WEBHOOK        an http(s) URL that receives usage-limit alerts (POST, JSON)
   OTEL_EXPORTER_OTLP_ENDPOINT  an OpenTelemetry collector (OTLP/HTTP): send a span per request and per
                                upstream attempt (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: the full traces
                                URL; OTEL_SERVICE_NAME, default model-gateway); off when unset

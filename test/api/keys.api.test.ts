@@ -27,7 +27,7 @@ const ADMIN_ENDPOINTS: Array<[string, string, unknown?]> = [
   ['PUT', `/v1/policies/rate-limits/${randomUUID()}`, { value: 2 }],
   ['POST', `/v1/policies/rate-limits/${randomUUID()}/archive`],
   ['DELETE', `/v1/policies/rate-limits/${randomUUID()}`],
-  ['POST', '/v1/policies/usage-limits', { conditions: [{ key: 'k', value: 'v' }], group_by: [{ key: 'k' }], type: 'cost', credit_limit: 1 }],
+  ['POST', '/v1/policies/usage-limits', { conditions: [{ key: 'metadata.team', value: 'v' }], group_by: [{ key: 'api_key' }], type: 'cost', credit_limit: 1 }],
   ['GET', '/v1/policies/usage-limits'],
   ['GET', `/v1/policies/usage-limits/${randomUUID()}`],
   ['PUT', `/v1/policies/usage-limits/${randomUUID()}`, { name: 'x' }],

@@ -17,7 +17,7 @@ function verdict(validate: GeneratedValidator<unknown>, value: unknown): boolean
 
 const completion: Body = { model: 'gpt-x', prompt: 'Say hi' };
 const batchCreate: Body = { input_file_id: 'file-1', completion_window: '24h', endpoint: '/v1/chat/completions' };
-const usagePolicy: Body = { conditions: [{ key: 'k', value: 'v' }], group_by: [{ key: 'k' }], type: 'cost', credit_limit: 100 };
+const usagePolicy: Body = { conditions: [{ key: 'metadata.team', value: 'v' }], group_by: [{ key: 'api_key' }], type: 'cost', credit_limit: 100 };
 const fineTuningJob: Body = {
   id: 'ftjob-1', object: 'fine_tuning.job', created_at: 1, error: {}, fine_tuned_model: null, finished_at: null,
   hyperparameters: { n_epochs: 'auto' }, model: 'base', organization_id: 'org', result_files: [], status: 'running',
@@ -202,6 +202,17 @@ describe('usage-limits policy create (SPEC §4.11, §8)', () => {
     expect(verdict(validators.validateUsageLimitsPolicyCreate, { ...usagePolicy, organisation_id: 'not-a-uuid' })).toBe(false);
     expect(verdict(validators.validateUsageLimitsPolicyCreate, { ...usagePolicy, organisation_id: '3f1c2b9e-6a0d-4c8e-9b7a-1d2e3f4a5b6c', workspace_id: 'ws-slug' })).toBe(true);
     expect(verdict(validators.validateUsageLimitsPolicyCreate, { ...usagePolicy, extra: true })).toBe(false);
+  });
+
+  test('condition and group_by keys are the ones limits can read: api_key, workspace_id, organisation_id, config, provider, virtual_key, model, metadata.<key>', () => {
+    for (const key of ['api_key', 'workspace_id', 'organisation_id', 'config', 'provider', 'virtual_key', 'model', 'metadata.team', 'metadata._user']) {
+      expect(verdict(validators.validateUsageLimitsPolicyCreate, { ...usagePolicy, conditions: [{ key, value: 'x' }], group_by: [{ key }] }), key).toBe(true);
+      expect(verdict(validators.validateRateLimitsPolicyCreate, { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key, value: 'x' }], group_by: [{ key }] }), key).toBe(true);
+    }
+    for (const key of ['team', 'metadata.', 'api_keys', 'Model', 'prompt', '']) {
+      expect(verdict(validators.validateUsageLimitsPolicyCreate, { ...usagePolicy, conditions: [{ key, value: 'x' }] }), key).toBe(false);
+      expect(verdict(validators.validateRateLimitsPolicyCreate, { type: 'requests', unit: 'rpm', value: 1, group_by: [{ key }] }), key).toBe(false);
+    }
   });
 });
 
