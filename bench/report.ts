@@ -1,4 +1,5 @@
 // The printed table and the machine description that goes with every result.
+import type { Via } from './scenarios.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import type { CompileResult } from './compile-bench.ts';
 import type { InlineResult } from './inline-bench.ts';
@@ -7,7 +8,7 @@ import type { TargetCheck } from './targets.ts';
 export interface ScenarioResult {
   id: string;
   label: string;
-  via: 'direct' | 'floor' | 'gateway' | 'bare';
+  via: Via;
   streaming: boolean;
   /** Median over the rounds. */
   requestsPerSecond: number;

@@ -18,7 +18,7 @@ import { latency, type LoadGenerator, type LoadTarget, median, summarise, throug
 import { type BenchProcess, canPin, fillCompileCache, pin, startProcess } from './processes.ts';
 import type { ProbeStats } from './probe.ts';
 import { describeMachine, machine, otherTable, type ScenarioResult, scenarioTable, targetTable } from './report.ts';
-import { createVirtualKeyConfig, GATEWAY_KEY, SCENARIOS, type Scenario, savedConfigs, type Urls } from './scenarios.ts';
+import { createLimitPolicy, createVirtualKeyConfig, GATEWAY_KEY, SCENARIOS, type Scenario, savedConfigs, type Urls } from './scenarios.ts';
 import { checkTargets } from './targets.ts';
 import { wrkAvailable } from './wrk.ts';
 
@@ -244,9 +244,21 @@ async function main(): Promise<number> {
         })
       : null;
     if (bare !== null) processes.push(bare);
-    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url, bare: bare?.url ?? null };
+    // The same gateway counting limits in Redis, for what one round trip per request adds.
+    const redis = scenarios.some((s) => s.via === 'redis')
+      ? await startProcess('redis gateway', gatewayBin, {
+          args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data-redis')],
+          env: { GATEWAY_API_KEY: GATEWAY_KEY, REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379', ...gatewayEnv },
+          cpus: pinned ? '1' : null,
+          nodeFlags: tuning.flags,
+        })
+      : null;
+    if (redis !== null) processes.push(redis);
+    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url, bare: bare?.url ?? null, redis: redis?.url ?? null };
     if (scenarios.some((s) => s.id === 'virtual-key')) await createVirtualKeyConfig(urls);
-    const underTest = { direct: null, floor, gateway, bare } as const;
+    if (scenarios.some((s) => s.id === 'limited')) await createLimitPolicy(urls.gateway);
+    if (redis !== null && scenarios.some((s) => s.id === 'limited-redis')) await createLimitPolicy(redis.url);
+    const underTest = { direct: null, floor, gateway, bare, redis } as const;
 
     const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], cpuPerRequest: [], requests: 0, failures: 0, cpuMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
     for (const scenario of scenarios) await checkScenario(scenario, scenario.target(urls));

@@ -15,10 +15,12 @@ export interface Urls {
   gateway: string;
   /** A second gateway with the request log and metrics off: its routes claim no stage. Null when no scenario needs it. */
   bare: string | null;
+  /** A third gateway counting limits in Redis (BENCH_REDIS_URL, default the local one). Null when no scenario needs it. */
+  redis: string | null;
 }
 
-/** `bare`: the gateway with the request log and metrics off (GATEWAY_REQUEST_LOG=off, GATEWAY_METRICS=off). */
-export type Via = 'direct' | 'floor' | 'gateway' | 'bare';
+/** `bare`: the gateway with the request log and metrics off (GATEWAY_REQUEST_LOG=off, GATEWAY_METRICS=off); `redis`: the gateway with REDIS_URL. */
+export type Via = 'direct' | 'floor' | 'gateway' | 'bare' | 'redis';
 
 export interface Scenario {
   id: string;
@@ -39,6 +41,8 @@ export function savedConfigs(mock: string): Record<string, unknown> {
   const target = (extra: Record<string, unknown> = {}, path = '/v1') => ({ provider: 'vendor', api_key: VENDOR_KEY, custom_host: `${mock}${path}`, ...extra });
   return {
     'bench-single': singleConfig(mock),
+    // The same route as bench-single; a rate-limits policy on `config` matches this one only.
+    'bench-limited': singleConfig(mock),
     'bench-fallback': { strategy: { mode: 'fallback' }, targets: [target({ api_key: 'sk-a' }), target({ api_key: 'sk-b' }), target({ api_key: 'sk-c' })] },
     'bench-fallback-503': { strategy: { mode: 'fallback' }, targets: [target({}, '/fail503/v1'), target()] },
     'bench-loadbalance': {
@@ -57,6 +61,20 @@ export function savedConfigs(mock: string): Record<string, unknown> {
       targets: [target({ name: 'small', api_key: 'sk-small' }), target({ name: 'large', api_key: 'sk-large' })],
     },
   };
+}
+
+/**
+ * A requests policy that matches every request to bench-limited and never refuses one (a billion a
+ * minute): what a route under one matching policy pays, on each gateway that runs a limited scenario.
+ */
+export async function createLimitPolicy(gatewayUrl: string): Promise<void> {
+  const response = await fetch(new URL('/v1/policies/rate-limits', gatewayUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY },
+    body: JSON.stringify({ type: 'requests', unit: 'rpm', value: 1e9, conditions: [{ key: 'config', value: 'bench-limited' }], group_by: [{ key: 'api_key' }] }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST /v1/policies/rate-limits: ${response.status} ${text.slice(0, 300)}`);
 }
 
 /** Saved through the API once the gateway runs: a config that names a stored virtual key. */
@@ -111,6 +129,15 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'single-bare', label: 'single, no stage (log+metrics off)', via: 'bare', ...JSON_RUN,
     target: (u) => gateway({ ...u, gateway: u.bare! }, 'bench-single'), expectLeaf: /^config$/,
+  },
+  { id: 'limited', label: 'single, 1 rate-limit policy (memory)', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-limited'), expectLeaf: /^config$/ },
+  {
+    id: 'single-redis', label: 'single, gateway with Redis', via: 'redis', ...JSON_RUN,
+    target: (u) => gateway({ ...u, gateway: u.redis! }, 'bench-single'), expectLeaf: /^config$/,
+  },
+  {
+    id: 'limited-redis', label: 'single, 1 rate-limit policy (Redis)', via: 'redis', ...JSON_RUN,
+    target: (u) => gateway({ ...u, gateway: u.redis! }, 'bench-limited'), expectLeaf: /^config$/,
   },
   { id: 'fallback', label: 'fallback ×3, 1st ok', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback'), expectLeaf: /^config\.targets\[0\]$/ },
   { id: 'fallback-503', label: 'fallback, 1st 503', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback-503'), expectLeaf: /^config\.targets\[1\]$/ },

@@ -1,12 +1,15 @@
 // The issue's targets, checked against one run's numbers and printed as pass/miss with the margin.
 import type { CompileResult } from './compile-bench.ts';
 import type { InlineResult } from './inline-bench.ts';
+import type { Via } from './scenarios.ts';
 
 export interface ScenarioNumbers {
   id: string;
   label: string;
-  via: 'direct' | 'floor' | 'gateway' | 'bare';
+  via: Via;
   streaming: boolean;
+  p50Ms: number;
+  cpuMicrosPerRequest: number | null;
   requestsPerSecond: number;
   ratioToFloor: number | null;
   addedP50Ms: number | null;
@@ -29,6 +32,10 @@ export const ADDED_LATENCY_RATIO_MAX = 1.25;
 export const PEAK_RSS_MAX_MB = 120;
 export const COMPILE_1000_MAX_S = 10;
 export const CACHED_INLINE_MAX_MICROS = 5;
+/** Gateway CPU a route under one matching requests policy (memory counters) may add per request. */
+export const LIMIT_MEMORY_MAX_CPU_MICROS = 10;
+/** Added p50 of the same with the counters in Redis on loopback. */
+export const LIMIT_REDIS_MAX_ADDED_MICROS = 150;
 
 export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: CompileResult | null, inline: InlineResult | null): TargetCheck[] {
   const checks: TargetCheck[] = [];
@@ -52,6 +59,29 @@ export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: Com
       limit: `≤ ${(limit * 1000).toFixed(0)} µs`,
       pass: added <= limit,
       margin: signed((limit - added) * 1000, 0, ' µs'),
+    });
+  }
+  const byId = (id: string) => scenarios.find((s) => s.id === id);
+  const [single, limited] = [byId('single'), byId('limited')];
+  if (single?.cpuMicrosPerRequest != null && limited?.cpuMicrosPerRequest != null) {
+    const added = limited.cpuMicrosPerRequest - single.cpuMicrosPerRequest;
+    checks.push({
+      target: 'limits: gateway CPU one matching requests policy adds (memory counters)',
+      value: `${added.toFixed(1)} µs/req`,
+      limit: `≤ ${LIMIT_MEMORY_MAX_CPU_MICROS} µs`,
+      pass: added <= LIMIT_MEMORY_MAX_CPU_MICROS,
+      margin: signed(LIMIT_MEMORY_MAX_CPU_MICROS - added, 1, ' µs'),
+    });
+  }
+  const [singleRedis, limitedRedis] = [byId('single-redis'), byId('limited-redis')];
+  if (singleRedis !== undefined && limitedRedis !== undefined) {
+    const added = (limitedRedis.p50Ms - singleRedis.p50Ms) * 1000;
+    checks.push({
+      target: 'limits: added p50 of one matching policy with Redis counters (loopback)',
+      value: `${added.toFixed(0)} µs`,
+      limit: `≤ ${LIMIT_REDIS_MAX_ADDED_MICROS} µs`,
+      pass: added <= LIMIT_REDIS_MAX_ADDED_MICROS,
+      margin: signed(LIMIT_REDIS_MAX_ADDED_MICROS - added, 0, ' µs'),
     });
   }
   const rss = Math.max(...gateway.map((s) => s.peakRssMB ?? 0));

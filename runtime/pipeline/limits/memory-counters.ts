@@ -2,7 +2,7 @@
 // while Redis cannot be reached. Rate windows keep at most 61 buckets each (window.ts); a group's
 // window is dropped once empty, a budget once its period is over.
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
-import { bucketAt, fits, pruneBuckets, windowState } from './window.ts';
+import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
 
 interface Budget {
   used: number;
@@ -36,8 +36,16 @@ export class MemoryCounters implements LimitCounters {
     }
     const states = windows.map((check, i) => {
       const buckets = found[i];
-      if (allowed && check.cost > 0) add(buckets, bucketAt(now, check.windowMs), check.cost);
-      return windowState(buckets, now, check.windowMs, check.limit, check.cost);
+      if (!allowed) return windowState(buckets, now, check.windowMs, check.limit, check.cost);
+      const current = bucketAt(now, check.windowMs);
+      if (check.cost > 0) add(buckets, current, check.cost);
+      let used = 0;
+      let newest: number | null = null;
+      for (const [index, count] of buckets) {
+        used += count;
+        if (newest === null || index > newest) newest = index;
+      }
+      return admittedState(used, newest, now, check.windowMs);
     });
     return { allowed, windows: states, budgets: used };
   }

@@ -2,35 +2,67 @@
 // not N. Each call is one script run (one round trip, atomic), whatever the number of policies.
 //
 // Keys (all under `gw:lim:`):
-//   w:<policy>:<group>           hash  bucket index → count (window.ts), expires one window after its last write
+//   w:<policy>:<group>           hash  bucket index → count (window.ts), plus `s` (their sum), `f` (the
+//                                      oldest bucket kept) and `l` (the newest); expires one window after its last write
 //   b:<policy>:<period>:<group>  float what the group used in the period, expires a day after the period
 //   wg:<policy>, bg:<policy>:<period>  set of the groups seen, for the usage endpoints
+// The running sum keeps an admission O(1): only buckets that left the window since the last write
+// are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
-import { bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
+import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
 
 const PREFIX = 'gw:lim:';
 const DAY_MS = 86_400_000;
 
+// Drops the buckets of a window hash older than `oldest`; returns its sum and newest bucket (nil when empty).
+const PRUNE = `
+local function prune(key, oldest)
+  local meta = redis.call('HMGET', key, 's', 'f', 'l')
+  if not meta[1] then return 0, nil end
+  local sum = tonumber(meta[1]); local first = tonumber(meta[2]); local last = tonumber(meta[3])
+  if last < oldest then redis.call('DEL', key); return 0, nil end
+  if first < oldest then
+    for index = first, oldest - 1 do
+      local n = redis.call('HGET', key, tostring(index))
+      if n then sum = sum - tonumber(n); redis.call('HDEL', key, tostring(index)) end
+    end
+    redis.call('HSET', key, 's', tostring(sum), 'f', tostring(oldest))
+  end
+  return sum, last
+end
+-- Counts \`amount\` in bucket \`index\`; \`last\` is the newest bucket before (prune's). Expiry and the
+-- group set are refreshed when a newer bucket starts, not on every request (a process whose clock is
+-- behind may count into an older bucket: \`l\` never moves back).
+local function add(key, index, amount, bms, span, last, groups, group)
+  redis.call('HINCRBY', key, tostring(index), amount)
+  local sum = redis.call('HINCRBY', key, 's', amount)
+  if not last or index > last then
+    local ttl = math.ceil(bms * (span + 1))
+    if not last then redis.call('HSET', key, 'f', tostring(index)) end
+    redis.call('HSET', key, 'l', tostring(index))
+    redis.call('PEXPIRE', key, ttl)
+    redis.call('SADD', groups, group)
+    redis.call('PEXPIRE', groups, ttl)
+  end
+  return sum
+end
+`;
+
 // KEYS: window keys…, budget keys…, window group sets…; ARGV: now, #windows, #budgets, span,
 // then per window: limit, bucket ms, cost, group; then per budget: limit.
-// Returns {allowed, per window: flat {index, count, …} of the live buckets, per budget: used}.
-const ADMIT = `
+// Returns {allowed, per window {used, newest bucket or -1}, per budget used, and when refused per
+// window the flat {index, count, …} of its buckets}.
+const ADMIT = PRUNE + `
 local now = tonumber(ARGV[1]); local nw = tonumber(ARGV[2]); local nb = tonumber(ARGV[3]); local span = tonumber(ARGV[4])
 local allowed = 1
-local live = {}
+local sums = {}; local newest = {}
 for i = 1, nw do
   local base = 4 + (i - 1) * 4
   local limit = tonumber(ARGV[base + 1]); local bms = tonumber(ARGV[base + 2]); local cost = tonumber(ARGV[base + 3])
-  local oldest = math.floor(now / bms) - span
-  local flat = redis.call('HGETALL', KEYS[i])
-  local used = 0; local kept = {}
-  for j = 1, #flat, 2 do
-    local index = tonumber(flat[j]); local n = tonumber(flat[j + 1])
-    if index < oldest then redis.call('HDEL', KEYS[i], flat[j]) else used = used + n; kept[#kept + 1] = flat[j]; kept[#kept + 1] = flat[j + 1] end
-  end
-  if used >= limit or used + cost > limit then allowed = 0 end
-  live[i] = kept
+  local sum, last = prune(KEYS[i], math.floor(now / bms) - span)
+  if sum >= limit or sum + cost > limit then allowed = 0 end
+  sums[i] = sum; newest[i] = last
 end
 local spent = {}
 local bbase = 4 + nw * 4
@@ -39,35 +71,38 @@ for k = 1, nb do
   if used >= tonumber(ARGV[bbase + k]) then allowed = 0 end
   spent[k] = tostring(used)
 end
-if allowed == 1 then
-  for i = 1, nw do
-    local base = 4 + (i - 1) * 4
-    local bms = tonumber(ARGV[base + 2]); local cost = tonumber(ARGV[base + 3])
-    if cost > 0 then
-      local index = tostring(math.floor(now / bms))
-      redis.call('HINCRBY', KEYS[i], index, cost)
-      redis.call('PEXPIRE', KEYS[i], math.ceil(bms * (span + 1)))
-      redis.call('SADD', KEYS[nw + nb + i], ARGV[base + 4])
-      redis.call('PEXPIRE', KEYS[nw + nb + i], math.ceil(bms * (span + 1)))
-      live[i][#live[i] + 1] = index; live[i][#live[i] + 1] = tostring(cost)
+local windows = {}
+for i = 1, nw do
+  local base = 4 + (i - 1) * 4
+  local bms = tonumber(ARGV[base + 2]); local cost = tonumber(ARGV[base + 3])
+  if allowed == 1 and cost > 0 then
+    local index = math.floor(now / bms)
+    sums[i] = add(KEYS[i], index, cost, bms, span, newest[i], KEYS[nw + nb + i], ARGV[base + 4])
+    newest[i] = index
+  end
+  local flat = {}
+  if allowed == 0 then
+    local all = redis.call('HGETALL', KEYS[i])
+    for j = 1, #all, 2 do
+      if all[j] ~= 's' and all[j] ~= 'f' and all[j] ~= 'l' then flat[#flat + 1] = all[j]; flat[#flat + 1] = all[j + 1] end
     end
   end
+  windows[i] = {tostring(sums[i]), tostring(newest[i] or -1), flat}
 end
-return {allowed, live, spent}
+return {allowed, windows, spent}
 `;
 
 // KEYS: window keys…, budget keys…, window group sets…, budget group sets…; ARGV: now, #windows,
 // #budgets, span, then per window: bucket ms, amount, group; per budget: amount, alert (or ''), ttl ms (or ''), group.
 // Returns per budget the count after the charge when it crossed its alert threshold, else ''.
-const CHARGE = `
+const CHARGE = PRUNE + `
 local now = tonumber(ARGV[1]); local nw = tonumber(ARGV[2]); local nb = tonumber(ARGV[3]); local span = tonumber(ARGV[4])
 for i = 1, nw do
   local base = 4 + (i - 1) * 3
   local bms = tonumber(ARGV[base + 1])
-  redis.call('HINCRBY', KEYS[i], tostring(math.floor(now / bms)), ARGV[base + 2])
-  redis.call('PEXPIRE', KEYS[i], math.ceil(bms * (span + 1)))
-  redis.call('SADD', KEYS[nw + nb + i], ARGV[base + 3])
-  redis.call('PEXPIRE', KEYS[nw + nb + i], math.ceil(bms * (span + 1)))
+  local index = math.floor(now / bms)
+  local _, last = prune(KEYS[i], index - span)
+  add(KEYS[i], index, tonumber(ARGV[base + 2]), bms, span, last, KEYS[nw + nb + i], ARGV[base + 3])
 end
 local crossed = {}
 local bbase = 4 + nw * 3
@@ -89,7 +124,7 @@ end
 return crossed
 `;
 
-type Reply = [number, string[][], string[]];
+type Reply = [number, Array<[string, string, string[]]>, string[]];
 
 interface ScriptedRedis extends Redis {
   gwLimitAdmit(numKeys: number, ...args: Array<string | number>): Promise<Reply>;
@@ -114,10 +149,13 @@ export class RedisCounters implements LimitCounters {
     const args: Array<string | number> = [now, windows.length, budgets.length, WINDOW_BUCKETS];
     for (const w of windows) args.push(w.limit, bucketMsOf(w.windowMs), w.cost, w.group);
     for (const b of budgets) args.push(b.limit);
-    const [allowed, live, spent] = await this.#redis.gwLimitAdmit(keys.length, ...keys, ...args);
+    const [allowed, states, spent] = await this.#redis.gwLimitAdmit(keys.length, ...keys, ...args);
     return {
       allowed: allowed === 1,
-      windows: windows.map((w, i) => windowState(bucketsOf(live[i] ?? []), now, w.windowMs, w.limit, w.cost)),
+      windows: windows.map((w, i) => {
+        const [used, newest, flat] = states[i];
+        return allowed === 1 ? admittedState(Number(used), newest === '-1' ? null : Number(newest), now, w.windowMs) : windowState(bucketsOf(flat), now, w.windowMs, w.limit, w.cost);
+      }),
       budgets: budgets.map((_, k) => Number(spent[k] ?? 0)),
     };
   }
@@ -147,7 +185,7 @@ export class RedisCounters implements LimitCounters {
     groups.forEach((group, i) => {
       const hash = (replies[i]?.[1] ?? {}) as Record<string, string>;
       const buckets = new Map<number, number>();
-      for (const [index, count] of Object.entries(hash)) if (Number(index) >= oldest) buckets.set(Number(index), Number(count));
+      for (const [index, count] of Object.entries(hash)) if (/^\d+$/.test(index) && Number(index) >= oldest) buckets.set(Number(index), Number(count));
       if (buckets.size === 0) return;
       const state = windowState(buckets, now, windowMs, limit, 1);
       counts.push({ group, used: state.used, resetMs: state.resetMs });
@@ -167,6 +205,7 @@ export class RedisCounters implements LimitCounters {
   }
 }
 
+/** The {index, count, …} list of a window's buckets as a map. */
 function bucketsOf(flat: readonly string[]): Map<number, number> {
   const buckets = new Map<number, number>();
   for (let j = 0; j + 1 < flat.length; j += 2) buckets.set(Number(flat[j]), (buckets.get(Number(flat[j])) ?? 0) + Number(flat[j + 1]));

@@ -36,19 +36,28 @@ export function fits(used: number, cost: number, limit: number): boolean {
 export interface WindowState {
   /** Counted in the window, this request included when it was admitted. */
   used: number;
-  /** Milliseconds until a request of the same cost would fit; null when it never can (cost above the limit). */
+  /** 0 when the request fits; else milliseconds until a request of the same cost would fit, null when it never can (cost above the limit). */
   retryAfterMs: number | null;
   /** Milliseconds until everything counted now has left the window (0: nothing counted). */
   resetMs: number;
 }
 
+/** Milliseconds from `now` until bucket `index` leaves the window. */
+export function bucketLeavesIn(index: number, now: number, windowMs: number): number {
+  return Math.max(0, (index + WINDOW_BUCKETS + 1) * bucketMsOf(windowMs) - now);
+}
+
+/** The state of a window the request fits in, from its count and newest bucket (no walk over the buckets). */
+export function admittedState(used: number, newestBucket: number | null, now: number, windowMs: number): WindowState {
+  return { used, retryAfterMs: 0, resetMs: newestBucket === null ? 0 : bucketLeavesIn(newestBucket, now, windowMs) };
+}
+
 /** What the window says at `now`, from its live buckets (the admitted request already added). */
 export function windowState(buckets: Buckets, now: number, windowMs: number, limit: number, cost: number): WindowState {
-  const bucketMs = bucketMsOf(windowMs);
   const indexes = [...buckets.keys()].sort((a, b) => a - b);
   let used = 0;
   for (const index of indexes) used += buckets.get(index)!;
-  const leaves = (index: number): number => Math.max(0, (index + WINDOW_BUCKETS + 1) * bucketMs - now);
+  const leaves = (index: number): number => bucketLeavesIn(index, now, windowMs);
   let retryAfterMs: number | null = fits(used, cost, limit) ? 0 : null;
   if (retryAfterMs === null && cost <= limit) {
     let left = used;
