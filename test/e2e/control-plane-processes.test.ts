@@ -69,14 +69,15 @@ describe.each(BACKENDS)('two gateway processes on one %s store', (backend) => {
   });
 
   it('loses no write when both processes write at once', async () => {
+    // The policies match only metadata no later request sends: they are stored, never in the way.
     expect((await a.call('POST', '/v1/prompts', { body: { id: 'shared', name: 'shared', messages: [{ role: 'user', content: 'v1' }] } })).status).toBe(200);
     const writes: Array<Promise<{ status: number }>> = [];
     for (let i = 0; i < WRITES_PER_PROCESS; i++) {
       for (const [label, server] of [['a', a], ['b', b]] as const) {
         writes.push(server.call('PUT', '/v1/prompts/shared', { body: { messages: [{ role: 'user', content: `${label}${i}` }] } }));
         writes.push(server.call('POST', '/v1/configs', { body: { id: `cfg-${label}-${i}`, config: { retry: { attempts: 1 } } } }));
-        writes.push(server.call('POST', '/v1/policies/rate-limits', { body: { type: 'requests', unit: 'rpm', value: i, name: `${label}${i}` } }));
-        writes.push(server.call('POST', '/v1/policies/usage-limits', { body: { conditions: [{ key: 'k', value: `${label}${i}` }], group_by: [{ key: 'k' }], type: 'cost', credit_limit: i } }));
+        writes.push(server.call('POST', '/v1/policies/rate-limits', { body: { conditions: [{ key: 'metadata.k', value: `${label}${i}` }], type: 'requests', unit: 'rpm', value: i, name: `${label}${i}` } }));
+        writes.push(server.call('POST', '/v1/policies/usage-limits', { body: { conditions: [{ key: 'metadata.k', value: `${label}${i}` }], group_by: [{ key: 'metadata.k' }], type: 'cost', credit_limit: i } }));
         writes.push(server.call('POST', '/v1/api-keys', { body: { name: `${label}${i}` } }));
       }
     }
