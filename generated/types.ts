@@ -89,6 +89,7 @@ export interface GatewaySchemaTypes {
   ApiKeyCreate: ApiKeyCreate;
   BatchCreate: BatchCreate;
   BatchListQuery: BatchListQuery;
+  CachePurgeQuery: CachePurgeQuery;
   ChatCompletionCreate: ChatCompletionCreate;
   CompletionCreate: CompletionCreate;
   ConfigCreate: ConfigCreate;
@@ -118,6 +119,7 @@ export interface GatewaySchemaTypes {
   ApiKey: ApiKey;
   BatchList: BatchList;
   Batch: Batch;
+  CachePurge: CachePurge;
   DeletedResource: DeletedResource;
   Error: Error;
   FileDeleted: FileDeleted;
@@ -496,6 +498,19 @@ export interface BatchListQuery {
    */
   after?: string;
   limit?: number;
+}
+/**
+ * Query of DELETE /v1/cache: which of the caller's organisation's cached answers to delete. Both given: entries that match both; neither: every entry of the organisation.
+ */
+export interface CachePurgeQuery {
+  /**
+   * Only answers stored under this x-gateway-cache-namespace.
+   */
+  namespace?: string;
+  /**
+   * Only answers stored through this saved config.
+   */
+  config_id?: string;
 }
 /**
  * Body of POST /v1/chat/completions, checked only when the router parses the body anyway. SPEC does not show the payload; `model` and a non-empty `messages` list whose items carry a `role` are what every provider needs. Other keys pass through, since providers add their own.
@@ -1075,6 +1090,18 @@ export interface Batch {
     failed?: number;
   } | null;
   metadata?: Metadata | null;
+}
+/**
+ * What DELETE /v1/cache deleted: every process sees it at once with Redis; without Redis, the answering process's memory only.
+ */
+export interface CachePurge {
+  object: 'cache.purge';
+  /**
+   * Cached answers deleted (ones that had already expired are not counted).
+   */
+  purged: number;
+  namespace: string | null;
+  config_id: string | null;
 }
 /**
  * Response of a DELETE: the ID and kind of what is gone.

@@ -11,7 +11,8 @@ import { loadConfigFiles } from './configs/config-files.ts';
 import { configHandlers } from './configs/handlers.ts';
 import { apiKeyHandlers } from './keys/handlers.ts';
 import { PolicyCatalog } from './policies/policy-catalog.ts';
-import { setupLimits } from './policies/limits-setup.ts';
+import { setupHotState } from './hot-state.ts';
+import { cacheHandlers } from './cache/handlers.ts';
 import { rateLimitHandlers } from './policies/rate-limits.ts';
 import { usageLimitHandlers } from './policies/usage-limits.ts';
 import { promptHandlers } from './prompts/handlers.ts';
@@ -29,8 +30,8 @@ export interface ControlPlane {
  */
 export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigResolver): Promise<ControlPlane> {
   const { store, gateway, logger } = setup;
-  // Before any saved config's router is built: the routers' limit stages hold the service.
-  const limits = await setupLimits(setup, resolver.services);
+  // Before any saved config's router is built: the routers' limit and cache stages hold the services.
+  const { limits, cache } = await setupHotState(setup, resolver.services);
   const configs = new ConfigCatalog(resolver, store.configs, logger);
   if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir));
   const prompts = new PromptCatalog(store.prompts, logger);
@@ -53,6 +54,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
     ...promptHandlers(store),
     ...rateLimitHandlers(store, limits),
     ...usageLimitHandlers(store, limits),
+    ...cacheHandlers(cache),
   };
   // Only what the route table serves (tests may run with a smaller table).
   const served = new Set(gateway.routes.routes.map((route) => route.handler));

@@ -16,6 +16,24 @@ export interface TokenUsage {
   estimated: boolean;
 }
 
+/** x-gateway-cache-status values (ARCHITECTURE §5 "Cache"), also the record's cache_status. */
+export const CACHE_STATUS = {
+  hit: 'HIT',
+  miss: 'MISS',
+  refresh: 'REFRESH',
+  semanticHit: 'SEMANTIC HIT',
+  semanticMiss: 'SEMANTIC MISS',
+  /** An inference answer of a route (or endpoint) without a cache. */
+  disabled: 'DISABLED',
+} as const;
+
+export type CacheStatus = (typeof CACHE_STATUS)[keyof typeof CACHE_STATUS];
+
+/** Whether the answer came from the cache, not from a provider (zero provider cost, nothing to charge). */
+export function isCacheHit(status: string | null): boolean {
+  return status === CACHE_STATUS.hit || status === CACHE_STATUS.semanticHit;
+}
+
 /** One hook's result, as returned in `hook_results` and logged. */
 export interface HookResult {
   id: string;
@@ -53,7 +71,7 @@ export interface RequestRecord {
   modelAnswered: string | null;
   retries: number;
   /** HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH, DISABLED; null where no cache applies (not inference). */
-  cacheStatus: string | null;
+  cacheStatus: CacheStatus | null;
   stream: boolean;
   usage: TokenUsage | null;
   /** USD from the pricing table; null when the model is unknown (or nothing was used). */

@@ -6,6 +6,7 @@ import { checkConfig, type ConfigError, configTooDeep, findDuplicateKeys } from 
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { RoutePlan } from '../core/plan.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CONFIG_HEADER } from '../core/gateway-headers.ts';
 import { MAX_CONFIG_DEPTH, nestsDeeperThan } from '../../compiler/config/json-depth.ts';
@@ -139,12 +140,3 @@ function invalidConfig(errors: readonly ConfigError[]): GatewayError {
     errors: errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),
   });
 }
-
-/** JSON with object keys sorted at every level: equal configs get equal text whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
-

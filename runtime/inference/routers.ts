@@ -42,7 +42,7 @@ export interface RouterDeps {
 }
 
 export function defaultServices(): Services {
-  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null };
+  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null };
 }
 
 export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {

@@ -5,7 +5,8 @@ import type { ServerResponse } from 'node:http';
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../core/errors.ts';
-import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
+import { CACHE_STATUS_HEADER, LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
+import { CACHE_STATUS } from '../core/request-record.ts';
 import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
 
 /** The gateway headers of an outcome (which target answered, retries, provider, and what stages added), set before an answer the caller writes itself. */
@@ -13,6 +14,8 @@ export function setOutcomeHeaders(res: ServerResponse, outcome: Outcome): void {
   setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
   const added = outcome.headers;
   if (added !== undefined) for (const name in added) res.setHeader(name, added[name]);
+  // A cache stage that ran said HIT, MISS or REFRESH; every other routed answer had no cache.
+  if (added?.[CACHE_STATUS_HEADER] === undefined) res.setHeader(CACHE_STATUS_HEADER, CACHE_STATUS.disabled);
 }
 
 export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promise<void> {
@@ -35,6 +38,7 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
   headers[RETRY_ATTEMPT_COUNT_HEADER] = String(outcome.retries);
   headers[PROVIDER_HEADER] = outcome.provider;
   if (added !== undefined) Object.assign(headers, added);
+  if (added?.[CACHE_STATUS_HEADER] === undefined) headers[CACHE_STATUS_HEADER] = CACHE_STATUS.disabled;
   res.writeHead(upstream.status, headers);
   try {
     await upstream.forwardTo(res);

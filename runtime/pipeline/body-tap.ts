@@ -19,6 +19,33 @@ function isTappable(res: ServerResponse): res is ServerResponse & TappableRespon
   return 'bodyTap' in res;
 }
 
+/** Tells `tap` of every byte written to `res` from now on; a tap already there (an outer stage's) keeps being told. */
+export function attachTap(res: ServerResponse, tap: BodyTap): void {
+  if (!isTappable(res)) return;
+  const before = res.bodyTap;
+  res.bodyTap = before === null ? tap : new BothTaps(before, tap);
+}
+
+class BothTaps implements BodyTap {
+  readonly #first: BodyTap;
+  readonly #second: BodyTap;
+
+  constructor(first: BodyTap, second: BodyTap) {
+    this.#first = first;
+    this.#second = second;
+  }
+
+  write(chunk: Buffer | string): void {
+    this.#first.write(chunk);
+    this.#second.write(chunk);
+  }
+
+  end(): void {
+    this.#first.end();
+    this.#second.end();
+  }
+}
+
 /**
  * The same answer, with `tap` told of every byte that goes to the client or to a reader. Plain data
  * properties only: an accessor here (a `get headers()`) made V8 keep these short-lived objects
@@ -30,7 +57,7 @@ export function tapped(response: UpstreamResponse, tap: BodyTap): UpstreamRespon
     status: response.status,
     headers: response.headers,
     forwardTo(res: ServerResponse): Promise<void> {
-      if (isTappable(res)) res.bodyTap = tap;
+      attachTap(res, tap);
       return response.forwardTo(res);
     },
     readAll(): Promise<Buffer> {

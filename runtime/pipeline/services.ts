@@ -6,6 +6,7 @@ import type { PriceFn } from './log/usage-tap.ts';
 import type { PromptHolder } from './prompt/prompt-source.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Limits } from './limits/limits.ts';
+import type { CacheService } from './cache/cache-service.ts';
 
 export interface Services {
   logger: GatewayLogger;
@@ -28,4 +29,6 @@ export interface Services {
   prompts: PromptHolder;
   /** Rate and usage limits; null where no policy can apply (a gateway without a store, some tests). */
   limits: Limits | null;
+  /** The response cache; null where none is installed (a gateway without a control plane, some tests): cache stages are then left out. */
+  cache: CacheService | null;
 }

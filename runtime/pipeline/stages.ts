@@ -1,9 +1,12 @@
-// The one ordered list of stages (ARCHITECTURE §4). Request phase, outermost first: log → rate limit
-// → usage limit → cache → prompt → input guardrails and before-request hooks. Attempt phase, once
-// per try of each target (inside retries and fallback): usage meter → output guardrails and
-// after-request hooks. A stage that a plan does not need is not in its chain at all.
+// The one ordered list of stages (ARCHITECTURE §4). Request phase, outermost first: log → rate and
+// usage limits → prompt → cache → input guardrails and before-request hooks. Attempt phase, once per
+// try of each target (inside retries and fallback): target-level limits → cache of a target → usage
+// meter → output guardrails and after-request hooks. A stage that a plan does not need is not in its
+// chain at all. The prompt is rendered before the cache looks: the key is the body as the provider
+// gets it (docs/decisions.md).
 import { logStage } from './log/log-stage.ts';
 import { promptStage } from './prompt/prompt-stage.ts';
+import { attemptCacheStage, cacheStage } from './cache/cache-stage.ts';
 import { attemptLimitStage, limitStage } from './limits/limit-stage.ts';
 import { attemptMetricsStage } from './metrics/attempt-metrics-stage.ts';
 import { attemptTraceStage } from './trace/attempt-trace-stage.ts';
@@ -13,11 +16,12 @@ export const STAGES: readonly Stage[] = [
   logStage,
   // Rate and usage limits in one stage: one counter round trip for every matching policy.
   limitStage,
-  // cache: its issue adds it here.
   promptStage,
+  cacheStage,
   // input guardrails and before-request hooks: their issue adds them here.
   // Attempt phase.
   attemptLimitStage,
+  attemptCacheStage,
   attemptMetricsStage,
   attemptTraceStage,
   // output guardrails and after-request hooks: their issue adds them here.

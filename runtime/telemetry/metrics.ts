@@ -16,6 +16,8 @@ export interface MetricSources {
   circuits?: () => Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }>;
   upstreamPools?: () => number;
   logQueue?: () => { queued: number; dropped: number; written: number };
+  /** The in-memory response cache: bytes and entries held (absent with Redis, which keeps its own). */
+  cacheMemory?: () => { bytes: number; entries: number };
 }
 
 /** Keeps a label to a bounded set of values: the first MAX_LABEL_VALUES seen, then `other`. */
@@ -47,6 +49,10 @@ export class GatewayMetrics {
   readonly #limitRefusals: Counter<'code'>;
   readonly #limitFallbacks: Counter;
   readonly #usageAlerts: Counter<'policy_id'>;
+  readonly #cacheLookups: Counter<'status'>;
+  readonly #cacheStored: Counter;
+  readonly #cacheSaved: Counter;
+  readonly #cacheFailures: Counter<'operation'>;
 
   readonly #sources: MetricSources = {};
   /**
@@ -72,6 +78,12 @@ export class GatewayMetrics {
     this.#inlineConfigs = new Counter({ name: 'gateway_inline_config_cache_total', help: 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', labelNames: ['result'], registers });
     this.#limitRefusals = new Counter({ name: 'gateway_limit_refusals_total', help: 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', labelNames: ['code'], registers });
     this.#limitFallbacks = new Counter({ name: 'gateway_limit_counter_fallbacks_total', help: 'Limit checks counted in the process because Redis did not answer (fail open).', registers });
+    this.#cacheLookups = new Counter({ name: 'gateway_cache_requests_total', help: 'Requests of a cached route and endpoint, by cache status: HIT, SEMANTIC HIT, MISS, SEMANTIC MISS, REFRESH.', labelNames: ['status'], registers });
+    this.#cacheStored = new Counter({ name: 'gateway_cache_stored_bytes_total', help: 'Bytes of answers stored in the response cache.', registers });
+    this.#cacheSaved = new Counter({ name: 'gateway_cache_saved_usd_total', help: 'USD cache hits saved: what the stored answers cost when the provider gave them.', registers });
+    this.#cacheFailures = new Counter({ name: 'gateway_cache_backend_failures_total', help: 'Cache lookups (get) and stores (set) Redis did not answer; the request went on uncached.', labelNames: ['operation'], registers });
+    new Gauge({ name: 'gateway_cache_memory_bytes', help: 'Bytes the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().bytes ?? 0); } });
+    new Gauge({ name: 'gateway_cache_memory_entries', help: 'Answers the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().entries ?? 0); } });
     this.#usageAlerts = new Counter({ name: 'gateway_usage_limit_alerts_total', help: 'Usage-limit alerts: a group crossed its policy\'s alert_threshold (once per period).', labelNames: ['policy_id'], registers });
 
     new Gauge({
@@ -116,6 +128,10 @@ export class GatewayMetrics {
     children.requests.inc();
     children.duration.observe(record.latencyMs / 1000);
     if (record.retries > 0) this.#retries.inc({ provider }, record.retries);
+    if (record.cacheStatus !== null && record.cacheStatus !== 'DISABLED') {
+      this.#cacheLookups.inc({ status: record.cacheStatus });
+      if (record.savedCostUsd !== null && record.savedCostUsd > 0) this.#cacheSaved.inc(record.savedCostUsd);
+    }
     const usage = record.usage;
     if (usage !== null) {
       children.input.inc(usage.inputTokens);
@@ -151,6 +167,14 @@ export class GatewayMetrics {
 
   usageAlert(policyId: string): void {
     this.#usageAlerts.inc({ policy_id: policyId });
+  }
+
+  cacheStored(bytes: number): void {
+    this.#cacheStored.inc(bytes);
+  }
+
+  cacheBackendFailure(operation: 'get' | 'set'): void {
+    this.#cacheFailures.inc({ operation });
   }
 
   inlineConfig(hit: boolean): void {

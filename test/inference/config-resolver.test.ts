@@ -3,7 +3,8 @@
 import { fc, test as propTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
-import { canonicalJson, ConfigResolver } from '../../runtime/inference/config-resolver.ts';
+import { canonicalJson } from '../../runtime/core/canonical-json.ts';
+import { ConfigResolver } from '../../runtime/inference/config-resolver.ts';
 import { LruMap } from '../../runtime/inference/lru.ts';
 import { defaultProviders } from '../../runtime/providers/registry.ts';
 import { InferenceTransport } from '../../runtime/inference/transport.ts';

@@ -1,6 +1,6 @@
 // Enforcement of the policies: the counters (Redis when REDIS_URL is set, else this process's
 // memory), the usage alerts, and the Limits service every router's limit stages read. Installed
-// into the routers' services before any saved config is built.
+// into the routers' services before any saved config is built (runtime/api/hot-state.ts).
 import type { GatewayLogger } from '../../core/log.ts';
 import { FailOpenCounters } from '../../pipeline/limits/fail-open-counters.ts';
 import { Limits } from '../../pipeline/limits/limits.ts';
@@ -8,21 +8,13 @@ import { MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
 import { RedisCounters } from '../../pipeline/limits/redis-counters.ts';
 import { UsageAlerts } from '../../pipeline/limits/usage-alerts.ts';
 import type { Services } from '../../pipeline/services.ts';
-import { openRedis, redisSettingsFromEnv } from '../../store/redis/redis-connection.ts';
+import type { Redis } from 'ioredis';
 import type { GatewaySetup } from '../../server/start.ts';
 
-export async function setupLimits(setup: GatewaySetup, services: Services, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
+/** `redis`: the process's one Redis connection (REDIS_URL), or null: counters in this process. */
+export function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Limits {
   const { logger } = setup;
-  const redisSettings = redisSettingsFromEnv(env);
-  let counters;
-  if (redisSettings === null) counters = new MemoryCounters();
-  else {
-    const redis = await openRedis(redisSettings, logger);
-    setup.onClose(async () => {
-      redis.disconnect();
-    });
-    counters = new FailOpenCounters(new RedisCounters(redis), logger, () => services.metrics?.limitCounterFallback());
-  }
+  const counters = redis === null ? new MemoryCounters() : new FailOpenCounters(new RedisCounters(redis), logger, () => services.metrics?.limitCounterFallback());
   const limits = new Limits({ counters, now: services.now, logger, metrics: services.metrics, alerts: new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger)) });
   services.limits = limits;
   return limits;

@@ -4,7 +4,7 @@
 // charge what the answer used once it is known.
 import { GatewayError } from '../../core/errors.ts';
 import type { GatewayLogger } from '../../core/log.ts';
-import type { RequestRecord } from '../../core/request-record.ts';
+import { isCacheHit, type RequestRecord } from '../../core/request-record.ts';
 import type { GatewayMetrics } from '../../telemetry/metrics.ts';
 import type { RateLimitPolicy } from '../../store/rate-limit-policy-store.ts';
 import type { UsageLimitPolicy } from '../../store/usage-limit-policy-store.ts';
@@ -98,7 +98,8 @@ export class Limits {
   /** Charges what a finished answer used (never awaited by the request; failures are logged). */
   charge(pending: PendingCharge, record: RequestRecord): void {
     const usage = record.usage;
-    if (usage === null) return;
+    // A cached answer used no provider tokens and cost nothing.
+    if (usage === null || isCacheHit(record.cacheStatus)) return;
     const now = this.#options.now();
     const windows: WindowCharge[] = pending.windows.map(({ policy, group }) => ({ policyId: policy.id, group, windowMs: policy.windowMs, amount: usage.totalTokens }));
     const budgets: BudgetCharge[] = [];

@@ -11,6 +11,7 @@ import { tapped } from '../body-tap.ts';
 import { peekMember } from './json-peek.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { redactBody } from '../../telemetry/redact.ts';
+import { CACHE_STATUS, isCacheHit } from '../../core/request-record.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** How far into an unparsed request body the requested model is looked for. */
@@ -35,6 +36,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   record.targetPath = outcome.leafPath === '' ? null : outcome.leafPath;
   record.provider = outcome.provider === '' ? null : outcome.provider;
   record.retries = outcome.retries;
+  // A cache stage that ran has said HIT, MISS, …; any other routed answer had no cache.
+  if (record.cacheStatus === null) record.cacheStatus = CACHE_STATUS.disabled;
   if (outcome.error !== null) record.errorCode = outcome.error.code;
   const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
   if (record.modelRequested === null) {
@@ -50,7 +53,12 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (!services.recording && x.afterUsage === null) return outcome;
   const provider = outcome.provider;
   const price = (): void => {
-    record.costUsd = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
+    const cost = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
+    // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
+    if (isCacheHit(record.cacheStatus)) {
+      record.savedCostUsd = cost;
+      record.costUsd = cost === null ? null : 0;
+    } else record.costUsd = cost;
     const listeners = x.afterUsage;
     if (listeners !== null) for (const listener of listeners) listener(record);
   };

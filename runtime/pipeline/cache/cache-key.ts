@@ -1,0 +1,35 @@
+// The response-cache key (ARCHITECTURE §5 "Cache"): the endpoint, who may share the entry (the
+// caller's workspace), which route or target answers (a hash of its plan node, fixed when the router
+// is built, plus the routing headers that pick a provider), the request body as the provider gets it
+// (canonical JSON: key order and whitespace never change the key), and the request's metadata, or
+// instead the x-gateway-cache-namespace when one is given.
+import { hash } from 'node:crypto';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import type { PlanNode } from '../../core/plan.ts';
+import type { Exchange } from '../exchange.ts';
+
+/** Bumped when the key's layout or the stored form changes: old entries then simply miss. */
+const KEY_VERSION = 'v1';
+
+/** What fixes the answer's source: the node's whole effective plan (targets, overrides, credentials by hash only). */
+export function scopeOfNode(configId: string, node: PlanNode): string {
+  return hash('sha256', `${configId}\n${JSON.stringify(node)}`, 'hex');
+}
+
+/** The params of the body the key is built from; `x.params` must be parsed. */
+export function cacheKey(x: Exchange, scope: string): string {
+  const options = x.options;
+  const head = JSON.stringify([
+    KEY_VERSION,
+    x.caller?.workspaceId ?? '',
+    x.endpoint,
+    scope,
+    options.provider,
+    options.customHost,
+    options.virtualKey,
+    options.cacheNamespace === null ? null : options.cacheNamespace,
+  ]);
+  // The namespace replaces the metadata; the body comes last, so no part can run into another.
+  const metadata = options.cacheNamespace === null ? canonicalJson(options.metadata) : '';
+  return hash('sha256', `${head}\n${metadata}\n${canonicalJson(x.params)}`, 'hex');
+}
