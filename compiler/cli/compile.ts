@@ -3,6 +3,8 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { RoutePlan } from '../config/route-plan.ts';
+import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, SEMANTIC_CACHE_SETTING, semanticCacheMessage, semanticCachePointers } from '../config/semantic-cache.ts';
 import { checkConfigSource, type ConfigError } from '../config/index.ts';
 import { writeArtifacts } from '../schemas/generate.ts';
 import { emitRouterModule } from '../config/emit.ts';
@@ -26,6 +28,16 @@ export interface CompiledConfigReport {
   file: string;
   ok: boolean;
   errors: ConfigError[];
+  /** Valid, but worth a look (a semantic cache without the server setting it needs). */
+  warnings: ConfigWarning[];
+}
+
+export interface ConfigWarning {
+  code: string;
+  pointer: string;
+  line: number;
+  column: number;
+  message: string;
 }
 
 export async function runCompile(argv: string[]): Promise<number> {
@@ -76,7 +88,7 @@ export async function runCompile(argv: string[]): Promise<number> {
   const reports = await compileFolder(resolve(options.configs), files, options.out === undefined ? null : resolve(options.out), log);
 
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ configs: reports.map(({ id, ok, errors }) => ({ id, ok, errors })) })}\n`);
+    process.stdout.write(`${JSON.stringify({ configs: reports.map(({ id, ok, errors, warnings }) => ({ id, ok, errors, warnings })) })}\n`);
   } else {
     printHuman(reports);
   }
@@ -90,12 +102,13 @@ async function compileFolder(dir: string, files: string[], outDir: string | null
   for (const [index, file] of files.entries()) {
     const id = basename(file, '.json');
     const path = join(dir, file);
-    const result = checkConfigSource(await readFile(path, 'utf8'), id);
+    const source = await readFile(path, 'utf8');
+    const result = checkConfigSource(source, id);
     if (result.ok && outDir) {
       await writeFile(join(outDir, `${id}.plan.json`), `${JSON.stringify(result.plan, null, 2)}\n`);
       await writeFile(join(outDir, `${id}.router.js`), emitRouterModule(result.plan, relative(process.cwd(), path)));
     }
-    reports.push({ id, file: relative(process.cwd(), path), ok: result.ok, errors: result.ok ? [] : result.errors });
+    reports.push({ id, file: relative(process.cwd(), path), ok: result.ok, errors: result.ok ? [] : result.errors, warnings: result.ok ? warningsOf(result.plan, source) : [] });
     if (showProgress && (index + 1) % 50 === 0) process.stderr.write(`\rchecked ${index + 1}/${files.length} configs`);
   }
   if (showProgress) process.stderr.write('\n');
@@ -103,11 +116,21 @@ async function compileFolder(dir: string, files: string[], outDir: string | null
   return reports;
 }
 
+function warningsOf(plan: RoutePlan, source: string): ConfigWarning[] {
+  const value = process.env[SEMANTIC_CACHE_SETTING];
+  if (value !== undefined && value.trim() !== '') return [];
+  return semanticCachePointers(plan).map((pointer) => ({ code: SEMANTIC_CACHE_NEEDS_SERVER, pointer, ...positionIn(source, pointer), message: semanticCacheMessage() }));
+}
+
 function printHuman(reports: CompiledConfigReport[]): void {
   const lines: string[] = [];
   for (const report of reports) {
     if (report.ok) {
       lines.push(`ok    ${report.id}`);
+      for (const warning of report.warnings) {
+        lines.push(`  warning ${report.file}:${warning.line}:${warning.column}  ${warning.code}  ${warning.pointer}`);
+        lines.push(`    ${warning.message}`);
+      }
       continue;
     }
     lines.push(`error ${report.id} (${report.errors.length} error${report.errors.length === 1 ? '' : 's'})`);

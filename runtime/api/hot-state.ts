@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../pipeline/cache/cache-service.ts';
 import type { Limits } from '../pipeline/limits/limits.ts';
-import type { Services } from '../pipeline/services.ts';
+import type { ConfigResolver } from '../inference/config-resolver.ts';
 import type { GatewaySetup } from '../server/start.ts';
 import { openRedis, redisSettingsFromEnv } from '../store/redis/redis-connection.ts';
 import { setupCache } from './cache/cache-setup.ts';
@@ -15,7 +15,8 @@ export interface HotState {
   cache: CacheService;
 }
 
-export async function setupHotState(setup: GatewaySetup, services: Services, env: NodeJS.ProcessEnv = process.env): Promise<HotState> {
+export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolver, env: NodeJS.ProcessEnv = process.env): Promise<HotState> {
+  const services = resolver.services;
   const settings = redisSettingsFromEnv(env);
   let redis: Redis | null = null;
   if (settings !== null) {
@@ -25,5 +26,5 @@ export async function setupHotState(setup: GatewaySetup, services: Services, env
     });
     redis = connection;
   }
-  return { limits: setupLimits(setup, services, redis, env), cache: setupCache(setup, services, redis, env) };
+  return { limits: setupLimits(setup, services, redis, env), cache: setupCache(setup, resolver, redis, env) };
 }

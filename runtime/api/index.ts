@@ -13,6 +13,7 @@ import { apiKeyHandlers } from './keys/handlers.ts';
 import { PolicyCatalog } from './policies/policy-catalog.ts';
 import { setupHotState } from './hot-state.ts';
 import { cacheHandlers } from './cache/handlers.ts';
+import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, semanticCacheMessage, semanticCachePointers } from '../../compiler/config/semantic-cache.ts';
 import { rateLimitHandlers } from './policies/rate-limits.ts';
 import { usageLimitHandlers } from './policies/usage-limits.ts';
 import { promptHandlers } from './prompts/handlers.ts';
@@ -31,7 +32,7 @@ export interface ControlPlane {
 export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigResolver): Promise<ControlPlane> {
   const { store, gateway, logger } = setup;
   // Before any saved config's router is built: the routers' limit and cache stages hold the services.
-  const { limits, cache } = await setupHotState(setup, resolver.services);
+  const { limits, cache } = await setupHotState(setup, resolver);
   const configs = new ConfigCatalog(resolver, store.configs, logger);
   if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir));
   const prompts = new PromptCatalog(store.prompts, logger);
@@ -45,6 +46,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   await configs.loadAll();
   await prompts.loadAll();
   await policies.loadAll();
+  if (cache.semantic === null) refuseSemanticConfigs(configs, resolver.savedIds());
 
   resolver.services.prompts.use(prompts);
 
@@ -60,4 +62,24 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   const served = new Set(gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) gateway.registerHandler(name, handler);
   return { configs, prompts, policies };
+}
+
+/** A saved config with a semantic cache this gateway cannot run stops the start (a located error per cache), never a silent simple cache. */
+function refuseSemanticConfigs(configs: ConfigCatalog, ids: readonly string[]): void {
+  const problems: string[] = [];
+  for (const id of ids) {
+    const plan = configs.planOf(id);
+    if (plan === null) continue;
+    for (const pointer of semanticCachePointers(plan)) {
+      const file = configs.file(id);
+      const where = file === undefined ? `config "${id}" (saved through the API)` : `${file.path}:${positionLabel(file.source, pointer)}`;
+      problems.push(`  ${where}  ${SEMANTIC_CACHE_NEEDS_SERVER}  ${pointer}\n    ${semanticCacheMessage()}`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`${problems.length} semantic cache(s) in saved configs cannot run:\n${problems.join('\n')}`);
+}
+
+function positionLabel(source: string, pointer: string): string {
+  const { line, column } = positionIn(source, pointer);
+  return `${line}:${column}`;
 }

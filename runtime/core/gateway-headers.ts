@@ -20,6 +20,8 @@ export const CACHE_NAMESPACE_HEADER = 'x-gateway-cache-namespace';
 export const LAST_USED_OPTION_INDEX_HEADER = 'x-gateway-last-used-option-index';
 export const RETRY_ATTEMPT_COUNT_HEADER = 'x-gateway-retry-attempt-count';
 export const CACHE_STATUS_HEADER = 'x-gateway-cache-status';
+/** On a SEMANTIC HIT: the cosine similarity of the matched request's text. */
+export const CACHE_SIMILARITY_HEADER = 'x-gateway-cache-similarity';
 
 /** Longest timeout a Node timer can hold; larger values would fire at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;

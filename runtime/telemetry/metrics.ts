@@ -18,6 +18,7 @@ export interface MetricSources {
   logQueue?: () => { queued: number; dropped: number; written: number };
   /** The in-memory response cache: bytes and entries held (absent with Redis, which keeps its own). */
   cacheMemory?: () => { bytes: number; entries: number };
+  semanticVectors?: () => number;
 }
 
 /** Keeps a label to a bounded set of values: the first MAX_LABEL_VALUES seen, then `other`. */
@@ -53,6 +54,7 @@ export class GatewayMetrics {
   readonly #cacheStored: Counter;
   readonly #cacheSaved: Counter;
   readonly #cacheFailures: Counter<'operation'>;
+  readonly #embeddingFailures: Counter;
 
   readonly #sources: MetricSources = {};
   /**
@@ -82,6 +84,8 @@ export class GatewayMetrics {
     this.#cacheStored = new Counter({ name: 'gateway_cache_stored_bytes_total', help: 'Bytes of answers stored in the response cache.', registers });
     this.#cacheSaved = new Counter({ name: 'gateway_cache_saved_usd_total', help: 'USD cache hits saved: what the stored answers cost when the provider gave them.', registers });
     this.#cacheFailures = new Counter({ name: 'gateway_cache_backend_failures_total', help: 'Cache lookups (get) and stores (set) Redis did not answer; the request went on uncached.', labelNames: ['operation'], registers });
+    this.#embeddingFailures = new Counter({ name: 'gateway_cache_embedding_failures_total', help: 'Semantic-cache embedding calls that failed; each such request was a SEMANTIC MISS.', registers });
+    new Gauge({ name: 'gateway_cache_semantic_vectors', help: 'Vectors the semantic-cache index of this process holds.', registers, collect() { this.set(self.semanticVectors?.() ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_bytes', help: 'Bytes the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().bytes ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_entries', help: 'Answers the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().entries ?? 0); } });
     this.#usageAlerts = new Counter({ name: 'gateway_usage_limit_alerts_total', help: 'Usage-limit alerts: a group crossed its policy\'s alert_threshold (once per period).', labelNames: ['policy_id'], registers });
@@ -171,6 +175,10 @@ export class GatewayMetrics {
 
   cacheStored(bytes: number): void {
     this.#cacheStored.inc(bytes);
+  }
+
+  cacheEmbeddingFailure(): void {
+    this.#embeddingFailures.inc();
   }
 
   cacheBackendFailure(operation: 'get' | 'set'): void {

@@ -184,7 +184,7 @@ describe('response cache', () => {
     const sdk = client('cached', { 'x-gateway-metadata': JSON.stringify({ case: 'logged-hit' }) });
     await ask(sdk, 'log the saving');
     await ask(sdk, 'log the saving');
-    const logs = async () => (await (await fetch(`${gateway.url}/v1/logs?metadata.case=logged-hit`, { headers: { 'x-gateway-api-key': ADMIN } })).json()).data;
+    const logs = async () => (await (await fetch(`${gateway.url}/v1/logs?metadata.case=logged-hit`, { headers: { 'x-gateway-api-key': ADMIN } })).json() as any).data as any[];
     const [hit, miss] = await until(logs, (records) => records.length === 2, 10_000, 'two log records');
     expect(miss.cache_status).toBe('MISS');
     expect(miss.cost_usd).toBeGreaterThan(0);
@@ -206,7 +206,7 @@ describe('response cache', () => {
     expect(await res.json()).toEqual({ object: 'cache.purge', purged: 1, namespace: 'purge-me', config_id: null });
     expect((await ask(spaced, 'purge target')).headers.get('x-gateway-cache-status')).toBe('MISS');
     const byConfig = await fetch(`${gateway.url}/v1/cache?config_id=cached`, { method: 'DELETE', headers: { 'x-gateway-api-key': ADMIN } });
-    expect((await byConfig.json()).purged).toBeGreaterThan(0);
+    expect(((await byConfig.json()) as any).purged).toBeGreaterThan(0);
     expect((await ask(client('cached'), 'simple repeat one')).headers.get('x-gateway-cache-status')).toBe('MISS');
   });
 });

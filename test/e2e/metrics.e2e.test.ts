@@ -89,7 +89,7 @@ describe('/metrics', () => {
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sum(after, name, labels) - sum(before, name, labels);
 
-    const ok = { route_kind: 'inference', provider: 'openai', model: 'gpt-4o-mini', status_class: '2xx', cache_status: 'none' };
+    const ok = { route_kind: 'inference', provider: 'openai', model: 'gpt-4o-mini', status_class: '2xx', cache_status: 'DISABLED' };
     expect(delta('gateway_requests_total', ok)).toBe(5);
     expect(delta('gateway_request_duration_seconds_count', { route_kind: 'inference', provider: 'openai', status_class: '2xx' })).toBe(5);
     const input = answers[0].usage.prompt_tokens;

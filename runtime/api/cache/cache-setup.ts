@@ -1,17 +1,22 @@
 // The response cache of a gateway process: in Redis when REDIS_URL is set (shared by every process,
 // and never failing a request: a lookup Redis does not answer is a miss), else in this process's
-// memory, bounded by GATEWAY_CACHE_MAX_BYTES. Installed into the routers' services before any saved
-// config is built.
+// memory, bounded by GATEWAY_CACHE_MAX_BYTES; and the semantic cache when the server names an
+// embeddings route for it. Installed into the routers' services before any saved config is built.
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../../pipeline/cache/cache-service.ts';
-import { cacheSettingsFromEnv } from '../../pipeline/cache/cache-settings.ts';
+import { cacheSettingsFromEnv, type SemanticSettings } from '../../pipeline/cache/cache-settings.ts';
 import { FailOpenCache } from '../../pipeline/cache/fail-open-cache.ts';
 import { MemoryResponseCache } from '../../pipeline/cache/memory-cache.ts';
 import { RedisResponseCache } from '../../pipeline/cache/redis-cache.ts';
-import type { Services } from '../../pipeline/services.ts';
+import type { ConfigResolver } from '../../inference/config-resolver.ts';
+import { SemanticCache } from '../../pipeline/cache/semantic-cache.ts';
+import { RedisSemanticFeed } from '../../pipeline/cache/semantic-feed.ts';
+import { SemanticIndex } from '../../pipeline/cache/semantic-index.ts';
+import { routeEmbedder } from './embedder.ts';
 import type { GatewaySetup } from '../../server/start.ts';
 
-export function setupCache(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): CacheService {
+export function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): CacheService {
+  const services = resolver.services;
   const settings = cacheSettingsFromEnv(env);
   let store;
   if (redis === null) {
@@ -21,7 +26,23 @@ export function setupCache(setup: GatewaySetup, services: Services, redis: Redis
   } else {
     store = new FailOpenCache(new RedisResponseCache(redis), setup.logger, (operation) => services.metrics?.cacheBackendFailure(operation));
   }
-  const cache: CacheService = { store, settings };
+  const cache: CacheService = { store, settings, semantic: setupSemantic(setup, resolver, settings.semantic, redis) };
   services.cache = cache;
   return cache;
+}
+
+function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: SemanticSettings | null, redis: Redis | null): SemanticCache | null {
+  if (settings === null) return null;
+  const services = resolver.services;
+  const index = new SemanticIndex(settings.maxEntries, services.now);
+  const semantic = new SemanticCache(index, routeEmbedder(resolver, settings, setup.logger, services.metrics), settings.threshold);
+  services.metrics?.addSources({ semanticVectors: () => index.size });
+  setup.logger.info('semantic_cache', { embeddings: settings.embeddings.startsWith('{') ? 'inline config' : settings.embeddings, model: settings.model, threshold: settings.threshold, shared: redis !== null });
+  if (redis !== null) {
+    const feed = new RedisSemanticFeed(redis, redis.duplicate(), settings.maxEntries, setup.logger, services.now);
+    semantic.publishTo(feed);
+    feed.follow(semantic);
+    setup.onClose(() => feed.stop());
+  }
+  return semantic;
 }

@@ -7,6 +7,9 @@ import { InvalidSavedConfigsError } from '../../inference/index.ts';
 
 export interface FileConfig {
   id: string;
+  /** The file, and its text (to locate a problem found after compiling). */
+  path: string;
+  source: string;
   config: Record<string, unknown>;
   plan: RoutePlan;
   /** The file's modification time (ISO 8601), shown as created_at / last_updated_at. */
@@ -26,7 +29,7 @@ export async function loadConfigFiles(dir: string): Promise<FileConfig[]> {
       errors.push(...result.errors);
       continue;
     }
-    loaded.push({ id, config: JSON.parse(source) as Record<string, unknown>, plan: result.plan, modifiedAt: (await stat(path)).mtime.toISOString() });
+    loaded.push({ id, path, source, config: JSON.parse(source) as Record<string, unknown>, plan: result.plan, modifiedAt: (await stat(path)).mtime.toISOString() });
   }
   if (errors.length > 0) throw new InvalidSavedConfigsError(errors);
   return loaded;

@@ -16,8 +16,8 @@ export function scopeOfNode(configId: string, node: PlanNode): string {
   return hash('sha256', `${configId}\n${JSON.stringify(node)}`, 'hex');
 }
 
-/** The params of the body the key is built from; `x.params` must be parsed. */
-export function cacheKey(x: Exchange, scope: string): string {
+/** `params`: the body the key is built from (default the parsed body; the semantic scope passes the body without its text). */
+export function cacheKey(x: Exchange, scope: string, params: unknown = x.params): string {
   const options = x.options;
   const head = JSON.stringify([
     KEY_VERSION,
@@ -31,5 +31,5 @@ export function cacheKey(x: Exchange, scope: string): string {
   ]);
   // The namespace replaces the metadata; the body comes last, so no part can run into another.
   const metadata = options.cacheNamespace === null ? canonicalJson(options.metadata) : '';
-  return hash('sha256', `${head}\n${metadata}\n${canonicalJson(x.params)}`, 'hex');
+  return hash('sha256', `${head}\n${metadata}\n${canonicalJson(params)}`, 'hex');
 }

@@ -6,10 +6,11 @@
 // lookup and stores the new answer). Only complete 2xx answers are stored; a hit is the stored
 // status, content headers and bytes (a stream replays as the same SSE stream), plus this request's
 // own gateway headers.
-import { CACHE_STATUS_HEADER } from '../../core/gateway-headers.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { CACHE_SIMILARITY_HEADER, CACHE_STATUS_HEADER, CONFIG_HEADER } from '../../core/gateway-headers.ts';
 import type { CachePlan, PlanNode, RoutePlan } from '../../core/plan.ts';
 import { CACHE_STATUS, type CacheStatus } from '../../core/request-record.ts';
-import type { Outcome } from '../../router/outcome.ts';
+import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import { bufferedResponse } from '../answers.ts';
@@ -20,6 +21,7 @@ import type { CachedAnswer } from './cached-answer.ts';
 import { cacheKey, scopeOfNode } from './cache-key.ts';
 import type { CacheService } from './cache-service.ts';
 import type { CacheTags } from './response-cache.ts';
+import { splitRequest } from './request-text.ts';
 import { storing } from './storing-response.ts';
 
 const CACHED_ENDPOINTS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -56,6 +58,13 @@ function sameCache(a: CachePlan | null, b: CachePlan | null): boolean {
 }
 
 function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, services: Services, cache: CacheService): StageFn {
+  const semantic = cachePlan.mode === 'semantic' ? cache.semantic : null;
+  if (cachePlan.mode === 'semantic' && semantic === null) {
+    // Never a silent simple cache: the route says semantic, and this gateway cannot do it.
+    const refusal = new GatewayError('semantic_cache_unavailable', `The config's cache at ${node.path} is semantic, and this gateway has no embeddings route for one: set GATEWAY_SEMANTIC_CACHE_EMBEDDINGS and GATEWAY_SEMANTIC_CACHE_MODEL, or use "mode": "simple".`, CONFIG_HEADER);
+    const refuse: StageFn = (x, next) => (CACHED_ENDPOINTS.has(x.endpoint) ? Promise.resolve(errorOutcome(refusal, '', '')) : next(x));
+    return refuse;
+  }
   const scope = scopeOfNode(plan.configId, node);
   const ttlMs = cachePlan.maxAgeSeconds === null ? cache.settings.defaultMaxAgeMs : cachePlan.maxAgeSeconds * 1000;
   const configId = plan.configId.startsWith('inline:') || plan.configId.startsWith('headers:') ? null : plan.configId;
@@ -69,14 +78,34 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
     await x.json();
     const key = cacheKey(x, scope);
     const record = x.record;
-    if (!x.options.cacheForceRefresh) {
+    const refresh = x.options.cacheForceRefresh;
+    if (!refresh) {
       const hit = await store.get(key);
       if (hit !== null) {
         record.cacheStatus = CACHE_STATUS.hit;
-        return hitOutcome(hit, now());
+        return hitOutcome(hit, now(), CACHE_STATUS.hit, null);
       }
     }
-    const status = x.options.cacheForceRefresh ? CACHE_STATUS.refresh : CACHE_STATUS.miss;
+    // Semantic: chat and completions by their text (an exact repeat was a HIT above, with no embedding call).
+    let similar: { scope: string; vector: Float32Array } | null = null;
+    const endpoint = x.endpoint;
+    if (semantic !== null && (endpoint === 'chat' || endpoint === 'completions')) {
+      const split = splitRequest(endpoint, x.params);
+      const vector = split.text === '' ? null : await semantic.embed(split.text, x);
+      if (vector !== null) {
+        similar = { scope: cacheKey(x, scope, split.rest), vector };
+        const match = refresh ? null : semantic.match(similar.scope, vector);
+        if (match !== null) {
+          const answer = await store.get(match.entryKey);
+          if (answer !== null) {
+            record.cacheStatus = CACHE_STATUS.semanticHit;
+            return hitOutcome(answer, now(), CACHE_STATUS.semanticHit, match.similarity);
+          }
+          semantic.index.forget(similar.scope, match.entryKey, vector.length);
+        }
+      }
+    }
+    const status = refresh ? CACHE_STATUS.refresh : semantic !== null && endpoint !== 'embeddings' ? CACHE_STATUS.semanticMiss : CACHE_STATUS.miss;
     record.cacheStatus = status;
     const outcome = await next(x);
     const headers = outcome.headers === undefined ? STATUS_HEADERS[status] : { ...outcome.headers, ...STATUS_HEADERS[status] };
@@ -84,24 +113,32 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
     if (response === null || outcome.status < 200 || outcome.status >= 300) return { ...outcome, headers };
     const tags: CacheTags = { organisation: x.caller?.organisationId ?? '', namespace: x.options.cacheNamespace, configId };
     const keep = (body: Buffer): void => {
-      const answer: CachedAnswer = { status: response.status, headers: contentHeaders(response), body, storedAt: now(), leafPath: outcome.leafPath, provider: outcome.provider };
+      const storedAt = now();
+      const answer: CachedAnswer = { status: response.status, headers: contentHeaders(response), body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };
       metrics?.cacheStored(body.length);
-      void store.set(key, answer, ttlMs, tags);
+      const stored = store.set(key, answer, ttlMs, tags);
+      // The vector once the answer is in the store, so no process matches it before it can be read.
+      if (similar !== null && semantic !== null) {
+        const entry = { scope: similar.scope, vector: similar.vector, entryKey: key, expiresAt: storedAt + ttlMs };
+        void stored.then(() => semantic.remember(entry));
+      }
     };
     return { ...outcome, headers, response: storing(response, maxEntryBytes, keep) };
   };
   return fn;
 }
 
-function hitOutcome(answer: CachedAnswer, now: number): Outcome {
+function hitOutcome(answer: CachedAnswer, now: number, status: CacheStatus, similarity: number | null): Outcome {
   const headers: Record<string, string> = { ...answer.headers, 'content-length': String(answer.body.length) };
   const age = String(Math.max(0, Math.floor((now - answer.storedAt) / 1000)));
+  const added: Record<string, string> = { [CACHE_STATUS_HEADER]: status, age };
+  if (similarity !== null) added[CACHE_SIMILARITY_HEADER] = similarity.toFixed(4);
   return {
     status: answer.status,
     leafPath: answer.leafPath,
     provider: answer.provider,
     retries: 0,
-    headers: { [CACHE_STATUS_HEADER]: CACHE_STATUS.hit, age },
+    headers: added,
     response: bufferedResponse(answer.status, headers, answer.body),
     error: null,
   };

@@ -34,20 +34,37 @@ export function embeddingOf(text: string, dimensions: number): Float32Array {
   return vector;
 }
 
+/** The mock model whose vectors make paraphrases close: a hashed bag of words (the semantic-cache tests). */
+export const BAG_OF_WORDS_MODEL = 'bag-of-words';
+
+/** Each lower-cased word adds one hashed unit; the sum is normalised: texts sharing most words point alike. */
+export function bagOfWordsOf(text: string, dimensions: number): Float32Array {
+  const vector = new Float32Array(dimensions);
+  for (const word of text.toLowerCase().split(/[^a-z0-9']+/).filter((w) => w !== '')) {
+    const digest = createHash('sha256').update(word).digest();
+    vector[digest.readUInt32BE(0) % dimensions] += digest[4] & 1 ? 1 : -1;
+  }
+  let norm = 0;
+  for (const v of vector) norm += v * v;
+  const scale = norm === 0 ? 1 : 1 / Math.sqrt(norm);
+  for (let i = 0; i < dimensions; i++) vector[i] *= scale;
+  return vector;
+}
+
 export async function embeddings(ctx: MockContext): Promise<void> {
   const body = jsonObject(ctx);
   if (body === null) return badRequest(ctx, 'We could not parse the JSON body of your request. The vendor API expects a JSON payload.');
   if (typeof body.model !== 'string' || body.model === '') return badRequest(ctx, 'you must provide a model parameter');
   const texts = inputTexts(body.input);
   if (texts === null) return badRequest(ctx, "'$.input' is invalid. Please check the API reference.", 'input');
-  const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
+  const dimensions = body.dimensions ?? (body.model === BAG_OF_WORDS_MODEL ? 256 : DEFAULT_DIMENSIONS);
   if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
     return badRequest(ctx, `dimensions must be an integer between 1 and ${MAX_DIMENSIONS}.`, 'dimensions');
   }
   const format = body.encoding_format ?? 'float';
   if (format !== 'float' && format !== 'base64') return badRequest(ctx, "encoding_format must be 'float' or 'base64'.", 'encoding_format');
   const data = texts.map((text, index) => {
-    const vector = embeddingOf(text, dimensions);
+    const vector = body.model === BAG_OF_WORDS_MODEL ? bagOfWordsOf(text, dimensions) : embeddingOf(text, dimensions);
     const embedding = format === 'base64' ? Buffer.from(vector.buffer).toString('base64') : Array.from(vector);
     return { object: 'embedding', index, embedding };
   });

@@ -2,5 +2,5 @@
 export { startVendorMock, VENDOR_MOCK_KEY, DEFAULT_MODELS } from './server.ts';
 export { vendorError } from './vendor-errors.ts';
 export { speechBytes } from './audio.ts';
-export { embeddingOf } from './embeddings.ts';
+export { BAG_OF_WORDS_MODEL, bagOfWordsOf, embeddingOf } from './embeddings.ts';
 export type { RecordedRequest, RequestOutcome, ScriptStep, VendorErrorFields, VendorMock, VendorMockOptions } from './types.ts';

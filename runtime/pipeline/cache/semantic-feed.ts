@@ -1,0 +1,100 @@
+// Keeps every process's semantic index in step through Redis: each stored vector is appended to one
+// Redis stream (capped at the index's bound), and each process reads that stream from its start when
+// it comes up, then follows it, adding what other processes stored to its own index. A process
+// skips its own entries (it added them when it stored them). Redis down: the feed waits and resumes;
+// this process's own vectors still hit here.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { GatewayLogger } from '../../core/log.ts';
+import type { SemanticCache, SemanticPublisher, SemanticVector } from './semantic-cache.ts';
+
+const STREAM = 'gw:cache:semantic';
+const READ_BLOCK_MS = 1000;
+const READ_COUNT = 500;
+const RETRY_MS = 1000;
+
+interface Head {
+  o: string;
+  s: string;
+  k: string;
+  e: number;
+}
+
+export class RedisSemanticFeed implements SemanticPublisher {
+  readonly #redis: Redis;
+  readonly #reader: Redis;
+  readonly #origin = randomBytes(8).toString('hex');
+  readonly #maxEntries: number;
+  readonly #logger: GatewayLogger;
+  readonly #now: () => number;
+  #lastId = '0-0';
+  #stopped = false;
+  #reading: Promise<void> | null = null;
+
+  /** `reader`: a connection of its own, since a blocking read holds it. */
+  constructor(redis: Redis, reader: Redis, maxEntries: number, logger: GatewayLogger, now: () => number = Date.now) {
+    this.#redis = redis;
+    this.#reader = reader;
+    this.#maxEntries = maxEntries;
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  publish(entry: SemanticVector): void {
+    const head: Head = { o: this.#origin, s: entry.scope, k: entry.entryKey, e: entry.expiresAt };
+    const vector = Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength);
+    const data = Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), vector]);
+    this.#redis.xadd(STREAM, 'MAXLEN', '~', String(this.#maxEntries), '*', 'd', data).catch((error: Error) => {
+      this.#logger.warn('semantic_cache_publish_failed', { error: error.message });
+    });
+  }
+
+  /** Reads what is in the stream, then follows it until `stop`. */
+  follow(cache: SemanticCache): void {
+    this.#reading = this.#loop(cache);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#reader.disconnect();
+    await this.#reading;
+  }
+
+  async #loop(cache: SemanticCache): Promise<void> {
+    while (!this.#stopped) {
+      try {
+        const batches = await this.#reader.xreadBuffer('COUNT', READ_COUNT, 'BLOCK', READ_BLOCK_MS, 'STREAMS', STREAM, this.#lastId);
+        if (batches === null) continue;
+        for (const [, messages] of batches) {
+          for (const [id, fields] of messages) {
+            this.#lastId = id.toString();
+            this.#take(cache, fields);
+          }
+        }
+      } catch (error) {
+        if (this.#stopped) return;
+        this.#logger.warn('semantic_cache_feed_failed', { error: (error as Error).message, note: 'vectors other processes store are not seen until Redis answers' });
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
+      }
+    }
+  }
+
+  #take(cache: SemanticCache, fields: Buffer[]): void {
+    const data = fields[1];
+    if (data === undefined) return;
+    const end = data.indexOf(0x0a);
+    if (end < 0) return;
+    let head: Head;
+    try {
+      head = JSON.parse(data.toString('utf8', 0, end)) as Head;
+    } catch {
+      return;
+    }
+    if (head.o === this.#origin || !(head.e > this.#now())) return;
+    const bytes = data.subarray(end + 1);
+    if (bytes.length === 0 || bytes.length % 4 !== 0) return;
+    // A copy: the reply's buffer may not be 4-byte aligned.
+    const vector = new Float32Array(new Uint8Array(bytes).buffer);
+    cache.index.add(head.s, vector, head.k, head.e);
+  }
+}

@@ -1,0 +1,103 @@
+// The semantic cache's vector index, in this process (ARCHITECTURE §6): one HNSW index (usearch,
+// cosine) per key scope, so a match is only ever an answer to a request that differs in its text
+// alone. Each vector points at the stored answer's key in the response cache; a match whose entry
+// has expired there is a miss. Bounded by entries: past the bound the oldest vectors go first.
+import usearch from 'usearch';
+
+const { Index, MetricKind, ScalarKind } = usearch;
+
+/** How many nearest vectors a lookup reads, so expired ones near the top do not hide a live match. */
+const CANDIDATES = 4;
+
+export interface SemanticMatch {
+  /** The response-cache key of the matched answer. */
+  entryKey: string;
+  /** Cosine similarity, 1 for the same direction. */
+  similarity: number;
+}
+
+interface Vector {
+  scope: string;
+  entryKey: string;
+  expiresAt: number;
+}
+
+interface Scope {
+  index: InstanceType<typeof Index>;
+  /** Vectors of this scope by entry key: a key stored again replaces its vector. */
+  byEntry: Map<string, bigint>;
+}
+
+export class SemanticIndex {
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  readonly #scopes = new Map<string, Scope>();
+  /** Every vector in insertion order (the eviction order). */
+  readonly #vectors = new Map<bigint, Vector>();
+  #nextId = 1n;
+
+  constructor(maxEntries: number, now: () => number = Date.now) {
+    this.#maxEntries = maxEntries;
+    this.#now = now;
+  }
+
+  get size(): number {
+    return this.#vectors.size;
+  }
+
+  add(scope: string, vector: Float32Array, entryKey: string, expiresAt: number): void {
+    if (vector.length === 0 || expiresAt <= this.#now()) return;
+    // A different embedding model (other dimensions) gets its own index.
+    const name = `${scope}:${vector.length}`;
+    let held = this.#scopes.get(name);
+    if (held === undefined) {
+      held = { index: new Index({ dimensions: vector.length, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: 16, expansion_add: 128, expansion_search: 64, multi: false }), byEntry: new Map() };
+      this.#scopes.set(name, held);
+    }
+    const previous = held.byEntry.get(entryKey);
+    if (previous !== undefined) this.#remove(previous);
+    const id = this.#nextId++;
+    held.index.add(id, vector);
+    held.byEntry.set(entryKey, id);
+    this.#vectors.set(id, { scope: name, entryKey, expiresAt });
+    for (const [oldest] of this.#vectors) {
+      if (this.#vectors.size <= this.#maxEntries) break;
+      this.#remove(oldest);
+    }
+  }
+
+  /** The nearest live vector of the scope, or null when the scope has none. */
+  nearest(scope: string, vector: Float32Array): SemanticMatch | null {
+    const held = this.#scopes.get(`${scope}:${vector.length}`);
+    if (held === undefined || held.byEntry.size === 0) return null;
+    const found = held.index.search(vector, Math.min(CANDIDATES, held.byEntry.size), 0);
+    const now = this.#now();
+    for (let i = 0; i < found.keys.length; i++) {
+      const id = found.keys[i];
+      const entry = this.#vectors.get(id);
+      if (entry === undefined) continue;
+      if (entry.expiresAt <= now) {
+        this.#remove(id);
+        continue;
+      }
+      return { entryKey: entry.entryKey, similarity: 1 - found.distances[i] };
+    }
+    return null;
+  }
+
+  /** Forgets the vector of an entry the response cache no longer has. */
+  forget(scope: string, entryKey: string, dimensions: number): void {
+    const id = this.#scopes.get(`${scope}:${dimensions}`)?.byEntry.get(entryKey);
+    if (id !== undefined) this.#remove(id);
+  }
+
+  #remove(id: bigint): void {
+    const entry = this.#vectors.get(id);
+    if (entry === undefined) return;
+    this.#vectors.delete(id);
+    const held = this.#scopes.get(entry.scope)!;
+    held.index.remove(id);
+    held.byEntry.delete(entry.entryKey);
+    if (held.byEntry.size === 0) this.#scopes.delete(entry.scope);
+  }
+}

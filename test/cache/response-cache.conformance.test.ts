@@ -1,0 +1,106 @@
+// One conformance suite over every response-cache backend (memory and Redis): an answer comes back
+// byte for byte, entries expire, a store replaces, and a purge deletes exactly the entries its
+// filter names within the caller's organisation, no more (checked against a model, fast-check).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { type CachedAnswer, decodeAnswer } from '../../runtime/pipeline/cache/cached-answer.ts';
+import type { CacheTags, ResponseCache } from '../../runtime/pipeline/cache/response-cache.ts';
+import { CACHE_BACKENDS, openCache, type OpenedCache } from './backends.ts';
+
+const MINUTE = 60_000;
+
+function answer(body: Buffer | string, extra: Partial<CachedAnswer> = {}): CachedAnswer {
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body), storedAt: 1_790_000_000_000, leafPath: 'config', provider: 'openai', ...extra };
+}
+
+const answers = fc.record({
+  status: fc.integer({ min: 200, max: 299 }),
+  headers: fc.dictionary(fc.constantFrom('content-type', 'content-encoding', 'content-language'), fc.string({ maxLength: 40 })),
+  body: fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
+  storedAt: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+  leafPath: fc.constantFrom('config', 'config.targets[1]', 'config.targets[0].targets[2]'),
+  provider: fc.constantFrom('openai', 'anthropic', ''),
+});
+
+describe.each(CACHE_BACKENDS)('response cache on %s', (backend) => {
+  let opened: OpenedCache;
+  let cache: ResponseCache;
+  beforeAll(async () => {
+    opened = await openCache(backend);
+    cache = opened.cache;
+  });
+  afterAll(() => opened.close());
+
+  it('has nothing under a key never stored', async () => {
+    expect(await cache.get(randomUUID())).toBeNull();
+  });
+
+  test.prop([answers], { numRuns: 40 })('gives back what was stored, byte for byte', async (stored) => {
+    const key = randomUUID();
+    await cache.set(key, stored, MINUTE, { organisation: randomUUID(), namespace: null, configId: null });
+    const got = await cache.get(key);
+    expect(got).not.toBeNull();
+    expect({ ...got!, body: Buffer.from(got!.body) }).toEqual(stored);
+  });
+
+  it('replaces an entry stored again under the same key', async () => {
+    const key = randomUUID();
+    const tags = { organisation: randomUUID(), namespace: null, configId: null };
+    await cache.set(key, answer('first'), MINUTE, tags);
+    await cache.set(key, answer('second'), MINUTE, tags);
+    expect((await cache.get(key))!.body.toString()).toBe('second');
+  });
+
+  it('forgets an entry once its time is up', async () => {
+    const key = randomUUID();
+    await cache.set(key, answer('brief'), 60, { organisation: randomUUID(), namespace: null, configId: null });
+    expect(await cache.get(key)).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await cache.get(key)).toBeNull();
+  });
+
+  const entries = fc.array(fc.record({ org: fc.constantFrom(0, 1), namespace: fc.constantFrom(null, 'a', 'b'), configId: fc.constantFrom(null, 'x', 'y') }), { maxLength: 12 });
+  const filters = fc.record({ org: fc.constantFrom(0, 1), namespace: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }), configId: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }) });
+
+  test.prop([entries, filters], { numRuns: 30 })('purges exactly the entries its filter names, within one organisation', async (stored, filter) => {
+    const orgs = [randomUUID(), randomUUID()];
+    const keys = stored.map(() => randomUUID());
+    for (let i = 0; i < stored.length; i++) {
+      const tags: CacheTags = { organisation: orgs[stored[i].org], namespace: stored[i].namespace, configId: stored[i].configId };
+      await cache.set(keys[i], answer(`entry ${i}`), MINUTE, tags);
+    }
+    const named = (e: (typeof stored)[number]) => e.org === filter.org && (filter.namespace === undefined || e.namespace === filter.namespace) && (filter.configId === undefined || e.configId === filter.configId);
+    const purge: { organisation: string; namespace?: string; configId?: string } = { organisation: orgs[filter.org] };
+    if (filter.namespace !== undefined) purge.namespace = filter.namespace;
+    if (filter.configId !== undefined) purge.configId = filter.configId;
+    expect(await cache.purge(purge)).toBe(stored.filter(named).length);
+    for (let i = 0; i < stored.length; i++) expect(await cache.get(keys[i]) === null, `entry ${i}`).toBe(named(stored[i]));
+  });
+});
+
+describe('response cache in memory', () => {
+  it('holds at most its bytes, evicting the least recently used first', async () => {
+    const { cache } = await openCache('memory', 3 * (1000 + 256));
+    const tags = { organisation: 'o', namespace: null, configId: null };
+    const body = 'x'.repeat(1000);
+    await cache.set('a', answer(body), MINUTE, tags);
+    await cache.set('b', answer(body), MINUTE, tags);
+    await cache.set('c', answer(body), MINUTE, tags);
+    await cache.get('a');
+    await cache.set('d', answer(body), MINUTE, tags);
+    expect(await cache.get('b')).toBeNull();
+    for (const key of ['a', 'c', 'd']) expect(await cache.get(key), key).not.toBeNull();
+    // An answer larger than the whole cache is not kept (and evicts nothing).
+    await cache.set('huge', answer('y'.repeat(10_000)), MINUTE, tags);
+    expect(await cache.get('huge')).toBeNull();
+    expect(await cache.get('a')).not.toBeNull();
+  });
+});
+
+describe('stored answer bytes', () => {
+  test.prop([fc.uint8Array({ maxLength: 300 })], { numRuns: 200 })('anything that is not an encoded answer decodes to nothing, never throws', (bytes) => {
+    const decoded = decodeAnswer(Buffer.from(bytes));
+    if (decoded !== null) expect(typeof decoded.status).toBe('number');
+  });
+});

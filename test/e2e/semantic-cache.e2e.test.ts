@@ -1,0 +1,90 @@
+// The semantic cache end to end: a real server whose embeddings route is an inline config to the
+// vendor mock's bag-of-words model (paraphrases point alike), the official SDK, and the mock counting
+// what reached the provider.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveSetup } from '../../runtime/cli/serve.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
+import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import { BAG_OF_WORDS_MODEL, startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+
+const ADMIN = 'gw_semantic-e2e-admin-key-0123456789abcdef';
+const SETTINGS = ['GATEWAY_SEMANTIC_CACHE_EMBEDDINGS', 'GATEWAY_SEMANTIC_CACHE_MODEL', 'GATEWAY_SEMANTIC_CACHE_THRESHOLD'] as const;
+
+describe('semantic cache', () => {
+  let gateway: RunningGateway;
+  let mock: VendorMock;
+  let dir: string;
+  const saved = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name]]));
+
+  beforeAll(async () => {
+    mock = await startVendorMock({ label: 'semantic' });
+    dir = await mkdtemp(join(tmpdir(), 'gateway-semantic-'));
+    await mkdir(join(dir, 'configs'));
+    const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
+    await writeFile(join(dir, 'configs', 'semantic.json'), JSON.stringify({ ...target, cache: { mode: 'semantic', max_age: 60 } }));
+    process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = JSON.stringify(target);
+    process.env.GATEWAY_SEMANTIC_CACHE_MODEL = BAG_OF_WORDS_MODEL;
+    process.env.GATEWAY_SEMANTIC_CACHE_THRESHOLD = '0.85';
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+    await rm(dir, { recursive: true, force: true });
+    for (const name of SETTINGS) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  });
+
+  const sdk = () => new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: VENDOR_MOCK_KEY, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'semantic' } });
+
+  async function ask(content: string, system = 'You answer briefly.') {
+    const { data, response } = await sdk().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: system }, { role: 'user', content }] }).withResponse();
+    return { body: data, status: response.headers.get('x-gateway-cache-status'), similarity: response.headers.get('x-gateway-cache-similarity') };
+  }
+
+  const chats = () => mock.requests.filter((r) => r.path === '/v1/chat/completions').length;
+  const embeds = () => mock.requests.filter((r) => r.path === '/v1/embeddings').length;
+
+  it('answers a paraphrase from the cache (SEMANTIC HIT with its similarity), an exact repeat without embedding, and another question from the provider', async () => {
+    const first = await ask('Tell me the capital city of France');
+    expect(first.status).toBe('SEMANTIC MISS');
+    const [chatsBefore, embedsBefore] = [chats(), embeds()];
+
+    const repeat = await ask('Tell me the capital city of France');
+    expect(repeat.status).toBe('HIT');
+    expect(embeds()).toBe(embedsBefore);
+
+    const paraphrase = await ask('tell me the capital city of France please');
+    expect(paraphrase.status).toBe('SEMANTIC HIT');
+    expect(Number(paraphrase.similarity)).toBeGreaterThanOrEqual(0.85);
+    expect(Number(paraphrase.similarity)).toBeLessThan(1);
+    expect(paraphrase.body).toEqual(first.body);
+    expect(chats()).toBe(chatsBefore);
+
+    const other = await ask('Tell me the longest river of Brazil');
+    expect(other.status).toBe('SEMANTIC MISS');
+    expect(other.similarity).toBeNull();
+    expect(chats()).toBe(chatsBefore + 1);
+  });
+
+  it('matches only within the same scope: another system prompt or model is a miss', async () => {
+    await ask('Which planet is the largest one');
+    expect((await ask('which planet is the largest one here', 'You answer at length.')).status).toBe('SEMANTIC MISS');
+    const { response } = await sdk().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You answer briefly.' }, { role: 'user', content: 'which planet is the largest one here' }] }).withResponse();
+    expect(response.headers.get('x-gateway-cache-status')).toBe('SEMANTIC MISS');
+    expect((await ask('which planet is the largest one here')).status).toBe('SEMANTIC HIT');
+  });
+
+  it('a failed embedding call makes the request a SEMANTIC MISS, never an error', async () => {
+    mock.script({ path: '/v1/embeddings', status: 500 });
+    const answer = await ask('An embedding that fails to come back');
+    expect(answer.status).toBe('SEMANTIC MISS');
+    expect(answer.body.choices[0].message.content).toContain('embedding');
+  });
+});
