@@ -1,13 +1,10 @@
 // Limits across processes, with real parts only: three `gateway serve` processes on one PostgreSQL
 // and one Redis hold one 30-rpm limit at 30 in total, not 90; and a gateway whose Redis dies keeps
 // serving (limits counted in the process, the fallback counted in /metrics), never a 5xx.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { connect, createServer } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSetup } from '../../runtime/cli/serve.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
@@ -15,25 +12,9 @@ import { startGateway } from '../../runtime/server/start.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { createLocation, type StoreLocation } from '../store/backends.ts';
 import { TEST_REDIS_URL } from '../limits/backends.ts';
+import { type ServeProcess, startPrivateRedis, startServe } from './serve-processes.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const ADMIN_KEY = 'gw_limit-process-admin-key-0123456789abcdefg';
-
-function startServe(env: NodeJS.ProcessEnv, dataDir: string): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', dataDir], { env: { ...process.env, ...env } });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      const line = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-      if (line !== null) resolve({ url: line[1], child, exited });
-    });
-    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-}
 
 function chatRequest(url: string, mock: VendorMock, metadata: Record<string, string>): Promise<number> {
   return fetch(`${url}/v1/chat/completions`, {
@@ -67,7 +48,7 @@ describe('limits across processes', () => {
 
   it('three serve processes on one Redis and one PostgreSQL enforce one 30-rpm limit at 30 in total', { timeout: 120_000 }, async () => {
     const location: StoreLocation = await createLocation('postgres');
-    const processes: Array<Awaited<ReturnType<typeof startServe>>> = [];
+    const processes: ServeProcess[] = [];
     try {
       const env = { GATEWAY_API_KEY: ADMIN_KEY, DATABASE_URL: location.databaseUrl!, REDIS_URL: TEST_REDIS_URL, GATEWAY_STORE_POLL_MS: '100', GATEWAY_MEMORY_TUNING: 'off', GATEWAY_REQUEST_LOG: 'off' };
       // The first one migrates the schema; the others start on it.
@@ -90,12 +71,10 @@ describe('limits across processes', () => {
   });
 
   it('keeps serving when its Redis dies: limits fall back to the process, counted in /metrics, never a 5xx', { timeout: 60_000 }, async () => {
-    const port = await freePort();
-    let redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-    await waitForPort(port);
+    const redis = await startPrivateRedis();
     const dir = await mkdtemp(join(tmpdir(), 'gateway-limits-redis-'));
     const saved = { REDIS_URL: process.env.REDIS_URL, GATEWAY_REDIS_TIMEOUT_MS: process.env.GATEWAY_REDIS_TIMEOUT_MS };
-    process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
+    process.env.REDIS_URL = redis.url;
     process.env.GATEWAY_REDIS_TIMEOUT_MS = '100';
     const gateway = await startGateway({ port: 0, dataDir: dir, seedApiKey: ADMIN_KEY, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup }).finally(() => {
       for (const [name, value] of Object.entries(saved)) {
@@ -109,8 +88,7 @@ describe('limits across processes', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await chatRequest(gateway.url, mock, { run })).toBe(200);
       expect(await chatRequest(gateway.url, mock, { run })).toBe(200);
-      redis.kill('SIGKILL');
-      await new Promise((resolve) => redis.on('exit', resolve));
+      await redis.kill();
       // Redis is gone: the process counts alone, from zero: 3 admitted, then refused; nothing fails.
       const during = [];
       for (let i = 0; i < 5; i++) during.push(await chatRequest(gateway.url, mock, { run }));
@@ -118,8 +96,7 @@ describe('limits across processes', () => {
       const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
       expect(Number(/^gateway_limit_counter_fallbacks_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(5);
       // Back up (empty): shared counting resumes once the client reconnected.
-      redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-      await waitForPort(port);
+      await redis.restart();
       // After reconnecting, requests count in Redis again (a fresh, empty one): admitted, no fallback.
       const after: number[] = [];
       const fallbacks = async () => Number(/^gateway_limit_counter_fallbacks_total (\d+)/m.exec(await (await fetch(`${gateway.url}/metrics`)).text())?.[1]);
@@ -135,36 +112,9 @@ describe('limits across processes', () => {
       expect(after.at(-1)).toBe(200);
     } finally {
       await gateway.close();
-      redis.kill('SIGKILL');
+      await redis.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.on('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -15,6 +15,9 @@ import { SemanticIndex } from '../../pipeline/cache/semantic-index.ts';
 import { routeEmbedder } from './embedder.ts';
 import type { GatewaySetup } from '../../server/start.ts';
 
+/** Longer than the feed's blocking read (1 s). */
+const FEED_COMMAND_TIMEOUT_MS = 5000;
+
 export function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): CacheService {
   const services = resolver.services;
   const settings = cacheSettingsFromEnv(env);
@@ -39,7 +42,11 @@ function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: 
   services.metrics?.addSources({ semanticVectors: () => index.size });
   setup.logger.info('semantic_cache', { embeddings: settings.embeddings.startsWith('{') ? 'inline config' : settings.embeddings, model: settings.model, threshold: settings.threshold, shared: redis !== null });
   if (redis !== null) {
-    const feed = new RedisSemanticFeed(redis, redis.duplicate(), settings.maxEntries, setup.logger, services.now);
+    // Its own connection: a blocking read holds it (longer than the request path's command timeout),
+    // and it may queue while Redis is away: nothing waits on it.
+    const reader = redis.duplicate({ lazyConnect: false, enableOfflineQueue: true, commandTimeout: FEED_COMMAND_TIMEOUT_MS });
+    reader.on('error', () => {});
+    const feed = new RedisSemanticFeed(redis, reader, settings.maxEntries, setup.logger, services.now);
     semantic.publishTo(feed);
     feed.follow(semantic);
     setup.onClose(() => feed.stop());

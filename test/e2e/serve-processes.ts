@@ -1,0 +1,89 @@
+// Real `gateway serve` processes and private redis-server instances for the tests that are about
+// several processes or a Redis that dies.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** Starts `gateway serve --port 0 --data DIR [extra args]` and resolves with its URL once it listens. */
+export function startServe(env: NodeJS.ProcessEnv, dataDir: string, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', dataDir, ...args], { env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const line = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
+      if (line !== null) resolve({ url: line[1], child, exited });
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  /** SIGKILL, and wait for it to be gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (empty). */
+  restart(): Promise<void>;
+}
+
+/** A redis-server of the test's own on a free port, so killing it disturbs no other test. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let server: ChildProcess;
+  const start = async () => {
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+    await waitForPort(port);
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill: async () => {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const gone = new Promise((resolve) => server.on('exit', resolve));
+      server.kill('SIGKILL');
+      await gone;
+    },
+    restart: start,
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export async function waitForPort(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listened on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
