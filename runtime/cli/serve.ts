@@ -61,11 +61,20 @@ Environment:
   GATEWAY_LOG_FLUSH_MS         how often waiting records are written (default 500)
   GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
   GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
-  REDIS_URL                    count rate and usage limits in Redis, shared by every process
-                               (docs/limits.md); without it each process counts alone
+  REDIS_URL                    count rate and usage limits and keep cached answers in Redis, shared
+                               by every process (docs/limits.md, docs/cache.md); without it each
+                               process counts and caches alone
   GATEWAY_REDIS_TIMEOUT_MS     longest wait for one Redis call on the request path; past it limits
-                               count in the process (default 250)
+                               count in the process and a cache lookup is a miss (default 250)
   GATEWAY_ALERT_WEBHOOK        an http(s) URL that receives usage-limit alerts (POST, JSON)
+  GATEWAY_CACHE_DEFAULT_MAX_AGE  seconds a cached answer lives when its config gives no max_age
+                               (default 86400); with REDIS_URL the cache is shared (docs/cache.md)
+  GATEWAY_CACHE_MAX_BYTES      bytes the in-memory response cache holds, LRU (default 268435456)
+  GATEWAY_SEMANTIC_CACHE_EMBEDDINGS  the embeddings route of semantic caches: a saved config id or an
+                               inline config; without it a config with a semantic cache is refused
+  GATEWAY_SEMANTIC_CACHE_MODEL the embedding model sent on it (required with it)
+  GATEWAY_SEMANTIC_CACHE_THRESHOLD  cosine similarity a semantic match needs (default 0.95)
+  GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES  vectors the semantic index keeps (default 100000)
   OTEL_EXPORTER_OTLP_ENDPOINT  an OpenTelemetry collector (OTLP/HTTP): send a span per request and per
                                upstream attempt (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: the full traces
                                URL; OTEL_SERVICE_NAME, default model-gateway); off when unset

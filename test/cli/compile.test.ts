@@ -63,6 +63,25 @@ describe('runCompile', () => {
     expect(run.stdout).toContain(`${exampleIds.length} config(s) valid`);
   });
 
+  it('warns, located, about a semantic cache when the server setting it needs is not set; exit 0', async () => {
+    const saved = process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
+    delete process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
+    try {
+      const run = await compile('--configs', 'examples/semantic', '--no-generate');
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain('ok    semantic-cache');
+      expect(run.stdout).toContain('  warning examples/semantic/semantic-cache.json:4:22  CFG_SEMANTIC_CACHE_NEEDS_SERVER  /cache/mode');
+      expect(run.stdout).toContain('GATEWAY_SEMANTIC_CACHE_EMBEDDINGS');
+      const json = await compile('--configs', 'examples/semantic', '--no-generate', '--json');
+      expect(JSON.parse(json.stdout).configs[0].warnings).toEqual([expect.objectContaining({ code: 'CFG_SEMANTIC_CACHE_NEEDS_SERVER', pointer: '/cache/mode', line: 4, column: 22 })]);
+      process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = 'embed-config';
+      expect((await compile('--configs', 'examples/semantic', '--no-generate')).stdout).not.toContain('warning');
+    } finally {
+      if (saved === undefined) delete process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
+      else process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = saved;
+    }
+  });
+
   it('exits 1 on examples/broken with file:line:column  CODE  pointer lines and hints', async () => {
     const run = await compile('--configs', BROKEN, '--no-generate');
     expect(run.code).toBe(1);
@@ -120,7 +139,7 @@ describe('runCompile', () => {
     expect(Object.keys(doc)).toEqual(['configs']);
     expect(doc.configs.map((c) => c.id)).toEqual(['misspelt-keys', 'routing-mistakes', 'trailing-comma']);
     for (const config of doc.configs) {
-      expect(Object.keys(config).sort()).toEqual(['errors', 'id', 'ok']);
+      expect(Object.keys(config).sort()).toEqual(['errors', 'id', 'ok', 'warnings']);
       expect(config.ok).toBe(false);
       expect(config.errors.length).toBeGreaterThan(0);
       for (const error of config.errors) {

@@ -197,6 +197,20 @@ describe('response cache', () => {
     expect(metrics).toMatch(/gateway_cache_memory_entries [1-9]/);
   });
 
+  it('refuses a semantic cache this gateway has no embeddings route for: 400 on an inline config, no start with a saved one', async () => {
+    const inline = JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, cache: { mode: 'semantic' } });
+    const refused = await ask(client(inline), 'semantic without setting').catch((error) => error);
+    expect(refused.status).toBe(400);
+    expect(refused.error.code).toBe('semantic_cache_unavailable');
+    expect(reached('semantic without setting')).toBe(0);
+
+    const configs = join(dir, 'semantic-configs');
+    await mkdir(configs);
+    await writeFile(join(configs, 'nested.json'), JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'openai', api_key: 'k', cache: { mode: 'semantic' } }] }, null, 2));
+    const start = startGateway({ port: 0, dataDir: join(dir, 'semantic-data'), configsDir: configs, seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+    await expect(start).rejects.toThrow(/nested\.json:\d+:\d+ {2}CFG_SEMANTIC_CACHE_NEEDS_SERVER {2}\/targets\/1\/cache\/mode/);
+  });
+
   it('DELETE /v1/cache purges by namespace (admin scope)', async () => {
     const spaced = client('cached', { 'x-gateway-cache-namespace': 'purge-me' });
     await ask(spaced, 'purge target');
