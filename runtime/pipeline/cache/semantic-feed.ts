@@ -65,12 +65,15 @@ export class RedisSemanticFeed implements SemanticPublisher {
       try {
         const batches = await this.#reader.xreadBuffer('COUNT', READ_COUNT, 'BLOCK', READ_BLOCK_MS, 'STREAMS', STREAM, this.#lastId);
         if (batches === null) continue;
+        const taken: SemanticVector[] = [];
         for (const [, messages] of batches) {
           for (const [id, fields] of messages) {
             this.#lastId = id.toString();
-            this.#take(cache, fields);
+            const entry = this.#take(fields);
+            if (entry !== null) taken.push(entry);
           }
         }
+        cache.index.addMany(taken);
       } catch (error) {
         if (this.#stopped) return;
         this.#logger.warn('semantic_cache_feed_failed', { error: (error as Error).message, note: 'vectors other processes store are not seen until Redis answers' });
@@ -79,22 +82,23 @@ export class RedisSemanticFeed implements SemanticPublisher {
     }
   }
 
-  #take(cache: SemanticCache, fields: Buffer[]): void {
+  /** A stream entry another process stored and that still lives; null otherwise. */
+  #take(fields: Buffer[]): SemanticVector | null {
     const data = fields[1];
-    if (data === undefined) return;
+    if (data === undefined) return null;
     const end = data.indexOf(0x0a);
-    if (end < 0) return;
+    if (end < 0) return null;
     let head: Head;
     try {
       head = JSON.parse(data.toString('utf8', 0, end)) as Head;
     } catch {
-      return;
+      return null;
     }
-    if (head.o === this.#origin || !(head.e > this.#now())) return;
+    if (head.o === this.#origin || !(head.e > this.#now()) || typeof head.s !== 'string' || typeof head.k !== 'string') return null;
     const bytes = data.subarray(end + 1);
-    if (bytes.length === 0 || bytes.length % 4 !== 0) return;
+    if (bytes.length === 0 || bytes.length % 4 !== 0) return null;
     // A copy: the reply's buffer may not be 4-byte aligned.
     const vector = new Float32Array(new Uint8Array(bytes).buffer);
-    cache.index.add(head.s, vector, head.k, head.e);
+    return { scope: head.s, vector, entryKey: head.k, expiresAt: head.e };
   }
 }

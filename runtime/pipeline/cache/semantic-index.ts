@@ -46,31 +46,62 @@ export class SemanticIndex {
   }
 
   add(scope: string, vector: Float32Array, entryKey: string, expiresAt: number): void {
-    if (vector.length === 0 || expiresAt <= this.#now()) return;
-    // A different embedding model (other dimensions) gets its own index.
-    const name = `${scope}:${vector.length}`;
-    let held = this.#scopes.get(name);
-    if (held === undefined) {
-      held = { index: new Index({ dimensions: vector.length, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: 16, expansion_add: 128, expansion_search: 64, multi: false }), byEntry: new Map() };
-      this.#scopes.set(name, held);
+    this.addMany([{ scope, vector, entryKey, expiresAt }]);
+  }
+
+  /**
+   * Adds several vectors, those of one scope in one call to the index (which then builds on all
+   * cores): how a process loads what other processes stored when it starts.
+   */
+  addMany(entries: ReadonlyArray<{ scope: string; vector: Float32Array; entryKey: string; expiresAt: number }>): void {
+    const now = this.#now();
+    const byScope = new Map<string, Array<{ id: bigint; vector: Float32Array }>>();
+    for (const { scope, vector, entryKey, expiresAt } of entries) {
+      if (vector.length === 0 || expiresAt <= now) continue;
+      // A different embedding model (other dimensions) gets its own index.
+      const name = `${scope}:${vector.length}`;
+      const previous = this.#scopes.get(name)?.byEntry.get(entryKey);
+      if (previous !== undefined) this.#remove(previous);
+      // After the removal, which drops a scope left empty.
+      const held = this.#scope(name, vector.length);
+      const id = this.#nextId++;
+      held.byEntry.set(entryKey, id);
+      this.#vectors.set(id, { scope: name, entryKey, expiresAt });
+      let batch = byScope.get(name);
+      if (batch === undefined) byScope.set(name, (batch = []));
+      batch.push({ id, vector });
     }
-    const previous = held.byEntry.get(entryKey);
-    if (previous !== undefined) this.#remove(previous);
-    const id = this.#nextId++;
-    held.index.add(id, vector);
-    held.byEntry.set(entryKey, id);
-    this.#vectors.set(id, { scope: name, entryKey, expiresAt });
+    for (const [name, batch] of byScope) {
+      const index = this.#scope(name, batch[0].vector.length).index;
+      if (batch.length === 1) index.add(batch[0].id, batch[0].vector);
+      else {
+        const dimensions = batch[0].vector.length;
+        const matrix = new Float32Array(batch.length * dimensions);
+        batch.forEach(({ vector }, i) => matrix.set(vector, i * dimensions));
+        index.add(BigUint64Array.from(batch, ({ id }) => id), matrix, 0);
+      }
+    }
     for (const [oldest] of this.#vectors) {
       if (this.#vectors.size <= this.#maxEntries) break;
       this.#remove(oldest);
     }
   }
 
+  #scope(name: string, dimensions: number): Scope {
+    let held = this.#scopes.get(name);
+    if (held === undefined) {
+      held = { index: new Index({ dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: 16, expansion_add: 128, expansion_search: 64, multi: false }), byEntry: new Map() };
+      this.#scopes.set(name, held);
+    }
+    return held;
+  }
+
   /** The nearest live vector of the scope, or null when the scope has none. */
   nearest(scope: string, vector: Float32Array): SemanticMatch | null {
     const held = this.#scopes.get(`${scope}:${vector.length}`);
     if (held === undefined || held.byEntry.size === 0) return null;
-    const found = held.index.search(vector, Math.min(CANDIDATES, held.byEntry.size), 0);
+    // One thread: a single query is faster alone than handed to a pool.
+    const found = held.index.search(vector, Math.min(CANDIDATES, held.byEntry.size), 1);
     const now = this.#now();
     for (let i = 0; i < found.keys.length; i++) {
       const id = found.keys[i];

@@ -1,0 +1,68 @@
+// The semantic index: the nearest live vector of a scope, against a brute-force cosine search; scopes
+// and dimensions kept apart; expired and evicted vectors never match; a re-stored entry replaces its
+// vector; bulk loading finds the same as adding one by one.
+import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { SemanticIndex } from '../../runtime/pipeline/cache/semantic-index.ts';
+
+const FAR = 4_000_000_000_000;
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+const vector = (dimensions: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: dimensions, maxLength: dimensions })
+  .filter((v) => v.some((x) => Math.abs(x) > 0.01))
+  .map((v) => Float32Array.from(v));
+
+describe('semantic index', () => {
+  test.prop([fc.array(vector(8), { minLength: 1, maxLength: 30 }), vector(8), fc.boolean()], { numRuns: 60 })('finds the most similar vector of the scope, as a brute-force search does', (stored, query, bulk) => {
+    const index = new SemanticIndex(1000);
+    const entries = stored.map((v, i) => ({ scope: 's', vector: v, entryKey: `k${i}`, expiresAt: FAR }));
+    if (bulk) index.addMany(entries);
+    else for (const e of entries) index.add(e.scope, e.vector, e.entryKey, e.expiresAt);
+    const best = Math.max(...stored.map((v) => cosine(v, query)));
+    const found = index.nearest('s', query)!;
+    expect(found).not.toBeNull();
+    expect(found.similarity).toBeCloseTo(best, 4);
+    expect(cosine(stored[Number(found.entryKey.slice(1))], query)).toBeCloseTo(best, 4);
+  });
+
+  it('keeps scopes and dimensions apart', () => {
+    const index = new SemanticIndex(10);
+    index.add('a', Float32Array.from([1, 0, 0]), 'a1', FAR);
+    expect(index.nearest('b', Float32Array.from([1, 0, 0]))).toBeNull();
+    expect(index.nearest('a', Float32Array.from([1, 0, 0, 0]))).toBeNull();
+    expect(index.nearest('a', Float32Array.from([1, 0, 0]))).toEqual({ entryKey: 'a1', similarity: expect.closeTo(1, 5) });
+  });
+
+  it('never matches an expired vector, and forgets it', () => {
+    let now = 1000;
+    const index = new SemanticIndex(10, () => now);
+    index.add('s', Float32Array.from([1, 0]), 'old', 2000);
+    index.add('s', Float32Array.from([0.6, 0.8]), 'live', 9000);
+    now = 2500;
+    expect(index.nearest('s', Float32Array.from([1, 0]))!.entryKey).toBe('live');
+    expect(index.size).toBe(1);
+  });
+
+  it('replaces the vector of an entry stored again, and evicts the oldest past its bound', () => {
+    const index = new SemanticIndex(2);
+    index.add('s', Float32Array.from([1, 0]), 'x', FAR);
+    index.add('s', Float32Array.from([0, 1]), 'x', FAR);
+    expect(index.size).toBe(1);
+    expect(index.nearest('s', Float32Array.from([1, 0.01]))!.similarity).toBeLessThan(0.1);
+    index.add('s', Float32Array.from([1, 1]), 'y', FAR);
+    index.add('s', Float32Array.from([-1, 0]), 'z', FAR);
+    expect(index.size).toBe(2);
+    expect(index.nearest('s', Float32Array.from([0, 1]))!.entryKey).toBe('y');
+    index.forget('s', 'y', 2);
+    expect(index.nearest('s', Float32Array.from([0, 1]))!.entryKey).toBe('z');
+  });
+});
