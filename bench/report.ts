@@ -1,4 +1,5 @@
 // The printed table and the machine description that goes with every result.
+import type { SemanticResult } from './semantic-bench.ts';
 import type { Via } from './scenarios.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import type { CompileResult } from './compile-bench.ts';
@@ -78,7 +79,7 @@ export function scenarioTable(rows: readonly ScenarioResult[], connections: numb
   return markdownTable(header, body, [false, ...header.slice(1).map(() => true)]);
 }
 
-export function otherTable(compile: CompileResult | null, inline: InlineResult | null): string {
+export function otherTable(compile: CompileResult | null, inline: InlineResult | null, semantic: SemanticResult | null = null): string {
   const rows: string[][] = [];
   if (compile !== null) {
     rows.push([`gateway compile, ${compile.configs} generated configs (wall, process start included)`, `${compile.cliSeconds.toFixed(2)} s`]);
@@ -92,6 +93,11 @@ export function otherTable(compile: CompileResult | null, inline: InlineResult |
     rows.push(['inline config, same config respelt (parse + canonical hash, p50)', `${inline.respeltMicrosP50.toFixed(1)} µs`]);
     rows.push([`inline config, cached: exact text (${inline.headerBytes} B), cache full (${inline.cacheEntries} entries)`, `${inline.cachedMicros.toFixed(2)} µs`]);
     rows.push(['inline config, cached: exact text, the only config cached', `${inline.cachedAloneMicros.toFixed(2)} µs`]);
+  }
+  if (semantic !== null) {
+    rows.push([`semantic lookup, ${semantic.entries} entries × ${semantic.dimensions} dims, embedding excluded (p50 / p99)`, `${semantic.lookupMicrosP50.toFixed(0)} / ${semantic.lookupMicrosP99.toFixed(0)} µs`]);
+    rows.push(['  paraphrase queries answered by the entry they paraphrase', `${(semantic.foundShare * 100).toFixed(1)}%`]);
+    rows.push(['  filling the index (bulk, all cores)', `${semantic.fillSeconds.toFixed(1)} s`]);
   }
   return rows.length === 0 ? '' : markdownTable(['measure', 'value'], rows, [false, true]);
 }

@@ -14,6 +14,10 @@ import { parseArgs } from 'node:util';
 import { type MemoryTuning, pendingTuning } from '../bin/memory-tuning.js';
 import { compileBench, type CompileResult } from './compile-bench.ts';
 import { inlineBench, type InlineResult } from './inline-bench.ts';
+import { semanticBench, type SemanticResult } from './semantic-bench.ts';
+
+/** A common embedding model's output size. */
+const SEMANTIC_DIMENSIONS = 1536;
 import { latency, type LoadGenerator, type LoadTarget, median, summarise, throughput, warm } from './load.ts';
 import { type BenchProcess, canPin, fillCompileCache, pin, startProcess } from './processes.ts';
 import type { ProbeStats } from './probe.ts';
@@ -28,7 +32,8 @@ const ROOT = resolve(HERE, '..');
 export const USAGE = `Usage: npm run bench -- [options]
 
 Starts a mock upstream, a floor proxy and the gateway (saved configs) as separate processes, loads
-each scenario with autocannon, then times config compilation and inline-config lookups. Prints a
+each scenario with autocannon, then times config compilation, inline-config lookups and semantic-
+cache lookups. Prints a
 table and the issue's targets (pass/miss with margin); writes JSON to --out.
 
 Options:
@@ -42,6 +47,8 @@ Options:
                         ${SCENARIOS.map((s) => s.id).join(', ')}
   --configs N           generated configs for the compile benchmark (default 1000; 0 skips it)
   --no-inline           skip the inline-config benchmark
+  --semantic-entries N  vectors in the semantic-lookup benchmark (default 100000, 1536 dimensions;
+                        0 skips it; filling 100000 takes about a minute)
   --no-pin              leave process placement to the OS
   --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
                         "--max-semi-space-size=16"
@@ -60,6 +67,7 @@ interface Options {
   only: string[] | null;
   configs: number;
   inline: boolean;
+  semanticEntries: number;
   pin: boolean;
   cpuProf: string | null;
   nodeFlags: string[];
@@ -80,6 +88,7 @@ function parseOptions(argv: string[]): Options | null {
       only: { type: 'string' },
       configs: { type: 'string', default: '1000' },
       'no-inline': { type: 'boolean', default: false },
+      'semantic-entries': { type: 'string', default: '100000' },
       'no-pin': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       'load-generator': { type: 'string' },
@@ -105,6 +114,7 @@ function parseOptions(argv: string[]): Options | null {
     only,
     configs: Math.floor(number('configs', values.configs, 0)),
     inline: !values['no-inline'],
+    semanticEntries: Math.floor(number('semantic-entries', values['semantic-entries'], 0)),
     pin: !values['no-pin'],
     cpuProf: values['cpu-prof'] === undefined ? null : resolve(values['cpu-prof']),
     nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
@@ -212,6 +222,7 @@ async function main(): Promise<number> {
   const results: ScenarioResult[] = [];
   let compile: CompileResult | null = null;
   let inline: InlineResult | null = null;
+  let semantic: SemanticResult | null = null;
   try {
     if (options.cpuProf !== null) await mkdir(options.cpuProf, { recursive: true });
     const mock = await startProcess('mock', join(HERE, 'mock-upstream.ts'), { cpus: pinned ? '0' : null });
@@ -345,11 +356,15 @@ async function main(): Promise<number> {
       progress('inline: first sight, respelt and cached lookups …');
       inline = await inlineBench('http://127.0.0.1:9');
     }
+    if (options.semanticEntries > 0) {
+      progress(`semantic: filling an index of ${options.semanticEntries} vectors × ${SEMANTIC_DIMENSIONS} dims …`);
+      semantic = semanticBench(options.semanticEntries, SEMANTIC_DIMENSIONS, progress);
+    }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 
-  const checks = checkTargets(results, compile, inline);
+  const checks = checkTargets(results, compile, inline, semantic);
   const report = [
     '',
     `Machine: ${describeMachine(host)}`,
@@ -360,7 +375,7 @@ async function main(): Promise<number> {
     '',
     scenarioTable(results, options.connections),
     '',
-    otherTable(compile, inline),
+    otherTable(compile, inline, semantic),
     '',
     targetTable(checks),
     '',
@@ -380,6 +395,7 @@ async function main(): Promise<number> {
     scenarios: results,
     compile,
     inline,
+    semantic,
     targets: checks,
   };
   await writeFile(options.out, `${JSON.stringify(json, null, 2)}\n`);

@@ -43,6 +43,8 @@ export function savedConfigs(mock: string): Record<string, unknown> {
     'bench-single': singleConfig(mock),
     // The same route as bench-single; a rate-limits policy on `config` matches this one only.
     'bench-limited': singleConfig(mock),
+    // The same route with a simple cache: its HIT and its store-every-answer (REFRESH) paths.
+    'bench-cached': { ...singleConfig(mock), cache: { mode: 'simple', max_age: 86_400 } },
     'bench-fallback': { strategy: { mode: 'fallback' }, targets: [target({ api_key: 'sk-a' }), target({ api_key: 'sk-b' }), target({ api_key: 'sk-c' })] },
     'bench-fallback-503': { strategy: { mode: 'fallback' }, targets: [target({}, '/fail503/v1'), target()] },
     'bench-loadbalance': {
@@ -138,6 +140,12 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'limited-redis', label: 'single, 1 rate-limit policy (Redis)', via: 'redis', ...JSON_RUN,
     target: (u) => gateway({ ...u, gateway: u.redis! }, 'bench-limited'), expectLeaf: /^config$/,
+  },
+  { id: 'cache-hit', label: 'single, simple cache HIT', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-cached'), expectLeaf: /^config$/ },
+  {
+    // Force refresh skips the lookup and stores every answer: the miss path, less one Map lookup.
+    id: 'cache-refresh', label: 'single, simple cache, every answer stored (REFRESH)', via: 'gateway', ...JSON_RUN,
+    target: (u) => gateway(u, 'bench-cached', { 'x-gateway-cache-force-refresh': 'true' }), expectLeaf: /^config$/,
   },
   { id: 'fallback', label: 'fallback ×3, 1st ok', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback'), expectLeaf: /^config\.targets\[0\]$/ },
   { id: 'fallback-503', label: 'fallback, 1st 503', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-fallback-503'), expectLeaf: /^config\.targets\[1\]$/ },

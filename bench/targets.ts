@@ -1,4 +1,5 @@
 // The issue's targets, checked against one run's numbers and printed as pass/miss with the margin.
+import type { SemanticResult } from './semantic-bench.ts';
 import type { CompileResult } from './compile-bench.ts';
 import type { InlineResult } from './inline-bench.ts';
 import type { Via } from './scenarios.ts';
@@ -36,8 +37,14 @@ export const CACHED_INLINE_MAX_MICROS = 5;
 export const LIMIT_MEMORY_MAX_CPU_MICROS = 10;
 /** Added p50 of the same with the counters in Redis on loopback. */
 export const LIMIT_REDIS_MAX_ADDED_MICROS = 150;
+/** A simple-cache HIT answers at least this many times the floor's throughput (no upstream call at all). */
+export const CACHE_HIT_MIN_FLOOR_RATIO = 1.5;
+/** Gateway CPU the cache's miss path (key, collect, store) may add per request. */
+export const CACHE_MISS_MAX_CPU_MICROS = 15;
+/** A semantic lookup (embedding excluded) at 100,000 entries of 1,536 dimensions, p99. */
+export const SEMANTIC_LOOKUP_MAX_MICROS = 1000;
 
-export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: CompileResult | null, inline: InlineResult | null): TargetCheck[] {
+export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: CompileResult | null, inline: InlineResult | null, semantic: SemanticResult | null = null): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const gateway = scenarios.filter((s) => s.via === 'gateway');
   for (const s of gateway.filter((g) => !g.streaming && g.ratioToFloor !== null)) {
@@ -82,6 +89,36 @@ export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: Com
       limit: `≤ ${LIMIT_REDIS_MAX_ADDED_MICROS} µs`,
       pass: added <= LIMIT_REDIS_MAX_ADDED_MICROS,
       margin: signed(LIMIT_REDIS_MAX_ADDED_MICROS - added, 0, ' µs'),
+    });
+  }
+  const hit = byId('cache-hit');
+  if (hit?.ratioToFloor != null) {
+    checks.push({
+      target: 'cache: simple-cache HIT throughput over the floor',
+      value: `${hit.ratioToFloor.toFixed(2)}×`,
+      limit: `≥ ${CACHE_HIT_MIN_FLOOR_RATIO}×`,
+      pass: hit.ratioToFloor >= CACHE_HIT_MIN_FLOOR_RATIO,
+      margin: signed(hit.ratioToFloor - CACHE_HIT_MIN_FLOOR_RATIO, 2, '×'),
+    });
+  }
+  const refresh = byId('cache-refresh');
+  if (single?.cpuMicrosPerRequest != null && refresh?.cpuMicrosPerRequest != null) {
+    const added = refresh.cpuMicrosPerRequest - single.cpuMicrosPerRequest;
+    checks.push({
+      target: 'cache: gateway CPU the miss path adds (every answer stored)',
+      value: `${added.toFixed(1)} µs/req`,
+      limit: `≤ ${CACHE_MISS_MAX_CPU_MICROS} µs`,
+      pass: added <= CACHE_MISS_MAX_CPU_MICROS,
+      margin: signed(CACHE_MISS_MAX_CPU_MICROS - added, 1, ' µs'),
+    });
+  }
+  if (semantic !== null) {
+    checks.push({
+      target: `cache: semantic lookup p99, ${semantic.entries} entries × ${semantic.dimensions} dims (embedding excluded)`,
+      value: `${semantic.lookupMicrosP99.toFixed(0)} µs`,
+      limit: `≤ ${SEMANTIC_LOOKUP_MAX_MICROS} µs`,
+      pass: semantic.lookupMicrosP99 <= SEMANTIC_LOOKUP_MAX_MICROS,
+      margin: signed(SEMANTIC_LOOKUP_MAX_MICROS - semantic.lookupMicrosP99, 0, ' µs'),
     });
   }
   const rss = Math.max(...gateway.map((s) => s.peakRssMB ?? 0));

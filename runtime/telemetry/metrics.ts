@@ -51,6 +51,8 @@ export class GatewayMetrics {
   readonly #limitFallbacks: Counter;
   readonly #usageAlerts: Counter<'policy_id'>;
   readonly #cacheLookups: Counter<'status'>;
+  /** One child per cache status, made on first use: a label object would be hashed on every inc. */
+  readonly #cacheLookupChildren = new Map<string, { inc(): void }>();
   readonly #cacheStored: Counter;
   readonly #cacheSaved: Counter;
   readonly #cacheFailures: Counter<'operation'>;
@@ -133,7 +135,9 @@ export class GatewayMetrics {
     children.duration.observe(record.latencyMs / 1000);
     if (record.retries > 0) this.#retries.inc({ provider }, record.retries);
     if (record.cacheStatus !== null && record.cacheStatus !== 'DISABLED') {
-      this.#cacheLookups.inc({ status: record.cacheStatus });
+      let child = this.#cacheLookupChildren.get(record.cacheStatus);
+      if (child === undefined) this.#cacheLookupChildren.set(record.cacheStatus, (child = this.#cacheLookups.labels(record.cacheStatus)));
+      child.inc();
       if (record.savedCostUsd !== null && record.savedCostUsd > 0) this.#cacheSaved.inc(record.savedCostUsd);
     }
     const usage = record.usage;
