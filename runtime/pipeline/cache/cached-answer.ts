@@ -1,6 +1,7 @@
-// One stored answer of the response cache, and its byte form for a shared backend: a JSON head line
-// (status, content headers, when and by which target it was answered), a newline, then the body
-// bytes exactly as the client received them (JSON, or the whole SSE stream with its [DONE]).
+// One stored answer of the response cache, and its byte form for a shared backend (framed.ts): a
+// JSON head (status, content headers, when and by which target it was answered), then the body bytes
+// exactly as the client received them (JSON, or the whole SSE stream with its [DONE]).
+import { frame, unframe } from './framed.ts';
 
 export interface CachedAnswer {
   status: number;
@@ -22,26 +23,18 @@ interface Head {
   p: string;
 }
 
-const NEWLINE = 0x0a;
-
 export function encodeAnswer(answer: CachedAnswer): Buffer {
-  // JSON.stringify escapes every newline inside strings: the first raw newline ends the head.
   const head: Head = { s: answer.status, h: answer.headers, t: answer.storedAt, l: answer.leafPath, p: answer.provider };
-  return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), answer.body]);
+  return frame(head, answer.body);
 }
 
 /** Null when the bytes are not an encoded answer (a foreign or damaged value is a miss, never an error). */
-export function decodeAnswer(bytes: Buffer): CachedAnswer | null {
-  const end = bytes.indexOf(NEWLINE);
-  if (end < 0) return null;
-  let head: Head;
-  try {
-    head = JSON.parse(bytes.toString('utf8', 0, end)) as Head;
-  } catch {
-    return null;
-  }
+export function decodeAnswer(value: Buffer): CachedAnswer | null {
+  const framed = unframe(value);
+  if (framed === null) return null;
+  const head = framed.head as Head;
   if (typeof head !== 'object' || head === null || !Number.isInteger(head.s) || typeof head.h !== 'object' || head.h === null || typeof head.t !== 'number') return null;
-  return { status: head.s, headers: head.h, body: bytes.subarray(end + 1), storedAt: head.t, leafPath: String(head.l ?? ''), provider: String(head.p ?? '') };
+  return { status: head.s, headers: head.h, body: framed.bytes, storedAt: head.t, leafPath: String(head.l ?? ''), provider: String(head.p ?? '') };
 }
 
 /** Bytes an answer holds in a backend (the body and a rough head). */

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { GatewayLogger } from '../../core/log.ts';
+import { frame, unframe } from './framed.ts';
 import type { SemanticCache, SemanticPublisher, SemanticVector } from './semantic-cache.ts';
 
 const STREAM = 'gw:cache:semantic';
@@ -42,8 +43,7 @@ export class RedisSemanticFeed implements SemanticPublisher {
 
   publish(entry: SemanticVector): void {
     const head: Head = { o: this.#origin, s: entry.scope, k: entry.entryKey, e: entry.expiresAt };
-    const vector = Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength);
-    const data = Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), vector]);
+    const data = frame(head, new Uint8Array(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength));
     this.#redis.xadd(STREAM, 'MAXLEN', '~', String(this.#maxEntries), '*', 'd', data).catch((error: Error) => {
       this.#logger.warn('semantic_cache_publish_failed', { error: error.message });
     });
@@ -84,18 +84,11 @@ export class RedisSemanticFeed implements SemanticPublisher {
 
   /** A stream entry another process stored and that still lives; null otherwise. */
   #take(fields: Buffer[]): SemanticVector | null {
-    const data = fields[1];
-    if (data === undefined) return null;
-    const end = data.indexOf(0x0a);
-    if (end < 0) return null;
-    let head: Head;
-    try {
-      head = JSON.parse(data.toString('utf8', 0, end)) as Head;
-    } catch {
-      return null;
-    }
-    if (head.o === this.#origin || !(head.e > this.#now()) || typeof head.s !== 'string' || typeof head.k !== 'string') return null;
-    const bytes = data.subarray(end + 1);
+    const framed = fields[1] === undefined ? null : unframe(fields[1]);
+    if (framed === null) return null;
+    const head = framed.head as Head;
+    if (typeof head !== 'object' || head === null || head.o === this.#origin || !(head.e > this.#now()) || typeof head.s !== 'string' || typeof head.k !== 'string') return null;
+    const bytes = framed.bytes;
     if (bytes.length === 0 || bytes.length % 4 !== 0) return null;
     // A copy: the reply's buffer may not be 4-byte aligned.
     const vector = new Float32Array(new Uint8Array(bytes).buffer);
