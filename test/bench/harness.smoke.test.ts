@@ -15,7 +15,7 @@ it('the harness starts, loads the single scenario and prints the table and targe
   const out = join(temp, 'result.json');
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['bench/run.ts', '--only', 'single', '--rounds', '1', '--duration', '0.2', '--latency-duration', '0.2', '--warmup', '0', '--configs', '5', '--no-pin', '--out', out],
+    ['bench/run.ts', '--only', 'single', '--rounds', '1', '--duration', '0.2', '--latency-duration', '0.2', '--warmup', '0', '--configs', '5', '--semantic-entries', '500', '--no-pin', '--out', out],
     { cwd: ROOT, timeout: 25_000 },
   );
   expect(stdout).toMatch(/\| direct to mock +\|/);
@@ -24,6 +24,7 @@ it('the harness starts, loads the single scenario and prints the table and targe
   expect(stdout).toMatch(/throughput single ≥ 85% of floor/);
   expect(stdout).toMatch(/compile 1,000 configs/);
   expect(stdout).toMatch(/cached inline config lookup/);
+  expect(stdout).toMatch(/semantic lookup, 500 entries × 1536 dims/);
   const result = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: { id: string; requests: number; failures: number }[] };
   expect(result.scenarios.map((s) => s.id)).toEqual(['direct', 'floor', 'single']);
   for (const scenario of result.scenarios) {
