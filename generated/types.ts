@@ -84,6 +84,27 @@ export type StoredResponseStatus = 'completed' | 'failed' | 'in_progress' | 'inc
  * Every schema file under schema/, by type name.
  */
 export interface GatewaySchemaTypes {
+  AllLowercaseCheck: AllLowercaseCheck;
+  AllUppercaseCheck: AllUppercaseCheck;
+  AllowedRequestTypesCheck: AllowedRequestTypesCheck;
+  CharacterCountCheck: CharacterCountCheck;
+  ContainsCheck: ContainsCheck;
+  ContainsCodeCheck: ContainsCodeCheck;
+  EndsWithCheck: EndsWithCheck;
+  JsonKeysCheck: JsonKeysCheck;
+  JsonSchemaCheck: JsonSchemaCheck;
+  JwtCheck: JwtCheck;
+  LogCheck: LogCheck;
+  ModelWhitelistCheck: ModelWhitelistCheck;
+  NotNullCheck: NotNullCheck;
+  PiiRedactCheck: PiiRedactCheck;
+  RegexMatchCheck: RegexMatchCheck;
+  RegexReplaceCheck: RegexReplaceCheck;
+  RequiredMetadataKeysCheck: RequiredMetadataKeysCheck;
+  SentenceCountCheck: SentenceCountCheck;
+  ValidUrlsCheck: ValidUrlsCheck;
+  WebhookCheck: WebhookCheck;
+  WordCountCheck: WordCountCheck;
   Config: Config;
   ApiManifest: ApiManifest;
   ApiKeyCreate: ApiKeyCreate;
@@ -152,6 +173,348 @@ export interface GatewaySchemaTypes {
   UsageLimitsPolicy: UsageLimitsPolicy;
   VirtualKeyList: VirtualKeyList;
   VirtualKey: VirtualKey;
+}
+/**
+ * Parameters of the check `default.allLowercase`. Passes when every letter of the text is lower case.
+ */
+export interface AllLowercaseCheck {
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.allUppercase`. Passes when every letter of the text is upper case.
+ */
+export interface AllUppercaseCheck {
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.allowedRequestTypes`. Passes when the request's endpoint (chat, completions, embeddings, …) is allowed: in allowedTypes when given, and not in blockedTypes.
+ */
+export interface AllowedRequestTypesCheck {
+  /**
+   * Endpoints allowed (all when absent).
+   */
+  allowedTypes?: ('chat' | 'completions' | 'embeddings' | 'audio' | 'images' | 'models' | 'passthrough')[];
+  /**
+   * Endpoints refused.
+   */
+  blockedTypes?: ('chat' | 'completions' | 'embeddings' | 'audio' | 'images' | 'models' | 'passthrough')[];
+}
+/**
+ * Parameters of the check `default.characterCount`. Passes when the text has between minCharacters and maxCharacters characters (Unicode code points).
+ */
+export interface CharacterCountCheck {
+  /**
+   * Fewest characters allowed.
+   */
+  minCharacters?: number;
+  /**
+   * Most characters allowed (no upper bound when absent).
+   */
+  maxCharacters?: number;
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.contains`. Passes when the text contains the words as the operator says (case-insensitive, whole words).
+ */
+export interface ContainsCheck {
+  /**
+   * The words looked for.
+   *
+   * @minItems 1
+   */
+  words: string[];
+  /**
+   * any: at least one is present; all: every one is; none: not one is.
+   */
+  operator?: 'any' | 'all' | 'none';
+}
+/**
+ * Parameters of the check `default.containsCode`. Passes when the text holds a fenced code block in the given language.
+ */
+export interface ContainsCodeCheck {
+  /**
+   * The language, as named after the opening fence (```sql …).
+   */
+  format:
+    | 'SQL'
+    | 'Python'
+    | 'TypeScript'
+    | 'JavaScript'
+    | 'Java'
+    | 'C#'
+    | 'C++'
+    | 'C'
+    | 'Ruby'
+    | 'PHP'
+    | 'Swift'
+    | 'Kotlin'
+    | 'Go'
+    | 'Rust'
+    | 'Scala'
+    | 'R'
+    | 'Perl'
+    | 'Shell'
+    | 'HTML'
+    | 'CSS'
+    | 'XML'
+    | 'JSON'
+    | 'YAML'
+    | 'Markdown'
+    | 'Dockerfile';
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.endsWith`. Passes when the text (trailing whitespace ignored) ends with suffix.
+ */
+export interface EndsWithCheck {
+  /**
+   * The ending looked for.
+   */
+  suffix: string;
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.jsonKeys`. Passes when the text is a JSON object (also inside a ``` code fence) holding the keys as the operator says.
+ */
+export interface JsonKeysCheck {
+  /**
+   * The top-level keys looked for.
+   *
+   * @minItems 1
+   */
+  keys: string[];
+  /**
+   * any: at least one is present; all: every one is; none: not one is.
+   */
+  operator?: 'any' | 'all' | 'none';
+}
+/**
+ * Parameters of the check `default.jsonSchema`. Passes when the text is JSON (also inside a ``` code fence) that the JSON Schema `schema` accepts.
+ */
+export interface JsonSchemaCheck {
+  /**
+   * A JSON Schema (draft 2020-12); checked when the config compiles.
+   */
+  schema: {
+    [k: string]: unknown;
+  };
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.jwt`. Passes when the request header headerKey carries a JWT (Bearer or bare) whose signature verifies against the JSON Web Key Set at jwksUri and whose claims are current.
+ */
+export interface JwtCheck {
+  /**
+   * Where the JSON Web Key Set is (http or https; the custom-host safety policy applies).
+   */
+  jwksUri: string;
+  /**
+   * The request header holding the token.
+   */
+  headerKey: string;
+  /**
+   * Signature algorithms accepted (default: those the keys name).
+   */
+  algorithms?: string[];
+  /**
+   * Seconds the key set is kept.
+   */
+  cacheMaxAge?: number;
+  /**
+   * Seconds of clock skew tolerated on exp and nbf.
+   */
+  clockTolerance?: number;
+  /**
+   * Longest age of the token since iat, e.g. "1h".
+   */
+  maxTokenAge?: string;
+}
+/**
+ * Parameters of the check `default.log`. Always passes; POSTs the request and answer as JSON to logURL (the custom-host safety policy applies).
+ */
+export interface LogCheck {
+  /**
+   * Where the record is sent.
+   */
+  logURL: string;
+  /**
+   * Headers sent with the POST.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+}
+/**
+ * Parameters of the check `default.modelWhitelist`. Passes when the request's model is one of models.
+ */
+export interface ModelWhitelistCheck {
+  /**
+   * The models allowed.
+   *
+   * @minItems 1
+   */
+  models: string[];
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.notNull`. Passes when there is text (not empty, not only whitespace).
+ */
+export interface NotNullCheck {
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.piiRedact`. A transformer: replaces e-mail addresses, phone numbers, card numbers (Luhn-checked) and IBANs in the text, before the provider sees them (input) or the client (output).
+ */
+export interface PiiRedactCheck {
+  /**
+   * What to redact (default: all four).
+   *
+   * @minItems 1
+   */
+  categories?: ('email' | 'phone' | 'credit_card' | 'iban')[];
+  /**
+   * What replaces each find (default: [EMAIL], [PHONE], [CREDIT_CARD], [IBAN]).
+   */
+  redactText?: string;
+  /**
+   * Fail the check when anything was redacted.
+   */
+  failOnDetection?: boolean;
+}
+/**
+ * Parameters of the check `default.regexMatch`. Passes when the text matches the regular expression `rule` (RE2 syntax: no back-references or lookaround).
+ */
+export interface RegexMatchCheck {
+  /**
+   * The pattern; checked when the config compiles.
+   */
+  rule: string;
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.regexReplace`. A transformer: replaces every match of `rule` in the text with redactText; fails when something matched and failOnDetection is true.
+ */
+export interface RegexReplaceCheck {
+  /**
+   * The pattern (RE2 syntax); checked when the config compiles.
+   */
+  rule: string;
+  /**
+   * What replaces each match.
+   */
+  redactText?: string;
+  /**
+   * Fail the check when anything was replaced.
+   */
+  failOnDetection?: boolean;
+}
+/**
+ * Parameters of the check `default.requiredMetadataKeys`. Passes when the request's x-gateway-metadata has the keys as the operator says.
+ */
+export interface RequiredMetadataKeysCheck {
+  /**
+   * The metadata keys looked for.
+   *
+   * @minItems 1
+   */
+  metadataKeys: string[];
+  /**
+   * any: at least one is present; all: every one is; none: not one is.
+   */
+  operator?: 'any' | 'all' | 'none';
+}
+/**
+ * Parameters of the check `default.sentenceCount`. Passes when the text has between minSentences and maxSentences sentences (ended by . ! or ?).
+ */
+export interface SentenceCountCheck {
+  /**
+   * Fewest sentences allowed.
+   */
+  minSentences?: number;
+  /**
+   * Most sentences allowed (no upper bound when absent).
+   */
+  maxSentences?: number;
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.validUrls`. Passes when every URL in the text is well-formed (and, with onlyDNS, its host resolves; never a private or metadata address).
+ */
+export interface ValidUrlsCheck {
+  /**
+   * Also resolve each host through the custom-host safety policy.
+   */
+  onlyDNS?: boolean;
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
+}
+/**
+ * Parameters of the check `default.webhook`. Asks an HTTP endpoint: POSTs the request (and for after-request hooks the answer) as JSON and reads {"verdict": boolean, "transformedData"?}.
+ */
+export interface WebhookCheck {
+  /**
+   * The endpoint (http or https; the custom-host safety policy applies).
+   */
+  webhookURL: string;
+  /**
+   * Headers sent with the POST.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Milliseconds to wait; past it the check errors.
+   */
+  timeout?: number;
+}
+/**
+ * Parameters of the check `default.wordCount`. Passes when the text has between minWords and maxWords words (whitespace-separated).
+ */
+export interface WordCountCheck {
+  /**
+   * Fewest words allowed.
+   */
+  minWords?: number;
+  /**
+   * Most words allowed (no upper bound when absent).
+   */
+  maxWords?: number;
+  /**
+   * Invert the verdict: the check passes when its condition does not hold.
+   */
+  not?: boolean;
 }
 /**
  * A routing config (SPEC §2.1). Sent in x-gateway-config as inline JSON or saved and named by ID. `targets` items are configs of the same shape. Unknown keys are rejected at every level. Valid when at least one of the 18 key sets in `anyOf` is present in full.

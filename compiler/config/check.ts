@@ -3,6 +3,7 @@
 import { validateConfigAllErrors } from '../../generated/config-validator.js';
 import type { ConfigError } from './errors.ts';
 import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
+import { checkHooks } from './hook-checks.ts';
 import { checkSemantics } from './semantic.ts';
 
 export function checkConfigErrors(config: unknown): ConfigError[] {
@@ -14,6 +15,7 @@ export function checkConfigErrors(config: unknown): ConfigError[] {
     errors.push(...formatSchemaErrors((validateConfigAllErrors.errors ?? []) as SchemaError[], config));
   }
   errors.push(...checkSemantics(config));
+  errors.push(...checkHooks(config));
   return sortByPointer(errors);
 }
 

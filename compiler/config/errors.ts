@@ -27,6 +27,11 @@ export const CONFIG_ERRORS = {
   CFG_TOO_MANY_RETRIES: '`retry.attempts` is above the maximum of 5.',
   CFG_INVALID_STATUS_CODE: 'A status code must be an integer from 100 to 599.',
   CFG_TOO_DEEP: 'Targets are nested deeper than the gateway allows, or the config nests arrays and objects too deeply.',
+  CFG_UNKNOWN_CHECK: 'A hook or guardrail names a check the gateway does not have.',
+  CFG_INVALID_CHECK_PARAMETERS: 'A check\'s parameters do not fit that check\'s schema (schema/checks/).',
+  CFG_INVALID_CHECK_REGEX: 'A check\'s `rule` is not a pattern the linear-time regex engine runs.',
+  CFG_INVALID_CHECK_SCHEMA: 'The `schema` parameter of default.jsonSchema is not a valid JSON Schema.',
+  CFG_UNKNOWN_GUARDRAIL: 'A guardrail named by string does not exist.',
   CFG_SCHEMA_VIOLATION: 'The value breaks a rule of the config schema.',
 } as const;
 
@@ -44,6 +49,17 @@ export interface ConfigError {
   configId?: string;
   line?: number;
   column?: number;
+}
+
+/**
+ * Errors about a key rather than its value (an unknown check parameter): located at the key in the
+ * file. Unknown and duplicate config keys are located so by their code.
+ */
+export const KEY_ERRORS = new WeakSet<ConfigError>();
+
+/** Whether a located error should point at the key itself. */
+export function isKeyError(error: ConfigError): boolean {
+  return error.code === 'CFG_UNKNOWN_KEY' || error.code === 'CFG_DUPLICATE_KEY' || KEY_ERRORS.has(error);
 }
 
 /** Deepest nesting of `targets` accepted; bounds the work an inline config can ask of the compiler. */

@@ -2,7 +2,7 @@
 // inline configs: the same check → plan (→ emit) pipeline for both.
 import { MAX_CONFIG_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import { checkConfigErrors } from './check.ts';
-import type { ConfigError } from './errors.ts';
+import { type ConfigError, isKeyError } from './errors.ts';
 import { locate, parseWithPositions } from './json-locate.ts';
 import { planConfig } from './plan.ts';
 import type { RoutePlan } from './route-plan.ts';
@@ -56,7 +56,7 @@ export function checkConfigSource(source: string, configId: string): CheckResult
   const errors = [...duplicates, ...(result.ok ? [] : result.errors)].map((error) => ({
     ...error,
     configId,
-    ...(error.line === undefined ? locate(parsed.map, error.pointer, error.code === 'CFG_UNKNOWN_KEY' || error.code === 'CFG_DUPLICATE_KEY') : {}),
+    ...(error.line === undefined ? locate(parsed.map, error.pointer, isKeyError(error)) : {}),
   }));
   return { ok: false, errors };
 }

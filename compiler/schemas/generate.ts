@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Artifact } from './artifact.ts';
+import { checksArtifact } from './checks.ts';
 import { configValidatorArtifacts } from './config-validator.ts';
 import { checkManifest } from './api-manifest.ts';
 import { openapiArtifact } from './openapi.ts';
@@ -18,6 +19,7 @@ export async function generateArtifacts(schemaDir: string = SCHEMA_DIR): Promise
   return [
     ...validatorsArtifacts(schemas),
     ...configValidatorArtifacts(schemas),
+    checksArtifact(schemas),
     await typesArtifact(schemas),
     routesArtifact(manifest, schemas),
     openapiArtifact(manifest, schemas),

@@ -5,6 +5,7 @@
 // chain at all. The prompt is rendered before the cache looks: the key is the body as the provider
 // gets it (docs/decisions.md).
 import { logStage } from './log/log-stage.ts';
+import { unsupportedHooksStage } from './guardrails/unsupported-hooks-stage.ts';
 import { promptStage } from './prompt/prompt-stage.ts';
 import { attemptCacheStage, cacheStage } from './cache/cache-stage.ts';
 import { attemptLimitStage, limitStage } from './limits/limit-stage.ts';
@@ -14,6 +15,8 @@ import type { Stage } from './stage.ts';
 
 export const STAGES: readonly Stage[] = [
   logStage,
+  // Until hooks and guardrails run (issue 12), a route that has any is refused, not served unguarded.
+  unsupportedHooksStage,
   // Rate and usage limits in one stage: one counter round trip for every matching policy.
   limitStage,
   promptStage,

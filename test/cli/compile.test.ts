@@ -63,6 +63,13 @@ describe('runCompile', () => {
     expect(run.stdout).toContain(`${exampleIds.length} config(s) valid`);
   });
 
+  it('exits 0 on examples/guardrails: their checks exist and their parameters fit', async () => {
+    const run = await compile('--configs', 'examples/guardrails', '--no-generate');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('ok    guardrails');
+    expect(run.stdout).toContain('ok    hooks');
+  });
+
   it('warns, located, about a semantic cache when the server setting it needs is not set; exit 0', async () => {
     const saved = process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
     delete process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;

@@ -25,7 +25,14 @@ const retryStatusList = fc.array(fc.oneof({ weight: 9, arbitrary: goodStatus }, 
 const feedback = fc.record({ value: fc.double({ noNaN: true, noDefaultInfinity: true }), weight: fc.integer({ min: -3, max: 3 }), metadata: jsonObject }, { requiredKeys: [] });
 const outcome = fc.record({ feedback }, { requiredKeys: [] });
 const outcomeWithDeny = fc.record({ feedback, deny: fc.boolean() }, { requiredKeys: [] });
-const check = fc.record({ id: fc.constantFrom('default.regexMatch', 'default.isJson', 'pii'), parameters: jsonObject });
+/** Built-in checks with parameters that fit their schemas (wrong ones are compile errors: test/config/hook-checks.test.ts). */
+const validCheck = fc.constantFrom<[string, Obj]>(
+  ['default.regexMatch', { rule: 'a+b', not: true }],
+  ['default.wordCount', { minWords: 1, maxWords: 50 }],
+  ['default.notNull', {}],
+  ['default.contains', { words: ['x'], operator: 'none' }],
+);
+const check = validCheck.map(([id, parameters]) => ({ id, parameters }));
 const beforeHook = fc.record(
   { id: label, type: fc.constantFrom('guardrail', 'mutator'), on_fail: outcomeWithDeny, on_success: outcomeWithDeny, checks: fc.array(check, { maxLength: 2 }) },
   { requiredKeys: ['id'] },
@@ -35,15 +42,12 @@ const afterHook = fc.record(
   { requiredKeys: ['id'] },
 );
 const guardrail = (onOutcome: fc.Arbitrary<Obj>) =>
-  fc.oneof(
-    label,
-    fc
-      .tuple(
-        fc.record({ id: label, deny: fc.boolean(), async: fc.boolean(), on_fail: onOutcome, on_success: onOutcome }, { requiredKeys: [] }),
-        fc.dictionary(fc.constantFrom('default.wordCount', 'pii', 'x'), jsonObject, { maxKeys: 2 }),
-      )
-      .map(([known, extra]) => ({ ...extra, ...known })),
-  );
+  fc
+    .tuple(
+      fc.record({ id: label, deny: fc.boolean(), async: fc.boolean(), on_fail: onOutcome, on_success: onOutcome }, { requiredKeys: [] }),
+      fc.array(validCheck, { maxLength: 2 }),
+    )
+    .map(([known, checks]) => ({ ...Object.fromEntries(checks), ...known }));
 const deployment = fc.record(
   { deployment_id: label, alias: label, api_version: label, is_default: fc.boolean() },
   { requiredKeys: ['deployment_id', 'alias', 'api_version'] },

@@ -49,8 +49,8 @@ describe('inheritance', () => {
     ['forward_headers', ['X-Tenant-Id'], ['x-other', 'X-Trace'], 'forwardHeaders', ['x-tenant-id'], ['x-other', 'x-trace']],
     ['before_request_hooks', [{ id: 'parent' }], [{ id: 'child' }], 'beforeRequestHooks', [{ id: 'parent' }], [{ id: 'child' }]],
     ['after_request_hooks', [{ id: 'parent' }], [{ id: 'child', async: true }], 'afterRequestHooks', [{ id: 'parent' }], [{ id: 'child', async: true }]],
-    ['input_guardrails', ['parent'], [{ id: 'child', deny: true }], 'inputGuardrails', ['parent'], [{ id: 'child', deny: true }]],
-    ['output_guardrails', ['parent'], ['child'], 'outputGuardrails', ['parent'], ['child']],
+    ['input_guardrails', [{ id: 'parent' }], [{ id: 'child', deny: true }], 'inputGuardrails', [{ id: 'parent' }], [{ id: 'child', deny: true }]],
+    ['output_guardrails', [{ id: 'parent' }], [{ id: 'child' }], 'outputGuardrails', [{ id: 'parent' }], [{ id: 'child' }]],
   ];
   it.each(rows)('%s: the child\'s own value, else the parent\'s', (field, parentValue, childValue, planField, plannedParent, plannedChild) => {
     const p = plan(fallback(
@@ -68,7 +68,7 @@ describe('inheritance', () => {
   });
 
   it('an empty list of the child\'s own still replaces the parent\'s', () => {
-    const p = plan(fallback([{ virtual_key: 'v', input_guardrails: [], forward_headers: [] }], { input_guardrails: ['g'], forward_headers: ['x-a'] }));
+    const p = plan(fallback([{ virtual_key: 'v', input_guardrails: [], forward_headers: [] }], { input_guardrails: [{ id: 'g' }], forward_headers: ['x-a'] }));
     expect(leaf(p, 0).inputGuardrails).toEqual([]);
     expect(leaf(p, 0).forwardHeaders).toEqual([]);
   });
@@ -195,8 +195,8 @@ describe('readsBody', () => {
     ['cache', { cache: { mode: 'simple' } }, true],
     ['a before-request hook', { before_request_hooks: [{ id: 'h' }] }, true],
     ['an after-request hook', { after_request_hooks: [{ id: 'h' }] }, true],
-    ['an input guardrail', { input_guardrails: ['g'] }, true],
-    ['an output guardrail', { output_guardrails: ['g'] }, true],
+    ['an input guardrail', { input_guardrails: [{ id: 'g' }] }, true],
+    ['an output guardrail', { output_guardrails: [{ id: 'g' }] }, true],
     ['a prompt template', { prompt_id: 'p' }, true],
     ['a condition on params', { strategy: { mode: 'conditional', conditions: [{ query: { $and: [{ 'metadata.a': 1 }, { 'params.model': 'x' }] }, then: 'a' }], default: 'a' }, targets: [{ name: 'a', virtual_key: 'v' }] }, true],
     ['conditions on metadata and the path only', { strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': 1, 'url.pathname': '/v1/chat/completions' }, then: 'a' }], default: 'a' }, targets: [{ name: 'a', virtual_key: 'v' }] }, false],

@@ -1,6 +1,8 @@
 // A reference for the semantic rules (ARCHITECTURE §3 and §5: what JSON Schema cannot say), written
 // from the handbook rather than from compiler/config/semantic.ts. For a structurally valid config it
 // predicts every compile error as code + pointer; the checker must report exactly these.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { RE2JS } from 're2js';
 import { escapeToken } from './reference-validity.ts';
 
@@ -9,6 +11,12 @@ export type Expected = { code: string; pointer: string };
 const MAX_DEPTH = 16;
 const MAX_RETRIES = 5;
 const COMPARISONS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$regex'];
+
+const KNOWN_CHECKS = new Set(
+  readdirSync(fileURLToPath(new URL('../../schema/checks/', import.meta.url)))
+    .filter((f) => f.endsWith('-check.json'))
+    .map((f) => `default.${f.slice(0, -'-check.json'.length)}`),
+);
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -46,7 +54,37 @@ function node(config: unknown, at: string, depth: number, out: Expected[]): void
     if (targets.length === 0) out.push({ code: 'CFG_STRATEGY_WITHOUT_TARGETS', pointer: `${at}/targets` });
     else strategyRules(strategy, targets, at, out);
   }
+  hooks(config, at, out);
   targets?.forEach((child, i) => node(child, `${at}/targets/${i}`, depth + 1, out));
+}
+
+/**
+ * Hooks and guardrails (issue 12): a check id must be `default.<name>` for a file
+ * schema/checks/<name>-check.json; a guardrail named by string does not exist (none can be stored
+ * yet). Parameters of known checks are taken as valid: generated configs name no known check.
+ */
+function hooks(config: Record<string, unknown>, at: string, out: Expected[]): void {
+  for (const field of ['before_request_hooks', 'after_request_hooks']) {
+    const list = config[field];
+    if (!Array.isArray(list)) continue;
+    list.forEach((hook, h) => {
+      if (!isObject(hook) || !Array.isArray(hook.checks)) return;
+      hook.checks.forEach((check, c) => {
+        if (isObject(check) && typeof check.id === 'string' && !KNOWN_CHECKS.has(check.id)) out.push({ code: 'CFG_UNKNOWN_CHECK', pointer: `${at}/${field}/${h}/checks/${c}/id` });
+      });
+    });
+  }
+  for (const field of ['input_guardrails', 'output_guardrails']) {
+    const list = config[field];
+    if (!Array.isArray(list)) continue;
+    list.forEach((guardrail, g) => {
+      if (typeof guardrail === 'string') out.push({ code: 'CFG_UNKNOWN_GUARDRAIL', pointer: `${at}/${field}/${g}` });
+      if (!isObject(guardrail)) return;
+      for (const key of Object.keys(guardrail)) {
+        if (!['id', 'deny', 'async', 'on_fail', 'on_success'].includes(key) && !KNOWN_CHECKS.has(key)) out.push({ code: 'CFG_UNKNOWN_CHECK', pointer: `${at}/${field}/${g}/${escapeToken(key)}` });
+      }
+    });
+  }
 }
 
 function strategyRules(strategy: Record<string, unknown>, targets: unknown[], at: string, out: Expected[]): void {

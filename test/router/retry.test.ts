@@ -52,7 +52,7 @@ function options(overrides: Partial<RetryOptions> & { sleeps?: number[] } = {}):
 }
 
 const STATUS_POOL = [200, 201, 400, 404, 408, 429, 500, 502, 503, 504];
-const ERROR_POOL: GatewayErrorCode[] = ['request_timeout', 'provider_unreachable', 'missing_provider_credentials', 'denied_by_guardrail', 'no_target_available'];
+const ERROR_POOL: GatewayErrorCode[] = ['request_timeout', 'provider_unreachable', 'missing_provider_credentials', 'usage_limit_exceeded', 'no_target_available'];
 
 type Step = { kind: 'response'; status: number; retryAfterMs: number | null } | { kind: 'error'; code: GatewayErrorCode };
 
@@ -212,7 +212,7 @@ describe('runWithRetries', () => {
     let calls = 0;
     const result = await runWithRetries({ attempts: 3, onStatusCodes: [400, 446, 503], useRetryAfterHeaders: false }, async () => {
       calls++;
-      return errorOutcome(calls === 1 ? 'missing_provider_credentials' : 'denied_by_guardrail');
+      return errorOutcome(calls === 1 ? 'missing_provider_credentials' : 'usage_limit_exceeded');
     }, options());
     expect(calls).toBe(1);
     expect(result.error?.code).toBe('missing_provider_credentials');

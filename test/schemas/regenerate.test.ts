@@ -11,6 +11,7 @@ const artifacts = await generateArtifacts();
 describe('generated/ is fresh', () => {
   test('builds every artifact the server and compiler load', () => {
     expect(artifacts.map((artifact) => artifact.path).sort()).toEqual([
+      'generated/checks.ts',
       'generated/config-validator.d.ts',
       'generated/config-validator.js',
       'generated/openapi.json',

@@ -1,0 +1,121 @@
+// Hooks and guardrails checked when a config compiles (ARCHITECTURE §5): every check id must name a
+// built-in check (generated/checks.ts, from schema/checks/), its parameters must fit that check's
+// schema, a `rule` must compile on the linear-time regex engine, a `jsonSchema` parameter must be a
+// valid JSON Schema, and a guardrail named by string must exist. Each mistake has its own code, a
+// pointer to where it is, and a "did you mean" where one helps.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
+import { type ConfigError, KEY_ERRORS } from './errors.ts';
+import { escapePointerToken } from './json-locate.ts';
+import { checkPattern } from './linear-regex.ts';
+import { isPlainObject } from './query.ts';
+import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
+import { didYouMean } from './suggest.ts';
+
+const HOOK_FIELDS = ['before_request_hooks', 'after_request_hooks'] as const;
+const GUARDRAIL_FIELDS = ['input_guardrails', 'output_guardrails'] as const;
+/** Keys of a guardrail object that are not checks. */
+export const GUARDRAIL_RESERVED_KEYS: ReadonlySet<string> = new Set(['id', 'deny', 'async', 'on_fail', 'on_success']);
+const CHECK_IDS = Object.keys(CHECKS);
+/** Checks whose `rule` parameter is a pattern. */
+const PATTERN_CHECKS = new Set(['default.regexMatch', 'default.regexReplace']);
+
+/** Every hook and guardrail of the config's target tree. */
+export function checkHooks(config: unknown): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const walk = (node: unknown, at: string, depth: number): void => {
+    // Deeper trees are reported by the semantic rules (CFG_TOO_DEEP).
+    if (!isPlainObject(node) || depth > 16) return;
+    for (const field of HOOK_FIELDS) {
+      const hooks = node[field];
+      if (!Array.isArray(hooks)) continue;
+      hooks.forEach((hook, h) => {
+        if (!isPlainObject(hook) || !Array.isArray(hook.checks)) return;
+        hook.checks.forEach((check, c) => {
+          if (!isPlainObject(check) || typeof check.id !== 'string') return;
+          const pointer = `${at}/${field}/${h}/checks/${c}`;
+          checkOne(check.id, check.parameters, `${pointer}/id`, `${pointer}/parameters`, config, errors);
+        });
+      });
+    }
+    for (const field of GUARDRAIL_FIELDS) {
+      const guardrails = node[field];
+      if (!Array.isArray(guardrails)) continue;
+      guardrails.forEach((guardrail, g) => {
+        const pointer = `${at}/${field}/${g}`;
+        if (typeof guardrail === 'string') {
+          errors.push({
+            code: 'CFG_UNKNOWN_GUARDRAIL',
+            pointer,
+            message: `No guardrail is named ${JSON.stringify(guardrail)}: this gateway has no stored guardrails yet.`,
+            hint: 'write the guardrail inline: {"id": "…", "deny": true, "default.wordCount": {"maxWords": 500}}',
+          });
+          return;
+        }
+        if (!isPlainObject(guardrail)) return;
+        for (const [key, parameters] of Object.entries(guardrail)) {
+          if (GUARDRAIL_RESERVED_KEYS.has(key)) continue;
+          const at = `${pointer}/${escapePointerToken(key)}`;
+          checkOne(key, parameters, at, at, config, errors);
+        }
+      });
+    }
+    if (Array.isArray(node.targets)) node.targets.forEach((child, i) => walk(child, `${at}/targets/${i}`, depth + 1));
+  };
+  walk(config, '', 0);
+  return errors;
+}
+
+function checkOne(id: string, parameters: unknown, idPointer: string, parametersPointer: string, config: unknown, errors: ConfigError[]): void {
+  const spec: CheckSpec | undefined = Object.hasOwn(CHECKS, id) ? CHECKS[id] : undefined;
+  if (spec === undefined) {
+    errors.push({
+      code: 'CFG_UNKNOWN_CHECK',
+      pointer: idPointer,
+      message: `Unknown check ${JSON.stringify(id)}.`,
+      hint: didYouMean(id, CHECK_IDS) ?? `built-in checks: ${CHECK_IDS.join(', ')}`,
+    });
+    return;
+  }
+  // Not an object: the config schema reports that already.
+  if (!isPlainObject(parameters)) return;
+  if (!spec.validate(parameters)) {
+    const raw = (spec.validate.errors ?? []) as SchemaError[];
+    // The parameters' own schema: re-rooted at their place in the config, worded like config errors.
+    const rooted = raw.map((e) => ({ ...e, instancePath: parametersPointer + e.instancePath, parentSchema: { properties: Object.fromEntries(spec.parameters.map((p) => [p, {}])) } }));
+    for (const error of formatSchemaErrors(rooted, config)) {
+      const own: ConfigError = { ...error, code: 'CFG_INVALID_CHECK_PARAMETERS', message: `${id}: ${error.message}` };
+      if (error.code === 'CFG_UNKNOWN_KEY') KEY_ERRORS.add(own);
+      errors.push(own);
+    }
+    return;
+  }
+  const params = parameters as Record<string, unknown>;
+  if (PATTERN_CHECKS.has(id) && typeof params.rule === 'string') {
+    const checked = checkPattern(params.rule);
+    if (!checked.ok) {
+      errors.push({
+        code: 'CFG_INVALID_CHECK_REGEX',
+        pointer: `${parametersPointer}/rule`,
+        message: `${id}: the rule ${checked.unsupported ? 'needs backtracking (a back-reference or lookaround), which the linear-time engine does not run' : 'is not a valid regular expression'}: ${checked.message}.`,
+        hint: 'patterns use RE2 syntax: classes, alternation, anchors and repetition work; rewrite lookarounds and back-references',
+      });
+    }
+  }
+  if (id === 'default.jsonSchema' && isPlainObject(params.schema)) {
+    const problem = schemaProblem(params.schema);
+    if (problem !== null) {
+      errors.push({ code: 'CFG_INVALID_CHECK_SCHEMA', pointer: `${parametersPointer}/schema`, message: `default.jsonSchema: the schema is not a valid JSON Schema: ${problem}.`, hint: 'write a JSON Schema (draft 2020-12), e.g. {"type": "object", "required": ["answer"]}' });
+    }
+  }
+}
+
+/** Why a JSON Schema does not compile, or null. */
+function schemaProblem(schema: Record<string, unknown>): string | null {
+  try {
+    new Ajv2020({ strict: false, allErrors: false, validateFormats: false }).compile(schema);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
