@@ -30,8 +30,9 @@ describe('semantic index', () => {
     const best = Math.max(...stored.map((v) => cosine(v, query)));
     const found = index.nearest('s', query)!;
     expect(found).not.toBeNull();
-    expect(found.similarity).toBeCloseTo(best, 4);
-    expect(cosine(stored[Number(found.entryKey.slice(1))], query)).toBeCloseTo(best, 4);
+    // Vectors are held in half precision: similarities agree to about 1e-3.
+    expect(found.similarity).toBeCloseTo(best, 2);
+    expect(cosine(stored[Number(found.entryKey.slice(1))], query)).toBeCloseTo(best, 2);
   });
 
   it('keeps scopes and dimensions apart', () => {

@@ -68,7 +68,8 @@ const injectionArb: fc.Arbitrary<Injection> = fc
       custom_host: `https://${str()}`,
       override_params: { model: str(), [k[next % k.length]]: str() },
       forward_headers: [str()],
-      before_request_hooks: [{ id: str(), checks: [{ id: str(), parameters: { [k[(next + 3) % k.length]]: str() } }] }],
+      // Check ids must name a built-in check; its string parameters carry the hostile text.
+      before_request_hooks: [{ id: str(), checks: [{ id: 'default.endsWith', parameters: { suffix: `${str()}x` } }] }],
       ...extra,
     });
     const bareObject = { [k[4]]: s[6], plain: s[7] };
