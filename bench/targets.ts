@@ -70,16 +70,12 @@ export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: Com
   }
   const byId = (id: string) => scenarios.find((s) => s.id === id);
   const [single, limited] = [byId('single'), byId('limited')];
-  if (single?.cpuMicrosPerRequest != null && limited?.cpuMicrosPerRequest != null) {
-    const added = limited.cpuMicrosPerRequest - single.cpuMicrosPerRequest;
-    checks.push({
-      target: 'limits: gateway CPU one matching requests policy adds (memory counters)',
-      value: `${added.toFixed(1)} µs/req`,
-      limit: `≤ ${LIMIT_MEMORY_MAX_CPU_MICROS} µs`,
-      pass: added <= LIMIT_MEMORY_MAX_CPU_MICROS,
-      margin: signed(LIMIT_MEMORY_MAX_CPU_MICROS - added, 1, ' µs'),
-    });
-  }
+  const addedCpu = (target: string, variant: ScenarioNumbers | undefined, limit: number): void => {
+    if (single?.cpuMicrosPerRequest == null || variant?.cpuMicrosPerRequest == null) return;
+    const added = variant.cpuMicrosPerRequest - single.cpuMicrosPerRequest;
+    checks.push({ target, value: `${added.toFixed(1)} µs/req`, limit: `≤ ${limit} µs`, pass: added <= limit, margin: signed(limit - added, 1, ' µs') });
+  };
+  addedCpu('limits: gateway CPU one matching requests policy adds (memory counters)', limited, LIMIT_MEMORY_MAX_CPU_MICROS);
   const [singleRedis, limitedRedis] = [byId('single-redis'), byId('limited-redis')];
   if (singleRedis !== undefined && limitedRedis !== undefined) {
     const added = (limitedRedis.p50Ms - singleRedis.p50Ms) * 1000;
@@ -101,17 +97,7 @@ export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: Com
       margin: signed(hit.ratioToFloor - CACHE_HIT_MIN_FLOOR_RATIO, 2, '×'),
     });
   }
-  const refresh = byId('cache-refresh');
-  if (single?.cpuMicrosPerRequest != null && refresh?.cpuMicrosPerRequest != null) {
-    const added = refresh.cpuMicrosPerRequest - single.cpuMicrosPerRequest;
-    checks.push({
-      target: 'cache: gateway CPU the miss path adds (every answer stored)',
-      value: `${added.toFixed(1)} µs/req`,
-      limit: `≤ ${CACHE_MISS_MAX_CPU_MICROS} µs`,
-      pass: added <= CACHE_MISS_MAX_CPU_MICROS,
-      margin: signed(CACHE_MISS_MAX_CPU_MICROS - added, 1, ' µs'),
-    });
-  }
+  addedCpu('cache: gateway CPU the miss path adds (every answer stored)', byId('cache-refresh'), CACHE_MISS_MAX_CPU_MICROS);
   if (semantic !== null) {
     checks.push({
       target: `cache: semantic lookup p99, ${semantic.entries} entries × ${semantic.dimensions} dims (embedding excluded)`,
