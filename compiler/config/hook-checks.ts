@@ -5,7 +5,7 @@
 // pointer to where it is, and a "did you mean" where one helps.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
-import { type ConfigError, KEY_ERRORS } from './errors.ts';
+import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
 import { checkPattern } from './linear-regex.ts';
 import { isPlainObject } from './query.ts';
@@ -25,7 +25,7 @@ export function checkHooks(config: unknown): ConfigError[] {
   const errors: ConfigError[] = [];
   const walk = (node: unknown, at: string, depth: number): void => {
     // Deeper trees are reported by the semantic rules (CFG_TOO_DEEP).
-    if (!isPlainObject(node) || depth > 16) return;
+    if (!isPlainObject(node) || depth > MAX_TARGET_DEPTH) return;
     for (const field of HOOK_FIELDS) {
       const hooks = node[field];
       if (!Array.isArray(hooks)) continue;

@@ -14,13 +14,13 @@ export function semanticCacheMessage(): string {
 /** JSON pointers of the `cache.mode` values that say semantic (where set, not where inherited). */
 export function semanticCachePointers(plan: RoutePlan): string[] {
   const pointers: string[] = [];
+  // A child inherits its parent's cache: only the topmost node of a run of semantic ones set it.
   const walk = (node: PlanNode, parentMode: string | null, pointer: string): void => {
     const mode = node.cache?.mode ?? null;
-    if (mode === 'semantic' && (parentMode !== 'semantic' || pointer === '')) pointers.push(`${pointer}/cache/mode`);
+    if (mode === 'semantic' && parentMode !== 'semantic') pointers.push(`${pointer}/cache/mode`);
     if (node.kind === 'strategy') node.targets.forEach((child, i) => walk(child, mode, `${pointer}/targets/${i}`));
   };
   walk(plan.root, null, '');
-  // A child inherits its parent's cache: only the topmost of a run of semantic nodes set it.
   return pointers;
 }
 

@@ -61,7 +61,6 @@ export const GATEWAY_ERRORS = {
   provider_invalid_response: { status: 502, type: 'provider_error', message: 'The provider\'s answer is not a valid HTTP answer.' },
   provider_contract_violation: { status: 502, type: 'provider_error', message: 'The provider\'s answer does not match its schema.' },
   not_ready: { status: 503, type: 'server_error', message: 'The gateway is starting or shutting down.' },
-  no_target_available: { status: 503, type: 'server_error', message: 'No target is available for this request.' },
   cache_unavailable: { status: 503, type: 'server_error', message: 'The shared response cache (Redis) did not answer.' },
 } as const satisfies Record<string, GatewayErrorSpec>;
 

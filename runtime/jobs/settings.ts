@@ -1,4 +1,5 @@
 // Settings of files, batches, fine-tuning and responses, read from the environment once at start.
+import { envInteger } from '../core/env-integer.ts';
 
 export type ContractMode = 'lenient' | 'strict';
 
@@ -35,20 +36,12 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
     throw new Error(`GATEWAY_PROVIDER_CONTRACT must be "lenient" or "strict", not ${JSON.stringify(mode)}`);
   }
   return {
-    fileMaxBytes: integer(env, 'GATEWAY_FILE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileMaxBytes, 1),
-    batchConcurrency: integer(env, 'GATEWAY_BATCH_CONCURRENCY', DEFAULT_JOB_SETTINGS.batchConcurrency, 1),
-    maxRunningBatches: integer(env, 'GATEWAY_BATCH_MAX_RUNNING', DEFAULT_JOB_SETTINGS.maxRunningBatches, 1),
-    batchLeaseMs: integer(env, 'GATEWAY_BATCH_LEASE_MS', DEFAULT_JOB_SETTINGS.batchLeaseMs, 300),
-    batchPollMs: integer(env, 'GATEWAY_BATCH_POLL_MS', DEFAULT_JOB_SETTINGS.batchPollMs, 10),
+    fileMaxBytes: envInteger(env, 'GATEWAY_FILE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileMaxBytes, 1),
+    batchConcurrency: envInteger(env, 'GATEWAY_BATCH_CONCURRENCY', DEFAULT_JOB_SETTINGS.batchConcurrency, 1),
+    maxRunningBatches: envInteger(env, 'GATEWAY_BATCH_MAX_RUNNING', DEFAULT_JOB_SETTINGS.maxRunningBatches, 1),
+    batchLeaseMs: envInteger(env, 'GATEWAY_BATCH_LEASE_MS', DEFAULT_JOB_SETTINGS.batchLeaseMs, 300),
+    batchPollMs: envInteger(env, 'GATEWAY_BATCH_POLL_MS', DEFAULT_JOB_SETTINGS.batchPollMs, 10),
     contractMode: mode === 'strict' ? 'strict' : 'lenient',
     modelCatalogPath: env.GATEWAY_MODEL_CATALOG || null,
   };
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, not ${JSON.stringify(raw)}`);
-  return value;
 }

@@ -52,7 +52,7 @@ function options(overrides: Partial<RetryOptions> & { sleeps?: number[] } = {}):
 }
 
 const STATUS_POOL = [200, 201, 400, 404, 408, 429, 500, 502, 503, 504];
-const ERROR_POOL: GatewayErrorCode[] = ['request_timeout', 'provider_unreachable', 'missing_provider_credentials', 'usage_limit_exceeded', 'no_target_available'];
+const ERROR_POOL: GatewayErrorCode[] = ['request_timeout', 'provider_unreachable', 'missing_provider_credentials', 'usage_limit_exceeded', 'not_ready'];
 
 type Step = { kind: 'response'; status: number; retryAfterMs: number | null } | { kind: 'error'; code: GatewayErrorCode };
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
         throw new Error('boom with sk-secret-provider-key inside');
       });
       gateway.registerHandler('inference.images', async () => {
-        throw new GatewayError('no_target_available');
+        throw new GatewayError('not_ready');
       });
       gateway.registerHandler('inference.audio', async () => {});
       gateway.registerHandler('inference.completions', async (ctx) => {
@@ -291,7 +291,7 @@ describe('handler failures', () => {
   it('turns a thrown GatewayError into its own status and body', async () => {
     const res = await send(gw.url, { method: 'POST', path: '/v1/images/generations', headers: auth, body: '{}' });
     expect(res.status).toBe(503);
-    expect(errorOf(res).code).toBe('no_target_available');
+    expect(errorOf(res).code).toBe('not_ready');
   });
 
   it('answers 500 when a handler returns without responding', async () => {

@@ -1,4 +1,5 @@
 // Server settings of the response cache, read once at start (docs/cache.md lists them).
+import { envInteger } from '../../core/env-integer.ts';
 
 export interface CacheSettings {
   /** Lifetime of an entry whose config gives no max_age (GATEWAY_CACHE_DEFAULT_MAX_AGE, seconds; default 24 h). */
@@ -30,8 +31,8 @@ export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 
 export function cacheSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): CacheSettings {
-  const maxAge = positiveInteger(env, 'GATEWAY_CACHE_DEFAULT_MAX_AGE', DEFAULT_CACHE_MAX_AGE_SECONDS);
-  const maxBytes = positiveInteger(env, 'GATEWAY_CACHE_MAX_BYTES', DEFAULT_CACHE_MAX_BYTES);
+  const maxAge = envInteger(env, 'GATEWAY_CACHE_DEFAULT_MAX_AGE', DEFAULT_CACHE_MAX_AGE_SECONDS, 1);
+  const maxBytes = envInteger(env, 'GATEWAY_CACHE_MAX_BYTES', DEFAULT_CACHE_MAX_BYTES, 1);
   return { defaultMaxAgeMs: maxAge * 1000, maxBytes, maxEntryBytes: Math.min(MAX_ENTRY_BYTES, Math.floor(maxBytes / 4)), semantic: semanticSettingsFromEnv(env) };
 }
 
@@ -43,13 +44,5 @@ function semanticSettingsFromEnv(env: NodeJS.ProcessEnv): SemanticSettings | nul
   const rawThreshold = env.GATEWAY_SEMANTIC_CACHE_THRESHOLD?.trim();
   const threshold = rawThreshold === undefined || rawThreshold === '' ? DEFAULT_SEMANTIC_THRESHOLD : Number(rawThreshold);
   if (!(threshold > 0 && threshold <= 1)) throw new Error(`GATEWAY_SEMANTIC_CACHE_THRESHOLD must be a number above 0 and at most 1, not "${rawThreshold}".`);
-  return { embeddings, model, threshold, maxEntries: positiveInteger(env, 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES', DEFAULT_SEMANTIC_MAX_ENTRIES) };
-}
-
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, not "${raw}".`);
-  return value;
+  return { embeddings, model, threshold, maxEntries: envInteger(env, 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES', DEFAULT_SEMANTIC_MAX_ENTRIES, 1) };
 }

@@ -31,10 +31,10 @@ const STATUS_HEADERS: Readonly<Record<CacheStatus, Readonly<Record<string, strin
   Object.fromEntries(Object.values(CACHE_STATUS).map((status) => [status, Object.freeze({ [CACHE_STATUS_HEADER]: status })])) as unknown as Record<CacheStatus, Record<string, string>>,
 );
 
+// No `readsBody`: the compiler marks every plan with a cache anywhere as reading the body.
 export const cacheStage: Stage = {
   name: 'cache',
   phase: 'request',
-  readsBody: (node, plan) => node === plan.root && node.cache !== null,
   prepare(node, services, plan) {
     if (node.cache === null || services.cache === null) return null;
     return cachedRoute(node, node.cache, plan, services, services.cache);
@@ -44,7 +44,6 @@ export const cacheStage: Stage = {
 export const attemptCacheStage: Stage = {
   name: 'attempt-cache',
   phase: 'attempt',
-  readsBody: (node, plan) => node.cache !== null && !sameCache(node.cache, plan.root.cache),
   prepare(node, services, plan) {
     if (node.cache === null || services.cache === null) return null;
     // A leaf that has the root's cache (inherited) is inside the route the root's cache wraps already.

@@ -17,10 +17,6 @@ export class FailOpenCache implements ResponseCache {
     this.#onFailure = onFailure;
   }
 
-  get backend(): ResponseCache['backend'] {
-    return this.#shared.backend;
-  }
-
   get(key: string): Promise<CachedAnswer | null> {
     return this.#shared.get(key).then(this.#answered, (error: unknown) => this.#failed('get', error, null));
   }

@@ -12,7 +12,6 @@ interface Entry {
 }
 
 export class MemoryResponseCache implements ResponseCache {
-  readonly backend = 'memory';
   readonly #entries = new Map<string, Entry>();
   readonly #maxBytes: number;
   readonly #now: () => number;
@@ -33,19 +32,16 @@ export class MemoryResponseCache implements ResponseCache {
   }
 
   get(key: string): Promise<CachedAnswer | null> {
-    return Promise.resolve(this.getNow(key));
-  }
-
-  getNow(key: string): CachedAnswer | null {
     const entry = this.#entries.get(key);
-    if (entry === undefined) return null;
+    if (entry === undefined) return Promise.resolve(null);
     this.#entries.delete(key);
     if (entry.expiresAt <= this.#now()) {
       this.#bytes -= entry.bytes;
-      return null;
+      return Promise.resolve(null);
     }
+    // Back to the end: the most recently used.
     this.#entries.set(key, entry);
-    return entry.answer;
+    return Promise.resolve(entry.answer);
   }
 
   set(key: string, answer: CachedAnswer, ttlMs: number, tags: CacheTags): Promise<void> {

@@ -39,7 +39,6 @@ interface ScriptedRedis extends Redis {
 }
 
 export class RedisResponseCache implements ResponseCache {
-  readonly backend = 'redis';
   readonly #redis: ScriptedRedis;
 
   constructor(redis: Redis) {

@@ -2,6 +2,8 @@
 // completion's prompt), and the rest of the request, which must match exactly (model, parameters,
 // system messages, stream or not): a semantic match only ever differs in that text.
 
+import { type ChatMessage, textOf } from '../../providers/shared/chat.ts';
+
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
 export interface SplitRequest {
@@ -27,19 +29,8 @@ export function splitRequest(endpoint: 'chat' | 'completions', params: unknown):
     else {
       // The role stays in the scope (a user turn is not an assistant turn); the words are compared.
       kept.push({ role });
-      texts.push(contentText((message as { content?: unknown } | null)?.content));
+      texts.push(textOf((message as ChatMessage).content));
     }
   }
   return { text: texts.join('\n').trim(), rest: { ...body, messages: kept } };
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const part of content) {
-    const text = (part as { type?: unknown; text?: unknown } | null)?.text;
-    if (typeof text === 'string') parts.push(text);
-  }
-  return parts.join(' ');
 }

@@ -21,7 +21,6 @@ export interface CachePurge {
 }
 
 export interface ResponseCache {
-  readonly backend: 'memory' | 'redis';
   /** The live entry under `key`; null when none, expired, or the backend did not answer. */
   get(key: string): Promise<CachedAnswer | null>;
   /** Stores (or replaces) the entry for `ttlMs` milliseconds. */

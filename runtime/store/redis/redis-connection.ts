@@ -1,5 +1,5 @@
 // The one Redis connection of a gateway process (REDIS_URL): shared hot state, namely limit
-// counters now and the response cache later. A command on the request path must answer fast or
+// counters and the response cache. A command on the request path must answer fast or
 // fail: no offline queue (a command while disconnected fails at once), no per-command retries, a
 // short command timeout; ioredis reconnects in the background, and the callers fall back to their
 // process-local state meanwhile (ARCHITECTURE §6: Redis down never means a 5xx).
