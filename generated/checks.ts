@@ -21,7 +21,7 @@ export const CHECKS: Readonly<Record<string, CheckSpec>> = {
   "default.endsWith": { id: "default.endsWith", validate: validateEndsWithCheck as CheckSpec['validate'], parameters: ["suffix","not"], required: ["suffix"] },
   "default.jsonKeys": { id: "default.jsonKeys", validate: validateJsonKeysCheck as CheckSpec['validate'], parameters: ["keys","operator"], required: ["keys"] },
   "default.jsonSchema": { id: "default.jsonSchema", validate: validateJsonSchemaCheck as CheckSpec['validate'], parameters: ["schema","not"], required: ["schema"] },
-  "default.jwt": { id: "default.jwt", validate: validateJwtCheck as CheckSpec['validate'], parameters: ["jwksUri","headerKey","algorithms","cacheMaxAge","clockTolerance","maxTokenAge"], required: ["jwksUri","headerKey"] },
+  "default.jwt": { id: "default.jwt", validate: validateJwtCheck as CheckSpec['validate'], parameters: ["jwksUri","headerKey","algorithms","cacheMaxAge","clockTolerance","maxTokenAge","failOnError"], required: ["jwksUri","headerKey"] },
   "default.log": { id: "default.log", validate: validateLogCheck as CheckSpec['validate'], parameters: ["logURL","headers"], required: ["logURL"] },
   "default.modelWhitelist": { id: "default.modelWhitelist", validate: validateModelWhitelistCheck as CheckSpec['validate'], parameters: ["models","not"], required: ["models"] },
   "default.notNull": { id: "default.notNull", validate: validateNotNullCheck as CheckSpec['validate'], parameters: ["not"], required: [] },
@@ -31,6 +31,6 @@ export const CHECKS: Readonly<Record<string, CheckSpec>> = {
   "default.requiredMetadataKeys": { id: "default.requiredMetadataKeys", validate: validateRequiredMetadataKeysCheck as CheckSpec['validate'], parameters: ["metadataKeys","operator"], required: ["metadataKeys"] },
   "default.sentenceCount": { id: "default.sentenceCount", validate: validateSentenceCountCheck as CheckSpec['validate'], parameters: ["minSentences","maxSentences","not"], required: [] },
   "default.validUrls": { id: "default.validUrls", validate: validateValidUrlsCheck as CheckSpec['validate'], parameters: ["onlyDNS","not"], required: [] },
-  "default.webhook": { id: "default.webhook", validate: validateWebhookCheck as CheckSpec['validate'], parameters: ["webhookURL","headers","timeout"], required: ["webhookURL"] },
+  "default.webhook": { id: "default.webhook", validate: validateWebhookCheck as CheckSpec['validate'], parameters: ["webhookURL","headers","timeout","failOnError"], required: ["webhookURL"] },
   "default.wordCount": { id: "default.wordCount", validate: validateWordCountCheck as CheckSpec['validate'], parameters: ["minWords","maxWords","not"], required: [] },
 };

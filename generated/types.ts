@@ -346,6 +346,10 @@ export interface JwtCheck {
    * Longest age of the token since iat, e.g. "1h".
    */
   maxTokenAge?: string;
+  /**
+   * Whether the check fails when it cannot run (the key set cannot be fetched); false lets the request pass and reports the error.
+   */
+  failOnError?: boolean;
 }
 /**
  * Parameters of the check `default.log`. Always passes; POSTs the request and answer as JSON to logURL (the custom-host safety policy applies).
@@ -498,6 +502,10 @@ export interface WebhookCheck {
    * Milliseconds to wait; past it the check errors.
    */
   timeout?: number;
+  /**
+   * Whether the check fails when it cannot run (no answer in time, an unreachable endpoint, a malformed answer); false lets the request pass and reports the error.
+   */
+  failOnError?: boolean;
 }
 /**
  * Parameters of the check `default.wordCount`. Passes when the text has between minWords and maxWords words (whitespace-separated).

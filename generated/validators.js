@@ -699,7 +699,7 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateJwtCheck = validate29;
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/jwt-check.json","title":"JwtCheck","description":"Parameters of the check `default.jwt`. Passes when the request header headerKey carries a JWT (Bearer or bare) whose signature verifies against the JSON Web Key Set at jwksUri and whose claims are current.","type":"object","additionalProperties":false,"required":["jwksUri","headerKey"],"properties":{"jwksUri":{"type":"string","format":"uri","pattern":"^https?://","description":"Where the JSON Web Key Set is (http or https; the custom-host safety policy applies)."},"headerKey":{"type":"string","minLength":1,"pattern":"^[A-Za-z0-9-]+$","description":"The request header holding the token."},"algorithms":{"type":"array","items":{"type":"string","minLength":1},"description":"Signature algorithms accepted (default: those the keys name)."},"cacheMaxAge":{"type":"integer","minimum":0,"default":86400,"description":"Seconds the key set is kept."},"clockTolerance":{"type":"integer","minimum":0,"default":5,"description":"Seconds of clock skew tolerated on exp and nbf."},"maxTokenAge":{"type":"string","pattern":"^[0-9]+ ?(s|m|h|d)$","description":"Longest age of the token since iat, e.g. \"1h\"."}}};
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/jwt-check.json","title":"JwtCheck","description":"Parameters of the check `default.jwt`. Passes when the request header headerKey carries a JWT (Bearer or bare) whose signature verifies against the JSON Web Key Set at jwksUri and whose claims are current.","type":"object","additionalProperties":false,"required":["jwksUri","headerKey"],"properties":{"jwksUri":{"type":"string","format":"uri","pattern":"^https?://","description":"Where the JSON Web Key Set is (http or https; the custom-host safety policy applies)."},"headerKey":{"type":"string","minLength":1,"pattern":"^[A-Za-z0-9-]+$","description":"The request header holding the token."},"algorithms":{"type":"array","items":{"type":"string","minLength":1},"description":"Signature algorithms accepted (default: those the keys name)."},"cacheMaxAge":{"type":"integer","minimum":0,"default":86400,"description":"Seconds the key set is kept."},"clockTolerance":{"type":"integer","minimum":0,"default":5,"description":"Seconds of clock skew tolerated on exp and nbf."},"maxTokenAge":{"type":"string","pattern":"^[0-9]+ ?(s|m|h|d)$","description":"Longest age of the token since iat, e.g. \"1h\"."},"failOnError":{"type":"boolean","default":true,"description":"Whether the check fails when it cannot run (the key set cannot be fetched); false lets the request pass and reports the error."}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9-]+$", "u");
@@ -726,7 +726,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "jwksUri") || (key0 === "headerKey")) || (key0 === "algorithms")) || (key0 === "cacheMaxAge")) || (key0 === "clockTolerance")) || (key0 === "maxTokenAge"))){
+if(!(((((((key0 === "jwksUri") || (key0 === "headerKey")) || (key0 === "algorithms")) || (key0 === "cacheMaxAge")) || (key0 === "clockTolerance")) || (key0 === "maxTokenAge")) || (key0 === "failOnError"))){
 validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -889,6 +889,19 @@ var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.failOnError !== undefined){
+const _errs16 = errors;
+if(typeof data.failOnError !== "boolean"){
+validate29.errors = [{instancePath:instancePath+"/failOnError",schemaPath:"#/properties/failOnError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -1692,7 +1705,7 @@ return errors === 0;
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateWebhookCheck = validate39;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/webhook-check.json","title":"WebhookCheck","description":"Parameters of the check `default.webhook`. Asks an HTTP endpoint: POSTs the request (and for after-request hooks the answer) as JSON and reads {\"verdict\": boolean, \"transformedData\"?}.","type":"object","additionalProperties":false,"required":["webhookURL"],"properties":{"webhookURL":{"type":"string","format":"uri","pattern":"^https?://","description":"The endpoint (http or https; the custom-host safety policy applies)."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Headers sent with the POST."},"timeout":{"type":"integer","minimum":1,"maximum":60000,"default":3000,"description":"Milliseconds to wait; past it the check errors."}}};
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/webhook-check.json","title":"WebhookCheck","description":"Parameters of the check `default.webhook`. Asks an HTTP endpoint: POSTs the request (and for after-request hooks the answer) as JSON and reads {\"verdict\": boolean, \"transformedData\"?}.","type":"object","additionalProperties":false,"required":["webhookURL"],"properties":{"webhookURL":{"type":"string","format":"uri","pattern":"^https?://","description":"The endpoint (http or https; the custom-host safety policy applies)."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Headers sent with the POST."},"timeout":{"type":"integer","minimum":1,"maximum":60000,"default":3000,"description":"Milliseconds to wait; past it the check errors."},"failOnError":{"type":"boolean","default":true,"description":"Whether the check fails when it cannot run (no answer in time, an unreachable endpoint, a malformed answer); false lets the request pass and reports the error."}}};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/checks/webhook-check.json" */;
@@ -1715,7 +1728,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "webhookURL") || (key0 === "headers")) || (key0 === "timeout"))){
+if(!((((key0 === "webhookURL") || (key0 === "headers")) || (key0 === "timeout")) || (key0 === "failOnError"))){
 validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1804,6 +1817,19 @@ var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.failOnError !== undefined){
+const _errs11 = errors;
+if(typeof data.failOnError !== "boolean"){
+validate39.errors = [{instancePath:instancePath+"/failOnError",schemaPath:"#/properties/failOnError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

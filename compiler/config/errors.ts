@@ -32,6 +32,7 @@ export const CONFIG_ERRORS = {
   CFG_INVALID_CHECK_REGEX: 'A check\'s `rule` is not a pattern the linear-time regex engine runs.',
   CFG_INVALID_CHECK_SCHEMA: 'The `schema` parameter of default.jsonSchema is not a valid JSON Schema.',
   CFG_UNKNOWN_GUARDRAIL: 'A guardrail named by string does not exist.',
+  CFG_ASYNC_GUARDRAIL_DENIES: 'An async guardrail (it only logs) also says deny.',
   CFG_SCHEMA_VIOLATION: 'The value breaks a rule of the config schema.',
 } as const;
 

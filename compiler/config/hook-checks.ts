@@ -53,6 +53,14 @@ export function checkHooks(config: unknown): ConfigError[] {
           return;
         }
         if (!isPlainObject(guardrail)) return;
+        if (guardrail.async === true && denies(guardrail)) {
+          errors.push({
+            code: 'CFG_ASYNC_GUARDRAIL_DENIES',
+            pointer: `${pointer}/async`,
+            message: 'An async guardrail runs after the request went on and only logs, so it cannot deny.',
+            hint: 'drop "async" to let it deny, or drop "deny" to keep it async',
+          });
+        }
         for (const [key, parameters] of Object.entries(guardrail)) {
           if (GUARDRAIL_RESERVED_KEYS.has(key)) continue;
           const at = `${pointer}/${escapePointerToken(key)}`;
@@ -64,6 +72,12 @@ export function checkHooks(config: unknown): ConfigError[] {
   };
   walk(config, '', 0);
   return errors;
+}
+
+function denies(guardrail: Record<string, unknown>): boolean {
+  const onFail = guardrail.on_fail;
+  const onSuccess = guardrail.on_success;
+  return guardrail.deny === true || (isPlainObject(onFail) && onFail.deny === true) || (isPlainObject(onSuccess) && onSuccess.deny === true);
 }
 
 function checkOne(id: string, parameters: unknown, idPointer: string, parametersPointer: string, config: unknown, errors: ConfigError[]): void {

@@ -88,6 +88,11 @@ export interface RequestRecord {
   /** Only with GATEWAY_LOG_BODIES=on: capped, credentials redacted. */
   requestBody: string | null;
   responseBody: string | null;
+  /**
+   * Work that still adds to the record after the answer was sent (async hooks): whoever writes the
+   * record waits for it first. Null when there is none. Never rejects.
+   */
+  settling: Promise<void> | null;
 }
 
 /** Random bits fixed per process, so ids from several processes never collide; a counter after them. */
@@ -149,5 +154,6 @@ export function newRequestRecord(traceId: string, method: string, path: string, 
     feedback: null,
     requestBody: null,
     responseBody: null,
+    settling: null,
   };
 }

@@ -10,7 +10,7 @@ import { ConfigResolver } from './config-resolver.ts';
 import { createInferenceHandler, INFERENCE_HANDLERS } from './handlers.ts';
 import { inferenceSettingsFromEnv, type InferenceSettings } from './settings.ts';
 import { InferenceTransport } from './transport.ts';
-import { defaultServices } from './routers.ts';
+import { defaultCheckTools, defaultServices } from './routers.ts';
 import type { TokenUsage } from '../core/request-record.ts';
 import { ModelCatalog } from '../telemetry/model-catalog.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
@@ -51,6 +51,7 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     metrics: telemetry.metrics ? new GatewayMetrics({ circuits: () => circuitsOf(breakers), upstreamPools: upstreamPoolCount }) : null,
     recording: telemetry.requestLog || telemetry.metrics || setup.tracing !== null,
     tracing: setup.tracing !== null,
+    checkTools: defaultCheckTools(hostPolicy),
   };
   const resolver = new ConfigResolver({ transport, breakers, settings, services });
   if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);

@@ -1,7 +1,11 @@
 // Turns a RoutePlan into a live router: emit its source once, instantiate it with `new Function`
 // (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime, and compose
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
+import { lookup } from 'node:dns/promises';
 import { emitRouterBody } from '../../compiler/config/emit.ts';
+import type { CheckTools } from '../pipeline/guardrails/check.ts';
+import { headersReadByChecks } from '../pipeline/guardrails/hook-stage.ts';
+import { HostPolicy } from '../providers/host-policy.ts';
 import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
 import { silentLogger } from '../core/log.ts';
 import { attemptStages, chain, requestStages, stagesReadBody } from '../pipeline/compose.ts';
@@ -26,6 +30,8 @@ export interface LoadedRouter {
   plan: RoutePlan;
   /** Every header name some leaf forwards (forward_headers): the server copies these out of the client's headers. */
   forwardedHeaders: readonly string[];
+  /** Header names the route's checks read (a jwt check's headerKey): copied out for them, never sent upstream. */
+  checkHeaders: readonly string[];
   /** The request-phase stages around the compiled router: the one entry point for every exchange. */
   run: (x: Exchange) => Promise<Outcome>;
 }
@@ -42,7 +48,12 @@ export interface RouterDeps {
 }
 
 export function defaultServices(): Services {
-  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null };
+  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()) };
+}
+
+/** Check tools over a host policy, resolving names with the system resolver. */
+export function defaultCheckTools(hostPolicy: HostPolicy): CheckTools {
+  return { hostPolicy, now: Date.now, resolve: async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address) };
 }
 
 export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
@@ -69,7 +80,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.
   const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null ? route(x) : x.json().then(() => route(x))) : route;
   const fns = requestStages(stages, plan, services);
-  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
+  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), run: fns.length === 0 ? router : chain(fns, router) };
 }
 
 function forwardedHeaders(root: PlanNode): string[] {

@@ -292,11 +292,18 @@ export class BatchRunner {
       record.status = typeof response?.status_code === 'number' ? response.status_code : 500;
     }
     record.latencyMs = Date.now() - record.createdAt;
-    try {
-      onRecord(record);
-    } catch (error) {
-      this.#deps.logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(error) });
-    }
+    const write = (): void => {
+      try {
+        onRecord(record);
+      } catch (error) {
+        this.#deps.logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(error) });
+      }
+    };
+    if (record.settling === null) write();
+    else void record.settling.then(() => {
+      record.settling = null;
+      write();
+    });
   }
 
   async #routeLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>, caller: Caller | null, record: RequestRecord): Promise<LineResult | RateLimited | null> {

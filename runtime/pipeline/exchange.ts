@@ -40,6 +40,8 @@ export interface GatewayOptions extends ParsedGatewayHeaders {
    * the attempt-trace stage replaces `traceparent` with each attempt's own span.
    */
   passedHeaders: Record<string, string>;
+  /** The client headers the route's guardrail checks read (a jwt check's headerKey), lower-cased; never sent upstream. */
+  checkHeaders: Record<string, string>;
 }
 
 /** Who sent the request: the gateway API key's identity (never its secret). */

@@ -13,7 +13,7 @@ export const ALWAYS_PASSED_HEADERS: readonly string[] = ['content-type', 'accept
  * `forwardedByConfig`: every header name some leaf of the router forwards (computed once per router),
  * so the headers a leaf may pick are in `passedHeaders`.
  */
-export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[]): GatewayOptions {
+export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[], readByChecks: readonly string[] = NO_NAMES): GatewayOptions {
   return {
     traceId: parsed.traceId,
     metadata: parsed.metadata,
@@ -27,12 +27,16 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     bearerToken: bearerToken(headers),
     providerOptions: headerOptions(headers),
     passedHeaders: passedHeaders(headers, forwardedByConfig, parsed.forwardHeaders),
+    checkHeaders: readByChecks.length === 0 ? NO_HEADERS : passedHeaders(headers, readByChecks, NO_NAMES, NO_NAMES),
   };
 }
 
-function passedHeaders(headers: IncomingHttpHeaders, byConfig: readonly string[], byHeader: readonly string[]): Record<string, string> {
+const NO_NAMES: readonly string[] = [];
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function passedHeaders(headers: IncomingHttpHeaders, byConfig: readonly string[], byHeader: readonly string[], always: readonly string[] = ALWAYS_PASSED_HEADERS): Record<string, string> {
   const passed: Record<string, string> = {};
-  for (const list of [ALWAYS_PASSED_HEADERS, byConfig, byHeader]) {
+  for (const list of [always, byConfig, byHeader]) {
     for (const name of list) {
       const value = headers[name];
       if (value !== undefined) passed[name] = Array.isArray(value) ? value.join(', ') : value;

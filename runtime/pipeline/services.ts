@@ -7,6 +7,7 @@ import type { PromptHolder } from './prompt/prompt-source.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Limits } from './limits/limits.ts';
 import type { CacheService } from './cache/cache-service.ts';
+import type { CheckTools } from './guardrails/check.ts';
 
 export interface Services {
   logger: GatewayLogger;
@@ -31,4 +32,6 @@ export interface Services {
   limits: Limits | null;
   /** The response cache; null where none is installed (a gateway without a control plane, some tests): cache stages are then left out. */
   cache: CacheService | null;
+  /** What guardrail checks use: the custom-host policy for the URLs they call, DNS, the clock. */
+  checkTools: CheckTools;
 }

@@ -94,12 +94,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       const now = performance.now();
       record.latencyMs = round(now - res.startedAt);
       record.ttfbMs = res.firstByteAt === 0 ? null : round(res.firstByteAt - res.startedAt);
-      try {
-        res.span?.end(record);
-        onRecord?.(record);
-      } catch (err) {
-        logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(err) });
-      }
+      const write = (): void => {
+        try {
+          res.span?.end(record);
+          onRecord?.(record);
+        } catch (err) {
+          logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(err) });
+        }
+      };
+      // Async hooks still judging the answer: the record is written with their results.
+      if (record.settling === null) write();
+      else void record.settling.then(() => {
+        record.settling = null;
+        write();
+      });
     },
   };
 

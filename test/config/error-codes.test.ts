@@ -63,6 +63,7 @@ const cases: Case[] = [
   { code: 'CFG_INVALID_CHECK_PARAMETERS', source: '{\n  "virtual_key": "v",\n  "input_guardrails": [{ "id": "g", "default.wordCount": { "maxWord": 10 } }]\n}', pointer: '/input_guardrails/0/default.wordCount/maxWord', at: ['"maxWord"'] },
   { code: 'CFG_INVALID_CHECK_REGEX', source: '{\n  "virtual_key": "v",\n  "input_guardrails": [{ "id": "g", "default.regexMatch": { "rule": "(a" } }]\n}', pointer: '/input_guardrails/0/default.regexMatch/rule', at: ['"(a"'] },
   { code: 'CFG_INVALID_CHECK_SCHEMA', source: '{\n  "virtual_key": "v",\n  "output_guardrails": [{ "id": "g", "default.jsonSchema": { "schema": { "type": "objekt" } } }]\n}', pointer: '/output_guardrails/0/default.jsonSchema/schema', at: ['{ "type": "objekt" }'] },
+  { code: 'CFG_ASYNC_GUARDRAIL_DENIES', source: '{\n  "virtual_key": "v",\n  "input_guardrails": [{ "id": "g", "deny": true, "async": true, "default.notNull": {} }]\n}', pointer: '/input_guardrails/0/async', at: ['true, "default'] },
   { code: 'CFG_UNKNOWN_GUARDRAIL', source: '{\n  "virtual_key": "v",\n  "input_guardrails": ["gr-missing"]\n}', pointer: '/input_guardrails/0', at: ['"gr-missing"'] },
   { code: 'CFG_TOO_DEEP', source: deep, pointer: '/targets/0'.repeat(17), at: ['"name": "too-deep"', 1, deepOffset] },
 ];

@@ -80,6 +80,10 @@ function hooks(config: Record<string, unknown>, at: string, out: Expected[]): vo
     list.forEach((guardrail, g) => {
       if (typeof guardrail === 'string') out.push({ code: 'CFG_UNKNOWN_GUARDRAIL', pointer: `${at}/${field}/${g}` });
       if (!isObject(guardrail)) return;
+      const onFail = guardrail.on_fail;
+      const onSuccess = guardrail.on_success;
+      const denies = guardrail.deny === true || (isObject(onFail) && onFail.deny === true) || (isObject(onSuccess) && onSuccess.deny === true);
+      if (guardrail.async === true && denies) out.push({ code: 'CFG_ASYNC_GUARDRAIL_DENIES', pointer: `${at}/${field}/${g}/async` });
       for (const key of Object.keys(guardrail)) {
         if (!['id', 'deny', 'async', 'on_fail', 'on_success'].includes(key) && !KNOWN_CHECKS.has(key)) out.push({ code: 'CFG_UNKNOWN_CHECK', pointer: `${at}/${field}/${g}/${escapeToken(key)}` });
       }

@@ -1,7 +1,8 @@
 // A request record as the logs API shows it (schema/resources/request-log.json): snake_case, times
 // in Unix seconds and milliseconds.
 import type { RequestLog } from '../../../generated/types.ts';
-import type { HookResult, RequestRecord } from '../../core/request-record.ts';
+import { hookResultsWire } from '../../core/hook-results-wire.ts';
+import type { RequestRecord } from '../../core/request-record.ts';
 
 export function requestLogWire(record: RequestRecord): RequestLog {
   const usage = record.usage;
@@ -35,20 +36,9 @@ export function requestLogWire(record: RequestRecord): RequestLog {
     api_key_id: record.apiKeyId,
     workspace_id: record.workspaceId,
     organisation_id: record.organisationId,
-    hook_results: record.hookResults === null ? null : { before_request_hooks: record.hookResults.beforeRequestHooks.map(hookWire), after_request_hooks: record.hookResults.afterRequestHooks.map(hookWire) },
+    hook_results: record.hookResults === null ? null : { ...hookResultsWire(record.hookResults) },
     feedback: record.feedback,
     request_body: record.requestBody,
     response_body: record.responseBody,
-  };
-}
-
-function hookWire(hook: HookResult): Record<string, unknown> {
-  return {
-    id: hook.id,
-    verdict: hook.verdict,
-    deny: hook.deny,
-    async: hook.async,
-    execution_time_ms: hook.executionTimeMs,
-    checks: hook.checks.map((check) => ({ id: check.id, verdict: check.verdict, explanation: check.explanation, error: check.error, execution_time_ms: check.executionTimeMs })),
   };
 }

@@ -1,0 +1,65 @@
+// default.validUrls: every http(s) URL in the text is well-formed: it parses and names a host with a
+// dot, an IP address or localhost. With onlyDNS, each host must also resolve, and to public addresses
+// only (never a private, loopback, link-local or cloud metadata address). A text without URLs passes.
+import { BlockList, isIP } from 'node:net';
+import { isMetadataAddress } from '../../../providers/host-policy.ts';
+import { type CheckDefinition, verdictOf } from '../check.ts';
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`)\]}]+/gi;
+
+const NOT_PUBLIC = new BlockList();
+for (const [address, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) NOT_PUBLIC.addSubnet(address, prefix, 'ipv4');
+for (const [address, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) NOT_PUBLIC.addSubnet(address, prefix, 'ipv6');
+
+/** The URLs of a text, trailing sentence punctuation dropped. */
+export function urlsIn(text: string): string[] {
+  return [...text.matchAll(URL_IN_TEXT)].map((m) => m[0].replace(/[.,;:!?]+$/, ''));
+}
+
+/** The host of a well-formed URL, or null. */
+export function wellFormedHost(candidate: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return null;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === '') return null;
+  return host === 'localhost' || isIP(host) !== 0 || (/^[a-z0-9.-]+$/i.test(host) && /\.[a-z][a-z0-9-]*[a-z0-9]$/i.test(host.replace(/\.$/, ''))) ? host : null;
+}
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0 || isMetadataAddress(address)) return false;
+  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export const validUrls: CheckDefinition = {
+  kind: 'verdict',
+  prepare(parameters, tools) {
+    const onlyDns = parameters.onlyDNS === true;
+    const resolvesPublicly = async (host: string): Promise<boolean> => {
+      try {
+        const addresses = isIP(host) !== 0 ? [host] : await tools.resolve(host);
+        return addresses.length > 0 && addresses.every(isPublicAddress);
+      } catch {
+        return false;
+      }
+    };
+    return (input) => {
+      const urls = urlsIn(input.text);
+      const hosts: string[] = [];
+      for (const url of urls) {
+        const host = wellFormedHost(url);
+        if (host === null) return verdictOf(false, parameters, `${url} is not a valid URL`);
+        hosts.push(host);
+      }
+      if (!onlyDns || hosts.length === 0) return verdictOf(true, parameters, urls.length === 0 ? 'no URLs' : `${urls.length} valid URLs`);
+      return Promise.all([...new Set(hosts)].map(async (host) => ({ host, ok: await resolvesPublicly(host) }))).then((verdicts) => {
+        const bad = verdicts.find((v) => !v.ok);
+        return verdictOf(bad === undefined, parameters, bad === undefined ? `${urls.length} URLs resolve to public addresses` : `${bad.host} does not resolve to a public address`);
+      });
+    };
+  },
+};

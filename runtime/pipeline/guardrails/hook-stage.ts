@@ -1,0 +1,273 @@
+// The hook stages (ARCHITECTURE §5 "Hooks and guardrails"). The request-phase stage runs the root's
+// before-request hooks and input guardrails (a denial answers 446 and the provider is never called),
+// then routes, then finishes the answer: 446 with hook_results for a denial, 246 when a hook failed
+// without denying, hook_results in JSON answers unless the answering target is strict about vendor
+// compliance, and the results and feedback in the log record. The attempt-phase stage runs, per try,
+// a target's own before hooks (when they differ from the root's) and the after-request hooks and
+// output guardrails on that try's answer, so a denied answer is a failed attempt a fallback moves past.
+import { GatewayError } from '../../core/errors.ts';
+import { hookResultsWire } from '../../core/hook-results-wire.ts';
+import type { PlanLeaf, PlanNode, RoutePlan } from '../../core/plan.ts';
+import type { EndpointKind } from '../../providers/types.ts';
+import { errorOutcome, type Outcome } from '../../router/outcome.ts';
+import type { UpstreamResponse } from '../../upstream/types.ts';
+import { bufferedResponse, jsonResponse } from '../answers.ts';
+import { attachTap } from '../body-tap.ts';
+import type { Exchange } from '../exchange.ts';
+import type { Services } from '../services.ts';
+import type { Stage, StageFn } from '../stage.ts';
+import { HookRun } from './hook-run.ts';
+import { hookSpecs, sameHooks } from './hook-spec.ts';
+import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts';
+import { answerText, requestText, rewriteAnswer, rewriteRequest } from './hook-text.ts';
+import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase } from './run-hooks.ts';
+
+/** Status of an answer that went through although a hook failed (ARCHITECTURE §5). */
+export const HOOK_FAILED_STATUS = 246;
+
+/** Endpoints whose answers after-request hooks judge: the ones with text. */
+const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+
+const REQUEST_BODY: Record<string, PhaseBody> = {};
+const ANSWER_BODY: Record<string, PhaseBody> = {};
+for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 'models', 'passthrough'] as const) {
+  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
+  ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
+}
+
+export const hookStage: Stage = {
+  name: 'hooks',
+  phase: 'request',
+  prepare(root, services, plan) {
+    if (!anyHooks(root)) return null;
+    const before = prepareHooks(hookSpecs(root, 'before'), services.checkTools);
+    const strict = strictLeaves(root);
+    const fn: StageFn = async (x, next) => {
+      const run = HookRun.start(x);
+      if (before.length > 0 && !(await passesBefore(before, x, run, run.before, run.feedback))) {
+        run.deniedIn = 'before';
+        return finish(x, run, errorOutcome(new GatewayError('denied_by_guardrail'), '', ''), strict);
+      }
+      return finish(x, run, await next(x), strict);
+    };
+    return fn;
+  },
+};
+
+export const attemptHookStage: Stage = {
+  name: 'attempt-hooks',
+  phase: 'attempt',
+  prepare(node, services, plan) {
+    const leaf = node as PlanLeaf;
+    const before = sameHooks(leaf, plan.root, 'before') ? [] : prepareHooks(hookSpecs(leaf, 'before'), services.checkTools);
+    const after = prepareHooks(hookSpecs(leaf, 'after'), services.checkTools);
+    if (before.length === 0 && after.length === 0) {
+      // A target without hooks in a route with some: its answer carries none of an earlier try's results.
+      if (!anyHooks(plan.root)) return null;
+      const reset: StageFn = (x, next) => {
+        HookRun.of(x)?.newAttempt();
+        return next(x);
+      };
+      return reset;
+    }
+    const waited = after.filter((h) => !h.spec.async);
+    const later = after.filter((h) => h.spec.async);
+    // A stream is held whole when an output check can deny it or change it; otherwise it flows and is judged at its end.
+    const hold = waited.some((h) => h.spec.denyOnFail || h.spec.denyOnSuccess || h.hasTransform || h.checks.some((c) => c.id === 'default.webhook'));
+    const fn: StageFn = async (x, next) => {
+      const run = HookRun.of(x) ?? HookRun.start(x);
+      run.newAttempt();
+      if (before.length > 0 && !(await passesBefore(before, x, run, run.attemptBefore, run.attemptFeedback))) {
+        run.deniedIn = 'before';
+        return errorOutcome(new GatewayError('denied_by_guardrail'), leaf.path, leaf.provider ?? '');
+      }
+      const outcome = await next(x);
+      const response = outcome.response;
+      if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300 || !JUDGED_ANSWERS.has(x.endpoint)) return outcome;
+      const contentType = response.headers['content-type'];
+      const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+      if (stream && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after) };
+      return judgeHeld(x, run, outcome, response, stream, waited, later);
+    };
+    return fn;
+  },
+};
+
+/** Runs before-request hooks on the request; false when one denied. A rewrite (redaction, a webhook's body) replaces what goes upstream. */
+async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: HookRun, into: HookRun['before'], feedback: HookRun['feedback']): Promise<boolean> {
+  if (x.rawBody !== null) await x.json();
+  const io = REQUEST_BODY[x.endpoint];
+  const ctx = contextOf(x);
+  const waited = hooks.filter((h) => !h.spec.async);
+  const later = hooks.filter((h) => h.spec.async);
+  if (later.length > 0) {
+    const params = x.params;
+    run.track(Promise.resolve(runPhase(later, 'before', ctx, params, io, false)).then((phase) => run.add(phase, into, feedback)));
+  }
+  if (waited.length === 0) return true;
+  const phase = await runPhase(waited, 'before', ctx, x.params, io);
+  run.add(phase, into, feedback);
+  if (phase.denied) return false;
+  if (phase.body !== x.params) {
+    x.params = phase.body;
+    x.rawBody = Buffer.from(JSON.stringify(phase.body));
+  }
+  return true;
+}
+
+/** A JSON answer, or a stream held whole: judged before the client sees it. */
+async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, stream: boolean, waited: readonly PreparedHook[], later: readonly PreparedHook[]): Promise<Outcome> {
+  const bytes = await response.readAll();
+  const io = ANSWER_BODY[x.endpoint];
+  const held = stream ? holdStream(x.endpoint, bytes) : null;
+  let answer: unknown;
+  if (held !== null) answer = held.answer;
+  else {
+    try {
+      answer = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      // Not JSON although it says so: judged as an answer without text.
+      answer = null;
+    }
+  }
+  const ctx = contextOf(x);
+  let judged = answer;
+  if (waited.length > 0) {
+    const phase = await runPhase(waited, 'after', ctx, answer, io);
+    run.add(phase, run.after, run.attemptFeedback);
+    if (phase.denied) {
+      run.deniedIn = 'after';
+      return errorOutcome(new GatewayError('denied_by_guardrail'), outcome.leafPath, outcome.provider);
+    }
+    judged = phase.body;
+  }
+  if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, judged, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
+  const headers = { ...response.headers };
+  let body = bytes;
+  if (judged !== answer) {
+    body = held !== null ? rewrittenStream(x.endpoint, held, io.textOf(judged)) : Buffer.from(JSON.stringify(judged));
+  }
+  if (held === null && isObject(judged)) run.answer = { response: null, json: judged };
+  if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
+  const kept = bufferedResponse(response.status, headers, body);
+  if (run.answer !== null) run.answer.response = kept;
+  return { ...outcome, response: kept };
+}
+
+/** A stream that flows to the client as it comes; its hooks judge it once it ended (they can only report). */
+function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hooks: readonly PreparedHook[]): UpstreamResponse {
+  const ctx = contextOf(x);
+  const io = ANSWER_BODY[x.endpoint];
+  const chunks: Buffer[] = [];
+  let settle!: () => void;
+  run.track(new Promise<void>((resolve) => (settle = resolve)));
+  const judge = (): void => {
+    const held = holdStream(x.endpoint, Buffer.concat(chunks));
+    chunks.length = 0;
+    void Promise.resolve(runPhase(hooks, 'after', ctx, held.answer, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)).finally(settle);
+  };
+  return {
+    status: response.status,
+    headers: response.headers,
+    forwardTo(res) {
+      // The bytes the client gets, from the response's own writes (no second read of the upstream body).
+      attachTap(res, { write: (chunk) => void chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), end() {} });
+      return response.forwardTo(res).then(judge, (error: unknown) => {
+        settle();
+        throw error;
+      });
+    },
+    readAll() {
+      return response.readAll().then((body) => {
+        chunks.push(body);
+        judge();
+        return body;
+      }, (error: unknown) => {
+        settle();
+        throw error;
+      });
+    },
+    discard() {
+      settle();
+      response.discard();
+    },
+  };
+}
+
+/** The route's answer, finished: denial body, 246, hook_results, and the record. */
+async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: ReadonlySet<string>): Promise<Outcome> {
+  run.record(x.record);
+  const results = hookResultsWire(run.results());
+  if (outcome.error?.code === 'denied_by_guardrail' && run.deniedIn !== null) {
+    x.record.errorCode = 'denied_by_guardrail';
+    const body = { ...outcome.error.toBody(), hook_results: results };
+    const streamed = run.deniedIn === 'after' && (x.params as { stream?: unknown } | undefined)?.stream === true;
+    // A held stream that was denied is answered as a stream: one error event, which the vendor SDKs' stream readers throw.
+    const response = streamed ? bufferedResponse(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, errorEventStream(body)) : jsonResponse(outcome.error.status, body);
+    return { ...outcome, error: null, response };
+  }
+  const response = outcome.response;
+  if (response === null || outcome.status < 200 || outcome.status >= 300) return outcome;
+  const status = run.failed ? HOOK_FAILED_STATUS : response.status;
+  const contentType = response.headers['content-type'];
+  const json = typeof contentType === 'string' && contentType.startsWith('application/json');
+  if (!json || strict.has(outcome.leafPath)) return status === response.status ? outcome : { ...outcome, status, response: withStatus(response, status) };
+  let answer = run.answer !== null && run.answer.response === response ? run.answer.json : null;
+  if (answer === null) {
+    const bytes = await response.readAll();
+    try {
+      const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+      answer = isObject(parsed) ? parsed : null;
+    } catch {
+      answer = null;
+    }
+    if (answer === null) return { ...outcome, status, response: bufferedResponse(status, response.headers, bytes) };
+  }
+  const body = Buffer.from(JSON.stringify({ ...answer, hook_results: results }));
+  return { ...outcome, status, response: bufferedResponse(status, { ...response.headers, 'content-length': String(body.length) }, body) };
+}
+
+function withStatus(response: UpstreamResponse, status: number): UpstreamResponse {
+  return { status, headers: response.headers, forwardTo: (res) => response.forwardTo(res), readAll: () => response.readAll(), discard: () => response.discard() };
+}
+
+function contextOf(x: Exchange): PhaseContext {
+  const params = x.params as { model?: unknown } | undefined;
+  return {
+    endpoint: x.endpoint,
+    model: typeof params?.model === 'string' ? params.model : null,
+    metadata: x.options.metadata,
+    headers: x.options.checkHeaders,
+    request: x.params,
+    signal: x.signal,
+  } as PhaseContext;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function anyHooks(node: PlanNode): boolean {
+  if (node.beforeRequestHooks.length + node.afterRequestHooks.length + node.inputGuardrails.length + node.outputGuardrails.length > 0) return true;
+  return node.kind === 'strategy' && node.targets.some(anyHooks);
+}
+
+function strictLeaves(node: PlanNode, into = new Set<string>()): Set<string> {
+  if (node.kind === 'leaf') {
+    if (node.strictVendorCompliance) into.add(node.path);
+  } else node.targets.forEach((child) => strictLeaves(child, into));
+  return into;
+}
+
+/** Header names the route's checks read (a jwt check's headerKey), lower-cased: the server copies these out for them. */
+export function headersReadByChecks(plan: RoutePlan): string[] {
+  const names = new Set<string>();
+  const walk = (node: PlanNode): void => {
+    for (const phase of ['before', 'after'] as const) {
+      for (const spec of hookSpecs(node, phase)) for (const check of spec.checks) if (check.id === 'default.jwt' && typeof check.parameters.headerKey === 'string') names.add(check.parameters.headerKey.toLowerCase());
+    }
+    if (node.kind === 'strategy') node.targets.forEach(walk);
+  };
+  walk(plan.root);
+  return [...names];
+}

@@ -1,0 +1,103 @@
+// What hooks read and what transformers rewrite (ARCHITECTURE §5). Checks judge one text: before the
+// request the last user message, the prompt or the embedding input; after it the first choice's
+// content. Transformers (regexReplace, piiRedact, a webhook's text) rewrite every text: all messages'
+// contents and text parts, every prompt or input string, every choice of an answer, so no copy of a
+// redacted value slips past in an earlier message or a second choice.
+import type { EndpointKind } from '../../providers/types.ts';
+import type { TextTransform } from './check.ts';
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The text of a chat message's content: the string, or its text parts joined. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const part of content) if (isObject(part) && part.type === 'text' && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+function joinedStrings(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string').join('\n') : '';
+}
+
+export function requestText(endpoint: EndpointKind, params: unknown): string {
+  if (!isObject(params)) return '';
+  if (endpoint === 'chat' && Array.isArray(params.messages)) {
+    for (let i = params.messages.length - 1; i >= 0; i--) {
+      const message = params.messages[i];
+      if (isObject(message) && message.role === 'user') return contentText(message.content);
+    }
+    return '';
+  }
+  if (endpoint === 'completions') return joinedStrings(params.prompt);
+  if (endpoint === 'embeddings') return joinedStrings(params.input);
+  return '';
+}
+
+export function answerText(endpoint: EndpointKind, answer: unknown): string {
+  if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
+  const first = answer.choices[0];
+  if (!isObject(first)) return '';
+  if (endpoint === 'chat') return isObject(first.message) ? contentText(first.message.content) : '';
+  if (endpoint === 'completions') return typeof first.text === 'string' ? first.text : '';
+  return '';
+}
+
+export interface Rewritten {
+  value: unknown;
+  found: number;
+}
+
+/** The request with `transform` applied to every text (a new object when anything changed). */
+export function rewriteRequest(endpoint: EndpointKind, params: unknown, transform: TextTransform): Rewritten {
+  if (!isObject(params)) return { value: params, found: 0 };
+  let found = 0;
+  const apply = (text: string): string => {
+    const out = transform(text);
+    found += out.found;
+    return out.text;
+  };
+  if (endpoint === 'chat' && Array.isArray(params.messages)) {
+    const messages = params.messages.map((message) => (isObject(message) ? { ...message, content: rewriteContent(message.content, apply) } : message));
+    return found === 0 ? { value: params, found } : { value: { ...params, messages }, found };
+  }
+  const field = endpoint === 'completions' ? 'prompt' : endpoint === 'embeddings' ? 'input' : null;
+  if (field === null) return { value: params, found: 0 };
+  const rewritten = rewriteStrings(params[field], apply);
+  return found === 0 ? { value: params, found } : { value: { ...params, [field]: rewritten }, found };
+}
+
+/** The answer with `transform` applied to every choice's text. */
+export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform: TextTransform): Rewritten {
+  if (!isObject(answer) || !Array.isArray(answer.choices)) return { value: answer, found: 0 };
+  let found = 0;
+  const apply = (text: string): string => {
+    const out = transform(text);
+    found += out.found;
+    return out.text;
+  };
+  const choices = answer.choices.map((choice) => {
+    if (!isObject(choice)) return choice;
+    if (endpoint === 'chat' && isObject(choice.message)) return { ...choice, message: { ...choice.message, content: rewriteContent(choice.message.content, apply) } };
+    if (endpoint === 'completions' && typeof choice.text === 'string') return { ...choice, text: apply(choice.text) };
+    return choice;
+  });
+  return found === 0 ? { value: answer, found } : { value: { ...answer, choices }, found };
+}
+
+function rewriteContent(content: unknown, apply: (text: string) => string): unknown {
+  if (typeof content === 'string') return apply(content);
+  if (!Array.isArray(content)) return content;
+  return content.map((part) => (isObject(part) && part.type === 'text' && typeof part.text === 'string' ? { ...part, text: apply(part.text) } : part));
+}
+
+function rewriteStrings(value: unknown, apply: (text: string) => string): unknown {
+  if (typeof value === 'string') return apply(value);
+  return Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? apply(v) : v)) : value;
+}

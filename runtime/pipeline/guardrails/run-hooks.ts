@@ -1,0 +1,161 @@
+// Runs the hooks of one phase (ARCHITECTURE §5). Transformers go first, in config order, each on what
+// the one before left, so every check judges the text the provider (or the client) will get; then
+// every other check of every hook runs at once (a hook's checks and the phase's hooks concurrently).
+// Synchronous checks are called directly: a phase of cheap checks awaits nothing. A hook passes when
+// all its checks pass; a check that throws has errored, and fails only if it fails on errors.
+import type { HookResult } from '../../core/request-record.ts';
+import { BUILT_IN_CHECKS } from './check-registry.ts';
+import type { CheckFn, CheckInput, CheckTools, CheckVerdict, HookPhase, TextTransform } from './check.ts';
+import type { Feedback, HookSpec } from './hook-spec.ts';
+import type { Rewritten } from './hook-text.ts';
+
+interface PreparedCheck {
+  id: string;
+  run: CheckFn | null;
+  transform: TextTransform | null;
+  failOnDetection: boolean;
+  failOnError: boolean;
+}
+
+export interface PreparedHook {
+  spec: HookSpec;
+  checks: PreparedCheck[];
+  hasTransform: boolean;
+}
+
+export interface FeedbackEntry {
+  hook_id: string;
+  value?: number;
+  weight?: number;
+  metadata?: Record<string, unknown>;
+  successful_checks: string[];
+  failed_checks: string[];
+  errored_checks: string[];
+}
+
+/** What a phase reads besides its text. */
+export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & { request: unknown };
+
+/** How a phase reads and rewrites its body (the request's params before, the answer after). */
+export interface PhaseBody {
+  textOf(body: unknown): string;
+  rewrite(body: unknown, transform: TextTransform): Rewritten;
+}
+
+export interface PhaseRun {
+  results: HookResult[];
+  /** Some hook denied: 446. */
+  denied: boolean;
+  /** Some hook failed and none denied: the answer goes out as 246. */
+  failed: boolean;
+  /** The body after transformers and webhooks; the same value when nothing changed it. */
+  body: unknown;
+  feedback: FeedbackEntry[];
+}
+
+export function prepareHooks(specs: readonly HookSpec[], tools: CheckTools): PreparedHook[] {
+  return specs.map((spec) => {
+    const checks = spec.checks.map(({ id, parameters }): PreparedCheck => {
+      const definition = BUILT_IN_CHECKS[id];
+      if (definition.kind === 'transform') {
+        const prepared = definition.prepare(parameters);
+        return { id, run: null, transform: prepared.transform, failOnDetection: prepared.failOnDetection, failOnError: false };
+      }
+      const failOnError = typeof parameters.failOnError === 'boolean' ? parameters.failOnError : definition.failOnErrorByDefault === true;
+      return { id, run: definition.prepare(parameters, tools), transform: null, failOnDetection: false, failOnError };
+    });
+    return { spec, checks, hasTransform: checks.some((c) => c.transform !== null) };
+  });
+}
+
+type CheckResult = HookResult['checks'][number] & { transformedBody?: Record<string, unknown> };
+
+/**
+ * Runs `hooks` on `body`. `apply`: whether transformers' rewrites are kept (false for async hooks,
+ * which judge what already went on: they report, they cannot change it).
+ */
+export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: PhaseContext, body: unknown, io: PhaseBody, apply = true): PhaseRun | Promise<PhaseRun> {
+  const started = performance.now();
+  const results: CheckResult[][] = hooks.map(() => []);
+  let current = body;
+  hooks.forEach((hook, h) => {
+    if (!hook.hasTransform) return;
+    for (const check of hook.checks) {
+      if (check.transform === null) continue;
+      const t0 = performance.now();
+      const rewritten = io.rewrite(current, check.transform);
+      if (apply) current = rewritten.value;
+      const verdict = !(check.failOnDetection && rewritten.found > 0);
+      results[h].push({ id: check.id, verdict, explanation: rewritten.found === 0 ? 'nothing to replace' : `replaced ${rewritten.found}`, error: null, executionTimeMs: elapsed(t0) });
+    }
+  });
+  const input: CheckInput = { ...ctx, phase, text: io.textOf(current), request: phase === 'before' ? current : ctx.request, response: phase === 'after' ? current : null };
+  const pending: Array<Promise<void>> = [];
+  hooks.forEach((hook, h) => {
+    for (const check of hook.checks) {
+      if (check.run === null) continue;
+      const t0 = performance.now();
+      let out: CheckVerdict | Promise<CheckVerdict>;
+      try {
+        out = check.run(input);
+      } catch (error) {
+        results[h].push(errored(check, error, t0));
+        continue;
+      }
+      if (out instanceof Promise) {
+        const slot = results[h].length;
+        results[h].push(errored(check, new Error('did not finish'), t0));
+        pending.push(out.then((v) => void (results[h][slot] = judged(check, v, t0)), (error: unknown) => void (results[h][slot] = errored(check, error, t0))));
+      } else results[h].push(judged(check, out, t0));
+    }
+  });
+  const finish = (): PhaseRun => assemble(hooks, results, current, started);
+  return pending.length === 0 ? finish() : Promise.all(pending).then(finish);
+}
+
+function assemble(hooks: readonly PreparedHook[], results: CheckResult[][], body: unknown, started: number): PhaseRun {
+  const executionTimeMs = elapsed(started);
+  let current = body;
+  let denied = false;
+  let failed = false;
+  const feedback: FeedbackEntry[] = [];
+  const hookResults = hooks.map((hook, h): HookResult => {
+    const checks = results[h];
+    const verdict = checks.every((c) => c.verdict);
+    const deny = verdict ? hook.spec.denyOnSuccess : hook.spec.denyOnFail;
+    if (deny) denied = true;
+    else if (!verdict) failed = true;
+    // A webhook's replacement body, when its hook let the request on.
+    for (const check of checks) if (check.transformedBody !== undefined && !deny) current = check.transformedBody;
+    const given = verdict ? hook.spec.onSuccess : hook.spec.onFail;
+    if (given !== null) feedback.push(feedbackEntry(hook.spec.id, given, checks));
+    return { id: hook.spec.id, verdict, deny, async: hook.spec.async, checks: checks.map(({ transformedBody: _, ...check }) => check), executionTimeMs };
+  });
+  return { results: hookResults, denied, failed: failed && !denied, body: current, feedback };
+}
+
+function feedbackEntry(hookId: string, given: Feedback, checks: CheckResult[]): FeedbackEntry {
+  return {
+    hook_id: hookId,
+    ...(given.value === undefined ? {} : { value: given.value }),
+    ...(given.weight === undefined ? {} : { weight: given.weight }),
+    ...(given.metadata === undefined ? {} : { metadata: given.metadata }),
+    successful_checks: checks.filter((c) => c.verdict && c.error === null).map((c) => c.id),
+    failed_checks: checks.filter((c) => !c.verdict).map((c) => c.id),
+    errored_checks: checks.filter((c) => c.error !== null).map((c) => c.id),
+  };
+}
+
+function judged(check: PreparedCheck, verdict: CheckVerdict, t0: number): CheckResult {
+  const result: CheckResult = { id: check.id, verdict: verdict.verdict, explanation: verdict.explanation, error: null, executionTimeMs: elapsed(t0) };
+  if (verdict.transformedBody !== undefined) result.transformedBody = verdict.transformedBody;
+  return result;
+}
+
+function errored(check: PreparedCheck, error: unknown, t0: number): CheckResult {
+  return { id: check.id, verdict: !check.failOnError, explanation: null, error: error instanceof Error ? error.message : String(error), executionTimeMs: elapsed(t0) };
+}
+
+function elapsed(t0: number): number {
+  return Math.round((performance.now() - t0) * 1000) / 1000;
+}

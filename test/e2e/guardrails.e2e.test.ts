@@ -1,0 +1,149 @@
+// Hooks and guardrails through the real gateway, with the official SDK as client: a deny rule answers
+// 446 with hook_results and the provider sees nothing; a failed rule without deny answers 246; PII is
+// redacted before the provider sees it; a denied answer is a failed attempt a fallback moves past; a
+// held stream that is denied ends in an SSE error event the SDK throws; results and feedback are in
+// the log record, async hooks included. The mock answers "[mockN]" and then the prompt's words.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type E2E, errorOf, startE2E, target } from './harness.ts';
+
+const PII = 'mail me at jane.doe@example.com or call +1 415-555-0134, card 4111 1111 1111 1111';
+
+describe('hooks and guardrails', () => {
+  let e2e: E2E;
+  beforeAll(async () => {
+    e2e = await startE2E({
+      mocks: 2,
+      configs: {
+        short: { ...target(0), input_guardrails: [{ id: 'short-prompts', deny: true, 'default.wordCount': { maxWords: 3 }, on_fail: { feedback: { value: -1, weight: 2 } } }] },
+        'short-soft': { ...target(0), input_guardrails: [{ id: 'short-soft', 'default.wordCount': { maxWords: 3 } }] },
+        'short-strict': { ...target(0, { strict_vendor_compliance: true }), input_guardrails: [{ id: 'short-soft', 'default.wordCount': { maxWords: 3 } }] },
+        hooks: {
+          ...target(0),
+          before_request_hooks: [{ id: 'no-ssn', type: 'guardrail', checks: [{ id: 'default.regexMatch', parameters: { rule: '\\d{3}-\\d{2}-\\d{4}', not: true } }], on_fail: { deny: true, feedback: { value: -10 } }, on_success: { feedback: { value: 1 } } }],
+          after_request_hooks: [{ id: 'async-json', async: true, checks: [{ id: 'default.jsonKeys', parameters: { keys: ['answer'] } }], on_fail: { feedback: { value: -1 } } }],
+        },
+        pii: { ...target(0), input_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+        'fallback-past-denied': {
+          strategy: { mode: 'fallback', on_status_codes: [446] },
+          targets: [target(0, { output_guardrails: [{ id: 'not-mock0', deny: true, 'default.contains': { words: ['mock0'], operator: 'none' } }] }), target(1)],
+        },
+        'stream-deny': { ...target(0), output_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
+        'stream-judged': { ...target(0), output_guardrails: [{ id: 'ends-period', 'default.endsWith': { suffix: '.' } }] },
+      },
+    });
+  });
+  afterAll(() => e2e?.close());
+
+  const sdk = (config: string, traceId?: string): OpenAI => e2e.client({ 'x-gateway-config': config, ...(traceId === undefined ? {} : { 'x-gateway-trace-id': traceId }) });
+  const raw = (config: string, content: string, extra: Record<string, unknown> = {}) => e2e.fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra }),
+  });
+
+  it('denies with 446 and hook_results, and the provider sees nothing; the SDK throws with the code readable', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const error = await sdk('short', 'deny-1').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three four five' }] }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('denied_by_guardrail');
+    const res = await raw('short', 'one two three four five');
+    expect(res.status).toBe(446);
+    const body = await res.json() as { error: { type: string; code: string }; hook_results: { before_request_hooks: Array<{ id: string; verdict: boolean; deny: boolean; checks: Array<{ id: string; verdict: boolean; explanation: string }> }>; after_request_hooks: unknown[] } };
+    expect(body.error).toMatchObject({ type: 'hooks_failed', code: 'denied_by_guardrail' });
+    expect(body.hook_results.before_request_hooks).toEqual([expect.objectContaining({ id: 'short-prompts', verdict: false, deny: true, checks: [expect.objectContaining({ id: 'default.wordCount', verdict: false, explanation: expect.stringContaining('5 words') })] })]);
+    expect(body.hook_results.after_request_hooks).toEqual([]);
+    expect(e2e.mocks[0].requests.length).toBe(before);
+    const record = await e2e.recordOf('deny-1');
+    expect(record).toMatchObject({ status: 446, errorCode: 'denied_by_guardrail' });
+    expect(record.feedback).toEqual([{ hook_id: 'short-prompts', value: -1, weight: 2, successful_checks: [], failed_checks: ['default.wordCount'], errored_checks: [] }]);
+  });
+
+  it('passes a request that keeps the rule, with hook_results in the answer', async () => {
+    const res = await raw('short', 'one two');
+    expect(res.status).toBe(200);
+    const body = await res.json() as { choices: Array<{ message: { content: string } }>; hook_results: { before_request_hooks: Array<{ verdict: boolean }> } };
+    expect(body.choices[0].message.content).toBe('[mock0] one two');
+    expect(body.hook_results.before_request_hooks[0].verdict).toBe(true);
+  });
+
+  it('answers 246 with hook_results when a rule without deny fails; strict_vendor_compliance leaves the body as the vendor sent it', async () => {
+    const completion = await sdk('short-soft').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three four five' }] }).withResponse();
+    expect(completion.response.status).toBe(246);
+    expect((completion.data as unknown as { hook_results: { before_request_hooks: Array<{ verdict: boolean; deny: boolean }> } }).hook_results.before_request_hooks[0]).toMatchObject({ verdict: false, deny: false });
+    const strict = await raw('short-strict', 'one two three four five');
+    expect(strict.status).toBe(246);
+    expect(await strict.json()).not.toHaveProperty('hook_results');
+  });
+
+  it('runs before_request_hooks with on_fail deny, and async after hooks that only log', async () => {
+    const denied = await raw('hooks', 'my ssn is 123-45-6789');
+    expect(denied.status).toBe(446);
+    const passed = await sdk('hooks', 'hooks-1').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] }).withResponse();
+    // The async hook failed (no JSON) but only logs: the answer is a plain 200.
+    expect(passed.response.status).toBe(200);
+    const record = await e2e.recordOf('hooks-1');
+    expect(record.hookResults?.beforeRequestHooks).toEqual([expect.objectContaining({ id: 'no-ssn', verdict: true })]);
+    expect(record.hookResults?.afterRequestHooks).toEqual([expect.objectContaining({ id: 'async-json', verdict: false, async: true })]);
+    expect(record.feedback).toEqual([
+      expect.objectContaining({ hook_id: 'no-ssn', value: 1, successful_checks: ['default.regexMatch'] }),
+      expect.objectContaining({ hook_id: 'async-json', value: -1, failed_checks: ['default.jsonKeys'] }),
+    ]);
+  });
+
+  it('redacts PII before the provider sees it', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const completion = await sdk('pii').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'reach the admin at admin@corp.example' }, { role: 'user', content: PII }] });
+    const received = e2e.mocks[0].requests.slice(before).map((r) => r.body).join('\n');
+    expect(received).not.toMatch(/jane\.doe|admin@corp|415-555-0134|4111 1111/);
+    expect(received).toContain('[EMAIL]');
+    expect(received).toContain('[PHONE]');
+    expect(received).toContain('[CREDIT_CARD]');
+    expect(completion.choices[0].message.content).not.toContain('jane.doe');
+  });
+
+  it('moves past a denied answer to the next target when on_status_codes include 446', async () => {
+    const res = await raw('fallback-past-denied', 'hello');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    const body = await res.json() as { choices: Array<{ message: { content: string } }>; hook_results: { after_request_hooks: unknown[] } };
+    expect(body.choices[0].message.content).toBe('[mock1] hello');
+    // The answer that went out is mock1's, which has no output guardrail.
+    expect(body.hook_results.after_request_hooks).toEqual([]);
+  });
+
+  it('holds a stream an output guardrail can deny, and ends a denied one with an SSE error event the SDK throws', async () => {
+    const stream = await sdk('stream-deny').chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'the secret is out' }] });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const chunk of stream) seen.push(chunk.choices[0]?.delta?.content ?? '');
+    })().then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('denied_by_guardrail');
+    // Nothing of the denied answer reached the client.
+    expect(seen.join('')).toBe('');
+    const ok = await sdk('stream-deny').chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'all clear' }] });
+    let text = '';
+    for await (const chunk of ok) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[mock0] all clear');
+  });
+
+  it('lets a stream no check can deny flow, and judges it at its end for the log', async () => {
+    const stream = await sdk('stream-judged', 'stream-judged-1').chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'no period here' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[mock0] no period here');
+    const record = await e2e.recordOf('stream-judged-1');
+    expect(record.hookResults?.afterRequestHooks).toEqual([expect.objectContaining({ id: 'ends-period', verdict: false })]);
+  });
+
+  it('refuses a misspelt check in an inline config with 400 invalid_config and a hint', async () => {
+    const misspelt = JSON.stringify({ provider: 'vendor', api_key: 'k', input_guardrails: [{ id: 'g', 'default.wordcount': { maxWords: 3 } }] });
+    const res = await raw(misspelt, 'hi');
+    expect(res.status).toBe(400);
+    const error = await errorOf(res);
+    expect(error.code).toBe('invalid_config');
+    expect(error.errors).toEqual([expect.objectContaining({ code: 'CFG_UNKNOWN_CHECK', pointer: '/input_guardrails/0/default.wordcount', hint: 'did you mean "default.wordCount"?' })]);
+  });
+});
