@@ -43,6 +43,8 @@ export function savedConfigs(mock: string): Record<string, unknown> {
     'bench-single': singleConfig(mock),
     // The same route as bench-single; a rate-limits policy on `config` matches this one only.
     'bench-limited': singleConfig(mock),
+    // The same route with three cheap checks on the input and on the output (issue 12's budget); none fails on the bench's prompt and answer.
+    'bench-guarded': { ...singleConfig(mock), ...GUARDRAILS },
     // The same route with a simple cache: its HIT and its store-every-answer (REFRESH) paths.
     'bench-cached': { ...singleConfig(mock), cache: { mode: 'simple', max_age: 86_400 } },
     'bench-fallback': { strategy: { mode: 'fallback' }, targets: [target({ api_key: 'sk-a' }), target({ api_key: 'sk-b' }), target({ api_key: 'sk-c' })] },
@@ -64,6 +66,16 @@ export function savedConfigs(mock: string): Record<string, unknown> {
     },
   };
 }
+
+const CHEAP_CHECKS = {
+  'default.wordCount': { minWords: 1, maxWords: 2000 },
+  'default.regexMatch': { rule: '(?i)ignore (all )?previous instructions', not: true },
+  'default.characterCount': { maxCharacters: 20_000 },
+};
+const GUARDRAILS = {
+  input_guardrails: [{ id: 'bench-input', deny: true, ...CHEAP_CHECKS }],
+  output_guardrails: [{ id: 'bench-output', deny: true, ...CHEAP_CHECKS }],
+};
 
 /**
  * A requests policy that matches every request to bench-limited and never refuses one (a billion a
@@ -141,6 +153,7 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'limited-redis', label: 'single, 1 rate-limit policy (Redis)', via: 'redis', ...JSON_RUN,
     target: (u) => gateway({ ...u, gateway: u.redis! }, 'bench-limited'), expectLeaf: /^config$/,
   },
+  { id: 'guarded', label: 'single, 3 checks on input and output', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-guarded'), expectLeaf: /^config$/ },
   { id: 'cache-hit', label: 'single, simple cache HIT', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-cached'), expectLeaf: /^config$/ },
   {
     // Force refresh skips the lookup and stores every answer: the miss path, less one Map lookup.

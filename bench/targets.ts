@@ -39,6 +39,8 @@ export const LIMIT_MEMORY_MAX_CPU_MICROS = 10;
 export const LIMIT_REDIS_MAX_ADDED_MICROS = 150;
 /** A simple-cache HIT answers at least this many times the floor's throughput (no upstream call at all). */
 export const CACHE_HIT_MIN_FLOOR_RATIO = 1.5;
+/** Gateway CPU three cheap checks on input and output (wordCount, regexMatch, characterCount) may add per request. */
+export const GUARDRAILS_MAX_CPU_MICROS = 30;
 /** Gateway CPU the cache's miss path (key, collect, store) may add per request. */
 export const CACHE_MISS_MAX_CPU_MICROS = 15;
 /** A semantic lookup (embedding excluded) at 100,000 entries of 1,536 dimensions, p99. */
@@ -98,6 +100,7 @@ export function checkTargets(scenarios: readonly ScenarioNumbers[], compile: Com
     });
   }
   addedCpu('cache: gateway CPU the miss path adds (every answer stored)', byId('cache-refresh'), CACHE_MISS_MAX_CPU_MICROS);
+  addedCpu('guardrails: gateway CPU three cheap checks on input and output add', byId('guarded'), GUARDRAILS_MAX_CPU_MICROS);
   if (semantic !== null) {
     checks.push({
       target: `cache: semantic lookup p99, ${semantic.entries} entries × ${semantic.dimensions} dims (embedding excluded)`,

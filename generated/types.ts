@@ -120,6 +120,8 @@ export interface GatewaySchemaTypes {
   FineTuningCheckpointListQuery: FineTuningCheckpointListQuery;
   FineTuningJobCreate: FineTuningJobCreate;
   FineTuningJobListQuery: FineTuningJobListQuery;
+  GuardrailCreate: GuardrailCreate;
+  GuardrailUpdate: GuardrailUpdate;
   ListPageQuery: ListPageQuery;
   PromptCreate: PromptCreate;
   PromptGetQuery: PromptGetQuery;
@@ -150,7 +152,10 @@ export interface GatewaySchemaTypes {
   FineTuningCheckpoint: FineTuningCheckpoint;
   FineTuningJobList: FineTuningJobList;
   FineTuningJob: FineTuningJob;
+  GuardrailList: GuardrailList;
+  Guardrail: Guardrail;
   Health: Health;
+  HookResults: HookResults;
   Metadata: Metadata;
   ModelCatalog: ModelCatalog;
   PromptList: PromptList;
@@ -1025,6 +1030,132 @@ export interface FineTuningJobListQuery {
   limit?: number;
 }
 /**
+ * Body of POST /v1/guardrails: a named guardrail configs can use by its ID. Every check is checked like a config's (400 `invalid_guardrail` with every error otherwise).
+ */
+export interface GuardrailCreate {
+  /**
+   * Letters, digits, `_`, `.` and `-`, at most 128: the string configs name it by in input_guardrails / output_guardrails.
+   */
+  id?: string;
+  name?: string | null;
+  /**
+   * The checks; the guardrail passes when all pass. Each `id` names a built-in check and `parameters` must fit its schema (schema/checks/), checked like a config's.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  checks: {
+    /**
+     * A built-in check, `default.<name>`.
+     */
+    id: string;
+    parameters: {
+      [k: string]: unknown;
+    };
+  }[];
+  /**
+   * Deny the request (446) when the guardrail fails.
+   */
+  deny?: boolean;
+  /**
+   * Run beside the request and only log (cannot deny).
+   */
+  async?: boolean;
+  on_fail?: {
+    /**
+     * Recorded with the request's log record.
+     */
+    feedback?: {
+      value?: number;
+      weight?: number;
+      metadata?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * Deny the request (446) when the guardrail fails (on_fail) or passes (on_success).
+     */
+    deny?: boolean;
+  };
+  on_success?: {
+    /**
+     * Recorded with the request's log record.
+     */
+    feedback?: {
+      value?: number;
+      weight?: number;
+      metadata?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * Deny the request (446) when the guardrail fails (on_fail) or passes (on_success).
+     */
+    deny?: boolean;
+  };
+}
+/**
+ * Body of PUT /v1/guardrails/{guardrailId}, and the content of a file <id>.json in the guardrails folder: the whole guardrail, replaced. Configs that name it are compiled again.
+ */
+export interface GuardrailUpdate {
+  name?: string | null;
+  /**
+   * The checks; the guardrail passes when all pass. Each `id` names a built-in check and `parameters` must fit its schema (schema/checks/), checked like a config's.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  checks: {
+    /**
+     * A built-in check, `default.<name>`.
+     */
+    id: string;
+    parameters: {
+      [k: string]: unknown;
+    };
+  }[];
+  /**
+   * Deny the request (446) when the guardrail fails.
+   */
+  deny?: boolean;
+  /**
+   * Run beside the request and only log (cannot deny).
+   */
+  async?: boolean;
+  on_fail?: {
+    /**
+     * Recorded with the request's log record.
+     */
+    feedback?: {
+      value?: number;
+      weight?: number;
+      metadata?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * Deny the request (446) when the guardrail fails (on_fail) or passes (on_success).
+     */
+    deny?: boolean;
+  };
+  on_success?: {
+    /**
+     * Recorded with the request's log record.
+     */
+    feedback?: {
+      value?: number;
+      weight?: number;
+      metadata?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * Deny the request (446) when the guardrail fails (on_fail) or passes (on_success).
+     */
+    deny?: boolean;
+  };
+}
+/**
  * Query of the list endpoints of API keys, configs and prompts: the same `page_size` / `current_page` paging as SPEC §4.13.
  */
 export interface ListPageQuery {
@@ -1483,7 +1614,7 @@ export interface DeletedResource {
   deleted: true;
 }
 /**
- * Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position).
+ * Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position). A 446 `denied_by_guardrail` body also has `hook_results`.
  */
 export interface Error {
   error: {
@@ -1493,6 +1624,96 @@ export interface Error {
     code: string;
     [k: string]: unknown;
   };
+  hook_results?: HookResults;
+}
+/**
+ * What the hooks and guardrails of a request decided (docs/guardrails.md): in a 446 body, in JSON answers unless the answering target sets strict_vendor_compliance, and in the request log.
+ */
+export interface HookResults {
+  /**
+   * Before-request hooks and input guardrails.
+   */
+  before_request_hooks: {
+    /**
+     * The hook's or guardrail's id (a guardrail without one: its place, e.g. input_guardrails[0]).
+     */
+    id: string;
+    /**
+     * The hook's `type` label from the config; null for guardrails and hooks without one.
+     */
+    type: string | null;
+    /**
+     * Whether every check passed.
+     */
+    verdict: boolean;
+    /**
+     * Whether this hook denied the request (446).
+     */
+    deny: boolean;
+    /**
+     * Ran beside the request and only logged.
+     */
+    async: boolean;
+    execution_time_ms: number;
+    checks: {
+      /**
+       * The check, `default.<name>`.
+       */
+      id: string;
+      verdict: boolean;
+      /**
+       * Why, in words; null when the check errored.
+       */
+      explanation: string | null;
+      /**
+       * Why the check could not run; null when it ran.
+       */
+      error: string | null;
+      execution_time_ms: number;
+    }[];
+  }[];
+  /**
+   * After-request hooks and output guardrails of the attempt that answered.
+   */
+  after_request_hooks: {
+    /**
+     * The hook's or guardrail's id (a guardrail without one: its place, e.g. input_guardrails[0]).
+     */
+    id: string;
+    /**
+     * The hook's `type` label from the config; null for guardrails and hooks without one.
+     */
+    type: string | null;
+    /**
+     * Whether every check passed.
+     */
+    verdict: boolean;
+    /**
+     * Whether this hook denied the request (446).
+     */
+    deny: boolean;
+    /**
+     * Ran beside the request and only logged.
+     */
+    async: boolean;
+    execution_time_ms: number;
+    checks: {
+      /**
+       * The check, `default.<name>`.
+       */
+      id: string;
+      verdict: boolean;
+      /**
+       * Why, in words; null when the check errored.
+       */
+      explanation: string | null;
+      /**
+       * Why the check could not run; null when it ran.
+       */
+      error: string | null;
+      execution_time_ms: number;
+    }[];
+  }[];
 }
 /**
  * Answer of DELETE /v1/files/{file_id}, in the vendor's shape.
@@ -1648,6 +1869,81 @@ export interface FineTuningIntegration {
         [k: string]: unknown;
       }
     | string;
+}
+/**
+ * A page of guardrails: file guardrails first (by ID), then stored ones oldest first; `total` counts both.
+ */
+export interface GuardrailList {
+  object: 'list';
+  data: Guardrail[];
+  total: number;
+}
+/**
+ * A named guardrail: configs use it by ID in input_guardrails or output_guardrails. File guardrails come from the guardrails folder and are read-only over the API.
+ */
+export interface Guardrail {
+  object: 'guardrail';
+  id: string;
+  name: string | null;
+  /**
+   * `file`: from the guardrails folder beside the configs; `api`: stored over the API.
+   */
+  source: 'api' | 'file';
+  /**
+   * The checks; the guardrail passes when all pass. Each `id` names a built-in check and `parameters` must fit its schema (schema/checks/), checked like a config's.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  checks: {
+    /**
+     * A built-in check, `default.<name>`.
+     */
+    id: string;
+    parameters: {
+      [k: string]: unknown;
+    };
+  }[];
+  deny: boolean;
+  async: boolean;
+  on_fail: {
+    /**
+     * Recorded with the request's log record.
+     */
+    feedback?: {
+      value?: number;
+      weight?: number;
+      metadata?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * Deny the request (446) when the guardrail fails (on_fail) or passes (on_success).
+     */
+    deny?: boolean;
+  } | null;
+  on_success: {
+    /**
+     * Recorded with the request's log record.
+     */
+    feedback?: {
+      value?: number;
+      weight?: number;
+      metadata?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * Deny the request (446) when the guardrail fails (on_fail) or passes (on_success).
+     */
+    deny?: boolean;
+  } | null;
+  /**
+   * 1 when created, +1 per update; always 1 for file guardrails.
+   */
+  version: number;
+  created_at: string;
+  last_updated_at: string;
 }
 /**
  * Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.
@@ -1935,9 +2231,7 @@ export interface RequestLog {
   api_key_id: string | null;
   workspace_id: string | null;
   organisation_id: string | null;
-  hook_results: {
-    [k: string]: unknown;
-  } | null;
+  hook_results: HookResults | null;
   feedback: unknown[] | null;
   request_body: string | null;
   response_body: string | null;

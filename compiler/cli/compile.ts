@@ -1,21 +1,24 @@
 // `gateway compile`: regenerates the schema artifacts, then checks every saved config in a folder,
 // reports each error located in its file, and writes the planned (and emitted) form of valid ones.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RoutePlan } from '../config/route-plan.ts';
 import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, SEMANTIC_CACHE_SETTING, semanticCacheMessage, semanticCachePointers } from '../config/semantic-cache.ts';
-import { checkConfigSource, type ConfigError } from '../config/index.ts';
+import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../config/index.ts';
+import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
 import { writeArtifacts } from '../schemas/generate.ts';
 import { emitRouterModule } from '../config/emit.ts';
 
-export const COMPILE_USAGE = `Usage: gateway compile [--configs DIR] [--out DIR] [--json] [--no-generate]
+export const COMPILE_USAGE = `Usage: gateway compile [--configs DIR] [--guardrails DIR] [--out DIR] [--json] [--no-generate]
 
 Regenerates generated/ from schema/ (validators, types, OpenAPI, route table), then checks every
-*.json file in DIR as a saved config whose ID is the file name without .json.
+*.json file in DIR as a saved config whose ID is the file name without .json. Guardrails a config
+names by ID are looked up in the guardrails folder, whose files are checked too.
 
 Options:
   --configs DIR    folder of saved configs to check
+  --guardrails DIR folder of named guardrails (default: guardrails/ beside the configs folder)
   --out DIR        write <id>.plan.json (the RoutePlan) and <id>.router.js for each valid config
   --json           print one JSON document on stdout: {"configs":[{"id","ok","errors":[…]}]}
   --no-generate    skip regenerating generated/ (only check configs)
@@ -49,6 +52,7 @@ export async function runCompile(argv: string[]): Promise<number> {
       allowPositionals: false,
       options: {
         configs: { type: 'string' },
+        guardrails: { type: 'string' },
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
         'no-generate': { type: 'boolean', default: false },
@@ -85,7 +89,17 @@ export async function runCompile(argv: string[]): Promise<number> {
     process.stderr.write(`gateway compile: cannot read --configs ${options.configs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
     return 2;
   }
-  const reports = await compileFolder(resolve(options.configs), files, options.out === undefined ? null : resolve(options.out), log);
+  const guardrailsDir = resolve(options.guardrails ?? join(dirname(resolve(options.configs)), 'guardrails'));
+  let folder;
+  try {
+    folder = await readGuardrailFolder(guardrailsDir);
+  } catch (error) {
+    process.stderr.write(`gateway compile: cannot read --guardrails ${guardrailsDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    return 2;
+  }
+  if (folder.files.length + folder.errors.length > 0) log(`checked ${folder.files.length + new Set(folder.errors.map((e) => e.configId)).size} guardrail file(s) in ${relative(process.cwd(), guardrailsDir) || '.'}`);
+  const guardrailReports = guardrailFileReports(folder.errors, guardrailsDir);
+  const reports = [...guardrailReports, ...(await compileFolder(resolve(options.configs), files, options.out === undefined ? null : resolve(options.out), log, fileGuardrails(folder.files, relative(process.cwd(), guardrailsDir) || '.')))];
 
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ configs: reports.map(({ id, ok, errors, warnings }) => ({ id, ok, errors, warnings })) })}\n`);
@@ -95,7 +109,14 @@ export async function runCompile(argv: string[]): Promise<number> {
   return reports.every((r) => r.ok) ? 0 : 1;
 }
 
-async function compileFolder(dir: string, files: string[], outDir: string | null, log: (line: string) => void): Promise<CompiledConfigReport[]> {
+/** One failed report per guardrail file with errors (valid guardrail files are not configs: they are reported by the configs that use them). */
+function guardrailFileReports(errors: readonly ConfigError[], dir: string): CompiledConfigReport[] {
+  const byFile = new Map<string, ConfigError[]>();
+  for (const error of errors) byFile.set(error.configId ?? '', [...(byFile.get(error.configId ?? '') ?? []), error]);
+  return [...byFile].map(([id, list]) => ({ id: `guardrails/${id}`, file: relative(process.cwd(), join(dir, `${id}.json`)), ok: false, errors: list, warnings: [] }));
+}
+
+async function compileFolder(dir: string, files: string[], outDir: string | null, log: (line: string) => void, guardrails: GuardrailLookup): Promise<CompiledConfigReport[]> {
   if (outDir) await mkdir(outDir, { recursive: true });
   const reports: CompiledConfigReport[] = [];
   const showProgress = files.length >= 50 && process.stderr.isTTY;
@@ -103,7 +124,7 @@ async function compileFolder(dir: string, files: string[], outDir: string | null
     const id = basename(file, '.json');
     const path = join(dir, file);
     const source = await readFile(path, 'utf8');
-    const result = checkConfigSource(source, id);
+    const result = checkConfigSource(source, id, guardrails);
     if (result.ok && outDir) {
       await writeFile(join(outDir, `${id}.plan.json`), `${JSON.stringify(result.plan, null, 2)}\n`);
       await writeFile(join(outDir, `${id}.router.js`), emitRouterModule(result.plan, relative(process.cwd(), path)));

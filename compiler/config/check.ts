@@ -5,8 +5,9 @@ import type { ConfigError } from './errors.ts';
 import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
 import { checkHooks } from './hook-checks.ts';
 import { checkSemantics } from './semantic.ts';
+import type { GuardrailLookup } from './guardrail-lookup.ts';
 
-export function checkConfigErrors(config: unknown): ConfigError[] {
+export function checkConfigErrors(config: unknown, guardrails: GuardrailLookup | null = null): ConfigError[] {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     return [{ code: 'CFG_NOT_AN_OBJECT', pointer: '', message: `A config must be a JSON object, not ${Array.isArray(config) ? 'an array' : config === null ? 'null' : `a ${typeof config}`}.` }];
   }
@@ -15,7 +16,7 @@ export function checkConfigErrors(config: unknown): ConfigError[] {
     errors.push(...formatSchemaErrors((validateConfigAllErrors.errors ?? []) as SchemaError[], config));
   }
   errors.push(...checkSemantics(config));
-  errors.push(...checkHooks(config));
+  errors.push(...checkHooks(config, guardrails));
   return sortByPointer(errors);
 }
 

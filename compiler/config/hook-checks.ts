@@ -11,6 +11,7 @@ import { checkPattern } from './linear-regex.ts';
 import { isPlainObject } from './query.ts';
 import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
 import { didYouMean } from './suggest.ts';
+import type { GuardrailLookup } from './guardrail-lookup.ts';
 
 const HOOK_FIELDS = ['before_request_hooks', 'after_request_hooks'] as const;
 const GUARDRAIL_FIELDS = ['input_guardrails', 'output_guardrails'] as const;
@@ -20,8 +21,8 @@ const CHECK_IDS = Object.keys(CHECKS);
 /** Checks whose `rule` parameter is a pattern. */
 const PATTERN_CHECKS = new Set(['default.regexMatch', 'default.regexReplace']);
 
-/** Every hook and guardrail of the config's target tree. */
-export function checkHooks(config: unknown): ConfigError[] {
+/** Every hook and guardrail of the config's target tree; named guardrails must be in `guardrails`. */
+export function checkHooks(config: unknown, named: GuardrailLookup | null = null): ConfigError[] {
   const errors: ConfigError[] = [];
   const walk = (node: unknown, at: string, depth: number): void => {
     // Deeper trees are reported by the semantic rules (CFG_TOO_DEEP).
@@ -44,11 +45,13 @@ export function checkHooks(config: unknown): ConfigError[] {
       guardrails.forEach((guardrail, g) => {
         const pointer = `${at}/${field}/${g}`;
         if (typeof guardrail === 'string') {
+          if (named?.get(guardrail) !== undefined) return;
+          const names = named?.names() ?? [];
           errors.push({
             code: 'CFG_UNKNOWN_GUARDRAIL',
             pointer,
-            message: `No guardrail is named ${JSON.stringify(guardrail)}: this gateway has no stored guardrails yet.`,
-            hint: 'write the guardrail inline: {"id": "…", "deny": true, "default.wordCount": {"maxWords": 500}}',
+            message: `No guardrail is named ${JSON.stringify(guardrail)} ${named === null ? '(no guardrails are known where this config compiles)' : `in ${named.where}`}.`,
+            hint: didYouMean(guardrail, names) ?? (names.length === 0 ? 'create it (POST /v1/guardrails, or a file in the guardrails folder beside the configs), or write it inline as an object' : `known guardrails: ${names.slice(0, 10).join(', ')}`),
           });
           return;
         }
@@ -71,6 +74,22 @@ export function checkHooks(config: unknown): ConfigError[] {
     if (Array.isArray(node.targets)) node.targets.forEach((child, i) => walk(child, `${at}/targets/${i}`, depth + 1));
   };
   walk(config, '', 0);
+  return errors;
+}
+
+/**
+ * A guardrail in its stored form (POST /v1/guardrails, a file in the guardrails folder), after its
+ * schema: every check id known, its parameters valid, and no async guardrail that denies.
+ */
+export function checkNamedGuardrail(guardrail: Record<string, unknown>): ConfigError[] {
+  const errors: ConfigError[] = [];
+  if (guardrail.async === true && denies(guardrail)) {
+    errors.push({ code: 'CFG_ASYNC_GUARDRAIL_DENIES', pointer: '/async', message: 'An async guardrail runs after the request went on and only logs, so it cannot deny.', hint: 'drop "async" to let it deny, or drop "deny" to keep it async' });
+  }
+  const checks = Array.isArray(guardrail.checks) ? guardrail.checks : [];
+  checks.forEach((check, i) => {
+    if (isPlainObject(check) && typeof check.id === 'string') checkOne(check.id, check.parameters ?? {}, `/checks/${i}/id`, `/checks/${i}/parameters`, guardrail, errors);
+  });
   return errors;
 }
 

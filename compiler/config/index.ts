@@ -6,16 +6,17 @@ import { type ConfigError, isKeyError } from './errors.ts';
 import { locate, parseWithPositions } from './json-locate.ts';
 import { planConfig } from './plan.ts';
 import type { RoutePlan } from './route-plan.ts';
+import type { GuardrailLookup } from './guardrail-lookup.ts';
 
 export type CheckResult = { ok: true; plan: RoutePlan } | { ok: false; errors: ConfigError[] };
 
-/** Checks a parsed config value and plans it. */
-export function checkConfig(value: unknown, configId = 'inline'): CheckResult {
+/** Checks a parsed config value and plans it; guardrails named by string resolve through `guardrails`. */
+export function checkConfig(value: unknown, configId = 'inline', guardrails: GuardrailLookup | null = null): CheckResult {
   // Before any walk over it (the schema validator, the semantic rules) could overflow the stack.
   if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) return { ok: false, errors: [configTooDeep()] };
-  const errors = checkConfigErrors(value);
+  const errors = checkConfigErrors(value, guardrails);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, plan: planConfig(value as Record<string, unknown>, configId) };
+  return { ok: true, plan: planConfig(value as Record<string, unknown>, configId, guardrails) };
 }
 
 /**
@@ -45,13 +46,13 @@ export function configTooDeep(): ConfigError {
 }
 
 /** Checks config source text (a saved config file), locating every error at its line and column. */
-export function checkConfigSource(source: string, configId: string): CheckResult {
+export function checkConfigSource(source: string, configId: string, guardrails: GuardrailLookup | null = null): CheckResult {
   const parsed = parseWithPositions(source);
   if (!parsed.ok) {
     return { ok: false, errors: [{ code: 'CFG_INVALID_JSON', configId, pointer: '', message: `Not valid JSON: ${parsed.message}.`, ...parsed.position }] };
   }
   const duplicates = duplicateKeyErrors(parsed.map.duplicates);
-  const result = checkConfig(parsed.value, configId);
+  const result = checkConfig(parsed.value, configId, guardrails);
   if (result.ok && duplicates.length === 0) return result;
   const errors = [...duplicates, ...(result.ok ? [] : result.errors)].map((error) => ({
     ...error,
@@ -64,3 +65,4 @@ export function checkConfigSource(source: string, configId: string): CheckResult
 export type { ConfigError, ConfigErrorCode } from './errors.ts';
 export { CONFIG_ERRORS } from './errors.ts';
 export type { RoutePlan } from './route-plan.ts';
+export type { GuardrailLookup, NamedGuardrail } from './guardrail-lookup.ts';

@@ -1,5 +1,6 @@
 // check → PLAN → emit. Turns a checked config into a RoutePlan: inheritance applied, defaults filled,
 // names resolved to indices, queries parsed. Pure and deterministic; the input must have passed check.
+import { type GuardrailLookup, resolvedGuardrail } from './guardrail-lookup.ts';
 import type {
   BreakerPlan, CachePlan, PlanCondition, PlanLeaf, PlanNode, PlanNodeBase, PlanQuery, PlanStrategy, RetryPlan, RoutePlan, StrategyMode,
 } from './route-plan.ts';
@@ -35,13 +36,14 @@ const ROOT: Inherited = {
   strictVendorCompliance: false, providerGroup: {},
 };
 
-export function planConfig(config: RawConfig, configId: string): RoutePlan {
-  const root = planNode(config, 'config', ROOT);
+/** `guardrails`: where guardrails named by string resolve (the checker made sure each does). */
+export function planConfig(config: RawConfig, configId: string, guardrails: GuardrailLookup | null = null): RoutePlan {
+  const root = planNode(config, 'config', ROOT, guardrails);
   return { planVersion: 1, configId, readsBody: readsBody(root), root };
 }
 
-function planNode(raw: RawConfig, path: string, parent: Inherited): PlanNode {
-  const own = inherit(raw, parent);
+function planNode(raw: RawConfig, path: string, parent: Inherited, guardrails: GuardrailLookup | null): PlanNode {
+  const own = inherit(raw, parent, guardrails);
   const base: PlanNodeBase = {
     path,
     name: typeof raw.name === 'string' ? raw.name : null,
@@ -60,7 +62,7 @@ function planNode(raw: RawConfig, path: string, parent: Inherited): PlanNode {
     outputGuardrails: own.outputGuardrails,
   };
   const strategy = raw.strategy as RawConfig | undefined;
-  if (strategy) return planStrategy(base, strategy, raw.targets as RawConfig[], own);
+  if (strategy) return planStrategy(base, strategy, raw.targets as RawConfig[], own, guardrails);
   const group = own.providerGroup;
   const leaf: PlanLeaf = {
     ...base,
@@ -75,8 +77,8 @@ function planNode(raw: RawConfig, path: string, parent: Inherited): PlanNode {
   return leaf;
 }
 
-function planStrategy(base: PlanNodeBase, strategy: RawConfig, targets: RawConfig[], own: Inherited): PlanStrategy {
-  const children = targets.map((target, index) => planNode(target, `${base.path}.targets[${index}]`, own));
+function planStrategy(base: PlanNodeBase, strategy: RawConfig, targets: RawConfig[], own: Inherited, guardrails: GuardrailLookup | null): PlanStrategy {
+  const children = targets.map((target, index) => planNode(target, `${base.path}.targets[${index}]`, own, guardrails));
   const indexOf = (name: unknown) => children.findIndex((child) => child.name === name);
   const mode = strategy.mode as StrategyMode;
   const conditions: PlanCondition[] = mode === 'conditional' && Array.isArray(strategy.conditions)
@@ -94,7 +96,7 @@ function planStrategy(base: PlanNodeBase, strategy: RawConfig, targets: RawConfi
 }
 
 /** The child's own value, else the parent's (ARCHITECTURE §5); override_params merge shallowly. */
-function inherit(raw: RawConfig, parent: Inherited): Inherited {
+function inherit(raw: RawConfig, parent: Inherited, guardrails: GuardrailLookup | null): Inherited {
   const own = Object.fromEntries([...PROVIDER_KEYS, ...PROVIDER_OPTION_KEYS].filter((k) => k in raw).map((k) => [k, raw[k]]));
   // Naming a provider (or a virtual key, which implies one) starts a new group: a parent's key never
   // travels to another provider. Otherwise the child refines its parent's group key by key.
@@ -109,12 +111,22 @@ function inherit(raw: RawConfig, parent: Inherited): Inherited {
     overrideParams: raw.override_params ? { ...parent.overrideParams, ...(raw.override_params as RawConfig) } : parent.overrideParams,
     beforeRequestHooks: (raw.before_request_hooks as unknown[] | undefined) ?? parent.beforeRequestHooks,
     afterRequestHooks: (raw.after_request_hooks as unknown[] | undefined) ?? parent.afterRequestHooks,
-    inputGuardrails: (raw.input_guardrails as unknown[] | undefined) ?? parent.inputGuardrails,
-    outputGuardrails: (raw.output_guardrails as unknown[] | undefined) ?? parent.outputGuardrails,
+    inputGuardrails: raw.input_guardrails === undefined ? parent.inputGuardrails : resolved(raw.input_guardrails as unknown[], guardrails),
+    outputGuardrails: raw.output_guardrails === undefined ? parent.outputGuardrails : resolved(raw.output_guardrails as unknown[], guardrails),
     promptId: typeof raw.prompt_id === 'string' ? raw.prompt_id : parent.promptId,
     strictVendorCompliance: typeof raw.strict_vendor_compliance === 'boolean' ? raw.strict_vendor_compliance : parent.strictVendorCompliance,
     providerGroup: startsGroup ? own : { ...parent.providerGroup, ...own },
   };
+}
+
+/** Guardrails named by string, replaced by what the name resolves to. */
+function resolved(list: unknown[], guardrails: GuardrailLookup | null): unknown[] {
+  return list.map((item) => {
+    if (typeof item !== 'string') return item;
+    const found = guardrails?.get(item);
+    if (found === undefined) throw new Error(`guardrail ${item} was checked but does not resolve`);
+    return resolvedGuardrail(item, found);
+  });
 }
 
 function retryPlan(retry: RawConfig): RetryPlan {

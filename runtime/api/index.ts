@@ -1,5 +1,5 @@
 // Wires the control plane into a started gateway: saved configs (files from --configs DIR and the
-// API), prompt templates, policies and the keys admin API. In-memory copies (routers, compiled
+// API), named guardrails (files and the API), prompt templates, policies and the keys admin API. In-memory copies (routers, compiled
 // prompts, policies) load at start and follow the store's change feed, so a write through any
 // process reaches every process; the request path never waits on the database.
 import type { ConfigResolver } from '../inference/config-resolver.ts';
@@ -17,10 +17,14 @@ import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, semanticCacheMessage, semantic
 import { rateLimitHandlers } from './policies/rate-limits.ts';
 import { usageLimitHandlers } from './policies/usage-limits.ts';
 import { promptHandlers } from './prompts/handlers.ts';
+import { GuardrailCatalog } from './guardrails/guardrail-catalog.ts';
+import { guardrailHandlers } from './guardrails/handlers.ts';
+import { loadGuardrailFiles } from '../inference/index.ts';
 import { PromptCatalog } from './prompts/prompt-catalog.ts';
 
 export interface ControlPlane {
   configs: ConfigCatalog;
+  guardrails: GuardrailCatalog;
   prompts: PromptCatalog;
   policies: PolicyCatalog;
 }
@@ -33,8 +37,18 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   const { store, gateway, logger } = setup;
   // Before any saved config's router is built: the routers' limit and cache stages hold the services.
   const { limits, cache } = await setupHotState(setup, resolver);
-  const configs = new ConfigCatalog(resolver, store.configs, logger);
-  if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir));
+  // Guardrails before configs: a config's guardrail names resolve when it compiles.
+  const guardrails = new GuardrailCatalog(store.guardrails);
+  if (setup.guardrailsDir !== null) guardrails.installFiles(await loadGuardrailFiles(setup.guardrailsDir));
+  await store.changes.watch(RECORD_KINDS.guardrails, guardrails.onChange);
+  await guardrails.loadAll();
+  resolver.useGuardrails(guardrails);
+  const configs = new ConfigCatalog(resolver, store.configs, logger, guardrails);
+  if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir, guardrails));
+  guardrails.onChanged((names) => {
+    configs.recompileNaming(names);
+    resolver.useGuardrails(guardrails);
+  });
   const prompts = new PromptCatalog(store.prompts, logger);
   const policies = new PolicyCatalog(store, (catalog) => limits.use(catalog.activeRateLimits(), catalog.usageLimits()));
 
@@ -54,6 +68,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
     ...apiKeyHandlers(store),
     ...configHandlers(store, configs),
     ...promptHandlers(store),
+    ...guardrailHandlers(store, guardrails, configs),
     ...rateLimitHandlers(store, limits),
     ...usageLimitHandlers(store, limits),
     ...cacheHandlers(cache),
@@ -61,7 +76,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   // Only what the route table serves (tests may run with a smaller table).
   const served = new Set(gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) gateway.registerHandler(name, handler);
-  return { configs, prompts, policies };
+  return { configs, guardrails, prompts, policies };
 }
 
 /** A saved config with a semantic cache this gateway cannot run stops the start (a located error per cache), never a silent simple cache. */

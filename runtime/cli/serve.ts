@@ -12,7 +12,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 
-export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--data DIR]
+export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--data DIR]
 
 Runs the gateway HTTP server. Prints one line with its URL when ready; SIGINT or SIGTERM drain
 in-flight requests and stop it (a second signal stops it at once).
@@ -21,6 +21,8 @@ Options:
   --port N         port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
   --host H         address to bind (default ${DEFAULT_HOST})
   --configs DIR    folder of saved configs to load
+  --guardrails DIR folder of named guardrails configs use by ID (default: guardrails/ beside
+                   the configs folder, when it exists)
   --data DIR       data directory holding the embedded store (default ${DEFAULT_DATA_DIR})
   -h, --help       show this help
 
@@ -93,6 +95,7 @@ const OPTIONS = {
   host: { type: 'string' },
   configs: { type: 'string' },
   data: { type: 'string' },
+  guardrails: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -132,6 +135,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       port: parsePort(values.port, DEFAULT_PORT),
       host: values.host ?? DEFAULT_HOST,
       configsDir: values.configs ?? null,
+      ...(values.guardrails === undefined ? {} : { guardrailsDir: values.guardrails }),
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       databaseUrl: process.env.DATABASE_URL || null,
       storePollMs: pollMsFromEnv(process.env.GATEWAY_STORE_POLL_MS),

@@ -37,6 +37,8 @@ export function isCacheHit(status: string | null): boolean {
 /** One hook's result, as returned in `hook_results` and logged. */
 export interface HookResult {
   id: string;
+  /** The hook's `type` label from the config; null when it has none (guardrails have none). */
+  type: string | null;
   verdict: boolean;
   deny: boolean;
   async: boolean;

@@ -2,7 +2,7 @@
 // config (checked, planned and emitted once per distinct config, then cached), or the single-target
 // config that the provider headers describe.
 import { createHash } from 'node:crypto';
-import { checkConfig, type ConfigError, configTooDeep, findDuplicateKeys } from '../../compiler/config/index.ts';
+import { checkConfig, type ConfigError, configTooDeep, findDuplicateKeys, type GuardrailLookup } from '../../compiler/config/index.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { RoutePlan } from '../core/plan.ts';
 import type { StoredCredentials } from '../providers/stored-credentials.ts';
@@ -27,6 +27,8 @@ export class ConfigResolver {
   /** Canonical hash → router: the same config spelt differently compiles once. */
   readonly #inlineByHash: LruMap<string, LoadedRouter>;
   readonly #fromHeaders: LruMap<string, LoadedRouter>;
+  /** Where inline configs' guardrail names resolve: the control plane's catalog, once installed. */
+  #guardrails: GuardrailLookup | null = null;
 
   constructor(deps: RouterDeps) {
     this.#deps = { ...deps, services: deps.services ?? defaultServices() };
@@ -44,6 +46,16 @@ export class ConfigResolver {
   /** What every router's stages use (one object: installing a service reaches every router). */
   get services(): Services {
     return this.#deps.services!;
+  }
+
+  /**
+   * Installs where inline configs' guardrail names resolve; called again when a guardrail changed,
+   * so inline routers compiled with the old one are compiled again on their next use.
+   */
+  useGuardrails(guardrails: GuardrailLookup | null): void {
+    this.#guardrails = guardrails;
+    this.#inlineByText.clear();
+    this.#inlineByHash.clear();
   }
 
   /** Installs (or atomically replaces) the router of a saved config. */
@@ -125,7 +137,7 @@ export class ConfigResolver {
     const known = this.#inlineByHash.get(hash);
     this.#deps.services!.metrics?.inlineConfig(known !== undefined);
     if (known !== undefined) return known;
-    const result = checkConfig(value, `inline:${hash}`);
+    const result = checkConfig(value, `inline:${hash}`, this.#guardrails);
     if (!result.ok) throw invalidConfig(result.errors);
     const router = buildRouter(result.plan, this.#deps);
     this.#inlineByHash.set(hash, router);

@@ -2,7 +2,8 @@
 // resolver (saved configs from --configs DIR compiled at start), and the handlers.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { checkConfigSource, type ConfigError } from '../../compiler/config/index.ts';
+import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../../compiler/config/index.ts';
+import { fileGuardrails, type GuardrailFile, readGuardrailFolder } from '../../compiler/config/guardrail-files.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../router/breaker.ts';
 import type { GatewaySetup } from '../server/start.ts';
 import { defaultProviders, type ProviderRegistry } from '../providers/registry.ts';
@@ -54,20 +55,33 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     checkTools: defaultCheckTools(hostPolicy),
   };
   const resolver = new ConfigResolver({ transport, breakers, settings, services });
-  if (setup.configsDir !== null) await loadSavedConfigs(resolver, setup.configsDir);
+  if (setup.configsDir !== null) {
+    // Without a control plane, file guardrails are all a config can name.
+    const files = setup.guardrailsDir === null ? [] : await loadGuardrailFiles(setup.guardrailsDir);
+    const guardrails = setup.guardrailsDir === null ? null : fileGuardrails(files, setup.guardrailsDir);
+    resolver.useGuardrails(guardrails);
+    await loadSavedConfigs(resolver, setup.configsDir, guardrails);
+  }
   const handler = createInferenceHandler(resolver);
   for (const name of INFERENCE_HANDLERS) setup.gateway.registerHandler(name, handler);
   return resolver;
 }
 
+/** The guardrails folder's files; refuses to start with any invalid one, listing every error. */
+export async function loadGuardrailFiles(dir: string): Promise<GuardrailFile[]> {
+  const { files, errors } = await readGuardrailFolder(dir);
+  if (errors.length > 0) throw new InvalidSavedConfigsError(errors.map((e) => ({ ...e, configId: `guardrails/${e.configId ?? ''}` })));
+  return files;
+}
+
 /** Compiles every `*.json` in `dir`; refuses to start with any invalid one, listing every error. */
-export async function loadSavedConfigs(resolver: ConfigResolver, dir: string): Promise<string[]> {
+export async function loadSavedConfigs(resolver: ConfigResolver, dir: string, guardrails: GuardrailLookup | null = null): Promise<string[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
   const errors: ConfigError[] = [];
   const ids: string[] = [];
   for (const file of files) {
     const id = basename(file, '.json');
-    const result = checkConfigSource(await readFile(join(dir, file), 'utf8'), id);
+    const result = checkConfigSource(await readFile(join(dir, file), 'utf8'), id, guardrails);
     if (!result.ok) {
       errors.push(...result.errors);
       continue;

@@ -43,4 +43,8 @@ export class LruMap<K, V> {
   get size(): number {
     return this.#entries.size;
   }
+
+  clear(): void {
+    this.#entries.clear();
+  }
 }

@@ -1,7 +1,7 @@
 // Starts a whole gateway: store, key ring, HTTP server, built-in handlers, then the caller's setup
 // hook (where inference and control-plane handlers are registered), and only then listens.
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ROUTES as GENERATED_ROUTES } from '../../generated/routes.ts';
 import * as generatedValidators from '../../generated/validators.js';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
@@ -32,6 +32,8 @@ export interface GatewaySetup {
   logger: GatewayLogger;
   dataDir: string;
   configsDir: string | null;
+  /** Folder of named guardrails (files); null when there is none. */
+  guardrailsDir: string | null;
   /** Work to finish on shutdown, after the server drained and before the store closes (e.g. hand back batch leases). */
   onClose(hook: () => Promise<void>): void;
   /** OpenTelemetry tracing when configured; null when off. */
@@ -52,6 +54,8 @@ export interface StartGatewayOptions {
   storePollMs?: number;
   /** Folder of saved configs; start.ts only passes it on to `setup`. */
   configsDir?: string | null;
+  /** Folder of named guardrails; by default `guardrails/` beside the configs folder (read when it exists). */
+  guardrailsDir?: string | null;
   /** Seeded as an admin key (hashed) when the store does not know it yet; serve passes GATEWAY_API_KEY. */
   seedApiKey?: string | null;
   /** Defaults to generated/routes.ts. */
@@ -113,7 +117,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     });
     if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway));
     await options.setup?.({
-      gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, tracing: options.tracing ?? null,
+      gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, guardrailsDir: guardrailsDirOf(options), tracing: options.tracing ?? null,
       onClose: (hook) => closeHooks.push(hook),
       onRecord: (consumer) => recordConsumers.push(consumer),
       recordFinished,
@@ -170,4 +174,10 @@ async function seedKey(store: GatewayStore, key: string, logger: GatewayLogger):
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
+}
+
+/** The guardrails folder: the one given, else `guardrails/` beside the configs folder. */
+function guardrailsDirOf(options: StartGatewayOptions): string | null {
+  if (options.guardrailsDir !== undefined) return options.guardrailsDir;
+  return options.configsDir ? join(dirname(resolve(options.configsDir)), 'guardrails') : null;
 }

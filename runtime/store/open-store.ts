@@ -8,6 +8,7 @@ import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import type { SavedConfigStore } from './config-store.ts';
 import type { GatewayFileStore } from './file-store.ts';
 import type { PromptStore } from './prompt-store.ts';
+import type { GuardrailStore } from './guardrail-store.ts';
 import type { RateLimitPolicyStore } from './rate-limit-policy-store.ts';
 import type { RequestLogStore } from './request-log-store.ts';
 import type { ResponseStore } from './response-store.ts';
@@ -17,6 +18,7 @@ import { SqlConfigStore } from './sql/sql-config-store.ts';
 import type { SqlDatabase } from './sql/sql-database.ts';
 import { SqlFileStore } from './sql/sql-file-store.ts';
 import { SqlPromptStore } from './sql/sql-prompt-store.ts';
+import { SqlGuardrailStore } from './sql/sql-guardrail-store.ts';
 import { SqlRateLimitPolicyStore } from './sql/sql-rate-limit-policy-store.ts';
 import { SqlResponseStore } from './sql/sql-response-store.ts';
 import { SqlRequestLogStore } from './sql/sql-request-log-store.ts';
@@ -35,6 +37,7 @@ export interface GatewayStore {
   readonly apiKeys: ApiKeyStore;
   readonly configs: SavedConfigStore;
   readonly prompts: PromptStore;
+  readonly guardrails: GuardrailStore;
   readonly rateLimits: RateLimitPolicyStore;
   readonly usageLimits: UsageLimitPolicyStore;
   readonly virtualKeys: VirtualKeyStore;
@@ -85,6 +88,7 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions, re
     apiKeys: new SqlApiKeyStore(db),
     configs: new SqlConfigStore(db),
     prompts: new SqlPromptStore(db),
+    guardrails: new SqlGuardrailStore(db),
     rateLimits: new SqlRateLimitPolicyStore(db),
     usageLimits: new SqlUsageLimitPolicyStore(db),
     virtualKeys: new SqlVirtualKeyStore(db),

@@ -4,6 +4,7 @@ export const RECORD_KINDS = {
   apiKeys: 'api_keys',
   configs: 'configs',
   prompts: 'prompts',
+  guardrails: 'guardrails',
   rateLimits: 'rate_limit_policies',
   usageLimits: 'usage_limit_policies',
   virtualKeys: 'virtual_keys',

@@ -32,6 +32,7 @@ export interface ApiGateway extends ApiClient {
 
 export interface StartApiOptions {
   configsDir?: string | null;
+  guardrailsDir?: string | null;
   settings?: Partial<InferenceSettings>;
   logger?: GatewayLogger;
   /** Reuse a location (a second process's worth of gateway on the same store). */
@@ -47,6 +48,7 @@ export async function startApiGateway(backend: BackendName, options: StartApiOpt
     dataDir: location.dataDir,
     databaseUrl: location.databaseUrl,
     configsDir: options.configsDir ?? null,
+    guardrailsDir: options.guardrailsDir ?? null,
     seedApiKey: ADMIN_KEY,
     logger: options.logger ?? silentLogger,
     keyRefreshMs: 0,

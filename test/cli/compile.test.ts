@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -63,11 +64,26 @@ describe('runCompile', () => {
     expect(run.stdout).toContain(`${exampleIds.length} config(s) valid`);
   });
 
-  it('exits 0 on examples/guardrails: their checks exist and their parameters fit', async () => {
-    const run = await compile('--configs', 'examples/guardrails', '--no-generate');
-    expect(run.code, run.stdout + run.stderr).toBe(0);
+  it('resolves guardrail names against the guardrails folder beside the configs, and refuses an unknown one with a hint', async () => {
+    const run = await compile('--configs', CONFIGS, '--no-generate');
     expect(run.stdout).toContain('ok    guardrails');
-    expect(run.stdout).toContain('ok    hooks');
+    expect(run.stderr).toContain('checked 1 guardrail file(s) in examples/guardrails');
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-compile-guardrails-'));
+    try {
+      await mkdir(join(dir, 'configs'));
+      await mkdir(join(dir, 'guardrails'));
+      await writeFile(join(dir, 'guardrails', 'no-pii.json'), JSON.stringify({ checks: [{ id: 'default.piiRedact', parameters: {} }] }));
+      await writeFile(join(dir, 'guardrails', 'broken.json'), '{\n  "checks": [{ "id": "default.wordcount", "parameters": {} }]\n}');
+      await writeFile(join(dir, 'configs', 'named.json'), '{\n  "virtual_key": "v",\n  "input_guardrails": ["no-pii", "no-pi"]\n}');
+      const failed = await compile('--configs', join(dir, 'configs'), '--no-generate');
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toContain('error guardrails/broken');
+      expect(failed.stdout).toMatch(/broken\.json:2:\d+ {2}CFG_UNKNOWN_CHECK/);
+      expect(failed.stdout).toMatch(/named\.json:3:\d+ {2}CFG_UNKNOWN_GUARDRAIL {2}\/input_guardrails\/1/);
+      expect(failed.stdout).toContain('hint: did you mean "no-pii"?');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('warns, located, about a semantic cache when the server setting it needs is not set; exit 0', async () => {

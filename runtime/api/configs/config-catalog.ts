@@ -2,7 +2,8 @@
 // compiled and installed in the ConfigResolver, kept current from the store's change feed (so a
 // config saved through any process replaces the live router in every process). On an ID clash the
 // file wins: files are what was reviewed and deployed (docs/api.md).
-import { checkConfig, type RoutePlan } from '../../../compiler/config/index.ts';
+import { type CheckResult, checkConfig, type GuardrailLookup, type RoutePlan } from '../../../compiler/config/index.ts';
+import { namedGuardrails } from '../../../compiler/config/guardrail-lookup.ts';
 import type { ConfigResolver } from '../../inference/config-resolver.ts';
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-store.ts';
@@ -12,6 +13,7 @@ import type { FileConfig } from './config-files.ts';
 interface InstalledApiConfig {
   version: number;
   lastUpdatedAt: string;
+  config: Record<string, unknown>;
   plan: RoutePlan | null;
 }
 
@@ -21,11 +23,49 @@ export class ConfigCatalog {
   readonly #logger: GatewayLogger;
   readonly #files = new Map<string, FileConfig>();
   readonly #api = new Map<string, InstalledApiConfig>();
+  readonly #guardrails: GuardrailLookup | null;
 
-  constructor(resolver: ConfigResolver, store: SavedConfigStore, logger: GatewayLogger) {
+  /** `guardrails`: where the configs' guardrail names resolve. */
+  constructor(resolver: ConfigResolver, store: SavedConfigStore, logger: GatewayLogger, guardrails: GuardrailLookup | null = null) {
     this.#resolver = resolver;
     this.#store = store;
     this.#logger = logger;
+    this.#guardrails = guardrails;
+  }
+
+  /** Checks and plans a config as this catalog compiles them (its guardrail names resolve here). */
+  check(config: unknown, id: string): CheckResult {
+    return checkConfig(config, id, this.#guardrails);
+  }
+
+  /** IDs of the configs (files and API) that name guardrail `name`. */
+  configsNaming(name: string): string[] {
+    const ids = new Set<string>();
+    for (const file of this.#files.values()) if (namedGuardrails(file.config).includes(name)) ids.add(file.id);
+    for (const [id, installed] of this.#api) if (namedGuardrails(installed.config).includes(name)) ids.add(id);
+    return [...ids].sort();
+  }
+
+  /** Compiles again every config that names one of these guardrails (they changed): the new checks route from now on. */
+  recompileNaming(names: readonly string[]): void {
+    const changed = new Set(names);
+    const names_ = (config: unknown): boolean => namedGuardrails(config).some((name) => changed.has(name));
+    for (const file of this.#files.values()) {
+      if (!names_(file.config)) continue;
+      const result = checkConfig(file.config, file.id, this.#guardrails);
+      if (result.ok) {
+        file.plan = result.plan;
+        this.#resolver.setSaved(result.plan);
+      } else {
+        // A guardrail it needs is gone (deleted through another process): it stops routing, loudly, rather than route unguarded.
+        this.#logger.error('saved_config_invalid', { config_id: file.id, errors: result.errors.map((e) => `${e.code} ${e.pointer}`) });
+        this.#resolver.deleteSaved(file.id);
+      }
+    }
+    for (const [id, installed] of this.#api) {
+      if (!names_(installed.config)) continue;
+      this.#install(id, installed.version, installed.lastUpdatedAt, installed.config);
+    }
   }
 
   installFiles(files: readonly FileConfig[]): void {
@@ -72,11 +112,15 @@ export class ConfigCatalog {
       return;
     }
     if (installed?.version === record.version && installed.lastUpdatedAt === record.lastUpdatedAt) return;
-    const result = checkConfig(record.config, id);
-    // A stored config that no longer compiles (a newer gateway checks more) stops routing, loudly.
+    this.#install(id, record.version, record.lastUpdatedAt, record.config);
+  }
+
+  #install(id: string, version: number, lastUpdatedAt: string, config: Record<string, unknown>): void {
+    const result = checkConfig(config, id, this.#guardrails);
+    // A stored config that no longer compiles (a newer gateway checks more, a guardrail it names is gone) stops routing, loudly.
     const plan = result.ok ? result.plan : null;
-    if (!result.ok) this.#logger.error('saved_config_invalid', { config_id: id, version: record.version, errors: result.errors.map((e) => `${e.code} ${e.pointer}`) });
-    this.#api.set(id, { version: record.version, lastUpdatedAt: record.lastUpdatedAt, plan });
+    if (!result.ok) this.#logger.error('saved_config_invalid', { config_id: id, version, errors: result.errors.map((e) => `${e.code} ${e.pointer}`) });
+    this.#api.set(id, { version, lastUpdatedAt, config, plan });
     if (this.#files.has(id)) {
       this.#logger.warn('saved_config_shadowed', { config_id: id, reason: 'a file in --configs has the same ID and wins' });
       return;

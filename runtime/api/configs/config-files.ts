@@ -2,7 +2,7 @@
 // start when any is invalid, listing every error (the same rule as `gateway compile`).
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { checkConfigSource, type ConfigError, type RoutePlan } from '../../../compiler/config/index.ts';
+import { checkConfigSource, type ConfigError, type GuardrailLookup, type RoutePlan } from '../../../compiler/config/index.ts';
 import { InvalidSavedConfigsError } from '../../inference/index.ts';
 
 export interface FileConfig {
@@ -16,7 +16,7 @@ export interface FileConfig {
   modifiedAt: string;
 }
 
-export async function loadConfigFiles(dir: string): Promise<FileConfig[]> {
+export async function loadConfigFiles(dir: string, guardrails: GuardrailLookup | null = null): Promise<FileConfig[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
   const errors: ConfigError[] = [];
   const loaded: FileConfig[] = [];
@@ -24,7 +24,7 @@ export async function loadConfigFiles(dir: string): Promise<FileConfig[]> {
     const path = join(dir, file);
     const id = basename(file, '.json');
     const source = await readFile(path, 'utf8');
-    const result = checkConfigSource(source, id);
+    const result = checkConfigSource(source, id, guardrails);
     if (!result.ok) {
       errors.push(...result.errors);
       continue;

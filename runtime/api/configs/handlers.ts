@@ -2,7 +2,7 @@
 // as `gateway compile` (400 `invalid_config` with every compile error otherwise); after the write the
 // change feed installs the new router here at once and in every other process on its next poll.
 import { randomBytes } from 'node:crypto';
-import { checkConfig, type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
+import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import type { ConfigCreate, ConfigUpdate, SavedConfig, SavedConfigList } from '../../../generated/types.ts';
@@ -31,7 +31,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       if (catalog.file(id) !== undefined) {
         throw new GatewayError('resource_already_exists', `The ID "${id}" belongs to a config from the --configs folder.`, '/id');
       }
-      compileOrThrow(body.config, id, await duplicatesIn(ctx));
+      compileOrThrow(catalog, body.config, id, await duplicatesIn(ctx));
       let record: SavedConfigRecord;
       try {
         record = await store.configs.create({ id, name: body.name ?? null, config: body.config });
@@ -69,7 +69,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       const id = pathParam(ctx, 'configId');
       notFromFile(id);
       const body = (await ctx.json()) as ConfigUpdate;
-      compileOrThrow(body.config, id, await duplicatesIn(ctx));
+      compileOrThrow(catalog, body.config, id, await duplicatesIn(ctx));
       const record = await store.configs.update(id, { config: body.config, ...(body.name === undefined ? {} : { name: body.name }) });
       if (record === null) throw notFound('config', id, 'configId');
       await store.changes.refresh();
@@ -110,8 +110,8 @@ async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
 }
 
 /** 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
-function compileOrThrow(config: Record<string, unknown>, id: string, duplicates: readonly ConfigError[] = []): void {
-  const checked = checkConfig(config, id);
+function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>, id: string, duplicates: readonly ConfigError[] = []): void {
+  const checked = catalog.check(config, id);
   if (checked.ok && duplicates.length === 0) {
     refuseMetadataHosts(checked.plan.root);
     return;

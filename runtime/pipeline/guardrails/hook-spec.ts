@@ -5,7 +5,8 @@
 //  - after_request_hooks: never deny (a failure answers 246); they may be async;
 //  - input_guardrails: `deny` denies on failure; they may be async;
 //  - output_guardrails: `deny` or on_fail.deny deny on failure, on_success.deny when they pass.
-// The compiler has checked every check id and its parameters, and refuses an async hook that denies.
+// The compiler has checked every check id and its parameters, refused an async guardrail that denies,
+// and resolved guardrails named by string into objects.
 import type { PlanNodeBase } from '../../core/plan.ts';
 import { GUARDRAIL_RESERVED_KEYS } from '../../../compiler/config/hook-checks.ts';
 import type { HookPhase } from './check.ts';
@@ -18,6 +19,8 @@ export interface Feedback {
 
 export interface HookSpec {
   id: string;
+  /** A hook's `type`: a label, shown with its results. */
+  type: string | null;
   phase: HookPhase;
   checks: Array<{ id: string; parameters: Record<string, unknown> }>;
   denyOnFail: boolean;
@@ -36,10 +39,8 @@ export function hookSpecs(node: PlanNodeBase, phase: HookPhase): HookSpec[] {
   const guardrailField = phase === 'before' ? 'input_guardrails' : 'output_guardrails';
   const specs: HookSpec[] = [];
   hooks.forEach((raw) => specs.push(fromHook(raw as Raw, phase)));
-  guardrails.forEach((raw, i) => {
-    // Stored guardrails (strings) are refused by the compiler until they exist.
-    if (typeof raw === 'object' && raw !== null) specs.push(fromGuardrail(raw as Raw, phase, `${guardrailField}[${i}]`));
-  });
+  // Guardrails named by string were resolved into objects when the config compiled.
+  guardrails.forEach((raw, i) => specs.push(fromGuardrail(raw as Raw, phase, `${guardrailField}[${i}]`)));
   return specs;
 }
 
@@ -49,6 +50,7 @@ function fromHook(raw: Raw, phase: HookPhase): HookSpec {
   const checks = Array.isArray(raw.checks) ? (raw.checks as Raw[]).map((c) => ({ id: c.id as string, parameters: (c.parameters as Raw | undefined) ?? {} })) : [];
   return {
     id: raw.id as string,
+    type: typeof raw.type === 'string' ? raw.type : null,
     phase,
     checks,
     denyOnFail: onFail.deny === true,
@@ -62,9 +64,13 @@ function fromHook(raw: Raw, phase: HookPhase): HookSpec {
 function fromGuardrail(raw: Raw, phase: HookPhase, fallbackId: string): HookSpec {
   const onFail = (raw.on_fail as Raw | undefined) ?? {};
   const onSuccess = (raw.on_success as Raw | undefined) ?? {};
-  const checks = Object.entries(raw).filter(([key]) => !GUARDRAIL_RESERVED_KEYS.has(key)).map(([id, parameters]) => ({ id, parameters: parameters as Raw }));
+  // A named guardrail arrives resolved with its checks as a list (compiler/config/guardrail-lookup.ts).
+  const checks = Array.isArray(raw.checks)
+    ? (raw.checks as Raw[]).map((c) => ({ id: c.id as string, parameters: (c.parameters as Raw | undefined) ?? {} }))
+    : Object.entries(raw).filter(([key]) => !GUARDRAIL_RESERVED_KEYS.has(key)).map(([id, parameters]) => ({ id, parameters: parameters as Raw }));
   return {
     id: typeof raw.id === 'string' ? raw.id : fallbackId,
+    type: null,
     phase,
     checks,
     denyOnFail: raw.deny === true || onFail.deny === true,

@@ -129,7 +129,7 @@ function assemble(hooks: readonly PreparedHook[], results: CheckResult[][], body
     for (const check of checks) if (check.transformedBody !== undefined && !deny) current = check.transformedBody;
     const given = verdict ? hook.spec.onSuccess : hook.spec.onFail;
     if (given !== null) feedback.push(feedbackEntry(hook.spec.id, given, checks));
-    return { id: hook.spec.id, verdict, deny, async: hook.spec.async, checks: checks.map(({ transformedBody: _, ...check }) => check), executionTimeMs };
+    return { id: hook.spec.id, type: hook.spec.type, verdict, deny, async: hook.spec.async, checks: checks.map(({ transformedBody: _, ...check }) => check), executionTimeMs };
   });
   return { results: hookResults, denied, failed: failed && !denied, body: current, feedback };
 }
