@@ -4,15 +4,8 @@
 // Run: node bench/mock-upstream.ts [port]; prints `mock listening on <url>`.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { COMPLETION } from './mock-answers.ts';
 
-const COMPLETION = Buffer.from(JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1_700_000_000,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 9, completion_tokens: 9, total_tokens: 18 },
-}));
 const UNAVAILABLE = Buffer.from(JSON.stringify({ error: { message: 'overloaded', type: 'server_error', param: null, code: 'overloaded' } }));
 const WORDS = ['Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?'];
 /** One SSE event per token, then a finish event and [DONE]: 11 writes per stream. */

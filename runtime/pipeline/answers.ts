@@ -24,3 +24,23 @@ export function jsonResponse(status: number, value: unknown, headers: Record<str
   const body = Buffer.from(JSON.stringify(value));
   return bufferedResponse(status, { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) }, body);
 }
+
+/**
+ * A JSON object's bytes with one more member at its end (`hook_results`), without parsing and
+ * re-serialising the whole answer. Null when the bytes are not an object (`{…}`).
+ */
+export function withMember(body: Buffer, name: string, value: unknown): Buffer | null {
+  let end = body.length - 1;
+  while (end >= 0 && isSpace(body[end])) end--;
+  let start = 0;
+  while (start < end && isSpace(body[start])) start++;
+  if (end <= start || body[start] !== 0x7b || body[end] !== 0x7d) return null;
+  let last = end - 1;
+  while (last > start && isSpace(body[last])) last--;
+  const member = `${last === start ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}}`;
+  return Buffer.concat([body.subarray(0, end), Buffer.from(member)]);
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}

@@ -4,6 +4,7 @@
 // results of the attempt that made it.
 import type { HookResult, RequestRecord } from '../../core/request-record.ts';
 import type { Exchange } from '../exchange.ts';
+import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { FeedbackEntry, PhaseRun } from './run-hooks.ts';
 
 const STATE_KEY = 'hooks';
@@ -19,8 +20,8 @@ export class HookRun {
   attemptFeedback: FeedbackEntry[] = [];
   /** Which phase denied, when one did. */
   deniedIn: 'before' | 'after' | null = null;
-  /** The answer's parsed JSON, when an output phase parsed it: hook_results go in without a second parse. */
-  answer: { response: unknown; json: Record<string, unknown> } | null = null;
+  /** The answer an output phase read whole (a JSON object): hook_results go into its bytes without a second read. */
+  answer: { response: UpstreamResponse; bytes: Buffer } | null = null;
   #pending: Array<Promise<void>> = [];
 
   static of(x: Exchange): HookRun | undefined {

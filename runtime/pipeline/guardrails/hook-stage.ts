@@ -11,7 +11,7 @@ import type { PlanLeaf, PlanNode, RoutePlan } from '../../core/plan.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
-import { bufferedResponse, jsonResponse } from '../answers.ts';
+import { bufferedResponse, jsonResponse, withMember } from '../answers.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Services } from '../services.ts';
@@ -142,15 +142,13 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
     judged = phase.body;
   }
   if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, judged, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
-  const headers = { ...response.headers };
   let body = bytes;
-  if (judged !== answer) {
-    body = held !== null ? rewrittenStream(x.endpoint, held, io.textOf(judged)) : Buffer.from(JSON.stringify(judged));
-  }
-  if (held === null && isObject(judged)) run.answer = { response: null, json: judged };
+  if (judged !== answer) body = held !== null ? rewrittenStream(x.endpoint, held, io.textOf(judged)) : Buffer.from(JSON.stringify(judged));
+  // The upstream answer's header object is this answer's own (the server adds its headers to it too).
+  const headers = response.headers;
   if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
   const kept = bufferedResponse(response.status, headers, body);
-  if (run.answer !== null) run.answer.response = kept;
+  if (held === null && isObject(judged)) run.answer = { response: kept, bytes: body };
   return { ...outcome, response: kept };
 }
 
@@ -212,19 +210,12 @@ async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: Reado
   const contentType = response.headers['content-type'];
   const json = typeof contentType === 'string' && contentType.startsWith('application/json');
   if (!json || strict.has(outcome.leafPath)) return status === response.status ? outcome : { ...outcome, status, response: withStatus(response, status) };
-  let answer = run.answer !== null && run.answer.response === response ? run.answer.json : null;
-  if (answer === null) {
-    const bytes = await response.readAll();
-    try {
-      const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-      answer = isObject(parsed) ? parsed : null;
-    } catch {
-      answer = null;
-    }
-    if (answer === null) return { ...outcome, status, response: bufferedResponse(status, response.headers, bytes) };
-  }
-  const body = Buffer.from(JSON.stringify({ ...answer, hook_results: results }));
-  return { ...outcome, status, response: bufferedResponse(status, { ...response.headers, 'content-length': String(body.length) }, body) };
+  // The answer's bytes as the output hooks kept them, or read now; hook_results go in without re-serialising it.
+  const bytes = run.answer !== null && run.answer.response === response ? run.answer.bytes : await response.readAll();
+  const body = withMember(bytes, 'hook_results', results) ?? bytes;
+  const headers = response.headers;
+  if (headers['content-length'] !== undefined || body !== bytes) headers['content-length'] = String(body.length);
+  return { ...outcome, status, response: bufferedResponse(status, headers, body) };
 }
 
 function withStatus(response: UpstreamResponse, status: number): UpstreamResponse {

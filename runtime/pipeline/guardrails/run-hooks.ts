@@ -89,7 +89,18 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
       results[h].push({ id: check.id, verdict, explanation: rewritten.found === 0 ? 'nothing to replace' : `replaced ${rewritten.found}`, error: null, executionTimeMs: elapsed(t0) });
     }
   });
-  const input: CheckInput = { ...ctx, phase, text: io.textOf(current), request: phase === 'before' ? current : ctx.request, response: phase === 'after' ? current : null };
+  // One literal, one shape for every check input.
+  const input: CheckInput = {
+    phase,
+    text: io.textOf(current),
+    endpoint: ctx.endpoint,
+    model: ctx.model,
+    metadata: ctx.metadata,
+    headers: ctx.headers,
+    request: phase === 'before' ? current : ctx.request,
+    response: phase === 'after' ? current : null,
+    signal: ctx.signal,
+  };
   const pending: Array<Promise<void>> = [];
   hooks.forEach((hook, h) => {
     for (const check of hook.checks) {
