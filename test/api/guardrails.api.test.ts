@@ -92,6 +92,22 @@ describe.each(BACKENDS)('guardrails API on %s', (backend) => {
   });
 });
 
+describe('serve start with named guardrails', () => {
+  it('refuses to start when a config file names no known guardrail, or a guardrail file is invalid, located', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-guardrails-start-'));
+    try {
+      await mkdir(join(dir, 'configs'));
+      await mkdir(join(dir, 'guardrails'));
+      await writeFile(join(dir, 'configs', 'named.json'), '{\n  "virtual_key": "v",\n  "input_guardrails": ["missing"]\n}');
+      await expect(startApiGateway('sqlite', { configsDir: join(dir, 'configs'), guardrailsDir: join(dir, 'guardrails') })).rejects.toThrow(/named\.json:3:\d+ CFG_UNKNOWN_GUARDRAIL \/input_guardrails\/0/);
+      await writeFile(join(dir, 'guardrails', 'missing.json'), '{\n  "checks": [],\n  "deny": true\n}');
+      await expect(startApiGateway('sqlite', { configsDir: join(dir, 'configs'), guardrailsDir: join(dir, 'guardrails') })).rejects.toThrow(/guardrails\/missing\.json:2:\d+ CFG_SCHEMA_VIOLATION \/checks/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await condition())) {

@@ -3,6 +3,9 @@
 // redacted before the provider sees it; a denied answer is a failed attempt a fallback moves past; a
 // held stream that is denied ends in an SSE error event the SDK throws; results and feedback are in
 // the log record, async hooks included. The mock answers "[mockN]" and then the prompt's words.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
@@ -11,7 +14,23 @@ const PII = 'mail me at jane.doe@example.com or call +1 415-555-0134, card 4111 
 
 describe('hooks and guardrails', () => {
   let e2e: E2E;
+  let side: Server;
+  let sideUrl = '';
+  let token = '';
   beforeAll(async () => {
+    // One local server for the checks that call out: a JSON Web Key Set, and a webhook that rewrites requests.
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'e2e', alg: 'ES256' };
+    token = await new SignJWT({ scope: 'chat' }).setProtectedHeader({ alg: 'ES256', kid: 'e2e' }).setIssuedAt().setExpirationTime('10m').sign(privateKey);
+    side = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const body = req.url === '/jwks' ? { keys: [jwk] } : { verdict: true, transformedData: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'rewritten by the webhook' }] } };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => side.listen(0, '127.0.0.1', resolve));
+    sideUrl = `http://127.0.0.1:${(side.address() as AddressInfo).port}`;
     e2e = await startE2E({
       mocks: 2,
       configs: {
@@ -30,10 +49,16 @@ describe('hooks and guardrails', () => {
         },
         'stream-deny': { ...target(0), output_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
         'stream-judged': { ...target(0), output_guardrails: [{ id: 'ends-period', 'default.endsWith': { suffix: '.' } }] },
+        'stream-redacted': { ...target(0), output_guardrails: [{ id: 'pii-out', 'default.piiRedact': {} }] },
+        jwt: { ...target(0), input_guardrails: [{ id: 'signed-in', deny: true, 'default.jwt': { jwksUri: `${sideUrl}/jwks`, headerKey: 'x-user-token' } }] },
+        rewritten: { ...target(0), before_request_hooks: [{ id: 'rewrite', checks: [{ id: 'default.webhook', parameters: { webhookURL: `${sideUrl}/hook` } }] }] },
       },
     });
   });
-  afterAll(() => e2e?.close());
+  afterAll(async () => {
+    await e2e?.close();
+    await new Promise((resolve) => side?.close(resolve));
+  });
 
   const sdk = (config: string, traceId?: string): OpenAI => e2e.client({ 'x-gateway-config': config, ...(traceId === undefined ? {} : { 'x-gateway-trace-id': traceId }) });
   const raw = (config: string, content: string, extra: Record<string, unknown> = {}) => e2e.fetch('/v1/chat/completions', {
@@ -145,5 +170,35 @@ describe('hooks and guardrails', () => {
     const error = await errorOf(res);
     expect(error.code).toBe('invalid_config');
     expect(error.errors).toEqual([expect.objectContaining({ code: 'CFG_UNKNOWN_CHECK', pointer: '/input_guardrails/0/default.wordcount', hint: 'did you mean "default.wordCount"?' })]);
+  });
+
+  it('checks a JWT from a client header against a key set, and never sends that header upstream', async () => {
+    const before = e2e.mocks[0].requests.length;
+    expect((await raw('jwt', 'hello')).status).toBe(446);
+    const res = await e2e.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': 'jwt', 'content-type': 'application/json', 'x-user-token': `Bearer ${token}` },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    expect(res.status).toBe(200);
+    const sent = e2e.mocks[0].requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0].headers['x-user-token']).toBeUndefined();
+  });
+
+  it('sends the body a before-request webhook returned as transformedData', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const res = await raw('rewritten', 'the original words');
+    expect(res.status).toBe(200);
+    const body = await res.json() as { choices: Array<{ message: { content: string } }> };
+    expect(body.choices[0].message.content).toBe('[mock0] rewritten by the webhook');
+    expect(e2e.mocks[0].requests.slice(before).map((r) => r.body).join('')).not.toContain('original');
+  });
+
+  it('holds a stream whose output is redacted and sends it rewritten, as a well-formed stream', async () => {
+    const stream = await sdk('stream-redacted').chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'write to jane.doe@example.com today' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[mock0] write to [EMAIL] today');
   });
 });

@@ -34,7 +34,7 @@ export interface E2E {
  * `env`: server settings read from the environment at start (GATEWAY_UPSTREAM_*, …), set while the
  * gateway starts and restored after; `configs` may use `{{mock0}}` … for the mocks' base URLs.
  */
-export async function startE2E(options: { mocks?: number; configs?: Record<string, unknown>; settings?: Partial<InferenceSettings>; env?: Record<string, string> } = {}): Promise<E2E> {
+export async function startE2E(options: { mocks?: number; configs?: Record<string, unknown>; guardrails?: Record<string, unknown>; settings?: Partial<InferenceSettings>; env?: Record<string, string> } = {}): Promise<E2E> {
   const mocks: VendorMock[] = [];
   for (let i = 0; i < (options.mocks ?? 2); i++) mocks.push(await startVendorMock({ label: `mock${i}` }));
   const dir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
@@ -44,6 +44,11 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
     let text = JSON.stringify(config, null, 2);
     mocks.forEach((mock, i) => (text = text.replaceAll(`{{mock${i}}}`, mock.baseURL)));
     await writeFile(join(configsDir, `${id}.json`), text);
+  }
+  // File guardrails, in the guardrails folder beside the configs (the default serve reads).
+  if (options.guardrails !== undefined) {
+    await mkdir(join(dir, 'guardrails'));
+    for (const [id, guardrail] of Object.entries(options.guardrails)) await writeFile(join(dir, 'guardrails', `${id}.json`), JSON.stringify(guardrail, null, 2));
   }
   const settings: InferenceSettings = { retryBaseMs: 1, retryMaxMs: 50, inlineConfigCacheSize: 100, ...options.settings };
   const records: RequestRecord[] = [];

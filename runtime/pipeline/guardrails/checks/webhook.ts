@@ -4,6 +4,7 @@
 // error: the check fails then unless failOnError is false.
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
+import { hookEvent } from './hook-event.ts';
 
 export const webhook: CheckDefinition = {
   kind: 'verdict',
@@ -12,14 +13,7 @@ export const webhook: CheckDefinition = {
     const headers = (parameters.headers as Record<string, string> | undefined) ?? {};
     const timeoutMs = typeof parameters.timeout === 'number' ? parameters.timeout : 3000;
     return async (input) => {
-      const event = {
-        event_type: input.phase === 'before' ? 'before_request_hook' : 'after_request_hook',
-        endpoint: input.endpoint,
-        metadata: input.metadata,
-        request: { json: input.request },
-        response: input.phase === 'after' ? { json: input.response } : null,
-      };
-      const answer = await hookHttp(tools.hostPolicy, url, 'webhookURL', { method: 'POST', headers, json: event, timeoutMs, signal: input.signal });
+      const answer = await hookHttp(tools.hostPolicy, url, 'webhookURL', { method: 'POST', headers, json: hookEvent(input), timeoutMs, signal: input.signal });
       if (answer.status < 200 || answer.status >= 300) throw new Error(`the webhook answered ${answer.status}`);
       const parsed = JSON.parse(answer.body.toString('utf8')) as { verdict?: unknown; transformedData?: unknown; explanation?: unknown };
       if (typeof parsed?.verdict !== 'boolean') throw new Error('the webhook answer has no boolean "verdict"');

@@ -1,0 +1,56 @@
+// A route without hooks pays nothing: neither hook stage is in its chain. A route with hooks gets
+// the request stage at its root, and per leaf only what that leaf needs.
+import { describe, expect, it } from 'vitest';
+import { planConfig } from '../../compiler/config/plan.ts';
+import type { PlanLeaf, PlanNode } from '../../runtime/core/plan.ts';
+import { buildRouter, defaultServices } from '../../runtime/inference/routers.ts';
+import { InferenceTransport } from '../../runtime/inference/transport.ts';
+import { newRequestRecord } from '../../runtime/core/request-record.ts';
+import { bufferedResponse } from '../../runtime/pipeline/answers.ts';
+import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
+import { gatewayOptions } from '../../runtime/pipeline/options.ts';
+import { defaultProviders } from '../../runtime/providers/registry.ts';
+import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
+import { attemptHookStage, hookStage } from '../../runtime/pipeline/guardrails/hook-stage.ts';
+
+const leaf = { provider: 'openai', api_key: 'sk-test' };
+const CHECK = { id: 'g', deny: true, 'default.wordCount': { maxWords: 3 } };
+
+function leaves(node: PlanNode): PlanLeaf[] {
+  return node.kind === 'leaf' ? [node] : node.targets.flatMap(leaves);
+}
+
+describe('hook stages', () => {
+  const services = defaultServices();
+
+  it('are not in the chain of a route without hooks', () => {
+    const plan = planConfig({ strategy: { mode: 'fallback' }, targets: [leaf, leaf] }, 'plain');
+    expect(hookStage.prepare(plan.root, services, plan)).toBeNull();
+    for (const target of leaves(plan.root)) expect(attemptHookStage.prepare(target, services, plan)).toBeNull();
+  });
+
+  it('run at the root of a route with hooks, and per leaf as the leaf needs', () => {
+    const plan = planConfig({ strategy: { mode: 'fallback' }, targets: [{ ...leaf, output_guardrails: [CHECK] }, leaf] }, 'guarded');
+    expect(hookStage.prepare(plan.root, services, plan)).toBeTypeOf('function');
+    const [guarded, plain] = leaves(plan.root);
+    expect(attemptHookStage.prepare(guarded, services, plan)).toBeTypeOf('function');
+    // The other target only resets the previous try's results: it has no checks of its own.
+    expect(attemptHookStage.prepare(plain, services, plan)).toBeTypeOf('function');
+  });
+
+  it('do not run the root\'s input guardrails again on a leaf that inherited them', async () => {
+    const plan = planConfig({ input_guardrails: [CHECK], strategy: { mode: 'fallback' }, targets: [leaf, leaf] }, 'inherited');
+    const transport = new InferenceTransport(defaultProviders(), () => Promise.resolve(bufferedResponse(200, { 'content-type': 'application/json' }, Buffer.from('{"choices":[]}'))));
+    const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 1, retryMaxMs: 1, inlineConfigCacheSize: 1 } });
+    const record = newRequestRecord('t', 'POST', '/v1/chat/completions');
+    const body = { model: 'm', messages: [{ role: 'user', content: 'one two' }] };
+    const x = newExchange({
+      source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
+      rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, []),
+      plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
+    });
+    const outcome = await router.run(x);
+    expect(outcome.status).toBe(200);
+    expect(record.hookResults?.beforeRequestHooks.map((h) => h.id)).toEqual(['g']);
+  });
+});
