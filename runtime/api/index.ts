@@ -8,6 +8,7 @@ import type { Handler } from '../server/server.ts';
 import type { GatewaySetup } from '../server/start.ts';
 import { ConfigCatalog } from './configs/config-catalog.ts';
 import { loadConfigFiles } from './configs/config-files.ts';
+import { FolderReload } from './configs/folder-reload.ts';
 import { configHandlers } from './configs/handlers.ts';
 import { apiKeyHandlers } from './keys/handlers.ts';
 import { PolicyCatalog } from './policies/policy-catalog.ts';
@@ -25,6 +26,8 @@ import { PromptCatalog } from './prompts/prompt-catalog.ts';
 export interface ControlPlane {
   configs: ConfigCatalog;
   guardrails: GuardrailCatalog;
+  /** Reloads the --configs and guardrails folders; null without a --configs folder. */
+  folders: FolderReload | null;
   prompts: PromptCatalog;
   policies: PolicyCatalog;
 }
@@ -49,6 +52,9 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
     configs.recompileNaming(names);
     resolver.useGuardrails(guardrails);
   });
+  // The folders on disk: reloaded on SIGHUP, and watched unless the setup says not to.
+  const folders = setup.configsDir === null ? null : new FolderReload({ configsDir: setup.configsDir, guardrailsDir: setup.guardrailsDir, configs, guardrails, logger });
+  if (folders !== null) setup.healthDetail('configs', () => folders.revision());
   const prompts = new PromptCatalog(store.prompts, logger);
   const policies = new PolicyCatalog(store, (catalog) => limits.use(catalog.activeRateLimits(), catalog.usageLimits()));
 
@@ -76,7 +82,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   // Only what the route table serves (tests may run with a smaller table).
   const served = new Set(gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) gateway.registerHandler(name, handler);
-  return { configs, guardrails, prompts, policies };
+  return { configs, guardrails, folders, prompts, policies };
 }
 
 /** A saved config with a semantic cache this gateway cannot run stops the start (a located error per cache), never a silent simple cache. */

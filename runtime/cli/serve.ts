@@ -1,5 +1,5 @@
 // `gateway serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits.
-import { setupControlPlane } from '../api/index.ts';
+import { type ControlPlane, setupControlPlane } from '../api/index.ts';
 import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
 import { setupJobs } from '../api/jobs.ts';
@@ -12,7 +12,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 
-export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--data DIR]
+export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--no-watch] [--data DIR]
 
 Runs the gateway HTTP server. Prints one line with its URL when ready; SIGINT or SIGTERM drain
 in-flight requests and stop it (a second signal stops it at once).
@@ -23,6 +23,8 @@ Options:
   --configs DIR    folder of saved configs to load
   --guardrails DIR folder of named guardrails configs use by ID (default: guardrails/ beside
                    the configs folder, when it exists)
+  --no-watch       do not reload the configs and guardrails folders when their files change
+                   (SIGHUP still reloads them)
   --data DIR       data directory holding the embedded store (default ${DEFAULT_DATA_DIR})
   -h, --help       show this help
 
@@ -96,14 +98,15 @@ const OPTIONS = {
   configs: { type: 'string' },
   data: { type: 'string' },
   guardrails: { type: 'string' },
+  'no-watch': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** The data plane, then the control plane (which loads the --configs folder itself: it owns saved configs), then virtual keys, then files, batches, fine-tuning and responses. */
-export async function serveSetup(setup: GatewaySetup): Promise<void> {
+export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   const telemetry = telemetrySettingsFromEnv();
   const resolver = await setupInference({ ...setup, configsDir: null }, { telemetry });
-  await setupControlPlane(setup, resolver);
+  const plane = await setupControlPlane(setup, resolver);
   const virtualKeys = await setupVirtualKeys(setup, resolver);
   await setupJobs(setup, resolver, { credentials: () => virtualKeys.ring });
   const metrics = resolver.services.metrics;
@@ -111,6 +114,7 @@ export async function serveSetup(setup: GatewaySetup): Promise<void> {
   // Last: its shutdown hook writes the records of everything above once the server has drained.
   const log = setupRequestLog(setup, telemetry);
   if (log !== null) metrics?.addSources({ logQueue: () => ({ queued: log.queued, dropped: log.dropped, written: log.written }) });
+  return plane;
 }
 
 function pollMsFromEnv(raw: string | undefined): number {
@@ -123,14 +127,19 @@ function pollMsFromEnv(raw: string | undefined): number {
 /** `extra` is where the application adds its setup hook (inference handlers, compiled configs). */
 export async function runServe(argv: string[], extra: StartGatewayOptions = {}): Promise<number> {
   let options: StartGatewayOptions;
+  let plane: ControlPlane | null = null;
+  let watch = true;
   try {
     const { values } = parseCommandArgs(argv, OPTIONS);
     if (values.help === true) {
       process.stdout.write(`${SERVE_USAGE}\n`);
       return EXIT_OK;
     }
+    watch = values['no-watch'] !== true;
     options = {
-      setup: serveSetup,
+      setup: async (setup) => {
+        plane = await serveSetup(setup);
+      },
       ...extra,
       port: parsePort(values.port, DEFAULT_PORT),
       host: values.host ?? DEFAULT_HOST,
@@ -159,9 +168,19 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  // SIGHUP reloads the configs and guardrails folders (it would otherwise end the process).
+  const folders = (plane as ControlPlane | null)?.folders ?? null;
+  const reload = (): void => {
+    if (folders === null) process.stderr.write('gateway: SIGHUP received; no --configs folder to reload\n');
+    else void folders.reload('SIGHUP');
+  };
+  process.on('SIGHUP', reload);
+  const stopWatching = watch && folders !== null ? folders.watch() : null;
   process.stdout.write(`gateway listening on ${running.url}\n`);
 
   const signal = await stopRequested;
+  stopWatching?.();
+  process.off('SIGHUP', reload);
   const force = (): never => process.exit(EXIT_FAILURE);
   process.once('SIGINT', force);
   process.once('SIGTERM', force);

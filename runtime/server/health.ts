@@ -10,9 +10,14 @@ export interface Readiness {
   readonly ready: boolean;
 }
 
-export function createHealthHandler(readiness: Readiness): (ctx: RequestContext) => Promise<void> {
+/** What setups add to the health answer (the loaded configs' revision, …), by field name. */
+export type HealthDetails = Map<string, () => unknown>;
+
+export function createHealthHandler(readiness: Readiness, details: HealthDetails = new Map()): (ctx: RequestContext) => Promise<void> {
   return async (ctx) => {
     if (!readiness.ready) throw new GatewayError('not_ready');
-    sendJson(ctx.res, 200, { status: 'ok' });
+    const body: Record<string, unknown> = { status: 'ok' };
+    for (const [name, value] of details) body[name] = value();
+    sendJson(ctx.res, 200, body);
   };
 }

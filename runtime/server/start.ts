@@ -8,7 +8,7 @@ import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_DATA_DIR, type GatewayStore, openGatewayStore } from '../store/open-store.ts';
 import { RECORD_KINDS } from '../store/record-kinds.ts';
 import { ApiKeyRing } from './auth.ts';
-import { createHealthHandler, HEALTH_HANDLER } from './health.ts';
+import { createHealthHandler, HEALTH_HANDLER, type HealthDetails } from './health.ts';
 import { createJsonLogger, describeError, type GatewayLogger } from '../core/log.ts';
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
@@ -42,6 +42,8 @@ export interface GatewaySetup {
   onRecord(consumer: (record: RequestRecord) => void): void;
   /** Hands a finished record to every consumer: the server does this for each request; batch lines call it themselves. */
   recordFinished(record: RequestRecord): void;
+  /** Adds a field to GET /v1/health's answer, read on every health request. */
+  healthDetail(name: string, value: () => unknown): void;
 }
 
 export interface StartGatewayOptions {
@@ -70,7 +72,7 @@ export interface StartGatewayOptions {
   /** OpenTelemetry tracing (serve starts it when OTEL_EXPORTER_OTLP_ENDPOINT is set); shut down on close. */
   tracing?: Tracing | null;
   /** Runs after the built-in handlers are registered and before the server listens. */
-  setup?(setup: GatewaySetup): Promise<void>;
+  setup?(setup: GatewaySetup): Promise<unknown>;
 }
 
 export interface RunningGateway {
@@ -115,12 +117,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       onRecord: recordFinished,
       tracing: options.tracing ?? null,
     });
-    if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway));
+    const healthDetails: HealthDetails = new Map();
+    if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway, healthDetails));
     await options.setup?.({
       gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, guardrailsDir: guardrailsDirOf(options), tracing: options.tracing ?? null,
       onClose: (hook) => closeHooks.push(hook),
       onRecord: (consumer) => recordConsumers.push(consumer),
       recordFinished,
+      healthDetail: (name, value) => healthDetails.set(name, value),
     });
   } catch (err) {
     await store.close();

@@ -57,9 +57,8 @@ export class ConfigCatalog {
         file.plan = result.plan;
         this.#resolver.setSaved(result.plan);
       } else {
-        // A guardrail it needs is gone (deleted through another process): it stops routing, loudly, rather than route unguarded.
-        this.#logger.error('saved_config_invalid', { config_id: file.id, errors: result.errors.map((e) => `${e.code} ${e.pointer}`) });
-        this.#resolver.deleteSaved(file.id);
+        // A guardrail file it names is gone or broken: like any invalid file, it keeps the router it had (with the checks it had), loudly.
+        this.#logger.error('saved_config_invalid', { config_id: file.id, errors: result.errors.map((e) => `${e.code} ${e.pointer}`), kept: 'the router loaded before' });
       }
     }
     for (const [id, installed] of this.#api) {
@@ -73,6 +72,32 @@ export class ConfigCatalog {
       this.#files.set(file.id, file);
       this.#resolver.setSaved(file.plan);
     }
+  }
+
+  /**
+   * Replaces the file configs with `next` (a reload of the folder): a changed plan is swapped in
+   * atomically (requests in flight finish on the router they started with), a new file is added, and
+   * a file that is gone stops routing (an API config with its ID routes again). The IDs that changed.
+   */
+  replaceFiles(next: readonly FileConfig[]): string[] {
+    const changed: string[] = [];
+    const wanted = new Map(next.map((file) => [file.id, file]));
+    for (const id of [...this.#files.keys()]) {
+      if (wanted.has(id)) continue;
+      this.#files.delete(id);
+      const api = this.#api.get(id)?.plan ?? null;
+      if (api !== null) this.#resolver.setSaved(api);
+      else this.#resolver.deleteSaved(id);
+      changed.push(id);
+    }
+    for (const file of next) {
+      const old = this.#files.get(file.id);
+      this.#files.set(file.id, file);
+      if (old !== undefined && JSON.stringify(old.plan) === JSON.stringify(file.plan)) continue;
+      this.#resolver.setSaved(file.plan);
+      changed.push(file.id);
+    }
+    return changed;
   }
 
   file(id: string): FileConfig | undefined {

@@ -17,20 +17,35 @@ export interface FileConfig {
 }
 
 export async function loadConfigFiles(dir: string, guardrails: GuardrailLookup | null = null): Promise<FileConfig[]> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  const { files, errors } = await readConfigFiles(dir, guardrails);
+  if (errors.length > 0) throw new InvalidSavedConfigsError(errors);
+  return files;
+}
+
+/** Every `*.json` of `dir` compiled: the valid ones, and every error of the others (each with its configId). */
+export async function readConfigFiles(dir: string, guardrails: GuardrailLookup | null = null): Promise<{ files: FileConfig[]; errors: ConfigError[] }> {
+  const names = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
   const errors: ConfigError[] = [];
-  const loaded: FileConfig[] = [];
-  for (const file of files) {
+  const files: FileConfig[] = [];
+  for (const file of names) {
     const path = join(dir, file);
     const id = basename(file, '.json');
-    const source = await readFile(path, 'utf8');
+    let source: string;
+    let modified: Date;
+    try {
+      source = await readFile(path, 'utf8');
+      modified = (await stat(path)).mtime;
+    } catch (error) {
+      // Gone between the listing and the read (an editor's rename): the next reload sees the folder as it is.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
     const result = checkConfigSource(source, id, guardrails);
     if (!result.ok) {
       errors.push(...result.errors);
       continue;
     }
-    loaded.push({ id, path, source, config: JSON.parse(source) as Record<string, unknown>, plan: result.plan, modifiedAt: (await stat(path)).mtime.toISOString() });
+    files.push({ id, path, source, config: JSON.parse(source) as Record<string, unknown>, plan: result.plan, modifiedAt: modified.toISOString() });
   }
-  if (errors.length > 0) throw new InvalidSavedConfigsError(errors);
-  return loaded;
+  return { files, errors };
 }

@@ -22,6 +22,16 @@ export class GuardrailCatalog implements GuardrailLookup {
     for (const file of files) this.#files.set(file.id, file);
   }
 
+  /** Replaces the file guardrails (a reload of the folder) and tells the listeners which changed. */
+  replaceFiles(files: readonly GuardrailFile[]): string[] {
+    const next = new Map(files.map((file) => [file.id, file]));
+    const changed = [...new Set([...this.#files.keys(), ...next.keys()])].filter((id) => JSON.stringify(this.#files.get(id)?.guardrail) !== JSON.stringify(next.get(id)?.guardrail));
+    this.#files.clear();
+    for (const [id, file] of next) this.#files.set(id, file);
+    if (changed.length > 0) for (const listener of this.#listeners) listener(changed);
+    return changed;
+  }
+
   get(name: string): NamedGuardrail | undefined {
     return this.#files.get(name)?.guardrail ?? this.#stored.get(name)?.guardrail;
   }
