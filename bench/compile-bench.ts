@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 export interface CompileResult {
   configs: number;
-  /** Wall time of `gateway compile --no-generate --configs DIR --out DIR`, process start included. */
+  /** Wall time of `gateway compile --configs DIR --out DIR`, process start included. */
   cliSeconds: number;
   /** In process, per config: checkConfigSource (parse, schema, semantics, plan) and emit. */
   checkPlanMicrosP50: number;
@@ -42,7 +42,7 @@ export async function compileBench(dir: string, count: number): Promise<CompileR
   const started = performance.now();
   let stdout: string;
   try {
-    ({ stdout } = await run(process.execPath, [GATEWAY_BIN, 'compile', '--no-generate', '--json', '--configs', configsDir, '--out', outDir], { maxBuffer: 64 * 1024 * 1024 }));
+    ({ stdout } = await run(process.execPath, [GATEWAY_BIN, 'compile', '--json', '--configs', configsDir, '--out', outDir], { maxBuffer: 64 * 1024 * 1024 }));
   } catch (error) {
     // Exit status 1 (some config invalid) still prints the JSON report, which says which.
     stdout = (error as { stdout?: string }).stdout ?? '';

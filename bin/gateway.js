@@ -3,11 +3,19 @@
 // exit code; this file only picks the module, so `gateway --help` loads nothing else.
 import module from 'node:module';
 import { describeSkippedTuning, pendingTuning, reexec, reexecBlocker } from './memory-tuning.js';
+import { nodeVersionProblem } from './node-version.js';
+
+// First of all: an older Node gets one clear line, not a TypeError from an API it lacks.
+const tooOld = nodeVersionProblem(process.version);
+if (tooOld !== null) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(1);
+}
 
 const USAGE = `Usage: gateway <command> [options]
 
 Commands:
-  compile   check saved configs and regenerate generated/ from schema/
+  compile   check saved configs (and the guardrails beside them) before deploy
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log

@@ -1,5 +1,6 @@
-// `gateway compile`: regenerates the schema artifacts, then checks every saved config in a folder,
-// reports each error located in its file, and writes the planned (and emitted) form of valid ones.
+// `gateway compile`: checks every saved config in a folder (and the guardrails beside it), reports
+// each error located in its file, and writes the planned (and emitted) form of valid ones. It never
+// writes inside the package: `npm run generate` regenerates generated/ from schema/.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -7,21 +8,18 @@ import type { RoutePlan } from '../config/route-plan.ts';
 import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, SEMANTIC_CACHE_SETTING, semanticCacheMessage, semanticCachePointers } from '../config/semantic-cache.ts';
 import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../config/index.ts';
 import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
-import { writeArtifacts } from '../schemas/generate.ts';
 import { emitRouterModule } from '../config/emit.ts';
 
-export const COMPILE_USAGE = `Usage: gateway compile [--configs DIR] [--guardrails DIR] [--out DIR] [--json] [--no-generate]
+export const COMPILE_USAGE = `Usage: gateway compile --configs DIR [--guardrails DIR] [--out DIR] [--json]
 
-Regenerates generated/ from schema/ (validators, types, OpenAPI, route table), then checks every
-*.json file in DIR as a saved config whose ID is the file name without .json. Guardrails a config
-names by ID are looked up in the guardrails folder, whose files are checked too.
+Checks every *.json file in DIR as a saved config whose ID is the file name without .json. Guardrails
+a config names by ID are looked up in the guardrails folder, whose files are checked too.
 
 Options:
   --configs DIR    folder of saved configs to check
   --guardrails DIR folder of named guardrails (default: guardrails/ beside the configs folder)
   --out DIR        write <id>.plan.json (the RoutePlan) and <id>.router.js for each valid config
   --json           print one JSON document on stdout: {"configs":[{"id","ok","errors":[…]}]}
-  --no-generate    skip regenerating generated/ (only check configs)
   -h, --help       show this help
 
 Exit status: 0 when every config is valid, 1 when any is not, 2 on usage errors.`;
@@ -55,7 +53,6 @@ export async function runCompile(argv: string[]): Promise<number> {
         guardrails: { type: 'string' },
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
-        'no-generate': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values;
@@ -67,19 +64,11 @@ export async function runCompile(argv: string[]): Promise<number> {
     process.stdout.write(`${COMPILE_USAGE}\n`);
     return 0;
   }
-  if (options.out !== undefined && options.configs === undefined) {
-    process.stderr.write(`gateway compile: --out needs --configs\n\n${COMPILE_USAGE}\n`);
-    return 2;
-  }
   const log = options.json ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
 
-  if (!options['no-generate']) {
-    const written = await writeArtifacts();
-    log(`generated ${written.length} files from schema/`);
-  }
   if (options.configs === undefined) {
-    if (options.json) process.stdout.write(`${JSON.stringify({ configs: [] })}\n`);
-    return 0;
+    process.stderr.write(`gateway compile: --configs DIR is required\n\n${COMPILE_USAGE}\n`);
+    return 2;
   }
 
   let files: string[];

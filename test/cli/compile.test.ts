@@ -1,5 +1,5 @@
 // `gateway compile`: in process through `runCompile`, and as a real process through bin/gateway.js.
-// Every run passes --no-generate so the tests never rewrite generated/.
+// `gateway compile` never writes inside the package (generated/ is `npm run generate`'s).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -57,7 +57,7 @@ async function compile(...argv: string[]): Promise<Run> {
 
 describe('runCompile', () => {
   it('exits 0 on examples/configs and lists each config as ok', async () => {
-    const run = await compile('--configs', CONFIGS, '--no-generate');
+    const run = await compile('--configs', CONFIGS);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const okLines = run.stdout.split('\n').filter((l) => l.startsWith('ok '));
     expect(okLines.map((l) => l.replace(/^ok\s+/, '')).sort()).toEqual(exampleIds);
@@ -65,7 +65,7 @@ describe('runCompile', () => {
   });
 
   it('resolves guardrail names against the guardrails folder beside the configs, and refuses an unknown one with a hint', async () => {
-    const run = await compile('--configs', CONFIGS, '--no-generate');
+    const run = await compile('--configs', CONFIGS);
     expect(run.stdout).toContain('ok    guardrails');
     expect(run.stderr).toContain('checked 1 guardrail file(s) in examples/guardrails');
     const dir = await mkdtemp(join(tmpdir(), 'gateway-compile-guardrails-'));
@@ -75,7 +75,7 @@ describe('runCompile', () => {
       await writeFile(join(dir, 'guardrails', 'no-pii.json'), JSON.stringify({ checks: [{ id: 'default.piiRedact', parameters: {} }] }));
       await writeFile(join(dir, 'guardrails', 'broken.json'), '{\n  "checks": [{ "id": "default.wordcount", "parameters": {} }]\n}');
       await writeFile(join(dir, 'configs', 'named.json'), '{\n  "virtual_key": "v",\n  "input_guardrails": ["no-pii", "no-pi"]\n}');
-      const failed = await compile('--configs', join(dir, 'configs'), '--no-generate');
+      const failed = await compile('--configs', join(dir, 'configs'));
       expect(failed.code).toBe(1);
       expect(failed.stdout).toContain('error guardrails/broken');
       expect(failed.stdout).toMatch(/broken\.json:2:\d+ {2}CFG_UNKNOWN_CHECK/);
@@ -90,15 +90,15 @@ describe('runCompile', () => {
     const saved = process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
     delete process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
     try {
-      const run = await compile('--configs', 'examples/semantic', '--no-generate');
+      const run = await compile('--configs', 'examples/semantic');
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).toContain('ok    semantic-cache');
       expect(run.stdout).toContain('  warning examples/semantic/semantic-cache.json:4:22  CFG_SEMANTIC_CACHE_NEEDS_SERVER  /cache/mode');
       expect(run.stdout).toContain('GATEWAY_SEMANTIC_CACHE_EMBEDDINGS');
-      const json = await compile('--configs', 'examples/semantic', '--no-generate', '--json');
+      const json = await compile('--configs', 'examples/semantic', '--json');
       expect(JSON.parse(json.stdout).configs[0].warnings).toEqual([expect.objectContaining({ code: 'CFG_SEMANTIC_CACHE_NEEDS_SERVER', pointer: '/cache/mode', line: 4, column: 22 })]);
       process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = 'embed-config';
-      expect((await compile('--configs', 'examples/semantic', '--no-generate')).stdout).not.toContain('warning');
+      expect((await compile('--configs', 'examples/semantic')).stdout).not.toContain('warning');
     } finally {
       if (saved === undefined) delete process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
       else process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = saved;
@@ -106,7 +106,7 @@ describe('runCompile', () => {
   });
 
   it('exits 1 on examples/broken with file:line:column  CODE  pointer lines and hints', async () => {
-    const run = await compile('--configs', BROKEN, '--no-generate');
+    const run = await compile('--configs', BROKEN);
     expect(run.code).toBe(1);
     const located = run.stdout.split('\n').filter((l) => /^ {2}\S+\.json:\d+:\d+ {2}CFG_[A-Z_]+ {2}\S+$/.test(l));
     expect(located).toContain('  examples/broken/misspelt-keys.json:2:3  CFG_UNKNOWN_KEY  /stratgy');
@@ -126,7 +126,7 @@ describe('runCompile', () => {
   });
 
   it('sorts the errors of one file by line and column', async () => {
-    const run = await compile('--configs', BROKEN, '--no-generate');
+    const run = await compile('--configs', BROKEN);
     const positions = run.stdout.split('\n').filter((l) => l.includes('misspelt-keys.json:')).map((l) => /:(\d+):(\d+) /.exec(l)!.slice(1).map(Number));
     const sorted = [...positions].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     expect(positions).toEqual(sorted);
@@ -134,10 +134,10 @@ describe('runCompile', () => {
 
   it.each([
     [['--bogus'], /Unknown option '--bogus'/],
-    [['--configs', 'examples/does-not-exist', '--no-generate'], /cannot read --configs examples\/does-not-exist: ENOENT/],
+    [['--configs', 'examples/does-not-exist'], /cannot read --configs examples\/does-not-exist: ENOENT/],
     [['--configs'], /argument missing/],
-    [['positional', '--no-generate'], /positional/],
-    [['--out', 'build', '--no-generate'], /--out needs --configs/],
+    [['positional'], /positional/],
+    [['--out', 'build'], /--configs DIR is required/],
   ])('exits 2 on a usage error: %j', async (argv, message) => {
     const run = await compile(...argv);
     expect(run.code).toBe(2);
@@ -154,7 +154,7 @@ describe('runCompile', () => {
   });
 
   it('--json prints exactly one JSON document with every config, errors located', async () => {
-    const run = await compile('--configs', BROKEN, '--json', '--no-generate');
+    const run = await compile('--configs', BROKEN, '--json');
     expect(run.code).toBe(1);
     expect(run.stdout.endsWith('\n')).toBe(true);
     expect(run.stdout.trimEnd().includes('\n')).toBe(false);
@@ -173,7 +173,7 @@ describe('runCompile', () => {
   });
 
   it('--json on valid configs: ok and no errors', async () => {
-    const run = await compile('--configs', CONFIGS, '--json', '--no-generate');
+    const run = await compile('--configs', CONFIGS, '--json');
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout) as { configs: Array<{ id: string; ok: boolean; errors: unknown[] }> };
     expect(doc.configs.map((c) => [c.id, c.ok, c.errors.length])).toEqual(exampleIds.map((id) => [id, true, 0]));
@@ -186,7 +186,7 @@ describe('runCompile', () => {
     copyFileSync(join(ROOT, CONFIGS, 'conditional-by-tier.json'), join(configs, 'conditional-by-tier.json'));
     copyFileSync(join(ROOT, CONFIGS, 'fallback-of-loadbalance.json'), join(configs, 'fallback-of-loadbalance.json'));
     copyFileSync(join(ROOT, BROKEN, 'routing-mistakes.json'), join(configs, 'routing-mistakes.json'));
-    const run = await compile('--configs', configs, '--out', out, '--no-generate');
+    const run = await compile('--configs', configs, '--out', out);
     expect(run.code).toBe(1);
     expect(readdirSync(out).sort()).toEqual([
       'conditional-by-tier.plan.json', 'conditional-by-tier.router.js',
@@ -208,7 +208,7 @@ describe('runCompile', () => {
     const configs = join(temp, 'empty');
     mkdirSync(configs);
     const out = join(temp, 'nested', 'out');
-    const run = await compile('--configs', configs, '--out', out, '--no-generate', '--json');
+    const run = await compile('--configs', configs, '--out', out, '--json');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ configs: [] });
     expect(existsSync(out)).toBe(true);
@@ -224,13 +224,13 @@ function gateway(...argv: string[]): Run {
 
 describe('node bin/gateway.js compile', () => {
   it('exits 0 on examples/configs', () => {
-    const run = gateway('--configs', CONFIGS, '--no-generate');
+    const run = gateway('--configs', CONFIGS);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`${exampleIds.length} config(s) valid`);
   });
 
   it('exits 1 on examples/broken, and --json keeps stdout to one document', () => {
-    const run = gateway('--configs', BROKEN, '--no-generate', '--json');
+    const run = gateway('--configs', BROKEN, '--json');
     expect(run.code).toBe(1);
     const lines = run.stdout.split('\n').filter((l) => l !== '');
     expect(lines).toHaveLength(1);

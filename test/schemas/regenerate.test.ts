@@ -23,7 +23,7 @@ describe('generated/ is fresh', () => {
   });
 
   test.each(artifacts.map((artifact) => [artifact.path, artifact.contents]))(
-    '%s matches a fresh regeneration (run `npx node compiler/schemas/generate.ts`)',
+    '%s matches a fresh regeneration (run `npm run generate`)',
     async (path, contents) => {
       const committed = await readFile(join(REPO_ROOT, path), 'utf8');
       expect(committed === contents, `${path} is stale`).toBe(true);
