@@ -8,9 +8,13 @@ import type { RoutePlan } from '../config/route-plan.ts';
 import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, SEMANTIC_CACHE_SETTING, semanticCacheMessage, semanticCachePointers } from '../config/semantic-cache.ts';
 import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../config/index.ts';
 import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
+import { CREDENTIAL_KEYS, literalCredentials, redactCredentials, secretReferences } from '../config/secrets.ts';
+
+/** Credential fields of a plan: the config's, and a leaf's `apiKey`. */
+const PLAN_CREDENTIAL_KEYS: ReadonlySet<string> = new Set([...CREDENTIAL_KEYS, 'apiKey']);
 import { emitRouterModule } from '../config/emit.ts';
 
-export const COMPILE_USAGE = `Usage: gateway compile --configs DIR [--guardrails DIR] [--out DIR] [--json]
+export const COMPILE_USAGE = `Usage: gateway compile --configs DIR [--guardrails DIR] [--out DIR] [--json] [--strict]
 
 Checks every *.json file in DIR as a saved config whose ID is the file name without .json. Guardrails
 a config names by ID are looked up in the guardrails folder, whose files are checked too.
@@ -20,6 +24,8 @@ Options:
   --guardrails DIR folder of named guardrails (default: guardrails/ beside the configs folder)
   --out DIR        write <id>.plan.json (the RoutePlan) and <id>.router.js for each valid config
   --json           print one JSON document on stdout: {"configs":[{"id","ok","errors":[…]}]}
+  --strict         warnings fail too (exit 1): a credential written in a file, a \${NAME} not set here,
+                   a semantic cache without its server setting
   -h, --help       show this help
 
 Exit status: 0 when every config is valid, 1 when any is not, 2 on usage errors.`;
@@ -53,6 +59,7 @@ export async function runCompile(argv: string[]): Promise<number> {
         guardrails: { type: 'string' },
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
+        strict: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values;
@@ -95,7 +102,8 @@ export async function runCompile(argv: string[]): Promise<number> {
   } else {
     printHuman(reports);
   }
-  return reports.every((r) => r.ok) ? 0 : 1;
+  const failed = reports.some((r) => !r.ok) || (options.strict && reports.some((r) => r.warnings.length > 0));
+  return failed ? 1 : 0;
 }
 
 /** One failed report per guardrail file with errors (valid guardrail files are not configs: they are reported by the configs that use them). */
@@ -113,10 +121,12 @@ async function compileFolder(dir: string, files: string[], outDir: string | null
     const id = basename(file, '.json');
     const path = join(dir, file);
     const source = await readFile(path, 'utf8');
-    const result = checkConfigSource(source, id, guardrails);
+    const result = checkConfigSource(source, id, { guardrails });
     if (result.ok && outDir) {
-      await writeFile(join(outDir, `${id}.plan.json`), `${JSON.stringify(result.plan, null, 2)}\n`);
-      await writeFile(join(outDir, `${id}.router.js`), emitRouterModule(result.plan, relative(process.cwd(), path)));
+      // Artifacts for review in CI: credentials written in the file appear redacted, references as written.
+      const shown = redactCredentials(result.plan, PLAN_CREDENTIAL_KEYS);
+      await writeFile(join(outDir, `${id}.plan.json`), `${JSON.stringify(shown, null, 2)}\n`);
+      await writeFile(join(outDir, `${id}.router.js`), emitRouterModule(shown, relative(process.cwd(), path)));
     }
     reports.push({ id, file: relative(process.cwd(), path), ok: result.ok, errors: result.ok ? [] : result.errors, warnings: result.ok ? warningsOf(result.plan, source) : [] });
     if (showProgress && (index + 1) % 50 === 0) process.stderr.write(`\rchecked ${index + 1}/${files.length} configs`);
@@ -127,9 +137,19 @@ async function compileFolder(dir: string, files: string[], outDir: string | null
 }
 
 function warningsOf(plan: RoutePlan, source: string): ConfigWarning[] {
-  const value = process.env[SEMANTIC_CACHE_SETTING];
-  if (value !== undefined && value.trim() !== '') return [];
-  return semanticCachePointers(plan).map((pointer) => ({ code: SEMANTIC_CACHE_NEEDS_SERVER, pointer, ...positionIn(source, pointer), message: semanticCacheMessage() }));
+  const warnings: ConfigWarning[] = [];
+  const setting = process.env[SEMANTIC_CACHE_SETTING];
+  if (setting === undefined || setting.trim() === '') {
+    for (const pointer of semanticCachePointers(plan)) warnings.push({ code: SEMANTIC_CACHE_NEEDS_SERVER, pointer, ...positionIn(source, pointer), message: semanticCacheMessage() });
+  }
+  const config: unknown = JSON.parse(source);
+  for (const pointer of literalCredentials(config)) {
+    warnings.push({ code: 'CFG_LITERAL_CREDENTIAL', pointer, ...positionIn(source, pointer), message: 'A credential is written in the file; configs live in git. Write ${NAME} and set NAME where the gateway runs (artifacts show this one redacted).' });
+  }
+  for (const { pointer, name } of secretReferences(config)) {
+    if (process.env[name] === undefined || process.env[name] === '') warnings.push({ code: 'CFG_SECRET_NOT_SET', pointer, ...positionIn(source, pointer), message: `\${${name}} is not set here; serve refuses to start without it.` });
+  }
+  return warnings;
 }
 
 function printHuman(reports: CompiledConfigReport[]): void {

@@ -33,6 +33,8 @@ export const CONFIG_ERRORS = {
   CFG_INVALID_CHECK_SCHEMA: 'The `schema` parameter of default.jsonSchema is not a valid JSON Schema.',
   CFG_UNKNOWN_GUARDRAIL: 'A guardrail named by string does not exist.',
   CFG_ASYNC_GUARDRAIL_DENIES: 'An async guardrail (it only logs) also says deny.',
+  CFG_SECRET_NOT_SET: 'A `${NAME}` reference names an environment variable that is not set.',
+  CFG_SECRET_REFERENCE_NOT_ALLOWED: 'A config sent over the API or inline uses a `${NAME}` reference; only config files may.',
   CFG_SCHEMA_VIOLATION: 'The value breaks a rule of the config schema.',
 } as const;
 

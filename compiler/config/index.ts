@@ -7,16 +7,35 @@ import { locate, parseWithPositions } from './json-locate.ts';
 import { planConfig } from './plan.ts';
 import type { RoutePlan } from './route-plan.ts';
 import type { GuardrailLookup } from './guardrail-lookup.ts';
+import { refusedReferences, resolveSecrets, type SecretReferences } from './secrets.ts';
 
 export type CheckResult = { ok: true; plan: RoutePlan } | { ok: false; errors: ConfigError[] };
 
-/** Checks a parsed config value and plans it; guardrails named by string resolve through `guardrails`. */
-export function checkConfig(value: unknown, configId = 'inline', guardrails: GuardrailLookup | null = null): CheckResult {
+export interface CheckOptions {
+  /** Where guardrails named by string resolve; none known when absent. */
+  guardrails?: GuardrailLookup | null;
+  /** `${NAME}` references: resolved from an environment (files loaded by serve), kept as written (`gateway compile`, the default), or refused (API and inline configs). */
+  secrets?: SecretReferences;
+}
+
+/** Checks a parsed config value and plans it. */
+export function checkConfig(value: unknown, configId = 'inline', options: CheckOptions = {}): CheckResult {
   // Before any walk over it (the schema validator, the semantic rules) could overflow the stack.
   if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) return { ok: false, errors: [configTooDeep()] };
-  const errors = checkConfigErrors(value, guardrails);
+  const secrets = options.secrets ?? 'keep';
+  let config = value;
+  if (secrets === 'refuse') {
+    const refused = refusedReferences(value);
+    if (refused.length > 0) return { ok: false, errors: refused };
+  } else if (secrets !== 'keep') {
+    const resolved = resolveSecrets(value, secrets.env);
+    if (resolved.errors.length > 0) return { ok: false, errors: resolved.errors };
+    config = resolved.value;
+  }
+  const guardrails = options.guardrails ?? null;
+  const errors = checkConfigErrors(config, guardrails);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, plan: planConfig(value as Record<string, unknown>, configId, guardrails) };
+  return { ok: true, plan: planConfig(config as Record<string, unknown>, configId, guardrails) };
 }
 
 /**
@@ -46,13 +65,13 @@ export function configTooDeep(): ConfigError {
 }
 
 /** Checks config source text (a saved config file), locating every error at its line and column. */
-export function checkConfigSource(source: string, configId: string, guardrails: GuardrailLookup | null = null): CheckResult {
+export function checkConfigSource(source: string, configId: string, options: CheckOptions = {}): CheckResult {
   const parsed = parseWithPositions(source);
   if (!parsed.ok) {
     return { ok: false, errors: [{ code: 'CFG_INVALID_JSON', configId, pointer: '', message: `Not valid JSON: ${parsed.message}.`, ...parsed.position }] };
   }
   const duplicates = duplicateKeyErrors(parsed.map.duplicates);
-  const result = checkConfig(parsed.value, configId, guardrails);
+  const result = checkConfig(parsed.value, configId, options);
   if (result.ok && duplicates.length === 0) return result;
   const errors = [...duplicates, ...(result.ok ? [] : result.errors)].map((error) => ({
     ...error,
@@ -66,3 +85,4 @@ export type { ConfigError, ConfigErrorCode } from './errors.ts';
 export { CONFIG_ERRORS } from './errors.ts';
 export type { RoutePlan } from './route-plan.ts';
 export type { GuardrailLookup, NamedGuardrail } from './guardrail-lookup.ts';
+export type { SecretReferences } from './secrets.ts';

@@ -137,7 +137,7 @@ export class ConfigResolver {
     const known = this.#inlineByHash.get(hash);
     this.#deps.services!.metrics?.inlineConfig(known !== undefined);
     if (known !== undefined) return known;
-    const result = checkConfig(value, `inline:${hash}`, this.#guardrails);
+    const result = checkConfig(value, `inline:${hash}`, { guardrails: this.#guardrails, secrets: 'refuse' });
     if (!result.ok) throw invalidConfig(result.errors);
     const router = buildRouter(result.plan, this.#deps);
     this.#inlineByHash.set(hash, router);

@@ -81,7 +81,7 @@ export async function loadSavedConfigs(resolver: ConfigResolver, dir: string, gu
   const ids: string[] = [];
   for (const file of files) {
     const id = basename(file, '.json');
-    const result = checkConfigSource(await readFile(join(dir, file), 'utf8'), id, guardrails);
+    const result = checkConfigSource(await readFile(join(dir, file), 'utf8'), id, { guardrails, secrets: { env: process.env } });
     if (!result.ok) {
       errors.push(...result.errors);
       continue;

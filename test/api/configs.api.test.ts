@@ -9,6 +9,9 @@ import { type ApiGateway, startApiGateway } from './harness.ts';
 
 const FILE_CONFIG = { provider: 'openai', api_key: 'sk-file' };
 const VALID = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-a' }, { virtual_key: 'vk-b' }] };
+/** How the API shows them: a credential written in a config is never echoed back. */
+const SHOWN = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: '…' }, { virtual_key: 'vk-b' }] };
+const FILE_SHOWN = { provider: 'openai', api_key: '…' };
 
 describe.each(BACKENDS)('configs API on %s', (backend) => {
   let api: ApiGateway;
@@ -28,7 +31,8 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     const created = await api.call('POST', '/v1/configs', { body: { id: 'team-a', name: 'Team A', config: VALID } });
     expect(created.status).toBe(200);
     expect(created.schema).toBe('resources/saved-config.json');
-    expect(created.body).toMatchObject({ object: 'config', id: 'team-a', name: 'Team A', source: 'api', version: 1, config: VALID });
+    expect(created.body).toMatchObject({ object: 'config', id: 'team-a', name: 'Team A', source: 'api', version: 1, config: SHOWN });
+    expect(JSON.stringify(created.body)).not.toContain('sk-a');
     expect(api.controlPlane.configs.planOf('team-a')?.root.kind).toBe('strategy');
     expect((await api.call('GET', '/v1/configs/team-a')).body).toEqual(created.body);
 
@@ -72,7 +76,7 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     await api.call('POST', '/v1/configs', { body: { id: 'keeps-old', config: VALID } });
     const bad = await api.call('PUT', '/v1/configs/keeps-old', { body: { config: { strategy: { mode: 'loadbalance' } } } });
     expect(bad.body.error.errors.map((e: { code: string }) => e.code)).toContain('CFG_STRATEGY_WITHOUT_TARGETS');
-    expect((await api.call('GET', '/v1/configs/keeps-old')).body).toMatchObject({ version: 1, config: VALID });
+    expect((await api.call('GET', '/v1/configs/keeps-old')).body).toMatchObject({ version: 1, config: SHOWN });
   });
 
   it('refuses a config whose custom_host is a metadata address or name when it is saved', async () => {
@@ -103,7 +107,7 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
 
   it('shows file configs read-only beside API configs; the file wins on an ID clash', async () => {
     const file = await api.call('GET', '/v1/configs/from-file');
-    expect(file.body).toMatchObject({ id: 'from-file', source: 'file', version: 1, config: FILE_CONFIG, name: null });
+    expect(file.body).toMatchObject({ id: 'from-file', source: 'file', version: 1, config: FILE_SHOWN, name: null });
     for (const [method, body] of [['PUT', { config: VALID }], ['DELETE', undefined]] as const) {
       const res = await api.call(method, '/v1/configs/from-file', { body });
       expect(res.status).toBe(409);

@@ -2,7 +2,7 @@
 // code, the JSON pointer, and the line and column shown to the user. Positions are computed here
 // by searching the source text, independently of the compiler's locator.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_ERRORS, checkConfig, checkConfigSource, type ConfigError, type ConfigErrorCode } from '../../compiler/config/index.ts';
+import { CONFIG_ERRORS, checkConfig, checkConfigSource, type ConfigError, type CheckOptions, type ConfigErrorCode } from '../../compiler/config/index.ts';
 import { formatSchemaErrors } from '../../compiler/config/schema-errors.ts';
 
 /** Line and column (1-based, UTF-16 units) of the `nth` occurrence of `needle`, shifted by `offset`. */
@@ -24,6 +24,8 @@ interface Case {
   pointer: string;
   /** Where the error must be shown: [needle, nth occurrence, offset]. */
   at: [string, number?, number?];
+  /** How the config is checked (secret references: resolved from an environment, or refused). */
+  options?: CheckOptions;
 }
 
 // 17 levels of targets below the root; the deepest object is shown where its `{` stands.
@@ -65,12 +67,14 @@ const cases: Case[] = [
   { code: 'CFG_INVALID_CHECK_SCHEMA', source: '{\n  "virtual_key": "v",\n  "output_guardrails": [{ "id": "g", "default.jsonSchema": { "schema": { "type": "objekt" } } }]\n}', pointer: '/output_guardrails/0/default.jsonSchema/schema', at: ['{ "type": "objekt" }'] },
   { code: 'CFG_ASYNC_GUARDRAIL_DENIES', source: '{\n  "virtual_key": "v",\n  "input_guardrails": [{ "id": "g", "deny": true, "async": true, "default.notNull": {} }]\n}', pointer: '/input_guardrails/0/async', at: ['true, "default'] },
   { code: 'CFG_UNKNOWN_GUARDRAIL', source: '{\n  "virtual_key": "v",\n  "input_guardrails": ["gr-missing"]\n}', pointer: '/input_guardrails/0', at: ['"gr-missing"'] },
+  { code: 'CFG_SECRET_NOT_SET', source: '{\n  "provider": "vendor",\n  "api_key": "${VENDOR_API_KEY}"\n}', pointer: '/api_key', at: ['"${VENDOR_API_KEY}"'], options: { secrets: { env: {} } } },
+  { code: 'CFG_SECRET_REFERENCE_NOT_ALLOWED', source: '{\n  "provider": "vendor",\n  "api_key": "${HOME}"\n}', pointer: '/api_key', at: ['"${HOME}"'], options: { secrets: 'refuse' } },
   { code: 'CFG_TOO_DEEP', source: deep, pointer: '/targets/0'.repeat(17), at: ['"name": "too-deep"', 1, deepOffset] },
 ];
 
 describe('every compile error code, located in its file', () => {
-  it.each(cases)('$code', ({ code, source, pointer, at }) => {
-    const result = checkConfigSource(source, 'example');
+  it.each(cases)('$code', ({ code, source, pointer, at, options }) => {
+    const result = checkConfigSource(source, 'example', options);
     expect(result.ok).toBe(false);
     const errors = result.ok ? [] : result.errors;
     const error = errors.find((e) => e.code === code);

@@ -35,7 +35,7 @@ export class ConfigCatalog {
 
   /** Checks and plans a config as this catalog compiles them (its guardrail names resolve here). */
   check(config: unknown, id: string): CheckResult {
-    return checkConfig(config, id, this.#guardrails);
+    return checkConfig(config, id, { guardrails: this.#guardrails, secrets: 'refuse' });
   }
 
   /** IDs of the configs (files and API) that name guardrail `name`. */
@@ -52,7 +52,7 @@ export class ConfigCatalog {
     const names_ = (config: unknown): boolean => namedGuardrails(config).some((name) => changed.has(name));
     for (const file of this.#files.values()) {
       if (!names_(file.config)) continue;
-      const result = checkConfig(file.config, file.id, this.#guardrails);
+      const result = checkConfig(file.config, file.id, { guardrails: this.#guardrails, secrets: { env: process.env } });
       if (result.ok) {
         file.plan = result.plan;
         this.#resolver.setSaved(result.plan);
@@ -141,7 +141,7 @@ export class ConfigCatalog {
   }
 
   #install(id: string, version: number, lastUpdatedAt: string, config: Record<string, unknown>): void {
-    const result = checkConfig(config, id, this.#guardrails);
+    const result = checkConfig(config, id, { guardrails: this.#guardrails, secrets: 'refuse' });
     // A stored config that no longer compiles (a newer gateway checks more, a guardrail it names is gone) stops routing, loudly.
     const plan = result.ok ? result.plan : null;
     if (!result.ok) this.#logger.error('saved_config_invalid', { config_id: id, version, errors: result.errors.map((e) => `${e.code} ${e.pointer}`) });

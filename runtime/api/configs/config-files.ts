@@ -40,7 +40,8 @@ export async function readConfigFiles(dir: string, guardrails: GuardrailLookup |
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw error;
     }
-    const result = checkConfigSource(source, id, guardrails);
+    // File configs are what was reviewed and deployed: their `${NAME}` references resolve here.
+    const result = checkConfigSource(source, id, { guardrails, secrets: { env: process.env } });
     if (!result.ok) {
       errors.push(...result.errors);
       continue;

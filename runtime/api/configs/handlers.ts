@@ -3,6 +3,7 @@
 // change feed installs the new router here at once and in every other process on its next poll.
 import { randomBytes } from 'node:crypto';
 import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
+import { redactCredentials } from '../../../compiler/config/secrets.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import type { ConfigCreate, ConfigUpdate, SavedConfig, SavedConfigList } from '../../../generated/types.ts';
@@ -130,7 +131,8 @@ export function apiConfigWire(record: SavedConfigRecord): SavedConfig {
     id: record.id,
     name: record.name,
     source: 'api',
-    config: record.config,
+    // Credentials written in the config are shown redacted: an echo must never hand a key back.
+    config: redactCredentials(record.config),
     version: record.version,
     created_at: record.createdAt,
     last_updated_at: record.lastUpdatedAt,
@@ -138,5 +140,5 @@ export function apiConfigWire(record: SavedConfigRecord): SavedConfig {
 }
 
 function fileConfigWire(file: FileConfig): SavedConfig {
-  return { object: 'config', id: file.id, name: null, source: 'file', config: file.config, version: 1, created_at: file.modifiedAt, last_updated_at: file.modifiedAt };
+  return { object: 'config', id: file.id, name: null, source: 'file', config: redactCredentials(file.config), version: 1, created_at: file.modifiedAt, last_updated_at: file.modifiedAt };
 }
