@@ -19,6 +19,7 @@ Commands:
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log
+  mock-provider  a local vendor-shaped provider: a routed request with no account or network
   help      show this help, or a command's help: gateway help <command>
 
 Run \`gateway <command> --help\` for a command's options.`;
@@ -69,6 +70,7 @@ const COMMANDS = {
   },
   keys: async (argv) => (await load('../runtime/cli/keys.ts')).runKeys(argv),
   logs: async (argv) => (await load('../runtime/cli/logs.ts')).runLogs(argv),
+  'mock-provider': async (argv) => (await load('../runtime/cli/mock-provider.ts')).runMockProvider(argv),
 };
 
 async function main(argv) {

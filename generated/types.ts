@@ -107,6 +107,7 @@ export interface GatewaySchemaTypes {
   WordCountCheck: WordCountCheck;
   Config: Config;
   ApiManifest: ApiManifest;
+  ProviderManifest: ProviderManifest;
   ApiKeyCreate: ApiKeyCreate;
   BatchCreate: BatchCreate;
   BatchListQuery: BatchListQuery;
@@ -840,6 +841,42 @@ export interface ApiEndpoint {
   responses: {
     [k: string]: SchemaRef | null;
   };
+}
+/**
+ * The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.
+ */
+export interface ProviderManifest {
+  $schema?: string;
+  /**
+   * @minItems 1
+   */
+  providers: {
+    /**
+     * The canonical name, echoed in x-gateway-provider.
+     */
+    name: string;
+    /**
+     * Other names configs and headers may use.
+     */
+    aliases?: string[];
+    /**
+     * The adapter that speaks to it; `compatible`: the vendor's wire format at base_url.
+     */
+    family: 'vendor' | 'messages' | 'clouda' | 'cloudb' | 'cloudc' | 'compatible';
+    description?: string;
+    /**
+     * Compatible providers: where their API is.
+     */
+    base_url?: string;
+    /**
+     * Compatible providers: the endpoints they offer.
+     */
+    endpoints?: ('chat' | 'completions' | 'embeddings' | 'audio' | 'images' | 'models' | 'passthrough')[];
+    /**
+     * Compatible providers: whether a request needs a key (local servers do not).
+     */
+    key_required?: boolean;
+  }[];
 }
 /**
  * Body of POST /v1/api-keys. `scope` defaults to inference; `workspace_id` and `organisation_id` default to the calling key's, and the organisation must be the caller's own.

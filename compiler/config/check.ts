@@ -4,6 +4,7 @@ import { validateConfigAllErrors } from '../../generated/config-validator.js';
 import type { ConfigError } from './errors.ts';
 import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
 import { checkHooks } from './hook-checks.ts';
+import { checkProviderNames } from './provider-check.ts';
 import { checkSemantics } from './semantic.ts';
 import type { GuardrailLookup } from './guardrail-lookup.ts';
 
@@ -17,6 +18,7 @@ export function checkConfigErrors(config: unknown, guardrails: GuardrailLookup |
   }
   errors.push(...checkSemantics(config));
   errors.push(...checkHooks(config, guardrails));
+  errors.push(...checkProviderNames(config));
   return sortByPointer(errors);
 }
 

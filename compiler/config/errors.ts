@@ -27,6 +27,7 @@ export const CONFIG_ERRORS = {
   CFG_TOO_MANY_RETRIES: '`retry.attempts` is above the maximum of 5.',
   CFG_INVALID_STATUS_CODE: 'A status code must be an integer from 100 to 599.',
   CFG_TOO_DEEP: 'Targets are nested deeper than the gateway allows, or the config nests arrays and objects too deeply.',
+  CFG_UNKNOWN_PROVIDER: 'A `provider` names no provider the gateway knows (schema/providers.json).',
   CFG_UNKNOWN_CHECK: 'A hook or guardrail names a check the gateway does not have.',
   CFG_INVALID_CHECK_PARAMETERS: 'A check\'s parameters do not fit that check\'s schema (schema/checks/).',
   CFG_INVALID_CHECK_REGEX: 'A check\'s `rule` is not a pattern the linear-time regex engine runs.',

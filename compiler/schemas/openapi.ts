@@ -9,7 +9,7 @@ import type { JsonObject, SchemaFile } from './schema-files.ts';
 const COMPONENTS = '#/components/schemas/';
 export const API_KEY_SCHEME = 'gatewayApiKey';
 // The manifest's own shape is build tooling, not part of the HTTP API.
-const NOT_API_SHAPES = new Set(['meta/api-manifest.json']);
+const NOT_API_SHAPES = new Set(['meta/api-manifest.json', 'meta/provider-manifest.json']);
 
 function refTo(file: string, byFile: ReadonlyMap<string, SchemaFile>): JsonObject {
   const schema = byFile.get(file);

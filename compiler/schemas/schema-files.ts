@@ -1,4 +1,4 @@
-// Loads every JSON Schema under schema/ (the manifest api.json is not a schema) in a stable order,
+// Loads every JSON Schema under schema/ (the manifests api.json and providers.json are data, not schemas) in a stable order,
 // and derives the names every artifact uses for it, so validators, types and routes agree.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
@@ -8,6 +8,10 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SCHEMA_DIR = join(REPO_ROOT, 'schema');
 export const SCHEMA_ID_BASE = 'https://gateway.local/schema/';
 export const MANIFEST_FILE = 'api.json';
+/** The provider manifest (data checked against meta/provider-manifest.json, not a schema). */
+export const PROVIDER_MANIFEST_FILE = 'providers.json';
+/** Files under schema/ that hold data, not schemas: no validator or type is generated from them. */
+const DATA_FILES: ReadonlySet<string> = new Set([MANIFEST_FILE, PROVIDER_MANIFEST_FILE]);
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -48,7 +52,7 @@ function compareCodeUnits(a: string, b: string): number {
 
 export async function loadSchemaFiles(schemaDir: string = SCHEMA_DIR): Promise<SchemaFile[]> {
   const files = (await listJsonFiles(schemaDir, ''))
-    .filter((file) => file !== MANIFEST_FILE)
+    .filter((file) => !DATA_FILES.has(file))
     .sort(compareCodeUnits);
   const byTypeName = new Map<string, string>();
   const loaded: SchemaFile[] = [];

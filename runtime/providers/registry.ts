@@ -8,6 +8,7 @@ import { cloudcAdapter } from './cloudc/index.ts';
 import { compatibleAdapters } from './compatible/index.ts';
 import type { HostPolicy } from './host-policy.ts';
 import type { ProviderAdapter } from './types.ts';
+import { PROVIDER_ALIASES } from '../../compiler/config/providers.ts';
 import { vendorAdapter } from './vendor/index.ts';
 
 export class ProviderRegistry {
@@ -38,11 +39,8 @@ export class ProviderRegistry {
   }
 }
 
-/** Alternative names users type for the same families. */
-export const PROVIDER_ALIASES: Readonly<Record<string, string>> = {
-  openai: 'vendor',
-  messages: 'anthropic',
-};
+/** Alternative names users type for the same families (schema/providers.json). */
+export { PROVIDER_ALIASES };
 
 export interface DefaultProviderOptions {
   /** Checks URLs that come from configs rather than from the gateway (cloudb's token_uri). */

@@ -61,6 +61,7 @@ const cases: Case[] = [
   { code: 'CFG_ALL_WEIGHTS_ZERO', source: '{\n  "strategy": { "mode": "loadbalance" },\n  "targets": [\n    { "virtual_key": "v", "weight": 0 },\n    { "virtual_key": "w", "weight": 0 }\n  ]\n}', pointer: '/targets', at: ['[\n'] },
   { code: 'CFG_TOO_MANY_RETRIES', source: '{\n  "virtual_key": "v",\n  "retry": { "attempts": 6 }\n}', pointer: '/retry/attempts', at: ['6'] },
   { code: 'CFG_INVALID_STATUS_CODE', source: '{\n  "virtual_key": "v",\n  "on_status_codes": [429, 5030]\n}', pointer: '/on_status_codes/1', at: ['5030'] },
+  { code: 'CFG_UNKNOWN_PROVIDER', source: '{\n  "provider": "opnai",\n  "api_key": "sk"\n}', pointer: '/provider', at: ['"opnai"'] },
   { code: 'CFG_UNKNOWN_CHECK', source: '{\n  "virtual_key": "v",\n  "before_request_hooks": [{ "id": "h", "checks": [{ "id": "default.wordcount", "parameters": {} }] }]\n}', pointer: '/before_request_hooks/0/checks/0/id', at: ['"default.wordcount"'] },
   { code: 'CFG_INVALID_CHECK_PARAMETERS', source: '{\n  "virtual_key": "v",\n  "input_guardrails": [{ "id": "g", "default.wordCount": { "maxWord": 10 } }]\n}', pointer: '/input_guardrails/0/default.wordCount/maxWord', at: ['"maxWord"'] },
   { code: 'CFG_INVALID_CHECK_REGEX', source: '{\n  "virtual_key": "v",\n  "input_guardrails": [{ "id": "g", "default.regexMatch": { "rule": "(a" } }]\n}', pointer: '/input_guardrails/0/default.regexMatch/rule', at: ['"(a"'] },

@@ -89,8 +89,8 @@ describe('inheritance', () => {
     });
 
     it('never by a child that names its own provider: the parent key does not travel to another provider', () => {
-      const p = plan(fallback([{ provider: 'other', custom_host: 'http://127.0.0.1:11434/v1' }], parent));
-      expect(leaf(p, 0)).toMatchObject({ provider: 'other', apiKey: null, virtualKey: null, providerOptions: {} });
+      const p = plan(fallback([{ provider: 'ollama', custom_host: 'http://127.0.0.1:11434/v1' }], parent));
+      expect(leaf(p, 0)).toMatchObject({ provider: 'ollama', apiKey: null, virtualKey: null, providerOptions: {} });
     });
 
     it('never by a child with a virtual key', () => {

@@ -1,7 +1,7 @@
 // A reference for the semantic rules (ARCHITECTURE §3 and §5: what JSON Schema cannot say), written
 // from the handbook rather than from compiler/config/semantic.ts. For a structurally valid config it
 // predicts every compile error as code + pointer; the checker must report exactly these.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RE2JS } from 're2js';
 import { escapeToken } from './reference-validity.ts';
@@ -20,6 +20,11 @@ const KNOWN_CHECKS = new Set(
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Provider names from the manifest, read here as data (not through the compiler's module). */
+const KNOWN_PROVIDERS = new Set(
+  (JSON.parse(readFileSync(fileURLToPath(new URL('../../schema/providers.json', import.meta.url)), 'utf8')) as { providers: Array<{ name: string; aliases?: string[] }> }).providers.flatMap((p) => [p.name, ...(p.aliases ?? [])]),
+);
+
 export function referenceSemanticErrors(config: unknown): Expected[] {
   const out: Expected[] = [];
   node(config, '', 0, out);
@@ -32,6 +37,9 @@ function node(config: unknown, at: string, depth: number, out: Expected[]): void
     out.push({ code: 'CFG_TOO_DEEP', pointer: at });
     return;
   }
+  // A provider name must be known (any case); `@slug` names a stored provider, resolved per request.
+  const provider = config.provider;
+  if (typeof provider === 'string' && provider !== '' && !provider.startsWith('@') && !KNOWN_PROVIDERS.has(provider.toLowerCase())) out.push({ code: 'CFG_UNKNOWN_PROVIDER', pointer: `${at}/provider` });
   const retry = config.retry;
   if (isObject(retry)) {
     if (typeof retry.attempts === 'number' && retry.attempts > MAX_RETRIES) out.push({ code: 'CFG_TOO_MANY_RETRIES', pointer: `${at}/retry/attempts` });

@@ -63,7 +63,8 @@ const injectionArb: fc.Arbitrary<Injection> = fc
     const str = () => s[next++ % s.length];
     const leaf = (name: string, extra: Raw = {}): Raw => ({
       name,
-      provider: str(),
+      // A provider name must be known, but a provider slug (`@…`) may be any text: it carries the hostile string.
+      provider: `@${str()}`,
       api_key: str(),
       custom_host: `https://${str()}`,
       override_params: { model: str(), [k[next % k.length]]: str() },
@@ -288,7 +289,7 @@ describe('`__proto__` keys survive emission (one cause: JSON literals spliced as
     const config = {
       name: evil,
       strategy: { mode: 'conditional', conditions: [{ query: { [`metadata.${evil}`]: { $regex: escapeRegex(evil) } }, then: evil }], default: evil },
-      targets: [{ ...base, name: evil, provider: evil, override_params: { model: evil } }],
+      targets: [{ ...base, name: evil, provider: `@${evil}`, override_params: { model: evil } }],
     };
     const harness = new CompiledRouterHarness(config, evil);
     expect(scan(harness.source, userStrings([config, evil])).strays).toEqual([]);

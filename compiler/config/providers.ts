@@ -1,0 +1,15 @@
+// The providers the gateway knows, from schema/providers.json: the one list the compiler (an unknown
+// provider name is a compile error) and the runtime's registry (adapters, aliases, compatible
+// providers' base URLs) both read.
+import manifest from '../../schema/providers.json' with { type: 'json' };
+import type { ProviderManifest } from '../../generated/types.ts';
+
+export type ProviderEntry = ProviderManifest['providers'][number];
+
+export const PROVIDERS: readonly ProviderEntry[] = (manifest as ProviderManifest).providers;
+
+/** Alias → canonical name. */
+export const PROVIDER_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(PROVIDERS.flatMap((p) => (p.aliases ?? []).map((alias) => [alias, p.name])));
+
+/** Every name a config may give `provider` (canonical names and aliases, lower case; compared case-insensitively). */
+export const PROVIDER_NAMES: readonly string[] = PROVIDERS.flatMap((p) => [p.name, ...(p.aliases ?? [])]).sort();

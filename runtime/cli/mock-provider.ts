@@ -1,0 +1,157 @@
+// `gateway mock-provider`: a local stand-in for the vendor's API, so a first routed request needs no
+// provider account and no network, and CI can route against something real. It answers chat
+// completions (JSON or SSE), completions, embeddings and the model list in the vendor's wire format;
+// the reply is "[mock] " and the prompt's words. Any bearer key is accepted. --fail-every N makes
+// every Nth request answer --fail-status, to watch retries and fallback work.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
+
+export const MOCK_PROVIDER_USAGE = `Usage: gateway mock-provider [--port N] [--host H] [--fail-every N] [--fail-status CODE] [--latency MS]
+
+Runs a local provider that speaks the vendor's API (chat completions with and without streaming,
+completions, embeddings, models) and answers "[mock]" followed by the prompt's words. Prints one line
+with its base URL when ready; SIGINT or SIGTERM stop it. Point a config at it:
+{"provider": "vendor", "custom_host": "http://127.0.0.1:9000/v1"}.
+
+Options:
+  --port N           port to listen on (default 9000; 0 picks a free port)
+  --host H           address to bind (default 127.0.0.1)
+  --fail-every N     answer every Nth request with --fail-status instead (default: never)
+  --fail-status CODE the status of those answers (default 503)
+  --latency MS       wait this long before each answer (default 0)
+  -h, --help         show this help`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'fail-every': { type: 'string' },
+  'fail-status': { type: 'string' },
+  latency: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+interface MockSettings {
+  failEvery: number;
+  failStatus: number;
+  latencyMs: number;
+}
+
+export async function runMockProvider(argv: string[]): Promise<number> {
+  let port: number;
+  let host: string;
+  let settings: MockSettings;
+  try {
+    const { values } = parseCommandArgs(argv, OPTIONS);
+    if (values.help === true) {
+      process.stdout.write(`${MOCK_PROVIDER_USAGE}\n`);
+      return EXIT_OK;
+    }
+    port = parsePort(values.port, 9000);
+    host = values.host ?? '127.0.0.1';
+    settings = { failEvery: integer(values['fail-every'], 0, '--fail-every', 0), failStatus: integer(values['fail-status'], 503, '--fail-status', 400, 599), latencyMs: integer(values.latency, 0, '--latency', 0) };
+  } catch (err) {
+    if (err instanceof UsageError) return reportUsageError(err, MOCK_PROVIDER_USAGE);
+    throw err;
+  }
+  const server = startMockProvider(settings);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+  } catch (err) {
+    process.stderr.write(`gateway mock-provider: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  const address = server.address() as AddressInfo;
+  process.stdout.write(`mock provider listening on http://${host.includes(':') ? `[${host}]` : host}:${address.port}/v1\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  return EXIT_OK;
+}
+
+function integer(text: string | undefined, fallback: number, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}
+
+export function startMockProvider(settings: MockSettings): ReturnType<typeof createServer> {
+  let served = 0;
+  return createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      served++;
+      const answer = (): void => route(req, res, Buffer.concat(chunks), settings.failEvery > 0 && served % settings.failEvery === 0 ? settings.failStatus : null);
+      if (settings.latencyMs > 0) setTimeout(answer, settings.latencyMs);
+      else answer();
+    });
+  });
+}
+
+function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatus: number | null): void {
+  const path = (req.url ?? '/').split('?')[0];
+  if (failStatus !== null) return json(res, failStatus, { error: { message: `mock failure (every Nth request answers ${failStatus})`, type: 'server_error', param: null, code: 'mock_failure' } });
+  if (req.method === 'GET' && path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'mock-chat', object: 'model', created: 0, owned_by: 'mock' }, { id: 'mock-embed', object: 'model', created: 0, owned_by: 'mock' }] });
+  if (req.method !== 'POST') return json(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return json(res, 400, { error: { message: 'the body is not JSON', type: 'invalid_request_error', param: null, code: 'invalid_json' } });
+  }
+  const model = typeof body.model === 'string' ? body.model : 'mock-chat';
+  const created = Math.floor(Date.now() / 1000);
+  if (path === '/v1/chat/completions') {
+    const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : [];
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    const words = reply(typeof lastUser?.content === 'string' ? lastUser.content : '');
+    const usage = { prompt_tokens: messages.length * 4, completion_tokens: words.length, total_tokens: messages.length * 4 + words.length };
+    if (body.stream === true) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}): string => `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+      res.write(chunk({ role: 'assistant', content: '' }, null));
+      for (const word of words) res.write(chunk({ content: word }, null));
+      res.write(chunk({}, 'stop'));
+      if ((body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true) res.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`);
+      return void res.end('data: [DONE]\n\n');
+    }
+    return json(res, 200, { id: 'chatcmpl-mock', object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }], usage });
+  }
+  if (path === '/v1/completions') {
+    const words = reply(typeof body.prompt === 'string' ? body.prompt : '');
+    return json(res, 200, { id: 'cmpl-mock', object: 'text_completion', created, model, choices: [{ index: 0, text: words.join(''), finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 4, completion_tokens: words.length, total_tokens: 4 + words.length } });
+  }
+  if (path === '/v1/embeddings') {
+    const inputs = Array.isArray(body.input) ? body.input : [body.input];
+    const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: embed(String(input)) }));
+    return json(res, 200, { object: 'list', data, model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
+  }
+  json(res, 404, { error: { message: `no route POST ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+}
+
+/** "[mock]" and the prompt's words, one token per word. */
+function reply(prompt: string): string[] {
+  const words = prompt.split(/\s+/).filter((w) => w !== '');
+  return ['[mock]', ...(words.length === 0 ? [' Hello!'] : words.map((w) => ` ${w}`))];
+}
+
+/** A small deterministic unit vector from the text (the same text, the same vector). */
+function embed(text: string): number[] {
+  const vector = Array.from({ length: 8 }, (_, i) => Math.sin((text.length + 1) * (i + 1) + [...text].reduce((sum, c) => sum + c.charCodeAt(0), 0) / 97));
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((v) => v / norm);
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const body = Buffer.from(JSON.stringify(value));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(body.length) });
+  res.end(body);
+}

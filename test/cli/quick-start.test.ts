@@ -1,0 +1,77 @@
+// The README's quick start, as a newcomer runs it: `gateway mock-provider` on its default port and
+// `gateway serve --configs examples/configs`, then a routed request through examples/configs/mock.json
+// with the official SDK, streamed and not, with no provider account and no network. (The mock runs on
+// a free port here, with the example's host rewritten to it; the example itself names the default.)
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, type ServeProcess, startServe } from '../e2e/serve-processes.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/gateway.js');
+const KEY = 'dev-key';
+
+describe('quick start without a provider account', () => {
+  let mock: ChildProcess;
+  let serve: ServeProcess;
+  let dir: string;
+  beforeAll(async () => {
+    const shipped = JSON.parse(await readFile(join(ROOT, 'examples/configs/mock.json'), 'utf8')) as { custom_host: string };
+    expect(shipped.custom_host).toBe('http://127.0.0.1:9000/v1');
+    const port = await freePort();
+    mock = spawn(process.execPath, [BIN, 'mock-provider', '--port', String(port)]);
+    await new Promise<void>((ready, fail) => {
+      let out = '';
+      mock.stdout!.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes(`mock provider listening on http://127.0.0.1:${port}/v1`)) ready();
+      });
+      mock.on('exit', (code) => fail(new Error(`mock-provider exited with ${code}`)));
+    });
+    dir = await mkdtemp(join(tmpdir(), 'gateway-quick-start-'));
+    await mkdir(join(dir, 'configs'));
+    await writeFile(join(dir, 'configs', 'mock.json'), JSON.stringify({ ...shipped, custom_host: `http://127.0.0.1:${port}/v1` }));
+    serve = await startServe({ GATEWAY_API_KEY: KEY }, join(dir, 'data'), ['--configs', join(dir, 'configs')]);
+  });
+  afterAll(async () => {
+    serve?.child.kill('SIGTERM');
+    await serve?.exited;
+    mock?.kill('SIGTERM');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('routes a chat completion through the example config, streamed and not', async () => {
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'any-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'mock' } });
+    const completion = await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'Hello gateway' }] });
+    expect(completion.choices[0].message.content).toBe('[mock] Hello gateway');
+    const stream = await client.chat.completions.create({ model: 'mock-chat', stream: true, messages: [{ role: 'user', content: 'streamed words' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[mock] streamed words');
+    const embedding = await client.embeddings.create({ model: 'mock-embed', input: 'x' });
+    expect(embedding.data[0].embedding).toHaveLength(8);
+  });
+});
+
+describe('gateway mock-provider failures', () => {
+  it('answers every Nth request with the failure status, the rest as the vendor would', async () => {
+    const { startMockProvider } = await import('../../runtime/cli/mock-provider.ts');
+    const server = startMockProvider({ failEvery: 3, failStatus: 503, latencyMs: 0 });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const { port } = server.address() as { port: number };
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+      }
+      expect(statuses).toEqual([200, 200, 503, 200, 200, 503]);
+    } finally {
+      server.close();
+    }
+  });
+});
