@@ -57,6 +57,8 @@ export interface NewBatch {
   inputFileId: string;
   contentFileId: string;
   completionWindow: string;
+  /** Unix milliseconds of creation (default: now): the caller computed expiresAt from the same instant. */
+  createdAtMs?: number;
   expiresAt: number;
   metadata: Record<string, string> | null;
   route: string;

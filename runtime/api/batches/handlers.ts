@@ -71,6 +71,8 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
         inputFileId: body.input_file_id,
         contentFileId: content.id,
         completionWindow: body.completion_window,
+        // One instant for both, so expires_at is created_at + 24 h exactly, even across a second boundary.
+        createdAtMs: now,
         expiresAt: Math.floor(now / 1000) + EXPIRY_SECONDS,
         metadata: body.metadata ?? null,
         route: deps.sealer.seal(id, routeHeadersOf(ctx.headers), { keyId: caller.id, workspaceId: caller.workspaceId, organisationId: caller.organisationId }),

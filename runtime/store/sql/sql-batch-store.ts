@@ -57,7 +57,7 @@ export class SqlBatchStore implements BatchStore {
   }
 
   async create(input: NewBatch): Promise<BatchRecord> {
-    const createdIso = nowIso();
+    const createdIso = input.createdAtMs === undefined ? nowIso() : new Date(input.createdAtMs).toISOString();
     const createdAt = Math.floor(Date.parse(createdIso) / 1000);
     const row = await this.#db.transaction(async (tx) => {
       const inserted = await tx.get<BatchRow>(
