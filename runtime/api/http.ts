@@ -1,7 +1,7 @@
 // What every control-plane handler shares: the caller and its scope, path parameters, paging, and
 // the list / deleted response envelopes.
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
-import type { PageRequest } from '../store/page.ts';
+import type { Page, PageRequest } from '../store/page.ts';
 import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../core/errors.ts';
 import { sendJson } from '../server/respond.ts';
@@ -42,6 +42,18 @@ export function pageOf(query: Readonly<Record<string, unknown>>): PageRequest {
   const page = query.current_page;
   if (typeof size !== 'number') return { limit: null, offset: 0 };
   return { limit: size, offset: size * (typeof page === 'number' ? page : 0) };
+}
+
+/**
+ * One page of a list where file records (from a folder, shown first, by ID) and stored ones (the
+ * store's page, files' IDs left out) share one numbering: configs and guardrails.
+ */
+export async function filesThenStored<F extends { id: string }, S>(files: readonly F[], page: PageRequest, stored: (page: PageRequest, options: { excludeIds: readonly string[] }) => Promise<Page<S>>): Promise<{ files: F[]; stored: S[]; total: number }> {
+  const { limit, offset } = page;
+  const fromFiles = limit === null ? files.slice(offset) : files.slice(offset, offset + limit);
+  const rest = limit === null ? null : limit - fromFiles.length;
+  const fromStore = await stored({ limit: rest, offset: Math.max(0, offset - files.length) }, { excludeIds: files.map((f) => f.id) });
+  return { files: fromFiles, stored: fromStore.items, total: files.length + fromStore.total };
 }
 
 /** A workspace named in a body or query: UUIDs only, since this gateway has no directory of workspace slugs. */

@@ -13,7 +13,7 @@ import { UniqueViolationError } from '../../store/sql/sql-database.ts';
 import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
-import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
+import { deletedBody, filesThenStored, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import type { ConfigCatalog } from './config-catalog.ts';
 import type { FileConfig } from './config-files.ts';
 
@@ -46,13 +46,8 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
 
     'configs.list': async (ctx) => {
       requireAdmin(ctx);
-      const files = catalog.files();
-      const { limit, offset } = pageOf(ctx.query);
-      const fromFiles = limit === null ? files.slice(offset) : files.slice(offset, offset + limit);
-      const rest = limit === null ? null : limit - fromFiles.length;
-      const fromApi = await store.configs.list({ limit: rest, offset: Math.max(0, offset - files.length) }, { excludeIds: files.map((f) => f.id) });
-      const data = [...fromFiles.map(fileConfigWire), ...fromApi.items.map(apiConfigWire)];
-      sendOk(ctx, listBody(data, files.length + fromApi.total) satisfies SavedConfigList);
+      const page = await filesThenStored(catalog.files(), pageOf(ctx.query), (p, options) => store.configs.list(p, options));
+      sendOk(ctx, listBody([...page.files.map(fileConfigWire), ...page.stored.map(apiConfigWire)], page.total) satisfies SavedConfigList);
     },
 
     'configs.retrieve': async (ctx) => {

@@ -12,7 +12,7 @@ import type { StoredGuardrailRecord } from '../../store/guardrail-store.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import { UniqueViolationError } from '../../store/sql/sql-database.ts';
 import type { ConfigCatalog } from '../configs/config-catalog.ts';
-import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
+import { deletedBody, filesThenStored, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import type { GuardrailCatalog } from './guardrail-catalog.ts';
 
 export function guardrailHandlers(store: GatewayStore, catalog: GuardrailCatalog, configs: ConfigCatalog): Record<string, Handler> {
@@ -40,12 +40,8 @@ export function guardrailHandlers(store: GatewayStore, catalog: GuardrailCatalog
 
     'guardrails.list': async (ctx) => {
       requireAdmin(ctx);
-      const files = catalog.files();
-      const { limit, offset } = pageOf(ctx.query);
-      const fromFiles = limit === null ? files.slice(offset) : files.slice(offset, offset + limit);
-      const rest = limit === null ? null : limit - fromFiles.length;
-      const stored = await store.guardrails.list({ limit: rest, offset: Math.max(0, offset - files.length) }, { excludeIds: files.map((f) => f.id) });
-      sendOk(ctx, listBody([...fromFiles.map(fileWire), ...stored.items.map(storedWire)], files.length + stored.total) satisfies GuardrailList);
+      const page = await filesThenStored(catalog.files(), pageOf(ctx.query), (p, options) => store.guardrails.list(p, options));
+      sendOk(ctx, listBody([...page.files.map(fileWire), ...page.stored.map(storedWire)], page.total) satisfies GuardrailList);
     },
 
     'guardrails.retrieve': async (ctx) => {
