@@ -17,6 +17,7 @@ const USAGE = `Usage: gateway <command> [options]
 Commands:
   compile   check saved configs (and the guardrails beside them) before deploy
   explain   a config's routing tree in words
+  diff      what a change to configs does to routing (files, folders, git:REF:path)
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log
@@ -66,6 +67,7 @@ function tuneServe() {
 const COMMANDS = {
   compile: async (argv) => (await load('../compiler/cli/compile.ts')).runCompile(argv),
   explain: async (argv) => (await load('../compiler/cli/explain.ts')).runExplain(argv),
+  diff: async (argv) => (await load('../compiler/cli/diff.ts')).runDiff(argv),
   serve: async (argv) => {
     tuneServe();
     return (await load('../runtime/cli/serve.ts')).runServe(argv);

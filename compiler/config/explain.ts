@@ -1,7 +1,7 @@
 // The routing tree of a compiled config in words (`gateway explain`): which target when, weights as
 // shares, retries, timeouts, breakers, caches, hooks and guardrails. Read off the plan, the same one
 // the router is emitted from, so it says what will run. Credentials appear redacted.
-import { redactCredential } from './secrets.ts';
+import { redactCredential, redactCredentials } from './secrets.ts';
 import type { PlanCondition, PlanLeaf, PlanNode, PlanQuery, RoutePlan } from './route-plan.ts';
 
 export interface ExplainedNode {
@@ -47,6 +47,9 @@ function leafSummary(leaf: PlanLeaf): string {
   if (leaf.apiKey !== null) parts.push(`with key ${leaf.apiKey.includes('${') ? leaf.apiKey : redactCredential(leaf.apiKey)}`);
   else if (leaf.virtualKey === null) parts.push("with the request's bearer token");
   if (leaf.promptId !== null) parts.push(`rendering prompt ${leaf.promptId}`);
+  const options = Object.entries(redactCredentials(leaf.providerOptions));
+  if (options.length > 0) parts.push(`(${options.map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ')})`);
+  if (leaf.strictVendorCompliance) parts.push('answering exactly as the vendor does (strict_vendor_compliance)');
   return parts.join(' ');
 }
 
