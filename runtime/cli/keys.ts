@@ -6,6 +6,7 @@ import { isApiKeyScope } from '../store/api-key-store.ts';
 import { InvalidApiKeyInput } from '../store/api-key-input.ts';
 import { DEFAULT_DATA_DIR, type GatewayStore, openGatewayStore } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
+import { apiKeyWire } from '../api/keys/wire.ts';
 
 export const KEYS_USAGE = `Usage: gateway keys <command> [options]
 
@@ -91,7 +92,7 @@ async function create(argv: string[]): Promise<number> {
     }),
   );
   if (values.json === true) {
-    process.stdout.write(`${JSON.stringify({ key: created.key, ...created.record })}\n`);
+    process.stdout.write(`${JSON.stringify({ ...apiKeyWire(created.record), key: created.key })}\n`);
   } else {
     process.stdout.write(`${describe(created.record)}\nkey:             ${created.key}\n`);
     process.stderr.write('Store this key now: it is not kept and cannot be shown again.\n');
@@ -104,7 +105,7 @@ async function list(argv: string[]): Promise<number> {
   if (values.help === true) return help();
   const records = await withStore(values.data, (store) => store.apiKeys.list());
   if (values.json === true) {
-    process.stdout.write(`${JSON.stringify(records)}\n`);
+    process.stdout.write(`${JSON.stringify(records.map(apiKeyWire))}\n`);
     return EXIT_OK;
   }
   if (records.length === 0) {
@@ -128,7 +129,7 @@ async function revoke(argv: string[]): Promise<number> {
     process.stderr.write(`gateway: no API key has ID ${id}\n`);
     return EXIT_FAILURE;
   }
-  if (values.json === true) process.stdout.write(`${JSON.stringify(record)}\n`);
+  if (values.json === true) process.stdout.write(`${JSON.stringify(apiKeyWire(record))}\n`);
   else process.stdout.write(`revoked ${record.id} at ${record.revokedAt}\n`);
   return EXIT_OK;
 }

@@ -112,6 +112,8 @@ describe('keys and serve', () => {
     expect(listed.stdout).not.toContain('gw_');
     const json = JSON.parse(gateway(['keys', 'list', '--json', '--data', data.dir]).stdout);
     expect(json.map((r: { name: string }) => r.name)).toEqual(['app', 'ops']);
+    // The API's shape (schema/resources/api-key.json), snake_case, for scripts that use both.
+    expect(Object.keys(json[0]).sort()).toEqual(['created_at', 'id', 'name', 'object', 'organisation_id', 'revoked_at', 'scope', 'workspace_id']);
   });
 
   it('serves with the GATEWAY_API_KEY seed and created keys, across a restart, and stops on SIGTERM', async () => {

@@ -1,6 +1,7 @@
 // The keys admin API (`/v1/api-keys`): create, list, get and revoke gateway API keys. Admin keys act
 // within their own organisation: they see, create and revoke only its keys.
-import type { ApiKeyCreate, ApiKeyList, ApiKey as ApiKeyWire, ApiKeyCreated } from '../../../generated/types.ts';
+import type { ApiKeyCreate, ApiKeyList, ApiKeyCreated } from '../../../generated/types.ts';
+import { apiKeyWire } from './wire.ts';
 import type { ApiKeyRecord } from '../../store/api-key-store.ts';
 import { InvalidApiKeyInput } from '../../store/api-key-input.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
@@ -56,18 +57,5 @@ export function apiKeyHandlers(store: GatewayStore): Record<string, Handler> {
       await store.changes.refresh();
       sendOk(ctx, apiKeyWire(revoked));
     },
-  };
-}
-
-export function apiKeyWire(record: ApiKeyRecord): ApiKeyWire {
-  return {
-    object: 'api_key',
-    id: record.id,
-    name: record.name,
-    scope: record.scope,
-    workspace_id: record.workspaceId,
-    organisation_id: record.organisationId,
-    created_at: record.createdAt,
-    revoked_at: record.revokedAt,
   };
 }
