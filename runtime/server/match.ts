@@ -1,5 +1,7 @@
 // Route matching against the generated route table. Patterns are compiled once, per method, so a
-// request costs one array walk over its own method's routes; the 405 check runs only on a miss.
+// request costs one array walk over its own method's routes; the 405 check runs only on a miss, or
+// when the match is a parameterised route while a literal route owns the path: `GET
+// /v1/chat/completions` is 405 (Allow: POST), not a pass-through to the provider.
 
 export interface RouteSpec {
   operationId: string;
@@ -29,6 +31,11 @@ interface CompiledRoute {
   regex: RegExp;
 }
 
+/** A route without parameters: its path is a literal, and it owns that path for every method. */
+function isLiteral(route: RouteSpec): boolean {
+  return !route.path.includes('{');
+}
+
 const NO_PARAMS: RouteParams = Object.freeze({}) as RouteParams;
 const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not_found' });
 
@@ -36,6 +43,8 @@ export class RouteTable {
   readonly routes: readonly RouteSpec[];
   private readonly byMethod = new Map<string, CompiledRoute[]>();
   private readonly all: CompiledRoute[] = [];
+  /** Literal paths → the methods routed on them. */
+  private readonly literal = new Map<string, string[]>();
 
   constructor(routes: readonly RouteSpec[]) {
     this.routes = routes;
@@ -52,6 +61,7 @@ export class RouteTable {
       if (list === undefined) this.byMethod.set(method, (list = []));
       list.push(compiled);
       this.all.push(compiled);
+      if (isLiteral(route)) this.literal.set(route.path, [...(this.literal.get(route.path) ?? []), method]);
     }
   }
 
@@ -60,7 +70,13 @@ export class RouteTable {
     if (candidates !== undefined) {
       for (const { route, regex } of candidates) {
         const m = regex.exec(path);
-        if (m !== null) return { kind: 'found', route, params: paramsOf(m) };
+        if (m === null) continue;
+        // A parameterised route never takes a literal route's path for a method that path does not list.
+        if (!isLiteral(route)) {
+          const owner = this.literal.get(path);
+          if (owner !== undefined && !owner.includes(method)) return { kind: 'method_not_allowed', allow: owner };
+        }
+        return { kind: 'found', route, params: paramsOf(m) };
       }
     }
     let allow: string[] | null = null;

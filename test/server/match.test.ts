@@ -46,6 +46,20 @@ describe('RouteTable over generated/routes.ts', () => {
   });
 });
 
+describe('literal paths own their methods', () => {
+  test.prop([fc.constantFrom(...ROUTES.filter((r) => !r.path.includes('{'))), fc.constantFrom('GET', 'POST', 'PUT', 'DELETE')], { numRuns: 100 })('a literal route\'s path with a method it does not list is 405, never the pass-through', (literal, method) => {
+    const owners = ROUTES.filter((r) => r.path === literal.path).map((r) => r.method.toUpperCase());
+    const match = table.match(method, literal.path);
+    if (owners.includes(method)) expect(match).toMatchObject({ kind: 'found', route: { path: literal.path } });
+    else expect(match).toEqual({ kind: 'method_not_allowed', allow: owners });
+  });
+
+  it('leaves other paths to the pass-through', () => {
+    expect(table.match('GET', '/v1/chat/completions')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
+    expect(table.match('GET', '/v1/assistants')).toMatchObject({ kind: 'found', route: { handler: 'inference.passthrough' } });
+  });
+});
+
 describe('RouteTable on a hand-made table', () => {
   const small = new RouteTable([
     route({ operationId: 'a', method: 'GET', path: '/v1/items/{id}', handler: 'a', pattern: '^/v1/items/(?<id>[^/]+)$' }),
