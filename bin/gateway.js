@@ -18,6 +18,7 @@ Commands:
   compile   check saved configs (and the guardrails beside them) before deploy
   explain   a config's routing tree in words
   diff      what a change to configs does to routing (files, folders, git:REF:path)
+  simulate  a dry run of one request through a config, with scripted provider answers
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log
@@ -68,6 +69,7 @@ const COMMANDS = {
   compile: async (argv) => (await load('../compiler/cli/compile.ts')).runCompile(argv),
   explain: async (argv) => (await load('../compiler/cli/explain.ts')).runExplain(argv),
   diff: async (argv) => (await load('../compiler/cli/diff.ts')).runDiff(argv),
+  simulate: async (argv) => (await load('../runtime/cli/simulate.ts')).runSimulate(argv),
   serve: async (argv) => {
     tuneServe();
     return (await load('../runtime/cli/serve.ts')).runServe(argv);

@@ -5,6 +5,16 @@
  */
 export type SchemaRef = string;
 export type ApiKeyScope = 'admin' | 'inference';
+/**
+ * A status the provider answers with, the same with a retry-after header in seconds, no answer within the timeout (`timeout`: 408 request_timeout), or a failed connection (`unreachable`: 502 provider_unreachable).
+ */
+export type SimulatedOutcome =
+  | number
+  | ('timeout' | 'unreachable')
+  | {
+      status: number;
+      retry_after?: number;
+    };
 export type ChatLogitBias = {
   [k: string]: number;
 } | null;
@@ -115,6 +125,7 @@ export interface GatewaySchemaTypes {
   ChatCompletionCreate: ChatCompletionCreate;
   CompletionCreate: CompletionCreate;
   ConfigCreate: ConfigCreate;
+  ConfigSimulate: ConfigSimulate;
   ConfigUpdate: ConfigUpdate;
   EmbeddingsCreate: EmbeddingsCreate;
   FileListQuery: FileListQuery;
@@ -171,6 +182,7 @@ export interface GatewaySchemaTypes {
   RequestLog: RequestLog;
   SavedConfigList: SavedConfigList;
   SavedConfig: SavedConfig;
+  Simulation: Simulation;
   StoredResponse: StoredResponse;
   TextCompletion: TextCompletion;
   UsageLimitsPolicyCreated: UsageLimitsPolicyCreated;
@@ -1004,6 +1016,48 @@ export interface ConfigCreate {
   config: {
     [k: string]: unknown;
   };
+}
+/**
+ * Body of POST /v1/configs/{configId}/simulate: one request as a client would send it, and what each provider answers in the dry run. No provider is called.
+ */
+export interface ConfigSimulate {
+  /**
+   * The JSON body a client would send to `path`.
+   */
+  request: {
+    [k: string]: unknown;
+  };
+  /**
+   * The endpoint the request is for.
+   */
+  path?: '/v1/chat/completions' | '/v1/completions' | '/v1/embeddings' | '/v1/images/generations' | '/v1/audio/speech';
+  metadata?: Metadata;
+  /**
+   * Other request headers, by lower-case name: x-gateway-provider, x-gateway-virtual-key, x-gateway-request-timeout, … Credentials given here are never used or echoed.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Per target (its path, e.g. `config.targets[0]`, or its unique name), the answer of each try in order; past the end the last one repeats. A target given nothing answers 200.
+   */
+  outcomes?: {
+    /**
+     * @minItems 1
+     * @maxItems 16
+     */
+    [k: string]: SimulatedOutcome[];
+  };
+  /**
+   * Targets (paths or unique names) whose circuit breaker is open when the request starts.
+   *
+   * @maxItems 256
+   */
+  open_circuits?: string[];
+  /**
+   * Seed of loadbalance picks and backoff jitter: the same seed gives the same run.
+   */
+  seed?: number;
 }
 /**
  * Body of PUT /v1/configs/{configId}: the whole new config (and optionally a new name); compiled before it replaces the live router.
@@ -2304,6 +2358,62 @@ export interface SavedConfig {
   version: number;
   created_at: string;
   last_updated_at: string;
+}
+/**
+ * What a dry run of one request through a config found: every try in order, the answer, and the gateway headers the client would see.
+ */
+export interface Simulation {
+  config_id: string;
+  path: string;
+  seed: number;
+  attempts: SimulatedAttempt[];
+  answer: {
+    status: number;
+    target: string;
+    provider: string;
+    retries: number;
+    error: {
+      code: string;
+      message: string;
+    } | null;
+  };
+  headers: {
+    [k: string]: string;
+  };
+  /**
+   * What the live request would also run (cache, hooks and guardrails, prompt rendering, limits).
+   */
+  not_simulated: string[];
+}
+export interface SimulatedAttempt {
+  /**
+   * The target's path, as x-gateway-last-used-option-index names it.
+   */
+  target: string;
+  name: string | null;
+  /**
+   * The provider the target resolves to; `virtual-key:<id>` when the gateway stores no such key.
+   */
+  provider: string;
+  /**
+   * The model asked for, after the target's override_params.
+   */
+  model: string | null;
+  result: {
+    status: number;
+    /**
+     * The gateway error code when the gateway made the status (request_timeout, provider_unreachable, …).
+     */
+    error: string | null;
+  };
+  /**
+   * What the router did next.
+   */
+  then: 'retry' | 'fallback' | 'answer';
+  /**
+   * The wait before the retry that followed.
+   */
+  backoff_ms: number | null;
 }
 /**
  * A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.

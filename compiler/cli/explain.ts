@@ -1,11 +1,8 @@
 // `gateway explain CONFIG`: a config file's routing tree in words (or as JSON), read off the plan the
 // router is emitted from. An invalid config prints its errors, located, and exits 1.
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
+import { checkConfigFile, formatConfigError, UnreadableConfigFile } from '../config/config-file.ts';
 import { explainPlan, explainText } from '../config/explain.ts';
-import { checkConfigSource } from '../config/index.ts';
 
 export const EXPLAIN_USAGE = `Usage: gateway explain CONFIG [--guardrails DIR] [--json]
 
@@ -37,19 +34,16 @@ export async function runExplain(argv: string[]): Promise<number> {
     process.stderr.write(`gateway explain: name one config file\n\n${EXPLAIN_USAGE}\n`);
     return 2;
   }
-  const path = resolve(positionals[0]);
-  let source: string;
+  let result;
   try {
-    source = await readFile(path, 'utf8');
+    result = await checkConfigFile(positionals[0], values.guardrails);
   } catch (error) {
-    process.stderr.write(`gateway explain: cannot read ${positionals[0]}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    if (!(error instanceof UnreadableConfigFile)) throw error;
+    process.stderr.write(`gateway explain: ${error.message}\n`);
     return 2;
   }
-  const guardrailsDir = resolve(values.guardrails ?? join(dirname(dirname(path)), 'guardrails'));
-  const folder = await readGuardrailFolder(guardrailsDir);
-  const result = checkConfigSource(source, basename(path, '.json'), { guardrails: fileGuardrails(folder.files, guardrailsDir) });
   if (!result.ok) {
-    for (const error of result.errors) process.stderr.write(`${positionals[0]}:${error.line}:${error.column}  ${error.code}  ${error.pointer || '/'}\n  ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}\n`);
+    for (const error of result.errors) process.stderr.write(formatConfigError(positionals[0], error));
     return 1;
   }
   process.stdout.write(values.json === true ? `${JSON.stringify({ config: result.plan.configId, tree: explainPlan(result.plan) }, null, 2)}\n` : explainText(result.plan));

@@ -24,6 +24,7 @@ export const GATEWAY_ERRORS = {
   invalid_config: { status: 400, type: 'invalid_request_error', message: 'The config is not valid.' },
   invalid_guardrail: { status: 400, type: 'invalid_request_error', message: 'The guardrail is not valid.' },
   semantic_cache_unavailable: { status: 400, type: 'invalid_request_error', message: 'The config uses a semantic cache, and this gateway has no embeddings route for one (GATEWAY_SEMANTIC_CACHE_EMBEDDINGS).' },
+  invalid_simulation: { status: 400, type: 'invalid_request_error', message: 'The simulation names a target, outcome or endpoint the config does not have.' },
   unknown_config_id: { status: 400, type: 'invalid_request_error', message: 'No saved config has that ID.' },
   unknown_prompt_id: { status: 400, type: 'invalid_request_error', message: 'The config names a prompt that does not exist.' },
   ambiguous_prompt_id: { status: 400, type: 'invalid_request_error', message: 'The config names more than one prompt; a request renders one.' },

@@ -14,13 +14,19 @@ import { LruMap } from './lru.ts';
 import { buildRouter, defaultServices, type LoadedRouter, type RouterDeps } from './routers.ts';
 import type { Services } from '../pipeline/services.ts';
 import type { CircuitBreakers } from '../router/breaker.ts';
+import type { InferenceTransport } from './transport.ts';
 
 
 /** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */
 const SAVED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
+/** A resolver's routers call the real transport, whose stored credentials it installs. */
+export interface ResolverDeps extends RouterDeps {
+  transport: InferenceTransport;
+}
+
 export class ConfigResolver {
-  readonly #deps: RouterDeps;
+  readonly #deps: ResolverDeps;
   readonly #saved = new Map<string, LoadedRouter>();
   /** Exact header text → router: a cached inline config costs one map lookup, no parse. */
   readonly #inlineByText: LruMap<string, LoadedRouter>;
@@ -30,12 +36,17 @@ export class ConfigResolver {
   /** Where inline configs' guardrail names resolve: the control plane's catalog, once installed. */
   #guardrails: GuardrailLookup | null = null;
 
-  constructor(deps: RouterDeps) {
+  constructor(deps: ResolverDeps) {
     this.#deps = { ...deps, services: deps.services ?? defaultServices() };
     const size = deps.settings.inlineConfigCacheSize;
     this.#inlineByText = new LruMap(size);
     this.#inlineByHash = new LruMap(size);
     this.#fromHeaders = new LruMap(size);
+  }
+
+  /** What routers are built from: a simulation builds its own over the same transport and settings. */
+  get deps(): Readonly<ResolverDeps> {
+    return this.#deps;
   }
 
   /** The circuit breakers of every router (for /metrics). */

@@ -18,6 +18,7 @@ import type { CircuitBreakers } from '../router/breaker.ts';
 import type { Outcome } from '../router/outcome.ts';
 import { RouterRuntime, type CompiledRouter } from '../router/router-runtime.ts';
 import { sleep } from '../router/abort.ts';
+import type { RetryOptions } from '../router/retry.ts';
 import { isConnectionError, isUpstreamTimeout } from '../upstream/errors.ts';
 import type { InferenceSettings } from './settings.ts';
 import type { InferenceTransport } from './transport.ts';
@@ -36,8 +37,11 @@ export interface LoadedRouter {
   run: (x: Exchange) => Promise<Outcome>;
 }
 
+/** The upstream side of a router: the real transport, or a simulation's scripted outcomes (runtime/simulate). */
+export type RouterTransport = Pick<InferenceTransport, 'call' | 'providerOf'>;
+
 export interface RouterDeps {
-  transport: InferenceTransport;
+  transport: RouterTransport;
   breakers: CircuitBreakers;
   settings: InferenceSettings;
   /** What stages use; defaults suit tests that route without a store. */
@@ -45,7 +49,11 @@ export interface RouterDeps {
   /** Defaults to the one ordered list. */
   stages?: readonly Stage[];
   random?: () => number;
+  /** Retry waits and jitter; real timers and Math.random by default (a simulation records the waits instead). */
+  retryClock?: Pick<RetryOptions, 'sleep' | 'random' | 'now'>;
 }
+
+const REAL_CLOCK: Pick<RetryOptions, 'sleep' | 'random' | 'now'> = { sleep, random: Math.random, now: Date.now };
 
 export function defaultServices(): Services {
   return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()) };
@@ -64,7 +72,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
     transport: deps.transport.call,
     providerOf: deps.transport.providerOf,
     breakers: deps.breakers,
-    retry: { baseDelayMs: deps.settings.retryBaseMs, maxDelayMs: deps.settings.retryMaxMs, sleep, random: Math.random, now: Date.now },
+    retry: { baseDelayMs: deps.settings.retryBaseMs, maxDelayMs: deps.settings.retryMaxMs, ...(deps.retryClock ?? REAL_CLOCK) },
     random: deps.random ?? Math.random,
     isConnectionError,
     isTimeoutError: isUpstreamTimeout,

@@ -57,6 +57,11 @@ export interface RouterRuntimeOptions<R extends RoutedRequest> {
   wrapAttempt?: AttemptWrapper<R>;
 }
 
+/** A leaf's circuit-breaker identity: its config and its path, which no config ID or path contains. */
+export function breakerKeyOf(configId: string, leafPath: string): string {
+  return `${configId}\u0000${leafPath}`;
+}
+
 export type CompiledRouter<R extends RoutedRequest = RoutedRequest> = (req: R) => Promise<Outcome>;
 
 export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
@@ -80,7 +85,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   }
 
   leaf(plan: PlanLeaf): LeafTarget {
-    const target: LeafTarget = { plan, breakerKey: `${this.#options.configId}\u0000${plan.path}`, around: null };
+    const target: LeafTarget = { plan, breakerKey: breakerKeyOf(this.#options.configId, plan.path), around: null };
     const wrap = this.#options.wrapAttempt;
     if (wrap !== undefined) target.around = wrap(plan, (req: R) => this.#tryOnce(req, target));
     return target;

@@ -73,8 +73,9 @@ describe('layers', () => {
     server: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline'],
     inference: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server'],
     jobs: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server', 'inference'],
-    api: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server', 'inference', 'jobs'],
-    cli: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server', 'inference', 'jobs', 'api'],
+    simulate: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server', 'inference', 'jobs'],
+    api: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server', 'inference', 'jobs', 'simulate'],
+    cli: ['core', 'upstream', 'providers', 'router', 'telemetry', 'store', 'pipeline', 'server', 'inference', 'jobs', 'simulate', 'api'],
   };
 
   it('runtime/ folders import only the folders below them (and api never from jobs: no cycle)', () => {

@@ -4,7 +4,7 @@
 // file wins: files are what was reviewed and deployed (docs/api.md).
 import { type CheckResult, checkConfig, type GuardrailLookup, type RoutePlan } from '../../../compiler/config/index.ts';
 import { namedGuardrails } from '../../../compiler/config/guardrail-lookup.ts';
-import type { ConfigResolver } from '../../inference/config-resolver.ts';
+import type { ConfigResolver, ResolverDeps } from '../../inference/config-resolver.ts';
 import type { StoreChange } from '../../store/change-feed.ts';
 import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-store.ts';
 import type { GatewayLogger } from '../../core/log.ts';
@@ -107,6 +107,11 @@ export class ConfigCatalog {
   /** File configs sorted by ID. */
   files(): FileConfig[] {
     return [...this.#files.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** What routers here are built from (transport with the stored credentials, settings): a simulation uses the same. */
+  get routing(): Readonly<ResolverDeps> {
+    return this.#resolver.deps;
   }
 
   /** The plan that routes `id` in this process (the file's on a clash), or null. */

@@ -6,7 +6,9 @@ import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/in
 import { redactCredentials } from '../../../compiler/config/secrets.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
-import type { ConfigCreate, ConfigUpdate, SavedConfig, SavedConfigList } from '../../../generated/types.ts';
+import type { ConfigCreate, ConfigSimulate, ConfigUpdate, SavedConfig, SavedConfigList, Simulation } from '../../../generated/types.ts';
+import { simulate } from '../../simulate/simulate.ts';
+import { simulationInput } from '../../simulate/simulation-request.ts';
 import type { SavedConfigRecord } from '../../store/config-store.ts';
 import type { GatewayStore } from '../../store/open-store.ts';
 import { UniqueViolationError } from '../../store/sql/sql-database.ts';
@@ -70,6 +72,15 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       if (record === null) throw notFound('config', id, 'configId');
       await store.changes.refresh();
       sendOk(ctx, apiConfigWire(record));
+    },
+
+    'configs.simulate': async (ctx) => {
+      requireAdmin(ctx);
+      const id = pathParam(ctx, 'configId');
+      const plan = catalog.planOf(id);
+      if (plan === null) throw notFound('config', id, 'configId');
+      const body = (await ctx.json()) as ConfigSimulate;
+      sendOk(ctx, (await simulate(plan, simulationInput(plan, body), catalog.routing)) satisfies Simulation);
     },
 
     'configs.delete': async (ctx: RequestContext) => {
