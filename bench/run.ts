@@ -368,7 +368,7 @@ async function main(): Promise<number> {
     }
     if (options.semanticEntries > 0) {
       progress(`semantic: filling an index of ${options.semanticEntries} vectors × ${SEMANTIC_DIMENSIONS} dims …`);
-      semantic = semanticBench(options.semanticEntries, SEMANTIC_DIMENSIONS, progress);
+      semantic = await semanticBench(options.semanticEntries, SEMANTIC_DIMENSIONS, progress);
     }
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -23,7 +23,7 @@ const TOPICS = 1000;
 const FAR = Date.now() + 365 * 24 * 3600 * 1000;
 
 /** `progress` is told how far the fill has come. */
-export function semanticBench(entries: number, dimensions: number, progress: (line: string) => void = () => {}): SemanticResult {
+export async function semanticBench(entries: number, dimensions: number, progress: (line: string) => void = () => {}): Promise<SemanticResult> {
   let seed = 42;
   // A small deterministic generator: the same vectors on every run.
   const random = (): number => {
@@ -40,7 +40,7 @@ export function semanticBench(entries: number, dimensions: number, progress: (li
   const targets = new Map<number, Float32Array>();
   for (let q = 0; q < QUERIES; q++) targets.set((q * 7919) % entries, zero);
 
-  const index = new SemanticIndex(entries);
+  const index = await SemanticIndex.create(entries);
   const started = performance.now();
   for (let done = 0; done < entries; done += FILL_BATCH) {
     const batch = [];

@@ -19,6 +19,7 @@ Commands:
   explain   a config's routing tree in words
   diff      what a change to configs does to routing (files, folders, git:REF:path)
   simulate  a dry run of one request through a config, with scripted provider answers
+  build     one file (dist/gateway.mjs) that serves a configs folder with no node_modules
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log
@@ -43,9 +44,12 @@ process.emitWarning = function (warning, ...rest) {
 // about twice as fast. The first start of each version of the code fills it.
 module.enableCompileCache();
 
-/** Imports a command's module and writes what was compiled to the cache at once (a killed process never writes it). */
-async function load(specifier) {
-  const loaded = await import(specifier);
+/**
+ * Imports a command's module and writes what was compiled to the cache at once (a killed process
+ * never writes it). Each import is a literal, so the one-file build (gateway build) can follow it.
+ */
+async function load(importModule) {
+  const loaded = await importModule();
   module.flushCompileCache();
   return loaded;
 }
@@ -66,17 +70,18 @@ function tuneServe() {
 }
 
 const COMMANDS = {
-  compile: async (argv) => (await load('../compiler/cli/compile.ts')).runCompile(argv),
-  explain: async (argv) => (await load('../compiler/cli/explain.ts')).runExplain(argv),
-  diff: async (argv) => (await load('../compiler/cli/diff.ts')).runDiff(argv),
-  simulate: async (argv) => (await load('../runtime/cli/simulate.ts')).runSimulate(argv),
+  compile: async (argv) => (await load(() => import('../compiler/cli/compile.ts'))).runCompile(argv),
+  explain: async (argv) => (await load(() => import('../compiler/cli/explain.ts'))).runExplain(argv),
+  diff: async (argv) => (await load(() => import('../compiler/cli/diff.ts'))).runDiff(argv),
+  build: async (argv) => (await load(() => import('../compiler/cli/build.ts'))).runBuild(argv),
+  simulate: async (argv) => (await load(() => import('../runtime/cli/simulate.ts'))).runSimulate(argv),
   serve: async (argv) => {
     tuneServe();
-    return (await load('../runtime/cli/serve.ts')).runServe(argv);
+    return (await load(() => import('../runtime/cli/serve.ts'))).runServe(argv);
   },
-  keys: async (argv) => (await load('../runtime/cli/keys.ts')).runKeys(argv),
-  logs: async (argv) => (await load('../runtime/cli/logs.ts')).runLogs(argv),
-  'mock-provider': async (argv) => (await load('../runtime/cli/mock-provider.ts')).runMockProvider(argv),
+  keys: async (argv) => (await load(() => import('../runtime/cli/keys.ts'))).runKeys(argv),
+  logs: async (argv) => (await load(() => import('../runtime/cli/logs.ts'))).runLogs(argv),
+  'mock-provider': async (argv) => (await load(() => import('../runtime/cli/mock-provider.ts'))).runMockProvider(argv),
 };
 
 async function main(argv) {

@@ -2,8 +2,8 @@
 // PUT /v1/guardrails/{id} takes (schema/requests/guardrail-update.json). Checked like config files
 // (every error with its code, pointer and line:column); `gateway compile` and `serve` both read them,
 // and a config names one by its ID.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { jsonFilesIn } from './embedded-files.ts';
 import { validateGuardrailUpdate } from '../../generated/validators.js';
 import type { ConfigError } from './errors.ts';
 import { guardrailMap, type GuardrailLookup, type NamedGuardrail } from './guardrail-lookup.ts';
@@ -50,25 +50,17 @@ export function checkGuardrailValue(value: unknown): GuardrailCheck {
 
 /** Every `*.json` of `dir` (none when it does not exist), with every error of every file. */
 export async function readGuardrailFolder(dir: string): Promise<{ files: GuardrailFile[]; errors: ConfigError[] }> {
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: [], errors: [] };
-    throw error;
-  }
   const files: GuardrailFile[] = [];
   const errors: ConfigError[] = [];
-  for (const file of names) {
-    const id = basename(file, '.json');
-    const path = join(dir, file);
+  for (const file of (await jsonFilesIn(dir)) ?? []) {
+    const id = basename(file.name, '.json');
     if (!ID.test(id)) {
-      errors.push({ code: 'CFG_SCHEMA_VIOLATION', configId: id, pointer: '', line: 1, column: 1, message: `The file name "${file}" is not a guardrail ID: letters, digits, _, . and - (at most 128), starting with a letter or digit.` });
+      errors.push({ code: 'CFG_SCHEMA_VIOLATION', configId: id, pointer: '', line: 1, column: 1, message: `The file name "${file.name}" is not a guardrail ID: letters, digits, _, . and - (at most 128), starting with a letter or digit.` });
       continue;
     }
-    const checked = checkGuardrailSource(await readFile(path, 'utf8'), id);
+    const checked = checkGuardrailSource(file.text, id);
     if (!checked.ok) errors.push(...checked.errors);
-    else files.push({ id, path, name: checked.name, guardrail: checked.guardrail, modifiedAt: (await stat(path)).mtime.toISOString() });
+    else files.push({ id, path: file.path, name: checked.name, guardrail: checked.guardrail, modifiedAt: file.modifiedAt.toISOString() });
   }
   return { files, errors };
 }

@@ -1,4 +1,5 @@
 // `gateway serve`: runs the gateway until SIGINT or SIGTERM, then drains and exits.
+import { buildInfo, EMBEDDED_CONFIGS, EMBEDDED_GUARDRAILS } from '../../compiler/config/embedded-files.ts';
 import { type ControlPlane, setupControlPlane } from '../api/index.ts';
 import { setupVirtualKeys } from '../api/virtual-keys/index.ts';
 import { setupInference } from '../inference/index.ts';
@@ -20,7 +21,8 @@ in-flight requests and stop it (a second signal stops it at once).
 Options:
   --port N         port to listen on (default ${DEFAULT_PORT}; 0 picks a free port)
   --host H         address to bind (default ${DEFAULT_HOST})
-  --configs DIR    folder of saved configs to load
+  --configs DIR    folder of saved configs to load (a one-file build serves the configs it was
+                   built with unless this is given)
   --guardrails DIR folder of named guardrails configs use by ID (default: guardrails/ beside
                    the configs folder, when it exists)
   --no-watch       do not reload the configs and guardrails folders when their files change
@@ -135,7 +137,9 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       process.stdout.write(`${SERVE_USAGE}\n`);
       return EXIT_OK;
     }
-    watch = values['no-watch'] !== true;
+    // A one-file build (gateway build) carries its configs and guardrails: served unless a folder is named.
+    const embedded = values.configs === undefined && (buildInfo()?.configs.length ?? 0) > 0;
+    watch = values['no-watch'] !== true && !embedded;
     options = {
       setup: async (setup) => {
         plane = await serveSetup(setup);
@@ -143,8 +147,8 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       ...extra,
       port: parsePort(values.port, DEFAULT_PORT),
       host: values.host ?? DEFAULT_HOST,
-      configsDir: values.configs ?? null,
-      ...(values.guardrails === undefined ? {} : { guardrailsDir: values.guardrails }),
+      configsDir: values.configs ?? (embedded ? EMBEDDED_CONFIGS : null),
+      ...(values.guardrails === undefined ? (embedded ? { guardrailsDir: EMBEDDED_GUARDRAILS } : {}) : { guardrailsDir: values.guardrails }),
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       databaseUrl: process.env.DATABASE_URL || null,
       storePollMs: pollMsFromEnv(process.env.GATEWAY_STORE_POLL_MS),

@@ -3,6 +3,7 @@
 // responses (docs/store.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoFileText, repoFolder } from '../../compiler/config/embedded-files.ts';
 
 export interface Migration {
   version: number;
@@ -12,9 +13,20 @@ export interface Migration {
 
 const FILE_NAME = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 
+/** The gateway's own migrations of one backend (embedded in a one-file build). */
+export function backendMigrations(backend: 'sqlite' | 'postgres'): Migration[] {
+  const folder = `runtime/store/migrations/${backend}/`;
+  return parseMigrations(repoFolder(folder), (file) => repoFileText(folder + file));
+}
+
+/** The migrations of a folder on disk. */
 export function readMigrations(dir: string): Migration[] {
+  return parseMigrations(readdirSync(dir).sort(), (file) => readFileSync(join(dir, file), 'utf8'));
+}
+
+function parseMigrations(files: readonly string[], read: (file: string) => string): Migration[] {
   const migrations: Migration[] = [];
-  for (const file of readdirSync(dir).sort()) {
+  for (const file of files) {
     const m = FILE_NAME.exec(file);
     if (m === null) {
       if (file.endsWith('.sql')) throw new Error(`migration ${file}: name must look like 001_create_things.sql`);
@@ -22,7 +34,7 @@ export function readMigrations(dir: string): Migration[] {
     }
     const version = Number(m[1]);
     if (migrations.some((known) => known.version === version)) throw new Error(`migration ${file}: version ${m[1]} is used twice`);
-    migrations.push({ version, name: m[2], sql: readFileSync(join(dir, file), 'utf8') });
+    migrations.push({ version, name: m[2], sql: read(file) });
   }
   return migrations;
 }

@@ -3,6 +3,7 @@
 // request log's cost comes from (GATEWAY_PRICING_FILE adds or replaces models over it). Checked against
 // schema/resources/model-catalog.json when loaded; a catalog that breaks it stops the start.
 import { readFileSync } from 'node:fs';
+import { repoFileText } from '../../compiler/config/embedded-files.ts';
 import * as validators from '../../generated/validators.js';
 import type { CatalogModel, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
 import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
@@ -11,6 +12,11 @@ const validateCatalog = validators.validateModelCatalog as unknown as GeneratedV
 export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url);
 /** `-2024-08-06`, `-20250219`: the date suffix of a pinned model version. */
 const DATED = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
+
+/** The built-in catalog is the repository's file (embedded in a one-file build); any other path is read from disk. */
+function catalogText(path: string | URL): string {
+  return String(path) === String(BUILT_IN_CATALOG) ? repoFileText('runtime/telemetry/model-catalog.json') : readFileSync(path, 'utf8');
+}
 
 /** What pricing reads of a usage (runtime/core/request-record.ts TokenUsage has these). */
 export interface PricedUsage {
@@ -36,7 +42,7 @@ export class ModelCatalog {
   }
 
   static load(path: string | URL = BUILT_IN_CATALOG): ModelCatalog {
-    return new ModelCatalog(JSON.parse(readFileSync(path, 'utf8')), String(path));
+    return new ModelCatalog(JSON.parse(catalogText(path)), String(path));
   }
 
   /**
@@ -44,7 +50,7 @@ export class ModelCatalog {
    * overlay replaces the one with its ID (and that model's aliases). For GATEWAY_PRICING_FILE.
    */
   static loadWithOverlay(path: string | URL, overlay: string | null): ModelCatalog {
-    const base = JSON.parse(readFileSync(path, 'utf8')) as ModelCatalogData;
+    const base = JSON.parse(catalogText(path)) as ModelCatalogData;
     if (overlay === null) return new ModelCatalog(base, String(path));
     const extra = JSON.parse(readFileSync(overlay, 'utf8')) as ModelCatalogData;
     if (!validateCatalog(extra)) {

@@ -22,8 +22,8 @@ const vector = (dimensions: number) => fc.array(fc.double({ min: -1, max: 1, noN
   .map((v) => Float32Array.from(v));
 
 describe('semantic index', () => {
-  test.prop([fc.array(vector(8), { minLength: 1, maxLength: 30 }), vector(8), fc.boolean()], { numRuns: 60 })('finds the most similar vector of the scope, as a brute-force search does', (stored, query, bulk) => {
-    const index = new SemanticIndex(1000);
+  test.prop([fc.array(vector(8), { minLength: 1, maxLength: 30 }), vector(8), fc.boolean()], { numRuns: 60 })('finds the most similar vector of the scope, as a brute-force search does', async (stored, query, bulk) => {
+    const index = await SemanticIndex.create(1000);
     const entries = stored.map((v, i) => ({ scope: 's', vector: v, entryKey: `k${i}`, expiresAt: FAR }));
     if (bulk) index.addMany(entries);
     else for (const e of entries) index.add(e.scope, e.vector, e.entryKey, e.expiresAt);
@@ -35,17 +35,17 @@ describe('semantic index', () => {
     expect(cosine(stored[Number(found.entryKey.slice(1))], query)).toBeCloseTo(best, 2);
   });
 
-  it('keeps scopes and dimensions apart', () => {
-    const index = new SemanticIndex(10);
+  it('keeps scopes and dimensions apart', async () => {
+    const index = await SemanticIndex.create(10);
     index.add('a', Float32Array.from([1, 0, 0]), 'a1', FAR);
     expect(index.nearest('b', Float32Array.from([1, 0, 0]))).toBeNull();
     expect(index.nearest('a', Float32Array.from([1, 0, 0, 0]))).toBeNull();
     expect(index.nearest('a', Float32Array.from([1, 0, 0]))).toEqual({ entryKey: 'a1', similarity: expect.closeTo(1, 5) });
   });
 
-  it('never matches an expired vector, and forgets it', () => {
+  it('never matches an expired vector, and forgets it', async () => {
     let now = 1000;
-    const index = new SemanticIndex(10, () => now);
+    const index = await SemanticIndex.create(10, () => now);
     index.add('s', Float32Array.from([1, 0]), 'old', 2000);
     index.add('s', Float32Array.from([0.6, 0.8]), 'live', 9000);
     now = 2500;
@@ -53,8 +53,8 @@ describe('semantic index', () => {
     expect(index.size).toBe(1);
   });
 
-  it('replaces the vector of an entry stored again, and evicts the oldest past its bound', () => {
-    const index = new SemanticIndex(2);
+  it('replaces the vector of an entry stored again, and evicts the oldest past its bound', async () => {
+    const index = await SemanticIndex.create(2);
     index.add('s', Float32Array.from([1, 0]), 'x', FAR);
     index.add('s', Float32Array.from([0, 1]), 'x', FAR);
     expect(index.size).toBe(1);

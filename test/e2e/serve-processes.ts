@@ -12,9 +12,12 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `gateway serve --port 0 --data DIR [extra args]` and resolves with its URL once it listens. */
-export function startServe(env: NodeJS.ProcessEnv, dataDir: string, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', dataDir, ...args], { env: { ...process.env, ...env } });
+/**
+ * Starts `gateway serve --port 0 --data DIR [extra args]` and resolves with its URL once it listens.
+ * `entry` runs another build of the command (a one-file bundle), from `cwd`.
+ */
+export function startServe(env: NodeJS.ProcessEnv, dataDir: string, args: string[] = [], entry: { file: string; cwd?: string } = { file: BIN }): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [entry.file, 'serve', '--port', '0', '--data', dataDir, ...args], { env: { ...process.env, ...env }, cwd: entry.cwd });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -5,9 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreChange } from '../../runtime/store/change-feed.ts';
 import type { GatewayStore } from '../../runtime/store/open-store.ts';
 import { CHANGE_LOG_KEEP, recordChange } from '../../runtime/store/sql/record-change.ts';
-import { readMigrations } from '../../runtime/store/migration-files.ts';
-import { POSTGRES_MIGRATIONS_DIR } from '../../runtime/store/postgres/open-postgres.ts';
-import { SQLITE_MIGRATIONS_DIR } from '../../runtime/store/sqlite/database.ts';
+import { backendMigrations } from '../../runtime/store/migration-files.ts';
 import { BACKENDS, createLocation, dumpTable, openRawDatabase, type StoreLocation } from './backends.ts';
 
 const open: GatewayStore[] = [];
@@ -135,8 +133,7 @@ describe.each(BACKENDS)('change feed on %s', (backend) => {
     const stores = await Promise.all(Array.from({ length: 4 }, () => location.open()));
     open.push(...stores);
     const applied = (await dumpTable(location, 'schema_migrations')).map((row) => Number(row.version)).sort((a, b) => a - b);
-    const dir = backend === 'sqlite' ? SQLITE_MIGRATIONS_DIR : POSTGRES_MIGRATIONS_DIR;
-    expect(applied).toEqual(readMigrations(dir).map((m) => m.version));
+    expect(applied).toEqual(backendMigrations(backend).map((m) => m.version));
     expect(applied.slice(0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
     await Promise.all(stores.map((s, i) => s.configs.create({ id: `from-${i}`, name: null, config: {} })));
     expect((await stores[0].configs.list({ limit: null, offset: 0 })).total).toBe(4);

@@ -18,7 +18,7 @@ import type { GatewaySetup } from '../../server/start.ts';
 /** Longer than the feed's blocking read (1 s). */
 const FEED_COMMAND_TIMEOUT_MS = 5000;
 
-export function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): CacheService {
+export async function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<CacheService> {
   const services = resolver.services;
   const settings = cacheSettingsFromEnv(env);
   let store;
@@ -29,15 +29,15 @@ export function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis:
   } else {
     store = new FailOpenCache(new RedisResponseCache(redis), setup.logger, (operation) => services.metrics?.cacheBackendFailure(operation));
   }
-  const cache: CacheService = { store, settings, semantic: setupSemantic(setup, resolver, settings.semantic, redis) };
+  const cache: CacheService = { store, settings, semantic: await setupSemantic(setup, resolver, settings.semantic, redis) };
   services.cache = cache;
   return cache;
 }
 
-function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: SemanticSettings | null, redis: Redis | null): SemanticCache | null {
+async function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: SemanticSettings | null, redis: Redis | null): Promise<SemanticCache | null> {
   if (settings === null) return null;
   const services = resolver.services;
-  const index = new SemanticIndex(settings.maxEntries, services.now);
+  const index = await SemanticIndex.create(settings.maxEntries, services.now);
   const semantic = new SemanticCache(index, routeEmbedder(resolver, settings, setup.logger, services.metrics), settings.threshold);
   services.metrics?.addSources({ semanticVectors: () => index.size });
   setup.logger.info('semantic_cache', { embeddings: settings.embeddings.startsWith('{') ? 'inline config' : settings.embeddings, model: settings.model, threshold: settings.threshold, shared: redis !== null });

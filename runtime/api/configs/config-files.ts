@@ -1,7 +1,7 @@
 // Saved configs from `--configs DIR`: every `*.json` is compiled at start, and the gateway refuses to
 // start when any is invalid, listing every error (the same rule as `gateway compile`).
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { jsonFilesIn } from '../../../compiler/config/embedded-files.ts';
 import { checkConfigSource, type ConfigError, type GuardrailLookup, type RoutePlan } from '../../../compiler/config/index.ts';
 import { InvalidSavedConfigsError } from '../../inference/index.ts';
 
@@ -24,29 +24,19 @@ export async function loadConfigFiles(dir: string, guardrails: GuardrailLookup |
 
 /** Every `*.json` of `dir` compiled: the valid ones, and every error of the others (each with its configId). */
 export async function readConfigFiles(dir: string, guardrails: GuardrailLookup | null = null): Promise<{ files: FileConfig[]; errors: ConfigError[] }> {
-  const names = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
   const errors: ConfigError[] = [];
   const files: FileConfig[] = [];
-  for (const file of names) {
-    const path = join(dir, file);
-    const id = basename(file, '.json');
-    let source: string;
-    let modified: Date;
-    try {
-      source = await readFile(path, 'utf8');
-      modified = (await stat(path)).mtime;
-    } catch (error) {
-      // Gone between the listing and the read (an editor's rename): the next reload sees the folder as it is.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw error;
-    }
+  const found = await jsonFilesIn(dir);
+  if (found === null) throw Object.assign(new Error(`ENOENT: no such directory, scandir '${dir}'`), { code: 'ENOENT' });
+  for (const file of found) {
+    const id = basename(file.name, '.json');
     // File configs are what was reviewed and deployed: their `${NAME}` references resolve here.
-    const result = checkConfigSource(source, id, { guardrails, secrets: { env: process.env } });
+    const result = checkConfigSource(file.text, id, { guardrails, secrets: { env: process.env } });
     if (!result.ok) {
       errors.push(...result.errors);
       continue;
     }
-    files.push({ id, path, source, config: JSON.parse(source) as Record<string, unknown>, plan: result.plan, modifiedAt: modified.toISOString() });
+    files.push({ id, path: file.path, source: file.text, config: JSON.parse(file.text) as Record<string, unknown>, plan: result.plan, modifiedAt: file.modifiedAt.toISOString() });
   }
   return { files, errors };
 }

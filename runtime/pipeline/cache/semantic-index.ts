@@ -2,9 +2,11 @@
 // cosine) per key scope, so a match is only ever an answer to a request that differs in its text
 // alone. Each vector points at the stored answer's key in the response cache; a match whose entry
 // has expired there is a miss. Bounded by entries: past the bound the oldest vectors go first.
-import usearch from 'usearch';
+// usearch is a native addon: loaded only when a semantic cache is configured (SemanticIndex.create),
+// so a gateway without one (and the one-file build, which leaves it out) never needs it.
+import type Usearch from 'usearch';
 
-const { Index, MetricKind, ScalarKind } = usearch;
+type UsearchModule = typeof Usearch;
 
 /** How many nearest vectors a lookup reads, so expired ones near the top do not hide a live match. */
 const CANDIDATES = 4;
@@ -23,7 +25,7 @@ interface Vector {
 }
 
 interface Scope {
-  index: InstanceType<typeof Index>;
+  index: InstanceType<UsearchModule['Index']>;
   /** Vectors of this scope by entry key: a key stored again replaces its vector. */
   byEntry: Map<string, bigint>;
 }
@@ -36,7 +38,21 @@ export class SemanticIndex {
   readonly #vectors = new Map<bigint, Vector>();
   #nextId = 1n;
 
-  constructor(maxEntries: number, now: () => number = Date.now) {
+  readonly #usearch: UsearchModule;
+
+  /** Loads the native index library, then builds the index; fails with a clear message when it is not installed. */
+  static async create(maxEntries: number, now: () => number = Date.now): Promise<SemanticIndex> {
+    let usearch: UsearchModule;
+    try {
+      usearch = (await import('usearch')).default;
+    } catch (error) {
+      throw new Error(`the semantic cache needs the native package usearch, which could not be loaded (${(error as Error).message}); install it beside the gateway, or unset GATEWAY_SEMANTIC_CACHE_EMBEDDINGS`);
+    }
+    return new SemanticIndex(usearch, maxEntries, now);
+  }
+
+  private constructor(usearch: UsearchModule, maxEntries: number, now: () => number) {
+    this.#usearch = usearch;
     this.#maxEntries = maxEntries;
     this.#now = now;
   }
@@ -91,6 +107,7 @@ export class SemanticIndex {
     let held = this.#scopes.get(name);
     if (held === undefined) {
       // Half-precision: twice the speed of f32 (docs/decisions.md) with similarities within ~1e-3.
+      const { Index, MetricKind, ScalarKind } = this.#usearch;
       held = { index: new Index({ dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: 16, expansion_add: 64, expansion_search: 32, multi: false }), byEntry: new Map() };
       this.#scopes.set(name, held);
     }

@@ -1,16 +1,13 @@
 // Opens the PostgreSQL store named by DATABASE_URL: a pool, then the migrations under an advisory lock.
 // The schema is the connection's search_path (set it with `?options=-c search_path=…` in the URL).
-import { fileURLToPath } from 'node:url';
-import { readMigrations } from '../migration-files.ts';
+import { backendMigrations } from '../migration-files.ts';
 import { migratePostgres } from './migrate.ts';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.ts';
-
-export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/postgres/', import.meta.url));
 
 export async function openPostgresDatabase(options: PostgresOptions): Promise<PostgresDatabase> {
   const db = new PostgresDatabase(options);
   try {
-    await db.withClient((client) => migratePostgres(client, readMigrations(POSTGRES_MIGRATIONS_DIR)));
+    await db.withClient((client) => migratePostgres(client, backendMigrations('postgres')));
   } catch (err) {
     await db.close();
     throw new Error(`cannot open the PostgreSQL store: ${describeConnectionError(err)}`, { cause: err });

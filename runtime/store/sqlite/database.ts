@@ -3,24 +3,27 @@
 // other's short write transactions instead of failing.
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { DatabaseSync } from 'node:sqlite';
-import { migrate, readMigrations } from './migrate.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import { backendMigrations } from '../migration-files.ts';
+import { migrate } from './migrate.ts';
 
 export const SQLITE_FILE_NAME = 'gateway.sqlite';
-export const SQLITE_MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/sqlite/', import.meta.url));
 const BUSY_TIMEOUT_MS = 5000;
 
 export function openSqliteDatabase(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SQLITE_FILE_NAME);
+  // Loaded when a store opens, not when this module is imported: node:sqlite warns that it is
+  // experimental as it loads, and `gateway` silences that warning first (bin/gateway.js), also in the
+  // one-file build, where every import is hoisted to the top of the file.
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
-    migrate(db, readMigrations(SQLITE_MIGRATIONS_DIR));
+    migrate(db, backendMigrations('sqlite'));
     ownerOnly(file);
   } catch (err) {
     db.close();

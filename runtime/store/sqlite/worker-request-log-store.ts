@@ -1,6 +1,7 @@
 // RequestLogStore for SQLite whose inserts run in a worker thread (log-writer-worker.ts); reads,
 // rarer and answered to an admin, stay on the main connection. The worker starts on the first batch.
 import { Worker } from 'node:worker_threads';
+import { EMBEDDED_FILES, LOG_WRITER_WORKER } from '../../../compiler/config/embedded-files.ts';
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
@@ -57,7 +58,7 @@ export class WorkerRequestLogStore implements RequestLogStore {
     if (this.#worker !== null) return this.#worker;
     // A small heap: the worker only turns batches of JSON text into rows (its own isolate otherwise
     // grows like the main one, ~60 MB more RSS under load).
-    const worker = new Worker(new URL('./log-writer-worker.ts', import.meta.url), {
+    const worker = new Worker(workerUrl(), {
       workerData: { dataDir: this.#dataDir },
       resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 48 },
     });
@@ -83,4 +84,10 @@ export class WorkerRequestLogStore implements RequestLogStore {
     for (const waiting of this.#pending.values()) waiting.reject(error);
     this.#pending.clear();
   }
+}
+
+/** The bundled worker's code in a one-file build (`gateway build` embeds it); the source file otherwise. */
+function workerUrl(): URL {
+  const bundled = EMBEDDED_FILES?.[LOG_WRITER_WORKER];
+  return bundled === undefined ? new URL('./log-writer-worker.ts', import.meta.url) : new URL(`data:text/javascript,${encodeURIComponent(bundled)}`);
 }

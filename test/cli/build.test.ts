@@ -1,0 +1,148 @@
+// `gateway build`: the one-file bundle, copied alone into an empty folder (no node_modules anywhere
+// above it), serves the configs it was built with: the official SDK routes through it to the
+// bundle's own mock provider, streamed and not; its request log (a worker thread) is readable; a
+// `${NAME}` reference resolves when it starts and its value is in no artifact; a named guardrail it
+// carries denies; what it leaves out says so.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runBuild } from '../../compiler/cli/build.ts';
+import { freePort, type ServeProcess, startServe } from '../e2e/serve-processes.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const KEY = 'bundle-admin-key';
+const SECRET = `sk-build-secret-${process.pid}-4242`;
+
+async function quietly<T>(run: () => Promise<T>): Promise<{ result: T; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  try {
+    return { result: await run(), stdout, stderr };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+function run(file: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [file, ...args], { cwd });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('gateway build', () => {
+  let work: string;
+  let empty: string;
+  let bundle: string;
+  let mock: ChildProcess;
+  let serve: ServeProcess;
+  let built: { stdout: string; stderr: string; result: number };
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'gateway-build-'));
+    empty = await mkdtemp(join(tmpdir(), 'gateway-bundle-run-'));
+    const port = await freePort();
+    await mkdir(join(work, 'configs'));
+    await mkdir(join(work, 'guardrails'));
+    await writeFile(join(work, 'configs', 'mock.json'), JSON.stringify({ provider: 'vendor', api_key: '${BUILD_TEST_KEY}', custom_host: `http://127.0.0.1:${port}/v1` }));
+    await writeFile(join(work, 'configs', 'guarded.json'), JSON.stringify({ provider: 'vendor', api_key: '${BUILD_TEST_KEY}', custom_host: `http://127.0.0.1:${port}/v1`, input_guardrails: ['no-pii'] }));
+    await copyFile(join(ROOT, 'examples/guardrails/no-pii.json'), join(work, 'guardrails', 'no-pii.json'));
+    process.env.BUILD_TEST_KEY = SECRET;
+    try {
+      built = await quietly(() => runBuild(['--configs', join(work, 'configs'), '--out', join(work, 'dist')]));
+    } finally {
+      delete process.env.BUILD_TEST_KEY;
+    }
+    expect(built.result, built.stderr).toBe(0);
+    bundle = join(empty, 'gateway.mjs');
+    await copyFile(join(work, 'dist', 'gateway.mjs'), bundle);
+    mock = spawn(process.execPath, [bundle, 'mock-provider', '--port', String(port)], { cwd: empty });
+    await new Promise<void>((ready, fail) => {
+      let out = '';
+      mock.stdout!.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('mock provider listening')) ready();
+      });
+      mock.on('exit', (code) => fail(new Error(`mock-provider from the bundle exited with ${code}`)));
+    });
+    serve = await startServe({ GATEWAY_API_KEY: KEY, BUILD_TEST_KEY: SECRET }, join(empty, 'data'), [], { file: bundle, cwd: empty });
+  }, 120_000);
+
+  afterAll(async () => {
+    serve?.child.kill('SIGTERM');
+    await serve?.exited;
+    mock?.kill('SIGTERM');
+    await rm(work, { recursive: true, force: true });
+    await rm(empty, { recursive: true, force: true });
+  });
+
+  it('prints its size under the 3 MB target, what it carries and what it leaves out', async () => {
+    expect(built.stdout).toMatch(/gateway\.mjs {2}\d+\.\d\d MB, with .*gateway\.mjs\.map/);
+    expect(built.stdout).not.toContain('over the 3 MB target');
+    expect(built.stdout).toContain('carries 2 config(s) and 1 guardrail(s): guarded, mock');
+    expect(built.stdout).toContain('usearch');
+    expect(built.stderr).toContain('bundling the gateway');
+    const map = JSON.parse(await readFile(join(work, 'dist', 'gateway.mjs.map'), 'utf8')) as { sources: string[] };
+    expect(map.sources.some((source) => source.endsWith('runtime/router/router-runtime.ts'))).toBe(true);
+  });
+
+  it('serves its configs from an empty folder: the SDK routes through it, streamed and not', async () => {
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'mock', 'x-gateway-trace-id': 'bundle-trace' } });
+    const completion = await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'Hello bundle' }] });
+    expect(completion.choices[0].message.content).toBe('[mock] Hello bundle');
+    const stream = await client.chat.completions.create({ model: 'mock-chat', stream: true, messages: [{ role: 'user', content: 'streamed from one file' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[mock] streamed from one file');
+    const embedding = await client.embeddings.create({ model: 'mock-embed', input: 'x' });
+    expect(embedding.data[0].embedding).toHaveLength(8);
+
+    // The request log's writer is a worker thread carried inside the file.
+    let records: { data: unknown[] } = { data: [] };
+    for (let i = 0; i < 50 && records.data.length < 3; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      records = (await (await fetch(`${serve.url}/v1/logs?trace_id=bundle-trace`, { headers: { 'x-gateway-api-key': KEY } })).json()) as { data: unknown[] };
+    }
+    expect(records.data).toHaveLength(3);
+  });
+
+  it('carries its named guardrails, and resolves ${NAME} at start without writing the value anywhere', async () => {
+    const denied = await fetch(`${serve.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'guarded', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'my number is 123-45-6789' }] }),
+    });
+    expect(denied.status).toBe(446);
+    expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('denied_by_guardrail');
+    const configs = await (await fetch(`${serve.url}/v1/configs`, { headers: { 'x-gateway-api-key': KEY } })).text();
+    expect(configs).toContain('guarded');
+    for (const text of [await readFile(bundle, 'utf8'), await readFile(join(work, 'dist', 'gateway.mjs.map'), 'utf8'), configs, built.stdout, built.stderr]) {
+      expect(text).not.toContain(SECRET);
+    }
+  });
+
+  it('says that compile, explain, diff and build need the package, and that a semantic cache needs usearch', async () => {
+    const compile = await run(bundle, ['compile', '--configs', '.'], empty);
+    expect(compile.code).toBe(2);
+    expect(compile.stderr).toContain('not in the one-file build');
+    const semantic = startServe({ GATEWAY_API_KEY: KEY, BUILD_TEST_KEY: SECRET, GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: 'mock', GATEWAY_SEMANTIC_CACHE_MODEL: 'mock-embed' }, join(empty, 'data-semantic'), [], { file: bundle, cwd: empty });
+    await expect(semantic).rejects.toThrow(/usearch/);
+  });
+
+  it('fails the build on an invalid config, located, and writes nothing', async () => {
+    const broken = join(work, 'broken');
+    await mkdir(broken);
+    await writeFile(join(broken, 'bad.json'), '{\n  "provider": "opnai", "api_key": "x"\n}');
+    const failed = await quietly(() => runBuild(['--configs', broken, '--out', join(work, 'dist-broken')]));
+    expect(failed.result).toBe(1);
+    expect(failed.stderr).toMatch(/bad\.json:2:\d+ {2}CFG_UNKNOWN_PROVIDER/);
+    await expect(readFile(join(work, 'dist-broken', 'gateway.mjs'))).rejects.toThrow();
+  });
+});
