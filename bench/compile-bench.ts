@@ -2,6 +2,7 @@
 // read, check, plan, emit, write plan and router files), then the same stages in this process for a
 // per-config breakdown. Configs are generated from a seeded PRNG, so every run compiles the same set.
 import { execFile } from 'node:child_process';
+import { seededRandom } from '../runtime/simulate/seeded-random.ts';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,17 +85,8 @@ export async function compileBench(dir: string, count: number): Promise<CompileR
 
 type Random = () => number;
 
-/** Small, fast, seedable PRNG (public domain). */
-export function mulberry32(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Small, fast, seedable PRNG. */
+export const mulberry32: (seed: number) => Random = seededRandom;
 
 const int = (random: Random, min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)];

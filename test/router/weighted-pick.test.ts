@@ -1,18 +1,9 @@
 import { describe, expect } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
 import { fallbackOrder, pickWeighted } from '../../runtime/router/weighted-pick.ts';
+import { seededRandom } from '../../runtime/simulate/seeded-random.ts';
 
-// A small seeded PRNG (mulberry32) so the statistical tests draw the same numbers every run.
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded draws, so the statistical tests draw the same numbers every run.
 
 /** Pearson's statistic of observed counts against weight-proportional expectations (usable cells only). */
 function chiSquare(counts: number[], weights: number[], usable: boolean[], draws: number): { statistic: number; df: number } {

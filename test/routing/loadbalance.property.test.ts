@@ -2,6 +2,7 @@
 // never picked, and the randomness contract the reference evaluator relies on (one draw per pick,
 // mapped over cumulative weights of the eligible targets) checked against weighted-pick.ts itself.
 import { describe, expect, test as plainTest } from 'vitest';
+import { seededRandom } from '../../runtime/simulate/seeded-random.ts';
 import { test, fc } from '@fast-check/vitest';
 import { pickWeighted } from '../../runtime/router/weighted-pick.ts';
 import { evaluate } from '../reference/evaluate.ts';
@@ -18,17 +19,8 @@ function loadbalance(weights: readonly (number | undefined)[], breakers = false)
   };
 }
 
-/** mulberry32: a small seeded PRNG, so the statistical test draws the same numbers every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded draws, so the statistical test draws the same numbers every run. */
+const seeded = seededRandom;
 
 describe('loadbalance honours weights (compiled router, fixed seed)', () => {
   const DRAWS = 4_000;
