@@ -67,6 +67,36 @@ export interface PlanLeaf extends PlanNodeBase {
   providerOptions: Record<string, unknown>;
 }
 
+/**
+ * A leaf's value for every field it does not set: the emitted router writes only the fields that
+ * differ (one per line, for review), and the runtime completes each leaf from these, in this key
+ * order (one object shape for every leaf).
+ */
+export const LEAF_DEFAULTS: Readonly<PlanLeaf> = Object.freeze({
+  path: 'config',
+  name: null,
+  weight: 1,
+  onStatusCodes: null,
+  retry: null,
+  requestTimeoutMs: null,
+  breaker: null,
+  cache: null,
+  customHost: null,
+  forwardHeaders: [],
+  overrideParams: {},
+  beforeRequestHooks: [],
+  afterRequestHooks: [],
+  inputGuardrails: [],
+  outputGuardrails: [],
+  kind: 'leaf',
+  provider: null,
+  apiKey: null,
+  virtualKey: null,
+  promptId: null,
+  strictVendorCompliance: false,
+  providerOptions: {},
+});
+
 export type StrategyMode = 'single' | 'loadbalance' | 'fallback' | 'conditional';
 
 export interface PlanStrategy extends PlanNodeBase {

@@ -9,7 +9,7 @@ import type { ConfigError } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
+export const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 
 /** Config keys that hold credentials: every schema property named like one (api_key, *_secret_*, *_token, a service account). */
 export const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(schemaPropertyNames(configSchema).filter((name) => /(^|_)(api_key|secret|token|password|service_account)/.test(name)));

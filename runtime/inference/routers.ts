@@ -2,7 +2,7 @@
 // (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime, and compose
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
 import { lookup } from 'node:dns/promises';
-import { emitRouterBody } from '../../compiler/config/emit.ts';
+import { emitRouter } from '../../compiler/config/emit.ts';
 import type { CheckTools } from '../pipeline/guardrails/check.ts';
 import { headersReadByChecks } from '../pipeline/guardrails/hook-stage.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
@@ -81,8 +81,9 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
       return fns.length === 0 ? null : chain(fns, tryOnce);
     },
   });
-  const createRouter = new Function('rt', emitRouterBody(plan)) as (rt: RouterRuntime<Exchange>) => CompiledRouter<Exchange>;
-  const route = createRouter(runtime);
+  const emitted = emitRouter(plan);
+  const createRouter = new Function('rt', 'credentials', emitted.body) as (rt: RouterRuntime<Exchange>, credentials: readonly string[]) => CompiledRouter<Exchange>;
+  const route = createRouter(runtime, emitted.credentials);
   const readsBody = plan.readsBody || stagesReadBody(stages, plan);
   // The router reads params when the plan says so; a stage that rendered the body has set them already.
   // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.

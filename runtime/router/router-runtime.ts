@@ -8,6 +8,7 @@ import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
 import { compilePattern } from '../../compiler/config/linear-regex.ts';
+import { LEAF_DEFAULTS } from '../../compiler/config/route-plan.ts';
 import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from './query.ts';
 import { runWithRetries, type RetryOptions } from './retry.ts';
 import { fallbackOrder, pickWeighted } from './weighted-pick.ts';
@@ -84,7 +85,9 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
     this.#options = options;
   }
 
-  leaf(plan: PlanLeaf): LeafTarget {
+  /** `fields`: what the emitted router wrote, the leaf's non-default fields (LEAF_DEFAULTS completes it). */
+  leaf(fields: Partial<PlanLeaf> & { path: string }): LeafTarget {
+    const plan: PlanLeaf = { ...LEAF_DEFAULTS, ...fields };
     const target: LeafTarget = { plan, breakerKey: breakerKeyOf(this.#options.configId, plan.path), around: null };
     const wrap = this.#options.wrapAttempt;
     if (wrap !== undefined) target.around = wrap(plan, (req: R) => this.#tryOnce(req, target));

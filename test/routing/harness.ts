@@ -1,10 +1,10 @@
-// Runs a config through the REAL pipeline: checkConfig → emitRouterBody → new Function('rt', body)
+// Runs a config through the REAL pipeline: checkConfig → emitRouter → new Function('rt', 'credentials', body)
 // over a real RouterRuntime, real CircuitBreakers (MemoryBreakerStore, controllable clock) and a
 // scripted Transport that answers with real UpstreamResponse objects over in-memory bodies. The
 // scenario format is the reference evaluator's, so one table drives both implementations.
 import type { ServerResponse } from 'node:http';
 import { checkConfig } from '../../compiler/config/index.ts';
-import { emitRouterBody } from '../../compiler/config/emit.ts';
+import { emitRouter } from '../../compiler/config/emit.ts';
 import type { PlanLeaf, PlanNode, RoutePlan } from '../../compiler/config/route-plan.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
 import type { Outcome } from '../../runtime/router/outcome.ts';
@@ -38,9 +38,10 @@ export interface CompiledRun extends RoutingResult {
 class RecordingRuntime extends RouterRuntime {
   readonly built: PlanLeaf[] = [];
   recording = false;
-  override leaf(plan: PlanLeaf): LeafTarget {
-    if (this.recording) this.built.push(plan);
-    return super.leaf(plan);
+  override leaf(fields: Partial<PlanLeaf> & { path: string }): LeafTarget {
+    const target = super.leaf(fields);
+    if (this.recording) this.built.push(target.plan);
+    return target;
   }
 }
 
@@ -66,7 +67,8 @@ export class CompiledRouterHarness {
     const checked = checkConfig(config, configId);
     if (!checked.ok) throw new Error(`config does not check: ${JSON.stringify(checked.errors, null, 2)}`);
     this.plan = checked.plan;
-    this.source = emitRouterBody(this.plan);
+    const emitted = emitRouter(this.plan);
+    this.source = emitted.body;
     this.breakers = new CircuitBreakers(new MemoryBreakerStore(), () => this.clock.now);
     this.runtime = new RecordingRuntime({
       configId,
@@ -94,7 +96,7 @@ export class CompiledRouterHarness {
       isTimeoutError: isUpstreamTimeout,
     });
     this.runtime.recording = true;
-    this.#route = new Function('rt', this.source)(this.runtime) as CompiledRouter;
+    this.#route = new Function('rt', 'credentials', this.source)(this.runtime, emitted.credentials) as CompiledRouter;
     this.runtime.recording = false;
   }
 
