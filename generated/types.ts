@@ -855,7 +855,7 @@ export interface ApiEndpoint {
   };
 }
 /**
- * The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.
+ * The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.
  */
 export interface ProviderManifest {
   $schema?: string;
@@ -888,6 +888,29 @@ export interface ProviderManifest {
      * Compatible providers: whether a request needs a key (local servers do not).
      */
     key_required?: boolean;
+  }[];
+  /**
+   * The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.
+   *
+   * @minItems 1
+   */
+  options: {
+    /**
+     * The config field name.
+     */
+    key: string;
+    /**
+     * The JSON type a virtual key accepts (a header's value for an object is JSON text).
+     */
+    type: 'string' | 'array' | 'object';
+    /**
+     * Sealed with a virtual key's credential, and only its name ever shown.
+     */
+    secret?: boolean;
+    /**
+     * The request header that carries it.
+     */
+    header?: string;
   }[];
 }
 /**

@@ -1,6 +1,7 @@
 // check → PLAN → emit. Turns a checked config into a RoutePlan: inheritance applied, defaults filled,
 // names resolved to indices, queries parsed. Pure and deterministic; the input must have passed check.
 import { type GuardrailLookup, resolvedGuardrail } from './guardrail-lookup.ts';
+import { PROVIDER_OPTIONS } from './providers.ts';
 import type {
   BreakerPlan, CachePlan, PlanCondition, PlanLeaf, PlanNode, PlanNodeBase, PlanQuery, PlanStrategy, RetryPlan, RoutePlan, StrategyMode,
 } from './route-plan.ts';
@@ -12,14 +13,7 @@ type RawConfig = Record<string, unknown>;
 
 /** Keys that together say which provider a target calls and with what (see `inherit`). */
 const PROVIDER_KEYS = ['provider', 'api_key', 'virtual_key'];
-const PROVIDER_OPTION_KEYS = [
-  'resource_name', 'deployment_id', 'api_version', 'deployments',
-  'clouda_region', 'clouda_deployment_name', 'clouda_endpoint_name', 'clouda_api_version', 'clouda_deployment_type',
-  'clouda_resource_name', 'clouda_deployment_id', 'clouda_model_name',
-  'cloudb_project_id', 'cloudb_region', 'cloudb_service_account_json',
-  'cloudc_access_key_id', 'cloudc_secret_access_key', 'cloudc_region', 'cloudc_session_token',
-  'vendor_organization', 'vendor_project',
-];
+const PROVIDER_OPTION_KEYS: readonly string[] = PROVIDER_OPTIONS.map((option) => option.key);
 
 /** The settings a node passes down: the inherited fields of a plan node plus the leaf-only ones. */
 type InheritedNodeFields = 'retry' | 'requestTimeoutMs' | 'breaker' | 'cache' | 'customHost' | 'forwardHeaders' | 'overrideParams'

@@ -1,10 +1,14 @@
 // The providers the gateway knows, from schema/providers.json: the one list the compiler (an unknown
 // provider name is a compile error) and the runtime's registry (adapters, aliases, compatible
-// providers' base URLs) both read.
+// providers' base URLs) both read, with the provider options (config fields, virtual-key fields, headers).
 import manifest from '../../schema/providers.json' with { type: 'json' };
 import type { ProviderManifest } from '../../generated/types.ts';
 
 export type ProviderEntry = ProviderManifest['providers'][number];
+export type ProviderOption = ProviderManifest['options'][number];
+
+/** The provider options, in manifest order: what a leaf's plan carries, a virtual key holds and a header may set. */
+export const PROVIDER_OPTIONS: readonly ProviderOption[] = (manifest as ProviderManifest).options;
 
 export const PROVIDERS: readonly ProviderEntry[] = (manifest as ProviderManifest).providers;
 

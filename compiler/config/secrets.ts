@@ -5,14 +5,21 @@
 // gateway send its own environment (a database URL, the master key) to a host of the client's
 // choosing. Credentials written literally are shown redacted wherever a config is echoed.
 import configSchema from '../../schema/config.json' with { type: 'json' };
+import { PROVIDER_OPTIONS } from './providers.ts';
 import type { ConfigError } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 export const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 
-/** Config keys that hold credentials: every schema property named like one (api_key, *_secret_*, *_token, a service account). */
-export const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(schemaPropertyNames(configSchema).filter((name) => /(^|_)(api_key|secret|token|password|service_account)/.test(name)));
+/**
+ * Config keys that hold credentials: every schema property named like one (api_key, *_secret_*,
+ * *_token, a service account), and every provider option the manifest marks secret (an access key ID).
+ */
+export const CREDENTIAL_KEYS: ReadonlySet<string> = new Set([
+  ...schemaPropertyNames(configSchema).filter((name) => /(^|_)(api_key|secret|token|password|service_account)/.test(name)),
+  ...PROVIDER_OPTIONS.filter((option) => option.secret === true).map((option) => option.key),
+]);
 
 /** How a check treats `${NAME}`: resolve it from `env`, keep it as written, or refuse it. */
 export type SecretReferences = { env: Readonly<Record<string, string | undefined>> } | 'keep' | 'refuse';

@@ -1,23 +1,13 @@
 // The §5.4 cloud headers (and the vendor's organization and project) as provider options, under
 // the config field names, so a request that names its provider in headers reads like a config.
 import type { IncomingHttpHeaders } from 'node:http';
+import { PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 
-/** Header → config field. The access-key-id header name is not given by the spec; this one mirrors its siblings. */
-export const HEADER_OPTIONS: Readonly<Record<string, string>> = {
-  'x-gateway-clouda-resource-name': 'clouda_resource_name',
-  'x-gateway-clouda-deployment-id': 'clouda_deployment_id',
-  'x-gateway-clouda-api-version': 'clouda_api_version',
-  'x-gateway-clouda-model-name': 'clouda_model_name',
-  'x-gateway-cloudb-project-id': 'cloudb_project_id',
-  'x-gateway-cloudb-region': 'cloudb_region',
-  'x-gateway-cloudb-service-account-json': 'cloudb_service_account_json',
-  'x-gateway-cloudc-access-key-id': 'cloudc_access_key_id',
-  'x-gateway-cloudc-secret-access-key': 'cloudc_secret_access_key',
-  'x-gateway-cloudc-region': 'cloudc_region',
-  'x-gateway-cloudc-session-token': 'cloudc_session_token',
-  'x-gateway-vendor-organization': 'vendor_organization',
-  'x-gateway-vendor-project': 'vendor_project',
-};
+/** Header → config field (schema/providers.json). */
+export const HEADER_OPTIONS: Readonly<Record<string, string>> = Object.fromEntries(PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [[option.header, option.key]])));
+
+/** Options whose value is an object: their header carries JSON text (a service account). */
+const JSON_HEADERS: ReadonlySet<string> = new Set(PROVIDER_OPTIONS.flatMap((option) => (option.header !== undefined && option.type === 'object' ? [option.header] : [])));
 
 const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -28,7 +18,7 @@ export function headerOptions(headers: IncomingHttpHeaders): Readonly<Record<str
     if (typeof value !== 'string' || value === '') continue;
     options ??= {};
     // The service account travels as JSON text in its header; a config holds it as an object.
-    options[HEADER_OPTIONS[name]] = name === 'x-gateway-cloudb-service-account-json' ? parseJsonOrText(value) : value;
+    options[HEADER_OPTIONS[name]] = JSON_HEADERS.has(name) ? parseJsonOrText(value) : value;
   }
   return options ?? NONE;
 }

@@ -32,8 +32,8 @@ describe('secret references', () => {
 });
 
 describe('credentials written in configs', () => {
-  it('are the schema\'s credential fields', () => {
-    expect([...CREDENTIAL_KEYS].sort()).toEqual(['api_key', 'cloudb_service_account_json', 'cloudc_secret_access_key', 'cloudc_session_token']);
+  it('are the schema\'s credential fields and the provider options the manifest marks secret', () => {
+    expect([...CREDENTIAL_KEYS].sort()).toEqual(['api_key', 'cloudb_service_account_json', 'cloudc_access_key_id', 'cloudc_secret_access_key', 'cloudc_session_token']);
   });
 
   test.prop([secret, secret], { numRuns: 100 })('never appear in a redacted config, plan or emitted router; references stay', (key, other) => {
@@ -48,7 +48,7 @@ describe('credentials written in configs', () => {
     const artifacts = JSON.stringify(plan) + emitRouterModule(plan, 'p.json');
     expect(artifacts).not.toContain(key);
     expect(artifacts).not.toContain(other);
-    expect(literalCredentials(config)).toEqual(['/targets/0/api_key', '/targets/1/cloudc_secret_access_key']);
+    expect(literalCredentials(config)).toEqual(['/targets/0/api_key', '/targets/1/cloudc_secret_access_key', '/targets/1/cloudc_access_key_id']);
   });
 
   it('are shown as a prefix and the last four characters', () => {

@@ -1,20 +1,16 @@
 // The fields of a virtual key: the provider options a config may carry (SPEC §2.1), which of them
 // are secrets (sealed with the credential), and the checks the API applies to each.
+import { PROVIDER_OPTIONS } from '../../../compiler/config/providers.ts';
 import { GatewayError } from '../../core/errors.ts';
 
-/** Provider options by config field name → the JSON type the API accepts. */
+/** Provider options by config field name → the JSON type the API accepts (schema/providers.json), and the custom host. */
 export const OPTION_FIELDS: Readonly<Record<string, 'string' | 'array' | 'object'>> = {
-  resource_name: 'string', deployment_id: 'string', api_version: 'string', deployments: 'array',
-  clouda_region: 'string', clouda_deployment_name: 'string', clouda_endpoint_name: 'string', clouda_api_version: 'string', clouda_deployment_type: 'string',
-  clouda_resource_name: 'string', clouda_deployment_id: 'string', clouda_model_name: 'string',
-  cloudb_project_id: 'string', cloudb_region: 'string', cloudb_service_account_json: 'object',
-  cloudc_access_key_id: 'string', cloudc_secret_access_key: 'string', cloudc_region: 'string', cloudc_session_token: 'string',
-  vendor_organization: 'string', vendor_project: 'string',
+  ...Object.fromEntries(PROVIDER_OPTIONS.map((option) => [option.key, option.type])),
   custom_host: 'string',
 };
 
 /** Sealed with the credential; only their names are ever shown. */
-export const SECRET_FIELDS: ReadonlySet<string> = new Set(['api_key', 'cloudc_access_key_id', 'cloudc_secret_access_key', 'cloudc_session_token', 'cloudb_service_account_json']);
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['api_key', ...PROVIDER_OPTIONS.filter((option) => option.secret === true).map((option) => option.key)]);
 
 export const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
