@@ -3,13 +3,13 @@
 // its source map. `node gateway.mjs serve` runs it in an empty folder with no node_modules. The
 // configs are checked now (an invalid one fails the build) and compiled again when the bundle starts,
 // which is when their `${NAME}` references resolve: the file never holds a resolved secret.
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
-import { BUILD_INFO, type BuildInfo, EMBEDDED_CONFIGS, EMBEDDED_GUARDRAILS, LOG_WRITER_WORKER, repoFileText, repoFolder } from '../config/embedded-files.ts';
+import { BUILD_INFO, type BuildInfo, EMBEDDED_CONFIGS, EMBEDDED_GUARDRAILS, type FolderFile, jsonFilesIn, LOG_WRITER_WORKER, repoFileText, repoFolder } from '../config/embedded-files.ts';
 import { formatConfigError } from '../config/config-file.ts';
-import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
+import { checkGuardrailFiles, fileGuardrails } from '../config/guardrail-files.ts';
 import { checkConfigSource, type ConfigError } from '../config/index.ts';
 
 export const BUILD_USAGE = `Usage: gateway build --configs DIR --out DIR [--guardrails DIR]
@@ -113,27 +113,26 @@ interface CheckedFolder {
   errors: { file: string; error: ConfigError }[];
 }
 
-/** Every config and guardrail file, checked as `gateway compile` checks them (references kept as written). */
+/** Every config and guardrail file, read once and checked as `gateway compile` checks them (references kept as written). */
 async function checkFolder(configsDir: string, guardrailsDir: string): Promise<CheckedFolder> {
-  let names: string[];
+  let found: FolderFile[] | null;
   try {
-    names = (await readdir(configsDir)).filter((f) => f.endsWith('.json')).sort();
+    found = await jsonFilesIn(configsDir);
   } catch (error) {
     throw new Error(`cannot read --configs ${configsDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  if (names.length === 0) throw new Error(`${configsDir} holds no *.json config`);
-  const guardrailFolder = await readGuardrailFolder(guardrailsDir);
+  if (found === null || found.length === 0) throw new Error(`${configsDir} holds no *.json config`);
+  const guardrailTexts = (await jsonFilesIn(guardrailsDir)) ?? [];
+  const guardrailFolder = checkGuardrailFiles(guardrailTexts);
   const errors = guardrailFolder.errors.map((error) => ({ file: join(guardrailsDir, `${error.configId ?? ''}.json`), error }));
-  const guardrails = new Map<string, string>();
-  for (const file of guardrailFolder.files) guardrails.set(basename(file.path), await readFile(file.path, 'utf8'));
+  const valid = new Set(guardrailFolder.files.map((file) => file.path));
+  const guardrails = new Map(guardrailTexts.filter((file) => valid.has(file.path)).map((file) => [file.name, file.text]));
   const lookup = fileGuardrails(guardrailFolder.files, guardrailsDir);
   const configs = new Map<string, string>();
-  for (const name of names) {
-    const path = join(configsDir, name);
-    const text = await readFile(path, 'utf8');
-    const checked = checkConfigSource(text, basename(name, '.json'), { guardrails: lookup });
-    if (checked.ok) configs.set(name, text);
-    else errors.push(...checked.errors.map((error) => ({ file: path, error })));
+  for (const file of found) {
+    const checked = checkConfigSource(file.text, basename(file.name, '.json'), { guardrails: lookup });
+    if (checked.ok) configs.set(file.name, file.text);
+    else errors.push(...checked.errors.map((error) => ({ file: file.path, error })));
   }
   return { configs, guardrails, errors };
 }

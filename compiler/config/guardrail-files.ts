@@ -3,7 +3,7 @@
 // (every error with its code, pointer and line:column); `gateway compile` and `serve` both read them,
 // and a config names one by its ID.
 import { basename } from 'node:path';
-import { jsonFilesIn } from './embedded-files.ts';
+import { type FolderFile, jsonFilesIn } from './embedded-files.ts';
 import { validateGuardrailUpdate } from '../../generated/validators.js';
 import type { ConfigError } from './errors.ts';
 import { guardrailMap, type GuardrailLookup, type NamedGuardrail } from './guardrail-lookup.ts';
@@ -50,9 +50,14 @@ export function checkGuardrailValue(value: unknown): GuardrailCheck {
 
 /** Every `*.json` of `dir` (none when it does not exist), with every error of every file. */
 export async function readGuardrailFolder(dir: string): Promise<{ files: GuardrailFile[]; errors: ConfigError[] }> {
+  return checkGuardrailFiles((await jsonFilesIn(dir)) ?? []);
+}
+
+/** Checks a folder's files already read: each valid one as a GuardrailFile, every error of the others. */
+export function checkGuardrailFiles(found: readonly FolderFile[]): { files: GuardrailFile[]; errors: ConfigError[] } {
   const files: GuardrailFile[] = [];
   const errors: ConfigError[] = [];
-  for (const file of (await jsonFilesIn(dir)) ?? []) {
+  for (const file of found) {
     const id = basename(file.name, '.json');
     if (!ID.test(id)) {
       errors.push({ code: 'CFG_SCHEMA_VIOLATION', configId: id, pointer: '', line: 1, column: 1, message: `The file name "${file.name}" is not a guardrail ID: letters, digits, _, . and - (at most 128), starting with a letter or digit.` });

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkConfigFile, formatConfigError, UnreadableConfigFile } from '../../compiler/config/config-file.ts';
 import { GatewayError } from '../core/errors.ts';
-import { REQUEST_TIMEOUT_HEADER } from '../core/gateway-headers.ts';
+import { METADATA_HEADER } from '../core/gateway-headers.ts';
 import { inferenceSettingsFromEnv } from '../inference/settings.ts';
 import { InferenceTransport } from '../inference/transport.ts';
 import { defaultProviders } from '../providers/registry.ts';
@@ -141,7 +141,9 @@ function seedOf(text: string | undefined): number {
   return Number(text);
 }
 
-/** The flag a simulation error's param came from. */
+/** The flag a simulation error's param came from (a header came from --metadata or --header). */
 function optionOf(param: string): string {
-  return param === 'open_circuits' ? 'open' : param === REQUEST_TIMEOUT_HEADER ? 'header' : param;
+  if (param === 'open_circuits') return 'open';
+  if (param === METADATA_HEADER) return 'metadata';
+  return param.startsWith('x-gateway-') ? 'header' : param;
 }

@@ -91,7 +91,8 @@ export function leaves(plan: RoutePlan): PlanLeaf[] {
   return allNodes(plan.root).filter((node): node is PlanLeaf => node.kind === 'leaf');
 }
 
-function allNodes(node: PlanNode): PlanNode[] {
+/** Every node of a plan, parents before children. */
+export function allNodes(node: PlanNode): PlanNode[] {
   return node.kind === 'leaf' ? [node] : [node, ...node.targets.flatMap(allNodes)];
 }
 

@@ -8,9 +8,10 @@
 // guardrails, prompt rendering, rate and usage limits) do not run; the report names the ones this
 // config would have run, so nobody mistakes the dry run for the whole request.
 import { ROUTES } from '../../generated/routes.ts';
+import simulateRequestSchema from '../../schema/requests/config-simulate.json' with { type: 'json' };
 import type { SimulatedAttempt, Simulation } from '../../generated/types.ts';
 import type { PlanNode, RoutePlan } from '../core/plan.ts';
-import { GatewayError } from '../core/errors.ts';
+import { GATEWAY_ERRORS, GatewayError } from '../core/errors.ts';
 import {
   CACHE_STATUS_HEADER, LAST_USED_OPTION_INDEX_HEADER, METADATA_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER, TRACE_ID_HEADER,
 } from '../core/gateway-headers.ts';
@@ -24,14 +25,15 @@ import { breakerKeyOf, type LeafTarget } from '../router/router-runtime.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { UpstreamConnectionError, UpstreamTimeoutError } from '../upstream/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
-import { leafPathOf, leaves, type OutcomeScript, scriptedOutcome, type ScriptedOutcome } from './outcome-script.ts';
+import { allNodes, leafPathOf, leaves, type OutcomeScript, scriptedOutcome, type ScriptedOutcome } from './outcome-script.ts';
 import { seededRandom } from './seeded-random.ts';
 
-/** Endpoints with a JSON body that a simulation can stand for. */
-export const SIMULATED_PATHS: readonly string[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/images/generations', '/v1/audio/speech'];
-export const DEFAULT_SIMULATED_PATH = '/v1/chat/completions';
+const REQUEST_FIELDS = simulateRequestSchema.properties;
+/** Endpoints with a JSON body that a simulation can stand for (the request schema's list, for the CLI too). */
+export const SIMULATED_PATHS: readonly string[] = REQUEST_FIELDS.path.enum;
+export const DEFAULT_SIMULATED_PATH: string = REQUEST_FIELDS.path.default;
 /** The seed when none is given: a simulation is repeatable unless asked otherwise. */
-export const DEFAULT_SEED = 1;
+export const DEFAULT_SEED: number = REQUEST_FIELDS.seed.default;
 const SIMULATED_TRACE_ID = 'simulated';
 
 export interface SimulationInput {
@@ -152,8 +154,8 @@ function storedKeyLabel(virtualKey: string | null): string {
 }
 
 function resultOf(outcome: ScriptedOutcome): SimulatedResult {
-  if (outcome.kind === 'timeout') return { status: 408, error: 'request_timeout' };
-  if (outcome.kind === 'unreachable') return { status: 502, error: 'provider_unreachable' };
+  if (outcome.kind === 'timeout') return { status: GATEWAY_ERRORS.request_timeout.status, error: 'request_timeout' };
+  if (outcome.kind === 'unreachable') return { status: GATEWAY_ERRORS.provider_unreachable.status, error: 'provider_unreachable' };
   return { status: outcome.status, error: null };
 }
 
@@ -185,10 +187,6 @@ function notSimulated(plan: RoutePlan): string[] {
   if (leaves(plan).some((l) => l.promptId !== null)) notes.push('prompt rendering: the body is used as given');
   notes.push('rate and usage limits: not consulted');
   return notes;
-}
-
-function allNodes(node: PlanNode): PlanNode[] {
-  return node.kind === 'leaf' ? [node] : [node, ...node.targets.flatMap(allNodes)];
 }
 
 /** An answer with no body worth reading: the router looks only at its status and retry-after. */

@@ -8,25 +8,15 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBuild } from '../../compiler/cli/build.ts';
 import { freePort, type ServeProcess, startServe } from '../e2e/serve-processes.ts';
+import { capturedOutput } from '../support/captured-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const KEY = 'bundle-admin-key';
 const SECRET = `sk-build-secret-${process.pid}-4242`;
 
-async function quietly<T>(run: () => Promise<T>): Promise<{ result: T; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    return { result: await run(), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 function run(file: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [file, ...args], { cwd });
@@ -56,7 +46,7 @@ describe('gateway build', () => {
     await copyFile(join(ROOT, 'examples/guardrails/no-pii.json'), join(work, 'guardrails', 'no-pii.json'));
     process.env.BUILD_TEST_KEY = SECRET;
     try {
-      built = await quietly(() => runBuild(['--configs', join(work, 'configs'), '--out', join(work, 'dist')]));
+      built = await capturedOutput(() => runBuild(['--configs', join(work, 'configs'), '--out', join(work, 'dist')]));
     } finally {
       delete process.env.BUILD_TEST_KEY;
     }
@@ -140,7 +130,7 @@ describe('gateway build', () => {
     const broken = join(work, 'broken');
     await mkdir(broken);
     await writeFile(join(broken, 'bad.json'), '{\n  "provider": "opnai", "api_key": "x"\n}');
-    const failed = await quietly(() => runBuild(['--configs', broken, '--out', join(work, 'dist-broken')]));
+    const failed = await capturedOutput(() => runBuild(['--configs', broken, '--out', join(work, 'dist-broken')]));
     expect(failed.result).toBe(1);
     expect(failed.stderr).toMatch(/bad\.json:2:\d+ {2}CFG_UNKNOWN_PROVIDER/);
     await expect(readFile(join(work, 'dist-broken', 'gateway.mjs'))).rejects.toThrow();

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { runCompile } from '../../compiler/cli/compile.ts';
 import { checkConfigSource } from '../../compiler/config/index.ts';
 import { redactCredentials } from '../../compiler/config/secrets.ts';
+import { capturedOutput } from '../support/captured-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CONFIGS = 'examples/configs';
@@ -31,29 +32,10 @@ afterEach(() => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-/** Runs `runCompile` with stdout and stderr captured. */
+/** Runs `runCompile` with stdout and stderr captured, from the repository root (reported paths are relative to it). */
 async function compile(...argv: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  // Reported file paths are relative to the working directory; worker threads cannot chdir, so only
-  // change it when the run did not start at the repository root.
-  const cwd = process.cwd();
-  if (cwd !== ROOT) process.chdir(ROOT);
-  try {
-    const code = await runCompile(argv);
-    return { code, stdout, stderr };
-  } finally {
-    if (cwd !== ROOT) process.chdir(cwd);
-    vi.restoreAllMocks();
-  }
+  const { result: code, stdout, stderr } = await capturedOutput(() => runCompile(argv), ROOT);
+  return { code, stdout, stderr };
 }
 
 describe('runCompile', () => {

@@ -3,29 +3,20 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fc } from '@fast-check/vitest';
 import { runDiff } from '../../compiler/cli/diff.ts';
 import { diffPlans } from '../../compiler/config/diff.ts';
 import { checkConfig } from '../../compiler/config/index.ts';
 import { structurallyValidConfig } from '../config/config-arbitrary.ts';
+import { capturedOutput } from '../support/captured-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 type Raw = Record<string, unknown>;
 
 async function diff(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  const cwd = process.cwd();
-  if (cwd !== ROOT) process.chdir(ROOT);
-  try {
-    return { code: await runDiff(argv), stdout, stderr };
-  } finally {
-    if (cwd !== ROOT) process.chdir(cwd);
-    vi.restoreAllMocks();
-  }
+  const { result: code, stdout, stderr } = await capturedOutput(() => runDiff(argv), ROOT);
+  return { code, stdout, stderr };
 }
 
 /** Every node of a config with the plan path it gets. */

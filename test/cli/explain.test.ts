@@ -1,6 +1,6 @@
 // `gateway explain`: every node of a valid config appears, with its share or order and its settings,
 // and no credential written in it; an invalid config prints its errors located and exits 1.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fc } from '@fast-check/vitest';
 import { resolve } from 'node:path';
 import { runExplain } from '../../compiler/cli/explain.ts';
@@ -8,19 +8,13 @@ import { explainPlan, explainText, type ExplainedNode } from '../../compiler/con
 import { checkConfig } from '../../compiler/config/index.ts';
 import type { PlanNode } from '../../compiler/config/route-plan.ts';
 import { structurallyValidConfig } from '../config/config-arbitrary.ts';
+import { capturedOutput } from '../support/captured-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
 async function explain(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await runExplain(argv), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
+  const { result: code, stdout, stderr } = await capturedOutput(() => runExplain(argv));
+  return { code, stdout, stderr };
 }
 
 function paths(node: PlanNode): string[] {

@@ -1,23 +1,17 @@
 // `gateway simulate`: the shipped examples simulated from the command line — tries in order with
 // their backoff, the answer and headers, repeatable by seed — and every usage mistake a clear exit 2.
 import { resolve } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runSimulate } from '../../runtime/cli/simulate.ts';
+import { capturedOutput } from '../support/captured-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const example = (name: string) => resolve(ROOT, 'examples/configs', name);
 const REQUEST = resolve(ROOT, 'examples/requests/chat.json');
 
 async function simulateCli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await runSimulate(argv), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
+  const { result: code, stdout, stderr } = await capturedOutput(() => runSimulate(argv));
+  return { code, stdout, stderr };
 }
 
 describe('gateway simulate', () => {

@@ -27,7 +27,7 @@ export async function readConfigFiles(dir: string, guardrails: GuardrailLookup |
   const errors: ConfigError[] = [];
   const files: FileConfig[] = [];
   const found = await jsonFilesIn(dir);
-  if (found === null) throw Object.assign(new Error(`ENOENT: no such directory, scandir '${dir}'`), { code: 'ENOENT' });
+  if (found === null) throw new Error(`the configs folder ${dir} does not exist`);
   for (const file of found) {
     const id = basename(file.name, '.json');
     // File configs are what was reviewed and deployed: their `${NAME}` references resolve here.
