@@ -881,9 +881,9 @@ export interface ProviderManifest {
      */
     base_url?: string;
     /**
-     * Compatible providers: the endpoints they offer.
+     * The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.
      */
-    endpoints?: ('chat' | 'completions' | 'embeddings' | 'audio' | 'images' | 'models' | 'passthrough')[];
+    endpoints: ('chat' | 'completions' | 'embeddings' | 'audio' | 'images' | 'models')[];
     /**
      * Compatible providers: whether a request needs a key (local servers do not).
      */

@@ -4901,7 +4901,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateProviderManifest = validate55;
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models","passthrough"]},"description":"Compatible providers: the endpoints they offer."},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family","endpoints"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models"]},"description":"The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.","uniqueItems":true},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
 const pattern17 = new RegExp("^[a-z][a-z0-9-]*$", "u");
 const pattern19 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 const pattern20 = new RegExp("^x-gateway-[a-z0-9-]+$", "u");
@@ -4964,7 +4964,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if(((data2.name === undefined) && (missing1 = "name")) || ((data2.family === undefined) && (missing1 = "family"))){
+if((((data2.name === undefined) && (missing1 = "name")) || ((data2.family === undefined) && (missing1 = "family"))) || ((data2.endpoints === undefined) && (missing1 = "endpoints"))){
 validate55.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
@@ -5096,13 +5096,29 @@ const len2 = data9.length;
 for(let i2=0; i2<len2; i2++){
 let data10 = data9[i2];
 const _errs22 = errors;
-if(!(((((((data10 === "chat") || (data10 === "completions")) || (data10 === "embeddings")) || (data10 === "audio")) || (data10 === "images")) || (data10 === "models")) || (data10 === "passthrough"))){
+if(!((((((data10 === "chat") || (data10 === "completions")) || (data10 === "embeddings")) || (data10 === "audio")) || (data10 === "images")) || (data10 === "models"))){
 validate55.errors = [{instancePath:instancePath+"/providers/" + i0+"/endpoints/" + i2,schemaPath:"#/properties/providers/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema82.properties.providers.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid4 = _errs22 === errors;
 if(!valid4){
 break;
+}
+}
+if(valid4){
+let i3 = data9.length;
+let j0;
+if(i3 > 1){
+outer0:
+for(;i3--;){
+for(j0 = i3; j0--;){
+if(func0(data9[i3], data9[j0])){
+validate55.errors = [{instancePath:instancePath+"/providers/" + i0+"/endpoints",schemaPath:"#/properties/providers/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"}];
+return false;
+break outer0;
+}
+}
+}
 }
 }
 }
@@ -5170,23 +5186,23 @@ validate55.errors = [{instancePath:instancePath+"/options",schemaPath:"#/propert
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 const len3 = data12.length;
-for(let i3=0; i3<len3; i3++){
-let data13 = data12[i3];
+for(let i4=0; i4<len3; i4++){
+let data13 = data12[i4];
 const _errs27 = errors;
 if(errors === _errs27){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing2;
 if(((data13.key === undefined) && (missing2 = "key")) || ((data13.type === undefined) && (missing2 = "type"))){
-validate55.errors = [{instancePath:instancePath+"/options/" + i3,schemaPath:"#/properties/options/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs29 = errors;
 for(const key2 in data13){
 if(!((((key2 === "key") || (key2 === "type")) || (key2 === "secret")) || (key2 === "header"))){
-validate55.errors = [{instancePath:instancePath+"/options/" + i3,schemaPath:"#/properties/options/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5198,65 +5214,65 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data14 === "string"){
 if(!pattern19.test(data14)){
-validate55.errors = [{instancePath:instancePath+"/options/" + i3+"/key",schemaPath:"#/properties/options/items/properties/key/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/key",schemaPath:"#/properties/options/items/properties/key/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/options/" + i3+"/key",schemaPath:"#/properties/options/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/key",schemaPath:"#/properties/options/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid6 = _errs30 === errors;
+var valid7 = _errs30 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data13.type !== undefined){
 let data15 = data13.type;
 const _errs32 = errors;
 if(!(((data15 === "string") || (data15 === "array")) || (data15 === "object"))){
-validate55.errors = [{instancePath:instancePath+"/options/" + i3+"/type",schemaPath:"#/properties/options/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/type",schemaPath:"#/properties/options/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid6 = _errs32 === errors;
+var valid7 = _errs32 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data13.secret !== undefined){
 const _errs33 = errors;
 if(typeof data13.secret !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/options/" + i3+"/secret",schemaPath:"#/properties/options/items/properties/secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/secret",schemaPath:"#/properties/options/items/properties/secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid6 = _errs33 === errors;
+var valid7 = _errs33 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data13.header !== undefined){
 let data17 = data13.header;
 const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data17 === "string"){
 if(!pattern20.test(data17)){
-validate55.errors = [{instancePath:instancePath+"/options/" + i3+"/header",schemaPath:"#/properties/options/items/properties/header/pattern",keyword:"pattern",params:{pattern: "^x-gateway-[a-z0-9-]+$"},message:"must match pattern \""+"^x-gateway-[a-z0-9-]+$"+"\""}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schemaPath:"#/properties/options/items/properties/header/pattern",keyword:"pattern",params:{pattern: "^x-gateway-[a-z0-9-]+$"},message:"must match pattern \""+"^x-gateway-[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/options/" + i3+"/header",schemaPath:"#/properties/options/items/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schemaPath:"#/properties/options/items/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid6 = _errs35 === errors;
+var valid7 = _errs35 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
@@ -5265,12 +5281,12 @@ var valid6 = true;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/options/" + i3,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid5 = _errs27 === errors;
-if(!valid5){
+var valid6 = _errs27 === errors;
+if(!valid6){
 break;
 }
 }

@@ -13,6 +13,7 @@ import { CREDENTIAL_KEYS, literalCredentials, redactCredentials, secretReference
 /** Credential fields of a plan: the config's, and a leaf's `apiKey`. */
 const PLAN_CREDENTIAL_KEYS: ReadonlySet<string> = new Set([...CREDENTIAL_KEYS, 'apiKey']);
 import { emitRouterModule } from '../config/emit.ts';
+import { checkProviderEndpoints, PROVIDER_LACKS_ENDPOINT } from '../config/endpoint-check.ts';
 
 export const COMPILE_USAGE = `Usage: gateway compile --configs DIR [--guardrails DIR] [--out DIR] [--json] [--strict]
 
@@ -145,6 +146,9 @@ function warningsOf(plan: RoutePlan, source: string): ConfigWarning[] {
   const config: unknown = JSON.parse(source);
   for (const pointer of literalCredentials(config)) {
     warnings.push({ code: 'CFG_LITERAL_CREDENTIAL', pointer, ...positionIn(source, pointer), message: 'A credential is written in the file; configs live in git. Write ${NAME} and set NAME where the gateway runs (artifacts show this one redacted).' });
+  }
+  for (const { pointer, provider, missing } of checkProviderEndpoints(plan.root)) {
+    warnings.push({ code: PROVIDER_LACKS_ENDPOINT, pointer, ...positionIn(source, pointer), message: `This target is reached for ${missing.join(', ')} requests (its branch tests url.pathname), which "${provider}" does not offer: each would answer 400 endpoint_not_supported.` });
   }
   for (const { pointer, name } of secretReferences(config)) {
     if (process.env[name] === undefined || process.env[name] === '') warnings.push({ code: 'CFG_SECRET_NOT_SET', pointer, ...positionIn(source, pointer), message: `\${${name}} is not set here; serve refuses to start without it.` });

@@ -17,3 +17,13 @@ export const PROVIDER_ALIASES: Readonly<Record<string, string>> = Object.fromEnt
 
 /** Every name a config may give `provider` (canonical names and aliases, lower case; compared case-insensitively). */
 export const PROVIDER_NAMES: readonly string[] = PROVIDERS.flatMap((p) => [p.name, ...(p.aliases ?? [])]).sort();
+
+/** A provider's typed endpoints (schema/providers.json); every provider also passes other /v1 paths through. */
+export type ProviderEndpoint = ProviderEntry['endpoints'][number];
+
+const BY_NAME: ReadonlyMap<string, ProviderEntry> = new Map(PROVIDERS.flatMap((p) => [p.name, ...(p.aliases ?? [])].map((name) => [name, p] as const)));
+
+/** The manifest entry of a provider name or alias (case-insensitive), or undefined. */
+export function providerEntry(name: string): ProviderEntry | undefined {
+  return BY_NAME.get(name.toLowerCase());
+}

@@ -31,4 +31,4 @@ export {
   inList,
   notInList,
   matches,
-} from './query.ts';
+} from '../../compiler/config/query-operators.ts';

@@ -9,7 +9,7 @@ import type { CircuitBreakers } from './breaker.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
 import { compilePattern } from '../../compiler/config/linear-regex.ts';
 import { LEAF_DEFAULTS } from '../../compiler/config/route-plan.ts';
-import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from './query.ts';
+import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../compiler/config/query-operators.ts';
 import { runWithRetries, type RetryOptions } from './retry.ts';
 import { fallbackOrder, pickWeighted } from './weighted-pick.ts';
 

@@ -80,6 +80,32 @@ describe('runCompile', () => {
     expect((await compile('--configs', configs, '--strict')).code).toBe(1);
   });
 
+  it('warns, located, about a target a url.pathname branch sends requests its provider does not offer; --strict fails', async () => {
+    const configs = join(temp, 'configs');
+    mkdirSync(configs);
+    await writeFile(join(configs, 'split.json'), [
+      '{',
+      '  "strategy": { "mode": "conditional", "conditions": [{ "query": { "url.pathname": "/v1/embeddings" }, "then": "emb" }], "default": "chat" },',
+      '  "targets": [',
+      '    { "name": "emb", "provider": "anthropic", "api_key": "${GATEWAY_TEST_KEY}" },',
+      '    { "name": "chat", "provider": "anthropic", "api_key": "${GATEWAY_TEST_KEY}" }',
+      '  ]',
+      '}',
+    ].join('\n'));
+    process.env.GATEWAY_TEST_KEY = 'set';
+    try {
+      const run = await compile('--configs', configs);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/warning .*split\.json:4:34 {2}CFG_PROVIDER_LACKS_ENDPOINT {2}\/targets\/0\/provider/);
+      expect(run.stdout).toContain('reached for embeddings requests');
+      // The default branch gets chat, models and the rest by exclusion; anthropic offers some of them: no warning.
+      expect(run.stdout).not.toContain('/targets/1/provider');
+      expect((await compile('--configs', configs, '--strict')).code).toBe(1);
+    } finally {
+      delete process.env.GATEWAY_TEST_KEY;
+    }
+  });
+
   it('warns, located, about a semantic cache when the server setting it needs is not set; exit 0', async () => {
     const saved = process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
     delete process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;

@@ -10,6 +10,7 @@ import { defaultProviders } from '../../runtime/providers/registry.ts';
 import type { EndpointKind } from '../../runtime/providers/types.ts';
 import { vendorAdapter } from '../../runtime/providers/vendor/index.ts';
 import { prepare, refusal } from './adapter-calls.ts';
+import { PROVIDERS } from '../../compiler/config/providers.ts';
 
 const CHAT = { model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] };
 const PATHS: Record<EndpointKind, string> = {
@@ -26,6 +27,17 @@ describe('registry', () => {
       expect(new URL(p.baseUrl).protocol).toMatch(/^https?:$/);
     }
     expect(() => registry.get('nope')).toThrow(expect.objectContaining({ code: 'unsupported_provider' }));
+  });
+
+  it('refuses exactly the endpoints schema/providers.json does not list for a provider (clouda: per deployment type, below)', async () => {
+    const registry = defaultProviders();
+    const settings = { cloudb_region: 'us-central1', cloudb_project_id: 'p', cloudc_region: 'us-east-1' };
+    for (const entry of PROVIDERS.filter((p) => p.name !== 'clouda')) {
+      for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 'models'] as const) {
+        const error = await refusal(registry.get(entry.name), { endpoint, path: PATHS[endpoint], method: endpoint === 'models' ? 'GET' : 'POST', body: { ...CHAT, input: 'x', prompt: 'x' }, options: settings });
+        expect(error?.code === 'endpoint_not_supported', `${entry.name} ${endpoint}`).toBe(!entry.endpoints.includes(endpoint));
+      }
+    }
   });
 
   it('sends compatible providers to their own base URL, or to a custom host', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
-import { compareEq, eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../runtime/router/query.ts';
+import { compareEq, eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../compiler/config/query-operators.ts';
 import { checkPattern, compilePattern } from '../../compiler/config/linear-regex.ts';
 
 const MISSING = undefined;

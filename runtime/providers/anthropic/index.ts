@@ -3,7 +3,7 @@
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
 import { joinUrl } from '../shared/url.ts';
-import { missingKey, notSupported } from '../shared/vendor-shaped.ts';
+import { manifestEndpoints, missingKey, notSupported } from '../shared/vendor-shaped.ts';
 import { toMessagesRequest } from './request.ts';
 import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
 import { MessagesStreamMapper } from './stream.ts';
@@ -12,15 +12,15 @@ export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 const NAME = 'anthropic';
-/** The messages API has no text completions, embeddings, audio or images. */
-const UNSUPPORTED: ReadonlySet<EndpointKind> = new Set(['completions', 'embeddings', 'audio', 'images']);
+/** The messages API has chat and models only (schema/providers.json). */
+const ENDPOINTS: ReadonlySet<EndpointKind> = manifestEndpoints(NAME);
 
 export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): ProviderAdapter {
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
     prepare(call: ProviderCall): PreparedCall {
-      if (UNSUPPORTED.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
+      if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.apiKey === null) throw missingKey(NAME);
       const base = call.customHost ?? baseUrl;
       const headers: Record<string, string> = { 'x-api-key': call.apiKey, 'anthropic-version': ANTHROPIC_VERSION };

@@ -17,6 +17,7 @@ const NAME = 'clouda';
 /** Used when neither `api_version` nor `clouda_api_version` is set: the newest GA data-plane version. */
 export const DEFAULT_API_VERSION = '2024-10-21';
 
+// schema/providers.json lists the union of the two modes' endpoints; each mode refuses the rest.
 const DEPLOYMENT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, audio: true, images: true };
 const MODEL_ENDPOINT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, models: true };
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);

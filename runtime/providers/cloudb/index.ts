@@ -7,7 +7,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { HostPolicy } from '../host-policy.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
 import { joinUrl, stringOption } from '../shared/url.ts';
-import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
+import { manifestEndpoints, missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { fromPredictResponse, toPredictRequest, type PredictResponse } from './embeddings.ts';
 import { toGenerateContentRequest } from './request.ts';
@@ -16,7 +16,7 @@ import { GenerateContentStreamMapper } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
 
 const NAME = 'cloudb';
-const UNSUPPORTED: ReadonlySet<EndpointKind> = new Set(['completions', 'audio', 'images', 'models']);
+const ENDPOINTS: ReadonlySet<EndpointKind> = manifestEndpoints(NAME);
 /** Provisioned-throughput selection header, forwarded as the client sent it (SPEC §5.4). */
 export const REQUEST_TYPE_HEADER = 'x-cloudb-ai-llm-request-type';
 
@@ -31,7 +31,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
     async prepare(call: ProviderCall): Promise<PreparedCall> {
-      if (UNSUPPORTED.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
+      if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       const { options } = call;
       const account = options.cloudb_service_account_json !== undefined ? serviceAccountOf(options.cloudb_service_account_json, NAME) : null;
       const region = stringOption(options, 'cloudb_region');

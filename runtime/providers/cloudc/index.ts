@@ -6,7 +6,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
 import { joinUrl, splitUrl, stringOption } from '../shared/url.ts';
-import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
+import { manifestEndpoints, missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { toConverseRequest } from './request.ts';
 import { fromConverseError, fromConverseResponse, type ConverseResponse } from './response.ts';
@@ -15,14 +15,14 @@ import { ConverseStreamMapper } from './stream.ts';
 
 const NAME = 'cloudc';
 export const SIGNING_SERVICE = 'bedrock';
-const UNSUPPORTED: ReadonlySet<EndpointKind> = new Set(['completions', 'embeddings', 'audio', 'images', 'models']);
+const ENDPOINTS: ReadonlySet<EndpointKind> = manifestEndpoints(NAME);
 
 export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapter {
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
     prepare(call: ProviderCall): PreparedCall {
-      if (UNSUPPORTED.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
+      if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       const { options } = call;
       const accessKeyId = stringOption(options, 'cloudc_access_key_id');
       const secretAccessKey = stringOption(options, 'cloudc_secret_access_key');

@@ -16,7 +16,7 @@ export interface CompatibleProvider {
 export const COMPATIBLE_PROVIDERS: readonly CompatibleProvider[] = PROVIDERS.filter((p) => p.family === 'compatible').map((p) => ({
   name: p.name,
   baseUrl: p.base_url!,
-  endpoints: p.endpoints as EndpointKind[],
+  endpoints: p.endpoints,
   keyRequired: p.key_required !== false,
 }));
 

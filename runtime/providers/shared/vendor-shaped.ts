@@ -4,6 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ResponseMapping } from '../types.ts';
 import { vendorShapedError } from './errors.ts';
 import { joinUrl } from './url.ts';
+import { providerEntry } from '../../../compiler/config/providers.ts';
 
 /** The inference endpoints whose error bodies are rewritten to name the provider. */
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -40,6 +41,13 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
       };
     },
   };
+}
+
+/** The typed endpoints schema/providers.json lists for a provider (pass-through is not among them: it always goes). */
+export function manifestEndpoints(provider: string): ReadonlySet<EndpointKind> {
+  const entry = providerEntry(provider);
+  if (entry === undefined) throw new Error(`${provider} is not in schema/providers.json`);
+  return new Set(entry.endpoints);
 }
 
 export function notSupported(provider: string, endpoint: EndpointKind): GatewayError {

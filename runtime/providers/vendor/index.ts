@@ -3,17 +3,15 @@
 // become the vendor's organization and project headers.
 import type { ProviderAdapter, ProviderCall } from '../types.ts';
 import { stringOption } from '../shared/url.ts';
-import { vendorShapedAdapter } from '../shared/vendor-shaped.ts';
+import { manifestEndpoints, vendorShapedAdapter } from '../shared/vendor-shaped.ts';
 
 export const VENDOR_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-const ALL_ENDPOINTS = new Set(['chat', 'completions', 'embeddings', 'audio', 'images', 'models'] as const);
 
 export function vendorAdapter(baseUrl: string = process.env.GATEWAY_VENDOR_BASE_URL ?? VENDOR_DEFAULT_BASE_URL): ProviderAdapter {
   return vendorShapedAdapter({
     name: 'vendor',
     baseUrl,
-    endpoints: ALL_ENDPOINTS,
+    endpoints: manifestEndpoints('vendor'),
     keyRequired: true,
     extraHeaders(call: ProviderCall): Record<string, string> {
       const headers: Record<string, string> = {};

@@ -17,7 +17,7 @@
 // compareEq recurses only as deep as both sides have structure, and the operand comes from the
 // config, so a deeply nested request value cannot exhaust the stack.
 
-import { type LinearPattern, testPattern } from '../../compiler/config/linear-regex.ts';
+import { type LinearPattern, testPattern } from './linear-regex.ts';
 
 const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
 
