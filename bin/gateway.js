@@ -20,6 +20,8 @@ Commands:
   diff      what a change to configs does to routing (files, folders, git:REF:path)
   simulate  a dry run of one request through a config, with scripted provider answers
   build     one file (dist/gateway.mjs) that serves a configs folder with no node_modules
+  generate  write the typed TypeScript client: gateway generate client --out DIR
+  contract-check  check a running gateway's answers against the API schemas
   serve     run the gateway HTTP server
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log
@@ -74,6 +76,8 @@ const COMMANDS = {
   explain: async (argv) => (await load(() => import('../compiler/cli/explain.ts'))).runExplain(argv),
   diff: async (argv) => (await load(() => import('../compiler/cli/diff.ts'))).runDiff(argv),
   build: async (argv) => (await load(() => import('../compiler/cli/build.ts'))).runBuild(argv),
+  generate: async (argv) => (await load(() => import('../compiler/cli/generate.ts'))).runGenerate(argv),
+  'contract-check': async (argv) => (await load(() => import('../compiler/cli/contract-check.ts'))).runContractCheck(argv),
   simulate: async (argv) => (await load(() => import('../runtime/cli/simulate.ts'))).runSimulate(argv),
   serve: async (argv) => {
     tuneServe();

@@ -853,6 +853,23 @@ export interface ApiEndpoint {
   responses: {
     [k: string]: SchemaRef | null;
   };
+  /**
+   * The operation's method in the generated TypeScript client (`gateway generate client`). Absent: not in the client; inference and pass-through calls stay with the vendor SDKs, which the client's gatewayHeaders() helper configures.
+   */
+  client?: {
+    /**
+     * Groups and the method name, e.g. `policies.rateLimits.usage`.
+     */
+    method: string;
+    /**
+     * How the body is sent: JSON (the requestBody schema's type) or multipart/form-data (a FormData the caller builds).
+     */
+    body?: 'json' | 'multipart';
+    /**
+     * What the method resolves to: the 200 schema's type, the body as text, or its bytes.
+     */
+    returns?: 'json' | 'text' | 'bytes';
+  };
 }
 /**
  * The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.

@@ -4350,14 +4350,15 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiManifest = validate52;
-const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/api-manifest.json","title":"ApiManifest","description":"Shape of schema/api.json, the endpoint manifest from which the route table and the OpenAPI document are generated.","type":"object","required":["endpoints"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"endpoints":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/ApiEndpoint"}}},"$defs":{"ApiEndpoint":{"title":"ApiEndpoint","type":"object","required":["operationId","method","path","auth","plane","handler","validateBody","responses"],"additionalProperties":false,"properties":{"operationId":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*$"},"summary":{"type":"string"},"method":{"enum":["GET","POST","PUT","DELETE"]},"path":{"type":"string","description":"OpenAPI path template relative to the server root: under /v1, or /metrics (Prometheus scrapes outside the API).","pattern":"^(/v1(/([A-Za-z0-9_.-]+|\\{[A-Za-z_][A-Za-z0-9_]*\\}))+|/metrics)$"},"catchAll":{"type":"boolean","description":"The last path parameter spans any number of segments; such routes are matched after every other route."},"auth":{"enum":["none","api_key"]},"plane":{"enum":["data","control"]},"handler":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*\\.[a-z][A-Za-z0-9]*$"},"requestBody":{"$ref":"#/$defs/SchemaRef"},"validateBody":{"enum":["always","when-read","never"],"description":"`always`: the body is parsed and checked on every request. `when-read`: checked only when the router parses the body anyway. `never`: the endpoint has no body schema."},"query":{"$ref":"#/$defs/SchemaRef"},"responses":{"type":"object","description":"Status code (or `default`) to the body schema; null means the provider's body passes through unchanged.","minProperties":1,"propertyNames":{"type":"string","pattern":"^([1-5][0-9][0-9]|default)$"},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/SchemaRef"},{"type":"null"}]}}},"if":{"required":["requestBody"]},"then":{"properties":{"validateBody":{"enum":["always","when-read"]}}},"else":{"properties":{"validateBody":{"const":"never"}}}},"SchemaRef":{"title":"SchemaRef","description":"Path of a schema file relative to schema/, e.g. `requests/batch-create.json`.","type":"string","pattern":"^[a-z0-9-]+(/[a-z0-9-]+)*\\.json$"}}};
-const schema78 = {"title":"ApiEndpoint","type":"object","required":["operationId","method","path","auth","plane","handler","validateBody","responses"],"additionalProperties":false,"properties":{"operationId":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*$"},"summary":{"type":"string"},"method":{"enum":["GET","POST","PUT","DELETE"]},"path":{"type":"string","description":"OpenAPI path template relative to the server root: under /v1, or /metrics (Prometheus scrapes outside the API).","pattern":"^(/v1(/([A-Za-z0-9_.-]+|\\{[A-Za-z_][A-Za-z0-9_]*\\}))+|/metrics)$"},"catchAll":{"type":"boolean","description":"The last path parameter spans any number of segments; such routes are matched after every other route."},"auth":{"enum":["none","api_key"]},"plane":{"enum":["data","control"]},"handler":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*\\.[a-z][A-Za-z0-9]*$"},"requestBody":{"$ref":"#/$defs/SchemaRef"},"validateBody":{"enum":["always","when-read","never"],"description":"`always`: the body is parsed and checked on every request. `when-read`: checked only when the router parses the body anyway. `never`: the endpoint has no body schema."},"query":{"$ref":"#/$defs/SchemaRef"},"responses":{"type":"object","description":"Status code (or `default`) to the body schema; null means the provider's body passes through unchanged.","minProperties":1,"propertyNames":{"type":"string","pattern":"^([1-5][0-9][0-9]|default)$"},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/SchemaRef"},{"type":"null"}]}}},"if":{"required":["requestBody"]},"then":{"properties":{"validateBody":{"enum":["always","when-read"]}}},"else":{"properties":{"validateBody":{"const":"never"}}}};
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/api-manifest.json","title":"ApiManifest","description":"Shape of schema/api.json, the endpoint manifest from which the route table and the OpenAPI document are generated.","type":"object","required":["endpoints"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"endpoints":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/ApiEndpoint"}}},"$defs":{"ApiEndpoint":{"title":"ApiEndpoint","type":"object","required":["operationId","method","path","auth","plane","handler","validateBody","responses"],"additionalProperties":false,"properties":{"operationId":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*$"},"summary":{"type":"string"},"method":{"enum":["GET","POST","PUT","DELETE"]},"path":{"type":"string","description":"OpenAPI path template relative to the server root: under /v1, or /metrics (Prometheus scrapes outside the API).","pattern":"^(/v1(/([A-Za-z0-9_.-]+|\\{[A-Za-z_][A-Za-z0-9_]*\\}))+|/metrics)$"},"catchAll":{"type":"boolean","description":"The last path parameter spans any number of segments; such routes are matched after every other route."},"auth":{"enum":["none","api_key"]},"plane":{"enum":["data","control"]},"handler":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*\\.[a-z][A-Za-z0-9]*$"},"requestBody":{"$ref":"#/$defs/SchemaRef"},"validateBody":{"enum":["always","when-read","never"],"description":"`always`: the body is parsed and checked on every request. `when-read`: checked only when the router parses the body anyway. `never`: the endpoint has no body schema."},"query":{"$ref":"#/$defs/SchemaRef"},"responses":{"type":"object","description":"Status code (or `default`) to the body schema; null means the provider's body passes through unchanged.","minProperties":1,"propertyNames":{"type":"string","pattern":"^([1-5][0-9][0-9]|default)$"},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/SchemaRef"},{"type":"null"}]}},"client":{"type":"object","additionalProperties":false,"required":["method"],"description":"The operation's method in the generated TypeScript client (`gateway generate client`). Absent: not in the client; inference and pass-through calls stay with the vendor SDKs, which the client's gatewayHeaders() helper configures.","properties":{"method":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$","description":"Groups and the method name, e.g. `policies.rateLimits.usage`."},"body":{"enum":["json","multipart"],"default":"json","description":"How the body is sent: JSON (the requestBody schema's type) or multipart/form-data (a FormData the caller builds)."},"returns":{"enum":["json","text","bytes"],"default":"json","description":"What the method resolves to: the 200 schema's type, the body as text, or its bytes."}}}},"if":{"required":["requestBody"]},"then":{"properties":{"validateBody":{"enum":["always","when-read"]}}},"else":{"properties":{"validateBody":{"const":"never"}}}},"SchemaRef":{"title":"SchemaRef","description":"Path of a schema file relative to schema/, e.g. `requests/batch-create.json`.","type":"string","pattern":"^[a-z0-9-]+(/[a-z0-9-]+)*\\.json$"}}};
+const schema78 = {"title":"ApiEndpoint","type":"object","required":["operationId","method","path","auth","plane","handler","validateBody","responses"],"additionalProperties":false,"properties":{"operationId":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*$"},"summary":{"type":"string"},"method":{"enum":["GET","POST","PUT","DELETE"]},"path":{"type":"string","description":"OpenAPI path template relative to the server root: under /v1, or /metrics (Prometheus scrapes outside the API).","pattern":"^(/v1(/([A-Za-z0-9_.-]+|\\{[A-Za-z_][A-Za-z0-9_]*\\}))+|/metrics)$"},"catchAll":{"type":"boolean","description":"The last path parameter spans any number of segments; such routes are matched after every other route."},"auth":{"enum":["none","api_key"]},"plane":{"enum":["data","control"]},"handler":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*\\.[a-z][A-Za-z0-9]*$"},"requestBody":{"$ref":"#/$defs/SchemaRef"},"validateBody":{"enum":["always","when-read","never"],"description":"`always`: the body is parsed and checked on every request. `when-read`: checked only when the router parses the body anyway. `never`: the endpoint has no body schema."},"query":{"$ref":"#/$defs/SchemaRef"},"responses":{"type":"object","description":"Status code (or `default`) to the body schema; null means the provider's body passes through unchanged.","minProperties":1,"propertyNames":{"type":"string","pattern":"^([1-5][0-9][0-9]|default)$"},"additionalProperties":{"anyOf":[{"$ref":"#/$defs/SchemaRef"},{"type":"null"}]}},"client":{"type":"object","additionalProperties":false,"required":["method"],"description":"The operation's method in the generated TypeScript client (`gateway generate client`). Absent: not in the client; inference and pass-through calls stay with the vendor SDKs, which the client's gatewayHeaders() helper configures.","properties":{"method":{"type":"string","pattern":"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$","description":"Groups and the method name, e.g. `policies.rateLimits.usage`."},"body":{"enum":["json","multipart"],"default":"json","description":"How the body is sent: JSON (the requestBody schema's type) or multipart/form-data (a FormData the caller builds)."},"returns":{"enum":["json","text","bytes"],"default":"json","description":"What the method resolves to: the 200 schema's type, the body as text, or its bytes."}}}},"if":{"required":["requestBody"]},"then":{"properties":{"validateBody":{"enum":["always","when-read"]}}},"else":{"properties":{"validateBody":{"const":"never"}}}};
 const schema79 = {"title":"SchemaRef","description":"Path of a schema file relative to schema/, e.g. `requests/batch-create.json`.","type":"string","pattern":"^[a-z0-9-]+(/[a-z0-9-]+)*\\.json$"};
 const pattern10 = new RegExp("^[a-z][A-Za-z0-9]*$", "u");
 const pattern11 = new RegExp("^(/v1(/([A-Za-z0-9_.-]+|\\{[A-Za-z_][A-Za-z0-9_]*\\}))+|/metrics)$", "u");
 const pattern12 = new RegExp("^[a-z][A-Za-z0-9]*\\.[a-z][A-Za-z0-9]*$", "u");
 const pattern13 = new RegExp("^[a-z0-9-]+(/[a-z0-9-]+)*\\.json$", "u");
 const pattern15 = new RegExp("^([1-5][0-9][0-9]|default)$", "u");
+const pattern17 = new RegExp("^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$", "u");
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4786,6 +4787,89 @@ var valid3 = _errs28 === errors;
 else {
 var valid3 = true;
 }
+if(valid3){
+if(data.client !== undefined){
+let data15 = data.client;
+const _errs40 = errors;
+if(errors === _errs40){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let missing2;
+if((data15.method === undefined) && (missing2 = "method")){
+validate53.errors = [{instancePath:instancePath+"/client",schemaPath:"#/properties/client/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs42 = errors;
+for(const key3 in data15){
+if(!(((key3 === "method") || (key3 === "body")) || (key3 === "returns"))){
+validate53.errors = [{instancePath:instancePath+"/client",schemaPath:"#/properties/client/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs42 === errors){
+if(data15.method !== undefined){
+let data16 = data15.method;
+const _errs43 = errors;
+if(errors === _errs43){
+if(typeof data16 === "string"){
+if(!pattern17.test(data16)){
+validate53.errors = [{instancePath:instancePath+"/client/method",schemaPath:"#/properties/client/properties/method/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/client/method",schemaPath:"#/properties/client/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid10 = _errs43 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data15.body !== undefined){
+let data17 = data15.body;
+const _errs45 = errors;
+if(!((data17 === "json") || (data17 === "multipart"))){
+validate53.errors = [{instancePath:instancePath+"/client/body",schemaPath:"#/properties/client/properties/body/enum",keyword:"enum",params:{allowedValues: schema78.properties.client.properties.body.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid10 = _errs45 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data15.returns !== undefined){
+let data18 = data15.returns;
+const _errs46 = errors;
+if(!(((data18 === "json") || (data18 === "text")) || (data18 === "bytes"))){
+validate53.errors = [{instancePath:instancePath+"/client/returns",schemaPath:"#/properties/client/properties/returns/enum",keyword:"enum",params:{allowedValues: schema78.properties.client.properties.returns.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid10 = _errs46 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/client",schemaPath:"#/properties/client/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid3 = _errs40 === errors;
+}
+else {
+var valid3 = true;
+}
+}
 }
 }
 }
@@ -4902,9 +4986,9 @@ validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateProviderManifest = validate55;
 const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family","endpoints"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models"]},"description":"The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.","uniqueItems":true},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
-const pattern17 = new RegExp("^[a-z][a-z0-9-]*$", "u");
-const pattern19 = new RegExp("^[a-z][a-z0-9_]*$", "u");
-const pattern20 = new RegExp("^x-gateway-[a-z0-9-]+$", "u");
+const pattern18 = new RegExp("^[a-z][a-z0-9-]*$", "u");
+const pattern20 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const pattern21 = new RegExp("^x-gateway-[a-z0-9-]+$", "u");
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/meta/provider-manifest.json" */;
@@ -4983,7 +5067,7 @@ let data3 = data2.name;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(!pattern17.test(data3)){
+if(!pattern18.test(data3)){
 validate55.errors = [{instancePath:instancePath+"/providers/" + i0+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9-]*$"+"\""}];
 return false;
 }
@@ -5011,7 +5095,7 @@ let data5 = data4[i1];
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(!pattern17.test(data5)){
+if(!pattern18.test(data5)){
 validate55.errors = [{instancePath:instancePath+"/providers/" + i0+"/aliases/" + i1,schemaPath:"#/properties/providers/items/properties/aliases/items/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9-]*$"+"\""}];
 return false;
 }
@@ -5213,7 +5297,7 @@ let data14 = data13.key;
 const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data14 === "string"){
-if(!pattern19.test(data14)){
+if(!pattern20.test(data14)){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/key",schemaPath:"#/properties/options/items/properties/key/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
@@ -5259,7 +5343,7 @@ let data17 = data13.header;
 const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data17 === "string"){
-if(!pattern20.test(data17)){
+if(!pattern21.test(data17)){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schemaPath:"#/properties/options/items/properties/header/pattern",keyword:"pattern",params:{pattern: "^x-gateway-[a-z0-9-]+$"},message:"must match pattern \""+"^x-gateway-[a-z0-9-]+$"+"\""}];
 return false;
 }
@@ -5965,7 +6049,7 @@ validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateCompletionCreate = validate62;
 const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/completion-create.json","title":"CompletionCreate","description":"Body of POST /v1/completions (SPEC §4.9, limits §8). Cross-field rules: `best_of` must be greater than `n` when both are numbers; `best_of` above 1 cannot be streamed; `stream_options` needs `stream: true`. Prompt tokens plus `max_tokens` against the model context length is the provider's check.","type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"prompt":{"description":"A string, an array of strings, an array of token IDs, or an array of token-ID arrays.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","items":{"type":"integer","minimum":0}},{"type":"array","items":{"type":"array","items":{"type":"integer","minimum":0}}}]},"best_of":{"type":["integer","null"],"minimum":0,"maximum":20,"default":1},"echo":{"type":["boolean","null"],"default":false},"frequency_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"logit_bias":{"type":["object","null"],"description":"Token ID (as a decimal string) to a bias from -100 to 100.","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"number","minimum":-100,"maximum":100}},"logprobs":{"type":["integer","null"],"minimum":0,"maximum":5},"max_tokens":{"type":["integer","null"],"minimum":0,"default":16},"n":{"type":["integer","null"],"minimum":1,"maximum":128,"default":1},"presence_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"seed":{"type":["integer","null"],"description":"Best-effort determinism. The bounds are the signed 64-bit range as JSON numbers carry it.","minimum":-9223372036854776000,"maximum":9223372036854776000},"stop":{"description":"Up to 4 sequences; the output omits the stop sequence.","anyOf":[{"type":"string"},{"type":"array","maxItems":4,"items":{"type":"string"}},{"type":"null"}]},"stream":{"type":["boolean","null"],"default":false,"description":"Data-only server-sent events ending with `data: [DONE]`."},"stream_options":{"type":["object","null"],"description":"Only with `stream: true`. Fields beyond `include_usage` are provider-defined.","additionalProperties":true,"properties":{"include_usage":{"type":"boolean"}}},"suffix":{"type":["string","null"]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"user":{"type":"string","description":"End-user identifier."}},"allOf":[{"description":"best_of must be greater than n when both are numbers.","if":{"required":["best_of","n"],"properties":{"best_of":{"type":"integer"},"n":{"type":"integer"}}},"then":{"properties":{"best_of":{"type":"integer","exclusiveMinimum":{"$data":"1/n"}}}}},{"description":"best_of above 1 cannot be streamed.","if":{"required":["stream"],"properties":{"stream":{"const":true}}},"then":{"properties":{"best_of":{"type":["integer","null"],"maximum":1}}}},{"description":"stream_options only when stream is true.","if":{"required":["stream_options"],"properties":{"stream_options":{"type":"object"}}},"then":{"required":["stream"],"properties":{"stream":{"const":true}}}}]};
-const pattern21 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+const pattern22 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/completion-create.json" */;
@@ -6613,7 +6697,7 @@ for(const key1 in data16){
 const _errs54 = errors;
 if(errors === _errs54){
 if(typeof key1 === "string"){
-if(!pattern21.test(key1)){
+if(!pattern22.test(key1)){
 const err21 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err21];
@@ -7069,7 +7153,7 @@ validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateConfigCreate = validate63;
 const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/config-create.json","title":"ConfigCreate","description":"Body of POST /v1/configs. `config` is compiled like a saved config file (400 `invalid_config` with every compile error otherwise); `id` is chosen by the caller or generated.","type":"object","required":["config"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$","description":"Letters, digits, `_`, `.` and `-`, at most 128; the value clients send in x-gateway-config."},"name":{"type":["string","null"],"maxLength":255},"config":{"type":"object","description":"A config object (SPEC §2.1); checked by the config compiler, not by this schema."}}};
-const pattern22 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$", "u");
+const pattern23 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$", "u");
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/config-create.json" */;
@@ -7104,7 +7188,7 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern22.test(data0)){
+if(!pattern23.test(data0)){
 validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
 return false;
 }
@@ -7171,7 +7255,7 @@ validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validateConfigSimulate = validate64;
 const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/config-simulate.json","title":"ConfigSimulate","description":"Body of POST /v1/configs/{configId}/simulate: one request as a client would send it, and what each provider answers in the dry run. No provider is called.","type":"object","required":["request"],"additionalProperties":false,"properties":{"request":{"description":"The JSON body a client would send to `path`.","type":"object"},"path":{"description":"The endpoint the request is for.","enum":["/v1/chat/completions","/v1/completions","/v1/embeddings","/v1/images/generations","/v1/audio/speech"],"default":"/v1/chat/completions"},"metadata":{"$ref":"../resources/metadata.json","description":"x-gateway-metadata of the request (what conditions read)."},"headers":{"description":"Other request headers, by lower-case name: x-gateway-provider, x-gateway-virtual-key, x-gateway-request-timeout, … Credentials given here are never used or echoed.","type":"object","maxProperties":32,"propertyNames":{"pattern":"^[a-z0-9-]{1,64}$"},"additionalProperties":{"type":"string","maxLength":4096}},"outcomes":{"description":"Per target (its path, e.g. `config.targets[0]`, or its unique name), the answer of each try in order; past the end the last one repeats. A target given nothing answers 200.","type":"object","maxProperties":256,"additionalProperties":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/SimulatedOutcome"}}},"open_circuits":{"description":"Targets (paths or unique names) whose circuit breaker is open when the request starts.","type":"array","maxItems":256,"items":{"type":"string","maxLength":512}},"seed":{"description":"Seed of loadbalance picks and backoff jitter: the same seed gives the same run.","type":"integer","minimum":0,"maximum":4294967295,"default":1}},"$defs":{"SimulatedOutcome":{"title":"SimulatedOutcome","description":"A status the provider answers with, the same with a retry-after header in seconds, no answer within the timeout (`timeout`: 408 request_timeout), or a failed connection (`unreachable`: 502 provider_unreachable).","anyOf":[{"type":"integer","minimum":200,"maximum":599},{"enum":["timeout","unreachable"]},{"type":"object","required":["status"],"additionalProperties":false,"properties":{"status":{"type":"integer","minimum":200,"maximum":599},"retry_after":{"type":"integer","minimum":0,"maximum":86400}}}]}}};
 const schema96 = {"title":"SimulatedOutcome","description":"A status the provider answers with, the same with a retry-after header in seconds, no answer within the timeout (`timeout`: 408 request_timeout), or a failed connection (`unreachable`: 502 provider_unreachable).","anyOf":[{"type":"integer","minimum":200,"maximum":599},{"enum":["timeout","unreachable"]},{"type":"object","required":["status"],"additionalProperties":false,"properties":{"status":{"type":"integer","minimum":200,"maximum":599},"retry_after":{"type":"integer","minimum":0,"maximum":86400}}}]};
-const pattern23 = new RegExp("^[a-z0-9-]{1,64}$", "u");
+const pattern24 = new RegExp("^[a-z0-9-]{1,64}$", "u");
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/config-simulate.json" */;
@@ -7327,7 +7411,7 @@ else {
 for(const key3 in data4){
 const _errs15 = errors;
 if(typeof key3 === "string"){
-if(!pattern23.test(key3)){
+if(!pattern24.test(key3)){
 const err3 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,64}$"},message:"must match pattern \""+"^[a-z0-9-]{1,64}$"+"\"",propertyName:key3};
 if(vErrors === null){
 vErrors = [err3];
@@ -8307,7 +8391,7 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern22.test(data0)){
+if(!pattern23.test(data0)){
 validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
 return false;
 }
@@ -9845,7 +9929,7 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern22.test(data0)){
+if(!pattern23.test(data0)){
 validate74.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"+"\""}];
 return false;
 }
@@ -11652,7 +11736,7 @@ const schema177 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
 const schema178 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
 const schema184 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"},"value":{"type":"string"}}}};
 const schema180 = {"type":"string","pattern":"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$","description":"What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>."};
-const pattern26 = new RegExp("^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$", "u");
+const pattern27 = new RegExp("^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$", "u");
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11694,7 +11778,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate85.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -11787,7 +11871,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate87.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -12237,7 +12321,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate92.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -12329,7 +12413,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate94.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -12503,8 +12587,8 @@ validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogListQuery = validate96;
 const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","minLength":1,"description":"The last_id of the previous page."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
-const pattern32 = new RegExp("^metadata\\.[^.].*$", "u");
-const pattern33 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
+const pattern33 = new RegExp("^metadata\\.[^.].*$", "u");
+const pattern34 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/request-log-list-query.json" */;
@@ -12521,7 +12605,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((func11.call(schema201.properties, key0)) || (pattern32.test(key0)))){
+if(!((func11.call(schema201.properties, key0)) || (pattern33.test(key0)))){
 validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -12554,7 +12638,7 @@ let data1 = data.status;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern33.test(data1)){
+if(!pattern34.test(data1)){
 validate96.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/pattern",keyword:"pattern",params:{pattern: "^([1-5]xx|[1-5][0-9]{2})$"},message:"must match pattern \""+"^([1-5]xx|[1-5][0-9]{2})$"+"\""}];
 return false;
 }
@@ -12759,7 +12843,7 @@ var valid0 = true;
 if(valid0){
 var valid1 = true;
 for(const key1 in data){
-if(pattern32.test(key1)){
+if(pattern33.test(key1)){
 const _errs23 = errors;
 if(typeof data[key1] !== "string"){
 validate96.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5Emetadata%5C.%5B%5E.%5D.*%24/type",keyword:"type",params:{type: "string"},message:"must be string"}];
@@ -14325,7 +14409,7 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern26.test(data5)){
+if(!pattern27.test(data5)){
 validate99.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -14416,7 +14500,7 @@ let data9 = data8.key;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data9 === "string"){
-if(!pattern26.test(data9)){
+if(!pattern27.test(data9)){
 validate99.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -14774,7 +14858,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate102.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -14873,7 +14957,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate104.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -22764,7 +22848,7 @@ const _errs28 = errors;
 const _errs29 = errors;
 if(errors === _errs29){
 if(typeof data13 === "string"){
-if(!pattern26.test(data13)){
+if(!pattern27.test(data13)){
 validate84.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -22849,7 +22933,7 @@ let data17 = data16.key;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data17 === "string"){
-if(!pattern26.test(data17)){
+if(!pattern27.test(data17)){
 validate84.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -28692,7 +28776,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate152.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -28790,7 +28874,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern27.test(data1)){
 validate154.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }

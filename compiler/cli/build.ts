@@ -178,7 +178,7 @@ const leftOutCommands: esbuild.Plugin = {
     build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
       loader: 'js',
       contents: `const leftOut = () => { process.stderr.write('gateway: this command is not in the one-file build: run it from the package (npx gateway …)\\n'); return 2; };
-export { leftOut as runCompile, leftOut as runExplain, leftOut as runDiff, leftOut as runBuild };`,
+export { leftOut as runCompile, leftOut as runExplain, leftOut as runDiff, leftOut as runBuild, leftOut as runGenerate, leftOut as runContractCheck };`,
     }));
   },
 };

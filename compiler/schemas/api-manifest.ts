@@ -24,6 +24,15 @@ export interface ApiEndpoint {
   query?: string;
   /** Status (or `default`) to a schema file; null: the provider's body, passed through. */
   responses: Record<string, string | null>;
+  /** The generated client's method for this operation; absent: not in the client. */
+  client?: ClientBinding;
+}
+
+export interface ClientBinding {
+  /** Groups and method name: `policies.rateLimits.usage`. */
+  method: string;
+  body?: 'json' | 'multipart';
+  returns?: 'json' | 'text' | 'bytes';
 }
 
 export interface ApiManifest {
@@ -52,6 +61,7 @@ export function checkManifest(raw: unknown, schemas: readonly SchemaFile[]): Api
   const known = new Set(schemas.map((file) => file.file));
   const operationIds = new Set<string>();
   const routes = new Set<string>();
+  const clientMethods = new Set<string>();
   for (const endpoint of manifest.endpoints) {
     const where = `schema/api.json ${endpoint.operationId}`;
     if (operationIds.has(endpoint.operationId)) throw new Error(`${where}: duplicate operationId`);
@@ -67,6 +77,22 @@ export function checkManifest(raw: unknown, schemas: readonly SchemaFile[]): Api
     if (endpoint.catchAll === true && !endpoint.path.endsWith('}')) {
       throw new Error(`${where}: a catch-all route must end in a parameter`);
     }
+    if (endpoint.client !== undefined) checkClientBinding(endpoint, endpoint.client, clientMethods, where);
   }
   return manifest;
+}
+
+/** A client method is unique, is not also a group, and its body and answer kinds agree with the schemas. */
+function checkClientBinding(endpoint: ApiEndpoint, client: ClientBinding, methods: Set<string>, where: string): void {
+  for (const other of methods) {
+    if (other === client.method || other.startsWith(`${client.method}.`) || client.method.startsWith(`${other}.`)) {
+      throw new Error(`${where}: client method ${client.method} clashes with ${other}`);
+    }
+  }
+  methods.add(client.method);
+  if (client.body === 'multipart' && endpoint.requestBody !== undefined) throw new Error(`${where}: a multipart client body has no JSON requestBody`);
+  const returnsJson = (client.returns ?? 'json') === 'json';
+  if (returnsJson !== (typeof endpoint.responses['200'] === 'string')) {
+    throw new Error(`${where}: client returns ${client.returns ?? 'json'} but the 200 response ${returnsJson ? 'has no schema' : 'has a schema'}`);
+  }
 }

@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Artifact } from './artifact.ts';
+import { clientArtifacts } from '../client/artifacts.ts';
 import { checksArtifact } from './checks.ts';
 import { configValidatorArtifacts } from './config-validator.ts';
 import { checkManifest } from './api-manifest.ts';
@@ -16,13 +17,15 @@ import { validatorsArtifacts } from './validators.ts';
 export async function generateArtifacts(schemaDir: string = SCHEMA_DIR): Promise<Artifact[]> {
   const schemas = await loadSchemaFiles(schemaDir);
   const manifest = checkManifest(await loadManifest(schemaDir), schemas);
+  const types = await typesArtifact(schemas);
   return [
     ...validatorsArtifacts(schemas),
     ...configValidatorArtifacts(schemas),
     checksArtifact(schemas),
-    await typesArtifact(schemas),
+    types,
     routesArtifact(manifest, schemas),
     openapiArtifact(manifest, schemas),
+    ...(await clientArtifacts(manifest, schemas, types)),
   ];
 }
 

@@ -2,26 +2,14 @@
 // as node:http delivers it and throws `invalid_header` naming the header on anything malformed.
 import { GatewayError } from './errors.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
+import { CACHE_FORCE_REFRESH_HEADER, FORWARD_HEADERS_HEADER, METADATA_HEADER, REQUEST_TIMEOUT_HEADER } from '../../compiler/config/gateway-header-names.ts';
 
-// Every x-gateway-* header name the gateway reads or writes, declared once.
-export { GATEWAY_HEADER_PREFIX } from '../../compiler/config/forwarding.ts';
-export const API_KEY_HEADER = 'x-gateway-api-key';
-export const TRACE_ID_HEADER = 'x-gateway-trace-id';
-export const CONFIG_HEADER = 'x-gateway-config';
-export const PROVIDER_HEADER = 'x-gateway-provider';
-export const CUSTOM_HOST_HEADER = 'x-gateway-custom-host';
-export const VIRTUAL_KEY_HEADER = 'x-gateway-virtual-key';
-export const METADATA_HEADER = 'x-gateway-metadata';
-export const REQUEST_TIMEOUT_HEADER = 'x-gateway-request-timeout';
-export const FORWARD_HEADERS_HEADER = 'x-gateway-forward-headers';
-export const CACHE_FORCE_REFRESH_HEADER = 'x-gateway-cache-force-refresh';
-export const CACHE_NAMESPACE_HEADER = 'x-gateway-cache-namespace';
-/** Response headers. */
-export const LAST_USED_OPTION_INDEX_HEADER = 'x-gateway-last-used-option-index';
-export const RETRY_ATTEMPT_COUNT_HEADER = 'x-gateway-retry-attempt-count';
-export const CACHE_STATUS_HEADER = 'x-gateway-cache-status';
-/** On a SEMANTIC HIT: the cosine similarity of the matched request's text. */
-export const CACHE_SIMILARITY_HEADER = 'x-gateway-cache-similarity';
+// Every x-gateway-* header name, declared once in compiler/config (the generated client sends them too).
+export {
+  API_KEY_HEADER, CACHE_FORCE_REFRESH_HEADER, CACHE_NAMESPACE_HEADER, CACHE_SIMILARITY_HEADER, CACHE_STATUS_HEADER, CONFIG_HEADER,
+  CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, GATEWAY_HEADER_PREFIX, LAST_USED_OPTION_INDEX_HEADER, METADATA_HEADER, PROVIDER_HEADER,
+  REQUEST_TIMEOUT_HEADER, RETRY_ATTEMPT_COUNT_HEADER, TRACE_ID_HEADER, VIRTUAL_KEY_HEADER,
+} from '../../compiler/config/gateway-header-names.ts';
 
 /** Longest timeout a Node timer can hold; larger values would fire at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;
