@@ -12,6 +12,11 @@ describe('generated/ is fresh', () => {
   test('builds every artifact the server and compiler load', () => {
     expect(artifacts.map((artifact) => artifact.path).sort()).toEqual([
       'generated/checks.ts',
+      'generated/client/client.ts',
+      'generated/client/http.ts',
+      'generated/client/types.ts',
+      'generated/client/validators.d.ts',
+      'generated/client/validators.js',
       'generated/config-validator.d.ts',
       'generated/config-validator.js',
       'generated/openapi.json',
