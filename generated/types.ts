@@ -862,7 +862,7 @@ export interface ApiEndpoint {
      */
     method: string;
     /**
-     * How the body is sent: JSON (the requestBody schema's type) or multipart/form-data (a FormData the caller builds).
+     * How the body is sent: JSON (the requestBody schema's type, or an open object where the endpoint has no body schema, as for virtual keys whose fields are the provider options) or multipart/form-data (a FormData the caller builds).
      */
     body?: 'json' | 'multipart';
     /**

@@ -35,7 +35,7 @@ const SIZE_TARGET_BYTES = 3 * 1024 * 1024;
 const LEFT_OUT = [
   'usearch (native semantic-cache index): only with GATEWAY_SEMANTIC_CACHE_EMBEDDINGS; install it beside the file to use one',
   'pg-native: never used (the pure-JavaScript PostgreSQL driver is inside)',
-  'gateway compile, explain, diff and build: they need the package (they check and build configs, not serve them)',
+  'gateway compile, explain, diff, build, generate and contract-check: they need the package (they check and build configs and clients, not serve them)',
 ];
 /** Imported only where LEFT_OUT says; the bundle names them but does not carry them. */
 const EXTERNAL = ['usearch', 'pg-native'];
