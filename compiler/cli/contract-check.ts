@@ -6,7 +6,7 @@
 // step fails. Exit 0: every answer matched; 1: a violation or an unexpected error answer; 2: usage.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { ClientTimeoutError, ContractError, GatewayClient, GatewayError } from '../../generated/client/client.ts';
+import { ContractError, GatewayClient, GatewayError } from '../../generated/client/client.ts';
 import { validateError } from '../../generated/client/validators.js';
 
 const USAGE = `Usage: gateway contract-check --base-url URL --api-key KEY [--write] [--json]
@@ -88,7 +88,7 @@ export async function contractCheck(baseURL: string, apiKey: string, options: Co
 
   await check('health.get', () => client.health.get());
   const metrics = await outcomeOf('metrics.get', () => client.metrics.get(), {});
-  if (metrics.result.outcome === 'error' && metrics.result.detail.startsWith('401')) results.push({ operation: 'metrics.get', outcome: 'skipped', detail: 'GATEWAY_METRICS_KEY is set: /metrics takes its own key' });
+  if (metrics.refused?.status === 401) results.push({ operation: 'metrics.get', outcome: 'skipped', detail: 'GATEWAY_METRICS_KEY is set: /metrics takes its own key' });
   else results.push(metrics.value !== null && !metrics.value.includes('# TYPE') ? { operation: 'metrics.get', outcome: 'violation', detail: 'not the Prometheus text format (no # TYPE line)' } : metrics.result);
 
   // Every list, then the first record it holds.
@@ -113,7 +113,7 @@ export async function contractCheck(baseURL: string, apiKey: string, options: Co
   for (const [operation, list, reads] of readable) {
     const listed = await outcomeOf(operation, list, {});
     // Fine-tuning jobs live at the provider: the list is routed, and a gateway with no provider for it answers 400.
-    const unrouted = operation === 'fineTuning.jobs.list' && listed.result.detail.startsWith('400 missing_provider');
+    const unrouted = operation === 'fineTuning.jobs.list' && listed.refused?.code === 'missing_provider';
     results.push(unrouted ? { operation, outcome: 'skipped', detail: 'routed to a provider, and none is set (x-gateway-provider or a config)' } : listed.result);
     const id = idOf(first(listed.value));
     for (const [read, call] of reads(id ?? '-')) {
@@ -220,7 +220,14 @@ async function writeChecks(client: GatewayClient, check: Check): Promise<void> {
   await check('cache.purge', () => client.cache.purge({ namespace: scratch }));
 }
 
-async function outcomeOf<T>(operation: string, call: () => PromiseLike<T>, expect: { status?: number }): Promise<{ result: CheckResult; value: T | null }> {
+/** The check's result, the answer when there was one, and the error answer when the gateway refused. */
+interface Outcome<T> {
+  result: CheckResult;
+  value: T | null;
+  refused?: GatewayError;
+}
+
+async function outcomeOf<T>(operation: string, call: () => PromiseLike<T>, expect: { status?: number }): Promise<Outcome<T>> {
   try {
     const value = await call();
     if (expect.status !== undefined) return { result: { operation, outcome: 'violation', detail: `expected ${expect.status}, got a success answer` }, value: null };
@@ -237,9 +244,8 @@ async function outcomeOf<T>(operation: string, call: () => PromiseLike<T>, expec
         return { result: { operation, outcome: 'violation', detail: `${error.status} error body: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim() }, value: null };
       }
       if (expect.status === error.status) return { result: { operation, outcome: 'ok', detail: `${error.status} ${error.code ?? ''}`.trim() }, value: null };
-      return { result: { operation, outcome: 'error', detail: `${error.status} ${error.code ?? ''}: ${error.message}` }, value: null };
+      return { result: { operation, outcome: 'error', detail: `${error.status} ${error.code ?? ''}: ${error.message}` }, value: null, refused: error };
     }
-    if (error instanceof ClientTimeoutError) return { result: { operation, outcome: 'error', detail: error.message }, value: null };
     return { result: { operation, outcome: 'error', detail: (error as Error).message }, value: null };
   }
 }

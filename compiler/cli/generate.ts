@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_DIR } from '../client/artifacts.ts';
-import { generateArtifacts } from '../schemas/generate.ts';
+import { generateClientArtifacts } from '../schemas/generate.ts';
 
 const USAGE = `Usage: gateway generate client --out DIR
 
@@ -32,7 +32,7 @@ export async function runGenerate(argv: string[]): Promise<number> {
     return 2;
   }
   const out = resolve(parsed.values.out);
-  const files = (await generateArtifacts()).filter((artifact) => artifact.path.startsWith(`${CLIENT_DIR}/`));
+  const files = await generateClientArtifacts();
   await mkdir(out, { recursive: true });
   for (const file of files) await writeFile(join(out, file.path.slice(CLIENT_DIR.length + 1)), file.contents);
   process.stdout.write(`wrote ${files.length} files to ${relative(process.cwd(), out) || '.'}: import { GatewayClient } from './client.ts'\n`);

@@ -32,7 +32,7 @@ export function emitClient(operations: readonly ClientOperation[]): string {
     manipulationSettings: { quoteKind: QuoteKind.Single, indentationText: IndentationText.TwoSpaces },
   });
   const file = project.createSourceFile('client.ts');
-  const types = [...new Set(operations.flatMap((op) => [op.body, op.query, op.answer]).filter((t): t is string => t !== null && /^[A-Z]\w*$/.test(t) && t !== 'FormData' && t !== 'Uint8Array'))].sort();
+  const types = [...new Set(operations.flatMap((op) => op.schemaTypes))].sort();
   const validators = [...new Set(operations.map((op) => op.validator).filter((v): v is string => v !== null))].sort();
 
   file.addImportDeclaration({ moduleSpecifier: './http.ts', namedImports: ['GatewayError', 'headersFor', 'ListCall', 'Transport'] });

@@ -21,6 +21,8 @@ export interface ClientOperation {
   returns: 'json' | 'text' | 'bytes';
   /** Type of the answer: a schema type, `string` or `Uint8Array`. */
   answer: string;
+  /** The schema types (generated/types.ts) among body, query and answer: what client.ts imports for it. */
+  schemaTypes: string[];
   /** Export of the answer's validator in the client's validators.js (JSON answers only). */
   validator: string | null;
   /** Export of the validator of the operation's error body (the `default` response). */
@@ -45,6 +47,7 @@ export function clientOperations(manifest: ApiManifest, schemas: readonly Schema
     const answer = returns === 'json' ? schemaOf(answerRef!) : null;
     const bodyKind = binding.body === 'multipart' ? 'multipart' : endpoint.requestBody !== undefined || binding.body === 'json' ? 'json' : null;
     const query = endpoint.query === undefined ? null : schemaOf(endpoint.query);
+    const body = endpoint.requestBody === undefined ? null : schemaOf(endpoint.requestBody);
     const queryKeys = Object.keys((query?.schema.properties as Record<string, unknown> | undefined) ?? {});
     return [{
       operationId: endpoint.operationId,
@@ -55,11 +58,12 @@ export function clientOperations(manifest: ApiManifest, schemas: readonly Schema
       path: endpoint.path,
       pathParams: pathParams(endpoint.path),
       // A JSON body without a schema (virtual keys: their fields are the provider's options) is an open object.
-      body: bodyKind === 'multipart' ? 'FormData' : endpoint.requestBody !== undefined ? schemaOf(endpoint.requestBody).typeName : bodyKind === 'json' ? 'Record<string, unknown>' : null,
+      body: bodyKind === 'multipart' ? 'FormData' : body !== null ? body.typeName : bodyKind === 'json' ? 'Record<string, unknown>' : null,
       bodyKind,
       query: query?.typeName ?? null,
       returns,
       answer: answer?.typeName ?? (returns === 'text' ? 'string' : 'Uint8Array'),
+      schemaTypes: [body, query, answer].filter((file): file is SchemaFile => file !== null).map((file) => file.typeName),
       validator: answer?.exportName ?? null,
       errorValidator: typeof endpoint.responses.default === 'string' ? schemaOf(endpoint.responses.default).exportName : null,
       paging: queryKeys.includes('after') ? 'cursor' : queryKeys.includes('current_page') ? 'page' : null,

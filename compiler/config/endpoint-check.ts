@@ -13,7 +13,7 @@
 // warned about for each endpoint it lacks.
 import apiManifest from '../../schema/api.json' with { type: 'json' };
 import { compilePattern } from './linear-regex.ts';
-import { eq, gt, gte, inList, lt, lte, matches, ne, notInList } from './query-operators.ts';
+import { COMPARISONS, matches } from './query-operators.ts';
 import { providerEntry, type ProviderEndpoint } from './providers.ts';
 import type { PlanNode, PlanQuery } from './route-plan.ts';
 
@@ -105,39 +105,21 @@ function selectsByPath(query: PlanQuery): boolean {
 /** Three-valued: true or false when the pathname decides the query, undefined when other fields do. */
 function holdsFor(query: PlanQuery, pathname: string): boolean | undefined {
   switch (query.op) {
-    case 'and': {
-      let result: boolean | undefined = true;
-      for (const part of query.all) {
-        const verdict = holdsFor(part, pathname);
-        if (verdict === false) return false;
-        if (verdict === undefined) result = undefined;
-      }
-      return result;
-    }
-    case 'or': {
-      let result: boolean | undefined = false;
-      for (const part of query.any) {
-        const verdict = holdsFor(part, pathname);
-        if (verdict === true) return true;
-        if (verdict === undefined) result = undefined;
-      }
-      return result;
-    }
+    case 'and': return combined(query.all, pathname, false);
+    case 'or': return combined(query.any, pathname, true);
     case 'compare':
-      return query.field.root === 'url' ? compare(query.operator, pathname, query.value) : undefined;
+      if (query.field.root !== 'url') return undefined;
+      return query.operator === '$regex' ? matches(pathname, compilePattern(query.value as string)) : COMPARISONS[query.operator](pathname, query.value);
   }
 }
 
-function compare(operator: Extract<PlanQuery, { op: 'compare' }>['operator'], value: string, operand: unknown): boolean {
-  switch (operator) {
-    case '$eq': return eq(value, operand);
-    case '$ne': return ne(value, operand);
-    case '$gt': return gt(value, operand);
-    case '$gte': return gte(value, operand);
-    case '$lt': return lt(value, operand);
-    case '$lte': return lte(value, operand);
-    case '$in': return inList(value, operand);
-    case '$nin': return notInList(value, operand);
-    case '$regex': return matches(value, compilePattern(operand as string));
+/** `$and` (a false part decides) or `$or` (a true part decides); otherwise unknown if any part is. */
+function combined(parts: readonly PlanQuery[], pathname: string, deciding: boolean): boolean | undefined {
+  let result: boolean | undefined = !deciding;
+  for (const part of parts) {
+    const verdict = holdsFor(part, pathname);
+    if (verdict === deciding) return deciding;
+    if (verdict === undefined) result = undefined;
   }
+  return result;
 }

@@ -18,6 +18,7 @@
 // config, so a deeply nested request value cannot exhaust the stack.
 
 import { type LinearPattern, testPattern } from './linear-regex.ts';
+import type { ComparisonOperator } from './route-plan.ts';
 
 const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
 
@@ -106,6 +107,11 @@ export function inList(value: unknown, list: unknown): boolean {
 export function notInList(value: unknown, list: unknown): boolean {
   return !inList(value, list);
 }
+
+/** Every operator but `$regex` (whose operand is compiled first), by its config name. */
+export const COMPARISONS: Readonly<Record<Exclude<ComparisonOperator, '$regex'>, (value: unknown, operand: unknown) => boolean>> = {
+  $eq: eq, $ne: ne, $gt: gt, $gte: gte, $lt: lt, $lte: lte, $in: inList, $nin: notInList,
+};
 
 export function matches(value: unknown, pattern: LinearPattern): boolean {
   return typeof value === 'string' && testPattern(pattern, value);

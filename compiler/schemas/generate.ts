@@ -29,6 +29,13 @@ export async function generateArtifacts(schemaDir: string = SCHEMA_DIR): Promise
   ];
 }
 
+/** Only generated/client/ (and the types it copies): what `gateway generate client` writes. */
+export async function generateClientArtifacts(schemaDir: string = SCHEMA_DIR): Promise<Artifact[]> {
+  const schemas = await loadSchemaFiles(schemaDir);
+  const manifest = checkManifest(await loadManifest(schemaDir), schemas);
+  return clientArtifacts(manifest, schemas, await typesArtifact(schemas));
+}
+
 /** Writes every artifact under the repo root and returns their paths. */
 export async function writeArtifacts(root: string = REPO_ROOT): Promise<string[]> {
   const artifacts = await generateArtifacts(join(root, 'schema'));
