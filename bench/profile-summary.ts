@@ -1,7 +1,8 @@
 // Summarises a .cpuprofile (from `npm run bench -- --cpu-prof DIR`): self time by function and by
 // file, the gateway's own files apart from node internals and dependencies.
-// Run: node bench/profile-summary.ts DIR/gateway.cpuprofile [top=30]
-import { readFileSync } from 'node:fs';
+// Run: node bench/profile-summary.ts DIR/gateway [top=30]   (a directory: every thread's profile, largest first)
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 interface ProfileNode {
   id: number;
@@ -50,11 +51,14 @@ function shortUrl(url: string): string {
 }
 
 if (import.meta.main) {
-  const [file, top] = process.argv.slice(2);
-  if (file === undefined) {
-    process.stderr.write('Usage: node bench/profile-summary.ts FILE.cpuprofile [top]\n');
+  const [path, top] = process.argv.slice(2);
+  if (path === undefined) {
+    process.stderr.write('Usage: node bench/profile-summary.ts (FILE.cpuprofile | DIR) [top]\n');
     process.exitCode = 2;
   } else {
-    process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(top ?? 30))}\n`);
+    const files = statSync(path).isDirectory()
+      ? readdirSync(path).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(path, name)).sort((a, b) => statSync(b).size - statSync(a).size)
+      : [path];
+    for (const file of files) process.stdout.write(`== ${file}\n${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(top ?? 30))}\n\n`);
   }
 }

@@ -54,7 +54,7 @@ Options:
   --no-pin              leave process placement to the OS
   --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
                         "--max-semi-space-size=16"
-  --cpu-prof DIR        write gateway.cpuprofile and floor.cpuprofile to DIR
+  --cpu-prof DIR        write CPU profiles to DIR/gateway/ and DIR/floor/ (one file per thread)
   --load-generator G    wrk or autocannon for the throughput runs (default: wrk when installed,
                         from Debian's package: apt-get install wrk; else autocannon)
   --out FILE            results JSON (default bench/results/latest.json)
@@ -218,7 +218,9 @@ async function main(): Promise<number> {
   const processes: BenchProcess[] = [];
   const profFlags = (name: string) => [
     ...options.nodeFlags,
-    ...(options.cpuProf === null ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProf, '--cpu-prof-name', `${name}.cpuprofile`]),
+    // One directory per process and Node's default file names: each thread (the request log's writer
+    // is a worker) writes a profile of its own instead of overwriting the main thread's.
+    ...(options.cpuProf === null ? [] : ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProf, name)]),
   ];
   // serve re-executes itself with its memory tuning (bin/memory-tuning.js) but cannot keep the
   // probe's IPC channel across that, so the bench gives the gateway the same tuning (flags passed with
