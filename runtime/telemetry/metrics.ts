@@ -1,8 +1,9 @@
 // Prometheus metrics (docs/observability.md lists each one). One registry per gateway (never
 // prom-client's global one), fed from finished request records and from each upstream attempt; the
 // gauges that describe state (circuits, pools, the log queue) are read when /metrics is scraped.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { RequestRecord } from '../core/request-record.ts';
+import { type CounterChild, CounterSeries, type HistogramChild, HistogramSeries } from './series.ts';
 
 /** Distinct values a client-influenced label (model, provider, config) may take before the rest fold into `other`. */
 const MAX_LABEL_VALUES = 200;
@@ -38,59 +39,56 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #models = new BoundedLabel();
   readonly #providers = new BoundedLabel();
-  readonly #requests: Counter<'route_kind' | 'provider' | 'model' | 'status_class' | 'cache_status'>;
-  readonly #duration: Histogram<'route_kind' | 'provider' | 'status_class'>;
-  readonly #upstream: Histogram<'provider' | 'status_class'>;
-  readonly #tokens: Counter<'provider' | 'model' | 'type'>;
-  readonly #cost: Counter<'provider' | 'model'>;
-  readonly #unpriced: Counter<'provider' | 'model'>;
-  readonly #retries: Counter<'provider'>;
-  readonly #fallbacks: Counter<'provider'>;
-  readonly #inlineConfigs: Counter<'result'>;
-  readonly #limitRefusals: Counter<'code'>;
-  readonly #limitFallbacks: Counter;
-  readonly #usageAlerts: Counter<'policy_id'>;
-  readonly #cacheLookups: Counter<'status'>;
-  /** One child per cache status, made on first use: a label object would be hashed on every inc. */
-  readonly #cacheLookupChildren = new Map<string, { inc(): void }>();
-  readonly #cacheStored: Counter;
-  readonly #cacheSaved: Counter;
-  readonly #cacheFailures: Counter<'operation'>;
-  readonly #embeddingFailures: Counter;
+  readonly #requests: CounterSeries<'route_kind' | 'provider' | 'model' | 'status_class' | 'cache_status'>;
+  readonly #duration: HistogramSeries<'route_kind' | 'provider' | 'status_class'>;
+  readonly #upstream: HistogramSeries<'provider' | 'status_class'>;
+  readonly #tokens: CounterSeries<'provider' | 'model' | 'type'>;
+  readonly #cost: CounterSeries<'provider' | 'model'>;
+  readonly #unpriced: CounterSeries<'provider' | 'model'>;
+  readonly #retries: CounterSeries<'provider'>;
+  readonly #fallbacks: CounterSeries<'provider'>;
+  readonly #inlineConfigs: CounterSeries<'result'>;
+  readonly #limitRefusals: CounterSeries<'code'>;
+  readonly #limitFallbacks: CounterChild;
+  readonly #usageAlerts: CounterSeries<'policy_id'>;
+  readonly #cacheLookups: CounterSeries<'status'>;
+  /** One child per cache status, made on first use. */
+  readonly #cacheLookupChildren = new Map<string, CounterChild>();
+  readonly #cacheStored: CounterChild;
+  readonly #cacheSaved: CounterChild;
+  readonly #cacheFailures: CounterSeries<'operation'>;
+  readonly #embeddingFailures: CounterChild;
 
   readonly #sources: MetricSources = {};
-  /**
-   * The label children of one kind of request, made once: prom-client hashes a label object on every
-   * inc/observe, which cost several µs per request; a child is one map lookup away.
-   */
+  /** The series children of one kind of request, made once: one map lookup per request. */
   readonly #children = new Map<string, RequestChildren>();
-  readonly #attempts = new Map<string, { observe(value: number): void }>();
+  readonly #attempts = new Map<string, HistogramChild>();
 
   constructor(sources: MetricSources = {}) {
     this.addSources(sources);
     const self = this.#sources;
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
-    this.#requests = new Counter({ name: 'gateway_requests_total', help: 'Requests that reached the gateway, by route kind, provider, model, status class and cache status.', labelNames: ['route_kind', 'provider', 'model', 'status_class', 'cache_status'], registers });
-    this.#duration = new Histogram({ name: 'gateway_request_duration_seconds', help: 'Time from a request\'s arrival to the end of its response.', labelNames: ['route_kind', 'provider', 'status_class'], buckets: LATENCY_BUCKETS, registers });
-    this.#upstream = new Histogram({ name: 'gateway_upstream_duration_seconds', help: 'Time from sending an upstream attempt to its response headers (or its failure), by provider and status class.', labelNames: ['provider', 'status_class'], buckets: LATENCY_BUCKETS, registers });
-    this.#tokens = new Counter({ name: 'gateway_tokens_total', help: 'Tokens answers used, by type: input (cached input included), cached_input, output.', labelNames: ['provider', 'model', 'type'], registers });
-    this.#cost = new Counter({ name: 'gateway_cost_usd_total', help: 'USD answers cost, from the pricing table.', labelNames: ['provider', 'model'], registers });
-    this.#unpriced = new Counter({ name: 'gateway_unpriced_responses_total', help: 'Answers with token usage whose model the pricing table does not know (their cost counts as 0).', labelNames: ['provider', 'model'], registers });
-    this.#retries = new Counter({ name: 'gateway_retries_total', help: 'Retries spent on the target that answered.', labelNames: ['provider'], registers });
-    this.#fallbacks = new Counter({ name: 'gateway_fallbacks_total', help: 'Upstream attempts on another target after an earlier target of the same request failed.', labelNames: ['provider'], registers });
-    this.#inlineConfigs = new Counter({ name: 'gateway_inline_config_cache_total', help: 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', labelNames: ['result'], registers });
-    this.#limitRefusals = new Counter({ name: 'gateway_limit_refusals_total', help: 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', labelNames: ['code'], registers });
-    this.#limitFallbacks = new Counter({ name: 'gateway_limit_counter_fallbacks_total', help: 'Limit checks counted in the process because Redis did not answer (fail open).', registers });
-    this.#cacheLookups = new Counter({ name: 'gateway_cache_requests_total', help: 'Requests of a cached route and endpoint, by cache status: HIT, SEMANTIC HIT, MISS, SEMANTIC MISS, REFRESH.', labelNames: ['status'], registers });
-    this.#cacheStored = new Counter({ name: 'gateway_cache_stored_bytes_total', help: 'Bytes of answers stored in the response cache.', registers });
-    this.#cacheSaved = new Counter({ name: 'gateway_cache_saved_usd_total', help: 'USD cache hits saved: what the stored answers cost when the provider gave them.', registers });
-    this.#cacheFailures = new Counter({ name: 'gateway_cache_backend_failures_total', help: 'Cache lookups (get) and stores (set) Redis did not answer; the request went on uncached.', labelNames: ['operation'], registers });
-    this.#embeddingFailures = new Counter({ name: 'gateway_cache_embedding_failures_total', help: 'Semantic-cache embedding calls that failed; each such request was a SEMANTIC MISS.', registers });
+    this.#requests = new CounterSeries('gateway_requests_total', 'Requests that reached the gateway, by route kind, provider, model, status class and cache status.', ['route_kind', 'provider', 'model', 'status_class', 'cache_status'] as const, this.registry);
+    this.#duration = new HistogramSeries('gateway_request_duration_seconds', 'Time from a request\'s arrival to the end of its response.', ['route_kind', 'provider', 'status_class'] as const, LATENCY_BUCKETS, this.registry);
+    this.#upstream = new HistogramSeries('gateway_upstream_duration_seconds', 'Time from sending an upstream attempt to its response headers (or its failure), by provider and status class.', ['provider', 'status_class'] as const, LATENCY_BUCKETS, this.registry);
+    this.#tokens = new CounterSeries('gateway_tokens_total', 'Tokens answers used, by type: input (cached input included), cached_input, output.', ['provider', 'model', 'type'] as const, this.registry);
+    this.#cost = new CounterSeries('gateway_cost_usd_total', 'USD answers cost, from the pricing table.', ['provider', 'model'] as const, this.registry);
+    this.#unpriced = new CounterSeries('gateway_unpriced_responses_total', 'Answers with token usage whose model the pricing table does not know (their cost counts as 0).', ['provider', 'model'] as const, this.registry);
+    this.#retries = new CounterSeries('gateway_retries_total', 'Retries spent on the target that answered.', ['provider'] as const, this.registry);
+    this.#fallbacks = new CounterSeries('gateway_fallbacks_total', 'Upstream attempts on another target after an earlier target of the same request failed.', ['provider'] as const, this.registry);
+    this.#inlineConfigs = new CounterSeries('gateway_inline_config_cache_total', 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', ['result'] as const, this.registry);
+    this.#limitRefusals = new CounterSeries('gateway_limit_refusals_total', 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', ['code'] as const, this.registry);
+    this.#limitFallbacks = new CounterSeries('gateway_limit_counter_fallbacks_total', 'Limit checks counted in the process because Redis did not answer (fail open).', [], this.registry).child({});
+    this.#cacheLookups = new CounterSeries('gateway_cache_requests_total', 'Requests of a cached route and endpoint, by cache status: HIT, SEMANTIC HIT, MISS, SEMANTIC MISS, REFRESH.', ['status'] as const, this.registry);
+    this.#cacheStored = new CounterSeries('gateway_cache_stored_bytes_total', 'Bytes of answers stored in the response cache.', [], this.registry).child({});
+    this.#cacheSaved = new CounterSeries('gateway_cache_saved_usd_total', 'USD cache hits saved: what the stored answers cost when the provider gave them.', [], this.registry).child({});
+    this.#cacheFailures = new CounterSeries('gateway_cache_backend_failures_total', 'Cache lookups (get) and stores (set) Redis did not answer; the request went on uncached.', ['operation'] as const, this.registry);
+    this.#embeddingFailures = new CounterSeries('gateway_cache_embedding_failures_total', 'Semantic-cache embedding calls that failed; each such request was a SEMANTIC MISS.', [], this.registry).child({});
     new Gauge({ name: 'gateway_cache_semantic_vectors', help: 'Vectors the semantic-cache index of this process holds.', registers, collect() { this.set(self.semanticVectors?.() ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_bytes', help: 'Bytes the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().bytes ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_entries', help: 'Answers the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().entries ?? 0); } });
-    this.#usageAlerts = new Counter({ name: 'gateway_usage_limit_alerts_total', help: 'Usage-limit alerts: a group crossed its policy\'s alert_threshold (once per period).', labelNames: ['policy_id'], registers });
+    this.#usageAlerts = new CounterSeries('gateway_usage_limit_alerts_total', 'Usage-limit alerts: a group crossed its policy\'s alert_threshold (once per period).', ['policy_id'] as const, this.registry);
 
     new Gauge({
       name: 'gateway_circuit_state', help: 'Circuits that are not closed: 1 open, 2 half-open (a closed circuit has no series).', labelNames: ['config', 'target'], registers,
@@ -120,12 +118,12 @@ export class GatewayMetrics {
     let children = this.#children.get(key);
     if (children === undefined) {
       children = {
-        requests: this.#requests.labels(record.routeKind, provider, model, statusClass, cacheStatus),
-        duration: this.#duration.labels(record.routeKind, provider, statusClass),
-        input: this.#tokens.labels(provider, model, 'input'),
-        output: this.#tokens.labels(provider, model, 'output'),
-        cachedInput: this.#tokens.labels(provider, model, 'cached_input'),
-        cost: this.#cost.labels(provider, model),
+        requests: this.#requests.child({ route_kind: record.routeKind, provider, model, status_class: statusClass, cache_status: cacheStatus }),
+        duration: this.#duration.child({ route_kind: record.routeKind, provider, status_class: statusClass }),
+        input: this.#tokens.child({ provider, model, type: 'input' }),
+        output: this.#tokens.child({ provider, model, type: 'output' }),
+        cachedInput: this.#tokens.child({ provider, model, type: 'cached_input' }),
+        cost: this.#cost.child({ provider, model }),
       };
       // Bounded like the labels themselves; a reset only costs the next requests a lookup.
       if (this.#children.size >= MAX_CHILDREN) this.#children.clear();
@@ -136,7 +134,7 @@ export class GatewayMetrics {
     if (record.retries > 0) this.#retries.inc({ provider }, record.retries);
     if (record.cacheStatus !== null && record.cacheStatus !== 'DISABLED') {
       let child = this.#cacheLookupChildren.get(record.cacheStatus);
-      if (child === undefined) this.#cacheLookupChildren.set(record.cacheStatus, (child = this.#cacheLookups.labels(record.cacheStatus)));
+      if (child === undefined) this.#cacheLookupChildren.set(record.cacheStatus, (child = this.#cacheLookups.child({ status: record.cacheStatus })));
       child.inc();
       if (record.savedCostUsd !== null && record.savedCostUsd > 0) this.#cacheSaved.inc(record.savedCostUsd);
     }
@@ -158,7 +156,7 @@ export class GatewayMetrics {
     let child = this.#attempts.get(key);
     if (child === undefined) {
       if (this.#attempts.size >= MAX_CHILDREN) this.#attempts.clear();
-      child = this.#upstream.labels(label, statusClass);
+      child = this.#upstream.child({ provider: label, status_class: statusClass });
       this.#attempts.set(key, child);
     }
     child.observe(seconds);
@@ -203,12 +201,12 @@ export class GatewayMetrics {
 }
 
 interface RequestChildren {
-  requests: { inc(): void };
-  duration: { observe(value: number): void };
-  input: { inc(value: number): void };
-  output: { inc(value: number): void };
-  cachedInput: { inc(value: number): void };
-  cost: { inc(value: number): void };
+  requests: CounterChild;
+  duration: HistogramChild;
+  input: CounterChild;
+  output: CounterChild;
+  cachedInput: CounterChild;
+  cost: CounterChild;
 }
 
 function statusClassOf(status: number): string {
