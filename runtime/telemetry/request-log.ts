@@ -23,7 +23,9 @@ export interface RequestLogSettings {
 export const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = {
   queueMax: 20_000,
   flushMs: 500,
-  batchSize: 500,
+  // Large batches: each commit has a fixed cost (WAL frames, B-tree pages rewritten), about halved
+  // per record from 500 to 2,000 rows on SQLite.
+  batchSize: 2000,
   retentionDays: 30,
   retentionEveryMs: 60 * 60 * 1000,
 };
@@ -36,7 +38,8 @@ export class RequestLog {
   readonly #logger: GatewayLogger;
   readonly #settings: RequestLogSettings;
   readonly #now: () => number;
-  #queue: RequestRecord[] = [];
+  /** Records as JSON text: turned into text as they finish, so the queue holds one string each (see write). */
+  #queue: string[] = [];
   #dropped = 0;
   #written = 0;
   #flushing: Promise<void> | null = null;
@@ -69,7 +72,9 @@ export class RequestLog {
       this.#dropped++;
       return;
     }
-    this.#queue.push(record);
+    // Text now, not at the flush: a record queued for up to flushMs outlives young-generation
+    // collections, and promoting and marking its ~40 objects cost more than the string does.
+    this.#queue.push(JSON.stringify(record));
     if (this.#queue.length >= this.#settings.batchSize && this.#flushing === null) void this.flush();
   };
 
@@ -100,7 +105,7 @@ export class RequestLog {
     const batch = this.#queue;
     this.#queue = [];
     try {
-      await this.#store.insert(batch);
+      await this.#store.insertSerialised(batch);
       this.#written += batch.length;
       if (this.#failing) this.#logger.info('request_log_recovered', { written: batch.length });
       this.#failing = false;

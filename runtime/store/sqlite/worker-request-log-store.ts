@@ -6,6 +6,8 @@ import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
 
+const ENCODER = new TextEncoder();
+
 export class WorkerRequestLogStore implements RequestLogStore {
   readonly #dataDir: string;
   readonly #reads: RequestLogStore;
@@ -21,12 +23,19 @@ export class WorkerRequestLogStore implements RequestLogStore {
   }
 
   insert(records: readonly RequestRecord[]): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
+    return this.insertSerialised(records.map((record) => JSON.stringify(record)));
+  }
+
+  insertSerialised(texts: readonly string[]): Promise<void> {
+    if (texts.length === 0) return Promise.resolve();
     const worker = this.#started();
     const id = this.#next++;
     const done = new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, records: records.map((record) => JSON.stringify(record)) } satisfies InsertMessage);
+      // One buffer, moved to the worker rather than copied: cloning an array of strings cost ~8 µs of
+      // the request thread per record. JSON text holds no raw newline, so a newline separates records.
+      const text = ENCODER.encode(texts.join('\n'));
+      worker.postMessage({ id, records: text } satisfies InsertMessage, [text.buffer]);
     });
     const tracked = done.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);

@@ -1,0 +1,120 @@
+// The request-log writer (runtime/telemetry/request-log.ts) on the real stores of both backends: the
+// queue is bounded and counts what it drops, a batch the store refused is written by a later flush,
+// close writes what is queued, and what it wrote reads back as the records that finished.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
+import type { GatewayLogger } from '../../runtime/core/log.ts';
+import type { RequestLogStore } from '../../runtime/store/request-log-store.ts';
+import { RequestLog } from '../../runtime/telemetry/request-log.ts';
+import { BACKENDS, storeForSuite } from '../store/backends.ts';
+
+/** The real store, made to refuse writes while `down` is set (a database that went away and came back). */
+class Interrupted implements RequestLogStore {
+  down = false;
+  readonly #store: RequestLogStore;
+
+  constructor(store: RequestLogStore) {
+    this.#store = store;
+  }
+
+  insert(records: readonly RequestRecord[]): Promise<void> {
+    return this.insertSerialised(records.map((record) => JSON.stringify(record)));
+  }
+
+  insertSerialised(texts: readonly string[]): Promise<void> {
+    return this.down ? Promise.reject(new Error('connection refused')) : this.#store.insertSerialised(texts);
+  }
+
+  list: RequestLogStore['list'] = (filter, page) => this.#store.list(filter, page);
+  get: RequestLogStore['get'] = (id, visibleTo) => this.#store.get(id, visibleTo);
+  deleteOlderThan: RequestLogStore['deleteOlderThan'] = (ms, batch) => this.#store.deleteOlderThan(ms, batch);
+}
+
+function recorder(): GatewayLogger & { events: string[] } {
+  const events: string[] = [];
+  return { events, info: (event) => void events.push(event), warn: (event) => void events.push(event), error: (event) => void events.push(event) };
+}
+
+describe.each(BACKENDS)('request log writer on %s', (backend) => {
+  const ctx = storeForSuite(backend, { beforeAll, afterAll });
+  let run = 0;
+
+  /** Records of one test, told apart by their trace ids. */
+  function records(n: number, status = 200): RequestRecord[] {
+    run++;
+    return Array.from({ length: n }, (_, i) => ({ ...newRequestRecord(`writer-${backend}-${run}-${i}`, 'POST', '/v1/chat/completions', 'http'), status, metadata: { run: `${backend}-${run}` } }));
+  }
+
+  async function stored(tag: RequestRecord[]): Promise<RequestRecord[]> {
+    const page = await ctx.store.requestLogs.list({ metadata: tag[0]!.metadata }, { limit: 1000 });
+    return page.records;
+  }
+
+  it('drops and counts records past the bound, and writes the rest whole', async () => {
+    const log = new RequestLog(ctx.store.requestLogs, recorder(), { queueMax: 5, batchSize: 1000 });
+    const finished = records(8);
+    for (const record of finished) log.write(record);
+    expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 5, dropped: 3 });
+    await log.flush();
+    expect(log.written).toBe(5);
+    const read = await stored(finished);
+    expect(read.map((r) => r.traceId).sort()).toEqual(finished.slice(0, 5).map((r) => r.traceId).sort());
+    expect(read.find((r) => r.traceId === finished[0]!.traceId)).toEqual(JSON.parse(JSON.stringify(finished[0])));
+  });
+
+  it('keeps a refused batch for the next flush, logs the failure once and the recovery', async () => {
+    const store = new Interrupted(ctx.store.requestLogs);
+    const logger = recorder();
+    const log = new RequestLog(store, logger, { queueMax: 100, batchSize: 1000 });
+    const finished = records(4);
+    store.down = true;
+    for (const record of finished.slice(0, 2)) log.write(record);
+    await log.flush();
+    for (const record of finished.slice(2)) log.write(record);
+    await log.flush();
+    expect({ queued: log.queued, written: log.written, dropped: log.dropped }).toEqual({ queued: 4, written: 0, dropped: 0 });
+    expect(logger.events).toEqual(['request_log_write_failed']);
+    store.down = false;
+    await log.flush();
+    expect({ queued: log.queued, written: log.written }).toEqual({ queued: 0, written: 4 });
+    expect(logger.events).toEqual(['request_log_write_failed', 'request_log_recovered']);
+    expect((await stored(finished)).length).toBe(4);
+  });
+
+  it('a refused batch keeps only what fits the bound, oldest dropped first', async () => {
+    const store = new Interrupted(ctx.store.requestLogs);
+    const log = new RequestLog(store, recorder(), { queueMax: 3, batchSize: 1000 });
+    const finished = records(3);
+    store.down = true;
+    for (const record of finished) log.write(record);
+    await log.flush();
+    const later = records(2).map((r) => ({ ...r, metadata: finished[0]!.metadata }));
+    for (const record of later) log.write(record);
+    // The refused three were kept; the two later ones found the queue full.
+    expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 3, dropped: 2 });
+    store.down = false;
+    await log.close();
+    expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+  });
+
+  it('close writes what is queued, and drops (and counts) what comes after', async () => {
+    const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, flushMs: 60_000 });
+    log.start();
+    const finished = records(25);
+    for (const record of finished) log.write(record);
+    await log.close();
+    expect(log.written).toBe(25);
+    log.write(records(1)[0]!);
+    expect(log.dropped).toBe(1);
+    expect((await stored(finished)).length).toBe(25);
+  });
+
+  it('a full batch is written without waiting for the timer', async () => {
+    const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 10, flushMs: 60_000 });
+    log.start();
+    const finished = records(10);
+    for (const record of finished) log.write(record);
+    await expect.poll(() => log.written, { timeout: 5000 }).toBe(10);
+    await log.close();
+  });
+});
