@@ -54,7 +54,7 @@ Options:
   --no-pin              leave process placement to the OS
   --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
                         "--max-semi-space-size=16"
-  --cpu-prof DIR        write CPU profiles to DIR/gateway/ and DIR/floor/ (one file per thread)
+  --cpu-prof DIR        write CPU profiles to DIR/<process>/ (gateway, bare, redis, floor; one file per thread)
   --load-generator G    wrk or autocannon for the throughput runs (default: wrk when installed,
                         from Debian's package: apt-get install wrk; else autocannon)
   --out FILE            results JSON (default bench/results/latest.json)
@@ -259,7 +259,7 @@ async function main(): Promise<number> {
           args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data-bare')],
           env: { GATEWAY_API_KEY: GATEWAY_KEY, GATEWAY_REQUEST_LOG: 'off', GATEWAY_METRICS: 'off', ...gatewayEnv },
           cpus: pinned ? '1' : null,
-          nodeFlags: tuning.flags,
+          nodeFlags: [...profFlags('bare'), ...tuning.flags],
         })
       : null;
     if (bare !== null) processes.push(bare);
@@ -269,7 +269,7 @@ async function main(): Promise<number> {
           args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data-redis')],
           env: { GATEWAY_API_KEY: GATEWAY_KEY, REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379', ...gatewayEnv },
           cpus: pinned ? '1' : null,
-          nodeFlags: tuning.flags,
+          nodeFlags: [...profFlags('redis'), ...tuning.flags],
         })
       : null;
     if (redis !== null) processes.push(redis);

@@ -1,7 +1,7 @@
 // The request log record (ARCHITECTURE §5 "Request log"): one per request that reached the server,
 // errors and 401s included. Built when the request arrives, filled by the server and the pipeline's
 // stages, and written in batches once the response is finished. It never holds a secret.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /** What kind of request this was: the data plane, the pass-through, the control plane, or neither. */
 export type RouteKind = 'inference' | 'passthrough' | 'control' | 'health' | 'metrics' | 'unmatched';
@@ -112,6 +112,18 @@ export function newRecordId(now = Date.now()): string {
   const time = now.toString(16).padStart(12, '0');
   const count = sequence.toString(16).padStart(6, '0');
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${count.slice(0, 3)}-8${count.slice(3, 6)}-${PROCESS_BITS}`;
+}
+
+/**
+ * A trace id for a request that came without one: a UUID version 7 (48 bits of milliseconds, then 74
+ * random bits; RFC 9562), so generated trace ids arrive in about the order of time. The request log
+ * indexes trace ids, and an index fed random keys rewrites a page for nearly every insert once it
+ * outgrows the cache (on SQLite ~5× the CPU per record at a million rows); time-ordered keys append.
+ */
+export function newTraceId(now = Date.now()): string {
+  const time = now.toString(16).padStart(12, '0');
+  // randomUUID's layout: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; its variant bits are already RFC 9562's.
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }
 
 /** The part of every id made at `ms` that comes before its counter: ids of earlier times sort below it, of `ms` and later above. */

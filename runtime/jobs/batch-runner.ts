@@ -3,7 +3,7 @@
 // over by whichever process polls next, a restarted one included. Each line goes through the same
 // router as a live request, a bounded number at a time, and its result is recorded once (the line's
 // primary key), so whatever runs twice after a takeover lands once in the output or error file.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConfigResolver } from '../inference/config-resolver.ts';
 import { resolveRouter } from '../inference/handlers.ts';
@@ -15,7 +15,7 @@ import type { BatchLineError, BatchRecord, BatchStatus, BatchStore, LineResult }
 import type { GatewayFileStore } from '../store/file-store.ts';
 import { type BatchLine, type BatchResponse, outputLine, parseBatchFile } from './batch-lines.ts';
 import { detachedExchange, routeForEndpoint } from './detached-context.ts';
-import { newRequestRecord, type RequestRecord } from '../core/request-record.ts';
+import { newRequestRecord, newTraceId, type RequestRecord } from '../core/request-record.ts';
 import type { RouteSealer } from './route-headers.ts';
 import type { Caller } from '../pipeline/exchange.ts';
 import { RETRY_AFTER_MS_HEADER } from '../pipeline/limits/rate-limit-headers.ts';
@@ -267,7 +267,7 @@ export class BatchRunner {
 
   /** One line through the router; null when it was abandoned (shutdown); the wait when a rate limit refused it. */
   async #runLine(batch: BatchRecord, line: BatchLine, route: RouteSpec, headers: Record<string, string>, caller: Caller | null): Promise<LineResult | RateLimited | null> {
-    const record = newRequestRecord(randomUUID(), 'POST', route.path, 'batch');
+    const record = newRequestRecord(newTraceId(), 'POST', route.path, 'batch');
     record.routeKind = 'inference';
     record.operationId = route.operationId;
     record.organisationId = batch.organisationId;

@@ -1,9 +1,8 @@
 // The per-request context handed to every handler. A plain class with fields: cheap to build, and
 // the costly parts (query object, abort signal, body, JSON) are created only when first asked for.
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiKeyRecord } from '../store/api-key-store.ts';
-import { newRequestRecord, type RequestRecord } from '../core/request-record.ts';
+import { newRequestRecord, newTraceId, type RequestRecord } from '../core/request-record.ts';
 import { readRequestBody } from './body.ts';
 import { GatewayError } from '../core/errors.ts';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../compiler/config/json-depth.ts';
@@ -87,13 +86,13 @@ export class RequestContext {
 
     const sent = req.headers[TRACE_ID_HEADER];
     if (typeof sent !== 'string' || sent === '') {
-      this.traceId = randomUUID();
+      this.traceId = newTraceId();
       this.traceIdError = null;
     } else if (isValidTraceId(sent)) {
       this.traceId = sent;
       this.traceIdError = null;
     } else {
-      this.traceId = randomUUID();
+      this.traceId = newTraceId();
       this.traceIdError = new GatewayError('invalid_header', `${TRACE_ID_HEADER} must be at most 256 printable ASCII characters.`, TRACE_ID_HEADER);
     }
     res.traceId = this.traceId;

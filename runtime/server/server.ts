@@ -1,6 +1,5 @@
 // The HTTP shell: node:http server, route dispatch, authentication, and the rule that whatever a
 // handler throws becomes the gateway error body and never reaches the process.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiKeyRing } from './auth.ts';
@@ -12,7 +11,7 @@ import { describeError, type GatewayLogger } from '../core/log.ts';
 import { RouteTable, type RouteSpec } from './match.ts';
 import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError } from './respond.ts';
-import type { RequestRecord, RouteKind } from '../core/request-record.ts';
+import { newTraceId, type RequestRecord, type RouteKind } from '../core/request-record.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
 
@@ -269,7 +268,7 @@ function onConnect(_req: IncomingMessage, socket: Socket): void {
   socket.on('error', () => undefined);
   socket.end(
     `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `${TRACE_ID_HEADER}: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+      `${TRACE_ID_HEADER}: ${newTraceId()}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -287,7 +286,7 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n` +
       'content-type: application/json; charset=utf-8\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
-      `${TRACE_ID_HEADER}: ${randomUUID()}\r\n` +
+      `${TRACE_ID_HEADER}: ${newTraceId()}\r\n` +
       'connection: close\r\n\r\n' +
       body,
   );

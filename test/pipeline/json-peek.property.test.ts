@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { peekMember } from '../../runtime/pipeline/log/json-peek.ts';
-import { newRecordId } from '../../runtime/core/request-record.ts';
+import { newRecordId, newTraceId } from '../../runtime/core/request-record.ts';
 
 const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
 const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
@@ -33,5 +33,16 @@ describe('record ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (let i = 1; i < ids.length; i++) if (sorted[i] > sorted[i - 1]) expect(ids[i] > ids[i - 1]).toBe(true);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  test.prop([fc.array(fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }), { minLength: 2, maxLength: 50 })])('generated trace ids are UUID version 7: unique, and later milliseconds sort after earlier ones', (times) => {
+    const sorted = [...times].sort((a, b) => a - b);
+    const ids = sorted.map((t) => newTraceId(t));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 1; i < ids.length; i++) if (sorted[i] > sorted[i - 1]) expect(ids[i] > ids[i - 1]).toBe(true);
+    for (const [i, id] of ids.entries()) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(sorted[i]);
+    }
   });
 });

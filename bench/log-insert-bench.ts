@@ -1,0 +1,83 @@
+// The request log's SQLite insert path alone (the store the writer thread runs, on a fresh data
+// directory): CPU per record once the table already holds many rows, with generated (time-ordered)
+// or random trace ids. It is why generated trace ids are UUID version 7 (docs/decisions.md).
+// Run: node bench/log-insert-bench.ts [--rows 1000000] [--records 40000] [--batch 2000] [--trace time|random]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { newRecordId, newRequestRecord, newTraceId } from '../runtime/core/request-record.ts';
+import { SqlRequestLogStore } from '../runtime/store/sql/sql-request-log-store.ts';
+import { openSqliteDatabase, SQLITE_FILE_NAME } from '../runtime/store/sqlite/database.ts';
+import { SqliteDatabase } from '../runtime/store/sqlite/sqlite-database.ts';
+
+const HELP = `Usage: node bench/log-insert-bench.ts [options]
+
+Fills a request log on a fresh SQLite file with --rows records, then times --records more written as
+the writer thread writes them (batches of --batch, one transaction each) and prints the process's
+CPU per record (user and system).
+
+Options:
+  --rows N       records stored before the measurement (default 1000000)
+  --records N    records measured (default 40000)
+  --batch N      records per batch (default 2000, the request log's batch size)
+  --trace KIND   time: trace ids as the gateway generates them (UUID v7); random: UUID v4, as a
+                 client might send them (default time)
+  -h, --help     show this help
+`;
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    records: { type: 'string', default: '40000' },
+    batch: { type: 'string', default: '2000' },
+    trace: { type: 'string', default: 'time' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+const rows = Number(values.rows);
+const measured = Number(values.records);
+const batch = Number(values.batch);
+if (values.trace !== 'time' && values.trace !== 'random') throw new Error('--trace is time or random');
+const traceId = values.trace === 'time' ? () => newTraceId() : () => crypto.randomUUID();
+
+/** A record as the single-route benchmark leaves it: a chat answer with usage and cost. */
+function recordText(createdAt: number): string {
+  const record = newRequestRecord(traceId(), 'POST', '/v1/chat/completions', 'http', createdAt);
+  return JSON.stringify({
+    ...record, id: newRecordId(createdAt), routeKind: 'inference', operationId: 'createChatCompletion', status: 200, latencyMs: 0.41, ttfbMs: 0.39,
+    configId: 'single', targetPath: 'config', provider: 'openai', modelRequested: 'gpt-4o-mini', modelAnswered: 'gpt-4o-mini', cacheStatus: 'DISABLED',
+    usage: { inputTokens: 9, outputTokens: 9, cachedInputTokens: 0, totalTokens: 18, estimated: false }, costUsd: 0.0000068, apiKeyId: 'bench-key',
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gateway-log-bench-'));
+try {
+  const db = new SqliteDatabase(openSqliteDatabase(dir), join(dir, SQLITE_FILE_NAME));
+  const store = new SqlRequestLogStore(db);
+  const started = Date.now() - 86_400_000;
+  for (let done = 0; done < rows; done += batch) {
+    const texts: string[] = [];
+    for (let i = 0; i < Math.min(batch, rows - done); i++) texts.push(recordText(started + Math.floor((done + i) / 50)));
+    await store.insertSerialised(texts);
+    if ((done / batch) % 50 === 0) process.stderr.write(`\rfilling: ${done.toLocaleString('en')} of ${rows.toLocaleString('en')} rows`);
+  }
+  process.stderr.write(`\rfilled ${rows.toLocaleString('en')} rows${' '.repeat(20)}\n`);
+  db.connection.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  const batches: string[][] = [];
+  for (let done = 0; done < measured; done += batch) batches.push(Array.from({ length: Math.min(batch, measured - done) }, () => recordText(Date.now())));
+  const before = process.cpuUsage();
+  const wall = performance.now();
+  for (const texts of batches) await store.insertSerialised(texts);
+  const cpu = process.cpuUsage(before);
+  const per = (micros: number) => (micros / measured).toFixed(1);
+  process.stdout.write(`trace ids ${values.trace}, ${rows.toLocaleString('en')} rows stored, ${measured.toLocaleString('en')} measured in batches of ${batch}: ` +
+    `${per(cpu.user + cpu.system)} CPU µs/record (user ${per(cpu.user)}, system ${per(cpu.system)}), wall ${per((performance.now() - wall) * 1000)} µs/record\n`);
+  await db.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
