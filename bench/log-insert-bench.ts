@@ -20,7 +20,7 @@ CPU per record (user and system).
 Options:
   --rows N       records stored before the measurement (default 1000000)
   --records N    records measured (default 40000)
-  --batch N      records per batch (default 2000, the request log's batch size)
+  --batch N      records per batch (default 500, the request log's batch size)
   --trace KIND   time: trace ids as the gateway generates them (UUID v7); random: UUID v4, as a
                  client might send them (default time)
   -h, --help     show this help
@@ -30,7 +30,7 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
     records: { type: 'string', default: '40000' },
-    batch: { type: 'string', default: '2000' },
+    batch: { type: 'string', default: '500' },
     trace: { type: 'string', default: 'time' },
     help: { type: 'boolean', short: 'h', default: false },
   },
