@@ -109,9 +109,8 @@ let sequence = 0;
  */
 export function newRecordId(now = Date.now()): string {
   sequence = (sequence + 1) & 0xffffff;
-  const time = now.toString(16).padStart(12, '0');
   const count = sequence.toString(16).padStart(6, '0');
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${count.slice(0, 3)}-8${count.slice(3, 6)}-${PROCESS_BITS}`;
+  return `${timePrefix(now)}-7${count.slice(0, 3)}-8${count.slice(3, 6)}-${PROCESS_BITS}`;
 }
 
 /**
@@ -121,9 +120,20 @@ export function newRecordId(now = Date.now()): string {
  * outgrows the cache (on SQLite ~5× the CPU per record at a million rows); time-ordered keys append.
  */
 export function newTraceId(now = Date.now()): string {
-  const time = now.toString(16).padStart(12, '0');
   // randomUUID's layout: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; its variant bits are already RFC 9562's.
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+  return `${timePrefix(now)}-7${randomUUID().slice(15)}`;
+}
+
+let prefixMs = -1;
+let prefix = '';
+
+/** `xxxxxxxx-xxxx` of the milliseconds `ms`: the first two groups of a version 7 id (made once per millisecond). */
+function timePrefix(ms: number): string {
+  if (ms !== prefixMs) {
+    prefix = idPrefixAt(ms);
+    prefixMs = ms;
+  }
+  return prefix;
 }
 
 /** The part of every id made at `ms` that comes before its counter: ids of earlier times sort below it, of `ms` and later above. */
