@@ -4,7 +4,7 @@ import type { Via } from './scenarios.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import type { CompileResult } from './compile-bench.ts';
 import type { InlineResult } from './inline-bench.ts';
-import type { HooksResult } from './hooks-bench.ts';
+import type { StageCosts } from './stage-bench.ts';
 import type { TargetCheck } from './targets.ts';
 
 export interface ScenarioResult {
@@ -80,7 +80,7 @@ export function scenarioTable(rows: readonly ScenarioResult[], connections: numb
   return markdownTable(header, body, [false, ...header.slice(1).map(() => true)]);
 }
 
-export function otherTable(compile: CompileResult | null, inline: InlineResult | null, semantic: SemanticResult | null = null, hooks: HooksResult | null = null): string {
+export function otherTable(compile: CompileResult | null, inline: InlineResult | null, semantic: SemanticResult | null = null, stages: StageCosts | null = null): string {
   const rows: string[][] = [];
   if (compile !== null) {
     rows.push([`gateway compile, ${compile.configs} generated configs (wall, process start included)`, `${compile.cliSeconds.toFixed(2)} s`]);
@@ -95,9 +95,11 @@ export function otherTable(compile: CompileResult | null, inline: InlineResult |
     rows.push([`inline config, cached: exact text (${inline.headerBytes} B), cache full (${inline.cacheEntries} entries)`, `${inline.cachedMicros.toFixed(2)} µs`]);
     rows.push(['inline config, cached: exact text, the only config cached', `${inline.cachedAloneMicros.toFixed(2)} µs`]);
   }
-  if (hooks !== null) {
-    rows.push(['pipeline CPU per request in process, single route without hooks (median)', `${hooks.plainMicros.toFixed(1)} µs`]);
-    rows.push(['  the same with 3 checks on input and output (wordCount, regexMatch, characterCount)', `${hooks.guardedMicros.toFixed(1)} µs`]);
+  if (stages !== null) {
+    rows.push(['pipeline CPU per request in process, single route (median)', `${stages.plainMicros.toFixed(1)} µs`]);
+    rows.push(['  the same with 3 checks on input and output (wordCount, regexMatch, characterCount)', `${stages.guardedMicros.toFixed(1)} µs`]);
+    rows.push(['  the same with a simple cache, every answer stored (miss path)', `${stages.cacheMissMicros.toFixed(1)} µs`]);
+    rows.push(['  the same with a simple cache, answered from it (hit)', `${stages.cacheHitMicros.toFixed(1)} µs`]);
   }
   if (semantic !== null) {
     rows.push([`semantic lookup, ${semantic.entries} entries × ${semantic.dimensions} dims, embedding excluded (p50 / p99)`, `${semantic.lookupMicrosP50.toFixed(0)} / ${semantic.lookupMicrosP99.toFixed(0)} µs`]);

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { type MemoryTuning, pendingTuning } from '../bin/memory-tuning.js';
 import { compileBench, type CompileResult } from './compile-bench.ts';
 import { inlineBench, type InlineResult } from './inline-bench.ts';
-import { hooksBench, type HooksResult } from './hooks-bench.ts';
+import { stageBench, type StageCosts } from './stage-bench.ts';
 import { semanticBench, type SemanticResult } from './semantic-bench.ts';
 
 /** A common embedding model's output size. */
@@ -48,7 +48,8 @@ Options:
                         ${SCENARIOS.map((s) => s.id).join(', ')}
   --configs N           generated configs for the compile benchmark (default 1000; 0 skips it)
   --no-inline           skip the inline-config benchmark
-  --no-hooks            skip the in-process hooks benchmark (pipeline CPU with and without guardrails)
+  --no-stages           skip the in-process stage benchmark (pipeline CPU of the single route as it
+                        is, with three guardrail checks, and with a cache: miss path and hit)
   --semantic-entries N  vectors in the semantic-lookup benchmark (default 100000, 1536 dimensions;
                         0 skips it; filling 100000 takes about a minute)
   --no-pin              leave process placement to the OS
@@ -69,7 +70,7 @@ interface Options {
   only: string[] | null;
   configs: number;
   inline: boolean;
-  hooks: boolean;
+  stages: boolean;
   semanticEntries: number;
   pin: boolean;
   cpuProf: string | null;
@@ -91,7 +92,7 @@ function parseOptions(argv: string[]): Options | null {
       only: { type: 'string' },
       configs: { type: 'string', default: '1000' },
       'no-inline': { type: 'boolean', default: false },
-      'no-hooks': { type: 'boolean', default: false },
+      'no-stages': { type: 'boolean', default: false },
       'semantic-entries': { type: 'string', default: '100000' },
       'no-pin': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
@@ -118,7 +119,7 @@ function parseOptions(argv: string[]): Options | null {
     only,
     configs: Math.floor(number('configs', values.configs, 0)),
     inline: !values['no-inline'],
-    hooks: !values['no-hooks'],
+    stages: !values['no-stages'],
     semanticEntries: Math.floor(number('semantic-entries', values['semantic-entries'], 0)),
     pin: !values['no-pin'],
     cpuProf: values['cpu-prof'] === undefined ? null : resolve(values['cpu-prof']),
@@ -229,7 +230,7 @@ async function main(): Promise<number> {
   const results: ScenarioResult[] = [];
   let compile: CompileResult | null = null;
   let inline: InlineResult | null = null;
-  let hooks: HooksResult | null = null;
+  let stages: StageCosts | null = null;
   let semantic: SemanticResult | null = null;
   try {
     if (options.cpuProf !== null) await mkdir(options.cpuProf, { recursive: true });
@@ -364,9 +365,9 @@ async function main(): Promise<number> {
       progress('inline: first sight, respelt and cached lookups …');
       inline = await inlineBench('http://127.0.0.1:9');
     }
-    if (options.hooks) {
-      progress('hooks: pipeline CPU per request with and without three checks on input and output …');
-      hooks = await hooksBench();
+    if (options.stages) {
+      progress('stages: pipeline CPU per request of the single route, with three checks, with a cache (miss, hit) …');
+      stages = await stageBench();
     }
     if (options.semanticEntries > 0) {
       progress(`semantic: filling an index of ${options.semanticEntries} vectors × ${SEMANTIC_DIMENSIONS} dims …`);
@@ -376,7 +377,7 @@ async function main(): Promise<number> {
     await rm(work, { recursive: true, force: true });
   }
 
-  const checks = checkTargets(results, compile, inline, semantic, hooks);
+  const checks = checkTargets(results, compile, inline, semantic, stages);
   const report = [
     '',
     `Machine: ${describeMachine(host)}`,
@@ -387,7 +388,7 @@ async function main(): Promise<number> {
     '',
     scenarioTable(results, options.connections),
     '',
-    otherTable(compile, inline, semantic, hooks),
+    otherTable(compile, inline, semantic, stages),
     '',
     targetTable(checks),
     '',
@@ -407,7 +408,7 @@ async function main(): Promise<number> {
     scenarios: results,
     compile,
     inline,
-    hooks,
+    stages,
     semantic,
     targets: checks,
   };

@@ -25,6 +25,8 @@ it('the harness starts, loads the single scenario and prints the table and targe
   expect(stdout).toMatch(/compile 1,000 configs/);
   expect(stdout).toMatch(/cached inline config lookup/);
   expect(stdout).toMatch(/semantic lookup, 500 entries × 1536 dims/);
+  expect(stdout).toMatch(/guardrails: gateway CPU three cheap checks on input and output add \(in process\)/);
+  expect(stdout).toMatch(/cache: gateway CPU the miss path adds, every answer stored \(in process\)/);
   const result = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: { id: string; requests: number; failures: number }[] };
   expect(result.scenarios.map((s) => s.id)).toEqual(['direct', 'floor', 'single']);
   for (const scenario of result.scenarios) {
