@@ -9,7 +9,6 @@ import { migrate } from './migrate.ts';
 
 export const SQLITE_FILE_NAME = 'gateway.sqlite';
 const BUSY_TIMEOUT_MS = 5000;
-const PAGE_SIZE = 32768;
 
 export function openSqliteDatabase(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true });
@@ -20,11 +19,6 @@ export function openSqliteDatabase(dataDir: string): DatabaseSync {
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
-    // For a new file only (SQLite ignores it once a table exists): the request log's rows are ~1 KB
-    // and written hundreds per commit, and on 4 KB pages each record cost about twice the CPU of
-    // 32 KB pages (more B-tree splits, WAL frames and write calls; measured in
-    // docs/decisions.md "SQLite page size"). Control-plane tables are small either way.
-    db.exec(`PRAGMA page_size = ${PAGE_SIZE}`);
     withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
