@@ -10,19 +10,18 @@ import { SqliteDatabase } from './sqlite-database.ts';
 
 export interface InsertMessage {
   id: number;
-  /** The records as JSON text, UTF-8, one per line. */
-  records: Uint8Array;
+  /** Each record as JSON text. */
+  records: readonly string[];
 }
 
 export type InsertReply = { id: number; ok: true } | { id: number; ok: false; message: string };
 
-const DECODER = new TextDecoder();
 const dataDir = (workerData as { dataDir: string }).dataDir;
 const db = new SqliteDatabase(openSqliteDatabase(dataDir), join(dataDir, SQLITE_FILE_NAME));
 const store = new SqlRequestLogStore(db);
 
 parentPort!.on('message', (message: InsertMessage) => {
-  store.insertSerialised(DECODER.decode(message.records).split('\n')).then(
+  store.insertSerialised(message.records).then(
     () => parentPort!.postMessage({ id: message.id, ok: true } satisfies InsertReply),
     (error: unknown) => parentPort!.postMessage({ id: message.id, ok: false, message: (error as Error).message } satisfies InsertReply),
   );
