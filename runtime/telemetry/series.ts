@@ -1,8 +1,9 @@
 // Counters and histograms for the per-request path, exposed through a prom-client registry.
 // prom-client's label children still hash and validate their label object on every inc and observe
-// (2.5 µs for what one request records, in a tight loop; 0.3 µs with these); these keep one plain accumulator per label
-// set, which the caller holds on to, and take prom-client's value format only when /metrics is
-// scraped. They implement the duck-typed metric prom-client's Registry reads (name, type, get()).
+// (2.5 µs for what one request records, in a tight loop; 0.3 µs with these). These keep one plain
+// accumulator per label set, which the caller holds on to, and take prom-client's value format only
+// when /metrics is scraped. They implement the duck-typed metric prom-client's Registry reads
+// (name, type, get()).
 import type { Registry } from 'prom-client';
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
