@@ -117,7 +117,7 @@ export function newRecordId(now = Date.now()): string {
  * A trace id for a request that came without one: a UUID version 7 (48 bits of milliseconds, then 74
  * random bits; RFC 9562), so generated trace ids arrive in about the order of time. The request log
  * indexes trace ids, and an index fed random keys rewrites a page for nearly every insert once it
- * outgrows the cache (on SQLite ~5× the CPU per record at a million rows); time-ordered keys append.
+ * outgrows the cache (on SQLite ~3× the CPU per record at a million rows); time-ordered keys append.
  */
 export function newTraceId(now = Date.now()): string {
   // randomUUID's layout: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; its variant bits are already RFC 9562's.

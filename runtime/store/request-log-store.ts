@@ -28,12 +28,8 @@ export interface RequestLogPage {
 }
 
 export interface RequestLogStore {
-  insert(records: readonly RequestRecord[]): Promise<void>;
-  /**
-   * The same for records already turned into JSON text, as the log writer queues them: a string held
-   * until the next flush costs the garbage collector far less than the record's object graph.
-   */
-  insertSerialised(texts: readonly string[]): Promise<void>;
+  /** Records as JSON text (`JSON.stringify` of a RequestRecord), as the log writer queues them. */
+  insert(texts: readonly string[]): Promise<void>;
   /** `after`: the id of the last record of the previous page (records older than it follow). */
   list(filter: RequestLogFilter, page: { after?: string; limit: number }): Promise<RequestLogPage>;
   get(id: string, visibleTo?: string): Promise<RequestRecord | null>;

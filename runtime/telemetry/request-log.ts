@@ -105,7 +105,7 @@ export class RequestLog {
     const batch = this.#queue;
     this.#queue = [];
     try {
-      await this.#store.insertSerialised(batch);
+      await this.#store.insert(batch);
       this.#written += batch.length;
       if (this.#failing) this.#logger.info('request_log_recovered', { written: batch.length });
       this.#failing = false;

@@ -32,7 +32,7 @@ describe('gateway logs', () => {
   beforeAll(async () => {
     location = await createLocation('sqlite');
     store = await location.open();
-    await store.requestLogs.insert([...records, record('other', 200, now)]);
+    await store.requestLogs.insert([...records, record('other', 200, now)].map((r) => JSON.stringify(r)));
   });
   afterAll(async () => {
     await store?.close();
@@ -78,7 +78,7 @@ describe('gateway logs', () => {
     const lines = () => stdout.trim().split('\n').filter((l) => l !== '');
     for (let waited = 0; lines().length < 3 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     const late = record(team, 201, Date.now());
-    await store.requestLogs.insert([late]);
+    await store.requestLogs.insert([late].map((r) => JSON.stringify(r)));
     for (let waited = 0; lines().length < 4 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     expect(await exited).toBe(0);

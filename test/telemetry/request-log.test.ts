@@ -17,12 +17,8 @@ class Interrupted implements RequestLogStore {
     this.#store = store;
   }
 
-  insert(records: readonly RequestRecord[]): Promise<void> {
-    return this.insertSerialised(records.map((record) => JSON.stringify(record)));
-  }
-
-  insertSerialised(texts: readonly string[]): Promise<void> {
-    return this.down ? Promise.reject(new Error('connection refused')) : this.#store.insertSerialised(texts);
+  insert(texts: readonly string[]): Promise<void> {
+    return this.down ? Promise.reject(new Error('connection refused')) : this.#store.insert(texts);
   }
 
   list: RequestLogStore['list'] = (filter, page) => this.#store.list(filter, page);

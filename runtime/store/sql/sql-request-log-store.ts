@@ -15,12 +15,8 @@ export class SqlRequestLogStore implements RequestLogStore {
     this.#db = db;
   }
 
-  insert(records: readonly RequestRecord[]): Promise<void> {
-    return this.insertSerialised(records.map((record) => JSON.stringify(record)));
-  }
-
-  /** Records already as JSON text (the worker-thread writer gets them so: a string crosses threads far cheaper than an object). */
-  async insertSerialised(texts: readonly string[]): Promise<void> {
+  /** The columns come from each record's own text, so the row and its `record` never disagree. */
+  async insert(texts: readonly string[]): Promise<void> {
     if (texts.length === 0) return;
     const records = texts.map((text) => ({ text, r: JSON.parse(text) as RequestRecord }));
     await this.#db.transaction(async (tx) => {

@@ -21,7 +21,7 @@ const db = new SqliteDatabase(openSqliteDatabase(dataDir), join(dataDir, SQLITE_
 const store = new SqlRequestLogStore(db);
 
 parentPort!.on('message', (message: InsertMessage) => {
-  store.insertSerialised(message.records).then(
+  store.insert(message.records).then(
     () => parentPort!.postMessage({ id: message.id, ok: true } satisfies InsertReply),
     (error: unknown) => parentPort!.postMessage({ id: message.id, ok: false, message: (error as Error).message } satisfies InsertReply),
   );

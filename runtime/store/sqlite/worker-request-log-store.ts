@@ -20,11 +20,7 @@ export class WorkerRequestLogStore implements RequestLogStore {
     this.#reads = reads;
   }
 
-  insert(records: readonly RequestRecord[]): Promise<void> {
-    return this.insertSerialised(records.map((record) => JSON.stringify(record)));
-  }
-
-  insertSerialised(texts: readonly string[]): Promise<void> {
+  insert(texts: readonly string[]): Promise<void> {
     if (texts.length === 0) return Promise.resolve();
     const worker = this.#started();
     const id = this.#next++;
