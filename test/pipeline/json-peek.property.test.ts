@@ -3,7 +3,7 @@
 // deeper down (or inside a string) is never taken for a top-level one.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { peekMember } from '../../runtime/pipeline/log/json-peek.ts';
+import { peekMember, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
 import { newRecordId, newTraceId } from '../../runtime/core/request-record.ts';
 
 const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
@@ -23,6 +23,26 @@ describe('peekMember', () => {
 
   test.prop([fc.string(), key], { numRuns: 200 })('never throws on text that is not JSON', (text, wanted) => {
     expect(() => peekMember(Buffer.from(text), wanted)).not.toThrow();
+  });
+});
+
+// The same properties for the backwards search, plus layouts made to mislead it: the key again,
+// nested, after the top-level one, and quoted inside a string value at the end.
+describe('peekTrailingMember', () => {
+  test.prop([object, key, fc.constantFrom(undefined, 2, '\t')], { numRuns: 300 })('equals a full parse for every top-level key, in any layout', (value, wanted, indent) => {
+    const body = Buffer.from(JSON.stringify(value, null, indent));
+    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    expect(peekTrailingMember(body, wanted)).toEqual(expected);
+  });
+
+  test.prop([object, key, fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, 2)], { numRuns: 300 })('is not misled by the key nested or quoted after the top-level one', (value, wanted, nested, indent) => {
+    const body = Buffer.from(JSON.stringify({ ...value, zz: { [wanted]: nested }, list: [{ [wanted]: nested }], text: `x,"${wanted}": 1}` }, null, indent));
+    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    expect(peekTrailingMember(body, wanted)).toEqual(expected);
+  });
+
+  test.prop([fc.string(), key], { numRuns: 200 })('never throws on text that is not JSON', (text, wanted) => {
+    expect(() => peekTrailingMember(Buffer.from(text), wanted)).not.toThrow();
   });
 });
 

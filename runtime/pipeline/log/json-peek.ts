@@ -1,7 +1,8 @@
 // Reading one top-level member of a JSON object without parsing the whole text: one linear scan
 // that tracks strings and nesting, then JSON.parse of that member's value alone. Used on every
 // metered answer (`usage`, `model`) and on request bodies the route did not parse (`model`), where
-// a full parse would cost several microseconds per request.
+// a full parse would cost several microseconds per request. A member at the end (`usage`) is found
+// from the end instead (peekTrailingMember), so a long answer is not scanned byte by byte.
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -28,6 +29,52 @@ export function peekMember(body: Buffer, key: string, limit = body.length): unkn
     i++;
   }
   return undefined;
+}
+
+/**
+ * The value of the top-level `key` when it is most likely near the end of the object (`usage` in a
+ * chat answer comes after `choices`, which hold the whole generated text): found with a native
+ * backwards search, then confirmed as a top-level member by scanning only what follows its value.
+ * Anything less certain (a nested or escaped occurrence, text that is not JSON) falls back to the
+ * forward scan of peekMember, so the answer is the same, only cheaper on long bodies.
+ */
+export function peekTrailingMember(body: Buffer, key: string): unknown {
+  const needle = Buffer.from(`"${key}"`);
+  const at = body.lastIndexOf(needle);
+  if (at === -1) return undefined;
+  const before = skipSpaceBack(body, at - 1);
+  if (before >= 0 && (body[before] === 0x7b || body[before] === 0x2c)) {
+    const colon = skipSpace(body, at + needle.length, body.length);
+    if (body[colon] === 0x3a) {
+      const start = skipSpace(body, colon + 1, body.length);
+      const stop = valueEnd(body, start, body.length);
+      if (stop !== -1 && closesTopLevel(body, stop)) return valueAt(body, start, body.length);
+    }
+  }
+  return peekMember(body, key);
+}
+
+/** True when the text from `from` on closes exactly one object and then ends (whitespace aside). */
+function closesTopLevel(body: Buffer, from: number): boolean {
+  let depth = 0;
+  for (let i = from; i < body.length; i++) {
+    const c = body[i];
+    if (c === QUOTE) {
+      const close = stringEnd(body, i + 1, body.length);
+      if (close === -1) return false;
+      i = close;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === -1) return c === 0x7d && skipSpace(body, i + 1, body.length) === body.length;
+    }
+  }
+  return false;
+}
+
+function skipSpaceBack(body: Buffer, from: number): number {
+  let i = from;
+  while (i >= 0 && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i--;
+  return i;
 }
 
 /** Parses the JSON value starting at `start` (an object, array, string or scalar). */

@@ -4,7 +4,7 @@
 // SSE line is kept only up to MAX_LINE_BYTES.
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
 import type { BodyTap } from '../body-tap.ts';
-import { peekMember } from './json-peek.ts';
+import { peekMember, peekTrailingMember } from './json-peek.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -46,7 +46,7 @@ export class JsonUsageTap implements BodyTap {
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       const model = peekMember(body, 'model');
       if (typeof model === 'string') this.#record.modelAnswered = model;
-      const usage = usageOf(peekMember(body, 'usage'));
+      const usage = usageOf(peekTrailingMember(body, 'usage'));
       if (usage !== null) this.#record.usage = usage;
       if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
     }
