@@ -157,6 +157,11 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'guarded', label: 'single, 3 checks on input and output', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-guarded'), expectLeaf: /^config$/ },
   { id: 'cache-hit', label: 'single, simple cache HIT', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-cached'), expectLeaf: /^config$/ },
   {
+    // What a hit costs without the request log and metrics, which every hit still pays for above.
+    id: 'cache-hit-bare', label: 'single, simple cache HIT, log+metrics off', via: 'bare', ...JSON_RUN,
+    target: (u) => gateway({ ...u, gateway: u.bare! }, 'bench-cached'), expectLeaf: /^config$/,
+  },
+  {
     // Force refresh skips the lookup and stores every answer: the miss path, less one Map lookup.
     id: 'cache-refresh', label: 'single, simple cache, every answer stored (REFRESH)', via: 'gateway', ...JSON_RUN,
     target: (u) => gateway(u, 'bench-cached', { 'x-gateway-cache-force-refresh': 'true' }), expectLeaf: /^config$/,
