@@ -26,6 +26,8 @@ export interface ScenarioResult {
   floorAddedP50Ms: number | null;
   /** CPU of the process under test (gateway or floor) during the throughput run, per 2xx response. */
   cpuMicrosPerRequest: number | null;
+  /** The part of cpuMicrosPerRequest spent by worker threads (the request log's writer). */
+  workerCpuMicrosPerRequest: number | null;
   /** cpuMicrosPerRequest over the floor's: the throughput ratio a CPU-bound core would give, inverted. */
   cpuToFloor: number | null;
   /** Share of one core the process under test used during the throughput run. */
@@ -62,7 +64,7 @@ export function describeMachine(m: Machine): string {
 const num = (value: number | null, digits = 0): string => (value === null || Number.isNaN(value) ? '—' : value.toFixed(digits));
 
 export function scenarioTable(rows: readonly ScenarioResult[], connections: number): string {
-  const header = ['scenario', `req/s @${connections}`, '× floor', 'p50 @1 ms', 'p99 @1 ms', 'added p50 µs', 'CPU µs/req', 'CPU × floor', 'CPU %', 'mock CPU %', 'peak RSS MB', 'fails'];
+  const header = ['scenario', `req/s @${connections}`, '× floor', 'p50 @1 ms', 'p99 @1 ms', 'added p50 µs', 'CPU µs/req', 'writer µs/req', 'CPU × floor', 'CPU %', 'mock CPU %', 'peak RSS MB', 'fails'];
   const body = rows.map((r) => [
     r.label,
     num(r.requestsPerSecond),
@@ -71,6 +73,7 @@ export function scenarioTable(rows: readonly ScenarioResult[], connections: numb
     num(r.p99Ms, 3),
     r.addedP50Ms === null ? '—' : num(r.addedP50Ms * 1000),
     num(r.cpuMicrosPerRequest, 1),
+    num(r.workerCpuMicrosPerRequest, 1),
     r.cpuToFloor === null ? '—' : `${r.cpuToFloor.toFixed(2)}×`,
     num(r.cpuPercent),
     num(r.mockCpuPercent),

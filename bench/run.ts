@@ -177,6 +177,8 @@ interface ScenarioRuns {
   requests: number;
   failures: number;
   cpuMicros: number;
+  /** The part of cpuMicros spent by worker threads; null when the process could not tell. */
+  workerMicros: number | null;
   wallMicros: number;
   mockCpuMicros: number;
   latencyMs: number[];
@@ -280,7 +282,7 @@ async function main(): Promise<number> {
     if (redis !== null && scenarios.some((s) => s.id === 'limited-redis')) await createLimitPolicy(redis.url);
     const underTest = { direct: null, floor, gateway, bare, redis } as const;
 
-    const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], cpuPerRequest: [], requests: 0, failures: 0, cpuMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
+    const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], cpuPerRequest: [], requests: 0, failures: 0, cpuMicros: 0, workerMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
     for (const scenario of scenarios) await checkScenario(scenario, scenario.target(urls));
     for (let round = 1; round <= options.rounds; round++) {
       for (const [index, scenario] of scenarios.entries()) {
@@ -304,6 +306,9 @@ async function main(): Promise<number> {
         into.mockCpuMicros += cpuMicros(mockBefore, mockAfter);
         if (procBefore && procAfter) {
           into.cpuMicros += cpuMicros(procBefore, procAfter);
+          const workerBefore = procBefore.workerThreadMicros;
+          const workerAfter = procAfter.workerThreadMicros;
+          into.workerMicros = into.workerMicros === null || workerBefore === null || workerAfter === null ? null : into.workerMicros + workerAfter - workerBefore;
           into.cpuPerRequest.push(cpuMicros(procBefore, procAfter) / Math.max(1, load.requests));
         }
         if (procEnd) into.peakRssBytes = procEnd.peakRssBytes;
@@ -332,6 +337,7 @@ async function main(): Promise<number> {
         addedP50Ms: null,
         floorAddedP50Ms: null,
         cpuMicrosPerRequest: measured ? r.cpuMicros / Math.max(1, r.requests) : null,
+        workerCpuMicrosPerRequest: measured && r.workerMicros !== null ? r.workerMicros / Math.max(1, r.requests) : null,
         cpuToFloor: null,
         cpuPercent: measured ? (r.cpuMicros / r.wallMicros) * 100 : null,
         mockCpuPercent: (r.mockCpuMicros / r.wallMicros) * 100,
