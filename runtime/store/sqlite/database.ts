@@ -9,6 +9,13 @@ import { migrate } from './migrate.ts';
 
 export const SQLITE_FILE_NAME = 'gateway.sqlite';
 const BUSY_TIMEOUT_MS = 5000;
+/**
+ * Bytes per page of a new file (an existing one keeps its own). The request log dominates the file:
+ * at 4 KB a record of ~2 KB (one with hook_results, or with bodies) fills a page on its own and the
+ * writer writes twice the pages it needs. Measured at a million stored rows with
+ * `node bench/log-insert-bench.ts [--hooks] [--trace random] --page-size N` (docs/decisions.md).
+ */
+export const SQLITE_PAGE_SIZE = 8192;
 
 export function openSqliteDatabase(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true });
@@ -19,6 +26,8 @@ export function openSqliteDatabase(dataDir: string): DatabaseSync {
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
+    // Takes effect only while the file is empty; must come before WAL, which fixes the page size.
+    db.exec(`PRAGMA page_size = ${SQLITE_PAGE_SIZE}`);
     withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
