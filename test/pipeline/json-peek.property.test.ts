@@ -26,8 +26,8 @@ describe('peekMember', () => {
   });
 });
 
-// The same properties for the backwards search, plus layouts made to mislead it: the key again,
-// nested, after the top-level one, and quoted inside a string value at the end.
+// The same properties for the search from the end, plus layouts made to mislead it: the key again,
+// nested, after the top-level one, quoted inside a string value, and ending a longer key's name.
 describe('peekTrailingMember', () => {
   test.prop([object, key, fc.constantFrom(undefined, 2, '\t')], { numRuns: 300 })('equals a full parse for every top-level key, in any layout', (value, wanted, indent) => {
     const body = Buffer.from(JSON.stringify(value, null, indent));
@@ -35,8 +35,15 @@ describe('peekTrailingMember', () => {
     expect(peekTrailingMember(body, wanted)).toEqual(expected);
   });
 
-  test.prop([object, key, fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, 2)], { numRuns: 300 })('is not misled by the key nested or quoted after the top-level one', (value, wanted, nested, indent) => {
-    const body = Buffer.from(JSON.stringify({ ...value, zz: { [wanted]: nested }, list: [{ [wanted]: nested }], text: `x,"${wanted}": 1}` }, null, indent));
+  // A long first member makes the body long enough for the search from the end (2 KB and more).
+  test.prop([object, key, fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, 2), fc.integer({ min: 0, max: 3000 })], { numRuns: 300 })('is not misled by the key nested or quoted after the top-level one', (value, wanted, nested, indent, pad) => {
+    const body = Buffer.from(JSON.stringify({ aa: 'x'.repeat(pad), ...value, zz: { [wanted]: nested }, list: [{ [wanted]: nested }], text: `x,"${wanted}": 1}`, [`x"${wanted}`]: [nested] }, null, indent));
+    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    expect(peekTrailingMember(body, wanted)).toEqual(expected);
+  });
+
+  test.prop([object, key, fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 3000 })], { numRuns: 200 })('reads the key however far from either end it is', (value, wanted, before, after) => {
+    const body = Buffer.from(JSON.stringify({ aa: 'x'.repeat(before), ...value, zz: 'x'.repeat(after) }));
     const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
     expect(peekTrailingMember(body, wanted)).toEqual(expected);
   });

@@ -33,19 +33,22 @@ export function peekMember(body: Buffer, key: string, limit = body.length): unkn
 
 /**
  * The value of the top-level `key` when it is most likely near the end of the object (`usage` in a
- * chat answer comes after `choices`, which hold the whole generated text): found with a native
- * backwards search, then confirmed as a top-level member by scanning only what follows its value.
- * Anything less certain (a nested or escaped occurrence, text that is not JSON) falls back to the
- * forward scan of peekMember, so the answer is the same, only cheaper on long bodies.
+ * chat answer comes after `choices`, which hold the whole generated text). In a long answer it is
+ * looked for in the last TAIL_BYTES only, then confirmed as a top-level member by scanning what
+ * follows its value. Anything else (a short answer, the key earlier in the answer, nested, escaped,
+ * text that is not JSON) takes the forward scan of peekMember, so the answer is the same, only
+ * cheaper on long bodies.
  */
 export function peekTrailingMember(body: Buffer, key: string): unknown {
+  if (body.length < LONG_BODY_BYTES) return peekMember(body, key);
   const needle = Buffer.from(`"${key}"`);
-  const at = body.lastIndexOf(needle);
-  if (at === -1) return undefined;
-  const before = skipSpaceBack(body, at - 1);
-  if (before >= 0 && (body[before] === 0x7b || body[before] === 0x2c)) {
+  // Forward searches: Buffer's backwards search is several times slower per byte.
+  let at = -1;
+  for (let i = body.indexOf(needle, body.length - TAIL_BYTES); i !== -1; i = body.indexOf(needle, i + 1)) at = i;
+  if (at !== -1) {
+    const before = skipSpaceBack(body, at - 1);
     const colon = skipSpace(body, at + needle.length, body.length);
-    if (body[colon] === 0x3a) {
+    if (before >= 0 && (body[before] === 0x7b || body[before] === 0x2c) && body[colon] === 0x3a) {
       const start = skipSpace(body, colon + 1, body.length);
       const stop = valueEnd(body, start, body.length);
       if (stop !== -1 && closesTopLevel(body, stop)) return valueAt(body, start, body.length);
@@ -53,6 +56,17 @@ export function peekTrailingMember(body: Buffer, key: string): unknown {
   }
   return peekMember(body, key);
 }
+
+/**
+ * Below this the forward scan costs about what a native search and the checks around it do
+ * (measured: ~0.8 µs for a 284-byte answer, ~1.6 µs for 723 bytes pretty-printed).
+ */
+const LONG_BODY_BYTES = 2048;
+/**
+ * How far from the end a long answer is searched: a vendor's `usage` and what follows it
+ * (`service_tier`, `system_fingerprint`) stay well within it even pretty-printed.
+ */
+const TAIL_BYTES = 1024;
 
 /** True when the text from `from` on closes exactly one object and then ends (whitespace aside). */
 function closesTopLevel(body: Buffer, from: number): boolean {
