@@ -51,7 +51,7 @@ export function peekTrailingMember(body: Buffer, key: string): unknown {
     if (before >= 0 && (body[before] === 0x7b || body[before] === 0x2c) && body[colon] === 0x3a) {
       const start = skipSpace(body, colon + 1, body.length);
       const stop = valueEnd(body, start, body.length);
-      if (stop !== -1 && closesTopLevel(body, stop)) return valueAt(body, start, body.length);
+      if (stop !== -1 && closesTopLevel(body, stop)) return parseRange(body, start, stop);
     }
   }
   return peekMember(body, key);
@@ -94,7 +94,11 @@ function skipSpaceBack(body: Buffer, from: number): number {
 /** Parses the JSON value starting at `start` (an object, array, string or scalar). */
 function valueAt(body: Buffer, start: number, end: number): unknown {
   const stop = valueEnd(body, start, end);
-  if (stop === -1) return undefined;
+  return stop === -1 ? undefined : parseRange(body, start, stop);
+}
+
+/** Parses `body[start, stop)`, a value whose end is already known; undefined when it is not JSON. */
+function parseRange(body: Buffer, start: number, stop: number): unknown {
   try {
     return JSON.parse(body.toString('utf8', start, stop));
   } catch {
