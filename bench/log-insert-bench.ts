@@ -91,7 +91,7 @@ try {
   for (let done = 0; done < rows; done += batch) {
     const texts: string[] = [];
     for (let i = 0; i < Math.min(batch, rows - done); i++) texts.push(recordText(started + Math.floor((done + i) / 50)));
-    await store.insert(texts);
+    await store.insertTexts(texts);
     if ((done / batch) % 50 === 0) process.stderr.write(`\rfilling: ${done.toLocaleString('en')} of ${rows.toLocaleString('en')} rows`);
   }
   process.stderr.write(`\rfilled ${rows.toLocaleString('en')} rows${' '.repeat(20)}\n`);
@@ -101,7 +101,7 @@ try {
   for (let done = 0; done < measured; done += batch) batches.push(Array.from({ length: Math.min(batch, measured - done) }, () => recordText(Date.now())));
   const before = process.cpuUsage();
   const wall = performance.now();
-  for (const texts of batches) await store.insert(texts);
+  for (const texts of batches) await store.insertTexts(texts);
   const cpu = process.cpuUsage(before);
   const per = (micros: number) => (micros / measured).toFixed(1);
   process.stdout.write(`${pageSize}-byte pages, trace ids ${values.trace}${values.hooks ? ', records with hook_results' : ''}, ${rows.toLocaleString('en')} rows stored, ${measured.toLocaleString('en')} measured in batches of ${batch}: ` +

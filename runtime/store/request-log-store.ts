@@ -1,5 +1,6 @@
 // The request-log store contract (one implementation, sql/sql-request-log-store.ts, on SQLite and
 // PostgreSQL). Records arrive in batches from the log writer, never one request at a time.
+import type { RecordBatch } from '../core/record-batch.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 
 export interface RequestLogFilter {
@@ -28,8 +29,8 @@ export interface RequestLogPage {
 }
 
 export interface RequestLogStore {
-  /** Records as JSON text (`JSON.stringify` of a RequestRecord), as the log writer queues them. */
-  insert(texts: readonly string[]): Promise<void>;
+  /** Records as the log writer packs them (each `JSON.stringify` of a RequestRecord); the batch is not changed until this settles. */
+  insert(batch: RecordBatch): Promise<void>;
   /** `after`: the id of the last record of the previous page (records older than it follow). */
   list(filter: RequestLogFilter, page: { after?: string; limit: number }): Promise<RequestLogPage>;
   get(id: string, visibleTo?: string): Promise<RequestRecord | null>;

@@ -6,6 +6,7 @@
 import type { RequestRecord } from '../core/request-record.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 import type { RequestLogStore } from '../store/request-log-store.ts';
+import { RecordBatch } from '../core/record-batch.ts';
 
 export interface RequestLogSettings {
   /** Records held in memory at most; past it a new record is dropped and counted. */
@@ -14,6 +15,8 @@ export interface RequestLogSettings {
   flushMs: number;
   /** Written at once when this many are queued. */
   batchSize: number;
+  /** Bytes of shared memory a batch of records is packed into (a larger record gets a batch of its own size). */
+  batchBytes: number;
   /** Records older than this are deleted (0: kept forever). */
   retentionDays: number;
   /** How often retention runs. */
@@ -26,20 +29,26 @@ export const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = {
   // Larger batches saved no measurable CPU per record on SQLite (bench/log-insert-bench.ts --batch)
   // and cost the writer thread ~14 MB more at its peak.
   batchSize: 500,
+  // 500 records of a route with guardrails on input and output (~2 KB each); a plain route's take ~450 KB.
+  batchBytes: 1 << 20,
   retentionDays: 30,
   retentionEveryMs: 60 * 60 * 1000,
 };
 
 const DAY_MS = 86_400_000;
 const RETENTION_BATCH = 5_000;
+/** Emptied batches kept for reuse: one being written and one filling is the steady state. */
+const SPARE_BATCHES = 2;
 
 export class RequestLog {
   readonly #store: RequestLogStore;
   readonly #logger: GatewayLogger;
   readonly #settings: RequestLogSettings;
   readonly #now: () => number;
-  /** Records as JSON text: turned into text as they finish, so the queue holds one string each (see write). */
-  #queue: string[] = [];
+  /** Records packed as they finish (runtime/core/record-batch.ts), oldest first; the last batch takes new ones. */
+  #batches: RecordBatch[];
+  #queued = 0;
+  readonly #spare: RecordBatch[] = [];
   #dropped = 0;
   #written = 0;
   #flushing: Promise<void> | null = null;
@@ -53,6 +62,7 @@ export class RequestLog {
     this.#logger = logger;
     this.#settings = { ...DEFAULT_REQUEST_LOG_SETTINGS, ...settings };
     this.#now = now;
+    this.#batches = [new RecordBatch(this.#settings.batchBytes)];
   }
 
   /** Starts the flush and retention timers (unref'd: they never keep a process alive). */
@@ -68,14 +78,21 @@ export class RequestLog {
 
   /** Queues a finished record. Never throws, never waits. */
   readonly write = (record: RequestRecord): void => {
-    if (this.#closed || this.#queue.length >= this.#settings.queueMax) {
+    if (this.#closed || this.#queued >= this.#settings.queueMax) {
       this.#dropped++;
       return;
     }
-    // Text now, not at the flush: a record queued for up to flushMs outlives young-generation
-    // collections, and promoting and marking its ~40 objects cost more than the string does.
-    this.#queue.push(JSON.stringify(record));
-    if (this.#queue.length >= this.#settings.batchSize && this.#flushing === null) void this.flush();
+    // Bytes now, not at the flush: a record queued for up to flushMs as objects or as a string
+    // outlives young-generation collections and is promoted (see runtime/core/record-batch.ts).
+    const text = JSON.stringify(record);
+    let open = this.#batches[this.#batches.length - 1]!;
+    if (!open.append(text)) {
+      open = this.#newBatch(Buffer.byteLength(text));
+      this.#batches.push(open);
+      open.append(text);
+    }
+    this.#queued++;
+    if ((this.#queued >= this.#settings.batchSize || this.#batches.length > 1) && this.#flushing === null) void this.flush();
   };
 
   /** Records dropped because the queue was full (or the log closed). */
@@ -88,36 +105,73 @@ export class RequestLog {
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#queued;
   }
 
   /** Writes everything queued now; one flush at a time (a second caller waits for the running one, then flushes again). */
   async flush(): Promise<void> {
     while (this.#flushing !== null) await this.#flushing;
-    if (this.#queue.length === 0) return;
-    this.#flushing = this.#flushOnce().finally(() => {
+    if (this.#queued === 0) return;
+    // Set before the flush starts: a record written while it takes the batches must not start a second one.
+    this.#flushing = Promise.resolve().then(() => this.#flushOnce()).finally(() => {
       this.#flushing = null;
     });
     await this.#flushing;
   }
 
   async #flushOnce(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    try {
-      await this.#store.insert(batch);
-      this.#written += batch.length;
-      if (this.#failing) this.#logger.info('request_log_recovered', { written: batch.length });
-      this.#failing = false;
-    } catch (error) {
-      // Keep them for the next flush, oldest first, as far as the bound allows.
-      const room = this.#settings.queueMax - this.#queue.length;
-      const kept = batch.slice(Math.max(0, batch.length - room));
-      this.#dropped += batch.length - kept.length;
-      this.#queue = kept.concat(this.#queue);
-      if (!this.#failing) this.#logger.error('request_log_write_failed', { queued: this.#queue.length, error: describeError(error) });
-      this.#failing = true;
+    const batches = this.#batches;
+    this.#batches = [this.#newBatch(0)];
+    this.#queued = 0;
+    for (let i = 0; i < batches.length; i++) {
+      const batch = batches[i]!;
+      if (batch.count === 0) {
+        this.#recycle(batch);
+        continue;
+      }
+      try {
+        await this.#store.insert(batch);
+        this.#written += batch.count;
+        if (this.#failing) this.#logger.info('request_log_recovered', { written: batch.count });
+        this.#failing = false;
+        this.#recycle(batch);
+      } catch (error) {
+        this.#keep(batches.slice(i));
+        if (!this.#failing) this.#logger.error('request_log_write_failed', { queued: this.#queued, error: describeError(error) });
+        this.#failing = true;
+        return;
+      }
     }
+  }
+
+  /** Batches a store refused, kept for the next flush ahead of newer records, the oldest dropped past the bound. */
+  #keep(failed: RecordBatch[]): void {
+    let over = failed.reduce((n, batch) => n + batch.count, 0) + this.#queued - this.#settings.queueMax;
+    for (const batch of failed) {
+      if (over <= 0) break;
+      const dropped = Math.min(over, batch.count);
+      batch.dropOldest(dropped);
+      this.#dropped += dropped;
+      over -= dropped;
+    }
+    const kept = failed.filter((batch) => batch.count > 0);
+    this.#queued += kept.reduce((n, batch) => n + batch.count, 0);
+    this.#batches = kept.concat(this.#batches);
+  }
+
+  /** A batch for at least `bytes` more: a spare one when it is large enough. */
+  #newBatch(bytes: number): RecordBatch {
+    const spare = this.#spare.pop();
+    if (spare !== undefined && spare.capacity >= bytes) return spare;
+    if (spare !== undefined) this.#spare.push(spare);
+    return new RecordBatch(Math.max(this.#settings.batchBytes, bytes));
+  }
+
+  #recycle(batch: RecordBatch): void {
+    // Only batches of the usual size: one made for an outsized record is not kept around.
+    if (batch.capacity !== this.#settings.batchBytes || this.#spare.length >= SPARE_BATCHES) return;
+    batch.clear();
+    this.#spare.push(batch);
   }
 
   /** Deletes records past the retention period, in bounded batches. */
@@ -144,12 +198,13 @@ export class RequestLog {
     this.#timer = this.#retentionTimer = null;
     await this.flush();
     // One more try for records a failing store kept.
-    if (this.#queue.length > 0) await this.flush();
+    if (this.#queued > 0) await this.flush();
     this.#closed = true;
-    if (this.#queue.length > 0) {
-      this.#logger.error('request_log_lost_on_close', { records: this.#queue.length });
-      this.#dropped += this.#queue.length;
-      this.#queue = [];
+    if (this.#queued > 0) {
+      this.#logger.error('request_log_lost_on_close', { records: this.#queued });
+      this.#dropped += this.#queued;
+      this.#batches = [this.#newBatch(0)];
+      this.#queued = 0;
     }
   }
 }

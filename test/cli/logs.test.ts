@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordBatch } from '../../runtime/core/record-batch.ts';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import type { GatewayStore } from '../../runtime/store/open-store.ts';
 import { createLocation, type StoreLocation } from '../store/backends.ts';
@@ -32,7 +33,7 @@ describe('gateway logs', () => {
   beforeAll(async () => {
     location = await createLocation('sqlite');
     store = await location.open();
-    await store.requestLogs.insert([...records, record('other', 200, now)].map((r) => JSON.stringify(r)));
+    await store.requestLogs.insert(RecordBatch.of([...records, record('other', 200, now)].map((r) => JSON.stringify(r))));
   });
   afterAll(async () => {
     await store?.close();
@@ -78,7 +79,7 @@ describe('gateway logs', () => {
     const lines = () => stdout.trim().split('\n').filter((l) => l !== '');
     for (let waited = 0; lines().length < 3 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     const late = record(team, 201, Date.now());
-    await store.requestLogs.insert([late].map((r) => JSON.stringify(r)));
+    await store.requestLogs.insert(RecordBatch.of([late].map((r) => JSON.stringify(r))));
     for (let waited = 0; lines().length < 4 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     expect(await exited).toBe(0);

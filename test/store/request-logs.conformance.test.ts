@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordBatch } from '../../runtime/core/record-batch.ts';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import type { RequestLogFilter } from '../../runtime/store/request-log-store.ts';
 import { BACKENDS, storeForSuite } from './backends.ts';
@@ -75,8 +76,8 @@ describe.each(BACKENDS)('RequestLogStore on %s', (backend) => {
       usage: { inputTokens: 1, outputTokens: 2, cachedInputTokens: 0, totalTokens: 3, estimated: true }, costUsd: 0.0001, metadata: { 'odd "key"': 'ü' },
       hookResults: { beforeRequestHooks: [], afterRequestHooks: [] }, feedback: [{ value: 1 }],
     };
-    await ctx.store.requestLogs.insert([record].map((r) => JSON.stringify(r)));
-    await ctx.store.requestLogs.insert([record].map((r) => JSON.stringify(r)));
+    await ctx.store.requestLogs.insert(RecordBatch.of([record].map((r) => JSON.stringify(r))));
+    await ctx.store.requestLogs.insert(RecordBatch.of([record].map((r) => JSON.stringify(r))));
     expect(await ctx.store.requestLogs.get(record.id, organisationId)).toEqual(record);
     expect(await ctx.store.requestLogs.get(record.id, randomUUID())).toBeNull();
     const page = await ctx.store.requestLogs.list({ traceId: record.traceId }, { limit: 10 });
@@ -88,7 +89,7 @@ describe.each(BACKENDS)('RequestLogStore on %s', (backend) => {
     const organisationId = randomUUID();
     const base = Date.now() - 10_000_000;
     const records = fc.sample(fc.uniqueArray(recordArb(organisationId, base), { minLength: 60, maxLength: 60, selector: (r) => r.id }), { numRuns: 1, seed: 7 })[0];
-    await ctx.store.requestLogs.insert(records.map((r) => JSON.stringify(r)));
+    await ctx.store.requestLogs.insert(RecordBatch.of(records.map((r) => JSON.stringify(r))));
     const mine = (r: RequestRecord) => r.organisationId === organisationId || (r.organisationId === null && records.includes(r));
     await fc.assert(
       fc.asyncProperty(filterArb, fc.integer({ min: 1, max: 25 }), async (f, limit) => {
@@ -119,7 +120,7 @@ describe.each(BACKENDS)('RequestLogStore on %s', (backend) => {
     const organisationId = randomUUID();
     const old = Array.from({ length: 7 }, (_, i) => ({ ...newRequestRecord(`old-${randomUUID()}`, 'GET', '/v1/models', 'http', 1_000 + i), organisationId, status: 200 }));
     const fresh = { ...newRequestRecord(`new-${randomUUID()}`, 'GET', '/v1/models'), organisationId, status: 200 };
-    await ctx.store.requestLogs.insert([...old, fresh].map((r) => JSON.stringify(r)));
+    await ctx.store.requestLogs.insert(RecordBatch.of([...old, fresh].map((r) => JSON.stringify(r))));
     let deleted = 0;
     for (let n = await ctx.store.requestLogs.deleteOlderThan(2_000, 3); n > 0; n = await ctx.store.requestLogs.deleteOlderThan(2_000, 3)) {
       expect(n).toBeLessThanOrEqual(3);

@@ -9,6 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import { openSqliteDatabase, SQLITE_FILE_NAME, SQLITE_PAGE_SIZE } from '../../runtime/store/sqlite/database.ts';
 import { SqliteDatabase } from '../../runtime/store/sqlite/sqlite-database.ts';
 import { SqlRequestLogStore } from '../../runtime/store/sql/sql-request-log-store.ts';
+import { RecordBatch } from '../../runtime/core/record-batch.ts';
 import { newRecordId, newRequestRecord, newTraceId } from '../../runtime/core/request-record.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'gateway-sqlite-file-'));
@@ -43,7 +44,7 @@ it('a file made with 4 KB pages keeps them, and its request log still takes and 
     const store = new SqlRequestLogStore(db);
     const now = Date.now();
     const record = { ...newRequestRecord(newTraceId(now), 'POST', '/v1/chat/completions', 'http', now), id: newRecordId(now), status: 200 };
-    await store.insert([JSON.stringify(record)]);
+    await store.insert(RecordBatch.of([JSON.stringify(record)]));
     expect((await store.get(record.id))?.traceId).toBe(record.traceId);
   } finally {
     await db.close();

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import type { GatewayLogger } from '../../runtime/core/log.ts';
+import type { RecordBatch } from '../../runtime/core/record-batch.ts';
 import type { RequestLogStore } from '../../runtime/store/request-log-store.ts';
 import { RequestLog } from '../../runtime/telemetry/request-log.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
@@ -11,14 +12,17 @@ import { BACKENDS, storeForSuite } from '../store/backends.ts';
 /** The real store, made to refuse writes while `down` is set (a database that went away and came back). */
 class Interrupted implements RequestLogStore {
   down = false;
+  /** Called as each insert starts: records that finish while a batch is being written. */
+  onInsert: (() => void) | null = null;
   readonly #store: RequestLogStore;
 
   constructor(store: RequestLogStore) {
     this.#store = store;
   }
 
-  insert(texts: readonly string[]): Promise<void> {
-    return this.down ? Promise.reject(new Error('connection refused')) : this.#store.insert(texts);
+  insert(batch: RecordBatch): Promise<void> {
+    this.onInsert?.();
+    return this.down ? Promise.reject(new Error('connection refused')) : this.#store.insert(batch);
   }
 
   list: RequestLogStore['list'] = (filter, page) => this.#store.list(filter, page);
@@ -91,6 +95,41 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     store.down = false;
     await log.close();
     expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+  });
+
+  it('records outgrowing a batch go on in the next; one larger than a batch gets one of its own; all read back whole', async () => {
+    const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, batchBytes: 4096, flushMs: 60_000 });
+    const finished = records(30);
+    const run = finished[0]!.metadata.run!;
+    for (const [i, r] of finished.entries()) r.metadata = { run, note: i === 7 ? 'ü😀'.repeat(3000) : `n°${i} ✓ 日本` };
+    for (const record of finished) log.write(record);
+    await log.close();
+    expect(log.written).toBe(30);
+    const read = (await ctx.store.requestLogs.list({ metadata: { run } }, { limit: 1000 })).records;
+    expect(read.length).toBe(30);
+    for (const record of finished) expect(read.find((r) => r.traceId === record.traceId)).toEqual(JSON.parse(JSON.stringify(record)));
+  });
+
+  it('records that finish while a refused flush runs are kept too, and the bound drops the oldest of all', async () => {
+    const store = new Interrupted(ctx.store.requestLogs);
+    // About two records a batch: the refused flush spans several batches.
+    const log = new RequestLog(store, recorder(), { queueMax: 6, batchSize: 1000, batchBytes: 1200, flushMs: 60_000 });
+    const finished = records(6);
+    const during = records(3).map((r) => ({ ...r, metadata: finished[0]!.metadata }));
+    store.down = true;
+    for (const record of finished) log.write(record);
+    await log.flush();
+    expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 6, dropped: 0 });
+    store.onInsert = () => {
+      store.onInsert = null;
+      for (const record of during) log.write(record);
+    };
+    await log.flush();
+    expect({ queued: log.queued, dropped: log.dropped, written: log.written }).toEqual({ queued: 6, dropped: 3, written: 0 });
+    store.down = false;
+    await log.close();
+    const expected = [...finished.slice(3), ...during].map((r) => r.traceId).sort();
+    expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(expected);
   });
 
   it('close writes what is queued, and drops (and counts) what comes after', async () => {

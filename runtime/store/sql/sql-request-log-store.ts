@@ -1,5 +1,6 @@
 // RequestLogStore on any SqlDatabase. A batch is one multi-row INSERT per chunk, in one transaction;
 // metadata filters use each dialect's JSON operator (the one place the SQL differs).
+import type { RecordBatch } from '../../core/record-batch.ts';
 import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
@@ -16,7 +17,12 @@ export class SqlRequestLogStore implements RequestLogStore {
   }
 
   /** The columns come from each record's own text, so the row and its `record` never disagree. */
-  async insert(texts: readonly string[]): Promise<void> {
+  insert(batch: RecordBatch): Promise<void> {
+    return this.insertTexts(batch.texts());
+  }
+
+  /** Records as JSON text: the SQLite writer thread's way in (it reads a batch's shared bytes itself). */
+  async insertTexts(texts: readonly string[]): Promise<void> {
     if (texts.length === 0) return;
     const records = texts.map((text) => ({ text, r: JSON.parse(text) as RequestRecord }));
     await this.#db.transaction(async (tx) => {

@@ -4,14 +4,15 @@
 // thread read meanwhile) and answers each batch once it is committed.
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
+import { type SharedRecords, textsOf } from '../../core/record-batch.ts';
 import { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './database.ts';
 import { SqliteDatabase } from './sqlite-database.ts';
 
 export interface InsertMessage {
   id: number;
-  /** Each record as JSON text. */
-  records: readonly string[];
+  /** The batch's records in the log writer's shared memory, read here without a copy. */
+  records: SharedRecords;
 }
 
 export type InsertReply = { id: number; ok: true } | { id: number; ok: false; message: string };
@@ -21,7 +22,7 @@ const db = new SqliteDatabase(openSqliteDatabase(dataDir), join(dataDir, SQLITE_
 const store = new SqlRequestLogStore(db);
 
 parentPort!.on('message', (message: InsertMessage) => {
-  store.insert(message.records).then(
+  store.insertTexts(textsOf(message.records)).then(
     () => parentPort!.postMessage({ id: message.id, ok: true } satisfies InsertReply),
     (error: unknown) => parentPort!.postMessage({ id: message.id, ok: false, message: (error as Error).message } satisfies InsertReply),
   );

@@ -2,6 +2,7 @@
 // rarer and answered to an admin, stay on the main connection. The worker starts on the first batch.
 import { Worker } from 'node:worker_threads';
 import { EMBEDDED_FILES, LOG_WRITER_WORKER } from '../../../compiler/config/embedded-files.ts';
+import type { RecordBatch } from '../../core/record-batch.ts';
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
@@ -20,15 +21,14 @@ export class WorkerRequestLogStore implements RequestLogStore {
     this.#reads = reads;
   }
 
-  insert(texts: readonly string[]): Promise<void> {
-    if (texts.length === 0) return Promise.resolve();
+  insert(batch: RecordBatch): Promise<void> {
+    if (batch.count === 0) return Promise.resolve();
     const worker = this.#started();
     const id = this.#next++;
     const done = new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      // The strings as they are: structured cloning an array of strings costs both threads less than
-      // joining, encoding and transferring one buffer (~0.35 against ~1.8 µs per record, measured).
-      worker.postMessage({ id, records: texts } satisfies InsertMessage);
+      // Shared memory, not a copy: the batch stays as it is until the worker answers.
+      worker.postMessage({ id, records: batch.shared() } satisfies InsertMessage);
     });
     const tracked = done.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
