@@ -31,6 +31,14 @@ describe('text checks against their descriptions', () => {
     expect(judge('default.characterCount', { minCharacters: min, maxCharacters: max, not: inverted }, t).verdict).toBe(within([...t].length, min, max) !== inverted);
   });
 
+  test.prop([text, bound, bound], RUNS)('the counting checks explain the count and the bound in words', (t, min, max) => {
+    const noun = (n: number, unit: string) => `${n} ${n === 1 ? unit : `${unit}s`}`;
+    const allowed = (unit: string) => (max === undefined ? `at least ${noun(min ?? 0, unit)} allowed` : `${min ?? 0} to ${max} ${unit}s allowed`);
+    const words = t.split(/\s+/).filter((w) => w !== '').length;
+    expect(judge('default.wordCount', { minWords: min, maxWords: max }, t).explanation).toBe(`${noun(words, 'word')}; ${allowed('word')}`);
+    expect(judge('default.characterCount', { minCharacters: min, maxCharacters: max }, t).explanation).toBe(`${noun([...t].length, 'character')}; ${allowed('character')}`);
+  });
+
   const WORDS = ['cat', 'dog', 'hot dog', 'a1'];
   const prose = fc.array(fc.constantFrom('cat', 'Cat', 'concat', 'dog', 'DOG.', 'hot', 'dogs', 'a1', 'xa1', ' ', ', ', '\n'), { maxLength: 12 }).map((parts) => parts.join(' '));
   test.prop([prose, fc.subarray(WORDS, { minLength: 1 }), fc.constantFrom('any', 'all', 'none')], RUNS)('contains: whole words, case-insensitive, as the operator says', (t, words, operator) => {

@@ -19,10 +19,10 @@ export function countCharacters(text: string): number {
 export const characterCount: CheckDefinition = {
   kind: 'verdict',
   prepare(parameters) {
-    const bounds = withinBounds(parameters.minCharacters, parameters.maxCharacters);
+    const bounds = withinBounds(parameters.minCharacters, parameters.maxCharacters, 'character');
     return (input) => {
       const characters = countCharacters(input.text);
-      return verdictOf(bounds.holds(characters), parameters, `${characters} characters; ${bounds.describe('characters')}`);
+      return verdictOf(bounds.holds(characters), parameters, bounds.explain(characters));
     };
   },
 };

@@ -19,10 +19,10 @@ export function countSentences(text: string): number {
 export const sentenceCount: CheckDefinition = {
   kind: 'verdict',
   prepare(parameters) {
-    const bounds = withinBounds(parameters.minSentences, parameters.maxSentences);
+    const bounds = withinBounds(parameters.minSentences, parameters.maxSentences, 'sentence');
     return (input) => {
       const sentences = countSentences(input.text);
-      return verdictOf(bounds.holds(sentences), parameters, `${sentences} sentences; ${bounds.describe('sentences')}`);
+      return verdictOf(bounds.holds(sentences), parameters, bounds.explain(sentences));
     };
   },
 };

@@ -22,10 +22,10 @@ function isSpace(code: number): boolean {
 export const wordCount: CheckDefinition = {
   kind: 'verdict',
   prepare(parameters) {
-    const bounds = withinBounds(parameters.minWords, parameters.maxWords);
+    const bounds = withinBounds(parameters.minWords, parameters.maxWords, 'word');
     return (input) => {
       const words = countWords(input.text);
-      return verdictOf(bounds.holds(words), parameters, `${words} words; ${bounds.describe('words')}`);
+      return verdictOf(bounds.holds(words), parameters, bounds.explain(words));
     };
   },
 };
