@@ -55,23 +55,28 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
       : super.writeHead(statusCode, messageOrHeaders);
   }
 
-  // write and end keep node:http's signatures; they only note the first byte and feed the tap.
+  // write and end keep node:http's signatures; they only note the first byte and feed the tap. The
+  // tap is fed after the bytes went to the socket: the client does not wait for usage metering (it
+  // still completes before 'finish', which is emitted asynchronously, so the record has it).
   override write(chunk: any, encodingOrCallback?: any, callback?: any): boolean {
     if (this.firstByteAt === 0) this.firstByteAt = performance.now();
+    const written = super.write(chunk, encodingOrCallback, callback);
     if (this.bodyTap !== null && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) this.bodyTap.write(chunk);
-    return super.write(chunk, encodingOrCallback, callback);
+    return written;
   }
 
   override end(chunk?: any, encodingOrCallback?: any, callback?: any): this {
     const hasBody = typeof chunk === 'string' || Buffer.isBuffer(chunk);
     if (hasBody && this.firstByteAt === 0) this.firstByteAt = performance.now();
     const tap = this.bodyTap;
-    if (tap !== null) {
-      this.bodyTap = null;
-      if (hasBody) tap.write(chunk);
-      if (!this.destroyed) tap.end();
-    }
-    return super.end(chunk, encodingOrCallback, callback);
+    if (tap === null) return super.end(chunk, encodingOrCallback, callback);
+    this.bodyTap = null;
+    // A response whose client already went is not a completed body.
+    const complete = !this.destroyed;
+    super.end(chunk, encodingOrCallback, callback);
+    if (hasBody) tap.write(chunk);
+    if (complete) tap.end();
+    return this;
   }
 }
 
