@@ -38,7 +38,11 @@ export function withMember(body: Buffer, name: string, value: unknown): Buffer |
   let last = end - 1;
   while (last > start && isSpace(body[last])) last--;
   const member = `${last === start ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}}`;
-  return Buffer.concat([body.subarray(0, end), Buffer.from(member)]);
+  // One buffer, the member encoded straight into it (no intermediate buffer for it, no concat).
+  const out = Buffer.allocUnsafe(end + Buffer.byteLength(member));
+  body.copy(out, 0, 0, end);
+  out.write(member, end);
+  return out;
 }
 
 function isSpace(byte: number): boolean {
