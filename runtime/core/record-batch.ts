@@ -56,11 +56,6 @@ export class RecordBatch {
     this.#first = Math.min(this.#ends.length, this.#first + n);
   }
 
-  /** The records, oldest first, as JSON text. */
-  texts(): string[] {
-    return textsOf(this.shared());
-  }
-
   /** The records for another thread, without copying them. The batch must not change until that thread is done. */
   shared(): SharedRecords {
     const start = this.#first === 0 ? 0 : this.#ends[this.#first - 1]!;
@@ -75,15 +70,9 @@ export class RecordBatch {
   }
 }
 
-/** The records `shared` describes, as JSON text. */
-export function textsOf(shared: SharedRecords): string[] {
+/** Reads record `i` of `shared` when asked: a writer that decodes a chunk at a time keeps no more of them alive than it works on. */
+export function recordReader(shared: SharedRecords): (i: number) => string {
   const bytes = Buffer.from(shared.buffer);
-  const texts = new Array<string>(shared.ends.length);
-  let start = shared.start;
-  for (let i = 0; i < shared.ends.length; i++) {
-    const end = shared.ends[i]!;
-    texts[i] = bytes.toString('utf8', start, end);
-    start = end;
-  }
-  return texts;
+  const ends = shared.ends;
+  return (i) => bytes.toString('utf8', i === 0 ? shared.start : ends[i - 1], ends[i]);
 }

@@ -1,6 +1,6 @@
 // RequestLogStore on any SqlDatabase. A batch is one multi-row INSERT per chunk, in one transaction;
 // metadata filters use each dialect's JSON operator (the one place the SQL differs).
-import type { RecordBatch } from '../../core/record-batch.ts';
+import { type RecordBatch, recordReader } from '../../core/record-batch.ts';
 import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
@@ -35,6 +35,19 @@ export function columnsOf(text: string): RecordColumns {
   return JSON.parse(text) as RecordColumns;
 }
 
+const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
+const INSERTS = new Map<number, string>();
+
+/** The INSERT of `rows` rows (made once per row count: a full chunk's is the usual one). */
+function insertSql(rows: number): string {
+  let sql = INSERTS.get(rows);
+  if (sql === undefined) {
+    sql = `INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => ROW).join(', ')} ON CONFLICT (id) DO NOTHING`;
+    if (INSERTS.size < ROWS_PER_INSERT) INSERTS.set(rows, sql);
+  }
+  return sql;
+}
+
 export class SqlRequestLogStore implements RequestLogStore {
   readonly #db: SqlDatabase;
 
@@ -44,23 +57,32 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   /** The columns come from each record's own text, so the row and its `record` never disagree. */
   insert(batch: RecordBatch): Promise<void> {
-    return this.insertTexts(batch.texts());
+    return this.insertRecords(batch.count, recordReader(batch.shared()));
   }
 
-  /** Records as JSON text: the SQLite writer thread's way in (it reads a batch's shared bytes itself). */
-  async insertTexts(texts: readonly string[]): Promise<void> {
-    if (texts.length === 0) return;
-    const records = texts.map((text) => ({ text, r: columnsOf(text) }));
+  /** Records as JSON text. */
+  insertTexts(texts: readonly string[]): Promise<void> {
+    return this.insertRecords(texts.length, (i) => texts[i]!);
+  }
+
+  /**
+   * `count` records, record `i` as JSON text from `textAt(i)`: the SQLite writer thread's way in, reading
+   * a batch's shared bytes a chunk of rows at a time. Decoding and parsing the whole batch first kept
+   * ~1 MB of it alive across the transaction, longer than the writer's small young generation holds it.
+   */
+  async insertRecords(count: number, textAt: (i: number) => string): Promise<void> {
+    if (count === 0) return;
     await this.#db.transaction(async (tx) => {
-      for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
-        const chunk = records.slice(start, start + ROWS_PER_INSERT);
-        const row = `(${COLUMNS.map(() => '?').join(', ')})`;
+      for (let start = 0; start < count; start += ROWS_PER_INSERT) {
+        const end = Math.min(count, start + ROWS_PER_INSERT);
         const params: SqlValue[] = [];
-        for (const { text, r } of chunk) {
+        for (let i = start; i < end; i++) {
+          const text = textAt(i);
+          const r = columnsOf(text);
           params.push(r.id, r.traceId, r.createdAt, r.status, r.provider, r.modelRequested, r.modelAnswered, r.configId, r.apiKeyId, r.cacheStatus, r.organisationId, JSON.stringify(r.metadata), text);
         }
         // A record written twice (a flush retried after a lost acknowledgement) is the same record.
-        await tx.run(`INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => row).join(', ')} ON CONFLICT (id) DO NOTHING`, params);
+        await tx.run(insertSql(end - start), params);
       }
     });
   }
