@@ -2,13 +2,14 @@
 // `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate (about four
 // characters a token) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
 // SSE line is kept only up to MAX_LINE_BYTES.
+import { StringDecoder } from 'node:string_decoder';
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekMember, peekTrailingMember } from './json-peek.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
-const MAX_LINE_BYTES = 1024 * 1024;
+export const MAX_LINE_BYTES = 1024 * 1024;
 const CHARS_PER_TOKEN = 4;
 
 export type PriceFn = (provider: string, model: string | null, usage: TokenUsage) => number | null;
@@ -59,8 +60,14 @@ export class SseUsageTap implements BodyTap {
   readonly #done: UsageDone;
   readonly #inputEstimate: number;
   readonly #bodyBytes: number;
+  /** A character split across two chunks is decoded whole. */
+  readonly #decoder = new StringDecoder('utf8');
   #kept = '';
-  #partial = '';
+  /** The pieces of the line not ended yet, joined only once it ends: rescanning or re-concatenating it per chunk made a long line quadratic. */
+  #pending: string[] = [];
+  #pendingLength = 0;
+  /** The current line grew past MAX_LINE_BYTES: skipped up to its end. */
+  #overlong = false;
   #usage: TokenUsage | null = null;
   #outputChars = 0;
 
@@ -73,22 +80,13 @@ export class SseUsageTap implements BodyTap {
   }
 
   write(chunk: Buffer | string): void {
-    const piece = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    // One byte past the cap is enough for redactBody to mark the body as truncated.
-    if (this.#bodyBytes > 0 && this.#kept.length <= this.#bodyBytes) this.#kept += piece.slice(0, this.#bodyBytes + 1 - this.#kept.length);
-    const text = this.#partial + piece;
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      this.#line(text.slice(start, nl));
-      start = nl + 1;
-    }
-    const rest = text.slice(start);
-    this.#partial = rest.length > MAX_LINE_BYTES ? '' : rest;
+    this.#text(typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
   }
 
   end(): void {
-    if (this.#partial !== '') this.#line(this.#partial);
-    this.#partial = '';
+    this.#text(this.#decoder.end());
+    if (!this.#overlong && this.#pending.length > 0) this.#line(this.#pending.join(''));
+    this.#pending = [];
     const record = this.#record;
     if (this.#bodyBytes > 0) record.responseBody = redactBody(this.#kept, this.#bodyBytes);
     if (this.#usage !== null) record.usage = this.#usage;
@@ -97,6 +95,30 @@ export class SseUsageTap implements BodyTap {
       record.usage = { inputTokens: this.#inputEstimate, outputTokens: output, cachedInputTokens: 0, totalTokens: this.#inputEstimate + output, estimated: true };
     }
     this.#done(record);
+  }
+
+  #text(piece: string): void {
+    if (piece === '') return;
+    // One byte past the cap is enough for redactBody to mark the body as truncated.
+    if (this.#bodyBytes > 0 && this.#kept.length <= this.#bodyBytes) this.#kept += piece.slice(0, this.#bodyBytes + 1 - this.#kept.length);
+    let start = 0;
+    for (let nl = piece.indexOf('\n'); nl !== -1; nl = piece.indexOf('\n', start)) {
+      if (this.#overlong) this.#overlong = false;
+      else if (this.#pending.length === 0) this.#line(piece.slice(start, nl));
+      else this.#line(this.#pending.join('') + piece.slice(start, nl));
+      if (this.#pending.length > 0) {
+        this.#pending = [];
+        this.#pendingLength = 0;
+      }
+      start = nl + 1;
+    }
+    if (start === piece.length || this.#overlong) return;
+    this.#pendingLength += piece.length - start;
+    if (this.#pendingLength > MAX_LINE_BYTES) {
+      this.#overlong = true;
+      this.#pending = [];
+      this.#pendingLength = 0;
+    } else this.#pending.push(start === 0 ? piece : piece.slice(start));
   }
 
   #line(line: string): void {

@@ -1,0 +1,61 @@
+// The stream usage tap reads the same usage, model and output length however the stream's bytes are
+// cut into chunks (mid-line, mid-character, one byte at a time), and a line past its cap is skipped
+// to its end without taking its tail for a line of its own.
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
+import { MAX_LINE_BYTES, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
+
+const content = fc.string({ unit: 'binary', maxLength: 12 });
+const event = fc.oneof(
+  content.map((c) => `data: ${JSON.stringify({ model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content: c } }] })}`),
+  fc.record({ p: fc.nat(500), c: fc.nat(500) }).map(({ p, c }) => `data: ${JSON.stringify({ model: 'm2', choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } })}`),
+  fc.constantFrom('data: [DONE]', ': ping', 'event: message', 'data: not json', 'data:{"choices":[{"text":"é😀"}]}'),
+);
+const stream = fc.tuple(fc.array(event, { maxLength: 8 }), fc.constantFrom('\n\n', '\r\n\r\n', '\n')).map(([events, sep]) => Buffer.from(events.map((e) => e + sep).join('')));
+
+function tapped(chunks: readonly Buffer[]): RequestRecord {
+  const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
+  const tap = new SseUsageTap(record, 40, () => {});
+  for (const chunk of chunks) tap.write(chunk);
+  tap.end();
+  return record;
+}
+
+/** `bytes` cut at the given offsets (any of them may fall inside a UTF-8 character). */
+function cut(bytes: Buffer, offsets: number[]): Buffer[] {
+  const at = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let start = 0;
+  for (const o of at) {
+    chunks.push(bytes.subarray(start, o));
+    start = o;
+  }
+  chunks.push(bytes.subarray(start));
+  return chunks;
+}
+
+describe('SseUsageTap', () => {
+  test.prop([stream, fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 300 })('reads the same record whatever the chunks', (bytes, offsets) => {
+    const whole = tapped([bytes]);
+    const pieces = tapped(cut(bytes, offsets));
+    expect({ usage: pieces.usage, model: pieces.modelAnswered }).toEqual({ usage: whole.usage, model: whole.modelAnswered });
+  });
+
+  test.prop([stream], { numRuns: 50 })('one byte at a time too', (bytes) => {
+    const whole = tapped([bytes]);
+    const bytewise = tapped(Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)));
+    expect({ usage: bytewise.usage, model: bytewise.modelAnswered }).toEqual({ usage: whole.usage, model: whole.modelAnswered });
+  });
+
+  it('skips a line past the cap to its end, then reads the lines after it', () => {
+    const usage = (p: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: p, completion_tokens: 1, total_tokens: p + 1 } })}`;
+    const chunks = (...texts: string[]) => texts.map((t) => Buffer.from(t));
+    // The overlong line goes on in a chunk that begins like a usage event: it is still the same line.
+    const overlong = [`data: ${'x'.repeat(MAX_LINE_BYTES + 10)}`, `${usage(7)}\n\n`];
+    expect(tapped(chunks(`${usage(3)}\n\n`, ...overlong)).usage).toMatchObject({ inputTokens: 3, estimated: false });
+    expect(tapped(chunks(`${usage(3)}\n\n`, ...overlong, `${usage(5)}\n\n`)).usage).toMatchObject({ inputTokens: 5, estimated: false });
+    // A stream that ends inside the overlong line.
+    expect(tapped(chunks(`${usage(3)}\n\n`, overlong[0]!, usage(7))).usage).toMatchObject({ inputTokens: 3, estimated: false });
+  });
+});
