@@ -5,6 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { MAX_LINE_BYTES, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
+import { cutAt } from '../support/cut.ts';
 
 const content = fc.string({ unit: 'binary', maxLength: 12 });
 const event = fc.oneof(
@@ -22,23 +23,10 @@ function tapped(chunks: readonly Buffer[]): RequestRecord {
   return record;
 }
 
-/** `bytes` cut at the given offsets (any of them may fall inside a UTF-8 character). */
-function cut(bytes: Buffer, offsets: number[]): Buffer[] {
-  const at = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let start = 0;
-  for (const o of at) {
-    chunks.push(bytes.subarray(start, o));
-    start = o;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
-}
-
 describe('SseUsageTap', () => {
   test.prop([stream, fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 300 })('reads the same record whatever the chunks', (bytes, offsets) => {
     const whole = tapped([bytes]);
-    const pieces = tapped(cut(bytes, offsets));
+    const pieces = tapped(cutAt(bytes, offsets));
     expect({ usage: pieces.usage, model: pieces.modelAnswered }).toEqual({ usage: whole.usage, model: whole.modelAnswered });
   });
 

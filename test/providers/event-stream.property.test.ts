@@ -5,6 +5,7 @@ import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { EventStreamDecoder, EventStreamError } from '../../runtime/providers/cloudc/event-stream.ts';
 import { encodeMessage } from '../mocks/cloudc/index.ts';
+import { cutAt } from '../support/cut.ts';
 
 const headerName = fc.stringMatching(/^[:a-zA-Z][a-zA-Z0-9:_-]{0,20}$/);
 const messageArb = fc.record({
@@ -12,26 +13,13 @@ const messageArb = fc.record({
   payload: fc.uint8Array({ maxLength: 300 }),
 });
 
-/** Cuts `bytes` at the given fractions into consecutive chunks. */
-function cut(bytes: Buffer, fractions: number[]): Buffer[] {
-  const points = [...new Set(fractions.map((f) => Math.floor(f * bytes.length)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(from, point));
-    from = point;
-  }
-  chunks.push(bytes.subarray(from));
-  return chunks;
-}
-
 describe('event-stream framing', () => {
   test.prop([fc.array(messageArb, { minLength: 1, maxLength: 6 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 })])(
     'decode(encode(messages)) = messages, however the bytes are chunked',
     (messages, fractions) => {
       const wire = Buffer.concat(messages.map((m) => encodeMessage(m.headers, Buffer.from(m.payload))));
       const decoder = new EventStreamDecoder();
-      const decoded = cut(wire, fractions).flatMap((chunk) => decoder.push(chunk));
+      const decoded = cutAt(wire, fractions.map((f) => Math.floor(f * wire.length))).flatMap((chunk) => decoder.push(chunk));
       expect(decoder.pending).toBe(0);
       expect(decoded.map((m) => ({ headers: { ...m.headers }, payload: new Uint8Array(m.payload) }))).toEqual(messages.map((m) => ({ headers: m.headers, payload: m.payload })));
     },

@@ -13,6 +13,7 @@ import { eventMessage } from '../mocks/cloudc/index.ts';
 import { prepare } from './adapter-calls.ts';
 import { text } from './chat-arbitraries.ts';
 import { sseFrames } from './gateway.ts';
+import { cutAt } from '../support/cut.ts';
 
 type Json = Record<string, any>;
 
@@ -36,17 +37,9 @@ const answerArb: fc.Arbitrary<Answer> = fc.record({
   output: a.output,
 }));
 
-/** Splits text into 1–3 pieces at generated points. */
+/** Text cut at generated points, without empty pieces. */
 function split(value: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (value.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let from = 0;
-  for (const p of points) {
-    out.push(value.slice(from, p));
-    from = p;
-  }
-  out.push(value.slice(from));
-  return out.filter((p) => p !== '');
+  return cutAt(value, cuts).filter((p) => p !== '');
 }
 
 /** What a client assembles from chat chunks (as the vendor SDK's stream helper does). */
@@ -81,17 +74,6 @@ function run(mapper: StreamMapper, chunks: Buffer[]): string {
   return chunks.map((c) => mapper.push(c)).join('') + mapper.end();
 }
 
-function chunked(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of [...points, bytes.length]) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  return out;
-}
-
 const chat = (stream: boolean) => ({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
 
 async function mappings(adapter: typeof anthropicAdapter | typeof cloudbAdapter | typeof cloudcAdapter, options: Json): Promise<{ json: PreparedCall; stream: PreparedCall }> {
@@ -124,7 +106,7 @@ describe('stream and JSON answers map to the same completion', () => {
     });
     sse('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: answer.output } });
     sse('message_stop', {});
-    const streamed = assemble(run(stream.response!.stream!(), chunked(Buffer.from(events.join('')), byteCuts)));
+    const streamed = assemble(run(stream.response!.stream!(), cutAt(Buffer.from(events.join('')), byteCuts)));
     expect(streamed).toEqual(fromCompletion(fromJson as Json));
   });
 
@@ -141,7 +123,7 @@ describe('stream and JSON answers map to the same completion', () => {
     }
     events.push({ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason, index: 0 }], usageMetadata });
     const wire = Buffer.from(events.map((e) => `data: ${JSON.stringify({ ...e, modelVersion: 'm', responseId: 'r1' })}\r\n\r\n`).join(''));
-    const streamed = assemble(run(stream.response!.stream!(), chunked(wire, byteCuts)));
+    const streamed = assemble(run(stream.response!.stream!(), cutAt(wire, byteCuts)));
     // The provider gives function calls no ids; the gateway makes them, so compare without.
     expect(withoutIds(streamed)).toEqual(withoutIds(fromCompletion(fromJson)));
   });
@@ -163,7 +145,7 @@ describe('stream and JSON answers map to the same completion', () => {
       messages.push(eventMessage('contentBlockStop', { contentBlockIndex }));
     });
     messages.push(eventMessage('messageStop', { stopReason }), eventMessage('metadata', { usage, metrics: { latencyMs: 1 } }));
-    const streamed = assemble(run(stream.response!.stream!(), chunked(Buffer.concat(messages), byteCuts)));
+    const streamed = assemble(run(stream.response!.stream!(), cutAt(Buffer.concat(messages), byteCuts)));
     expect(streamed).toEqual(fromCompletion(fromJson));
   });
 });

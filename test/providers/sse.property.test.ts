@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { MAX_SSE_EVENT_CHARS, SseEventTooLargeError, SseParser } from '../../runtime/providers/shared/sse.ts';
+import { cutAt } from '../support/cut.ts';
 
 const line = fc.string({ maxLength: 30, unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
 const eventArb = fc.record({ event: fc.option(fc.stringMatching(/^[a-z_]{1,12}$/), { nil: undefined }), data: fc.array(line, { minLength: 1, maxLength: 3 }) });
@@ -19,14 +20,8 @@ describe('SSE parser', () => {
         'id: 7',
       ].join(eol) + eol + eol).join('');
       const bytes = Buffer.from(text);
-      const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
       const parser = new SseParser();
-      const out = [];
-      let from = 0;
-      for (const point of [...points, bytes.length]) {
-        out.push(...parser.push(bytes.subarray(from, point)));
-        from = point;
-      }
+      const out = cutAt(bytes, cuts).flatMap((chunk) => parser.push(chunk));
       out.push(...parser.end());
       expect(out).toEqual(events.map((e) => ({ event: e.event ?? 'message', data: e.data.join('\n') })));
     },
