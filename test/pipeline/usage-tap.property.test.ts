@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
-import { MAX_LINE_BYTES, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
+import { MAX_EVENT_CHARS, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
 import { cutAt } from '../support/cut.ts';
 
 const content = fc.string({ unit: 'binary', maxLength: 12 });
@@ -40,7 +40,7 @@ describe('SseUsageTap', () => {
     const usage = (p: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: p, completion_tokens: 1, total_tokens: p + 1 } })}`;
     const chunks = (...texts: string[]) => texts.map((t) => Buffer.from(t));
     // The overlong line goes on in a chunk that begins like a usage event: it is still the same line.
-    const overlong = [`data: ${'x'.repeat(MAX_LINE_BYTES + 10)}`, `${usage(7)}\n\n`];
+    const overlong = [`data: ${'x'.repeat(MAX_EVENT_CHARS + 10)}`, `${usage(7)}\n\n`];
     expect(tapped(chunks(`${usage(3)}\n\n`, ...overlong)).usage).toMatchObject({ inputTokens: 3, estimated: false });
     expect(tapped(chunks(`${usage(3)}\n\n`, ...overlong, `${usage(5)}\n\n`)).usage).toMatchObject({ inputTokens: 5, estimated: false });
     // A stream that ends inside the overlong line.

@@ -1,5 +1,6 @@
-// The SSE parser the stream mappers read providers with: any line endings, any chunking (inside
-// multi-byte characters too), comments and unknown fields ignored.
+// The SSE parser the stream mappers read providers with (and the request log's usage tap): any line
+// endings, any chunking (inside multi-byte characters too), comments and unknown fields ignored, a
+// leading byte order mark ignored; past its bound an event breaks the stream, or is skipped.
 import { describe, expect, it } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
@@ -24,6 +25,23 @@ describe('SSE parser', () => {
       const out = cutAt(bytes, cuts).flatMap((chunk) => parser.push(chunk));
       out.push(...parser.end());
       expect(out).toEqual(events.map((e) => ({ event: e.event ?? 'message', data: e.data.join('\n') })));
+    },
+  );
+});
+
+describe('SSE parser that skips events past its bound', () => {
+  // Events well under the bound, and ones well past it (an event near the bound may be judged by how
+  // its bytes were cut: a line not ended yet counts its field name too).
+  const small = fc.record({ event: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }), data: fc.array(fc.string({ maxLength: 8 }).filter((s) => !/[\r\n]/.test(s)), { minLength: 1, maxLength: 2 }) });
+  const large = fc.integer({ min: 150, max: 400 }).map((n) => ({ event: 'big', data: ['x'.repeat(n)] }));
+  test.prop([fc.array(fc.oneof(small, large), { maxLength: 6 }), fc.constantFrom('\n', '\r\n', '\r'), fc.array(fc.nat(), { maxLength: 10 })])(
+    'gives every other event as written, however the bytes are split',
+    (events, eol, cuts) => {
+      const text = events.map((e) => [...(e.event !== undefined ? [`event: ${e.event}`] : []), ...e.data.map((d) => `data: ${d}`)].join(eol) + eol + eol).join('');
+      const parser = new SseParser(100, 'skip');
+      const out = cutAt(Buffer.from(`\uFEFF${text}`), cuts).flatMap((chunk) => parser.push(chunk));
+      out.push(...parser.end());
+      expect(out).toEqual(events.filter((e) => e.event !== 'big').map((e) => ({ event: e.event ?? 'message', data: e.data.join('\n') })));
     },
   );
 });

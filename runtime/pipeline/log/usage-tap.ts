@@ -1,15 +1,15 @@
 // Reads token usage and the answering model from an answer as it goes to the client: the JSON body's
 // `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate (about four
 // characters a token) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
-// SSE line is kept only up to MAX_LINE_BYTES.
-import { StringDecoder } from 'node:string_decoder';
+// SSE event past MAX_EVENT_CHARS is dropped (the events after it are still read).
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
+import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekMember, peekTrailingMember } from './json-peek.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
-export const MAX_LINE_BYTES = 1024 * 1024;
+export const MAX_EVENT_CHARS = 1024 * 1024;
 const CHARS_PER_TOKEN = 4;
 
 export type PriceFn = (provider: string, model: string | null, usage: TokenUsage) => number | null;
@@ -60,14 +60,11 @@ export class SseUsageTap implements BodyTap {
   readonly #done: UsageDone;
   readonly #inputEstimate: number;
   readonly #bodyBytes: number;
-  /** A character split across two chunks is decoded whole. */
-  readonly #decoder = new StringDecoder('utf8');
-  #kept = '';
-  /** The pieces of the line not ended yet, joined only once it ends: rescanning or re-concatenating it per chunk made a long line quadratic. */
-  #pending: string[] = [];
-  #pendingLength = 0;
-  /** The current line grew past MAX_LINE_BYTES: skipped up to its end. */
-  #overlong = false;
+  /** An event past the cap is dropped and the events after it are read (the final usage comes last). */
+  readonly #parser = new SseParser(MAX_EVENT_CHARS, 'skip');
+  /** The body as sent, up to one byte past the cap, when bodies are logged. */
+  #kept: Buffer[] = [];
+  #keptBytes = 0;
   #usage: TokenUsage | null = null;
   #outputChars = 0;
 
@@ -80,15 +77,20 @@ export class SseUsageTap implements BodyTap {
   }
 
   write(chunk: Buffer | string): void {
-    this.#text(typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    // One byte past the cap is enough for redactBody to mark the body as truncated.
+    if (this.#bodyBytes > 0 && this.#keptBytes <= this.#bodyBytes) {
+      const piece = bytes.subarray(0, this.#bodyBytes + 1 - this.#keptBytes);
+      this.#kept.push(piece);
+      this.#keptBytes += piece.length;
+    }
+    for (const event of this.#parser.push(bytes)) this.#data(event.data);
   }
 
   end(): void {
-    this.#text(this.#decoder.end());
-    if (!this.#overlong && this.#pending.length > 0) this.#line(this.#pending.join(''));
-    this.#pending = [];
+    for (const event of this.#parser.end()) this.#data(event.data);
     const record = this.#record;
-    if (this.#bodyBytes > 0) record.responseBody = redactBody(this.#kept, this.#bodyBytes);
+    if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes);
     if (this.#usage !== null) record.usage = this.#usage;
     else {
       const output = Math.ceil(this.#outputChars / CHARS_PER_TOKEN);
@@ -97,33 +99,7 @@ export class SseUsageTap implements BodyTap {
     this.#done(record);
   }
 
-  #text(piece: string): void {
-    if (piece === '') return;
-    // One byte past the cap is enough for redactBody to mark the body as truncated.
-    if (this.#bodyBytes > 0 && this.#kept.length <= this.#bodyBytes) this.#kept += piece.slice(0, this.#bodyBytes + 1 - this.#kept.length);
-    let start = 0;
-    for (let nl = piece.indexOf('\n'); nl !== -1; nl = piece.indexOf('\n', start)) {
-      if (this.#overlong) this.#overlong = false;
-      else if (this.#pending.length === 0) this.#line(piece.slice(start, nl));
-      else this.#line(this.#pending.join('') + piece.slice(start, nl));
-      if (this.#pending.length > 0) {
-        this.#pending = [];
-        this.#pendingLength = 0;
-      }
-      start = nl + 1;
-    }
-    if (start === piece.length || this.#overlong) return;
-    this.#pendingLength += piece.length - start;
-    if (this.#pendingLength > MAX_LINE_BYTES) {
-      this.#overlong = true;
-      this.#pending = [];
-      this.#pendingLength = 0;
-    } else this.#pending.push(start === 0 ? piece : piece.slice(start));
-  }
-
-  #line(line: string): void {
-    if (!line.startsWith('data:')) return;
-    const data = line.slice(line.charCodeAt(5) === 0x20 ? 6 : 5).trimEnd();
+  #data(data: string): void {
     if (data === '' || data === '[DONE]') return;
     let chunk: unknown;
     try {
