@@ -43,7 +43,7 @@ export class SseParser {
     this.#overlong = overlong;
   }
 
-  /** Feeds bytes; returns the events they complete. Throws SseEventTooLargeError past the bound. */
+  /** Feeds bytes; returns the events they complete. Past the bound: SseEventTooLargeError, or (skip) the event dropped. */
   push(chunk: Buffer | Uint8Array): SseEvent[] {
     return this.#lines(this.#text(this.#decoder.write(chunk)));
   }
@@ -62,8 +62,8 @@ export class SseParser {
     return events;
   }
 
-  // Each character is looked at once: text after the last line break is kept as a piece, and a line
-  // is joined only when its end arrives (a long line in many chunks stays linear). Line breaks are
+  // Each character is looked at a fixed number of times: text after the last line break is kept as a
+  // piece, and a line is joined only when its end arrives (a long line in many chunks stays linear). Line breaks are
   // found with indexOf, not a loop over every character: ten times faster on a typical stream, and
   // the log's usage tap reads every streamed answer with this parser.
   #lines(text: string): SseEvent[] {
