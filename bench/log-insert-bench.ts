@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RecordBatch } from '../runtime/core/record-batch.ts';
 import { newRecordId, newRequestRecord, newTraceId, type RequestRecord } from '../runtime/core/request-record.ts';
 import { SqlRequestLogStore } from '../runtime/store/sql/sql-request-log-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from '../runtime/store/sqlite/database.ts';
@@ -56,7 +57,7 @@ function hookResults(): NonNullable<RequestRecord['hookResults']> {
   const hook = (id: string, words: number, characters: number) => ({
     id, type: null, verdict: true, deny: false, async: false, executionTimeMs: 0.441,
     checks: [
-      check('default.wordCount', `${words} words; 1 to 2000 words allowed`, 0.02),
+      check('default.wordCount', `${words} ${words === 1 ? 'word' : 'words'}; 1 to 2000 words allowed`, 0.02),
       check('default.regexMatch', 'does not match (?i)ignore (all )?previous instructions (inverted by not)', 0.374),
       check('default.characterCount', `${characters} characters; 0 to 20000 characters allowed`, 0.008),
     ],
@@ -91,17 +92,17 @@ try {
   for (let done = 0; done < rows; done += batch) {
     const texts: string[] = [];
     for (let i = 0; i < Math.min(batch, rows - done); i++) texts.push(recordText(started + Math.floor((done + i) / 50)));
-    await store.insertTexts(texts);
+    await store.insert(RecordBatch.of(texts));
     if ((done / batch) % 50 === 0) process.stderr.write(`\rfilling: ${done.toLocaleString('en')} of ${rows.toLocaleString('en')} rows`);
   }
   process.stderr.write(`\rfilled ${rows.toLocaleString('en')} rows${' '.repeat(20)}\n`);
   db.connection.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   const pageSize = (db.connection.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
-  const batches: string[][] = [];
-  for (let done = 0; done < measured; done += batch) batches.push(Array.from({ length: Math.min(batch, measured - done) }, () => recordText(Date.now())));
+  const batches: RecordBatch[] = [];
+  for (let done = 0; done < measured; done += batch) batches.push(RecordBatch.of(Array.from({ length: Math.min(batch, measured - done) }, () => recordText(Date.now()))));
   const before = process.cpuUsage();
   const wall = performance.now();
-  for (const texts of batches) await store.insertTexts(texts);
+  for (const records of batches) await store.insert(records);
   const cpu = process.cpuUsage(before);
   const per = (micros: number) => (micros / measured).toFixed(1);
   process.stdout.write(`${pageSize}-byte pages, trace ids ${values.trace}${values.hooks ? ', records with hook_results' : ''}, ${rows.toLocaleString('en')} rows stored, ${measured.toLocaleString('en')} measured in batches of ${batch}: ` +

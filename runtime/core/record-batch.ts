@@ -26,7 +26,7 @@ export class RecordBatch {
     this.#bytes = Buffer.from(new SharedArrayBuffer(capacityBytes));
   }
 
-  /** A batch holding `texts`, for callers that have the records as text already (tests). */
+  /** A batch holding `texts`, for callers that have the records as text already (tests, bench/log-insert-bench.ts). */
   static of(texts: readonly string[]): RecordBatch {
     const batch = new RecordBatch(Math.max(1, texts.reduce((n, text) => n + Buffer.byteLength(text), 0)));
     for (const text of texts) batch.append(text);

@@ -1,6 +1,6 @@
 // RequestLogStore on any SqlDatabase. A batch is one multi-row INSERT per chunk, in one transaction;
 // metadata filters use each dialect's JSON operator (the one place the SQL differs).
-import { type RecordBatch, recordReader } from '../../core/record-batch.ts';
+import { type RecordBatch, recordReader, type SharedRecords } from '../../core/record-batch.ts';
 import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
@@ -38,12 +38,12 @@ export function columnsOf(text: string): RecordColumns {
 const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
 const INSERTS = new Map<number, string>();
 
-/** The INSERT of `rows` rows (made once per row count: a full chunk's is the usual one). */
+/** The INSERT of `rows` rows (1 to ROWS_PER_INSERT), made once per row count: a full chunk's is the usual one. */
 function insertSql(rows: number): string {
   let sql = INSERTS.get(rows);
   if (sql === undefined) {
     sql = `INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => ROW).join(', ')} ON CONFLICT (id) DO NOTHING`;
-    if (INSERTS.size < ROWS_PER_INSERT) INSERTS.set(rows, sql);
+    INSERTS.set(rows, sql);
   }
   return sql;
 }
@@ -57,21 +57,18 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   /** The columns come from each record's own text, so the row and its `record` never disagree. */
   insert(batch: RecordBatch): Promise<void> {
-    return this.insertRecords(batch.count, recordReader(batch.shared()));
-  }
-
-  /** Records as JSON text. */
-  insertTexts(texts: readonly string[]): Promise<void> {
-    return this.insertRecords(texts.length, (i) => texts[i]!);
+    return this.insertShared(batch.shared());
   }
 
   /**
-   * `count` records, record `i` as JSON text from `textAt(i)`: the SQLite writer thread's way in, reading
-   * a batch's shared bytes a chunk of rows at a time. Decoding and parsing the whole batch first kept
-   * ~1 MB of it alive across the transaction, longer than the writer's small young generation holds it.
+   * A batch's records where they are in shared memory: the SQLite writer thread's way in. They are
+   * decoded and parsed a chunk of rows at a time: the whole batch first kept ~1 MB of it alive across
+   * the transaction, longer than the writer's small young generation holds it.
    */
-  async insertRecords(count: number, textAt: (i: number) => string): Promise<void> {
+  async insertShared(shared: SharedRecords): Promise<void> {
+    const count = shared.ends.length;
     if (count === 0) return;
+    const textAt = recordReader(shared);
     await this.#db.transaction(async (tx) => {
       for (let start = 0; start < count; start += ROWS_PER_INSERT) {
         const end = Math.min(count, start + ROWS_PER_INSERT);

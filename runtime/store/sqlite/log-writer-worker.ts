@@ -4,7 +4,7 @@
 // thread read meanwhile) and answers each batch once it is committed.
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
-import { recordReader, type SharedRecords } from '../../core/record-batch.ts';
+import type { SharedRecords } from '../../core/record-batch.ts';
 import { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './database.ts';
 import { SqliteDatabase } from './sqlite-database.ts';
@@ -22,7 +22,7 @@ const db = new SqliteDatabase(openSqliteDatabase(dataDir), join(dataDir, SQLITE_
 const store = new SqlRequestLogStore(db);
 
 parentPort!.on('message', (message: InsertMessage) => {
-  store.insertRecords(message.records.ends.length, recordReader(message.records)).then(
+  store.insertShared(message.records).then(
     () => parentPort!.postMessage({ id: message.id, ok: true } satisfies InsertReply),
     (error: unknown) => parentPort!.postMessage({ id: message.id, ok: false, message: (error as Error).message } satisfies InsertReply),
   );
