@@ -3,7 +3,7 @@
 // deeper down (or inside a string) is never taken for a top-level one.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { peekMember, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
+import { peekLeadingAndTrailing, peekMember, peekMembers, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
 import { newRecordId, newTraceId } from '../../runtime/core/request-record.ts';
 
 const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
@@ -23,6 +23,38 @@ describe('peekMember', () => {
 
   test.prop([fc.string(), key], { numRuns: 200 })('never throws on text that is not JSON', (text, wanted) => {
     expect(() => peekMember(Buffer.from(text), wanted)).not.toThrow();
+  });
+});
+
+/** What a full parse gives for `wanted` (a copy, as JSON text would give it), undefined when absent. */
+function parsed(value: Record<string, unknown>, wanted: string): unknown {
+  return Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+}
+
+describe('peekMembers', () => {
+  test.prop([object, fc.uniqueArray(key, { minLength: 1, maxLength: 4 }), fc.constantFrom(undefined, 2, '\t')], { numRuns: 300 })('equals a full parse for each of several keys, in one scan, in any layout', (value, wanted, indent) => {
+    const body = Buffer.from(JSON.stringify(value, null, indent));
+    expect(peekMembers(body, wanted)).toEqual(wanted.map((k) => parsed(value, k)));
+  });
+
+  // A value that holds the other wanted keys must be skipped whole once read: they are not top-level.
+  test.prop([key, key, fc.jsonValue({ maxDepth: 2 })], { numRuns: 200 })('never takes a key inside a member it already read for a top-level one', (first, second, nested) => {
+    fc.pre(first !== second);
+    const body = Buffer.from(JSON.stringify({ [first]: { [second]: nested, list: [{ [second]: nested }] }, text: `"${second}": 1` }));
+    expect(peekMembers(body, [first, second])).toEqual([{ [second]: JSON.parse(JSON.stringify(nested)), list: [{ [second]: JSON.parse(JSON.stringify(nested)) }] }, undefined]);
+  });
+
+  test.prop([fc.string(), fc.uniqueArray(key, { minLength: 1, maxLength: 3 })], { numRuns: 200 })('never throws on text that is not JSON', (text, wanted) => {
+    expect(() => peekMembers(Buffer.from(text), wanted)).not.toThrow();
+  });
+});
+
+describe('peekLeadingAndTrailing', () => {
+  // Short answers take one scan, long ones (2 KB and more) the two searches: the same values either way.
+  test.prop([object, key, key, fc.integer({ min: 0, max: 3000 }), fc.constantFrom(undefined, 2)], { numRuns: 300 })('equals a full parse for both keys, short body or long', (value, leading, trailing, pad, indent) => {
+    const full = { aa: 'x'.repeat(pad), ...value };
+    const body = Buffer.from(JSON.stringify(full, null, indent));
+    expect(peekLeadingAndTrailing(body, leading, trailing)).toEqual([parsed(full, leading), parsed(full, trailing)]);
   });
 });
 

@@ -2,24 +2,48 @@
 // that tracks strings and nesting, then JSON.parse of that member's value alone. Used on every
 // metered answer (`usage`, `model`) and on request bodies the route did not parse (`model`), where
 // a full parse would cost several microseconds per request. A member at the end (`usage`) is found
-// from the end instead (peekTrailingMember), so a long answer is not scanned byte by byte.
+// from the end instead (peekTrailingMember), so a long answer is not scanned byte by byte; a short
+// answer's `model` and `usage` take one scan together (peekLeadingAndTrailing).
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /** The value of the top-level `key` of the JSON object in `body[0, limit)`; undefined when absent or unreadable. */
 export function peekMember(body: Buffer, key: string, limit = body.length): unknown {
+  return peekMembers(body, [key], limit)[0];
+}
+
+/**
+ * The values of several top-level members in one scan (each undefined when absent or unreadable; a
+ * key given twice in the text counts where it first appears). `keys` are distinct. The scan ends
+ * once every key was seen.
+ */
+export function peekMembers(body: Buffer, keys: readonly string[], limit = body.length): unknown[] {
   const end = Math.min(body.length, limit);
-  const name = Buffer.from(key);
+  // A key's name is set to null once its member was read.
+  const names: (Buffer | null)[] = keys.map((key) => Buffer.from(key));
+  const values: unknown[] = new Array(keys.length).fill(undefined);
+  let missing = keys.length;
   let depth = 0;
   let i = 0;
   while (i < end) {
     const c = body[i];
     if (c === QUOTE) {
       const close = stringEnd(body, i + 1, end);
-      if (close === -1) return undefined;
-      if (depth === 1 && close - i - 1 === name.length && body.compare(name, 0, name.length, i + 1, close) === 0) {
-        const start = skipSpace(body, close + 1, end);
-        if (body[start] === 0x3a) return valueAt(body, skipSpace(body, start + 1, end), end);
+      if (close === -1) return values;
+      const wanted = depth === 1 ? nameAt(body, names, i + 1, close) : -1;
+      if (wanted !== -1) {
+        const colon = skipSpace(body, close + 1, end);
+        if (body[colon] === 0x3a) {
+          const start = skipSpace(body, colon + 1, end);
+          const stop = valueEnd(body, start, end);
+          if (stop === -1) return values;
+          values[wanted] = parseRange(body, start, stop);
+          names[wanted] = null;
+          if (--missing === 0) return values;
+          // Past the value: nothing inside it is a top-level member.
+          i = stop;
+          continue;
+        }
       }
       i = close + 1;
       continue;
@@ -28,7 +52,39 @@ export function peekMember(body: Buffer, key: string, limit = body.length): unkn
     else if (c === 0x7d || c === 0x5d) depth--;
     i++;
   }
-  return undefined;
+  return values;
+}
+
+/** Which of `names` the string `body[from, to)` is, by its bytes; -1 for none. */
+function nameAt(body: Buffer, names: readonly (Buffer | null)[], from: number, to: number): number {
+  for (let k = 0; k < names.length; k++) {
+    const name = names[k];
+    if (name !== null && to - from === name.length && sameBytes(body, from, name)) return k;
+  }
+  return -1;
+}
+
+/** True when `body` holds `name` at `from`. A loop, not Buffer#compare: names are a few bytes, and a call into C++ costs more than comparing them. */
+function sameBytes(body: Buffer, from: number, name: Buffer): boolean {
+  for (let j = 0; j < name.length; j++) if (body[from + j] !== name[j]) return false;
+  return true;
+}
+
+/**
+ * A member usually near the start of an answer (`model`) and one usually at its end (`usage`): one
+ * scan of a short body for both, and in a long one the forward scan for the first (it stops there)
+ * and the search from the end for the second.
+ */
+export function peekLeadingAndTrailing(body: Buffer, leading: string, trailing: string): [unknown, unknown] {
+  if (body.length < LONG_BODY_BYTES) {
+    if (leading === trailing) {
+      const value = peekMember(body, leading);
+      return [value, value];
+    }
+    const values = peekMembers(body, [leading, trailing]);
+    return [values[0], values[1]];
+  }
+  return [peekMember(body, leading), peekTrailingMember(body, trailing)];
 }
 
 /**
@@ -89,12 +145,6 @@ function skipSpaceBack(body: Buffer, from: number): number {
   let i = from;
   while (i >= 0 && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i--;
   return i;
-}
-
-/** Parses the JSON value starting at `start` (an object, array, string or scalar). */
-function valueAt(body: Buffer, start: number, end: number): unknown {
-  const stop = valueEnd(body, start, end);
-  return stop === -1 ? undefined : parseRange(body, start, stop);
 }
 
 /** Parses `body[start, stop)`, a value whose end is already known; undefined when it is not JSON. */

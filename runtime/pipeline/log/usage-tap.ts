@@ -5,7 +5,7 @@
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
-import { peekMember, peekTrailingMember } from './json-peek.ts';
+import { peekLeadingAndTrailing } from './json-peek.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -45,9 +45,9 @@ export class JsonUsageTap implements BodyTap {
       // Two members, not the whole answer: a full parse would cost several microseconds per request.
       // A body that is not a JSON object (audio, an odd answer) simply has neither.
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const model = peekMember(body, 'model');
+      const [model, used] = peekLeadingAndTrailing(body, 'model', 'usage');
       if (typeof model === 'string') this.#record.modelAnswered = model;
-      const usage = usageOf(peekTrailingMember(body, 'usage'));
+      const usage = usageOf(used);
       if (usage !== null) this.#record.usage = usage;
       if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
     }
