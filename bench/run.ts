@@ -44,7 +44,8 @@ Options:
   --rounds N            interleaved rounds; req/s is the median, × floor the median of per-round
                         ratios to the floor, latency pools all rounds (default 3)
   --connections N       connections of the throughput runs (default 32)
-  --only IDS            comma-separated scenario ids (direct and floor runs are added as needed):
+  --only IDS            comma-separated scenario ids (the direct, floor and ceiling runs they are
+                        compared against are added as needed):
                         ${SCENARIOS.map((s) => s.id).join(', ')}
   --configs N           generated configs for the compile benchmark (default 1000; 0 skips it)
   --no-inline           skip the inline-config benchmark
@@ -55,7 +56,8 @@ Options:
   --no-pin              leave process placement to the OS
   --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
                         "--max-semi-space-size=16"
-  --cpu-prof DIR        write CPU profiles to DIR/<process>/ (gateway, bare, redis, floor; one file per thread)
+  --cpu-prof DIR        write CPU profiles to DIR/<process>/ (gateway, bare, redis, floor, responder;
+                        one file per thread)
   --load-generator G    wrk or autocannon for the throughput runs (default: wrk when installed,
                         from Debian's package: apt-get install wrk; else autocannon)
   --out FILE            results JSON (default bench/results/latest.json)
@@ -140,7 +142,7 @@ function loadGeneratorOf(asked: string | undefined): 'wrk' | 'autocannon' {
   return wrkAvailable() ? 'wrk' : 'autocannon';
 }
 
-/** The selected scenarios plus the direct and floor runs they are compared against, in table order. */
+/** The selected scenarios plus the direct, floor and ceiling runs they are compared against, in table order. */
 function selectScenarios(only: string[] | null): Scenario[] {
   if (only === null) return [...SCENARIOS];
   const wanted = new Set(only);
@@ -148,6 +150,7 @@ function selectScenarios(only: string[] | null): Scenario[] {
     if (!wanted.has(s.id)) continue;
     if (s.floor !== null) wanted.add(s.floor);
     if (s.direct !== null) wanted.add(s.direct);
+    if (s.ceiling !== undefined) wanted.add(s.ceiling);
   }
   for (const s of SCENARIOS) if (wanted.has(s.id) && s.direct !== null) wanted.add(s.direct);
   return SCENARIOS.filter((s) => wanted.has(s.id));
@@ -212,7 +215,7 @@ async function main(): Promise<number> {
   const generatorName = options.loadGenerator === 'wrk' ? 'wrk (own process) for throughput, autocannon for 1-connection latency' : 'autocannon (this process)';
   const generator: LoadGenerator = options.loadGenerator === 'wrk' ? { kind: 'wrk', cpus: pinned ? '0' : null } : { kind: 'autocannon' };
   const layout = pinned
-    ? `load generator (${generatorName}) + mock on CPU 0; floor proxy and gateway (one loaded at a time) on CPU 1`
+    ? `load generator (${generatorName}) + mock on CPU 0; floor proxy, gateway and responder (one loaded at a time) on CPU 1`
     : `load generator (${generatorName}), mock, floor proxy and gateway as separate processes, placed by the OS`;
   progress(`bench: ${describeMachine(host)}\nbench: ${layout}`);
   if (pinned) pin(process.pid, '0');
@@ -276,11 +279,16 @@ async function main(): Promise<number> {
         })
       : null;
     if (redis !== null) processes.push(redis);
-    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url, bare: bare?.url ?? null, redis: redis?.url ?? null };
+    // The mock's server again, on the gateway's core: what a Node server that does nothing but answer costs there.
+    const responder = scenarios.some((s) => s.via === 'responder')
+      ? await startProcess('responder', join(HERE, 'mock-upstream.ts'), { cpus: pinned ? '1' : null, nodeFlags: profFlags('responder') })
+      : null;
+    if (responder !== null) processes.push(responder);
+    const urls: Urls = { mock: mock.url, floor: floor.url, gateway: gateway.url, bare: bare?.url ?? null, redis: redis?.url ?? null, responder: responder?.url ?? null };
     if (scenarios.some((s) => s.id === 'virtual-key')) await createVirtualKeyConfig(urls);
     if (scenarios.some((s) => s.id === 'limited')) await createLimitPolicy(urls.gateway);
     if (redis !== null && scenarios.some((s) => s.id === 'limited-redis')) await createLimitPolicy(redis.url);
-    const underTest = { direct: null, floor, gateway, bare, redis } as const;
+    const underTest = { direct: null, floor, gateway, bare, redis, responder } as const;
 
     const runs = new Map<string, ScenarioRuns>(scenarios.map((s) => [s.id, { requestsPerSecond: [], cpuPerRequest: [], requests: 0, failures: 0, cpuMicros: 0, workerMicros: 0, wallMicros: 0, mockCpuMicros: 0, latencyMs: [], peakRssBytes: null }]));
     for (const scenario of scenarios) await checkScenario(scenario, scenario.target(urls));

@@ -17,10 +17,15 @@ export interface Urls {
   bare: string | null;
   /** A third gateway counting limits in Redis (BENCH_REDIS_URL, default the local one). Null when no scenario needs it. */
   redis: string | null;
+  /** A second mock on the gateway's core: a node:http server answering from memory. Null when no scenario needs it. */
+  responder: string | null;
 }
 
-/** `bare`: the gateway with the request log and metrics off (GATEWAY_REQUEST_LOG=off, GATEWAY_METRICS=off); `redis`: the gateway with REDIS_URL. */
-export type Via = 'direct' | 'floor' | 'gateway' | 'bare' | 'redis';
+/**
+ * `bare`: the gateway with the request log and metrics off (GATEWAY_REQUEST_LOG=off, GATEWAY_METRICS=off); `redis`: the gateway with REDIS_URL;
+ * `responder`: the mock's own server placed where the gateway runs.
+ */
+export type Via = 'direct' | 'floor' | 'gateway' | 'bare' | 'redis' | 'responder';
 
 export interface Scenario {
   id: string;
@@ -31,6 +36,11 @@ export interface Scenario {
   floor: string | null;
   /** The direct run its added latency is measured over. */
   direct: string | null;
+  /**
+   * A run that shows the most any Node server could do for this scenario on the same core (added to
+   * the selection with it): for a cache hit, a node:http server answering from memory.
+   */
+  ceiling?: string;
   target(urls: Urls): LoadTarget;
   /** Which target must have answered (x-gateway-last-used-option-index); checked before loading. */
   expectLeaf?: RegExp;
@@ -155,11 +165,20 @@ export const SCENARIOS: readonly Scenario[] = [
     target: (u) => gateway({ ...u, gateway: u.redis! }, 'bench-limited'), expectLeaf: /^config$/,
   },
   { id: 'guarded', label: 'single, 3 checks on input and output', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-guarded'), expectLeaf: /^config$/ },
-  { id: 'cache-hit', label: 'single, simple cache HIT', via: 'gateway', ...JSON_RUN, target: (u) => gateway(u, 'bench-cached'), expectLeaf: /^config$/ },
+  {
+    id: 'cache-hit', label: 'single, simple cache HIT', via: 'gateway', ...JSON_RUN, ceiling: 'responder',
+    target: (u) => gateway(u, 'bench-cached'), expectLeaf: /^config$/,
+  },
   {
     // What a hit costs without the request log and metrics, which every hit still pays for above.
-    id: 'cache-hit-bare', label: 'single, simple cache HIT, log+metrics off', via: 'bare', ...JSON_RUN,
+    id: 'cache-hit-bare', label: 'single, simple cache HIT, log+metrics off', via: 'bare', ...JSON_RUN, ceiling: 'responder',
     target: (u) => gateway({ ...u, gateway: u.bare! }, 'bench-cached'), expectLeaf: /^config$/,
+  },
+  {
+    // The ceiling of a hit: the mock's server (one writeHead, one end of a fixed answer) on the
+    // gateway's core, answering the same requests with no routing, no cache lookup and no log.
+    id: 'responder', label: 'node:http answering from memory (ceiling of a HIT)', via: 'responder', ...JSON_RUN,
+    target: (u) => ({ ...direct(u), url: u.responder! }),
   },
   {
     // Force refresh skips the lookup and stores every answer: the miss path, less one Map lookup.
