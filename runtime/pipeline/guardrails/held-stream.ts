@@ -1,14 +1,16 @@
 // A streamed answer held whole so output checks can judge it before the client sees a byte
 // (ARCHITECTURE §5: output checks that can deny, or rewrite, hold the stream). Its text is the first
 // choice's deltas joined; a rewritten text goes back as the content of the first event that carried
-// any, the later ones carrying none, so the stream keeps its events, ids, finish reason and usage.
+// any, the later ones carrying none, so the stream keeps its events, finish reason and usage. The
+// events are read by the providers' SSE parser: any line ending the standard allows (a stream that
+// ended its lines with CR alone must not reach the checks as no text at all), comments skipped,
+// multi-line data joined.
 import type { EndpointKind } from '../../providers/types.ts';
+import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
 
-interface HeldEvent {
-  /** The event's lines as received, when it is passed on unchanged. */
-  raw: string;
-  /** The parsed `data:` JSON, when the event carries one (not `[DONE]`). */
-  data: Record<string, unknown> | null;
+interface HeldEvent extends SseEvent {
+  /** The `data:` JSON, when the event carries an object (not `[DONE]`). */
+  json: Record<string, unknown> | null;
 }
 
 export interface HeldStream {
@@ -20,38 +22,48 @@ export interface HeldStream {
 }
 
 export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
+  // No event can be longer than the body that holds it: the parser's bound never cuts one here.
+  const parser = new SseParser(Math.max(1, body.length));
   const events: HeldEvent[] = [];
   let text = '';
   let model: unknown;
   let id: unknown;
-  for (const raw of body.toString('utf8').split(/\r?\n\r?\n/)) {
-    if (raw.trim() === '') continue;
-    const data = dataOf(raw);
-    events.push({ raw, data });
-    if (data === null) continue;
-    id ??= data.id;
-    model ??= data.model;
-    const piece = firstChoiceText(endpoint, data);
+  for (const event of [...parser.push(body), ...parser.end()]) {
+    const json = jsonOf(event.data);
+    events.push({ ...event, json });
+    if (json === null) continue;
+    id ??= json.id;
+    model ??= json.model;
+    const piece = firstChoiceText(endpoint, json);
     if (piece !== null) text += piece;
   }
   const choice = endpoint === 'chat' ? { index: 0, message: { role: 'assistant', content: text } } : { index: 0, text };
   return { events, text, answer: { id, model, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', choices: [choice] } };
 }
 
-/** The held stream's bytes with the first choice's text replaced by `text`. */
+/**
+ * The held stream with the first choice's text replaced by `text`, each event written as its type and
+ * data (comments and `id:`/`retry:` fields, which carry no answer, are not kept).
+ */
 export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, text: string): Buffer {
   let placed = false;
-  const out: string[] = [];
+  let out = '';
   for (const event of held.events) {
-    const data = event.data;
-    if (data === null || firstChoiceText(endpoint, data) === null) {
-      out.push(event.raw);
+    const json = event.json;
+    if (json === null || firstChoiceText(endpoint, json) === null) {
+      out += eventText(event.event, event.data);
       continue;
     }
-    out.push(`data: ${JSON.stringify(withFirstChoiceText(endpoint, data, placed ? '' : text))}`);
+    out += eventText(event.event, JSON.stringify(withFirstChoiceText(endpoint, json, placed ? '' : text)));
     placed = true;
   }
-  return Buffer.from(`${out.join('\n\n')}\n\n`);
+  return Buffer.from(out);
+}
+
+/** One event as SSE text: its type unless the default, and a `data:` line per line of its data. */
+function eventText(type: string, data: string): string {
+  const head = type === 'message' ? '' : `event: ${type}\n`;
+  return `${head}data: ${data.split('\n').join('\ndata: ')}\n\n`;
 }
 
 /** A stream that is one error event: what an SSE client reads as a failed stream (the vendor SDKs throw it). */
@@ -59,11 +71,7 @@ export function errorEventStream(body: unknown): Buffer {
   return Buffer.from(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
 }
 
-function dataOf(raw: string): Record<string, unknown> | null {
-  let data = '';
-  for (const line of raw.split(/\r?\n/)) {
-    if (line.startsWith('data:')) data += line.slice(line.startsWith('data: ') ? 6 : 5);
-  }
+function jsonOf(data: string): Record<string, unknown> | null {
   if (data === '' || data === '[DONE]') return null;
   try {
     const parsed: unknown = JSON.parse(data);
