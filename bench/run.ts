@@ -216,7 +216,7 @@ async function main(): Promise<number> {
   const generator: LoadGenerator = options.loadGenerator === 'wrk' ? { kind: 'wrk', cpus: pinned ? '0' : null } : { kind: 'autocannon' };
   const layout = pinned
     ? `load generator (${generatorName}) + mock on CPU 0; floor proxy, gateway and responder (one loaded at a time) on CPU 1`
-    : `load generator (${generatorName}), mock, floor proxy and gateway as separate processes, placed by the OS`;
+    : `load generator (${generatorName}), mock, floor proxy, gateway and responder as separate processes, placed by the OS`;
   progress(`bench: ${describeMachine(host)}\nbench: ${layout}`);
   if (pinned) pin(process.pid, '0');
 
