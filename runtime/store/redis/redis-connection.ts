@@ -3,7 +3,7 @@
 // fail: no offline queue (a command while disconnected fails at once), no per-command retries, a
 // short command timeout; ioredis reconnects in the background, and the callers fall back to their
 // process-local state meanwhile (ARCHITECTURE §6: Redis down never means a 5xx).
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { GatewayLogger } from '../../core/log.ts';
 
 export interface RedisSettings {
@@ -25,6 +25,8 @@ export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Redi
 
 /** Connects, waiting at most `commandTimeoutMs` × 4 for the first connection; a Redis that is not up yet is logged, not fatal. */
 export async function openRedis(settings: RedisSettings, logger: GatewayLogger): Promise<Redis> {
+  // Loaded only here: a gateway without REDIS_URL never holds the client's modules (~5 MB of RSS).
+  const { Redis } = await import('ioredis');
   const redis = new Redis(settings.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
