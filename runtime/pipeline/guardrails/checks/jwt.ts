@@ -3,11 +3,15 @@
 // and kept cacheMaxAge seconds) and whose exp, nbf (with clockTolerance) and maxTokenAge hold. A bad,
 // expired or missing token fails the check; a key set that cannot be fetched is an error, which fails
 // the check unless failOnError is false.
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
 
 const JWKS_TIMEOUT_MS = 5000;
+
+/** jose, loaded the first time a jwt check runs: a gateway whose configs use none never holds it. */
+let jose: Promise<typeof import('jose')> | null = null;
+const loadJose = (): Promise<typeof import('jose')> => (jose ??= import('jose'));
 
 export const jwt: CheckDefinition = {
   kind: 'verdict',
@@ -30,6 +34,7 @@ export const jwt: CheckDefinition = {
         try {
           const answer = await hookHttp(tools.hostPolicy, url, 'jwksUri', { method: 'GET', timeoutMs: JWKS_TIMEOUT_MS, signal });
           if (answer.status !== 200) throw new Error(`the key set at ${url.host} answered ${answer.status}`);
+          const { createLocalJWKSet } = await loadJose();
           const getKey = createLocalJWKSet(JSON.parse(answer.body.toString('utf8')) as JSONWebKeySet);
           keys = { getKey, expires: tools.now() + maxAgeMs };
           return getKey;
@@ -44,6 +49,7 @@ export const jwt: CheckDefinition = {
       if (raw === undefined || raw.trim() === '') return { verdict: false, explanation: `no token in the ${header} header` };
       const token = raw.replace(/^Bearer\s+/i, '').trim();
       const getKey = await keySet(input.signal);
+      const { errors: joseErrors, jwtVerify } = await loadJose();
       try {
         const verified = await jwtVerify(token, getKey, { ...options, currentDate: new Date(tools.now()) });
         return { verdict: true, explanation: `token of ${typeof verified.payload.sub === 'string' ? verified.payload.sub : 'an unnamed subject'} verified` };

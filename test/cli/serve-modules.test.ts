@@ -1,5 +1,5 @@
-// The Redis client (ioredis) loads only when REDIS_URL is set: a gateway without it never holds the
-// client's modules. Each case runs `gateway serve` in a fresh Node process whose resolve hook records
+// The Redis client (ioredis) loads only when REDIS_URL is set, and jose only when a jwt check runs: a
+// gateway that uses neither never holds their modules. Each case runs `gateway serve` in a fresh Node process whose resolve hook records
 // every module that process loads, until the server listens.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,8 @@ import { afterAll, expect, it } from 'vitest';
 
 const SERVE = new URL('../../runtime/cli/serve.ts', import.meta.url).href;
 const IOREDIS = /\/node_modules\/ioredis\//;
-const temp = mkdtempSync(join(tmpdir(), 'gateway-redis-loading-'));
+const JOSE = /\/node_modules\/jose\//;
+const temp = mkdtempSync(join(tmpdir(), 'gateway-serve-modules-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const SCRIPT = `
@@ -38,11 +39,12 @@ async function serveInFreshProcess(dataDir: string, redisUrl: string | null): Pr
   return JSON.parse(stdout);
 }
 
-it('a gateway without REDIS_URL loads no part of the Redis client', async () => {
+it('a gateway without REDIS_URL loads no part of the Redis client, nor jose while no config has a jwt check', async () => {
   const { code, loaded } = await serveInFreshProcess(join(temp, 'plain'), null);
   expect(code).toBe(0);
   expect(loaded.some((url) => url.endsWith('/runtime/api/hot-state.ts'))).toBe(true);
-  expect(loaded.filter((url) => IOREDIS.test(url))).toEqual([]);
+  expect(loaded.some((url) => url.endsWith('/guardrails/checks/jwt.ts'))).toBe(true);
+  expect(loaded.filter((url) => IOREDIS.test(url) || JOSE.test(url))).toEqual([]);
 }, 40_000);
 
 it('REDIS_URL loads it (the hook sees it)', async () => {
