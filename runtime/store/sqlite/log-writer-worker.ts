@@ -2,6 +2,7 @@
 // inserts on the main thread would stall requests (about 30 µs of event-loop time per record,
 // measured under load). The worker has its own connection to the same file (WAL lets the main
 // thread read meanwhile) and answers each batch once it is committed.
+import { flushCompileCache } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { SharedRecords } from '../../core/record-batch.ts';
@@ -16,6 +17,10 @@ export interface InsertMessage {
 }
 
 export type InsertReply = { id: number; ok: true } | { id: number; ok: false; message: string };
+
+// Its modules are loaded: into the compile cache now (when on), so a process that is killed later
+// still leaves the next start's writer a cache to load from.
+flushCompileCache();
 
 const dataDir = (workerData as { dataDir: string }).dataDir;
 const db = new SqliteDatabase(openSqliteDatabase(dataDir), join(dataDir, SQLITE_FILE_NAME));
