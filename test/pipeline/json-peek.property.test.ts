@@ -44,6 +44,10 @@ describe('peekMembers', () => {
     expect(peekMembers(body, [first, second])).toEqual([{ [second]: JSON.parse(JSON.stringify(nested)), list: [{ [second]: JSON.parse(JSON.stringify(nested)) }] }, undefined]);
   });
 
+  test.prop([object, fc.array(key, { minLength: 1, maxLength: 4 })], { numRuns: 200 })('gives a key asked for more than once its value each time', (value, wanted) => {
+    expect(peekMembers(Buffer.from(JSON.stringify(value)), wanted)).toEqual(wanted.map((k) => parsed(value, k)));
+  });
+
   test.prop([fc.string(), fc.uniqueArray(key, { minLength: 1, maxLength: 3 })], { numRuns: 200 })('never throws on text that is not JSON', (text, wanted) => {
     expect(() => peekMembers(Buffer.from(text), wanted)).not.toThrow();
   });

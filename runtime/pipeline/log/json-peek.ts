@@ -13,9 +13,9 @@ export function peekMember(body: Buffer, key: string, limit = body.length): unkn
 }
 
 /**
- * The values of several top-level members in one scan (each undefined when absent or unreadable; a
- * key given twice in the text counts where it first appears). `keys` are distinct. The scan ends
- * once every key was seen.
+ * The values of several top-level members in one scan, in the order of `keys` (each undefined when
+ * absent or unreadable; a key the text holds twice counts where it first appears, a key asked for
+ * twice gets the value twice). The scan ends once every key was seen.
  */
 export function peekMembers(body: Buffer, keys: readonly string[], limit = body.length): unknown[] {
   const end = Math.min(body.length, limit);
@@ -37,9 +37,15 @@ export function peekMembers(body: Buffer, keys: readonly string[], limit = body.
           const start = skipSpace(body, colon + 1, end);
           const stop = valueEnd(body, start, end);
           if (stop === -1) return values;
-          values[wanted] = parseRange(body, start, stop);
-          names[wanted] = null;
-          if (--missing === 0) return values;
+          const value = parseRange(body, start, stop);
+          // `wanted` is the first index asking for this key; any later one asks for it again.
+          for (let k = wanted; k < keys.length; k++) {
+            if (names[k] === null || keys[k] !== keys[wanted]) continue;
+            values[k] = value;
+            names[k] = null;
+            missing--;
+          }
+          if (missing === 0) return values;
           // Past the value: nothing inside it is a top-level member.
           i = stop;
           continue;
@@ -77,10 +83,6 @@ function sameBytes(body: Buffer, from: number, name: Buffer): boolean {
  */
 export function peekLeadingAndTrailing(body: Buffer, leading: string, trailing: string): [unknown, unknown] {
   if (body.length < LONG_BODY_BYTES) {
-    if (leading === trailing) {
-      const value = peekMember(body, leading);
-      return [value, value];
-    }
     const values = peekMembers(body, [leading, trailing]);
     return [values[0], values[1]];
   }
