@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
+import { RECORD_LOADED_MODULES } from '../support/loaded-modules.ts';
 
 const SERVE = new URL('../../runtime/cli/serve.ts', import.meta.url).href;
 const IOREDIS = /\/node_modules\/ioredis\//;
@@ -14,10 +15,7 @@ const JOSE = /\/node_modules\/jose\//;
 const temp = mkdtempSync(join(tmpdir(), 'gateway-serve-modules-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const SCRIPT = `
-import { registerHooks } from 'node:module';
-const loaded = new Set();
-registerHooks({ resolve(specifier, context, nextResolve) { const result = nextResolve(specifier, context); loaded.add(result.url); return result; } });
+const SCRIPT = `${RECORD_LOADED_MODULES}
 const { runServe } = await import(${JSON.stringify(SERVE)});
 const write = process.stdout.write.bind(process.stdout);
 let listening;

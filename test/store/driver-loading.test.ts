@@ -9,16 +9,14 @@ import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import type { OpenStoreOptions } from '../../runtime/store/open-store.ts';
 import { createLocation } from './backends.ts';
+import { RECORD_LOADED_MODULES } from '../support/loaded-modules.ts';
 
 const OPEN_STORE = new URL('../../runtime/store/open-store.ts', import.meta.url).href;
 const PG_DRIVER = /\/node_modules\/pg(-[a-z-]+)?\//;
 const temp = mkdtempSync(join(tmpdir(), 'gateway-driver-loading-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const SCRIPT = `
-import { registerHooks } from 'node:module';
-const loaded = new Set();
-registerHooks({ resolve(specifier, context, nextResolve) { const result = nextResolve(specifier, context); loaded.add(result.url); return result; } });
+const SCRIPT = `${RECORD_LOADED_MODULES}
 const { openGatewayStore } = await import(${JSON.stringify(OPEN_STORE)});
 const store = await openGatewayStore(JSON.parse(process.env.STORE_OPTIONS));
 const backend = store.backend;

@@ -6,17 +6,15 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { Pool } from '../../runtime/upstream/undici-pool.ts';
+import { RECORD_LOADED_MODULES } from '../support/loaded-modules.ts';
 
 it('is the class undici exports as Pool', () => {
   expect(Pool).toBe(createRequire(import.meta.url)('undici').Pool);
 });
 
 const POOLS = new URL('../../runtime/upstream/pools.ts', import.meta.url).href;
-const SCRIPT = `
-import { registerHooks } from 'node:module';
+const SCRIPT = `${RECORD_LOADED_MODULES}
 import { createServer } from 'node:http';
-const loaded = new Set();
-registerHooks({ resolve(specifier, context, nextResolve) { const result = nextResolve(specifier, context); loaded.add(result.url); return result; } });
 const { poolFor, closeAllPools } = await import(${JSON.stringify(POOLS)});
 const server = createServer((req, res) => res.end('ok')).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
