@@ -15,6 +15,10 @@ import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breake
 import { defaultProviders } from '../../runtime/providers/registry.ts';
 import { newRequestRecord } from '../../runtime/core/request-record.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../../runtime/upstream/types.ts';
+import { Limits } from '../../runtime/pipeline/limits/limits.ts';
+import { MemoryCounters } from '../../runtime/pipeline/limits/memory-counters.ts';
+import { UsageAlerts } from '../../runtime/pipeline/limits/usage-alerts.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 
 function answer(status: number): UpstreamResponse {
   const body = Buffer.from(JSON.stringify(status < 300 ? { id: 'x', object: 'chat.completion', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } : { error: { message: 'no' } }));
@@ -22,14 +26,14 @@ function answer(status: number): UpstreamResponse {
 }
 
 /** A router over a scripted upstream: `statuses` answer the calls in order. */
-function routerFor(config: Record<string, unknown>, stages: readonly Stage[] | undefined, statuses: number[], recording = true) {
+function routerFor(config: Record<string, unknown>, stages: readonly Stage[] | undefined, statuses: number[], recording = true, limits: Limits | null = null) {
   const sent: UpstreamRequest[] = [];
   const transport = new InferenceTransport(defaultProviders(), async (req) => {
     sent.push(req);
     return answer(statuses[sent.length - 1] ?? 200);
   });
   const plan = planConfig(config, 'compose-test');
-  const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 0, retryMaxMs: 0, inlineConfigCacheSize: 10 }, stages, services: { ...defaultServices(), recording } });
+  const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 0, retryMaxMs: 0, inlineConfigCacheSize: 10 }, stages, services: { ...defaultServices(), recording, limits } });
   return { router, sent };
 }
 
@@ -133,5 +137,19 @@ describe('stage composition', () => {
     await outcome.response!.readAll();
     expect(silent.record).toMatchObject({ configId: null, targetPath: null, provider: null, modelRequested: null, usage: null });
   });
-});
 
+  it('with limits kept but nothing recording, meters the answer only when a policy charges it', async () => {
+    const limits = new Limits({ counters: new MemoryCounters(), now: Date.now, logger: silentLogger, metrics: null, alerts: new UsageAlerts(silentLogger, null, null) });
+    const off = routerFor(leaf, undefined, [200, 200], false, limits);
+    const unmatched = exchangeFor(off.router);
+    const first = await off.router.run(unmatched);
+    await first.response!.readAll();
+    expect(unmatched.record).toMatchObject({ configId: null, provider: null, modelRequested: null, usage: null });
+
+    limits.use([], [{ id: 'tokens', name: null, type: 'tokens', creditLimit: 1000, alertThreshold: null, periodicReset: null, conditions: [], groupBy: [], workspaceId: 'w', organisationId: 'o', createdAt: '', lastUpdatedAt: '' }]);
+    const charged = exchangeFor(off.router);
+    const second = await off.router.run(charged);
+    await second.response!.readAll();
+    expect(charged.record).toMatchObject({ configId: 'compose-test', provider: 'openai', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
+  });
+});

@@ -31,6 +31,9 @@ export const logStage: Stage = {
 };
 
 function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, services: Services): Outcome {
+  // Nothing reads this record (no log, metrics or trace) and no limit charges the answer: a route
+  // whose gateway keeps limits but has no policy matching it pays nothing here.
+  if (!services.recording && x.afterUsage === null) return outcome;
   const record = x.record;
   record.configId = configId;
   record.targetPath = outcome.leafPath === '' ? null : outcome.leafPath;
@@ -50,7 +53,6 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
   if (!METERED.has(x.endpoint) || response.status < 200 || response.status >= 300) return outcome;
-  if (!services.recording && x.afterUsage === null) return outcome;
   const provider = outcome.provider;
   const price = (): void => {
     const cost = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
