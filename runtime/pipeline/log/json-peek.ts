@@ -7,6 +7,9 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+/** Keys one scan reads at most: each is a bit of a 32-bit integer. */
+const MAX_KEYS = 30;
+
 /** The value of the top-level `key` of the JSON object in `body[0, limit)`; undefined when absent or unreadable. */
 export function peekMember(body: Buffer, key: string, limit = body.length): unknown {
   return peekMembers(body, [key], limit)[0];
@@ -19,10 +22,12 @@ export function peekMember(body: Buffer, key: string, limit = body.length): unkn
  */
 export function peekMembers(body: Buffer, keys: readonly string[], limit = body.length): unknown[] {
   const end = Math.min(body.length, limit);
-  // A key's name is set to null once its member was read.
-  const names: (Buffer | null)[] = keys.map((key) => Buffer.from(key));
   const values: unknown[] = new Array(keys.length).fill(undefined);
-  let missing = keys.length;
+  const utf8 = utf8Names(keys);
+  if (keys.length > MAX_KEYS) throw new RangeError(`peekMembers reads at most ${MAX_KEYS} keys in one scan`);
+  // Bit k set: keys[k] was read.
+  let found = 0;
+  const all = (1 << keys.length) - 1;
   let depth = 0;
   let i = 0;
   while (i < end) {
@@ -30,7 +35,7 @@ export function peekMembers(body: Buffer, keys: readonly string[], limit = body.
     if (c === QUOTE) {
       const close = stringEnd(body, i + 1, end);
       if (close === -1) return values;
-      const wanted = depth === 1 ? nameAt(body, names, i + 1, close) : -1;
+      const wanted = depth === 1 ? nameAt(body, keys, utf8, found, i + 1, close) : -1;
       if (wanted !== -1) {
         const colon = skipSpace(body, close + 1, end);
         if (body[colon] === 0x3a) {
@@ -40,12 +45,11 @@ export function peekMembers(body: Buffer, keys: readonly string[], limit = body.
           const value = parseRange(body, start, stop);
           // `wanted` is the first index asking for this key; any later one asks for it again.
           for (let k = wanted; k < keys.length; k++) {
-            if (names[k] === null || keys[k] !== keys[wanted]) continue;
+            if ((found & (1 << k)) !== 0 || keys[k] !== keys[wanted]) continue;
             values[k] = value;
-            names[k] = null;
-            missing--;
+            found |= 1 << k;
           }
-          if (missing === 0) return values;
+          if ((found & all) === all) return values;
           // Past the value: nothing inside it is a top-level member.
           i = stop;
           continue;
@@ -61,16 +65,41 @@ export function peekMembers(body: Buffer, keys: readonly string[], limit = body.
   return values;
 }
 
-/** Which of `names` the string `body[from, to)` is, by its bytes; -1 for none. */
-function nameAt(body: Buffer, names: readonly (Buffer | null)[], from: number, to: number): number {
-  for (let k = 0; k < names.length; k++) {
-    const name = names[k];
-    if (name !== null && to - from === name.length && sameBytes(body, from, name)) return k;
+/**
+ * The UTF-8 bytes of each key that is not ASCII (null for an ASCII one), or null when all are ASCII:
+ * the usual case (`model`, `usage`) compares the key's own characters and allocates nothing.
+ */
+function utf8Names(keys: readonly string[]): (Buffer | null)[] | null {
+  let encoded: (Buffer | null)[] | null = null;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    for (let j = 0; j < key.length; j++) {
+      if (key.charCodeAt(j) > 0x7f) {
+        encoded ??= new Array<Buffer | null>(keys.length).fill(null);
+        encoded[k] = Buffer.from(key);
+        break;
+      }
+    }
+  }
+  return encoded;
+}
+
+/** Which of the keys not yet `found` the string `body[from, to)` is, by its bytes; -1 for none. */
+function nameAt(body: Buffer, keys: readonly string[], utf8: readonly (Buffer | null)[] | null, found: number, from: number, to: number): number {
+  for (let k = 0; k < keys.length; k++) {
+    if ((found & (1 << k)) !== 0) continue;
+    const bytes = utf8 === null ? null : utf8[k];
+    if (bytes === null ? to - from === keys[k].length && sameChars(body, from, keys[k]) : to - from === bytes.length && sameBytes(body, from, bytes)) return k;
   }
   return -1;
 }
 
-/** True when `body` holds `name` at `from`. A loop, not Buffer#compare: names are a few bytes, and a call into C++ costs more than comparing them. */
+/** True when `body` holds the ASCII `key` at `from`. A loop, not a comparison in C++: names are a few bytes, and the call would cost more. */
+function sameChars(body: Buffer, from: number, key: string): boolean {
+  for (let j = 0; j < key.length; j++) if (body[from + j] !== key.charCodeAt(j)) return false;
+  return true;
+}
+
 function sameBytes(body: Buffer, from: number, name: Buffer): boolean {
   for (let j = 0; j < name.length; j++) if (body[from + j] !== name[j]) return false;
   return true;
