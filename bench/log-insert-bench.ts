@@ -16,7 +16,7 @@ const HELP = `Usage: node bench/log-insert-bench.ts [options]
 
 Fills a request log on a fresh SQLite file with --rows records, then times --records more written as
 the writer thread writes them (batches of --batch, one transaction each) and prints the process's
-CPU per record (user and system).
+CPU per record (user and system) and the file's size per stored record.
 
 Options:
   --rows N       records stored before the measurement (default 1000000)
@@ -107,6 +107,9 @@ try {
   const per = (micros: number) => (micros / measured).toFixed(1);
   process.stdout.write(`${pageSize}-byte pages, trace ids ${values.trace}${values.hooks ? ', records with hook_results' : ''}, ${rows.toLocaleString('en')} rows stored, ${measured.toLocaleString('en')} measured in batches of ${batch}: ` +
     `${per(cpu.user + cpu.system)} CPU µs/record (user ${per(cpu.user)}, system ${per(cpu.system)}), wall ${per((performance.now() - wall) * 1000)} µs/record\n`);
+  db.connection.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  const pages = (db.connection.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+  process.stdout.write(`file: ${Math.round((pages * pageSize) / (rows + measured))} bytes per record (${((pages * pageSize) / 2 ** 20).toFixed(1)} MB for ${(rows + measured).toLocaleString('en')})\n`);
   await db.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -144,36 +144,41 @@ export function idPrefixAt(ms: number): string {
 
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
-/** A record for a request that just arrived; the server and the stages fill in the rest. */
+/**
+ * A record for a request that just arrived; the server and the stages fill in the rest. Its members
+ * come in this order in every record's JSON: the request log's own columns first, through
+ * `metadata`, then the rest from `method` on (runtime/store/sql/log-row.ts stores only the rest as
+ * the row's `record`).
+ */
 export function newRequestRecord(traceId: string, method: string, path: string, source: RequestRecord['source'] = 'http', createdAt = Date.now()): RequestRecord {
   return {
     id: newRecordId(createdAt),
     traceId,
     createdAt,
+    status: 0,
+    provider: null,
+    modelRequested: null,
+    modelAnswered: null,
+    configId: null,
+    apiKeyId: null,
+    cacheStatus: null,
+    organisationId: null,
+    metadata: NO_METADATA,
     method,
     path,
     routeKind: 'unmatched',
     operationId: null,
     source,
-    status: 0,
     errorCode: null,
     latencyMs: 0,
     ttfbMs: null,
-    configId: null,
     targetPath: null,
-    provider: null,
-    modelRequested: null,
-    modelAnswered: null,
     retries: 0,
-    cacheStatus: null,
     stream: false,
     usage: null,
     costUsd: null,
     savedCostUsd: null,
-    metadata: NO_METADATA,
-    apiKeyId: null,
     workspaceId: null,
-    organisationId: null,
     hookResults: null,
     feedback: null,
     requestBody: null,

@@ -4,45 +4,20 @@ import { type RecordBatch, recordReader, type SharedRecords } from '../../core/r
 import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
+import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf } from './log-row.ts';
 
-const COLUMNS = ['id', 'trace_id', 'created_ms', 'status', 'provider', 'model_requested', 'model_answered', 'config_id', 'api_key_id', 'cache_status', 'organisation_id', 'metadata', 'record'];
 /** Rows per INSERT: 13 parameters each stays far below both dialects' parameter limits. */
 const ROWS_PER_INSERT = 200;
 
-/** The record's members that come before its large ones (hook results, feedback, bodies): every column's among them. */
-type RecordColumns = Pick<RequestRecord, 'id' | 'traceId' | 'createdAt' | 'status' | 'provider' | 'modelRequested' | 'modelAnswered' | 'configId' | 'apiKeyId' | 'cacheStatus' | 'organisationId' | 'metadata'>;
-
-/** The first of a record's large members, in the order newRequestRecord gives every record (test/store/record-columns.property.test.ts). */
-const LARGE_MEMBERS = ',"hookResults":';
-
-/**
- * A record's columns without parsing its large members: a guarded route's record is ~2 KB, over half
- * of it hook results, and parsing only what comes before them costs the writer a third. The cut is the
- * last `,"hookResults":` in the text. Any other occurrence is a key nested inside the record (a string
- * cannot hold an unescaped quote), and the last one is never before the top-level member. When the
- * last one is a nested key after it, the text before it leaves an object or array open, so the
- * shortened text does not parse, and the whole record is parsed instead.
- */
-export function columnsOf(text: string): RecordColumns {
-  const cut = text.lastIndexOf(LARGE_MEMBERS);
-  if (cut > 0) {
-    try {
-      return JSON.parse(`${text.slice(0, cut)}}`) as RecordColumns;
-    } catch {
-      // A nested key: the whole record below.
-    }
-  }
-  return JSON.parse(text) as RecordColumns;
-}
-
-const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
+const SELECTED = LOG_COLUMNS.join(', ');
+const ROW = `(${LOG_COLUMNS.map(() => '?').join(', ')})`;
 const INSERTS = new Map<number, string>();
 
 /** The INSERT of `rows` rows (1 to ROWS_PER_INSERT), made once per row count: a full chunk's is the usual one. */
 function insertSql(rows: number): string {
   let sql = INSERTS.get(rows);
   if (sql === undefined) {
-    sql = `INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => ROW).join(', ')} ON CONFLICT (id) DO NOTHING`;
+    sql = `INSERT INTO request_logs (${LOG_COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => ROW).join(', ')} ON CONFLICT (id) DO NOTHING`;
     INSERTS.set(rows, sql);
   }
   return sql;
@@ -73,11 +48,7 @@ export class SqlRequestLogStore implements RequestLogStore {
       for (let start = 0; start < count; start += ROWS_PER_INSERT) {
         const end = Math.min(count, start + ROWS_PER_INSERT);
         const params: SqlValue[] = [];
-        for (let i = start; i < end; i++) {
-          const text = textAt(i);
-          const r = columnsOf(text);
-          params.push(r.id, r.traceId, r.createdAt, r.status, r.provider, r.modelRequested, r.modelAnswered, r.configId, r.apiKeyId, r.cacheStatus, r.organisationId, JSON.stringify(r.metadata), text);
-        }
+        for (let i = start; i < end; i++) pushRowValues(params, textAt(i));
         // A record written twice (a flush retried after a lost acknowledgement) is the same record.
         await tx.run(insertSql(end - start), params);
       }
@@ -90,17 +61,17 @@ export class SqlRequestLogStore implements RequestLogStore {
       where.push('id < ?');
       params.push(page.after);
     }
-    const sql = `SELECT record FROM request_logs${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = await this.#db.all<{ record: string }>(sql, [...params, page.limit + 1]);
+    const sql = `SELECT ${SELECTED} FROM request_logs${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = await this.#db.all<LogRow>(sql, [...params, page.limit + 1]);
     const hasMore = rows.length > page.limit;
-    return { records: rows.slice(0, page.limit).map((row) => JSON.parse(row.record) as RequestRecord), hasMore };
+    return { records: rows.slice(0, page.limit).map(recordOf), hasMore };
   }
 
   async get(id: string, visibleTo?: string): Promise<RequestRecord | null> {
     const { where, params } = this.#where({ visibleTo });
     where.push('id = ?');
-    const row = await this.#db.get<{ record: string }>(`SELECT record FROM request_logs WHERE ${where.join(' AND ')}`, [...params, id]);
-    return row === undefined ? null : (JSON.parse(row.record) as RequestRecord);
+    const row = await this.#db.get<LogRow>(`SELECT ${SELECTED} FROM request_logs WHERE ${where.join(' AND ')}`, [...params, id]);
+    return row === undefined ? null : recordOf(row);
   }
 
   async deleteOlderThan(ms: number, batch: number): Promise<number> {

@@ -1,0 +1,94 @@
+// A request-log row: the members GET /v1/logs filters on are columns, and the `record` column holds
+// only the record's other members, so no value is stored twice (a plain route's row ~25% smaller,
+// docs/decisions.md). Every record's JSON begins with its column members, through `metadata`, and
+// then `method` (newRequestRecord's order), so the writer parses the short prefix only and stores
+// the rest of the text as it is. Rows written before the split hold the whole record in `record`;
+// they read back the same.
+import type { RequestRecord } from '../../core/request-record.ts';
+import type { SqlValue } from './sql-database.ts';
+
+/** The columns of a row, in the table's order. */
+export const LOG_COLUMNS = ['id', 'trace_id', 'created_ms', 'status', 'provider', 'model_requested', 'model_answered', 'config_id', 'api_key_id', 'cache_status', 'organisation_id', 'metadata', 'record'] as const;
+
+/** The record's members that are columns of their own, each once, and in newRequestRecord's order. */
+type ColumnMembers = Pick<RequestRecord, 'id' | 'traceId' | 'createdAt' | 'status' | 'provider' | 'modelRequested' | 'modelAnswered' | 'configId' | 'apiKeyId' | 'cacheStatus' | 'organisationId' | 'metadata'>;
+const COLUMN_MEMBERS: ReadonlySet<string> = new Set(['id', 'traceId', 'createdAt', 'status', 'provider', 'modelRequested', 'modelAnswered', 'configId', 'apiKeyId', 'cacheStatus', 'organisationId', 'metadata'] satisfies Array<keyof ColumnMembers>);
+
+/** Where the rest begins: the first member after the columns. */
+const REST_START = ',"method":';
+
+/** A row as both dialects return it (PostgreSQL gives a BIGINT as a string). */
+export interface LogRow {
+  id: string;
+  trace_id: string;
+  created_ms: number | string;
+  status: number;
+  provider: string | null;
+  model_requested: string | null;
+  model_answered: string | null;
+  config_id: string | null;
+  api_key_id: string | null;
+  cache_status: string | null;
+  organisation_id: string | null;
+  metadata: string;
+  record: string;
+}
+
+/** Appends the values of LOG_COLUMNS for a record's JSON text to `params`. */
+export function pushRowValues(params: SqlValue[], text: string): void {
+  const { columns, rest } = splitRecord(text);
+  params.push(columns.id, columns.traceId, columns.createdAt, columns.status, columns.provider, columns.modelRequested, columns.modelAnswered, columns.configId, columns.apiKeyId, columns.cacheStatus, columns.organisationId, JSON.stringify(columns.metadata), rest);
+}
+
+/**
+ * A record's column members, and the JSON of all its other members. The cut is the first `,"method":`
+ * whose prefix parses as an object holding exactly the column members. An earlier occurrence can
+ * only be a metadata key (a string cannot hold an unescaped quote), and a prefix cut inside the
+ * metadata object leaves it open, so it does not parse. A record in another order is parsed whole.
+ */
+export function splitRecord(text: string): { columns: ColumnMembers; rest: string } {
+  for (let cut = text.indexOf(REST_START); cut !== -1; cut = text.indexOf(REST_START, cut + 1)) {
+    let prefix: unknown;
+    try {
+      prefix = JSON.parse(`${text.slice(0, cut)}}`);
+    } catch {
+      continue;
+    }
+    if (holdsExactlyColumns(prefix)) return { columns: prefix, rest: `{${text.slice(cut + 1)}` };
+    break;
+  }
+  const whole = JSON.parse(text) as Record<string, unknown>;
+  const columns: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const key in whole) (COLUMN_MEMBERS.has(key) ? columns : rest)[key] = whole[key];
+  return { columns: columns as unknown as ColumnMembers, rest: JSON.stringify(rest) };
+}
+
+function holdsExactlyColumns(value: unknown): value is ColumnMembers {
+  if (value === null || typeof value !== 'object') return false;
+  let count = 0;
+  for (const key in value) {
+    if (!COLUMN_MEMBERS.has(key)) return false;
+    count++;
+  }
+  return count === COLUMN_MEMBERS.size;
+}
+
+/** The whole record of a row, split or written before the split. */
+export function recordOf(row: LogRow): RequestRecord {
+  return {
+    id: row.id,
+    traceId: row.trace_id,
+    createdAt: Number(row.created_ms),
+    status: Number(row.status),
+    provider: row.provider,
+    modelRequested: row.model_requested,
+    modelAnswered: row.model_answered,
+    configId: row.config_id,
+    apiKeyId: row.api_key_id,
+    cacheStatus: row.cache_status as RequestRecord['cacheStatus'],
+    organisationId: row.organisation_id,
+    metadata: JSON.parse(row.metadata) as RequestRecord['metadata'],
+    ...(JSON.parse(row.record) as Omit<RequestRecord, keyof ColumnMembers>),
+  };
+}
