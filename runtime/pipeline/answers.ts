@@ -1,6 +1,7 @@
 // Answers a stage makes itself (a cache hit, a denial with hook_results, a rewritten body): an
 // UpstreamResponse over bytes in memory, so the server sends it exactly as it sends a provider's.
 import type { ServerResponse } from 'node:http';
+import { endInTurn } from '../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
 
 const SENT: Promise<void> = Promise.resolve();
@@ -10,9 +11,8 @@ export function bufferedResponse(status: number, headers: Record<string, string 
     status,
     headers,
     forwardTo(res: ServerResponse): Promise<void> {
-      // The bytes are all here: one write, nothing to wait for (a client that left is no error).
-      if (!res.destroyed) res.end(body);
-      return SENT;
+      // The bytes are all here: one write with this turn's other answers (a client that left is no error).
+      return res.destroyed ? SENT : endInTurn(res, body);
     },
     readAll: () => Promise.resolve(body),
     discard() {},

@@ -11,6 +11,7 @@ import {
   beforeResponseError,
   duringBodyError,
 } from './errors.ts';
+import { endInTurn } from './end-in-turn.ts';
 import { requestHeadersForUpstream, responseHeadersForClient } from './hop-by-hop.ts';
 import { poolFor, poolSettings } from './pools.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -26,8 +27,6 @@ type ResponseHeaders = Record<string, string | string[] | undefined>;
 export const DISCARD_DRAIN_LIMIT = 64 * 1024;
 /** A drained body that has not ended by then is aborted: a stalled provider must not hold the socket. */
 export const DISCARD_DRAIN_TIMEOUT_MS = 1000;
-
-const FORWARDED: Promise<void> = Promise.resolve();
 
 type Phase = 'awaiting-response' | 'body' | 'ended' | 'failed';
 type Consumer = 'undecided' | 'forward' | 'collect' | 'discard';
@@ -189,13 +188,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (consumed !== null) return consumed;
     this.#res = res;
     if (this.#phase === 'ended' && !res.destroyed) {
-      // The whole body came with the status line (the usual small JSON answer): one write, and no
-      // listeners or promise, since nothing is left to wait for.
+      // The whole body came with the status line (the usual small JSON answer): one write with this
+      // turn's other answers, and no listeners, since nothing is left to wait for.
       const chunks = this.#chunks;
       this.#chunks = [];
-      if (chunks.length === 0) res.end();
-      else res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-      return FORWARDED;
+      return endInTurn(res, chunks.length === 0 ? null : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     }
     const done = this.#whenFinished() as Promise<void>;
     if (res.destroyed) {

@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { finished } from 'node:stream/promises';
 import { Writable } from 'node:stream';
+import { endInTurn } from '../../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { ResponseMapping, StreamMapper } from '../types.ts';
 
@@ -49,7 +50,7 @@ function buffered(upstream: UpstreamResponse, rewrite: (body: Buffer) => unknown
     async forwardTo(res: ServerResponse): Promise<void> {
       const bytes = await body();
       if (res.destroyed) return;
-      res.end(bytes);
+      await endInTurn(res, bytes);
     },
     readAll: body,
     discard: () => upstream.discard(),
