@@ -1,10 +1,11 @@
 // Answers whose bytes are all in memory are ended together in the event loop's check phase
-// (runtime/upstream/end-in-turn.ts): none is written while the turn that made it still runs, all are
-// written in the order they were made, one whose client left is skipped, one whose end throws is cut
-// without stopping the others, and each caller learns when its answer went out.
+// (runtime/upstream/end-in-turn.ts) while other responses are open: none is written while the turn
+// that made it still runs, all are written in the order they were made, one whose client left is
+// skipped, one whose end throws is cut without stopping the others, and each caller learns when its
+// answer went out. A lone response's answer is written at once.
 import type { ServerResponse } from 'node:http';
-import { describe, expect, it } from 'vitest';
-import { endInTurn } from '../../runtime/upstream/end-in-turn.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { answerClosed, answerOpened, endInTurn } from '../../runtime/upstream/end-in-turn.ts';
 
 /** The parts of a ServerResponse that endInTurn uses, noting what happened to it in `log`. */
 function response(name: string, log: string[], options: { destroyed?: boolean; throws?: boolean; onEnd?: () => void } = {}): ServerResponse {
@@ -23,7 +24,16 @@ function response(name: string, log: string[], options: { destroyed?: boolean; t
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe('endInTurn', () => {
+describe('endInTurn with other responses open', () => {
+  beforeEach(() => {
+    answerOpened();
+    answerOpened();
+  });
+  afterEach(() => {
+    answerClosed();
+    answerClosed();
+  });
+
   it('writes the answers of one turn together, in order, after the turn', async () => {
     const log: string[] = [];
     const written = [endInTurn(response('a', log), Buffer.from('1')), endInTurn(response('b', log), null), endInTurn(response('c', log), Buffer.from('3'))];
@@ -52,5 +62,19 @@ describe('endInTurn', () => {
     await nextTurn();
     await later;
     expect(log).toEqual(['first:1', 'later:2']);
+  });
+});
+
+describe('endInTurn for a lone response', () => {
+  it('writes the answer at once: nothing could join it in the turn', async () => {
+    const log: string[] = [];
+    answerOpened();
+    try {
+      const written = endInTurn(response('alone', log), Buffer.from('1'));
+      expect(log).toEqual(['alone:1']);
+      await written;
+    } finally {
+      answerClosed();
+    }
   });
 });
