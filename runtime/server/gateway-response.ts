@@ -3,7 +3,6 @@
 // setHeader at a time), so it joins the writeHead header object instead: here, once, for every writer.
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
-import { answerClosed, answerOpened } from '../upstream/end-in-turn.ts';
 import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import type { RequestSpan } from '../telemetry/tracing.ts';
@@ -36,10 +35,9 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   watcher: ClientWatcher | null = null;
   drain: DrainState | null = null;
 
-  /** Starts telling `watcher` when the client goes before the response is finished; the response counts as open until it closes. */
+  /** Starts telling `watcher` when the client goes before the response is finished. */
   watchClose(watcher: ClientWatcher): void {
     this.watcher = watcher;
-    answerOpened();
     this.on('close', onClose);
   }
 
@@ -84,7 +82,6 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
 
 // One shared function instead of a closure per response.
 function onClose(this: GatewayResponse): void {
-  answerClosed();
   if (!this.writableFinished) this.watcher?.clientClosed();
   this.drain?.responseDone(this);
 }

@@ -4,50 +4,45 @@
 // local proxy, a load generator) sleeps between answers; a write to its socket wakes it, and on a
 // virtual machine that wake-up is an interrupt to another core that costs the writer more than the
 // rest of a cache hit (docs/decisions.md). Written back to back, the answers of one turn wake it
-// once. An answer waits at most for the turn it was made in, and only when other answers are open:
-// a lone request's answer could join no one, so it is written at once.
+// once. An answer waits at most for the turn it was made in, and only while turns make more than one
+// answer: after a turn that made one (a lone client), answers are written at once, and the turn
+// they are made in is still counted, so the next busy turn batches again.
 import type { ServerResponse } from 'node:http';
 
 let queued: Array<ServerResponse | Buffer | null> = [];
-let turn: { written: Promise<void>; resolve(): void } | null = null;
-/** Responses begun and not yet closed in this process (runtime/server/gateway-response.ts counts them). */
-let open = 0;
+/** The turn being counted: its answers so far, and (when batching) the promise of their writing. */
+let turn: { answers: number; written: Promise<void> | null; resolve(): void } | null = null;
+/** Whether the last counted turn made more than one answer. */
+let busy = false;
 const WRITTEN: Promise<void> = Promise.resolve();
 
-/** A response began; it counts as open until answerClosed. */
-export function answerOpened(): void {
-  open++;
-}
-
-export function answerClosed(): void {
-  open--;
-}
-
 /**
- * Ends `res` with `body` (null: no more bytes) in this turn's check phase, or at once when no other
- * response is open; resolves once it was written (or the client had gone).
+ * Ends `res` with `body` (null: no more bytes): in this turn's check phase while turns are busy, at
+ * once otherwise. Resolves once it was written (or the client had gone).
  */
 export function endInTurn(res: ServerResponse, body: Buffer | null): Promise<void> {
-  if (turn === null && open <= 1) {
+  if (turn === null) {
+    turn = { answers: 0, written: null, resolve: noop };
+    setImmediate(endTurn);
+  }
+  turn.answers++;
+  if (!busy) {
     endNow(res, body);
     return WRITTEN;
   }
-  if (turn === null) {
-    let resolve!: () => void;
-    const written = new Promise<void>((r) => (resolve = r));
-    turn = { written, resolve };
-    setImmediate(writeQueued);
-  }
+  const current = turn;
+  current.written ??= new Promise<void>((resolve) => (current.resolve = resolve));
   queued.push(res, body);
-  return turn.written;
+  return current.written;
 }
 
-function writeQueued(): void {
+function endTurn(): void {
   const done = turn!;
   const answers = queued;
-  // A new turn for anything queued while these are written.
+  // A new turn for anything made while these are written.
   turn = null;
   queued = [];
+  busy = done.answers > 1;
   for (let i = 0; i < answers.length; i += 2) endNow(answers[i] as ServerResponse, answers[i + 1] as Buffer | null);
   done.resolve();
 }
@@ -62,3 +57,5 @@ function endNow(res: ServerResponse, body: Buffer | null): void {
     res.destroy(error as Error);
   }
 }
+
+function noop(): void {}
