@@ -4,15 +4,13 @@ import type { ServerResponse } from 'node:http';
 import { endInTurn } from '../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
 
-const SENT: Promise<void> = Promise.resolve();
-
 export function bufferedResponse(status: number, headers: Record<string, string | string[]>, body: Buffer): UpstreamResponse {
   return {
     status,
     headers,
     forwardTo(res: ServerResponse): Promise<void> {
-      // The bytes are all here: one write with this turn's other answers (a client that left is no error).
-      return res.destroyed ? SENT : endInTurn(res, body);
+      // The bytes are all here: one write with this turn's other answers.
+      return endInTurn(res, body);
     },
     readAll: () => Promise.resolve(body),
     discard() {},

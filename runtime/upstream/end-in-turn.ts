@@ -18,9 +18,11 @@ const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
  * Ends `res` with `body` (null: no more bytes): in this turn's check phase while turns are busy, at
- * once otherwise. Resolves once it was written (or the client had gone).
+ * once otherwise. Resolves once it was written (at once when the client had gone).
  */
 export function endInTurn(res: ServerResponse, body: Buffer | null): Promise<void> {
+  // A client that left is no error, and no answer of this turn.
+  if (res.destroyed) return WRITTEN;
   if (turn === null) {
     turn = { answers: 0, written: null, resolve: noop };
     setImmediate(endTurn);

@@ -22,9 +22,9 @@ export function peekMember(body: Buffer, key: string, limit = body.length): unkn
  */
 export function peekMembers(body: Buffer, keys: readonly string[], limit = body.length): unknown[] {
   const end = Math.min(body.length, limit);
+  if (keys.length > MAX_KEYS) throw new RangeError(`peekMembers reads at most ${MAX_KEYS} keys in one scan`);
   const values: unknown[] = new Array(keys.length).fill(undefined);
   const utf8 = utf8Names(keys);
-  if (keys.length > MAX_KEYS) throw new RangeError(`peekMembers reads at most ${MAX_KEYS} keys in one scan`);
   // Bit k set: keys[k] was read.
   let found = 0;
   const all = (1 << keys.length) - 1;

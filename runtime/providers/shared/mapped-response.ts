@@ -48,9 +48,7 @@ function buffered(upstream: UpstreamResponse, rewrite: (body: Buffer) => unknown
       return (headers ??= headersFor(upstream, 'application/json'));
     },
     async forwardTo(res: ServerResponse): Promise<void> {
-      const bytes = await body();
-      if (res.destroyed) return;
-      await endInTurn(res, bytes);
+      await endInTurn(res, await body());
     },
     readAll: body,
     discard: () => upstream.discard(),

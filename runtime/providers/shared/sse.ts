@@ -63,9 +63,9 @@ export class SseParser {
   }
 
   // Each character is looked at a fixed number of times: text after the last line break is kept as a
-  // piece, and a line is joined only when its end arrives (a long line in many chunks stays linear). Line breaks are
-  // found with indexOf, not a loop over every character: ten times faster on a typical stream, and
-  // the log's usage tap reads every streamed answer with this parser.
+  // piece, and a line is joined only when its end arrives (a long line in many chunks stays linear).
+  // Line breaks are found with indexOf, not a loop over every character: ten times faster on a
+  // typical stream, and the log's usage tap reads every streamed answer with this parser.
   #lines(text: string): SseEvent[] {
     const events: SseEvent[] = [];
     let from = 0;
