@@ -1,9 +1,10 @@
 // The memory settings `gateway serve` runs with (issue 7). Under sustained load V8 grows each
 // young-generation semi-space to 32 MB and lets old space fill with promoted garbage up to several
-// times its live size before a full GC, and glibc gives the threads that malloc (V8's compilers and
-// GC helpers) arenas of their own that keep what they freed. Bounded, a serving process under the
-// whole benchmark peaks near 115 MB instead of 150-320 MB. All are read only when a process starts,
-// so bin/gateway.js re-executes serve once with them (process.execve: same pid, stdio and arguments).
+// times its live size before a full GC, and glibc gives the threads that malloc (the request log's
+// writer, V8's compilers and GC helpers) arenas of their own that keep what they freed. Bounded, a
+// serving process under the whole benchmark peaks tens of MB lower than with the defaults (150-320
+// MB). All are read only when a process starts, so bin/gateway.js re-executes serve once with them
+// (process.execve: same pid, stdio and arguments).
 // Plain JavaScript: it runs before any TypeScript.
 
 /**
@@ -14,8 +15,13 @@
  * (32 MiB bodies, parsed when read); a growing heap only makes full GCs more frequent.
  */
 export const SERVE_NODE_FLAGS = Object.freeze(['--max-semi-space-size=4', '--heap-growing-percent=10']);
-/** Ignored by other C libraries. */
-export const SERVE_ENV = Object.freeze({ MALLOC_ARENA_MAX: '2' });
+/**
+ * One malloc arena for every thread: the request log's writer (SQLite) and V8's helper threads
+ * otherwise fill a second one that keeps what they freed. Interleaved against 2, with the process
+ * pinned to one core and unpinned on two: 7-13 MB lower peak, the same req/s (docs/decisions.md).
+ * Ignored by other C libraries.
+ */
+export const SERVE_ENV = Object.freeze({ MALLOC_ARENA_MAX: '1' });
 
 /** Set to `off` to run serve with Node's and glibc's own defaults. */
 export const OPT_OUT_VARIABLE = 'GATEWAY_MEMORY_TUNING';

@@ -12,6 +12,7 @@ import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/memory-tuning.js';
 
 export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--no-watch] [--data DIR]
 
@@ -87,12 +88,13 @@ Environment:
   GATEWAY_MEMORY_TUNING        off: keep Node's and glibc's own memory defaults (see Memory)
 
 Memory: serve re-executes itself once (same pid and arguments) with the node flags
---max-semi-space-size=4 --heap-growing-percent=10 and MALLOC_ARENA_MAX=2, which bound V8's young
+${SERVE_NODE_FLAGS.join(' ')} and ${Object.entries(SERVE_ENV).map(([name, value]) => `${name}=${value}`).join(' ')}, which bound V8's young
 generation, how far old space fills before a full GC, and glibc's malloc arenas: under load it peaks
-near 115 MB instead of 150-320 MB, for a few µs more GC per request. A flag given to node (command
-line or NODE_OPTIONS) or a MALLOC_ARENA_MAX already set wins. A process started with an IPC channel
-(fork) cannot re-execute; it runs untuned and says so. Starts after the first load every module
-from Node's compile cache (NODE_COMPILE_CACHE) and so skip TypeScript type stripping (~25 MB).`;
+tens of MB lower than with the defaults (150-320 MB), for a few µs more GC per request. A flag given
+to node (command line or NODE_OPTIONS) or a MALLOC_ARENA_MAX already set wins. A process started
+with an IPC channel (fork) cannot re-execute; it runs untuned and says so. Starts after the first
+load every module from Node's compile cache (NODE_COMPILE_CACHE) and so skip TypeScript type
+stripping (~25 MB).`;
 
 const OPTIONS = {
   port: { type: 'string' },

@@ -71,11 +71,11 @@ describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
     await serveOnce({});
     const { report, cmdline, spawnedPid, stderr } = await serveOnce({});
     expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=10']);
-    expect(SERVE_ENV).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(SERVE_ENV).toEqual({ MALLOC_ARENA_MAX: '1' });
     expect(report.pid).toBe(spawnedPid);
     expect(report.execArgv).toContain(FLAG);
     if (cmdline !== null) expect(cmdline).toContain(FLAG);
-    expect(report.mallocArenaMax).toBe('2');
+    expect(report.mallocArenaMax).toBe('1');
     expect(report.typeStripperLoaded).toBe(false);
     expect(stderr).not.toContain('running without');
   });
@@ -97,17 +97,17 @@ describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
     const { report, stderr, channelOpen } = await serveOnce({}, { ipc: true });
     expect(channelOpen).toBe(true);
     expect(report.execArgv).not.toContain(FLAG);
-    expect(stderr).toContain(`running without ${FLAG} ${GROWTH} MALLOC_ARENA_MAX=2 (cannot re-execute: it has an IPC channel`);
+    expect(stderr).toContain(`running without ${FLAG} ${GROWTH} MALLOC_ARENA_MAX=1 (cannot re-execute: it has an IPC channel`);
   });
 });
 
 describe('pendingTuning', () => {
   it('adds only what is missing, whatever the flag spelling or where it was given', () => {
-    expect(pendingTuning([], {})).toEqual({ flags: [FLAG, GROWTH], env: { MALLOC_ARENA_MAX: '2' } });
-    expect(pendingTuning(['--max_semi_space_size=8'], {})).toEqual({ flags: [GROWTH], env: { MALLOC_ARENA_MAX: '2' } });
-    expect(pendingTuning([], { NODE_OPTIONS: '--inspect --max-semi-space-size=8 --heap_growing_percent=50' })).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '2' } });
+    expect(pendingTuning([], {})).toEqual({ flags: [FLAG, GROWTH], env: { MALLOC_ARENA_MAX: '1' } });
+    expect(pendingTuning(['--max_semi_space_size=8'], {})).toEqual({ flags: [GROWTH], env: { MALLOC_ARENA_MAX: '1' } });
+    expect(pendingTuning([], { NODE_OPTIONS: '--inspect --max-semi-space-size=8 --heap_growing_percent=50' })).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '1' } });
     expect(pendingTuning(['--import', 'x.ts'], { MALLOC_ARENA_MAX: '8' })).toEqual({ flags: [FLAG, GROWTH], env: {} });
-    expect(pendingTuning([FLAG, GROWTH], { MALLOC_ARENA_MAX: '2' })).toBe(null);
+    expect(pendingTuning([FLAG, GROWTH], { MALLOC_ARENA_MAX: '1' })).toBe(null);
     expect(pendingTuning([], { GATEWAY_MEMORY_TUNING: 'off' })).toBe(null);
   });
 });
