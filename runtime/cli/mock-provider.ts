@@ -3,7 +3,8 @@
 // completions (JSON or SSE), completions, embeddings and the model list in the vendor's wire format;
 // the reply is "[mock] " and the prompt's words. Any bearer key is accepted. --fail-every N makes
 // every Nth request answer --fail-status, to watch retries and fallback work.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from '../core/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 

@@ -1,7 +1,8 @@
 // Every response carries x-gateway-trace-id. Setting it with setHeader as soon as the request
 // starts would put node:http on its slow path (writeHead then merges the header object one
 // setHeader at a time), so it joins the writeHead header object instead: here, once, for every writer.
-import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
+import { ServerResponse } from '../core/node-http.ts';
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
 import type { RequestRecord } from '../core/request-record.ts';

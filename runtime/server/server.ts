@@ -1,6 +1,7 @@
 // The HTTP shell: node:http server, route dispatch, authentication, and the rule that whatever a
 // handler throws becomes the gateway error body and never reaches the process.
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES } from '../core/node-http.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiKeyRing } from './auth.ts';
 import { API_KEY_HEADER, TRACE_ID_HEADER } from '../core/gateway-headers.ts';

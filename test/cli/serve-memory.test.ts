@@ -1,7 +1,7 @@
 // `gateway serve` bounds its memory by default (issue 7): it re-executes itself once (same pid) with
 // the node flags and environment of bin/memory-tuning.js unless they are given or turned off, and a
 // start after the first finds every module in Node's compile cache, so it never loads the TypeScript
-// stripper. Each case is a real serve process; a preloaded fixture reports what it ran with.
+// stripper, nor Node's own bundled undici. Each case is a real serve process; a preloaded fixture reports what it ran with.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ interface ServeReport {
   execArgv: string[];
   mallocArenaMax: string | null;
   typeStripperLoaded: boolean;
+  bundledUndiciLoaded: boolean;
 }
 
 interface ServeRun {
@@ -77,6 +78,7 @@ describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
     if (cmdline !== null) expect(cmdline).toContain(FLAG);
     expect(report.mallocArenaMax).toBe('1');
     expect(report.typeStripperLoaded).toBe(false);
+    expect(report.bundledUndiciLoaded).toBe(false);
     expect(stderr).not.toContain('running without');
   });
 
