@@ -11,6 +11,7 @@ import { startTracing, tracingSettingsFromEnv } from '../telemetry/tracing.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
+import { LOG_WRITER_PLACEMENTS, type LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/memory-tuning.js';
 
@@ -60,6 +61,9 @@ Environment:
   GATEWAY_PRICING_FILE         a model catalog file whose models are added over the built-in prices
   GATEWAY_REQUEST_LOG          off: store no request records (default on; docs/observability.md)
   GATEWAY_LOG_RETENTION_DAYS   days request records are kept (default 30; 0 keeps them)
+  GATEWAY_LOG_WRITER           where SQLite request-log inserts run: thread (a writer thread), main (the
+                               serving thread, 100 rows at a time) or auto (default: thread when the
+                               process may use more than one CPU); not with DATABASE_URL
   GATEWAY_LOG_BODIES           on: keep request and response bodies in records, capped and with
                                credentials redacted (default off)
   GATEWAY_LOG_BODY_MAX_BYTES   the cap per body (default 16384)
@@ -121,6 +125,16 @@ export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   return plane;
 }
 
+/** GATEWAY_LOG_WRITER: the SQLite request log's only; with DATABASE_URL it would do nothing, so it is refused. */
+export function logWriterFromEnv(env: NodeJS.ProcessEnv): LogWriterPlacement | undefined {
+  const raw = env.GATEWAY_LOG_WRITER;
+  if (raw === undefined || raw === '') return undefined;
+  const placement = LOG_WRITER_PLACEMENTS.find((name) => name === raw.trim().toLowerCase());
+  if (placement === undefined) throw new UsageError(`GATEWAY_LOG_WRITER must be one of ${LOG_WRITER_PLACEMENTS.join(', ')}, not ${JSON.stringify(raw)}`);
+  if (env.DATABASE_URL) throw new UsageError('GATEWAY_LOG_WRITER applies to the SQLite store only; with DATABASE_URL the request log is written through the PostgreSQL pool: unset it');
+  return placement;
+}
+
 function pollMsFromEnv(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_POLL_MS;
   const value = Number(raw);
@@ -154,6 +168,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       databaseUrl: process.env.DATABASE_URL || null,
       storePollMs: pollMsFromEnv(process.env.GATEWAY_STORE_POLL_MS),
+      logWriter: logWriterFromEnv(process.env),
       seedApiKey: process.env.GATEWAY_API_KEY || null,
     };
   } catch (err) {

@@ -70,6 +70,11 @@ export class RecordBatch {
   }
 }
 
+/** Records `from` (inclusive) to `to` (exclusive) of `shared`, over the same memory. */
+export function sliceShared(shared: SharedRecords, from: number, to: number): SharedRecords {
+  return { buffer: shared.buffer, start: from === 0 ? shared.start : shared.ends[from - 1]!, ends: shared.ends.slice(from, to) };
+}
+
 /** Reads record `i` of `shared` when asked: a writer that decodes a chunk at a time keeps no more of them alive than it works on. */
 export function recordReader(shared: SharedRecords): (i: number) => string {
   const bytes = Buffer.from(shared.buffer);

@@ -6,6 +6,7 @@ import { ROUTES as GENERATED_ROUTES } from '../../generated/routes.ts';
 import * as generatedValidators from '../../generated/validators.js';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_DATA_DIR, type GatewayStore, openGatewayStore } from '../store/open-store.ts';
+import type { LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { RECORD_KINDS } from '../store/record-kinds.ts';
 import { ApiKeyRing } from './auth.ts';
 import { createHealthHandler, HEALTH_HANDLER, type HealthDetails } from './health.ts';
@@ -69,6 +70,8 @@ export interface StartGatewayOptions {
   maxHeaderBytes?: number;
   timeouts?: Partial<ServerTimeouts>;
   keyRefreshMs?: number;
+  /** SQLite only: where request-log inserts run (serve: GATEWAY_LOG_WRITER); auto when not given. */
+  logWriter?: LogWriterPlacement;
   /** OpenTelemetry tracing (serve starts it when OTEL_EXPORTER_OTLP_ENDPOINT is set); shut down on close. */
   tracing?: Tracing | null;
   /** Runs after the built-in handlers are registered and before the server listens. */
@@ -93,6 +96,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const store = await openGatewayStore({
     dataDir,
     databaseUrl: options.databaseUrl,
+    logWriter: options.logWriter,
     changeFeed: { onError: (error, kind) => logger.error('store_change_feed_failed', { kind, error: describeError(error) }) },
   });
   const keys = new ApiKeyRing(store.apiKeys, logger);

@@ -22,7 +22,7 @@ import { SqlGuardrailStore } from './sql/sql-guardrail-store.ts';
 import { SqlRateLimitPolicyStore } from './sql/sql-rate-limit-policy-store.ts';
 import { SqlResponseStore } from './sql/sql-response-store.ts';
 import { SqlRequestLogStore } from './sql/sql-request-log-store.ts';
-import { WorkerRequestLogStore } from './sqlite/worker-request-log-store.ts';
+import { type LogWriterPlacement, SqliteRequestLogStore } from './sqlite/sqlite-request-log-store.ts';
 import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
 import { SqliteDatabase } from './sqlite/sqlite-database.ts';
@@ -59,14 +59,16 @@ export interface OpenStoreOptions {
   /** A PostgreSQL URL selects the PostgreSQL backend; null or empty keeps SQLite. */
   databaseUrl?: string | null;
   changeFeed?: ChangeFeedOptions;
+  /** SQLite only: where request-log inserts run (GATEWAY_LOG_WRITER; default auto). */
+  logWriter?: LogWriterPlacement;
 }
 
 /** The embedded SQLite store under `dataDir`, opened (and migrated) synchronously. */
-export function openStore(dataDir: string = DEFAULT_DATA_DIR, options: { changeFeed?: ChangeFeedOptions } = {}): GatewayStore {
+export function openStore(dataDir: string = DEFAULT_DATA_DIR, options: { changeFeed?: ChangeFeedOptions; logWriter?: LogWriterPlacement } = {}): GatewayStore {
   const dir = resolve(dataDir);
   const db = new SqliteDatabase(openSqliteDatabase(dir), join(dir, SQLITE_FILE_NAME));
-  // Request-log batches are written by a worker thread's own connection: node:sqlite is synchronous.
-  return composeStore(db, options.changeFeed, new WorkerRequestLogStore(dir, new SqlRequestLogStore(db)));
+  // node:sqlite is synchronous: request-log batches go to a writer thread's own connection, or in slices on this one.
+  return composeStore(db, options.changeFeed, new SqliteRequestLogStore(dir, new SqlRequestLogStore(db), options.logWriter));
 }
 
 /** SQLite by default; PostgreSQL when `databaseUrl` is set. */
@@ -76,7 +78,7 @@ export async function openGatewayStore(options: OpenStoreOptions = {}): Promise<
     const { openPostgresDatabase } = await import('./postgres/open-postgres.ts');
     return composeStore(await openPostgresDatabase({ connectionString: options.databaseUrl }), options.changeFeed);
   }
-  return openStore(options.dataDir ?? DEFAULT_DATA_DIR, { changeFeed: options.changeFeed });
+  return openStore(options.dataDir ?? DEFAULT_DATA_DIR, { changeFeed: options.changeFeed, logWriter: options.logWriter });
 }
 
 /** Adding a record kind: one field above and one line here, for both backends (docs/store.md). */

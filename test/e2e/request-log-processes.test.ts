@@ -15,20 +15,22 @@ const REQUESTS = 10_137;
 const CONCURRENCY = 32;
 
 describe('request log of a serve process', () => {
-  let location: StoreLocation;
+  const locations: StoreLocation[] = [];
   let mock: VendorMock;
 
   beforeAll(async () => {
-    location = await createLocation('sqlite');
     mock = await startVendorMock({ label: 'log-process' });
   });
   afterAll(async () => {
     await mock?.close();
-    await location?.remove();
+    for (const location of locations) await location.remove();
   });
 
-  it('writes one record per request, and every one of them when stopped with SIGTERM right after the last answer', { timeout: 120_000 }, async () => {
-    const env = { ...process.env, GATEWAY_API_KEY: ADMIN_KEY, GATEWAY_LOG_FLUSH_MS: '3600000', GATEWAY_MEMORY_TUNING: 'off' };
+  // The SQLite inserts in the writer thread, and on the serving thread in slices (GATEWAY_LOG_WRITER).
+  it.each([{ placement: 'thread', where: 'in a writer thread' }, { placement: 'main', where: 'on the serving thread' }])('writes one record per request, and every one of them when stopped with SIGTERM right after the last answer (inserts $where)', { timeout: 120_000 }, async ({ placement }) => {
+    const location = await createLocation('sqlite');
+    locations.push(location);
+    const env = { ...process.env, GATEWAY_API_KEY: ADMIN_KEY, GATEWAY_LOG_FLUSH_MS: '3600000', GATEWAY_MEMORY_TUNING: 'off', GATEWAY_LOG_WRITER: placement };
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', location.dataDir], { env });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -12,6 +12,7 @@ import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres
 import type { SqlDatabase } from '../../runtime/store/sql/sql-database.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
 import { SqliteDatabase } from '../../runtime/store/sqlite/sqlite-database.ts';
+import type { LogWriterPlacement } from '../../runtime/store/sqlite/sqlite-request-log-store.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -28,14 +29,19 @@ export interface StoreLocation {
 export type BackendName = 'sqlite' | 'postgres';
 export const BACKENDS: BackendName[] = ['sqlite', 'postgres'];
 
-export async function createLocation(backend: BackendName): Promise<StoreLocation> {
+/** SQLite only: where request-log inserts run (the store's default, auto, otherwise). */
+export interface LocationOptions {
+  logWriter?: LogWriterPlacement;
+}
+
+export async function createLocation(backend: BackendName, options: LocationOptions = {}): Promise<StoreLocation> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-store-'));
   if (backend === 'sqlite') {
     return {
       backend,
       dataDir,
       databaseUrl: null,
-      open: () => openGatewayStore({ dataDir }),
+      open: () => openGatewayStore({ dataDir, logWriter: options.logWriter }),
       async remove() {
         rmSync(dataDir, { recursive: true, force: true });
       },
@@ -85,11 +91,12 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 export function storeForSuite(
   backend: BackendName,
   hooks: { beforeAll(fn: () => Promise<void>): void; afterAll(fn: () => Promise<void>): void },
+  options: LocationOptions = {},
 ): { readonly store: GatewayStore; readonly location: StoreLocation; reopen(): Promise<GatewayStore> } {
   let location: StoreLocation;
   let store: GatewayStore;
   hooks.beforeAll(async () => {
-    location = await createLocation(backend);
+    location = await createLocation(backend, options);
     store = await location.open();
   });
   hooks.afterAll(async () => {

@@ -19,10 +19,10 @@ const module = (path: string) => JSON.stringify(new URL(`../../runtime/${path}`,
 const SCRIPT = `
 import { enableCompileCache } from 'node:module';
 enableCompileCache(process.env.CACHE_DIR);
-const { WorkerRequestLogStore } = await import(${module('store/sqlite/worker-request-log-store.ts')});
+const { SqliteRequestLogStore } = await import(${module('store/sqlite/sqlite-request-log-store.ts')});
 const { RecordBatch } = await import(${module('core/record-batch.ts')});
 const { newRequestRecord, newTraceId } = await import(${module('core/request-record.ts')});
-const store = new WorkerRequestLogStore(process.env.DATA_DIR, null);
+const store = new SqliteRequestLogStore(process.env.DATA_DIR, null, 'thread');
 await store.insert(RecordBatch.of([JSON.stringify(newRequestRecord(newTraceId(), 'GET', '/v1/models'))]));
 await store.close();
 `;

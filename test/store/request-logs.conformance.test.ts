@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordBatch } from '../../runtime/core/record-batch.ts';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import type { RequestLogFilter } from '../../runtime/store/request-log-store.ts';
-import { BACKENDS, storeForSuite } from './backends.ts';
+import { BACKENDS, type BackendName, storeForSuite } from './backends.ts';
+import type { LogWriterPlacement } from '../../runtime/store/sqlite/sqlite-request-log-store.ts';
 
 const PROVIDERS = ['openai', 'anthropic', null] as const;
 const MODELS = ['gpt-4o-mini', 'claude-3-5-haiku', null] as const;
@@ -66,8 +67,12 @@ function matches(record: RequestRecord, filter: RequestLogFilter): boolean {
     && (filter.visibleTo === undefined || record.organisationId === filter.visibleTo || record.organisationId === null);
 }
 
-describe.each(BACKENDS)('RequestLogStore on %s', (backend) => {
-  const ctx = storeForSuite(backend, { beforeAll, afterAll });
+// SQLite's inserts run in a writer thread or on the serving thread (GATEWAY_LOG_WRITER): both placements.
+const PLACEMENTS = BACKENDS.flatMap((backend): Array<{ name: string; backend: BackendName; logWriter?: LogWriterPlacement }> =>
+  backend === 'sqlite' ? (['thread', 'main'] as const).map((logWriter) => ({ name: `sqlite, inserts ${logWriter === 'thread' ? 'in a writer thread' : 'on the serving thread'}`, backend, logWriter })) : [{ name: backend, backend }]);
+
+describe.each(PLACEMENTS)('RequestLogStore on $name', ({ backend, logWriter }) => {
+  const ctx = storeForSuite(backend, { beforeAll, afterAll }, { logWriter });
 
   it('reads back what it stored, whole; ignores a record written twice; finds one by id within its organisation', async () => {
     const organisationId = randomUUID();
