@@ -156,13 +156,14 @@ function common(embedded: Record<string, string>): esbuild.BuildOptions {
 }
 
 /**
- * The generated validators and the undici pool load CommonJS files through `createRequire`, which a
- * bundler cannot follow; as plain `require` calls they are bundled like any other import.
+ * The generated validators, the undici pool and the lazily loaded Ajv load CommonJS files through
+ * `createRequire`, which a bundler cannot follow; as plain `require` calls they are bundled like any
+ * other import (and a `require` in a function still runs only when the function does).
  */
 const bundledRequires: esbuild.Plugin = {
   name: 'bundled-requires',
   setup(build) {
-    build.onLoad({ filter: /(generated[\\/][^\\/]+\.js|undici-pool\.ts)$/ }, async (args) => {
+    build.onLoad({ filter: /(generated[\\/][^\\/]+\.js|undici-pool\.ts|check-schema-ajv\.ts)$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
       const rewritten = text.replace(/^const require = createRequire\(import\.meta\.url\);$/m, '').replace(/createRequire\(import\.meta\.url\)\(/g, 'require(');
       return { contents: rewritten, loader: args.path.endsWith('.ts') ? 'ts' : 'js' };

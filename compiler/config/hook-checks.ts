@@ -3,8 +3,8 @@
 // schema, a `rule` must compile on the linear-time regex engine, a `jsonSchema` parameter must be a
 // valid JSON Schema, and a guardrail named by string must exist. Each mistake has its own code, a
 // pointer to where it is, and a "did you mean" where one helps.
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
+import { newCheckSchemaAjv } from './check-schema-ajv.ts';
 import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
 import { checkPattern } from './linear-regex.ts';
@@ -146,7 +146,7 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
 /** Why a JSON Schema does not compile, or null. */
 function schemaProblem(schema: Record<string, unknown>): string | null {
   try {
-    new Ajv2020({ strict: false, allErrors: false, validateFormats: false }).compile(schema);
+    newCheckSchemaAjv().compile(schema);
     return null;
   } catch (error) {
     return (error as Error).message;

@@ -2,7 +2,7 @@
 // above it), serves the configs it was built with: the official SDK routes through it to the
 // bundle's own mock provider, streamed and not; its request log (a worker thread) is readable; a
 // `${NAME}` reference resolves when it starts and its value is in no artifact; a named guardrail it
-// carries denies; what it leaves out says so.
+// carries denies, and so does a jsonSchema check (Ajv, loaded on first use); what it leaves out says so.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,6 +43,11 @@ describe('gateway build', () => {
     await mkdir(join(work, 'guardrails'));
     await writeFile(join(work, 'configs', 'mock.json'), JSON.stringify({ provider: 'vendor', api_key: '${BUILD_TEST_KEY}', custom_host: `http://127.0.0.1:${port}/v1` }));
     await writeFile(join(work, 'configs', 'guarded.json'), JSON.stringify({ provider: 'vendor', api_key: '${BUILD_TEST_KEY}', custom_host: `http://127.0.0.1:${port}/v1`, input_guardrails: ['no-pii'] }));
+    // A jsonSchema check: Ajv's compiler, loaded only when such a schema is compiled, must be in the file too.
+    await writeFile(join(work, 'configs', 'json-only.json'), JSON.stringify({
+      provider: 'vendor', api_key: '${BUILD_TEST_KEY}', custom_host: `http://127.0.0.1:${port}/v1`,
+      output_guardrails: [{ id: 'json-answer', deny: true, 'default.jsonSchema': { schema: { type: 'object', required: ['answer'] } } }],
+    }));
     await copyFile(join(ROOT, 'examples/guardrails/no-pii.json'), join(work, 'guardrails', 'no-pii.json'));
     process.env.BUILD_TEST_KEY = SECRET;
     try {
@@ -76,7 +81,7 @@ describe('gateway build', () => {
   it('prints its size under the 3 MB target, what it carries and what it leaves out', async () => {
     expect(built.stdout).toMatch(/gateway\.mjs {2}\d+\.\d\d MB, with .*gateway\.mjs\.map/);
     expect(built.stdout).not.toContain('over the 3 MB target');
-    expect(built.stdout).toContain('carries 2 config(s) and 1 guardrail(s): guarded, mock');
+    expect(built.stdout).toContain('carries 3 config(s) and 1 guardrail(s): guarded, json-only, mock');
     expect(built.stdout).toContain('usearch');
     expect(built.stderr).toContain('bundling the gateway');
     const map = JSON.parse(await readFile(join(work, 'dist', 'gateway.mjs.map'), 'utf8')) as { sources: string[] };
@@ -111,6 +116,13 @@ describe('gateway build', () => {
     });
     expect(denied.status).toBe(446);
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('denied_by_guardrail');
+    // The mock's answer is not JSON: the output check compiled its schema with the bundled Ajv and denies it.
+    const notJson = await fetch(`${serve.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'json-only', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'answer in prose' }] }),
+    });
+    expect(notJson.status).toBe(446);
     const configs = await (await fetch(`${serve.url}/v1/configs`, { headers: { 'x-gateway-api-key': KEY } })).text();
     expect(configs).toContain('guarded');
     for (const text of [await readFile(bundle, 'utf8'), await readFile(join(work, 'dist', 'gateway.mjs.map'), 'utf8'), configs, built.stdout, built.stderr]) {

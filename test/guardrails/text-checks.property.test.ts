@@ -1,7 +1,7 @@
 // One property per text check, each against a reference written from the check's description in
 // schema/checks/ (not from its code): wordCount over generated texts, and so on. `not` inverts every
 // verdict it applies to.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { FENCE_TAGS } from '../../runtime/pipeline/guardrails/checks/contains-code.ts';
 import { judge } from './check-input.ts';
@@ -78,6 +78,12 @@ describe('text checks against their descriptions', () => {
     const schema = { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } };
     const fits = typeof value.answer === 'string';
     expect(judge('default.jsonSchema', { schema, not: inverted }, wrapped(value, how)).verdict).toBe((how !== 2 && fits) !== inverted);
+  });
+
+  it('jsonSchema: a schema with an $id is prepared again, as a second hook or a reloaded config does', () => {
+    const schema = () => ({ $id: 'https://example.com/answer.json', type: 'object', required: ['answer'] });
+    expect(judge('default.jsonSchema', { schema: schema() }, '{"answer": 1}').verdict).toBe(true);
+    expect(judge('default.jsonSchema', { schema: schema() }, '{"other": 1}').verdict).toBe(false);
   });
 
   const formats = Object.keys(FENCE_TAGS);

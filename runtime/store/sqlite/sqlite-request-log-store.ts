@@ -2,7 +2,7 @@
 // a writer thread (log-writer-worker.ts) with a connection of its own when the process has a second
 // CPU for it, or on the serving thread a slice at a time, each slice its own transaction and a turn
 // of the event loop between slices, when it has not. A thread on the one CPU there is buys nothing:
-// the inserts take that CPU's time either way, and the thread adds a second V8 isolate (~10-20 MB of
+// the inserts take that CPU's time either way, and the thread adds a second V8 isolate (~25 MB of
 // RSS under load) and a hand-over to it per batch. Reads, rarer and answered to an admin, stay on the
 // main connection.
 import { getCompileCacheDir } from 'node:module';

@@ -1,16 +1,15 @@
 // default.jsonSchema: the text is JSON (or holds it in a code fence) that the `schema` accepts. The
 // schema was checked when the config compiled; it is compiled once here, when the router is built.
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { newCheckSchemaAjv } from '../../../../compiler/config/check-schema-ajv.ts';
 import { type CheckDefinition, verdictOf } from '../check.ts';
 import { jsonInText } from './json-in-text.ts';
-
-// One Ajv for every jsonSchema check: compiled validators are kept per schema object.
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
 
 export const jsonSchema: CheckDefinition = {
   kind: 'verdict',
   prepare(parameters) {
-    const validate = ajv.compile(parameters.schema as object);
+    // An Ajv of its own: one shared by every check refused a schema whose $id it had seen, so the
+    // same schema in a second hook, or in the config reloaded, failed to build.
+    const validate = newCheckSchemaAjv().compile(parameters.schema as object);
     return (input) => {
       const json = jsonInText(input.text);
       if (!json.found) return verdictOf(false, parameters, 'no JSON in the text');
