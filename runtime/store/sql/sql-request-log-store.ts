@@ -36,9 +36,10 @@ export class SqlRequestLogStore implements RequestLogStore {
   }
 
   /**
-   * A batch's records where they are in shared memory: the SQLite writer thread's way in. They are
-   * decoded and parsed a chunk of rows at a time: the whole batch first kept ~1 MB of it alive across
-   * the transaction, longer than the writer's small young generation holds it.
+   * A batch's records where they are in shared memory: the SQLite writer's way in (in its thread, or
+   * a slice at a time on the serving thread). They are decoded and parsed a chunk of rows at a time:
+   * the whole batch first kept ~1 MB of it alive across the transaction, longer than the writer
+   * thread's small young generation holds it.
    */
   async insertShared(shared: SharedRecords): Promise<void> {
     const count = shared.ends.length;

@@ -1,7 +1,7 @@
-// The request log's SQLite writer, in a worker thread: node:sqlite is synchronous, and a batch of
-// inserts on the main thread would stall requests (about 30 µs of event-loop time per record,
-// measured under load). The worker has its own connection to the same file (WAL lets the main
-// thread read meanwhile) and answers each batch once it is committed.
+// The request log's SQLite writer thread, for a process with a second CPU (sqlite-request-log-store.ts
+// decides): node:sqlite is synchronous, and here a batch's inserts and SQLite's checkpoints, which
+// wait for the disk, never hold up the event loop. The worker has its own connection to the same file
+// (WAL lets the main thread read meanwhile) and answers each batch once it is committed.
 import { flushCompileCache } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
