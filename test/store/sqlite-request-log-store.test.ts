@@ -3,7 +3,7 @@
 // loop between slices. The request-log conformance suite runs on both; these check what differs.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { RecordBatch } from '../../runtime/core/record-batch.ts';
@@ -11,6 +11,7 @@ import { newRequestRecord, type RequestRecord } from '../../runtime/core/request
 import { SqlRequestLogStore } from '../../runtime/store/sql/sql-request-log-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
 import { SqliteDatabase } from '../../runtime/store/sqlite/sqlite-database.ts';
+import { cpuBudget } from '../../runtime/store/sqlite/cpu-budget.ts';
 import { type LogWriterPlacement, SqliteRequestLogStore } from '../../runtime/store/sqlite/sqlite-request-log-store.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'gateway-log-placement-'));
@@ -88,11 +89,11 @@ it('thread: the batch goes to the writer thread, and the main connection reads i
   await db.close();
 });
 
-it('auto: decided by the first batch, from the CPUs this process may use', async () => {
+it('auto: decided by the first batch, from the CPUs this process may use (affinity and CPU quota)', async () => {
   const { store, db } = open('auto');
   expect(store.writesOnThisThread).toBeNull();
   await store.insert(batchOf(records(3)));
-  expect(store.writesOnThisThread).toBe(availableParallelism() < 2);
+  expect(store.writesOnThisThread).toBe(cpuBudget() < 2);
   await store.close();
   await db.close();
 });

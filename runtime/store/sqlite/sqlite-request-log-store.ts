@@ -1,21 +1,21 @@
 // RequestLogStore for SQLite. node:sqlite is synchronous, so where a batch's inserts run matters: in
 // a writer thread (log-writer-worker.ts) with a connection of its own when the process has a second
-// CPU for it, or on the serving thread a slice at a time, each slice its own transaction and a turn
-// of the event loop between slices, when it has not. A thread on the one CPU there is buys nothing:
-// the inserts take that CPU's time either way, and the thread adds a second V8 isolate (~25 MB of
-// RSS under load) and a hand-over to it per batch. Reads, rarer and answered to an admin, stay on the
-// main connection.
+// CPU for it (affinity and cgroup quota: cpu-budget.ts), or on the serving thread a slice at a time,
+// each slice its own transaction and a turn of the event loop between slices, when it has not. A
+// thread on the one CPU there is buys nothing: the inserts take that CPU's time either way, and the
+// thread adds a second V8 isolate (~25 MB of RSS under load) and a hand-over to it per batch. Reads,
+// rarer and answered to an admin, stay on the main connection.
 import { getCompileCacheDir } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EMBEDDED_FILES, LOG_WRITER_WORKER } from '../../../compiler/config/embedded-files.ts';
 import { type RecordBatch, type SharedRecords, sliceShared } from '../../core/record-batch.ts';
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
+import { cpuBudget } from './cpu-budget.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
 
-/** Where inserts run: `auto` decides when the first batch is written, by the CPUs the process may use. */
+/** Where inserts run: `auto` decides when the first batch is written, by the CPUs the process may use (cpu-budget.ts). */
 export const LOG_WRITER_PLACEMENTS = ['auto', 'thread', 'main'] as const;
 export type LogWriterPlacement = (typeof LOG_WRITER_PLACEMENTS)[number];
 
@@ -51,8 +51,8 @@ export class SqliteRequestLogStore implements RequestLogStore {
 
   insert(batch: RecordBatch): Promise<void> {
     if (batch.count === 0) return Promise.resolve();
-    // The bench pins a process to a core only once it started; a container's CPU set is known from the start.
-    this.#onThisThread ??= this.#placement === 'main' || (this.#placement === 'auto' && availableParallelism() < 2);
+    // Decided here, not at start: the bench pins a process to a core only once it started.
+    this.#onThisThread ??= this.#placement === 'main' || (this.#placement === 'auto' && cpuBudget() < 2);
     const done = this.#onThisThread ? this.#insertHere(batch.shared()) : this.#insertInThread(batch);
     const tracked = done.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
