@@ -35,7 +35,7 @@ export function cgroupCpuQuota(read: ReadText): number | null {
     if (!v2 && !controllers!.split(',').includes('cpu')) continue;
     for (let dir = path!; ; dir = parentOf(dir)) {
       const base = `/sys/fs/cgroup${v2 ? '' : '/cpu'}${dir === '/' ? '' : dir}`;
-      const quota = v2 ? quotaV2(read(`${base}/cpu.max`)) : quotaV1(read(`${base}/cpu.cfs_quota_us`), read(`${base}/cpu.cfs_period_us`));
+      const quota = v2 ? quotaV2(read(`${base}/cpu.max`)) : ratio(read(`${base}/cpu.cfs_quota_us`), read(`${base}/cpu.cfs_period_us`));
       if (quota !== null) tightest = tightest === null ? quota : Math.min(tightest, quota);
       if (dir === '/') break;
     }
@@ -49,15 +49,10 @@ function quotaV2(text: string | null): number | null {
   return ratio(quota, period);
 }
 
-/** cpu.cfs_quota_us is -1 when there is none. */
-function quotaV1(quota: string | null, period: string | null): number | null {
-  return ratio(quota?.trim(), period?.trim());
-}
-
-function ratio(quota: string | undefined, period: string | undefined): number | null {
-  const q = Number(quota);
-  const p = Number(period);
-  return quota !== undefined && period !== undefined && Number.isFinite(q) && Number.isFinite(p) && q > 0 && p > 0 ? q / p : null;
+/** Quota over period, or null when either is not a positive number (v1 writes -1 for none, v2 "max"). */
+function ratio(quota: string | null | undefined, period: string | null | undefined): number | null {
+  const cpus = Number(quota) / Number(period);
+  return Number(quota) > 0 && Number(period) > 0 && Number.isFinite(cpus) ? cpus : null;
 }
 
 function parentOf(dir: string): string {
