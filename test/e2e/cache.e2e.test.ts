@@ -1,29 +1,23 @@
 // The response cache end to end: the real server with its saved configs, the official SDK, and the
 // vendor mock counting what reached the provider.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSetup } from '../../runtime/cli/serve.ts';
-import { silentLogger } from '../../runtime/core/log.ts';
-import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import type { RunningGateway } from '../../runtime/server/start.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { until } from '../jobs/harness.ts';
+import { type ServedConfigs, serveConfigs } from './serve-in-process.ts';
 
 const ADMIN = 'gw_cache-e2e-admin-key-0123456789abcdef';
 
 describe('response cache', () => {
   let gateway: RunningGateway;
   let mock: VendorMock;
-  let dir: string;
+  let served: ServedConfigs;
 
   beforeAll(async () => {
     mock = await startVendorMock({ label: 'cache' });
-    dir = await mkdtemp(join(tmpdir(), 'gateway-cache-'));
-    await mkdir(join(dir, 'configs'));
     const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
-    const configs: Record<string, unknown> = {
+    served = await serveConfigs('cache', ADMIN, {
       cached: { ...target, cache: { mode: 'simple', max_age: 60 } },
       brief: { ...target, cache: { mode: 'simple', max_age: 1 } },
       plain: target,
@@ -31,14 +25,12 @@ describe('response cache', () => {
         strategy: { mode: 'fallback' },
         targets: [{ ...target, cache: { mode: 'simple' }, override_params: { model: 'gpt-4o' } }, { ...target, override_params: { model: 'gpt-4o-mini' } }],
       },
-    };
-    for (const [id, config] of Object.entries(configs)) await writeFile(join(dir, 'configs', `${id}.json`), JSON.stringify(config));
-    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup });
+    }, { storePollMs: 50 });
+    gateway = served.gateway;
   });
   afterAll(async () => {
-    await gateway?.close();
+    await served?.close();
     await mock?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   function client(config: string, headers: Record<string, string> = {}): OpenAI {
@@ -204,10 +196,7 @@ describe('response cache', () => {
     expect(refused.error.code).toBe('semantic_cache_unavailable');
     expect(reached('semantic without setting')).toBe(0);
 
-    const configs = join(dir, 'semantic-configs');
-    await mkdir(configs);
-    await writeFile(join(configs, 'nested.json'), JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'openai', api_key: 'k', cache: { mode: 'semantic' } }] }, null, 2));
-    const start = startGateway({ port: 0, dataDir: join(dir, 'semantic-data'), configsDir: configs, seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+    const start = serveConfigs('cache-semantic', ADMIN, { nested: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'openai', api_key: 'k', cache: { mode: 'semantic' } }] } });
     await expect(start).rejects.toThrow(/nested\.json:\d+:\d+ {2}CFG_SEMANTIC_CACHE_NEEDS_SERVER {2}\/targets\/1\/cache\/mode/);
   });
 

@@ -1,39 +1,31 @@
 // Answers made in the same turn of the event loop are written together (runtime/upstream/end-in-turn.ts):
 // under many concurrent requests every client still gets its own answer, from the provider, from
 // the cache, or as a denial, never another's. The gateway is `serve`'s (cache and guardrails on).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSetup } from '../../runtime/cli/serve.ts';
-import { silentLogger } from '../../runtime/core/log.ts';
-import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import type { RunningGateway } from '../../runtime/server/start.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { type ServedConfigs, serveConfigs } from './serve-in-process.ts';
 
 const ADMIN = 'gw_concurrent-e2e-admin-key-0123456789abc';
 const CONCURRENT = 120;
 
 let gateway: RunningGateway;
 let mock: VendorMock;
-let dir: string;
+let served: ServedConfigs;
 
 beforeAll(async () => {
   mock = await startVendorMock({ label: 'mock' });
-  dir = await mkdtemp(join(tmpdir(), 'gateway-concurrent-'));
-  await mkdir(join(dir, 'configs'));
   const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
-  const configs: Record<string, unknown> = {
+  served = await serveConfigs('concurrent', ADMIN, {
     single: target,
     cached: { ...target, cache: { mode: 'simple', max_age: 60 } },
     guarded: { ...target, input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
-  };
-  for (const [id, config] of Object.entries(configs)) await writeFile(join(dir, 'configs', `${id}.json`), JSON.stringify(config));
-  gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+  });
+  gateway = served.gateway;
 });
 afterAll(async () => {
-  await gateway?.close();
+  await served?.close();
   await mock?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function ask(config: string, content: string): Promise<{ status: number; text: string; cache: string | null }> {

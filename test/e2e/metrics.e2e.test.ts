@@ -1,13 +1,9 @@
 // /metrics on the gateway `serve` builds: Prometheus text that a scraper parses, with requests,
 // latency, tokens, cost, upstream attempts, fallbacks, circuit state, inline-config cache hits, pools,
 // the log queue and the process's own metrics counted from real traffic; and the optional key.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSetup } from '../../runtime/cli/serve.ts';
-import { silentLogger } from '../../runtime/core/log.ts';
-import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import type { RunningGateway } from '../../runtime/server/start.ts';
+import { type ServedConfigs, serveConfigs } from './serve-in-process.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 
 const ADMIN = 'gw_metrics-e2e-admin-key-0123456789abcdefgh';
@@ -36,31 +32,26 @@ function sum(samples: Sample[], name: string, labels: Record<string, string> = {
   return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((total, s) => total + s.value, 0);
 }
 
-async function startServe(dir: string, mock: VendorMock): Promise<RunningGateway> {
-  return startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
-}
-
 describe('/metrics', () => {
   let gateway: RunningGateway;
   let mock: VendorMock;
-  let dir: string;
+  let served: ServedConfigs;
 
   beforeAll(async () => {
     mock = await startVendorMock({ label: 'metrics' });
-    dir = await mkdtemp(join(tmpdir(), 'gateway-metrics-'));
-    await mkdir(join(dir, 'configs'));
     const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
-    await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify(target));
-    await writeFile(join(dir, 'configs', 'fallback.json'), JSON.stringify({
-      strategy: { mode: 'fallback' },
-      targets: [{ ...target, custom_host: 'http://127.0.0.1:9/v1', cb_config: { failure_threshold: 1, cooldown_interval: 60_000 } }, target],
-    }));
-    gateway = await startServe(dir, mock);
+    served = await serveConfigs('metrics', ADMIN, {
+      chat: target,
+      fallback: {
+        strategy: { mode: 'fallback' },
+        targets: [{ ...target, custom_host: 'http://127.0.0.1:9/v1', cb_config: { failure_threshold: 1, cooldown_interval: 60_000 } }, target],
+      },
+    });
+    gateway = served.gateway;
   });
   afterAll(async () => {
-    await gateway?.close();
+    await served?.close();
     await mock?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   async function chat(config: string, extra: Record<string, string> = {}): Promise<{ usage: { prompt_tokens: number; completion_tokens: number } }> {
@@ -118,23 +109,20 @@ describe('/metrics', () => {
 
   it('wants GATEWAY_METRICS_KEY when it is set, as a bearer token or x-gateway-api-key', async () => {
     process.env.GATEWAY_METRICS_KEY = 'scrape-secret';
-    let keyed: RunningGateway;
-    let keyedDir: string;
+    let served: ServedConfigs;
     try {
-      keyedDir = await mkdtemp(join(tmpdir(), 'gateway-metrics-key-'));
-      await mkdir(join(keyedDir, 'configs'));
-      keyed = await startServe(keyedDir, mock);
+      served = await serveConfigs('metrics-key', ADMIN, {});
     } finally {
       delete process.env.GATEWAY_METRICS_KEY;
     }
+    const keyed = served.gateway;
     try {
       expect((await fetch(`${keyed.url}/metrics`)).status).toBe(401);
       expect((await fetch(`${keyed.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
       expect((await fetch(`${keyed.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret' } })).status).toBe(200);
       expect((await fetch(`${keyed.url}/metrics`, { headers: { 'x-gateway-api-key': 'scrape-secret' } })).status).toBe(200);
     } finally {
-      await keyed.close();
-      await rm(keyedDir, { recursive: true, force: true });
+      await served.close();
     }
   });
 });
