@@ -2,7 +2,7 @@
 // else `master.key` in the data directory, generated on first start (mode 0600). Several gateway
 // processes on one database must share it: set the variable on every host.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const MASTER_KEY_ENV = 'GATEWAY_MASTER_KEY';
@@ -47,13 +47,20 @@ export async function loadMasterKey(dataDir: string, env: NodeJS.ProcessEnv = pr
   }
   await mkdir(dataDir, { recursive: true });
   const key = randomBytes(32);
+  // Written whole under a name of its own, then linked into place: link() fails with EEXIST when the
+  // name is taken, so of two processes starting at once on a fresh directory one key wins and the
+  // other reads it. Creating master.key itself with `wx` and writing after left a moment when it was
+  // empty, and a process reading it then refused to start.
+  const draft = join(dataDir, `.${MASTER_KEY_FILE}.${process.pid}.${randomBytes(6).toString('hex')}`);
   try {
-    // `wx`: of two processes starting at once on a fresh directory, one writes and the other reads.
-    await writeFile(file, `${key.toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
+    await writeFile(draft, `${key.toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
+    await link(draft, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const existing = masterKeyFrom(await readFile(file, 'utf8'), file);
     return { key: existing, id: fingerprint(existing), source: 'file' };
+  } finally {
+    await rm(draft, { force: true });
   }
   return { key, id: fingerprint(key), source: 'generated' };
 }

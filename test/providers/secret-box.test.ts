@@ -1,5 +1,5 @@
 // The sealed box of virtual-key secrets and the master key that seals it.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +69,39 @@ describe('master key', () => {
       expect(a.key).toEqual(b.key);
       expect([a.source, b.source].sort()).toEqual(['file', 'generated']);
       expect((await loadMasterKey(join(dir, 'd'), {})).key).toEqual(a.key);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('master.key appears whole or not at all, so a process starting beside another never reads it half-written', async () => {
+    // The file used to be created empty (`wx`) and filled after: a second process reading it between
+    // the two refused to start. Readers poll the file while it is generated; any text they read must
+    // be a whole key, and all starters get the one key.
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-master-race-'));
+    try {
+      for (let round = 0; round < 60; round++) {
+        const folder = join(dir, String(round));
+        let done = false;
+        const seen: string[] = [];
+        const poll = async () => {
+          while (!done) {
+            try {
+              seen.push(await readFile(join(folder, 'master.key'), 'utf8'));
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+            }
+          }
+        };
+        const pollers = Promise.all([poll(), poll(), poll()]);
+        const keys = await Promise.all(Array.from({ length: 4 }, () => loadMasterKey(folder, {})));
+        done = true;
+        await pollers;
+        expect(new Set(keys.map((k) => k.id)).size).toBe(1);
+        expect(keys.filter((k) => k.source === 'generated')).toHaveLength(1);
+        for (const text of seen) expect(masterKeyFrom(text, 'master.key')).toEqual(keys[0].key);
+        expect(await readdir(folder)).toEqual(['master.key']);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
