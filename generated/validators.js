@@ -12586,9 +12586,10 @@ return errors === 0;
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogListQuery = validate96;
-const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","minLength":1,"description":"The last_id of the previous page."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"The last_id of the previous page (a record id); anything else is refused rather than read as a place in the order."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
 const pattern33 = new RegExp("^metadata\\.[^.].*$", "u");
 const pattern34 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
+const pattern35 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/request-log-list-query.json" */;
@@ -12825,8 +12826,8 @@ let data10 = data.after;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(func1(data10) < 1){
-validate96.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern35.test(data10)){
+validate96.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""}];
 return false;
 }
 }

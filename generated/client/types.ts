@@ -1492,7 +1492,7 @@ export interface RequestLogListQuery {
   to?: number;
   limit?: number;
   /**
-   * The last_id of the previous page.
+   * The last_id of the previous page (a record id); anything else is refused rather than read as a place in the order.
    */
   after?: string;
   /**

@@ -107,6 +107,10 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_query');
     const limit = await fetch(`${gateway.url}/v1/logs?limit=1001`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(limit.status).toBe(400);
+    // A cursor that is not a record id would otherwise compare as text and page from somewhere arbitrary.
+    const cursor = await fetch(`${gateway.url}/v1/logs?after=zzz`, { headers: { 'x-gateway-api-key': ADMIN } });
+    expect(cursor.status).toBe(400);
+    expect(((await cursor.json()) as { error: { param: string } }).error.param).toBe('/after');
     const missing = await fetch(`${gateway.url}/v1/logs/no-such-log`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(missing.status).toBe(404);
     const created = (await (await fetch(`${gateway.url}/v1/api-keys`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'inference' }) })).json()) as { key: string };
