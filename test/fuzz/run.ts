@@ -26,5 +26,5 @@ if (!Number.isInteger(runs) || runs < 1) {
 }
 const env = { ...process.env, FUZZ_RUNS: String(runs), ...(values.seed === undefined ? {} : { FUZZ_SEED: values.seed }) };
 process.stderr.write(`fuzz: ${runs} cases\n`);
-const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/fuzz', '--testTimeout', String(Math.max(120_000, runs * 100))], { stdio: 'inherit', env });
+const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/fuzz', '--testTimeout', String(Math.max(120_000, runs * 250))], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);
