@@ -62,7 +62,7 @@ Environment:
   GATEWAY_REQUEST_LOG          off: store no request records (default on; docs/observability.md)
   GATEWAY_LOG_RETENTION_DAYS   days request records are kept (default 30; 0 keeps them)
   GATEWAY_LOG_WRITER           where SQLite request-log inserts run: thread (a writer thread), main (the
-                               serving thread, 100 rows at a time) or auto (default: thread when the
+                               serving thread, 128 rows at a time) or auto (default: thread when the
                                process may use two CPUs or more, by its affinity and cgroup CPU
                                quota); not with DATABASE_URL
   GATEWAY_LOG_BODIES           on: keep request and response bodies in records, capped and with

@@ -34,9 +34,9 @@ async function countRows(db: SqliteDatabase): Promise<number> {
   return (await db.get<{ n: number }>('SELECT count(*) AS n FROM request_logs'))!.n;
 }
 
-it('main: a batch of 250 goes in as slices, the event loop turning between them, every record stored', async () => {
+it('main: a batch of 400 goes in as slices, the event loop turning between them, every record stored', async () => {
   const { store, db } = open('main');
-  const batch = records(250);
+  const batch = records(400);
   let turns = 0;
   const between: number[] = [];
   // Counts the turns of the loop while the insert runs, and how many rows were committed at each.
@@ -53,9 +53,9 @@ it('main: a batch of 250 goes in as slices, the event loop turning between them,
   await new Promise((resolve) => setImmediate(resolve));
   expect(store.writesOnThisThread).toBe(true);
   expect(turns).toBeGreaterThanOrEqual(2);
-  expect(between.some((n) => n > 0 && n < 250)).toBe(true);
-  expect(await countRows(db)).toBe(250);
-  for (const record of [batch[0]!, batch[99]!, batch[100]!, batch[249]!]) expect(await store.get(record.id)).toEqual(record);
+  expect(between.some((n) => n > 0 && n < 400)).toBe(true);
+  expect(await countRows(db)).toBe(400);
+  for (const record of [batch[0]!, batch[127]!, batch[128]!, batch[399]!]) expect(await store.get(record.id)).toEqual(record);
   await store.close();
   await db.close();
 });

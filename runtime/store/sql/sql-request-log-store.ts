@@ -6,14 +6,26 @@ import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../reque
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf } from './log-row.ts';
 
-/** Rows per INSERT: 13 parameters each stays far below both dialects' parameter limits. */
-const ROWS_PER_INSERT = 200;
+/**
+ * Rows per INSERT at most: 13 parameters each stays far below both dialects' parameter limits. A power
+ * of two, like every smaller INSERT (chunkRows), so the SQLite writer prepares at most eight shapes.
+ */
+export const ROWS_PER_INSERT = 128;
 
 const SELECTED = LOG_COLUMNS.join(', ');
 const ROW = `(${LOG_COLUMNS.map(() => '?').join(', ')})`;
 const INSERTS = new Map<number, string>();
 
-/** The INSERT of `rows` rows (1 to ROWS_PER_INSERT), made once per row count: a full chunk's is the usual one. */
+/**
+ * Rows in the next INSERT: a full chunk, else the largest power of two that fits (100 rows go as 64,
+ * 32 and 4). node:sqlite keeps every statement it prepared, and an INSERT of n rows holds ~1 KB per
+ * row: one shape per remainder of a flush (1 to 199 rows) held ~21 MB once they had all occurred.
+ */
+export function chunkRows(remaining: number): number {
+  return remaining >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 2 ** (31 - Math.clz32(remaining));
+}
+
+/** The INSERT of `rows` rows (a chunkRows size), made once per size. */
 function insertSql(rows: number): string {
   let sql = INSERTS.get(rows);
   if (sql === undefined) {
@@ -46,12 +58,13 @@ export class SqlRequestLogStore implements RequestLogStore {
     if (count === 0) return;
     const textAt = recordReader(shared);
     await this.#db.transaction(async (tx) => {
-      for (let start = 0; start < count; start += ROWS_PER_INSERT) {
-        const end = Math.min(count, start + ROWS_PER_INSERT);
+      for (let start = 0; start < count; ) {
+        const end = start + chunkRows(count - start);
         const params: SqlValue[] = [];
         for (let i = start; i < end; i++) pushRowValues(params, textAt(i));
         // A record written twice (a flush retried after a lost acknowledgement) is the same record.
         await tx.run(insertSql(end - start), params);
+        start = end;
       }
     });
   }

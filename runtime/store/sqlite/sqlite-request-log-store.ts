@@ -11,7 +11,7 @@ import { EMBEDDED_FILES, LOG_WRITER_WORKER } from '../../../compiler/config/embe
 import { type RecordBatch, type SharedRecords, sliceShared } from '../../core/record-batch.ts';
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
-import type { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
+import { ROWS_PER_INSERT, type SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
 import { cpuBudget } from './cpu-budget.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
 
@@ -20,11 +20,11 @@ export const LOG_WRITER_PLACEMENTS = ['auto', 'thread', 'main'] as const;
 export type LogWriterPlacement = (typeof LOG_WRITER_PLACEMENTS)[number];
 
 /**
- * Rows per transaction on the serving thread: ~0.5 ms of inserts between two turns of the event loop.
- * Per record they cost what batches of 500 cost (`node bench/log-insert-bench.ts --batch 100`); at 50
- * a commit's own writes start to show.
+ * Rows per transaction on the serving thread: ~0.6 ms of inserts between two turns of the event loop,
+ * one full INSERT. Per record they cost what batches of 500 cost (`node bench/log-insert-bench.ts
+ * --batch 128`); at 50 a commit's own writes start to show.
  */
-const ROWS_PER_SLICE = 100;
+const ROWS_PER_SLICE = ROWS_PER_INSERT;
 
 export class SqliteRequestLogStore implements RequestLogStore {
   readonly #dataDir: string;
