@@ -1,6 +1,9 @@
 // Limit counters in this process's memory: the default, and what the Redis counters fall back to
 // while Redis cannot be reached. Rate windows keep at most 61 buckets each (window.ts); a group's
-// window is dropped once empty, a budget once its period is over.
+// window is dropped once empty, a budget once its period is over. Groups come from what clients send
+// (metadata, users): a policy's idle groups are swept whenever its group count has doubled since the
+// last sweep, so a client inventing a group per request cannot grow the process without bound
+// (Redis expires them instead).
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
 
@@ -9,9 +12,18 @@ interface Budget {
   endsAt: number | null;
 }
 
+/** A policy's rate windows: group → buckets, and the group count at which idle groups are swept next. */
+interface PolicyWindows {
+  groups: Map<string, Map<number, number>>;
+  sweepAt: number;
+}
+
+/** Groups a policy may hold before its first sweep. */
+const FIRST_SWEEP = 1024;
+
 export class MemoryCounters implements LimitCounters {
-  /** policy id → group → buckets. */
-  readonly #windows = new Map<string, Map<string, Map<number, number>>>();
+  /** policy id → its groups' buckets. */
+  readonly #windows = new Map<string, PolicyWindows>();
   /** policy id → period → group → budget. */
   readonly #budgets = new Map<string, Map<string, Map<string, Budget>>>();
 
@@ -24,7 +36,7 @@ export class MemoryCounters implements LimitCounters {
     let allowed = true;
     const found: Array<Map<number, number>> = [];
     for (const check of windows) {
-      const buckets = this.#bucketsOf(check.policyId, check.group, true)!;
+      const buckets = this.#bucketsOf(check.policyId, check.group, now, check.windowMs);
       found.push(buckets);
       if (!fits(pruneBuckets(buckets, now, check.windowMs), check.cost, check.limit)) allowed = false;
     }
@@ -56,7 +68,7 @@ export class MemoryCounters implements LimitCounters {
 
   chargeNow(windows: readonly WindowCharge[], budgets: readonly BudgetCharge[], now: number): Array<number | null> {
     for (const charge of windows) {
-      const buckets = this.#bucketsOf(charge.policyId, charge.group, true)!;
+      const buckets = this.#bucketsOf(charge.policyId, charge.group, now, charge.windowMs);
       pruneBuckets(buckets, now, charge.windowMs);
       add(buckets, bucketAt(now, charge.windowMs), charge.amount);
     }
@@ -76,7 +88,7 @@ export class MemoryCounters implements LimitCounters {
   }
 
   async windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]> {
-    const groups = this.#windows.get(policyId);
+    const groups = this.#windows.get(policyId)?.groups;
     if (groups === undefined) return [];
     const counts: GroupCount[] = [];
     for (const [group, buckets] of groups) {
@@ -100,20 +112,36 @@ export class MemoryCounters implements LimitCounters {
     this.#budgets.clear();
   }
 
-  #bucketsOf(policyId: string, group: string, create: boolean): Map<number, number> | undefined {
-    let groups = this.#windows.get(policyId);
-    if (groups === undefined) {
-      if (!create) return undefined;
-      this.#windows.set(policyId, (groups = new Map()));
+  /** Groups with rate windows held now, over every policy (for tests and diagnostics). */
+  get windowGroups(): number {
+    let count = 0;
+    for (const policy of this.#windows.values()) count += policy.groups.size;
+    return count;
+  }
+
+  #bucketsOf(policyId: string, group: string, now: number, windowMs: number): Map<number, number> {
+    let policy = this.#windows.get(policyId);
+    if (policy === undefined) this.#windows.set(policyId, (policy = { groups: new Map(), sweepAt: FIRST_SWEEP }));
+    let buckets = policy.groups.get(group);
+    if (buckets === undefined) {
+      if (policy.groups.size >= policy.sweepAt) sweep(policy, now, windowMs);
+      policy.groups.set(group, (buckets = new Map()));
     }
-    let buckets = groups.get(group);
-    if (buckets === undefined && create) groups.set(group, (buckets = new Map()));
     return buckets;
   }
 
   #budgetOf(policyId: string, period: string, group: string): Budget | undefined {
     return this.#budgets.get(policyId)?.get(period)?.get(group);
   }
+}
+
+/**
+ * Drops the groups whose window holds nothing at `now`; the next sweep comes when the count has
+ * doubled from what is left, so sweeping costs O(1) per new group however many are live.
+ */
+function sweep(policy: PolicyWindows, now: number, windowMs: number): void {
+  for (const [group, buckets] of policy.groups) if (pruneBuckets(buckets, now, windowMs) === 0) policy.groups.delete(group);
+  policy.sweepAt = Math.max(FIRST_SWEEP, 2 * policy.groups.size);
 }
 
 function add(buckets: Map<number, number>, index: number, amount: number): void {
