@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { pendingTuning } from '../bin/memory-tuning.js';
 import { throughput } from './load.ts';
 import { startProcess } from './processes.ts';
+import { rssSlopePerMinute } from './rss-slope.ts';
 import { GATEWAY_KEY, savedConfigs } from './scenarios.ts';
 import { wrkAvailable } from './wrk.ts';
 
@@ -17,6 +18,12 @@ const ROOT = resolve(HERE, '..');
 const SAMPLE_SECONDS = 10;
 /** RSS may grow this much from the first half of the run to its end and still be flat. */
 const RSS_GROWTH_MAX = 0.1;
+/**
+ * RSS may rise at most this fast over the second half (least-squares slope, MB per minute). The end
+ * against mid-run alone let a writer thread's statement cache pass as flat at +7.9% while it still
+ * grew ~5 MB a minute; a process that has settled moves well under 1.
+ */
+const RSS_SLOPE_MAX_MB_PER_MINUTE = 2;
 /** The event loop's p99 delay above this means the gateway stalled. */
 const LAG_P99_MAX_MS = 100;
 
@@ -25,8 +32,9 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--connections N]
 Runs a mock upstream and \`gateway serve\` with a fallback config whose first target answers 503,
 loads it steadily (wrk when installed, else autocannon) and samples the gateway's RSS and event-loop
 delay every ${SAMPLE_SECONDS} s. Prints the samples and a verdict: "flat" when RSS at the end is within
-${RSS_GROWTH_MAX * 100}% of its level after the first half and the event loop's p99 delay stayed under ${LAG_P99_MAX_MS} ms;
-exits 1 otherwise.
+${RSS_GROWTH_MAX * 100}% of its level after the first half, RSS over the second half rose no faster than
+${RSS_SLOPE_MAX_MB_PER_MINUTE} MB a minute (least-squares slope), and the event loop's p99 delay stayed under
+${LAG_P99_MAX_MS} ms; exits 1 otherwise.
 
 Options:
   --minutes N       how long to load (default 5)
@@ -87,9 +95,13 @@ async function main(): Promise<number> {
     const half = samples[Math.floor((samples.length - 1) / 2)];
     const last = samples[samples.length - 1];
     const growth = (last.rssMB - half.rssMB) / half.rssMB;
+    const slope = rssSlopePerMinute(samples.slice(Math.floor((samples.length - 1) / 2)));
     const worstLag = Math.max(...samples.map((s) => s.lagP99Ms));
-    const flat = growth <= RSS_GROWTH_MAX && worstLag <= LAG_P99_MAX_MS;
-    process.stdout.write(`${flat ? 'flat' : 'NOT flat'}: RSS ${half.rssMB.toFixed(1)} MB at mid-run → ${last.rssMB.toFixed(1)} MB at the end (${(growth * 100).toFixed(1)}%, limit ${RSS_GROWTH_MAX * 100}%); worst event-loop p99 ${worstLag.toFixed(1)} ms (limit ${LAG_P99_MAX_MS} ms)\n`);
+    const flat = growth <= RSS_GROWTH_MAX && slope <= RSS_SLOPE_MAX_MB_PER_MINUTE && worstLag <= LAG_P99_MAX_MS;
+    process.stdout.write(
+      `${flat ? 'flat' : 'NOT flat'}: RSS ${half.rssMB.toFixed(1)} MB at mid-run → ${last.rssMB.toFixed(1)} MB at the end (${(growth * 100).toFixed(1)}%, limit ${RSS_GROWTH_MAX * 100}%), ` +
+        `rising ${slope.toFixed(2)} MB/min over the second half (limit ${RSS_SLOPE_MAX_MB_PER_MINUTE}); worst event-loop p99 ${worstLag.toFixed(1)} ms (limit ${LAG_P99_MAX_MS} ms)\n`,
+    );
     return flat ? 0 : 1;
   } finally {
     for (const proc of processes.reverse()) await proc.stop();
