@@ -92,10 +92,11 @@ async function main(): Promise<number> {
       samples.push(sample);
       process.stderr.write(`soak: ${String(sample.seconds).padStart(5)} s  ${sample.requestsPerSecond.toFixed(0).padStart(6)} req/s  RSS ${sample.rssMB.toFixed(1)} MB  loop p99 ${sample.lagP99Ms.toFixed(1)} ms  failures ${load.failures}\n`);
     }
-    const half = samples[Math.floor((samples.length - 1) / 2)];
+    const secondHalf = samples.slice(Math.floor((samples.length - 1) / 2));
+    const half = secondHalf[0];
     const last = samples[samples.length - 1];
     const growth = (last.rssMB - half.rssMB) / half.rssMB;
-    const slope = rssSlopePerMinute(samples.slice(Math.floor((samples.length - 1) / 2)));
+    const slope = rssSlopePerMinute(secondHalf);
     const worstLag = Math.max(...samples.map((s) => s.lagP99Ms));
     const flat = growth <= RSS_GROWTH_MAX && slope <= RSS_SLOPE_MAX_MB_PER_MINUTE && worstLag <= LAG_P99_MAX_MS;
     process.stdout.write(

@@ -10,6 +10,7 @@ import { fc, test } from '@fast-check/vitest';
 import { afterAll, expect } from 'vitest';
 import { RecordBatch } from '../../runtime/core/record-batch.ts';
 import { newRequestRecord } from '../../runtime/core/request-record.ts';
+import { LOG_COLUMNS } from '../../runtime/store/sql/log-row.ts';
 import type { SqlDatabase, SqlExecutor } from '../../runtime/store/sql/sql-database.ts';
 import { chunkRows, ROWS_PER_INSERT, SqlRequestLogStore } from '../../runtime/store/sql/sql-request-log-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
@@ -28,7 +29,7 @@ function recording(inner: SqlDatabase, rowsPerInsert: number[]): SqlDatabase {
     all: (sql, params) => tx.all(sql, params),
     get: (sql, params) => tx.get(sql, params),
     run: (sql, params) => {
-      if (sql.startsWith('INSERT INTO request_logs')) rowsPerInsert.push((params?.length ?? 0) / 13);
+      if (sql.startsWith('INSERT INTO request_logs')) rowsPerInsert.push((params?.length ?? 0) / LOG_COLUMNS.length);
       return tx.run(sql, params);
     },
   });
