@@ -26,5 +26,5 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
     });
     redis = connection;
   }
-  return { limits: setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };
+  return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };
 }

@@ -27,6 +27,8 @@ import { SqlUsageLimitPolicyStore } from './sql/sql-usage-limit-policy-store.ts'
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './sqlite/database.ts';
 import { SqliteDatabase } from './sqlite/sqlite-database.ts';
 import type { UsageLimitPolicyStore } from './usage-limit-policy-store.ts';
+import type { UsageBudgetStore } from './usage-budget-store.ts';
+import { SqlUsageBudgetStore } from './sql/sql-usage-budget-store.ts';
 import { SqlVirtualKeyStore } from './sql/sql-virtual-key-store.ts';
 import type { VirtualKeyStore } from './virtual-key-store.ts';
 
@@ -40,6 +42,8 @@ export interface GatewayStore {
   readonly guardrails: GuardrailStore;
   readonly rateLimits: RateLimitPolicyStore;
   readonly usageLimits: UsageLimitPolicyStore;
+  /** What usage-limit groups spent, so budgets survive a restart (runtime/pipeline/limits/budget-journal.ts). */
+  readonly usageBudgets: UsageBudgetStore;
   readonly virtualKeys: VirtualKeyStore;
   /** Files, batches and stored responses the gateway keeps itself (docs/jobs.md). */
   readonly files: GatewayFileStore;
@@ -93,6 +97,7 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions, re
     guardrails: new SqlGuardrailStore(db),
     rateLimits: new SqlRateLimitPolicyStore(db),
     usageLimits: new SqlUsageLimitPolicyStore(db),
+    usageBudgets: new SqlUsageBudgetStore(db),
     virtualKeys: new SqlVirtualKeyStore(db),
     files: new SqlFileStore(db),
     batches: new SqlBatchStore(db),

@@ -1,7 +1,10 @@
 // Enforcement of the policies: the counters (Redis when REDIS_URL is set, else this process's
-// memory), the usage alerts, and the Limits service every router's limit stages read. Installed
-// into the routers' services before any saved config is built (runtime/api/hot-state.ts).
+// memory, its usage budgets journaled to the store), the usage alerts, and the Limits service every
+// router's limit stages read. Installed into the routers' services before any saved config is built
+// (runtime/api/hot-state.ts).
 import type { GatewayLogger } from '../../core/log.ts';
+import { BudgetJournal } from '../../pipeline/limits/budget-journal.ts';
+import type { LimitCounters } from '../../pipeline/limits/counters.ts';
 import { FailOpenCounters } from '../../pipeline/limits/fail-open-counters.ts';
 import { Limits } from '../../pipeline/limits/limits.ts';
 import { MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
@@ -12,12 +15,27 @@ import type { Redis } from 'ioredis';
 import type { GatewaySetup } from '../../server/start.ts';
 
 /** `redis`: the process's one Redis connection (REDIS_URL), or null: counters in this process. */
-export function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Limits {
+export async function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
   const { logger } = setup;
-  const counters = redis === null ? new MemoryCounters() : new FailOpenCounters(new RedisCounters(redis), logger, () => services.metrics?.limitCounterFallback());
+  const counters = redis === null ? await journaledCounters(setup, services.now) : new FailOpenCounters(new RedisCounters(redis), logger, () => services.metrics?.limitCounterFallback());
   const limits = new Limits({ counters, now: services.now, logger, metrics: services.metrics, alerts: new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger)) });
   services.limits = limits;
   return limits;
+}
+
+/**
+ * Memory counters whose usage budgets are read back from the store and written to it as they are
+ * charged, so a restart keeps what each group spent. (Redis keeps its own; the memory counters Redis
+ * falls back to during an outage are not journaled.)
+ */
+async function journaledCounters(setup: GatewaySetup, now: () => number): Promise<LimitCounters> {
+  const journal = new BudgetJournal(setup.store.usageBudgets, setup.logger, now);
+  const counters = new MemoryCounters({ onBudgetCharge: journal.note });
+  const restored = await journal.restore(counters);
+  if (restored > 0) setup.logger.info('usage_budgets_restored', { groups: restored });
+  journal.start();
+  setup.onClose(() => journal.close());
+  return counters;
 }
 
 function alertWebhookFromEnv(env: NodeJS.ProcessEnv, logger: GatewayLogger): string | null {

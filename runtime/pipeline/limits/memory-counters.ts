@@ -5,6 +5,7 @@
 // last sweep, so a client inventing a group per request cannot grow the process without bound
 // (Redis expires them instead).
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
 
 interface Budget {
@@ -26,6 +27,20 @@ export class MemoryCounters implements LimitCounters {
   readonly #windows = new Map<string, PolicyWindows>();
   /** policy id → period → group → budget. */
   readonly #budgets = new Map<string, Map<string, Map<string, Budget>>>();
+  /** Told of every budget charge once counted (the store's journal, budget-journal.ts); null: none. */
+  readonly #onBudgetCharge: ((charge: BudgetCharge) => void) | null;
+
+  constructor(options: { onBudgetCharge?: (charge: BudgetCharge) => void } = {}) {
+    this.#onBudgetCharge = options.onBudgetCharge ?? null;
+  }
+
+  /** Adds budgets read back from the store (at start, before any request). */
+  restoreBudgets(spends: readonly BudgetSpend[]): void {
+    for (const spend of spends) {
+      const budget = this.#budgetFor(spend.policyId, spend.period, spend.group, spend.endsAt);
+      budget.used += spend.used;
+    }
+  }
 
   async admit(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): Promise<Admission> {
     return this.admitNow(windows, budgets, now);
@@ -73,16 +88,13 @@ export class MemoryCounters implements LimitCounters {
       add(buckets, bucketAt(now, charge.windowMs), charge.amount);
     }
     return budgets.map((charge) => {
-      let periods = this.#budgets.get(charge.policyId);
-      if (periods === undefined) this.#budgets.set(charge.policyId, (periods = new Map()));
+      const periods = this.#budgets.get(charge.policyId);
       // Earlier periods of this policy are over: their counts can go.
-      for (const [period, groups] of periods) if (period !== charge.period && [...groups.values()].every((b) => b.endsAt !== null && b.endsAt <= now)) periods.delete(period);
-      let groups = periods.get(charge.period);
-      if (groups === undefined) periods.set(charge.period, (groups = new Map()));
-      let budget = groups.get(charge.group);
-      if (budget === undefined) groups.set(charge.group, (budget = { used: 0, endsAt: charge.endsAt }));
+      if (periods !== undefined) for (const [period, groups] of periods) if (period !== charge.period && [...groups.values()].every((b) => b.endsAt !== null && b.endsAt <= now)) periods.delete(period);
+      const budget = this.#budgetFor(charge.policyId, charge.period, charge.group, charge.endsAt);
       const before = budget.used;
       budget.used = before + charge.amount;
+      this.#onBudgetCharge?.(charge);
       return crossed(before, budget.used, charge.alertAt) ? budget.used : null;
     });
   }
@@ -128,6 +140,16 @@ export class MemoryCounters implements LimitCounters {
       policy.groups.set(group, (buckets = new Map()));
     }
     return buckets;
+  }
+
+  #budgetFor(policyId: string, period: string, group: string, endsAt: number | null): Budget {
+    let periods = this.#budgets.get(policyId);
+    if (periods === undefined) this.#budgets.set(policyId, (periods = new Map()));
+    let groups = periods.get(period);
+    if (groups === undefined) periods.set(period, (groups = new Map()));
+    let budget = groups.get(group);
+    if (budget === undefined) groups.set(group, (budget = { used: 0, endsAt }));
+    return budget;
   }
 
   #budgetOf(policyId: string, period: string, group: string): Budget | undefined {

@@ -84,8 +84,11 @@ export class SqlUsageLimitPolicyStore implements UsageLimitPolicyStore {
   async delete(id: string): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
       const changed = await tx.run('DELETE FROM usage_limit_policies WHERE id = ?', [id]);
-      if (changed > 0) await recordChange(tx, USAGE_LIMITS_KIND, id);
-      return changed > 0;
+      if (changed === 0) return false;
+      // What its groups spent goes with it (the journal of budget-journal.ts).
+      await tx.run('DELETE FROM usage_budgets WHERE policy_id = ?', [id]);
+      await recordChange(tx, USAGE_LIMITS_KIND, id);
+      return true;
     });
   }
 }

@@ -1,0 +1,111 @@
+// Usage-limit budgets counted in this process's memory (no REDIS_URL) are journaled to the store,
+// so a restart does not start every budget over: a monthly cost limit must not reset on each deploy.
+// Requests are still checked against memory only (the request path awaits no database); what was
+// charged since the last write is added to the store each second, off the path, and at shutdown;
+// the budgets of periods not yet over are read back once at start. Writes add (never set), so
+// processes sharing a store each add their own charges and none overwrites another's.
+import { describeError, type GatewayLogger } from '../../core/log.ts';
+import type { BudgetSpend, UsageBudgetStore } from '../../store/usage-budget-store.ts';
+import type { BudgetCharge } from './counters.ts';
+import type { MemoryCounters } from './memory-counters.ts';
+
+/** How often charges are written: a crash loses at most this much of the spend. */
+export const BUDGET_WRITE_MS = 1000;
+/** A period's budgets are kept this long after it ends (a clock a little behind still finds them). */
+const ENDED_KEPT_MS = 86_400_000;
+const DELETE_ENDED_EVERY_MS = 3_600_000;
+
+export class BudgetJournal {
+  readonly #store: UsageBudgetStore;
+  readonly #logger: GatewayLogger;
+  readonly #now: () => number;
+  /** Charged and not yet written: (policy, period, group) → spend to add. */
+  #pending = new Map<string, BudgetSpend>();
+  #writing: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #lastDelete = 0;
+  #failing = false;
+
+  constructor(store: UsageBudgetStore, logger: GatewayLogger, now: () => number = Date.now) {
+    this.#store = store;
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  /** Reads the budgets of periods not over yet into `counters`, and drops those long over from the store. */
+  async restore(counters: MemoryCounters): Promise<number> {
+    const now = this.#now();
+    await this.#deleteEnded(now);
+    const spends = await this.#store.load(now);
+    counters.restoreBudgets(spends);
+    return spends.length;
+  }
+
+  /** Notes charges memory just counted (MemoryCounters calls this for every budget charge). */
+  readonly note = (charge: BudgetCharge): void => {
+    if (!(charge.amount > 0)) return;
+    const key = `${charge.policyId}\n${charge.period}\n${charge.group}`;
+    const pending = this.#pending.get(key);
+    if (pending === undefined) this.#pending.set(key, { policyId: charge.policyId, period: charge.period, group: charge.group, used: charge.amount, endsAt: charge.endsAt });
+    else pending.used += charge.amount;
+  };
+
+  /** Writes every second until closed (unref'd: it never keeps a process alive). */
+  start(): void {
+    if (this.#timer !== null) return;
+    this.#timer = setInterval(() => void this.write(), BUDGET_WRITE_MS);
+    this.#timer.unref();
+  }
+
+  /** Adds what was charged since the last write to the store; on failure it is kept for the next one. */
+  async write(): Promise<void> {
+    while (this.#writing !== null) await this.#writing;
+    if (this.#pending.size === 0) return;
+    this.#writing = this.#writeOnce().finally(() => {
+      this.#writing = null;
+    });
+    await this.#writing;
+  }
+
+  /** Stops the timer and writes what is pending (called after the server drained, before the store closes). */
+  async close(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.write();
+  }
+
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  async #writeOnce(): Promise<void> {
+    const spends = this.#pending;
+    this.#pending = new Map();
+    try {
+      await this.#store.add([...spends.values()]);
+      if (this.#failing) this.#logger.info('usage_budgets_write_recovered', { groups: spends.size });
+      this.#failing = false;
+    } catch (error) {
+      // Nothing is lost: the failed spends go back ahead of anything charged meanwhile.
+      for (const [key, spend] of spends) {
+        const later = this.#pending.get(key);
+        if (later !== undefined) spend.used += later.used;
+        this.#pending.set(key, spend);
+      }
+      if (!this.#failing) this.#logger.error('usage_budgets_write_failed', { groups: this.#pending.size, error: describeError(error) });
+      this.#failing = true;
+      return;
+    }
+    const now = this.#now();
+    if (now - this.#lastDelete >= DELETE_ENDED_EVERY_MS) await this.#deleteEnded(now);
+  }
+
+  async #deleteEnded(now: number): Promise<void> {
+    this.#lastDelete = now;
+    try {
+      await this.#store.deleteEnded(now - ENDED_KEPT_MS);
+    } catch (error) {
+      this.#logger.error('usage_budgets_cleanup_failed', { error: describeError(error) });
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// UsageBudgetStore on any SqlDatabase: an upsert that adds (never sets) a spend, so processes that
+// share a store each add their own charges and none overwrites another's.
+import type { BudgetSpend, UsageBudgetStore } from '../usage-budget-store.ts';
+import type { SqlDatabase } from './sql-database.ts';
+
+const ADD = `INSERT INTO usage_budgets (policy_id, period, group_key, used, ends_ms) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (policy_id, period, group_key) DO UPDATE SET used = usage_budgets.used + excluded.used`;
+
+interface BudgetRow {
+  policy_id: string;
+  period: string;
+  group_key: string;
+  used: number;
+  /** PostgreSQL gives a BIGINT as a string. */
+  ends_ms: number | string | null;
+}
+
+export class SqlUsageBudgetStore implements UsageBudgetStore {
+  readonly #db: SqlDatabase;
+
+  constructor(db: SqlDatabase) {
+    this.#db = db;
+  }
+
+  async add(spends: readonly BudgetSpend[]): Promise<void> {
+    if (spends.length === 0) return;
+    await this.#db.transaction(async (tx) => {
+      for (const s of spends) await tx.run(ADD, [s.policyId, s.period, s.group, s.used, s.endsAt]);
+    });
+  }
+
+  async load(now: number): Promise<BudgetSpend[]> {
+    const rows = await this.#db.all<BudgetRow>('SELECT policy_id, period, group_key, used, ends_ms FROM usage_budgets WHERE ends_ms IS NULL OR ends_ms > ?', [now]);
+    return rows.map((row) => ({ policyId: row.policy_id, period: row.period, group: row.group_key, used: Number(row.used), endsAt: row.ends_ms === null ? null : Number(row.ends_ms) }));
+  }
+
+  deleteEnded(before: number): Promise<number> {
+    return this.#db.run('DELETE FROM usage_budgets WHERE ends_ms IS NOT NULL AND ends_ms < ?', [before]);
+  }
+}

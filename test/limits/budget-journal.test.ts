@@ -1,0 +1,144 @@
+// Usage budgets counted in memory survive a restart through their journal in the store (SQLite
+// here; the store itself runs on both backends in test/store/usage-budgets.conformance.test.ts): a
+// group that spent its budget is still refused by a fresh process, a write the store refuses is kept
+// and written later, and, whatever fails in between, the store ends up holding every charge once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fc } from '@fast-check/vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { GatewayLogger } from '../../runtime/core/log.ts';
+import { BudgetJournal } from '../../runtime/pipeline/limits/budget-journal.ts';
+import type { BudgetCharge } from '../../runtime/pipeline/limits/counters.ts';
+import { MemoryCounters } from '../../runtime/pipeline/limits/memory-counters.ts';
+import { type GatewayStore, openStore } from '../../runtime/store/open-store.ts';
+import type { BudgetSpend, UsageBudgetStore } from '../../runtime/store/usage-budget-store.ts';
+
+const NOW = Date.UTC(2026, 10, 27, 12);
+const MONTH_END = Date.UTC(2026, 11, 1);
+
+let dir: string;
+let store: GatewayStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'budget-journal-'));
+  store = openStore(dir);
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function charge(group: string, amount: number, extra: Partial<BudgetCharge> = {}): BudgetCharge {
+  return { policyId: 'p', group, period: 'm2026-11', endsAt: MONTH_END, amount, alertAt: null, ...extra };
+}
+
+/** The real store, refusing writes while `failing` is set, and counting the writes it was asked for. */
+function flaky(inner: UsageBudgetStore): UsageBudgetStore & { failing: boolean; adds: number } {
+  return {
+    failing: false,
+    adds: 0,
+    async add(spends: readonly BudgetSpend[]) {
+      this.adds++;
+      if (this.failing) throw new Error('store unavailable');
+      await inner.add(spends);
+    },
+    load: (now) => inner.load(now),
+    deleteEnded: (before) => inner.deleteEnded(before),
+  };
+}
+
+function recordingLogger(): GatewayLogger & { events: string[] } {
+  const events: string[] = [];
+  return { events, info: (event) => events.push(event), warn: (event) => events.push(event), error: (event) => events.push(event) };
+}
+
+it('a group that spent its budget is still refused after a restart; one with budget left keeps what it spent', async () => {
+  const journal = new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW);
+  const before = new MemoryCounters({ onBudgetCharge: journal.note });
+  before.chargeNow([], [charge('["spent"]', 6), charge('["spent"]', 5), charge('["some"]', 2), charge('["cumulative"]', 4, { period: 'all', endsAt: null })], NOW);
+  await journal.close();
+
+  const after = new MemoryCounters();
+  expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(after)).toBe(3);
+  const budget = (group: string, period = 'm2026-11') => ({ policyId: 'p', group, period, limit: 10 });
+  expect(after.admitNow([], [budget('["spent"]')], NOW)).toMatchObject({ allowed: false, budgets: [11] });
+  expect(after.admitNow([], [budget('["some"]')], NOW)).toMatchObject({ allowed: true, budgets: [2] });
+  expect(after.admitNow([], [budget('["cumulative"]', 'all')], NOW)).toMatchObject({ allowed: true, budgets: [4] });
+  expect((await after.budgetUsage('p', 'm2026-11')).sort((a, b) => a.group.localeCompare(b.group))).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
+});
+
+it('a period that is over is not restored, and a restored group that crossed its alert does not alert again', async () => {
+  const journal = new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW);
+  const counters = new MemoryCounters({ onBudgetCharge: journal.note });
+  counters.chargeNow([], [charge('["g"]', 3, { period: 'm2026-10', endsAt: Date.UTC(2026, 10, 1) }), charge('["g"]', 8)], NOW);
+  await journal.write();
+  const restarted = new MemoryCounters();
+  await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(restarted);
+  expect(await restarted.budgetUsage('p', 'm2026-10')).toEqual([]);
+  // 8 already at or over the threshold of 5: charging more is not a crossing.
+  expect(restarted.chargeNow([], [charge('["g"]', 1, { alertAt: 5 })], NOW)).toEqual([null]);
+});
+
+it('writes nothing when nothing was charged, and ignores charges of nothing', async () => {
+  const backing = flaky(store.usageBudgets);
+  const journal = new BudgetJournal(backing, recordingLogger(), () => NOW);
+  journal.note(charge('["g"]', 0));
+  await journal.write();
+  expect(backing.adds).toBe(0);
+  expect(journal.pending).toBe(0);
+});
+
+it('a write the store refuses is kept for the next one, logged once until it recovers', async () => {
+  const backing = flaky(store.usageBudgets);
+  const logger = recordingLogger();
+  const journal = new BudgetJournal(backing, logger, () => NOW);
+  backing.failing = true;
+  journal.note(charge('["g"]', 1));
+  await journal.write();
+  journal.note(charge('["g"]', 2));
+  await journal.write();
+  expect(logger.events.filter((e) => e === 'usage_budgets_write_failed')).toHaveLength(1);
+  backing.failing = false;
+  await journal.close();
+  expect(logger.events).toContain('usage_budgets_write_recovered');
+  expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: 'p', period: 'm2026-11', group: '["g"]', used: 3, endsAt: MONTH_END }]);
+});
+
+it('property: whatever writes fail, with charges landing while one is in flight, the store ends up holding every charge exactly once', async () => {
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('charge' as const), group: fc.constantFrom('["a"]', '["b"]', '["c"]'), amount: fc.integer({ min: 1, max: 4096 }).map((n) => n / 64) }),
+    // `during`: a charge lands while the write is in flight (it must not be lost if the write fails).
+    fc.record({ kind: fc.constant('write' as const), fails: fc.boolean(), during: fc.option(fc.integer({ min: 1, max: 4096 }).map((n) => n / 64)) }),
+  );
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
+      const policyId = `p${run++}`;
+      const backing = flaky(store.usageBudgets);
+      const journal = new BudgetJournal(backing, recordingLogger(), () => NOW);
+      const counters = new MemoryCounters({ onBudgetCharge: journal.note });
+      const expected = new Map<string, number>();
+      for (const s of steps) {
+        if (s.kind === 'charge') {
+          counters.chargeNow([], [charge(s.group, s.amount, { policyId })], NOW);
+          expected.set(s.group, (expected.get(s.group) ?? 0) + s.amount);
+        } else {
+          backing.failing = s.fails;
+          const writing = journal.write();
+          if (s.during !== null) {
+            counters.chargeNow([], [charge('["a"]', s.during, { policyId })], NOW);
+            expected.set('["a"]', (expected.get('["a"]') ?? 0) + s.during);
+          }
+          await writing;
+        }
+      }
+      backing.failing = false;
+      await journal.close();
+      const stored = (await store.usageBudgets.load(NOW)).filter((s) => s.policyId === policyId);
+      expect(new Map(stored.map((s) => [s.group, s.used]))).toEqual(expected);
+      expect(journal.pending).toBe(0);
+    }),
+    { numRuns: 60, verbose: true },
+  );
+});

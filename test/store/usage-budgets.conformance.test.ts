@@ -1,0 +1,90 @@
+// The usage-budget journal's store, run against SQLite and PostgreSQL: `add` adds (never sets), so
+// two processes sharing a store sum their spends; `load` returns the budgets of periods not over;
+// `deleteEnded` forgets only those over. A property checks the stored totals against a plain sum.
+import { randomUUID } from 'node:crypto';
+import { fc } from '@fast-check/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BudgetSpend } from '../../runtime/store/usage-budget-store.ts';
+import { BACKENDS, storeForSuite } from './backends.ts';
+
+const NOW = Date.UTC(2026, 10, 27, 12);
+const MONTH_END = Date.UTC(2026, 11, 1);
+
+function spend(policyId: string, extra: Partial<BudgetSpend> = {}): BudgetSpend {
+  return { policyId, period: 'm2026-11', group: '["k1"]', used: 1, endsAt: MONTH_END, ...extra };
+}
+
+function mine(spends: BudgetSpend[], policyId: string): BudgetSpend[] {
+  return spends.filter((s) => s.policyId === policyId).sort((a, b) => `${a.period}${a.group}`.localeCompare(`${b.period}${b.group}`));
+}
+
+describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
+  const ctx = storeForSuite(backend, { beforeAll, afterAll });
+
+  it('adds spends to what is stored, per policy, period and group, fractions of a cent included', async () => {
+    const policy = randomUUID();
+    await ctx.store.usageBudgets.add([spend(policy, { used: 0.000125 }), spend(policy, { group: '["k2"]', used: 3 })]);
+    await ctx.store.usageBudgets.add([spend(policy, { used: 0.000375 }), spend(policy, { period: 'all', endsAt: null, used: 7 })]);
+    const loaded = mine(await ctx.store.usageBudgets.load(NOW), policy);
+    expect(loaded).toHaveLength(3);
+    expect(loaded[0]).toEqual(spend(policy, { period: 'all', endsAt: null, used: 7 }));
+    expect(loaded[1]).toEqual(spend(policy, { used: expect.closeTo(0.0005, 12) }));
+    expect(loaded[2]).toEqual(spend(policy, { group: '["k2"]', used: 3 }));
+    await ctx.store.usageBudgets.add([]);
+  });
+
+  it('two processes on one store add their spends up; neither overwrites the other', async () => {
+    const policy = randomUUID();
+    const other = await ctx.location.open();
+    try {
+      await Promise.all([ctx.store.usageBudgets.add([spend(policy, { used: 2 })]), other.usageBudgets.add([spend(policy, { used: 5 })])]);
+      expect(mine(await other.usageBudgets.load(NOW), policy)).toEqual([spend(policy, { used: 7 })]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('loads only periods not over, and deletes only those over before the cut', async () => {
+    const policy = randomUUID();
+    const lastWeek = spend(policy, { period: 'w2026-11-16', endsAt: Date.UTC(2026, 10, 23) });
+    const lastMonth = spend(policy, { period: 'm2026-10', endsAt: Date.UTC(2026, 10, 1) });
+    await ctx.store.usageBudgets.add([lastWeek, lastMonth, spend(policy), spend(policy, { period: 'all', endsAt: null })]);
+    expect(mine(await ctx.store.usageBudgets.load(NOW), policy).map((s) => s.period)).toEqual(['all', 'm2026-11']);
+    // Before the cut: last month's; last week's ended after it and stays until a later cut.
+    expect(await ctx.store.usageBudgets.deleteEnded(Date.UTC(2026, 10, 10))).toBeGreaterThanOrEqual(1);
+    expect(mine(await ctx.store.usageBudgets.load(0), policy).map((s) => s.period)).toEqual(['all', 'm2026-11', 'w2026-11-16']);
+    await ctx.store.usageBudgets.deleteEnded(NOW);
+    expect(mine(await ctx.store.usageBudgets.load(0), policy).map((s) => s.period)).toEqual(['all', 'm2026-11']);
+  });
+
+  it('deleting a usage-limits policy deletes what its groups spent', async () => {
+    const owner = { organisationId: randomUUID(), workspaceId: randomUUID() };
+    const policy = await ctx.store.usageLimits.create({ name: null, type: 'cost', creditLimit: 10, alertThreshold: null, periodicReset: null, conditions: [], groupBy: [], ...owner });
+    const kept = randomUUID();
+    await ctx.store.usageBudgets.add([spend(policy.id, { period: 'all', endsAt: null }), spend(kept)]);
+    expect(await ctx.store.usageLimits.delete(policy.id)).toBe(true);
+    const left = await ctx.store.usageBudgets.load(NOW);
+    expect(mine(left, policy.id)).toEqual([]);
+    expect(mine(left, kept)).toHaveLength(1);
+  });
+
+  it('property: after any sequence of adds, each budget holds the sum of its spends', async () => {
+    const group = fc.constantFrom('["a"]', '["b"]', '["c \\"quoted\\""]');
+    const period = fc.constantFrom('all', 'm2026-11');
+    const amount = fc.integer({ min: 1, max: 1_000_000 }).map((n) => n / 1024);
+    const batches = fc.array(fc.array(fc.record({ group, period, amount }), { maxLength: 6 }), { minLength: 1, maxLength: 5 });
+    await fc.assert(
+      fc.asyncProperty(batches, async (adds) => {
+        const policy = randomUUID();
+        const expected = new Map<string, number>();
+        for (const batch of adds) {
+          await ctx.store.usageBudgets.add(batch.map((a) => spend(policy, { group: a.group, period: a.period, used: a.amount, endsAt: a.period === 'all' ? null : MONTH_END })));
+          for (const a of batch) expected.set(`${a.period} ${a.group}`, (expected.get(`${a.period} ${a.group}`) ?? 0) + a.amount);
+        }
+        const loaded = mine(await ctx.store.usageBudgets.load(NOW), policy);
+        expect(new Map(loaded.map((s) => [`${s.period} ${s.group}`, s.used]))).toEqual(expected);
+      }),
+      { numRuns: 25, verbose: true },
+    );
+  });
+});
