@@ -32,14 +32,6 @@ Run \`gateway <command> --help\` for a command's options.`;
 
 const EXIT_USAGE = 2;
 
-// node:sqlite is still flagged experimental on Node 24; its warning would land in every command's output.
-const emitWarning = process.emitWarning;
-process.emitWarning = function (warning, ...rest) {
-  const text = typeof warning === 'string' ? warning : warning?.message;
-  if (typeof text === 'string' && text.startsWith('SQLite is an experimental feature')) return;
-  return emitWarning.call(process, warning, ...rest);
-};
-
 // Node's compile cache (NODE_COMPILE_CACHE, default: node-compile-cache in the OS temp folder) keeps
 // compiled code and the output of type stripping, per Node version and V8 flags: a start that finds
 // every module there never loads Node's TypeScript stripper (~25 MB of a serving process) and starts

@@ -20,9 +20,9 @@ export const SQLITE_PAGE_SIZE = 8192;
 export function openSqliteDatabase(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SQLITE_FILE_NAME);
-  // Loaded when a store opens, not when this module is imported: node:sqlite warns that it is
-  // experimental as it loads, and `gateway` silences that warning first (bin/gateway.js), also in the
-  // one-file build, where every import is hoisted to the top of the file.
+  // Loaded when a store opens, not when this module is imported, and after its warning is silenced:
+  // in the one-file build every import is hoisted to the top of the file.
+  silenceSqliteWarning();
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
@@ -68,3 +68,23 @@ function withBusyRetry(step: () => void): void {
 function ownerOnly(file: string): void {
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
 }
+
+/**
+ * node:sqlite is still flagged experimental on Node 24 and warns once per thread that loads it: in
+ * every command's output, and from the request log's writer thread in every `serve` with a second
+ * CPU. Each thread opens its connection here, so each silences it here, that warning only.
+ */
+let warningSilenced = false;
+
+function silenceSqliteWarning(): void {
+  if (warningSilenced) return;
+  warningSilenced = true;
+  const emitWarning = process.emitWarning;
+  const filtered = function (warning: string | Error, ...rest: unknown[]): void {
+    const text = typeof warning === 'string' ? warning : warning?.message;
+    if (typeof text === 'string' && text.startsWith('SQLite is an experimental feature')) return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  process.emitWarning = filtered;
+}
+
