@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fc } from '@fast-check/vitest';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { GatewayLogger } from '../../runtime/core/log.ts';
-import { BudgetJournal } from '../../runtime/pipeline/limits/budget-journal.ts';
+import { BudgetJournal, WRITE_CHUNK } from '../../runtime/pipeline/limits/budget-journal.ts';
 import type { BudgetCharge } from '../../runtime/pipeline/limits/counters.ts';
 import { MemoryCounters } from '../../runtime/pipeline/limits/memory-counters.ts';
 import { type GatewayStore, openStore } from '../../runtime/store/open-store.ts';
@@ -33,14 +33,15 @@ function charge(group: string, amount: number, extra: Partial<BudgetCharge> = {}
   return { policyId: 'p', group, period: 'm2026-11', endsAt: MONTH_END, amount, alertAt: null, ...extra };
 }
 
-/** The real store, refusing writes while `failing` is set, and counting the writes it was asked for. */
-function flaky(inner: UsageBudgetStore): UsageBudgetStore & { failing: boolean; adds: number } {
+/** The real store, refusing writes while `failing` is set or from write number `failFrom` on, and counting the writes it was asked for. */
+function flaky(inner: UsageBudgetStore): UsageBudgetStore & { failing: boolean; failFrom: number; adds: number } {
   return {
     failing: false,
+    failFrom: Infinity,
     adds: 0,
     async add(spends: readonly BudgetSpend[]) {
       this.adds++;
-      if (this.failing) throw new Error('store unavailable');
+      if (this.failing || this.adds >= this.failFrom) throw new Error('store unavailable');
       await inner.add(spends);
     },
     load: (now) => inner.load(now),
@@ -103,6 +104,27 @@ it('a write the store refuses is kept for the next one, logged once until it rec
   await journal.close();
   expect(logger.events).toContain('usage_budgets_write_recovered');
   expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: 'p', period: 'm2026-11', group: '["g"]', used: 3, endsAt: MONTH_END }]);
+});
+
+it('many groups are written a slice at a time, letting the event loop in between; a slice that fails is kept with the rest', async () => {
+  const backing = flaky(store.usageBudgets);
+  const journal = new BudgetJournal(backing, recordingLogger(), () => NOW);
+  const groups = WRITE_CHUNK * 2 + 44;
+  for (let i = 0; i < groups; i++) journal.note(charge(`["u${i}"]`, 1));
+  // The second slice fails: the first is in the store, the second and third are still to write.
+  backing.failFrom = 2;
+  const order: string[] = [];
+  setImmediate(() => order.push('event loop'));
+  await journal.write();
+  order.push('written');
+  expect(order).toEqual(['event loop', 'written']);
+  expect(await store.usageBudgets.load(NOW)).toHaveLength(WRITE_CHUNK);
+  expect(journal.pending).toBe(groups - WRITE_CHUNK);
+  backing.failFrom = Infinity;
+  await journal.write();
+  const stored = await store.usageBudgets.load(NOW);
+  expect(stored).toHaveLength(groups);
+  expect(stored.every((s) => s.used === 1)).toBe(true);
 });
 
 it('property: whatever writes fail, with charges landing while one is in flight, the store ends up holding every charge exactly once', async () => {
