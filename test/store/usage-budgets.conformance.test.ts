@@ -44,6 +44,22 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
     }
   });
 
+  it('two processes writing the same groups in opposite orders at once never deadlock', async () => {
+    const policy = randomUUID();
+    const groups = Array.from({ length: 40 }, (_, i) => spend(policy, { group: `["g${i}"]` }));
+    const other = await ctx.location.open();
+    try {
+      for (let round = 0; round < 5; round++) {
+        await Promise.all([ctx.store.usageBudgets.add(groups), other.usageBudgets.add([...groups].reverse())]);
+      }
+      const loaded = mine(await ctx.store.usageBudgets.load(NOW), policy);
+      expect(loaded).toHaveLength(40);
+      expect(loaded.every((s) => s.used === 10)).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('loads only periods not over, and deletes only those over before the cut', async () => {
     const policy = randomUUID();
     const lastWeek = spend(policy, { period: 'w2026-11-16', endsAt: Date.UTC(2026, 10, 23) });

@@ -24,8 +24,11 @@ export class SqlUsageBudgetStore implements UsageBudgetStore {
 
   async add(spends: readonly BudgetSpend[]): Promise<void> {
     if (spends.length === 0) return;
+    // Rows in one order for every writer: PostgreSQL locks each row as it is upserted, and two
+    // processes writing the same groups in different orders deadlocked (one transaction aborted).
+    const ordered = [...spends].sort(byRow);
     await this.#db.transaction(async (tx) => {
-      for (const s of spends) await tx.run(ADD, [s.policyId, s.period, s.group, s.used, s.endsAt]);
+      for (const s of ordered) await tx.run(ADD, [s.policyId, s.period, s.group, s.used, s.endsAt]);
     });
   }
 
@@ -37,4 +40,12 @@ export class SqlUsageBudgetStore implements UsageBudgetStore {
   deleteEnded(before: number): Promise<number> {
     return this.#db.run('DELETE FROM usage_budgets WHERE ends_ms IS NOT NULL AND ends_ms < ?', [before]);
   }
+}
+
+function byRow(a: BudgetSpend, b: BudgetSpend): number {
+  return compare(a.policyId, b.policyId) || compare(a.period, b.period) || compare(a.group, b.group);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
