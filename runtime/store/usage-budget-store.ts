@@ -16,8 +16,12 @@ export interface BudgetSpend {
 }
 
 export interface UsageBudgetStore {
-  /** Adds each row's `used` to what the store holds for its (policy, period, group), in one transaction. */
-  add(spends: readonly BudgetSpend[]): Promise<void>;
+  /**
+   * Adds each row's `used` to what the store holds for its (policy, period, group), in one
+   * transaction, and returns each one's total after it, in the order given: what every process
+   * sharing the store has written for that group.
+   */
+  add(spends: readonly BudgetSpend[]): Promise<number[]>;
   /** Every budget whose period has not ended at `now`. */
   load(now: number): Promise<BudgetSpend[]>;
   /** Forgets budgets whose period ended before `before`; returns how many. */

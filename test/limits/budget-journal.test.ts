@@ -42,7 +42,7 @@ function flaky(inner: UsageBudgetStore): UsageBudgetStore & { failing: boolean; 
     async add(spends: readonly BudgetSpend[]) {
       this.adds++;
       if (this.failing || this.adds >= this.failFrom) throw new Error('store unavailable');
-      await inner.add(spends);
+      return inner.add(spends);
     },
     load: (now) => inner.load(now),
     deleteEnded: (before) => inner.deleteEnded(before),
@@ -67,6 +67,36 @@ it('a group that spent its budget is still refused after a restart; one with bud
   expect(after.admitNow([], [budget('["some"]')], NOW)).toMatchObject({ allowed: true, budgets: [2] });
   expect(after.admitNow([], [budget('["cumulative"]', 'all')], NOW)).toMatchObject({ allowed: true, budgets: [4] });
   expect((await after.budgetUsage('p', 'm2026-11')).sort((a, b) => a.group.localeCompare(b.group))).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
+});
+
+it('a group this process charges is raised to what every process sharing the store spent, plus what it charged since', async () => {
+  const other = openStore(dir);
+  try {
+    const journalA = new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW);
+    const a = new MemoryCounters({ onBudgetCharge: journalA.note });
+    await journalA.restore(a);
+    const journalB = new BudgetJournal(other.usageBudgets, recordingLogger(), () => NOW);
+    const b = new MemoryCounters({ onBudgetCharge: journalB.note });
+    await journalB.restore(b);
+    const used = (counters: MemoryCounters) => counters.admitNow([], [{ policyId: 'p', group: '["g"]', period: 'm2026-11', limit: 100 }], NOW).budgets[0];
+
+    a.chargeNow([], [charge('["g"]', 5)], NOW);
+    await journalA.write();
+    b.chargeNow([], [charge('["g"]', 7)], NOW);
+    const writing = journalB.write();
+    // Charged while b's write is in flight: not in the store's total yet, and not lost from b's count.
+    b.chargeNow([], [charge('["g"]', 1)], NOW);
+    await writing;
+    expect(used(b)).toBe(13);
+    // a sees b's written 7, not the 1 b has yet to write.
+    a.chargeNow([], [charge('["g"]', 0.5)], NOW);
+    await journalA.write();
+    expect(used(a)).toBe(12.5);
+    await journalB.close();
+    expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: 'p', period: 'm2026-11', group: '["g"]', used: 13.5, endsAt: MONTH_END }]);
+  } finally {
+    await other.close();
+  }
 });
 
 it('a period that is over is not restored, and a restored group that crossed its alert does not alert again', async () => {

@@ -33,6 +33,18 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
     await ctx.store.usageBudgets.add([]);
   });
 
+  it("returns each budget's total after the add, in the order given, what other processes added included", async () => {
+    const policy = randomUUID();
+    expect(await ctx.store.usageBudgets.add([spend(policy, { group: '["z"]', used: 2 }), spend(policy, { group: '["a"]', used: 3 })])).toEqual([2, 3]);
+    const other = await ctx.location.open();
+    try {
+      expect(await other.usageBudgets.add([spend(policy, { group: '["a"]', used: 1 }), spend(policy, { group: '["z"]', used: 5 }), spend(policy, { group: '["new"]', used: 0.25 })])).toEqual([4, 7, 0.25]);
+    } finally {
+      await other.close();
+    }
+    expect(await ctx.store.usageBudgets.add([])).toEqual([]);
+  });
+
   it('two processes on one store add their spends up; neither overwrites the other', async () => {
     const policy = randomUUID();
     const other = await ctx.location.open();

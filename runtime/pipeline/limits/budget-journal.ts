@@ -3,7 +3,9 @@
 // Requests are still checked against memory only (the request path awaits no database); what was
 // charged since the last write is added to the store each second, off the path, and at shutdown;
 // the budgets of periods not yet over are read back once at start. Writes add (never set), so
-// processes sharing a store each add their own charges and none overwrites another's.
+// processes sharing a store each add their own charges and none overwrites another's; each write
+// returns the store's totals, and a group this process charges is raised to what all of them spent,
+// so processes sharing a PostgreSQL store hold one budget within about a second of each other.
 import { describeError, type GatewayLogger } from '../../core/log.ts';
 import type { BudgetSpend, UsageBudgetStore } from '../../store/usage-budget-store.ts';
 import type { BudgetCharge } from './counters.ts';
@@ -30,6 +32,8 @@ export class BudgetJournal {
   #timer: NodeJS.Timeout | null = null;
   #lastDelete = 0;
   #failing = false;
+  /** The counts the store's totals are fed back into (set by restore). */
+  #counters: MemoryCounters | null = null;
 
   constructor(store: UsageBudgetStore, logger: GatewayLogger, now: () => number = Date.now) {
     this.#store = store;
@@ -43,6 +47,7 @@ export class BudgetJournal {
     await this.#deleteEnded(now);
     const spends = await this.#store.load(now);
     counters.restoreBudgets(spends);
+    this.#counters = counters;
     return spends.length;
   }
 
@@ -90,7 +95,9 @@ export class BudgetJournal {
     try {
       for (; written < spends.length; written += WRITE_CHUNK) {
         if (written > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        await this.#store.add(spends.slice(written, written + WRITE_CHUNK).map(([, spend]) => spend));
+        const slice = spends.slice(written, written + WRITE_CHUNK);
+        const totals = await this.#store.add(slice.map(([, spend]) => spend));
+        slice.forEach(([key, spend], i) => this.#raise(key, spend, totals[i]!));
       }
       if (this.#failing) this.#logger.info('usage_budgets_write_recovered', { groups: spends.length });
       this.#failing = false;
@@ -108,6 +115,12 @@ export class BudgetJournal {
     }
     const now = this.#now();
     if (now - this.#lastDelete >= DELETE_ENDED_EVERY_MS) await this.#deleteEnded(now);
+  }
+
+  /** The group's count becomes the store's total plus what was charged here since this write took it. */
+  #raise(key: string, spend: BudgetSpend, total: number): void {
+    const since = this.#pending.get(key)?.used ?? 0;
+    this.#counters?.raiseBudget({ ...spend, used: total + since });
   }
 
   async #deleteEnded(now: number): Promise<void> {

@@ -42,6 +42,15 @@ export class MemoryCounters implements LimitCounters {
     }
   }
 
+  /**
+   * Raises a group's count to `used` when that is more: the store's total for it (what every process
+   * sharing the store wrote) plus what this process charged since. Never lowers a count.
+   */
+  raiseBudget(spend: BudgetSpend): void {
+    const budget = this.#budgetFor(spend.policyId, spend.period, spend.group, spend.endsAt);
+    if (spend.used > budget.used) budget.used = spend.used;
+  }
+
   async admit(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): Promise<Admission> {
     return this.admitNow(windows, budgets, now);
   }

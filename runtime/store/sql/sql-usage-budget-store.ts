@@ -4,7 +4,8 @@ import type { BudgetSpend, UsageBudgetStore } from '../usage-budget-store.ts';
 import type { SqlDatabase } from './sql-database.ts';
 
 const ADD = `INSERT INTO usage_budgets (policy_id, period, group_key, used, ends_ms) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (policy_id, period, group_key) DO UPDATE SET used = usage_budgets.used + excluded.used`;
+  ON CONFLICT (policy_id, period, group_key) DO UPDATE SET used = usage_budgets.used + excluded.used
+  RETURNING used`;
 
 interface BudgetRow {
   policy_id: string;
@@ -22,14 +23,20 @@ export class SqlUsageBudgetStore implements UsageBudgetStore {
     this.#db = db;
   }
 
-  async add(spends: readonly BudgetSpend[]): Promise<void> {
-    if (spends.length === 0) return;
+  async add(spends: readonly BudgetSpend[]): Promise<number[]> {
+    if (spends.length === 0) return [];
     // Rows in one order for every writer: PostgreSQL locks each row as it is upserted, and two
     // processes writing the same groups in different orders deadlocked (one transaction aborted).
-    const ordered = [...spends].sort(byRow);
+    const order = spends.map((_, i) => i).sort((a, b) => byRow(spends[a]!, spends[b]!));
+    const totals = new Array<number>(spends.length);
     await this.#db.transaction(async (tx) => {
-      for (const s of ordered) await tx.run(ADD, [s.policyId, s.period, s.group, s.used, s.endsAt]);
+      for (const i of order) {
+        const s = spends[i]!;
+        const row = await tx.get<{ used: number }>(ADD, [s.policyId, s.period, s.group, s.used, s.endsAt]);
+        totals[i] = Number(row!.used);
+      }
     });
+    return totals;
   }
 
   async load(now: number): Promise<BudgetSpend[]> {
