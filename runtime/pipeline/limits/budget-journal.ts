@@ -46,7 +46,7 @@ export class BudgetJournal {
     const now = this.#now();
     await this.#deleteEnded(now);
     const spends = await this.#store.load(now);
-    counters.restoreBudgets(spends);
+    for (const spend of spends) counters.raiseBudget(spend);
     this.#counters = counters;
     return spends.length;
   }

@@ -34,17 +34,10 @@ export class MemoryCounters implements LimitCounters {
     this.#onBudgetCharge = options.onBudgetCharge ?? null;
   }
 
-  /** Adds budgets read back from the store (at start, before any request). */
-  restoreBudgets(spends: readonly BudgetSpend[]): void {
-    for (const spend of spends) {
-      const budget = this.#budgetFor(spend.policyId, spend.period, spend.group, spend.endsAt);
-      budget.used += spend.used;
-    }
-  }
-
   /**
-   * Raises a group's count to `used` when that is more: the store's total for it (what every process
-   * sharing the store wrote) plus what this process charged since. Never lowers a count.
+   * Raises a group's count to `used` when that is more: a budget read back from the store at start,
+   * or the store's total for it (what every process sharing the store wrote) plus what this process
+   * charged since. Never lowers a count.
    */
   raiseBudget(spend: BudgetSpend): void {
     const budget = this.#budgetFor(spend.policyId, spend.period, spend.group, spend.endsAt);

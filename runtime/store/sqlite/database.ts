@@ -69,22 +69,20 @@ function ownerOnly(file: string): void {
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
 }
 
+let warningSilenced = false;
+
 /**
  * node:sqlite is still flagged experimental on Node 24 and warns once per thread that loads it: in
  * every command's output, and from the request log's writer thread in every `serve` with a second
  * CPU. Each thread opens its connection here, so each silences it here, that warning only.
  */
-let warningSilenced = false;
-
 function silenceSqliteWarning(): void {
   if (warningSilenced) return;
   warningSilenced = true;
   const emitWarning = process.emitWarning;
-  const filtered = function (warning: string | Error, ...rest: unknown[]): void {
+  process.emitWarning = function (warning: string | Error, ...rest: unknown[]): void {
     const text = typeof warning === 'string' ? warning : warning?.message;
     if (typeof text === 'string' && text.startsWith('SQLite is an experimental feature')) return;
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
-  process.emitWarning = filtered;
 }
-
