@@ -14,7 +14,8 @@ export function setOutcomeHeaders(res: ServerResponse, outcome: Outcome): void {
   setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
   const added = outcome.headers;
   if (added !== undefined) for (const name in added) res.setHeader(name, added[name]);
-  // A cache stage that ran said HIT, MISS or REFRESH; every other routed answer had no cache.
+  // A cache stage that ran said HIT, MISS or REFRESH; every other routed answer consulted no cache
+  // (none on the route, or a limit or guardrail refused the request before the lookup).
   if (added?.[CACHE_STATUS_HEADER] === undefined) res.setHeader(CACHE_STATUS_HEADER, CACHE_STATUS.disabled);
 }
 

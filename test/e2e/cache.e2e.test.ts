@@ -21,6 +21,7 @@ describe('response cache', () => {
       cached: { ...target, cache: { mode: 'simple', max_age: 60 } },
       brief: { ...target, cache: { mode: 'simple', max_age: 1 } },
       plain: target,
+      'cached-guarded': { ...target, cache: { mode: 'simple', max_age: 60 }, input_guardrails: [{ id: 'short', deny: true, 'default.wordCount': { minWords: 1, maxWords: 3 } }] },
       'target-cached': {
         strategy: { mode: 'fallback' },
         targets: [{ ...target, cache: { mode: 'simple' }, override_params: { model: 'gpt-4o' } }, { ...target, override_params: { model: 'gpt-4o-mini' } }],
@@ -149,6 +150,24 @@ describe('response cache', () => {
     const models = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'cached', authorization: `Bearer ${VENDOR_MOCK_KEY}` } });
     expect(models.status).toBe(200);
     expect(models.headers.get('x-gateway-cache-status')).toBe('DISABLED');
+  });
+
+  it('says DISABLED on a request of a cached route refused before the lookup, in the header and the log', async () => {
+    const sdk = client('cached-guarded', { 'x-gateway-metadata': JSON.stringify({ case: 'refused-before-cache' }) });
+    expect((await ask(sdk, 'cached and allowed')).headers.get('x-gateway-cache-status')).toBe('MISS');
+    const refused = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'cached-guarded', 'x-gateway-metadata': JSON.stringify({ case: 'refused-before-cache' }), authorization: `Bearer ${VENDOR_MOCK_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'far too many words for this route' }] }),
+    });
+    expect(refused.status).toBe(446);
+    expect(refused.headers.get('x-gateway-cache-status')).toBe('DISABLED');
+    expect(reached('far too many words')).toBe(0);
+    const logs = async () => (await (await fetch(`${gateway.url}/v1/logs?metadata.case=refused-before-cache`, { headers: { 'x-gateway-api-key': ADMIN } })).json() as any).data as any[];
+    const [denied, allowed] = await until(logs, (records) => records.length === 2, 10_000, 'two log records');
+    expect(allowed.cache_status).toBe('MISS');
+    expect(denied.status).toBe(446);
+    expect(denied.cache_status).toBe('DISABLED');
   });
 
   it('caches embeddings', async () => {
