@@ -19,9 +19,10 @@ export interface UsageBudgetStore {
   /**
    * Adds each row's `used` to what the store holds for its (policy, period, group), in one
    * transaction, and returns each one's total after it, in the order given: what every process
-   * sharing the store has written for that group.
+   * sharing the store has written for that group. A row whose usage-limits policy no longer exists
+   * is not stored (its spend went with the policy) and its total is null.
    */
-  add(spends: readonly BudgetSpend[]): Promise<number[]>;
+  add(spends: readonly BudgetSpend[]): Promise<Array<number | null>>;
   /** Every budget whose period has not ended at `now`. */
   load(now: number): Promise<BudgetSpend[]>;
   /** Forgets budgets whose period ended before `before`; returns how many. */

@@ -19,10 +19,18 @@ const MONTH_END = Date.UTC(2026, 11, 1);
 
 let dir: string;
 let store: GatewayStore;
+/** The usage-limits policy the charges are for: the store keeps budgets only of policies that exist. */
+let P: string;
 
-beforeEach(() => {
+/** A usage-limits policy in the store. */
+async function newPolicy(): Promise<string> {
+  return (await store.usageLimits.create({ name: null, type: 'cost', creditLimit: 10, alertThreshold: null, periodicReset: null, conditions: [], groupBy: [], organisationId: 'org', workspaceId: 'ws' })).id;
+}
+
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'budget-journal-'));
   store = openStore(dir);
+  P = await newPolicy();
 });
 afterEach(async () => {
   await store.close();
@@ -30,7 +38,7 @@ afterEach(async () => {
 });
 
 function charge(group: string, amount: number, extra: Partial<BudgetCharge> = {}): BudgetCharge {
-  return { policyId: 'p', group, period: 'm2026-11', endsAt: MONTH_END, amount, alertAt: null, ...extra };
+  return { policyId: P, group, period: 'm2026-11', endsAt: MONTH_END, amount, alertAt: null, ...extra };
 }
 
 /** The real store, refusing writes while `failing` is set or from write number `failFrom` on, and counting the writes it was asked for. */
@@ -62,11 +70,11 @@ it('a group that spent its budget is still refused after a restart; one with bud
 
   const after = new MemoryCounters();
   expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(after)).toBe(3);
-  const budget = (group: string, period = 'm2026-11') => ({ policyId: 'p', group, period, limit: 10 });
+  const budget = (group: string, period = 'm2026-11') => ({ policyId: P, group, period, limit: 10 });
   expect(after.admitNow([], [budget('["spent"]')], NOW)).toMatchObject({ allowed: false, budgets: [11] });
   expect(after.admitNow([], [budget('["some"]')], NOW)).toMatchObject({ allowed: true, budgets: [2] });
   expect(after.admitNow([], [budget('["cumulative"]', 'all')], NOW)).toMatchObject({ allowed: true, budgets: [4] });
-  expect((await after.budgetUsage('p', 'm2026-11')).sort((a, b) => a.group.localeCompare(b.group))).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
+  expect((await after.budgetUsage(P, 'm2026-11')).sort((a, b) => a.group.localeCompare(b.group))).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
 });
 
 it('a group this process charges is raised to what every process sharing the store spent, plus what it charged since', async () => {
@@ -78,7 +86,7 @@ it('a group this process charges is raised to what every process sharing the sto
     const journalB = new BudgetJournal(other.usageBudgets, recordingLogger(), () => NOW);
     const b = new MemoryCounters({ onBudgetCharge: journalB.note });
     await journalB.restore(b);
-    const used = (counters: MemoryCounters) => counters.admitNow([], [{ policyId: 'p', group: '["g"]', period: 'm2026-11', limit: 100 }], NOW).budgets[0];
+    const used = (counters: MemoryCounters) => counters.admitNow([], [{ policyId: P, group: '["g"]', period: 'm2026-11', limit: 100 }], NOW).budgets[0];
 
     a.chargeNow([], [charge('["g"]', 5)], NOW);
     await journalA.write();
@@ -93,7 +101,7 @@ it('a group this process charges is raised to what every process sharing the sto
     await journalA.write();
     expect(used(a)).toBe(12.5);
     await journalB.close();
-    expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: 'p', period: 'm2026-11', group: '["g"]', used: 13.5, endsAt: MONTH_END }]);
+    expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: P, period: 'm2026-11', group: '["g"]', used: 13.5, endsAt: MONTH_END }]);
   } finally {
     await other.close();
   }
@@ -106,9 +114,21 @@ it('a period that is over is not restored, and a restored group that crossed its
   await journal.write();
   const restarted = new MemoryCounters();
   await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(restarted);
-  expect(await restarted.budgetUsage('p', 'm2026-10')).toEqual([]);
+  expect(await restarted.budgetUsage(P, 'm2026-10')).toEqual([]);
   // 8 already at or over the threshold of 5: charging more is not a crossing.
   expect(restarted.chargeNow([], [charge('["g"]', 1, { alertAt: 5 })], NOW)).toEqual([null]);
+});
+
+it('charges of a policy deleted meanwhile are dropped, not written back and not kept', async () => {
+  const journal = new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW);
+  const counters = new MemoryCounters({ onBudgetCharge: journal.note });
+  await journal.restore(counters);
+  const kept = await newPolicy();
+  counters.chargeNow([], [charge('["g"]', 3), charge('["g"]', 2, { policyId: kept })], NOW);
+  await store.usageLimits.delete(P);
+  await journal.write();
+  expect(journal.pending).toBe(0);
+  expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: kept, period: 'm2026-11', group: '["g"]', used: 2, endsAt: MONTH_END }]);
 });
 
 it('writes nothing when nothing was charged, and ignores charges of nothing', async () => {
@@ -133,7 +153,7 @@ it('a write the store refuses is kept for the next one, logged once until it rec
   backing.failing = false;
   await journal.close();
   expect(logger.events).toContain('usage_budgets_write_recovered');
-  expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: 'p', period: 'm2026-11', group: '["g"]', used: 3, endsAt: MONTH_END }]);
+  expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: P, period: 'm2026-11', group: '["g"]', used: 3, endsAt: MONTH_END }]);
 });
 
 it('many groups are written a slice at a time, letting the event loop in between; a slice that fails is kept with the rest', async () => {
@@ -163,10 +183,9 @@ it('property: whatever writes fail, with charges landing while one is in flight,
     // `during`: a charge lands while the write is in flight (it must not be lost if the write fails).
     fc.record({ kind: fc.constant('write' as const), fails: fc.boolean(), during: fc.option(fc.integer({ min: 1, max: 4096 }).map((n) => n / 64)) }),
   );
-  let run = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
-      const policyId = `p${run++}`;
+      const policyId = await newPolicy();
       const backing = flaky(store.usageBudgets);
       const journal = new BudgetJournal(backing, recordingLogger(), () => NOW);
       const counters = new MemoryCounters({ onBudgetCharge: journal.note });

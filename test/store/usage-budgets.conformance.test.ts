@@ -21,8 +21,14 @@ function mine(spends: BudgetSpend[], policyId: string): BudgetSpend[] {
 describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
   const ctx = storeForSuite(backend, { beforeAll, afterAll });
 
+  /** A usage-limits policy in the store: budgets are kept only for policies that exist. */
+  async function newPolicy(): Promise<string> {
+    const owner = { organisationId: randomUUID(), workspaceId: randomUUID() };
+    return (await ctx.store.usageLimits.create({ name: null, type: 'cost', creditLimit: 10, alertThreshold: null, periodicReset: null, conditions: [], groupBy: [], ...owner })).id;
+  }
+
   it('adds spends to what is stored, per policy, period and group, fractions of a cent included', async () => {
-    const policy = randomUUID();
+    const policy = await newPolicy();
     await ctx.store.usageBudgets.add([spend(policy, { used: 0.000125 }), spend(policy, { group: '["k2"]', used: 3 })]);
     await ctx.store.usageBudgets.add([spend(policy, { used: 0.000375 }), spend(policy, { period: 'all', endsAt: null, used: 7 })]);
     const loaded = mine(await ctx.store.usageBudgets.load(NOW), policy);
@@ -34,7 +40,7 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
   });
 
   it("returns each budget's total after the add, in the order given, what other processes added included", async () => {
-    const policy = randomUUID();
+    const policy = await newPolicy();
     expect(await ctx.store.usageBudgets.add([spend(policy, { group: '["z"]', used: 2 }), spend(policy, { group: '["a"]', used: 3 })])).toEqual([2, 3]);
     const other = await ctx.location.open();
     try {
@@ -46,7 +52,7 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
   });
 
   it('two processes on one store add their spends up; neither overwrites the other', async () => {
-    const policy = randomUUID();
+    const policy = await newPolicy();
     const other = await ctx.location.open();
     try {
       await Promise.all([ctx.store.usageBudgets.add([spend(policy, { used: 2 })]), other.usageBudgets.add([spend(policy, { used: 5 })])]);
@@ -57,7 +63,7 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
   });
 
   it('two processes writing the same groups in opposite orders at once never deadlock', async () => {
-    const policy = randomUUID();
+    const policy = await newPolicy();
     const groups = Array.from({ length: 40 }, (_, i) => spend(policy, { group: `["g${i}"]` }));
     const other = await ctx.location.open();
     try {
@@ -73,7 +79,7 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
   });
 
   it('loads only periods not over, and deletes only those over before the cut', async () => {
-    const policy = randomUUID();
+    const policy = await newPolicy();
     const lastWeek = spend(policy, { period: 'w2026-11-16', endsAt: Date.UTC(2026, 10, 23) });
     const lastMonth = spend(policy, { period: 'm2026-10', endsAt: Date.UTC(2026, 10, 1) });
     await ctx.store.usageBudgets.add([lastWeek, lastMonth, spend(policy), spend(policy, { period: 'all', endsAt: null })]);
@@ -86,14 +92,35 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
   });
 
   it('deleting a usage-limits policy deletes what its groups spent', async () => {
-    const owner = { organisationId: randomUUID(), workspaceId: randomUUID() };
-    const policy = await ctx.store.usageLimits.create({ name: null, type: 'cost', creditLimit: 10, alertThreshold: null, periodicReset: null, conditions: [], groupBy: [], ...owner });
-    const kept = randomUUID();
-    await ctx.store.usageBudgets.add([spend(policy.id, { period: 'all', endsAt: null }), spend(kept)]);
-    expect(await ctx.store.usageLimits.delete(policy.id)).toBe(true);
+    const policy = await newPolicy();
+    const kept = await newPolicy();
+    await ctx.store.usageBudgets.add([spend(policy, { period: 'all', endsAt: null }), spend(kept)]);
+    expect(await ctx.store.usageLimits.delete(policy)).toBe(true);
     const left = await ctx.store.usageBudgets.load(NOW);
-    expect(mine(left, policy.id)).toEqual([]);
+    expect(mine(left, policy)).toEqual([]);
     expect(mine(left, kept)).toHaveLength(1);
+    // A process that still charged the deleted policy writes nothing for it, and is told so.
+    expect(await ctx.store.usageBudgets.add([spend(policy, { used: 4 }), spend(kept, { used: 2 })])).toEqual([null, 3]);
+    expect(mine(await ctx.store.usageBudgets.load(NOW), policy)).toEqual([]);
+  });
+
+  it('deleting policies while other connections write their spends: no deadlock, and no spend of a deleted policy left behind', async () => {
+    const writers = await Promise.all([ctx.location.open(), ctx.location.open()]);
+    try {
+      for (let round = 0; round < 4; round++) {
+        const policies = await Promise.all(Array.from({ length: 4 }, () => newPolicy()));
+        const rows = policies.flatMap((policy) => Array.from({ length: 10 }, (_, i) => spend(policy, { group: `["g${i}"]` })));
+        await Promise.all([
+          ...writers.map((writer, w) => writer.usageBudgets.add(w === 0 ? rows : [...rows].reverse())),
+          ...policies.slice(0, 2).map((policy) => ctx.store.usageLimits.delete(policy)),
+        ]);
+        const left = await ctx.store.usageBudgets.load(NOW);
+        for (const deleted of policies.slice(0, 2)) expect(mine(left, deleted)).toEqual([]);
+        for (const live of policies.slice(2)) expect(mine(left, live).map((s) => s.used)).toEqual(Array(10).fill(2));
+      }
+    } finally {
+      await Promise.all(writers.map((writer) => writer.close()));
+    }
   });
 
   it('property: after any sequence of adds, each budget holds the sum of its spends', async () => {
@@ -103,7 +130,7 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
     const batches = fc.array(fc.array(fc.record({ group, period, amount }), { maxLength: 6 }), { minLength: 1, maxLength: 5 });
     await fc.assert(
       fc.asyncProperty(batches, async (adds) => {
-        const policy = randomUUID();
+        const policy = await newPolicy();
         const expected = new Map<string, number>();
         for (const batch of adds) {
           await ctx.store.usageBudgets.add(batch.map((a) => spend(policy, { group: a.group, period: a.period, used: a.amount, endsAt: a.period === 'all' ? null : MONTH_END })));

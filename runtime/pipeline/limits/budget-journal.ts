@@ -118,7 +118,12 @@ export class BudgetJournal {
   }
 
   /** The group's count becomes the store's total plus what was charged here since this write took it. */
-  #raise(key: string, spend: BudgetSpend, total: number): void {
+  #raise(key: string, spend: BudgetSpend, total: number | null): void {
+    if (total === null) {
+      // The policy was deleted (in this process or another): what it still charged goes with it.
+      this.#pending.delete(key);
+      return;
+    }
     const since = this.#pending.get(key)?.used ?? 0;
     this.#counters?.raiseBudget({ ...spend, used: total + since });
   }

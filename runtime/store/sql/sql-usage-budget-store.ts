@@ -1,7 +1,7 @@
 // UsageBudgetStore on any SqlDatabase: an upsert that adds (never sets) a spend, so processes that
 // share a store each add their own charges and none overwrites another's.
 import type { BudgetSpend, UsageBudgetStore } from '../usage-budget-store.ts';
-import type { SqlDatabase } from './sql-database.ts';
+import type { SqlDatabase, SqlExecutor } from './sql-database.ts';
 
 const ADD = `INSERT INTO usage_budgets (policy_id, period, group_key, used, ends_ms) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (policy_id, period, group_key) DO UPDATE SET used = usage_budgets.used + excluded.used
@@ -23,20 +23,38 @@ export class SqlUsageBudgetStore implements UsageBudgetStore {
     this.#db = db;
   }
 
-  async add(spends: readonly BudgetSpend[]): Promise<number[]> {
+  async add(spends: readonly BudgetSpend[]): Promise<Array<number | null>> {
     if (spends.length === 0) return [];
     // Rows in one order for every writer: PostgreSQL locks each row as it is upserted, and two
     // processes writing the same groups in different orders deadlocked (one transaction aborted).
     const order = spends.map((_, i) => i).sort((a, b) => byRow(spends[a]!, spends[b]!));
-    const totals = new Array<number>(spends.length);
+    const totals = new Array<number | null>(spends.length).fill(null);
     await this.#db.transaction(async (tx) => {
+      const live = await this.#livePolicies(tx, spends);
       for (const i of order) {
         const s = spends[i]!;
+        if (!live.has(s.policyId)) continue;
         const row = await tx.get<{ used: number }>(ADD, [s.policyId, s.period, s.group, s.used, s.endsAt]);
         totals[i] = Number(row!.used);
       }
     });
     return totals;
+  }
+
+  /**
+   * The spends' policies that still exist. On PostgreSQL each is locked (KEY SHARE, which writers
+   * share with each other) before any budget row: deleting a policy locks its row first too, so the
+   * delete waits for a write in flight and then removes its rows, or the write waits for the delete
+   * and stores nothing. Without it a write landing after the delete left rows of a policy that is
+   * gone, and the two could lock budget rows in opposite orders and deadlock. SQLite writes one
+   * transaction at a time, so reading the rows is enough there.
+   */
+  async #livePolicies(tx: SqlExecutor, spends: readonly BudgetSpend[]): Promise<Set<string>> {
+    const ids = [...new Set(spends.map((s) => s.policyId))].sort(compare);
+    const marks = ids.map(() => '?').join(', ');
+    const lock = this.#db.dialect === 'postgres' ? ' ORDER BY id FOR KEY SHARE' : '';
+    const rows = await tx.all<{ id: string }>(`SELECT id FROM usage_limit_policies WHERE id IN (${marks})${lock}`, ids);
+    return new Set(rows.map((row) => row.id));
   }
 
   async load(now: number): Promise<BudgetSpend[]> {
