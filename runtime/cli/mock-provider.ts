@@ -6,12 +6,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from '../core/node-http.ts';
 import type { AddressInfo } from 'node:net';
+import { bagOfWordsOf } from './bag-of-words.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 
 export const MOCK_PROVIDER_USAGE = `Usage: gateway mock-provider [--port N] [--host H] [--fail-every N] [--fail-status CODE] [--latency MS]
 
 Runs a local provider that speaks the vendor's API (chat completions with and without streaming,
-completions, embeddings, models) and answers "[mock]" followed by the prompt's words. Prints one line
+completions, embeddings, models) and answers "[mock]" followed by the prompt's words. Its embeddings
+are a hashed bag of words: texts sharing most of their words get close vectors, so a semantic cache
+can be tried with it (docs/cache.md). Prints one line
 with its base URL when ready; SIGINT or SIGTERM stop it. Point a config at it:
 {"provider": "vendor", "custom_host": "http://127.0.0.1:9000/v1"}.
 
@@ -31,6 +34,9 @@ const OPTIONS = {
   latency: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** Small enough to read in a terminal, large enough that a few dozen words rarely share an index. */
+const EMBEDDING_DIMENSIONS = 64;
 
 interface MockSettings {
   failEvery: number;
@@ -132,7 +138,7 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
   }
   if (path === '/v1/embeddings') {
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
-    const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: embed(String(input)) }));
+    const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: Array.from(bagOfWordsOf(String(input), EMBEDDING_DIMENSIONS)) }));
     return json(res, 200, { object: 'list', data, model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
   }
   json(res, 404, { error: { message: `no route POST ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
@@ -142,13 +148,6 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
 function reply(prompt: string): string[] {
   const words = prompt.split(/\s+/).filter((w) => w !== '');
   return ['[mock]', ...(words.length === 0 ? [' Hello!'] : words.map((w) => ` ${w}`))];
-}
-
-/** A small deterministic unit vector from the text (the same text, the same vector). */
-function embed(text: string): number[] {
-  const vector = Array.from({ length: 8 }, (_, i) => Math.sin((text.length + 1) * (i + 1) + [...text].reduce((sum, c) => sum + c.charCodeAt(0), 0) / 97));
-  const norm = Math.hypot(...vector) || 1;
-  return vector.map((v) => v / norm);
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

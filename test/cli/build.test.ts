@@ -98,7 +98,7 @@ describe('gateway build', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('[mock] streamed from one file');
     const embedding = await client.embeddings.create({ model: 'mock-embed', input: 'x' });
-    expect(embedding.data[0].embedding).toHaveLength(8);
+    expect(embedding.data[0].embedding).toHaveLength(64);
 
     // The request log's writer is a worker thread carried inside the file.
     let records: { data: unknown[] } = { data: [] };

@@ -18,6 +18,7 @@ describe('quick start without a provider account', () => {
   let mock: ChildProcess;
   let serve: ServeProcess;
   let dir: string;
+  let mockURL: string;
   beforeAll(async () => {
     const shipped = JSON.parse(await readFile(join(ROOT, 'examples/configs/mock.json'), 'utf8')) as { custom_host: string };
     expect(shipped.custom_host).toBe('http://127.0.0.1:9000/v1');
@@ -31,6 +32,7 @@ describe('quick start without a provider account', () => {
       });
       mock.on('exit', (code) => fail(new Error(`mock-provider exited with ${code}`)));
     });
+    mockURL = `http://127.0.0.1:${port}/v1`;
     dir = await mkdtemp(join(tmpdir(), 'gateway-quick-start-'));
     await mkdir(join(dir, 'configs'));
     await writeFile(join(dir, 'configs', 'mock.json'), JSON.stringify({ ...shipped, custom_host: `http://127.0.0.1:${port}/v1` }));
@@ -52,7 +54,29 @@ describe('quick start without a provider account', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('[mock] streamed words');
     const embedding = await client.embeddings.create({ model: 'mock-embed', input: 'x' });
-    expect(embedding.data[0].embedding).toHaveLength(8);
+    expect(embedding.data[0].embedding).toHaveLength(64);
+  });
+
+  it("lets a semantic cache be tried on the mock's bag-of-words embeddings, as docs/cache.md shows", async () => {
+    const semantic = await startServe({
+      GATEWAY_API_KEY: KEY,
+      GATEWAY_SEMANTIC_CACHE_MODEL: 'mock-embed',
+      GATEWAY_SEMANTIC_CACHE_THRESHOLD: '0.9',
+      GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: JSON.stringify({ provider: 'vendor', api_key: 'mock', custom_host: mockURL }),
+    }, join(dir, 'semantic-data'), ['--configs', join(dir, 'configs')]);
+    try {
+      const config = JSON.stringify({ provider: 'vendor', custom_host: mockURL, cache: { mode: 'semantic' } });
+      const client = new OpenAI({ baseURL: `${semantic.url}/v1`, apiKey: 'any-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+      const ask = async (content: string) => (await client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content }] }).withResponse()).response.headers;
+      expect((await ask('What is the capital of France?')).get('x-gateway-cache-status')).toBe('SEMANTIC MISS');
+      const reworded = await ask('what is the capital of France, please?');
+      expect(reworded.get('x-gateway-cache-status')).toBe('SEMANTIC HIT');
+      expect(reworded.get('x-gateway-cache-similarity')).toBe('0.9258');
+      expect((await ask('What is the capital of Spain?')).get('x-gateway-cache-status')).toBe('SEMANTIC MISS');
+    } finally {
+      semantic.child.kill('SIGTERM');
+      await semantic.exited;
+    }
   });
 });
 

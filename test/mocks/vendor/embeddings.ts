@@ -4,6 +4,7 @@ import type { MockContext } from './context.ts';
 import { jsonObject } from './context.ts';
 import { badRequest, sendJson } from './respond.ts';
 import { words } from './reply-text.ts';
+import { bagOfWordsOf } from '../../../runtime/cli/bag-of-words.ts';
 
 const DEFAULT_DIMENSIONS = 16;
 const MAX_DIMENSIONS = 4096;
@@ -36,20 +37,6 @@ export function embeddingOf(text: string, dimensions: number): Float32Array {
 
 /** The mock model whose vectors make paraphrases close: a hashed bag of words (the semantic-cache tests). */
 export const BAG_OF_WORDS_MODEL = 'bag-of-words';
-
-/** Each lower-cased word adds one hashed unit; the sum is normalised: texts sharing most words point alike. */
-export function bagOfWordsOf(text: string, dimensions: number): Float32Array {
-  const vector = new Float32Array(dimensions);
-  for (const word of text.toLowerCase().split(/[^a-z0-9']+/).filter((w) => w !== '')) {
-    const digest = createHash('sha256').update(word).digest();
-    vector[digest.readUInt32BE(0) % dimensions] += digest[4] & 1 ? 1 : -1;
-  }
-  let norm = 0;
-  for (const v of vector) norm += v * v;
-  const scale = norm === 0 ? 1 : 1 / Math.sqrt(norm);
-  for (let i = 0; i < dimensions; i++) vector[i] *= scale;
-  return vector;
-}
 
 export async function embeddings(ctx: MockContext): Promise<void> {
   const body = jsonObject(ctx);

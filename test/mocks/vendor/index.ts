@@ -2,5 +2,6 @@
 export { startVendorMock, VENDOR_MOCK_KEY, DEFAULT_MODELS } from './server.ts';
 export { vendorError } from './vendor-errors.ts';
 export { speechBytes } from './audio.ts';
-export { BAG_OF_WORDS_MODEL, bagOfWordsOf, embeddingOf } from './embeddings.ts';
+export { BAG_OF_WORDS_MODEL, embeddingOf } from './embeddings.ts';
+export { bagOfWordsOf } from '../../../runtime/cli/bag-of-words.ts';
 export type { RecordedRequest, RequestOutcome, ScriptStep, VendorErrorFields, VendorMock, VendorMockOptions } from './types.ts';
