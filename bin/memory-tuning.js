@@ -31,7 +31,7 @@ export const OPT_OUT_VARIABLE = 'GATEWAY_MEMORY_TUNING';
  * nothing. A flag given to node (command line or NODE_OPTIONS) or a variable already set wins over ours.
  */
 export function pendingTuning(execArgv, env) {
-  if (env[OPT_OUT_VARIABLE] === 'off') return null;
+  if (env[OPT_OUT_VARIABLE]?.trim().toLowerCase() === 'off') return null;
   const given = new Set([...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName));
   const flags = SERVE_NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
   const variables = Object.fromEntries(Object.entries(SERVE_ENV).filter(([name]) => env[name] === undefined));

@@ -13,6 +13,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { LOG_WRITER_PLACEMENTS, type LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
+import { serveEnvProblems } from './serve-env.ts';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/memory-tuning.js';
 
 export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--no-watch] [--data DIR]
@@ -92,6 +93,10 @@ Environment:
                                URL; OTEL_SERVICE_NAME, default model-gateway); off when unset
   GATEWAY_MEMORY_TUNING        off: keep Node's and glibc's own memory defaults (see Memory)
 
+A setting that only works beside another (the semantic cache's beside its embeddings route, the
+Redis timeout beside REDIS_URL, the metrics key beside metrics, the log's beside the log) is refused
+when set without it: serve names each and exits 1 (docs/cli.md).
+
 Memory: serve re-executes itself once (same pid and arguments) with the node flags
 ${SERVE_NODE_FLAGS.join(' ')} and ${Object.entries(SERVE_ENV).map(([name, value]) => `${name}=${value}`).join(' ')}, which bound V8's young
 generation, how far old space fills before a full GC, and glibc's malloc arenas: under load it peaks
@@ -126,13 +131,12 @@ export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   return plane;
 }
 
-/** GATEWAY_LOG_WRITER: the SQLite request log's only; with DATABASE_URL it would do nothing, so it is refused. */
+/** GATEWAY_LOG_WRITER (the SQLite request log's only: serve-env.ts refuses it beside DATABASE_URL). */
 export function logWriterFromEnv(env: NodeJS.ProcessEnv): LogWriterPlacement | undefined {
   const raw = env.GATEWAY_LOG_WRITER;
   if (raw === undefined || raw === '') return undefined;
   const placement = LOG_WRITER_PLACEMENTS.find((name) => name === raw.trim().toLowerCase());
   if (placement === undefined) throw new UsageError(`GATEWAY_LOG_WRITER must be one of ${LOG_WRITER_PLACEMENTS.join(', ')}, not ${JSON.stringify(raw)}`);
-  if (env.DATABASE_URL) throw new UsageError('GATEWAY_LOG_WRITER applies to the SQLite store only; with DATABASE_URL the request log is written through the PostgreSQL pool: unset it');
   return placement;
 }
 
@@ -153,6 +157,11 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
     if (values.help === true) {
       process.stdout.write(`${SERVE_USAGE}\n`);
       return EXIT_OK;
+    }
+    const problems = serveEnvProblems(process.env);
+    if (problems.length > 0) {
+      for (const problem of problems) process.stderr.write(`gateway serve: ${problem}\n`);
+      return EXIT_FAILURE;
     }
     // A one-file build (gateway build) carries its configs and guardrails: served unless a folder is named.
     const embedded = values.configs === undefined && (buildInfo()?.configs.length ?? 0) > 0;

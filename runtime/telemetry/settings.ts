@@ -37,12 +37,19 @@ export function telemetrySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
   };
 }
 
-function onOff(raw: string | undefined, fallback: boolean, name: string): boolean {
-  if (raw === undefined || raw === '') return fallback;
+/** An on/off switch's value: undefined when unset, null when it is neither on nor off. */
+export function switchState(raw: string | undefined): boolean | null | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
   const text = raw.trim().toLowerCase();
   if (text === 'on' || text === 'true' || text === '1') return true;
   if (text === 'off' || text === 'false' || text === '0') return false;
-  throw new Error(`${name} must be on or off, not ${JSON.stringify(raw)}`);
+  return null;
+}
+
+function onOff(raw: string | undefined, fallback: boolean, name: string): boolean {
+  const state = switchState(raw);
+  if (state === null) throw new Error(`${name} must be on or off, not ${JSON.stringify(raw)}`);
+  return state ?? fallback;
 }
 
 function count(raw: string | undefined, fallback: number, name: string): number {

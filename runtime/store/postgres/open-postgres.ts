@@ -5,6 +5,11 @@ import { migratePostgres } from './migrate.ts';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.ts';
 
 export async function openPostgresDatabase(options: PostgresOptions): Promise<PostgresDatabase> {
+  // The driver reads other text as a host name and fails on a name lookup that says nothing of the
+  // URL. The value is not echoed: it may hold a password.
+  if (!/^postgres(ql)?:\/\//i.test(options.connectionString)) {
+    throw new Error('cannot open the PostgreSQL store: DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:port/database).');
+  }
   const db = new PostgresDatabase(options);
   try {
     await db.withClient((client) => migratePostgres(client, backendMigrations('postgres')));

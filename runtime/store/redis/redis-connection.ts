@@ -17,6 +17,9 @@ export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 250;
 export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisSettings | null {
   const url = env.REDIS_URL?.trim();
   if (url === undefined || url === '') return null;
+  // Checked here, not left to the client: it would take any other text for a host and retry it for
+  // ever while the gateway served without Redis. The value is not echoed: it may hold a password.
+  if (!/^rediss?:\/\//i.test(url)) throw new Error('REDIS_URL must be a redis:// or rediss:// URL (redis://[user:password@]host[:port][/db]).');
   const raw = env.GATEWAY_REDIS_TIMEOUT_MS;
   const timeout = raw === undefined || raw === '' ? DEFAULT_REDIS_COMMAND_TIMEOUT_MS : Number(raw);
   if (!Number.isInteger(timeout) || timeout < 1) throw new Error(`GATEWAY_REDIS_TIMEOUT_MS must be a positive whole number of milliseconds, not "${raw}".`);

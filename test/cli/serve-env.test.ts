@@ -1,0 +1,108 @@
+// Serve's environment as a whole (runtime/cli/serve-env.ts): a setting that only works beside
+// another is refused without it, every one at once; values read before serve runs are checked at
+// start; REDIS_URL and DATABASE_URL must be URLs of their kind, and neither is echoed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fc } from '@fast-check/vitest';
+import { expect, it } from 'vitest';
+import { serveEnvProblems } from '../../runtime/cli/serve-env.ts';
+import { redisSettingsFromEnv } from '../../runtime/store/redis/redis-connection.ts';
+import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
+
+const BIN = join(resolve(import.meta.dirname, '../..'), 'bin/gateway.js');
+
+/** Each dependent setting, an environment in which it works, and the same environment in which it does nothing. */
+const CASES: Array<{ name: string; works: NodeJS.ProcessEnv; idle: NodeJS.ProcessEnv; because: RegExp }> = [
+  ...['GATEWAY_SEMANTIC_CACHE_MODEL', 'GATEWAY_SEMANTIC_CACHE_THRESHOLD', 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES'].map((name) => ({
+    name, works: { GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: 'embed' }, idle: {}, because: /GATEWAY_SEMANTIC_CACHE_EMBEDDINGS is not set/,
+  })),
+  { name: 'GATEWAY_REDIS_TIMEOUT_MS', works: { REDIS_URL: 'redis://127.0.0.1:6379' }, idle: {}, because: /REDIS_URL is not set/ },
+  { name: 'GATEWAY_METRICS_KEY', works: { GATEWAY_METRICS: 'on' }, idle: { GATEWAY_METRICS: 'off' }, because: /GATEWAY_METRICS is off/ },
+  ...['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_RETENTION_DAYS'].map((name) => ({
+    name, works: {}, idle: { GATEWAY_REQUEST_LOG: 'false' }, because: /GATEWAY_REQUEST_LOG is off/,
+  })),
+  { name: 'GATEWAY_LOG_WRITER', works: {}, idle: { DATABASE_URL: 'postgres://127.0.0.1/test' }, because: /SQLite store only/ },
+];
+
+it('refuses each dependent setting without what it depends on, and takes it with it', () => {
+  for (const c of CASES) {
+    expect(serveEnvProblems({ ...c.works, [c.name]: '1' }), c.name).toEqual([]);
+    const problems = serveEnvProblems({ ...c.idle, [c.name]: '1' });
+    expect(problems, c.name).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${c.name} is set, but .*: unset it\\.$`));
+    expect(problems[0]).toMatch(c.because);
+    // Unset or empty is not set.
+    expect(serveEnvProblems({ ...c.idle, [c.name]: ' ' }), c.name).toEqual([]);
+  }
+});
+
+it('property: the problems are exactly the dependent settings set where they do nothing, each once', () => {
+  const names = [...new Set(CASES.map((c) => c.name))];
+  const env = fc.record({
+    set: fc.subarray(names),
+    GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: fc.constantFrom(undefined, '', 'embed'),
+    REDIS_URL: fc.constantFrom(undefined, 'redis://127.0.0.1:6379'),
+    GATEWAY_METRICS: fc.constantFrom(undefined, 'on', 'off', 'OFF', '0'),
+    GATEWAY_REQUEST_LOG: fc.constantFrom(undefined, 'on', 'off', 'false'),
+    DATABASE_URL: fc.constantFrom(undefined, 'postgres://127.0.0.1/test'),
+  });
+  fc.assert(
+    fc.property(env, ({ set, ...base }) => {
+      const full: NodeJS.ProcessEnv = { ...base };
+      for (const name of set) full[name] = 'x';
+      const off = (v: string | undefined) => v !== undefined && ['off', '0', 'false'].includes(v.toLowerCase());
+      const idle = (name: string): boolean => {
+        if (name.startsWith('GATEWAY_SEMANTIC_CACHE_')) return !base.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
+        if (name === 'GATEWAY_REDIS_TIMEOUT_MS') return base.REDIS_URL === undefined;
+        if (name === 'GATEWAY_METRICS_KEY') return off(base.GATEWAY_METRICS);
+        if (name === 'GATEWAY_LOG_WRITER') return off(base.GATEWAY_REQUEST_LOG) || base.DATABASE_URL !== undefined;
+        return off(base.GATEWAY_REQUEST_LOG);
+      };
+      const reported = serveEnvProblems(full).map((line) => line.split(' ', 1)[0]);
+      expect(reported.sort()).toEqual(set.filter(idle).sort());
+    }),
+    { numRuns: 200, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31), verbose: 1 },
+  );
+});
+
+it('checks the values no module reads at start: the memory-tuning switch and the vendor base URL', () => {
+  expect(serveEnvProblems({ GATEWAY_MEMORY_TUNING: 'off', GATEWAY_VENDOR_BASE_URL: 'http://127.0.0.1:9000/v1' })).toEqual([]);
+  expect(serveEnvProblems({ GATEWAY_MEMORY_TUNING: ' ON ' })).toEqual([]);
+  expect(serveEnvProblems({ GATEWAY_MEMORY_TUNING: 'maybe', GATEWAY_VENDOR_BASE_URL: 'api.example.com' })).toEqual([
+    'GATEWAY_MEMORY_TUNING must be on or off, not "maybe".',
+    'GATEWAY_VENDOR_BASE_URL must be an http(s) URL, not "api.example.com".',
+  ]);
+});
+
+it('REDIS_URL and DATABASE_URL must be URLs of their kind, said without echoing them', async () => {
+  expect(redisSettingsFromEnv({ REDIS_URL: 'rediss://u:secret@127.0.0.1:6380/1' })?.url).toBe('rediss://u:secret@127.0.0.1:6380/1');
+  expect(() => redisSettingsFromEnv({ REDIS_URL: 'secret@127.0.0.1:6379' })).toThrow(/^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+  expect(() => redisSettingsFromEnv({ REDIS_URL: 'secret@127.0.0.1:6379' })).not.toThrow(/secret/);
+  const refused = await openPostgresDatabase({ connectionString: 'user:secret@127.0.0.1/test' }).catch((error: Error) => error);
+  expect((refused as Error).message).toMatch(/DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  expect((refused as Error).message).not.toMatch(/secret/);
+});
+
+it('a real serve lists every problem of its environment and does not start', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'serve-env-'));
+  try {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', dir], {
+      env: { ...process.env, GATEWAY_METRICS: 'off', GATEWAY_METRICS_KEY: 'k', GATEWAY_SEMANTIC_CACHE_THRESHOLD: '0.9', GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: '', GATEWAY_MEMORY_TUNING: 'off' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((done) => child.on('exit', done));
+    expect(code).toBe(1);
+    expect(stdout).not.toContain('listening');
+    expect(stderr.trim().split('\n')).toEqual([
+      'gateway serve: GATEWAY_SEMANTIC_CACHE_THRESHOLD is set, but GATEWAY_SEMANTIC_CACHE_EMBEDDINGS is not set, so there is no semantic cache: unset it.',
+      'gateway serve: GATEWAY_METRICS_KEY is set, but GATEWAY_METRICS is off, so there is no /metrics to protect: unset it.',
+    ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
