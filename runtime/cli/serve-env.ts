@@ -23,7 +23,7 @@ const DEPENDENCIES: readonly Dependency[] = [
   { names: ['GATEWAY_REDIS_TIMEOUT_MS'], active: (env) => isSet(env.REDIS_URL), otherwise: 'REDIS_URL is not set, so nothing calls Redis' },
   { names: ['GATEWAY_METRICS_KEY'], active: (env) => !isOff(env.GATEWAY_METRICS), otherwise: 'GATEWAY_METRICS is off, so there is no /metrics to protect' },
   {
-    names: ['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_RETENTION_DAYS', 'GATEWAY_LOG_WRITER'],
+    names: ['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_WRITER'],
     active: (env) => !isOff(env.GATEWAY_REQUEST_LOG),
     otherwise: 'GATEWAY_REQUEST_LOG is off, so no record is written',
   },

@@ -70,10 +70,19 @@ export class RequestLog {
     if (this.#timer !== null) return;
     this.#timer = setInterval(() => void this.flush(), this.#settings.flushMs);
     this.#timer.unref();
-    if (this.#settings.retentionDays > 0) {
-      this.#retentionTimer = setInterval(() => void this.applyRetention(), this.#settings.retentionEveryMs);
-      this.#retentionTimer.unref();
-    }
+    this.startRetention();
+  }
+
+  /**
+   * Deletes records past the retention now, off the caller's path, and then every retentionEveryMs.
+   * At start too: a process restarted more often than that (a deploy every half hour) would
+   * otherwise never delete one. Also with the log off: what it wrote before is still served.
+   */
+  startRetention(): void {
+    if (this.#retentionTimer !== null || this.#settings.retentionDays <= 0) return;
+    this.#retentionTimer = setInterval(() => void this.applyRetention(), this.#settings.retentionEveryMs);
+    this.#retentionTimer.unref();
+    void this.applyRetention();
   }
 
   /** Queues a finished record. Never throws, never waits. */

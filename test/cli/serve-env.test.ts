@@ -20,7 +20,7 @@ const CASES: Array<{ name: string; works: NodeJS.ProcessEnv; idle: NodeJS.Proces
   })),
   { name: 'GATEWAY_REDIS_TIMEOUT_MS', works: { REDIS_URL: 'redis://127.0.0.1:6379' }, idle: {}, because: /REDIS_URL is not set/ },
   { name: 'GATEWAY_METRICS_KEY', works: { GATEWAY_METRICS: 'on' }, idle: { GATEWAY_METRICS: 'off' }, because: /GATEWAY_METRICS is off/ },
-  ...['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_RETENTION_DAYS'].map((name) => ({
+  ...['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS'].map((name) => ({
     name, works: {}, idle: { GATEWAY_REQUEST_LOG: 'false' }, because: /GATEWAY_REQUEST_LOG is off/,
   })),
   { name: 'GATEWAY_LOG_WRITER', works: {}, idle: { DATABASE_URL: 'postgres://127.0.0.1/test' }, because: /SQLite store only/ },

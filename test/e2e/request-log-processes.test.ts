@@ -1,5 +1,5 @@
 // The request log with a real `gateway serve` process: 10,137 requests leave exactly 10,137 records,
-// and SIGTERM loses none of them. The flush interval is set far beyond the test, so the records of
+// and SIGTERM loses none of them; with the log off, retention still deletes what earlier runs stored. The flush interval is set far beyond the test, so the records of
 // the last partial batch are still queued when the signal arrives: only the flush on drain writes them.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { createLocation, type StoreLocation } from '../store/backends.ts';
+import { newRequestRecord } from '../../runtime/core/request-record.ts';
+import { RecordBatch } from '../../runtime/core/record-batch.ts';
+import { until } from '../jobs/harness.ts';
+import { startServe } from './serve-processes.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const ADMIN_KEY = 'gw_log-process-admin-key-0123456789abcdefghij';
@@ -80,6 +84,29 @@ describe('request log of a serve process', () => {
       expect(count).toBe(REQUESTS);
     } finally {
       await store.close();
+    }
+  });
+
+  it('with the log off, deletes the records past retention that earlier runs stored, when it starts', { timeout: 60_000 }, async () => {
+    const location = await createLocation('sqlite');
+    locations.push(location);
+    const run = randomUUID();
+    const now = Date.now();
+    const old = newRequestRecord(`old-${run}`, 'POST', '/v1/chat/completions', 'http', now - 40 * 86_400_000);
+    const recent = newRequestRecord(`recent-${run}`, 'POST', '/v1/chat/completions', 'http', now - 86_400_000);
+    const seeded = await location.open();
+    try {
+      await seeded.requestLogs.insert(RecordBatch.of([old, recent].map((r) => JSON.stringify({ ...r, metadata: { run } }))));
+    } finally {
+      await seeded.close();
+    }
+    const serve = await startServe({ GATEWAY_API_KEY: ADMIN_KEY, GATEWAY_REQUEST_LOG: 'off', GATEWAY_LOG_RETENTION_DAYS: '30', GATEWAY_MEMORY_TUNING: 'off' }, location.dataDir);
+    try {
+      const traces = async () => ((await (await fetch(`${serve.url}/v1/logs?metadata.run=${run}`, { headers: { 'x-gateway-api-key': ADMIN_KEY } })).json()) as { data: Array<{ trace_id: string }> }).data.map((r) => r.trace_id);
+      expect(await until(traces, (ids) => ids.length === 1, 10_000, 'the old record deleted')).toEqual([recent.traceId]);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
     }
   });
 });

@@ -8,6 +8,7 @@ import type { RecordBatch } from '../../runtime/core/record-batch.ts';
 import type { RequestLogStore } from '../../runtime/store/request-log-store.ts';
 import { RequestLog } from '../../runtime/telemetry/request-log.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
+import { until } from '../jobs/harness.ts';
 
 /** The real store, made to refuse writes while `down` is set (a database that went away and came back). */
 class Interrupted implements RequestLogStore {
@@ -60,6 +61,22 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     const read = await stored(finished);
     expect(read.map((r) => r.traceId).sort()).toEqual(finished.slice(0, 5).map((r) => r.traceId).sort());
     expect(read.find((r) => r.traceId === finished[0]!.traceId)).toEqual(JSON.parse(JSON.stringify(finished[0])));
+  });
+
+  it('retention deletes what is past it as soon as it starts, without the writer started (the log off)', async () => {
+    const now = Date.now();
+    const old = records(3).map((r) => ({ ...newRequestRecord(r.traceId, 'POST', '/v1/chat/completions', 'http', now - 40 * 86_400_000), metadata: r.metadata }));
+    const recent = records(2).map((r) => ({ ...r, metadata: old[0]!.metadata }));
+    const writer = new RequestLog(ctx.store.requestLogs, recorder());
+    for (const record of [...old, ...recent]) writer.write(record);
+    await writer.close();
+    expect((await stored(old)).length).toBe(5);
+    const retention = new RequestLog(ctx.store.requestLogs, recorder(), { retentionDays: 30, retentionEveryMs: 3_600_000 });
+    retention.startRetention();
+    await until(async () => (await stored(old)).length, (n) => n === 2, 5_000, 'records past retention deleted');
+    expect((await stored(old)).map((r) => r.traceId).sort()).toEqual(recent.map((r) => r.traceId).sort());
+    await retention.close();
+    expect(retention.written).toBe(0);
   });
 
   it('keeps a refused batch for the next flush, logs the failure once and the recovery', async () => {

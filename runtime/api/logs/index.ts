@@ -11,10 +11,14 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
   const handlers: Record<string, Handler> = logHandlers(setup.store.requestLogs);
   const served = new Set(setup.gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) setup.gateway.registerHandler(name, handler);
-  if (!settings.requestLog) return null;
   const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log);
-  setup.onRecord(log.write);
   setup.onClose(() => log.close());
+  if (!settings.requestLog) {
+    // Nothing new is written, but the records of earlier runs are still served: they still age out.
+    log.startRetention();
+    return null;
+  }
+  setup.onRecord(log.write);
   log.start();
   return log;
 }
