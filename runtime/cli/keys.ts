@@ -64,12 +64,25 @@ export async function runKeys(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return reportUsageError(err, KEYS_USAGE);
     if (err instanceof InvalidApiKeyInput) return reportUsageError(new UsageError(err.message), KEYS_USAGE);
+    if (err instanceof StoreUnavailable) {
+      process.stderr.write(`gateway keys: ${err.message}\n`);
+      return EXIT_FAILURE;
+    }
     throw err;
   }
 }
 
-async function withStore<T>(dataDir: string | undefined, work: (store: GatewayStore) => Promise<T>): Promise<T> {
-  const store = await openGatewayStore({ dataDir: dataDir ?? DEFAULT_DATA_DIR, databaseUrl: process.env.DATABASE_URL || null });
+/** A store that could not be opened (no store in the folder, a database that does not answer): said, not thrown with a stack. */
+class StoreUnavailable extends Error {}
+
+/** `existing`: list and revoke read a store serve made; create may make the first one (before any serve). */
+async function withStore<T>(dataDir: string | undefined, work: (store: GatewayStore) => Promise<T>, existing = true): Promise<T> {
+  let store: GatewayStore;
+  try {
+    store = await openGatewayStore({ dataDir: dataDir ?? DEFAULT_DATA_DIR, databaseUrl: process.env.DATABASE_URL || null, existing });
+  } catch (err) {
+    throw new StoreUnavailable((err as Error).message);
+  }
   try {
     return await work(store);
   } finally {
@@ -83,13 +96,16 @@ async function create(argv: string[]): Promise<number> {
   if (values.scope !== undefined && !isApiKeyScope(values.scope)) {
     throw new UsageError(`--scope must be admin or inference, not ${JSON.stringify(values.scope)}`);
   }
-  const created = await withStore(values.data, (store) =>
-    store.apiKeys.create({
-      name: values.name,
-      scope: values.scope as ApiKeyRecord['scope'] | undefined,
-      workspaceId: values['workspace-id'],
-      organisationId: values['organisation-id'],
-    }),
+  const created = await withStore(
+    values.data,
+    (store) =>
+      store.apiKeys.create({
+        name: values.name,
+        scope: values.scope as ApiKeyRecord['scope'] | undefined,
+        workspaceId: values['workspace-id'],
+        organisationId: values['organisation-id'],
+      }),
+    false,
   );
   if (values.json === true) {
     process.stdout.write(`${JSON.stringify({ ...apiKeyWire(created.record), key: created.key })}\n`);

@@ -71,7 +71,13 @@ export async function runLogs(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return reportUsageError(err, LOGS_USAGE);
     throw err;
   }
-  const store = await openGatewayStore({ dataDir: values.data ?? DEFAULT_DATA_DIR, databaseUrl: process.env.DATABASE_URL || null });
+  let store;
+  try {
+    store = await openGatewayStore({ dataDir: values.data ?? DEFAULT_DATA_DIR, databaseUrl: process.env.DATABASE_URL || null, existing: true });
+  } catch (err) {
+    process.stderr.write(`gateway logs: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
   try {
     const filter = filterOf(query);
     const limit = typeof query.limit === 'number' ? query.limit : 50;

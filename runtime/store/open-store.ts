@@ -1,6 +1,7 @@
 // The one place that picks a store backend and puts the record stores together. SQLite (one file
 // under the data directory) is the default; PostgreSQL when a database URL is given (DATABASE_URL),
 // so several gateway processes can share it. Every record store is written once against SqlDatabase.
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiKeyStore } from './api-key-store.ts';
 import type { BatchStore } from './batch-store.ts';
@@ -65,6 +66,16 @@ export interface OpenStoreOptions {
   changeFeed?: ChangeFeedOptions;
   /** SQLite only: where request-log inserts run (GATEWAY_LOG_WRITER; default auto). */
   logWriter?: LogWriterPlacement;
+  /**
+   * SQLite only: open the store only if it exists (a command that reads it, run from another folder
+   * than serve's, must not create an empty store there and report that it holds nothing).
+   */
+  existing?: boolean;
+}
+
+/** `existing` was asked for and there is no SQLite store in the data directory. */
+export class StoreMissingError extends Error {
+  override readonly name = 'StoreMissingError';
 }
 
 /** The embedded SQLite store under `dataDir`, opened (and migrated) synchronously. */
@@ -82,7 +93,11 @@ export async function openGatewayStore(options: OpenStoreOptions = {}): Promise<
     const { openPostgresDatabase } = await import('./postgres/open-postgres.ts');
     return composeStore(await openPostgresDatabase({ connectionString: options.databaseUrl }), options.changeFeed);
   }
-  return openStore(options.dataDir ?? DEFAULT_DATA_DIR, { changeFeed: options.changeFeed, logWriter: options.logWriter });
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
+  if (options.existing === true && !existsSync(join(dataDir, SQLITE_FILE_NAME))) {
+    throw new StoreMissingError(`no gateway store in ${resolve(dataDir)}: give the data folder \`gateway serve\` uses (--data DIR), or set DATABASE_URL to its PostgreSQL store.`);
+  }
+  return openStore(dataDir, { changeFeed: options.changeFeed, logWriter: options.logWriter });
 }
 
 /** Adding a record kind: one field above and one line here, for both backends (docs/store.md). */

@@ -2,6 +2,8 @@
 // schema), newest first, text or JSON lines, and --follow prints records as they are written.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordBatch } from '../../runtime/core/record-batch.ts';
@@ -69,6 +71,21 @@ describe('gateway logs', () => {
     const help = gatewayLogs(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--follow');
+  });
+
+  it('says there is no store where none is (and creates none), and a store that does not answer, without a stack', async () => {
+    const empty = await createLocation('sqlite');
+    try {
+      const missing = gatewayLogs(['--data', empty.dataDir]);
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toBe(`gateway logs: no gateway store in ${empty.dataDir}: give the data folder \`gateway serve\` uses (--data DIR), or set DATABASE_URL to its PostgreSQL store.\n`);
+      expect(existsSync(join(empty.dataDir, 'gateway.sqlite'))).toBe(false);
+    } finally {
+      await empty.remove();
+    }
+    const down = spawnSync(process.execPath, [BIN, 'logs'], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' } });
+    expect(down.status).toBe(1);
+    expect(down.stderr).toMatch(/^gateway logs: cannot open the PostgreSQL store: .*\n$/);
   });
 
   it('follows: prints a record written after it started, and stops on SIGINT', async () => {

@@ -1,6 +1,8 @@
 // The `gateway` command, run as a real process: help, usage errors, key management, and `serve`
 // with GATEWAY_API_KEY, keys surviving a restart, and a graceful stop on SIGTERM.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send, tempDataDir } from './helpers.ts';
@@ -114,6 +116,23 @@ describe('keys and serve', () => {
     expect(json.map((r: { name: string }) => r.name)).toEqual(['app', 'ops']);
     // The API's shape (schema/resources/api-key.json), snake_case, for scripts that use both.
     expect(Object.keys(json[0]).sort()).toEqual(['created_at', 'id', 'name', 'object', 'organisation_id', 'revoked_at', 'scope', 'workspace_id']);
+  });
+
+  it('list and revoke say there is no store where none is, and create none; a store that does not answer is said without a stack', () => {
+    const empty = tempDataDir();
+    try {
+      for (const args of [['keys', 'list'], ['keys', 'revoke', created.id]]) {
+        const result = gateway([...args, '--data', empty.dir], { DATABASE_URL: '' });
+        expect(result.code).toBe(1);
+        expect(result.stderr).toBe(`gateway keys: no gateway store in ${empty.dir}: give the data folder \`gateway serve\` uses (--data DIR), or set DATABASE_URL to its PostgreSQL store.\n`);
+        expect(existsSync(join(empty.dir, 'gateway.sqlite'))).toBe(false);
+      }
+      const down = gateway(['keys', 'list'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+      expect(down.code).toBe(1);
+      expect(down.stderr).toMatch(/^gateway keys: cannot open the PostgreSQL store: .*\n$/);
+    } finally {
+      empty.remove();
+    }
   });
 
   it('serves with the GATEWAY_API_KEY seed and created keys, across a restart, and stops on SIGTERM', async () => {
