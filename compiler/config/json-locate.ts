@@ -1,6 +1,7 @@
 // Parses a config file and remembers where every value and key stands, so an error found by JSON
 // pointer can be shown at its line and column. JSON.parse decides validity and the value; a light
 // scanner over the (then known-valid) text records positions and duplicate keys.
+import { jsonSyntaxError } from './json-syntax-error.ts';
 
 export interface SourcePosition {
   /** 1-based. */
@@ -32,10 +33,11 @@ export function parseWithPositions(source: string): ParsedSource {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    const message = (error as Error).message;
-    const offset = Number(/position (\d+)/.exec(message)?.[1] ?? text.length);
-    return { ok: false, message: message.replace(/ \(line \d+ column \d+\)$/, ''), position: toPosition(lineStarts, offset) };
+  } catch {
+    // Our own scan, not V8's message: that one quotes the text around the error (in a config, often
+    // a credential) and gives no position for an unexpected token.
+    const error = jsonSyntaxError(text) ?? { offset: text.length, message: 'not valid JSON' };
+    return { ok: false, message: error.message, position: toPosition(lineStarts, error.offset) };
   }
   return { ok: true, value, map: new Scanner(text, lineStarts).run() };
 }
