@@ -11,6 +11,7 @@ import { parseOutcomeFlag, resolveTargets } from '../simulate/outcome-script.ts'
 import { reportText } from '../simulate/report-text.ts';
 import { DEFAULT_SEED, DEFAULT_SIMULATED_PATH, metadataHeader, SIMULATED_PATHS, simulate } from '../simulate/simulate.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
+import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 
 export const SIMULATE_USAGE = `Usage: gateway simulate CONFIG --request FILE [--fail TARGET=OUTCOME[,OUTCOME…]]… [options]
 
@@ -112,8 +113,8 @@ async function readRequest(file: string): Promise<string> {
 function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${what} is not JSON: ${(error as Error).message}`);
+  } catch {
+    throw new UsageError(`${what} is not JSON${jsonErrorDetail(text)}`);
   }
 }
 

@@ -15,6 +15,7 @@ import { buildRouter, defaultServices, type LoadedRouter, type RouterDeps } from
 import type { Services } from '../pipeline/services.ts';
 import type { CircuitBreakers } from '../router/breaker.ts';
 import type { InferenceTransport } from './transport.ts';
+import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 
 
 /** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */
@@ -134,10 +135,9 @@ export class ConfigResolver {
     let value: unknown;
     try {
       value = JSON.parse(text);
-    } catch (error) {
-      // V8's message quotes the text; an inline config may hold credentials, so only the position is said.
-      const position = /position (\d+)/.exec((error as Error).message)?.[1];
-      throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON${position === undefined ? '' : ` (at character ${position})`}.`, CONFIG_HEADER);
+    } catch {
+      // Not V8's message: it quotes the text around the error, and an inline config holds credentials.
+      throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON${jsonErrorDetail(text)}.`, CONFIG_HEADER);
     }
     // Before any walk over it (canonical JSON, the validator) could overflow the stack.
     if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) throw invalidConfig([configTooDeep()]);

@@ -3,7 +3,7 @@
 // error). Uploads with purpose `batch` are checked when they arrive; a batch checks its input again
 // against its own endpoint before it runs.
 import { randomBytes } from 'node:crypto';
-import { jsonSyntaxError } from '../../compiler/config/json-syntax-error.ts';
+import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 
 export const BATCH_ENDPOINTS: readonly string[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings'];
 /** The vendor's limit on requests per batch file. */
@@ -84,9 +84,7 @@ function checkLine(text: string, n: number, endpoint: string | null, seen: Set<s
     value = JSON.parse(text);
   } catch {
     // Located in our words (the one scan config files use): V8's message quotes the text around it.
-    const error = jsonSyntaxError(text);
-    const where = error === null ? '' : ` at column ${error.offset + 1}: ${error.message}`;
-    return { code: 'invalid_json', param: null, message: `Line ${n} is not valid JSON${where}.` };
+    return { code: 'invalid_json', param: null, message: `Line ${n} is not valid JSON${jsonErrorDetail(text)}.` };
   }
   if (!isObject(value)) return { code: 'invalid_json', param: null, message: `Line ${n} must be a JSON object.` };
   const customId = value.custom_id;

@@ -25,6 +25,7 @@ import {
 import type { RouteParams, RouteSpec } from './match.ts';
 import type { GatewayResponse } from './gateway-response.ts';
 import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from '../core/validate.ts';
+import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 
 /** Settings shared by every request of one server; one object, referenced, never copied. */
 export interface RequestSettings {
@@ -150,13 +151,13 @@ export class RequestContext {
   private async parseJson(): Promise<unknown> {
     const body = await this.readBody();
     let value: unknown;
+    // A UTF-8 byte order mark is legal in a body but not in JSON text.
+    const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
     try {
-      // A UTF-8 byte order mark is legal in a body but not in JSON text.
-      const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
       value = JSON.parse(body.toString('utf8', start));
-    } catch (err) {
-      const detail = body.length === 0 ? 'the body is empty' : (err as Error).message;
-      throw new GatewayError('invalid_json', `The request body is not valid JSON: ${detail}.`);
+    } catch {
+      const detail = body.length === 0 ? ': the body is empty' : jsonErrorDetail(body.toString('utf8', start));
+      throw new GatewayError('invalid_json', `The request body is not valid JSON${detail}.`);
     }
     if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new GatewayError('json_too_deep', `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`);
     const name = this.route?.bodyValidator;

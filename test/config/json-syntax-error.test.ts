@@ -76,11 +76,11 @@ it('locates and explains the usual mistakes', () => {
   expect(at('{"a": "x\ty"}')).toBe('1:9 control character U+0009 inside a string (write it as an escape such as \\n)');
   expect(at('{"a": 01}')).toBe('1:7 invalid number');
   expect(at('{"a": "\\q"}')).toBe('1:8 invalid escape in a string');
-  expect(at('{"a": "open')).toBe('1:12 the file ends inside a string');
-  expect(at('{"a": [1, 2')).toBe("1:12 the file ends before the closing ']'");
+  expect(at('{"a": "open')).toBe('1:12 the text ends inside a string');
+  expect(at('{"a": [1, 2')).toBe("1:12 the text ends before the closing ']'");
   expect(at('{} {}')).toBe("1:4 unexpected '{' after the end of the JSON value");
-  expect(at('')).toBe('1:1 the file ends where a value should be');
+  expect(at('')).toBe('1:1 the text ends where a value should be');
   expect(at('\ufeff{"a": tru}')).toBe("1:7 unexpected 't' where a value should be (strings go in double quotes)");
   // Nesting deeper than any call stack: found, not a crash.
-  expect(jsonSyntaxError('['.repeat(200_000))).toEqual({ offset: 200_000, message: 'the file ends where a value should be' });
+  expect(jsonSyntaxError('['.repeat(200_000))).toEqual({ offset: 200_000, message: 'the text ends where a value should be' });
 });

@@ -48,6 +48,10 @@ describe('inline configs', () => {
   it('tell a saved config ID from inline JSON, and name an unknown ID', () => {
     expect(() => resolver().fromConfigHeader('prod-chat')).toThrow(/No saved config has the ID "prod-chat"/);
     expect(() => resolver().fromConfigHeader('{not json')).toThrow(GatewayError);
+    // Located, and never quoting the header's text: an inline config holds credentials.
+    expect(() => resolver().fromConfigHeader('{"provider":"vendor","api_key":sk-secret-123}')).toThrow(
+      new GatewayError('invalid_config', "The x-gateway-config header is neither a saved config ID nor valid JSON at character 32: unexpected 's' where a value should be (strings go in double quotes).", 'x-gateway-config'),
+    );
   });
 
   it('stay within the cache bound: the least recently used config is compiled again', () => {

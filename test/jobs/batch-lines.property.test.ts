@@ -78,7 +78,7 @@ describe('parseBatchFile', () => {
     expect(parseBatchFile(Buffer.from('\n \n'), null).errors).toEqual([{ code: 'empty_file', param: 'file', line: null, message: expect.any(String) }]);
     // Located, in words that quote none of the line (it may hold a key).
     expect(parseBatchFile(Buffer.from(`${line('a')}\n{"custom_id": "b", "body": {"api_key": sk-secret-1}}`), null).errors).toEqual([
-      { code: 'invalid_json', param: null, line: 2, message: "Line 2 is not valid JSON at column 40: unexpected 's' where a value should be (strings go in double quotes)." },
+      { code: 'invalid_json', param: null, line: 2, message: "Line 2 is not valid JSON at character 40: unexpected 's' where a value should be (strings go in double quotes)." },
     ]);
     const many = Array.from({ length: MAX_REPORTED_ERRORS + 20 }, () => '{').join('\n');
     expect(parseBatchFile(Buffer.from(many), null).errors).toHaveLength(MAX_REPORTED_ERRORS);

@@ -205,6 +205,8 @@ describe('bodies', () => {
       expect(res.status).toBe(400);
       expect(errorOf(res).code).toBe('invalid_json');
     }
+    const located = await send(gw.url, { method: 'POST', path: '/v1/chat/completions', headers: auth, body: '{"model": "m",\n "messages": [}' });
+    expect(errorOf(located).message).toBe("The request body is not valid JSON at character 30: unexpected '}' where a value should be (no comma before a closing bracket).");
   });
 
   it('accepts JSON behind a UTF-8 byte order mark', async () => {

@@ -13,6 +13,7 @@ import type { Handler } from '../../server/server.ts';
 import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-store.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
+import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
 /** Room for the form fields, part headers and boundaries around the file. */
@@ -190,8 +191,8 @@ export function firstBadJsonLine(data: Buffer): { line: number | null; message: 
     let value: unknown;
     try {
       value = JSON.parse(line);
-    } catch (error) {
-      return { line: lineNumber, message: `Line ${lineNumber} is not valid JSON: ${(error as Error).message}` };
+    } catch {
+      return { line: lineNumber, message: `Line ${lineNumber} is not valid JSON${jsonErrorDetail(line)}.` };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line: lineNumber, message: `Line ${lineNumber} must be a JSON object.` };
   }
