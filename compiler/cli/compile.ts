@@ -29,7 +29,8 @@ Options:
                    a semantic cache without its server setting
   -h, --help       show this help
 
-Exit status: 0 when every config is valid, 1 when any is not, 2 on usage errors.`;
+Exit status: 0 when every config is valid, 1 when any is not, 2 on usage errors (and when --configs
+holds no .json file: a check of nothing must not pass).`;
 
 export interface CompiledConfigReport {
   id: string;
@@ -80,10 +81,19 @@ export async function runCompile(argv: string[]): Promise<number> {
   }
 
   let files: string[];
+  let others: string[];
   try {
-    files = (await readdir(options.configs)).filter((f) => f.endsWith('.json')).sort();
+    const entries = await readdir(options.configs);
+    files = entries.filter((f) => f.endsWith('.json')).sort();
+    others = entries.filter((f) => !f.endsWith('.json') && !f.startsWith('.')).sort();
   } catch (error) {
     process.stderr.write(`gateway compile: cannot read --configs ${options.configs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    return 2;
+  }
+  if (files.length === 0) {
+    // A check that checked nothing must not pass in CI: the folder is most likely the wrong one.
+    const skipped = others.length === 0 ? 'it is empty' : `it holds ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', …' : ''}`;
+    process.stderr.write(`gateway compile: no config files in --configs ${options.configs} (configs are .json files; ${skipped})\n`);
     return 2;
   }
   const guardrailsDir = resolve(options.guardrails ?? join(dirname(resolve(options.configs)), 'guardrails'));

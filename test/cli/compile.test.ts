@@ -2,7 +2,7 @@
 // `gateway compile` never writes inside the package (generated/ is `npm run generate`'s).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -226,14 +226,31 @@ describe('runCompile', () => {
     }
   });
 
-  it('--out creates the folder, and an empty config folder is fine', async () => {
-    const configs = join(temp, 'empty');
+  it('--out creates the folder', async () => {
+    const configs = join(temp, 'one');
     mkdirSync(configs);
+    writeFileSync(join(configs, 'only.json'), JSON.stringify({ provider: 'vendor', api_key: '${VENDOR_KEY}' }));
     const out = join(temp, 'nested', 'out');
     const run = await compile('--configs', configs, '--out', out, '--json');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ configs: [] });
-    expect(existsSync(out)).toBe(true);
+    expect(JSON.parse(run.stdout).configs.map((c: { id: string }) => c.id)).toEqual(['only']);
+    expect(existsSync(join(out, 'only.plan.json'))).toBe(true);
+  });
+
+  it('exits 2 on a folder without any .json file, saying what it holds: a check of nothing must not pass', async () => {
+    const empty = join(temp, 'empty');
+    mkdirSync(empty);
+    const none = await compile('--configs', empty);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(`gateway compile: no config files in --configs ${empty} (configs are .json files; it is empty)\n`);
+    const yaml = join(temp, 'yaml');
+    mkdirSync(yaml);
+    writeFileSync(join(yaml, 'prod.yaml'), 'provider: vendor\n');
+    writeFileSync(join(yaml, '.gitkeep'), '');
+    const other = await compile('--configs', yaml, '--json');
+    expect(other.code).toBe(2);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toBe(`gateway compile: no config files in --configs ${yaml} (configs are .json files; it holds prod.yaml)\n`);
   });
 });
 
