@@ -68,10 +68,10 @@ Environment:
                                quota); not with DATABASE_URL
   GATEWAY_LOG_BODIES           on: keep request and response bodies in records, capped and with
                                credentials redacted (default off)
-  GATEWAY_LOG_BODY_MAX_BYTES   the cap per body (default 16384)
+  GATEWAY_LOG_BODY_MAX_BYTES   the cap per body, at least 1 (default 16384)
   GATEWAY_LOG_QUEUE_MAX        records waiting to be written at most; past it they are dropped and
                                counted (default 20000)
-  GATEWAY_LOG_FLUSH_MS         how often waiting records are written (default 500)
+  GATEWAY_LOG_FLUSH_MS         how often waiting records are written, at least 10 (default 500)
   GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
   GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
   REDIS_URL                    count rate and usage limits and keep cached answers in Redis, shared

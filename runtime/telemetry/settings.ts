@@ -1,4 +1,5 @@
 // Request-log and pricing settings, read from the environment once at start.
+import { envInteger } from '../core/env-integer.ts';
 import { BUILT_IN_CATALOG } from './model-catalog.ts';
 import { DEFAULT_REQUEST_LOG_SETTINGS, type RequestLogSettings } from './request-log.ts';
 
@@ -24,14 +25,15 @@ export function telemetrySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     requestLog: onOff(env.GATEWAY_REQUEST_LOG, true, 'GATEWAY_REQUEST_LOG'),
     metrics: onOff(env.GATEWAY_METRICS, true, 'GATEWAY_METRICS'),
     metricsKey: env.GATEWAY_METRICS_KEY || null,
+    // Each bound is the least value that means what it says (a 0 used to become 1 or 10 unsaid).
     log: {
       ...DEFAULT_REQUEST_LOG_SETTINGS,
-      retentionDays: count(env.GATEWAY_LOG_RETENTION_DAYS, DEFAULT_REQUEST_LOG_SETTINGS.retentionDays, 'GATEWAY_LOG_RETENTION_DAYS'),
-      queueMax: Math.max(1, count(env.GATEWAY_LOG_QUEUE_MAX, DEFAULT_REQUEST_LOG_SETTINGS.queueMax, 'GATEWAY_LOG_QUEUE_MAX')),
-      flushMs: Math.max(10, count(env.GATEWAY_LOG_FLUSH_MS, DEFAULT_REQUEST_LOG_SETTINGS.flushMs, 'GATEWAY_LOG_FLUSH_MS')),
+      retentionDays: envInteger(env, 'GATEWAY_LOG_RETENTION_DAYS', DEFAULT_REQUEST_LOG_SETTINGS.retentionDays, 0),
+      queueMax: envInteger(env, 'GATEWAY_LOG_QUEUE_MAX', DEFAULT_REQUEST_LOG_SETTINGS.queueMax, 1),
+      flushMs: envInteger(env, 'GATEWAY_LOG_FLUSH_MS', DEFAULT_REQUEST_LOG_SETTINGS.flushMs, 10),
     },
     logBodies: onOff(env.GATEWAY_LOG_BODIES, false, 'GATEWAY_LOG_BODIES'),
-    logBodyMaxBytes: Math.max(1, count(env.GATEWAY_LOG_BODY_MAX_BYTES, 16 * 1024, 'GATEWAY_LOG_BODY_MAX_BYTES')),
+    logBodyMaxBytes: envInteger(env, 'GATEWAY_LOG_BODY_MAX_BYTES', 16 * 1024, 1),
     catalogPath: env.GATEWAY_MODEL_CATALOG || BUILT_IN_CATALOG,
     pricingFile: env.GATEWAY_PRICING_FILE || null,
   };
@@ -50,11 +52,4 @@ function onOff(raw: string | undefined, fallback: boolean, name: string): boolea
   const state = switchState(raw);
   if (state === null) throw new Error(`${name} must be on or off, not ${JSON.stringify(raw)}`);
   return state ?? fallback;
-}
-
-function count(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}`);
-  return value;
 }
