@@ -14,6 +14,7 @@ import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { LOG_WRITER_PLACEMENTS, type LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 import { serveEnvProblems } from './serve-env.ts';
+import { envInteger } from '../core/env-integer.ts';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/memory-tuning.js';
 
 export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--no-watch] [--data DIR]
@@ -140,13 +141,6 @@ export function logWriterFromEnv(env: NodeJS.ProcessEnv): LogWriterPlacement | u
   return placement;
 }
 
-function pollMsFromEnv(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return DEFAULT_POLL_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 10) throw new UsageError(`GATEWAY_STORE_POLL_MS must be an integer of at least 10, not ${JSON.stringify(raw)}`);
-  return value;
-}
-
 /** `extra` is where the application adds its setup hook (inference handlers, compiled configs). */
 export async function runServe(argv: string[], extra: StartGatewayOptions = {}): Promise<number> {
   let options: StartGatewayOptions;
@@ -177,13 +171,15 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       ...(values.guardrails === undefined ? (embedded ? { guardrailsDir: EMBEDDED_GUARDRAILS } : {}) : { guardrailsDir: values.guardrails }),
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       databaseUrl: process.env.DATABASE_URL || null,
-      storePollMs: pollMsFromEnv(process.env.GATEWAY_STORE_POLL_MS),
+      storePollMs: envInteger(process.env, 'GATEWAY_STORE_POLL_MS', DEFAULT_POLL_MS, 10),
       logWriter: logWriterFromEnv(process.env),
       seedApiKey: process.env.GATEWAY_API_KEY || null,
     };
   } catch (err) {
     if (err instanceof UsageError) return reportUsageError(err, SERVE_USAGE);
-    throw err;
+    // A setting's value refused (GATEWAY_STORE_POLL_MS=5): said like every other start error.
+    process.stderr.write(`gateway serve: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
   }
 
   let running;

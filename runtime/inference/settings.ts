@@ -1,4 +1,5 @@
 // Data-plane settings, read from the environment once at start.
+import { envInteger } from '../core/env-integer.ts';
 
 export interface InferenceSettings {
   /** Backoff base for retries (GATEWAY_RETRY_BASE_MS); tests set it near zero. */
@@ -13,7 +14,7 @@ export function inferenceSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
   return {
     retryBaseMs: nonNegative(env.GATEWAY_RETRY_BASE_MS, 1000, 'GATEWAY_RETRY_BASE_MS'),
     retryMaxMs: nonNegative(env.GATEWAY_RETRY_MAX_MS, 30_000, 'GATEWAY_RETRY_MAX_MS'),
-    inlineConfigCacheSize: Math.max(1, nonNegative(env.GATEWAY_INLINE_CONFIG_CACHE, 1000, 'GATEWAY_INLINE_CONFIG_CACHE')),
+    inlineConfigCacheSize: envInteger(env, 'GATEWAY_INLINE_CONFIG_CACHE', 1000, 1),
   };
 }
 

@@ -106,3 +106,16 @@ it('a real serve lists every problem of its environment and does not start', asy
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('a real serve says a refused value on one line, names it, and exits 1', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'serve-env-'));
+  try {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', dir], { env: { ...process.env, GATEWAY_STORE_POLL_MS: '5', GATEWAY_MEMORY_TUNING: 'off' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    expect(await new Promise<number | null>((done) => child.on('exit', done))).toBe(1);
+    expect(stderr).toBe('gateway serve: GATEWAY_STORE_POLL_MS must be an integer of at least 10, not "5"\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
