@@ -3,6 +3,7 @@
 // the number of pools is bounded: past `maxPools`, the least recently used idle pool is closed.
 import type { LookupFunction } from 'node:net';
 import { Pool } from './undici-pool.ts';
+import { envInteger } from '../core/env-integer.ts';
 
 export interface PoolSettings {
   /** Upper bound of sockets per origin; undici's default is unlimited, which lets a burst exhaust file descriptors. */
@@ -38,11 +39,7 @@ export const DEFAULT_POOL_SETTINGS: Readonly<PoolSettings> = Object.freeze({
 export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<PoolSettings> {
   const changes: Partial<PoolSettings> = {};
   const read = (name: string, key: keyof PoolSettings): void => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(raw)}`);
-    changes[key] = value;
+    if (env[name] !== undefined && env[name].trim() !== '') changes[key] = envInteger(env, name, DEFAULT_POOL_SETTINGS[key], 1);
   };
   read('GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS', 'headersTimeoutMs');
   read('GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS', 'bodyTimeoutMs');

@@ -5,6 +5,7 @@
 // process-local state meanwhile (ARCHITECTURE §6: Redis down never means a 5xx).
 import type { Redis } from 'ioredis';
 import type { GatewayLogger } from '../../core/log.ts';
+import { envInteger } from '../../core/env-integer.ts';
 
 export interface RedisSettings {
   url: string;
@@ -20,10 +21,7 @@ export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Redi
   // Checked here, not left to the client: it would take any other text for a host and retry it for
   // ever while the gateway served without Redis. The value is not echoed: it may hold a password.
   if (!/^rediss?:\/\//i.test(url)) throw new Error('REDIS_URL must be a redis:// or rediss:// URL (redis://[user:password@]host[:port][/db]).');
-  const raw = env.GATEWAY_REDIS_TIMEOUT_MS;
-  const timeout = raw === undefined || raw === '' ? DEFAULT_REDIS_COMMAND_TIMEOUT_MS : Number(raw);
-  if (!Number.isInteger(timeout) || timeout < 1) throw new Error(`GATEWAY_REDIS_TIMEOUT_MS must be a positive whole number of milliseconds, not "${raw}".`);
-  return { url, commandTimeoutMs: timeout };
+  return { url, commandTimeoutMs: envInteger(env, 'GATEWAY_REDIS_TIMEOUT_MS', DEFAULT_REDIS_COMMAND_TIMEOUT_MS, 1) };
 }
 
 /** Connects, waiting at most `commandTimeoutMs` × 4 for the first connection; a Redis that is not up yet is logged, not fatal. */
