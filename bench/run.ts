@@ -26,6 +26,10 @@ import { describeMachine, machine, otherTable, type ScenarioResult, scenarioTabl
 import { createLimitPolicy, createVirtualKeyConfig, GATEWAY_KEY, SCENARIOS, type Scenario, savedConfigs, type Urls } from './scenarios.ts';
 import { checkTargets } from './targets.ts';
 import { wrkAvailable } from './wrk.ts';
+import { METRICS_SETTINGS, REQUEST_LOG_SETTINGS } from '../runtime/cli/serve-env.ts';
+
+/** Settings of the log and metrics a caller's environment may hold, emptied for the gateway that has both off. */
+const BARE_UNSET = Object.fromEntries([...REQUEST_LOG_SETTINGS, ...METRICS_SETTINGS].map((name) => [name, '']));
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -263,7 +267,8 @@ async function main(): Promise<number> {
     const bare = scenarios.some((s) => s.via === 'bare')
       ? await startProcess('bare gateway', gatewayBin, {
           args: ['serve', '--port', '0', '--host', '127.0.0.1', '--configs', configsDir, '--data', join(work, 'data-bare')],
-          env: { GATEWAY_API_KEY: GATEWAY_KEY, GATEWAY_REQUEST_LOG: 'off', GATEWAY_METRICS: 'off', ...gatewayEnv },
+          // The log's and metrics' own settings emptied: serve refuses them set beside what turns them off.
+          env: { GATEWAY_API_KEY: GATEWAY_KEY, GATEWAY_REQUEST_LOG: 'off', GATEWAY_METRICS: 'off', ...BARE_UNSET, ...gatewayEnv },
           cpus: pinned ? '1' : null,
           nodeFlags: [...profFlags('bare'), ...tuning.flags],
         })

@@ -14,6 +14,11 @@ interface Dependency {
   otherwise: string;
 }
 
+/** Settings of the request log that do something only while it is on. */
+export const REQUEST_LOG_SETTINGS = ['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_WRITER'] as const;
+/** Settings of /metrics that do something only while it is on. */
+export const METRICS_SETTINGS = ['GATEWAY_METRICS_KEY'] as const;
+
 const DEPENDENCIES: readonly Dependency[] = [
   {
     names: ['GATEWAY_SEMANTIC_CACHE_MODEL', 'GATEWAY_SEMANTIC_CACHE_THRESHOLD', 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES'],
@@ -21,9 +26,9 @@ const DEPENDENCIES: readonly Dependency[] = [
     otherwise: 'GATEWAY_SEMANTIC_CACHE_EMBEDDINGS is not set, so there is no semantic cache',
   },
   { names: ['GATEWAY_REDIS_TIMEOUT_MS'], active: (env) => isSet(env.REDIS_URL), otherwise: 'REDIS_URL is not set, so nothing calls Redis' },
-  { names: ['GATEWAY_METRICS_KEY'], active: (env) => !isOff(env.GATEWAY_METRICS), otherwise: 'GATEWAY_METRICS is off, so there is no /metrics to protect' },
+  { names: METRICS_SETTINGS, active: (env) => !isOff(env.GATEWAY_METRICS), otherwise: 'GATEWAY_METRICS is off, so there is no /metrics to protect' },
   {
-    names: ['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_WRITER'],
+    names: REQUEST_LOG_SETTINGS,
     active: (env) => !isOff(env.GATEWAY_REQUEST_LOG),
     otherwise: 'GATEWAY_REQUEST_LOG is off, so no record is written',
   },
