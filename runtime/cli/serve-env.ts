@@ -5,6 +5,7 @@
 // setting at once, so a mistake in an environment file is found at start (docs/decisions.md).
 import { switchState } from '../telemetry/settings.ts';
 import { OPT_OUT_VARIABLE } from '../../bin/memory-tuning.js';
+import { envHttpUrl } from '../core/env-url.ts';
 
 interface Dependency {
   /** Settings that do something only when `active` holds. */
@@ -51,8 +52,11 @@ export function serveEnvProblems(env: NodeJS.ProcessEnv): string[] {
   const tuning = env[OPT_OUT_VARIABLE];
   if (isSet(tuning) && !['on', 'off'].includes(tuning!.trim().toLowerCase())) problems.push(`${OPT_OUT_VARIABLE} must be on or off, not ${JSON.stringify(tuning)}.`);
   // Read when a vendor target is first built, which may be a request long after the start.
-  const vendor = env.GATEWAY_VENDOR_BASE_URL;
-  if (isSet(vendor) && !isHttpUrl(vendor!)) problems.push(`GATEWAY_VENDOR_BASE_URL must be an http(s) URL, not ${JSON.stringify(vendor)}.`);
+  try {
+    envHttpUrl(env, 'GATEWAY_VENDOR_BASE_URL');
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
   return problems;
 }
 
@@ -62,13 +66,4 @@ function isSet(value: string | undefined): boolean {
 
 function isOff(value: string | undefined): boolean {
   return switchState(value) === false;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fc } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
 import { serveEnvProblems } from '../../runtime/cli/serve-env.ts';
+import { envHttpUrl } from '../../runtime/core/env-url.ts';
 import { redisSettingsFromEnv } from '../../runtime/store/redis/redis-connection.ts';
 import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
 
@@ -72,11 +73,19 @@ it('checks the values no module reads at start: the memory-tuning switch and the
   expect(serveEnvProblems({ GATEWAY_MEMORY_TUNING: ' ON ' })).toEqual([]);
   expect(serveEnvProblems({ GATEWAY_MEMORY_TUNING: 'maybe', GATEWAY_VENDOR_BASE_URL: 'api.example.com' })).toEqual([
     'GATEWAY_MEMORY_TUNING must be on or off, not "maybe".',
-    'GATEWAY_VENDOR_BASE_URL must be an http(s) URL, not "api.example.com".',
+    'GATEWAY_VENDOR_BASE_URL must be an http(s) URL such as https://host/path (the value is not shown: a URL may carry a token).',
   ]);
 });
 
-it('REDIS_URL and DATABASE_URL must be URLs of their kind, said without echoing them', async () => {
+it('REDIS_URL, DATABASE_URL and the URL settings must be URLs of their kind, said without echoing them', async () => {
+  expect(serveEnvProblems({ GATEWAY_VENDOR_BASE_URL: 'htps://token-abc@api.example.com' })).toEqual([expect.not.stringContaining('token-abc')]);
+  // The one reader of URL settings (GATEWAY_ALERT_WEBHOOK too): a webhook's token is in its path.
+  expect(envHttpUrl({ GATEWAY_ALERT_WEBHOOK: ' https://hooks.example.com/services/T0/B0/secret ' }, 'GATEWAY_ALERT_WEBHOOK')?.href).toBe('https://hooks.example.com/services/T0/B0/secret');
+  expect(envHttpUrl({}, 'GATEWAY_ALERT_WEBHOOK')).toBeNull();
+  for (const bad of ['hooks.example.com/services/T0/B0/secret', 'ftp://hooks.example.com/secret']) {
+    expect(() => envHttpUrl({ GATEWAY_ALERT_WEBHOOK: bad }, 'GATEWAY_ALERT_WEBHOOK')).toThrow(/^GATEWAY_ALERT_WEBHOOK must be an http\(s\) URL/);
+    expect(() => envHttpUrl({ GATEWAY_ALERT_WEBHOOK: bad }, 'GATEWAY_ALERT_WEBHOOK')).not.toThrow(/secret/);
+  }
   expect(redisSettingsFromEnv({ REDIS_URL: 'rediss://u:secret@127.0.0.1:6380/1' })?.url).toBe('rediss://u:secret@127.0.0.1:6380/1');
   expect(() => redisSettingsFromEnv({ REDIS_URL: 'secret@127.0.0.1:6379' })).toThrow(/^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
   expect(() => redisSettingsFromEnv({ REDIS_URL: 'secret@127.0.0.1:6379' })).not.toThrow(/secret/);

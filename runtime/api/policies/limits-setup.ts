@@ -13,6 +13,7 @@ import { UsageAlerts } from '../../pipeline/limits/usage-alerts.ts';
 import type { Services } from '../../pipeline/services.ts';
 import type { Redis } from 'ioredis';
 import type { GatewaySetup } from '../../server/start.ts';
+import { envHttpUrl } from '../../core/env-url.ts';
 
 /** `redis`: the process's one Redis connection (REDIS_URL), or null: counters in this process. */
 export async function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
@@ -39,15 +40,8 @@ async function journaledCounters(setup: GatewaySetup, now: () => number): Promis
 }
 
 function alertWebhookFromEnv(env: NodeJS.ProcessEnv, logger: GatewayLogger): string | null {
-  const raw = env.GATEWAY_ALERT_WEBHOOK?.trim();
-  if (raw === undefined || raw === '') return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`GATEWAY_ALERT_WEBHOOK must be an http(s) URL, not "${raw}".`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`GATEWAY_ALERT_WEBHOOK must be an http(s) URL, not "${raw}".`);
+  const url = envHttpUrl(env, 'GATEWAY_ALERT_WEBHOOK');
+  if (url === null) return null;
   logger.info('usage_alert_webhook', { host: url.host });
   return url.href;
 }
