@@ -14,6 +14,7 @@ import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { LOG_WRITER_PLACEMENTS, type LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 import { serveEnvProblems } from './serve-env.ts';
+import { checkEmbeddingsRoute } from '../api/cache/embedder.ts';
 import { envInteger } from '../core/env-integer.ts';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/memory-tuning.js';
 
@@ -122,6 +123,9 @@ export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   const telemetry = telemetrySettingsFromEnv();
   const resolver = await setupInference({ ...setup, configsDir: null }, { telemetry });
   const plane = await setupControlPlane(setup, resolver);
+  // Once the saved configs are loaded: a semantic cache's embeddings route must resolve at start.
+  const semantic = resolver.services.cache?.settings.semantic ?? null;
+  if (semantic !== null) checkEmbeddingsRoute(resolver, semantic);
   const virtualKeys = await setupVirtualKeys(setup, resolver);
   await setupJobs(setup, resolver, { credentials: () => virtualKeys.ring });
   const metrics = resolver.services.metrics;

@@ -87,4 +87,25 @@ describe('semantic cache', () => {
     expect(answer.status).toBe('SEMANTIC MISS');
     expect(answer.body.choices[0].message.content).toContain('embedding');
   });
+
+  it('refuses to start when the embeddings route does not resolve: an inline config that does not compile, a saved config id none has', async () => {
+    const embeddings = process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
+    try {
+      for (const [route, reason] of [
+        ['{"provider": "opnai", "api_key": "k"}', /The config is not valid: No provider is named "opnai"\.\n {2}CFG_UNKNOWN_PROVIDER {2}\/provider/],
+        ['no-such-config', /No saved config has the ID "no-such-config"/],
+      ] as const) {
+        process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = route;
+        const start = startGateway({ port: 0, dataDir: join(dir, 'data-refused'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+        await expect(start).rejects.toThrow(/^GATEWAY_SEMANTIC_CACHE_EMBEDDINGS names no usable embeddings route: /);
+        await expect(start).rejects.toThrow(reason);
+      }
+      // A saved config id that the configs folder has is a route.
+      process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = 'semantic';
+      const named = await startGateway({ port: 0, dataDir: join(dir, 'data-named'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+      await named.close();
+    } finally {
+      process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = embeddings;
+    }
+  });
 });

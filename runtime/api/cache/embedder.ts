@@ -11,6 +11,7 @@ import type { Embedder } from '../../pipeline/cache/semantic-cache.ts';
 import { newExchange } from '../../pipeline/new-exchange.ts';
 import { gatewayOptions } from '../../pipeline/options.ts';
 import type { GatewayMetrics } from '../../telemetry/metrics.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 /** Longest wait for one embedding; past it the request goes on as a SEMANTIC MISS. */
 const EMBED_TIMEOUT_MS = 10_000;
@@ -65,4 +66,19 @@ export function routeEmbedder(resolver: ConfigResolver, settings: SemanticSettin
       return failed((error as Error).message);
     }
   };
+}
+
+/**
+ * Refuses a start whose embeddings route cannot resolve: an inline config that does not compile, or
+ * a saved config id no config has. Called once the saved configs are loaded. Without it every
+ * semantic request became a SEMANTIC MISS, found in a metric long after the deploy.
+ */
+export function checkEmbeddingsRoute(resolver: ConfigResolver, settings: SemanticSettings): void {
+  try {
+    resolver.fromConfigHeader(settings.embeddings);
+  } catch (error) {
+    const listed = error instanceof GatewayError ? ((error.details?.errors as Array<{ code: string; pointer: string; message: string }> | undefined) ?? []) : [];
+    const lines = listed.map((e) => `\n  ${e.code}  ${e.pointer || '/'}  ${e.message}`).join('');
+    throw new Error(`GATEWAY_SEMANTIC_CACHE_EMBEDDINGS names no usable embeddings route: ${(error as Error).message}${lines}`);
+  }
 }
