@@ -7,15 +7,30 @@ import { repoFileText } from '../../compiler/config/embedded-files.ts';
 import * as validators from '../../generated/validators.js';
 import type { CatalogModel, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
 import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
+import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 
 const validateCatalog = validators.validateModelCatalog as unknown as GeneratedValidator;
 export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url);
 /** `-2024-08-06`, `-20250219`: the date suffix of a pinned model version. */
 const DATED = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
 
-/** The built-in catalog is the repository's file (embedded in a one-file build); any other path is read from disk. */
-function catalogText(path: string | URL): string {
-  return String(path) === String(BUILT_IN_CATALOG) ? repoFileText('runtime/telemetry/model-catalog.json') : readFileSync(path, 'utf8');
+/**
+ * The catalog's JSON: the repository's file when built in (embedded in a one-file build), else the
+ * file at `path`, which `variable` named; its errors name both, since they stop a start.
+ */
+function catalogData(path: string | URL, variable: string): unknown {
+  if (String(path) === String(BUILT_IN_CATALOG)) return JSON.parse(repoFileText('runtime/telemetry/model-catalog.json'));
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${variable} ${String(path)}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${variable} ${String(path)} is not valid JSON${jsonErrorDetail(text)}`);
+  }
 }
 
 /** What pricing reads of a usage (runtime/core/request-record.ts TokenUsage has these). */
@@ -42,7 +57,7 @@ export class ModelCatalog {
   }
 
   static load(path: string | URL = BUILT_IN_CATALOG): ModelCatalog {
-    return new ModelCatalog(JSON.parse(catalogText(path)), String(path));
+    return new ModelCatalog(catalogData(path, 'GATEWAY_MODEL_CATALOG'), String(path));
   }
 
   /**
@@ -50,12 +65,12 @@ export class ModelCatalog {
    * overlay replaces the one with its ID (and that model's aliases). For GATEWAY_PRICING_FILE.
    */
   static loadWithOverlay(path: string | URL, overlay: string | null): ModelCatalog {
-    const base = JSON.parse(catalogText(path)) as ModelCatalogData;
+    const base = catalogData(path, 'GATEWAY_MODEL_CATALOG') as ModelCatalogData;
     if (overlay === null) return new ModelCatalog(base, String(path));
-    const extra = JSON.parse(readFileSync(overlay, 'utf8')) as ModelCatalogData;
+    const extra = catalogData(overlay, 'GATEWAY_PRICING_FILE') as ModelCatalogData;
     if (!validateCatalog(extra)) {
       const { pointer, message } = describeFirstError(validateCatalog.errors);
-      throw new Error(`${overlay} is not valid at ${pointer || '/'}: ${message}`);
+      throw new Error(`GATEWAY_PRICING_FILE ${overlay} is not valid at ${pointer || '/'}: ${message}`);
     }
     const replaced = new Set(extra.models.map((model) => model.id));
     return new ModelCatalog({ ...base, models: [...base.models.filter((model) => !replaced.has(model.id)), ...extra.models] }, `${String(path)} with ${overlay}`);

@@ -2,7 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { LoadedRouter } from '../../runtime/inference/routers.ts';
-import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUILT_IN_CATALOG, ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { providerHasApi, routeHasApi, routeProviders } from '../../runtime/jobs/provider-apis.ts';
 import type { StoredCredentials } from '../../runtime/providers/stored-credentials.ts';
 
@@ -33,6 +36,26 @@ describe('model catalog', () => {
       { id: 'a', aliases: ['b'], context_window: 5, pricing: { input_per_million: 1, output_per_million: 1 } },
       { id: 'b', context_window: 5, pricing: { input_per_million: 1, output_per_million: 1 } },
     ] })).toThrow(/twice/);
+  });
+
+  it('says which setting named a catalog or pricing file it cannot read, parse or accept', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+    try {
+      const missing = join(dir, 'missing.json');
+      const broken = join(dir, 'broken.json');
+      const invalid = join(dir, 'invalid.json');
+      const extra = join(dir, 'extra.json');
+      writeFileSync(broken, '{"models": [{"id": "m", "context_window": 5,}]}');
+      writeFileSync(invalid, '{"models": [{"id": "m"}]}');
+      writeFileSync(extra, JSON.stringify({ models: [{ id: 'gpt-4o-mini', context_window: 5, pricing: { input_per_million: 1, output_per_million: 2 } }] }));
+      expect(() => ModelCatalog.load(missing)).toThrow(`GATEWAY_MODEL_CATALOG ${missing}: cannot read it (ENOENT)`);
+      expect(() => ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, missing)).toThrow(`GATEWAY_PRICING_FILE ${missing}: cannot read it (ENOENT)`);
+      expect(() => ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, broken)).toThrow(`GATEWAY_PRICING_FILE ${broken} is not valid JSON at character 45: expected a property name in double quotes, found '}' (no comma before a closing bracket)`);
+      expect(() => ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, invalid)).toThrow(new RegExp(`^GATEWAY_PRICING_FILE ${invalid} is not valid at /models/0`));
+      expect(ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, extra).cost('gpt-4o-mini', { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 1_000_000 })).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
