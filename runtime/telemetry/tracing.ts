@@ -3,6 +3,7 @@
 // zero cost: without the variable the OpenTelemetry SDK is never even loaded (the implementation is
 // imported on demand from otel-tracing.ts), and the request path sees `null`.
 import type { RequestRecord } from '../core/request-record.ts';
+import { envHttpUrl } from '../core/env-url.ts';
 
 /** A request's server span, kept on its response until the response is done. */
 export interface RequestSpan {
@@ -32,10 +33,12 @@ export interface TracingSettings {
 }
 
 export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): TracingSettings | null {
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const endpoint = traces !== undefined && traces !== '' ? traces : base !== undefined && base !== '' ? `${base.replace(/\/+$/, '')}/v1/traces` : null;
-  if (endpoint === null || env.OTEL_SDK_DISABLED === 'true') return null;
+  if (env.OTEL_SDK_DISABLED === 'true') return null;
+  // Checked here, by name: the exporter's own error quoted the value and named no variable.
+  const traces = envHttpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = traces === null ? envHttpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') : null;
+  const endpoint = traces !== null ? traces.href : base !== null ? `${base.href.replace(/\/+$/, '')}/v1/traces` : null;
+  if (endpoint === null) return null;
   return { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'model-gateway' };
 }
 

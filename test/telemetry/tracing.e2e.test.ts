@@ -73,6 +73,13 @@ describe('tracing', () => {
     expect(sent?.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${attempts[1].spanId}-01`);
   });
 
+  it('reads the endpoint variables by name: a base gets /v1/traces, the traces URL wins, a value that is no http(s) URL is refused', () => {
+    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' })?.endpoint).toBe('http://127.0.0.1:4318/v1/traces');
+    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c/otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://t/x/traces' })?.endpoint).toBe('https://t/x/traces');
+    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/);
+    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_SDK_DISABLED: 'true' })).toBeNull();
+  });
+
   it('never loads the OpenTelemetry SDK when no endpoint is set', () => {
     expect(tracingSettingsFromEnv({})).toBeNull();
     const probe = `
