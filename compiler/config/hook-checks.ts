@@ -1,7 +1,8 @@
 // Hooks and guardrails checked when a config compiles (ARCHITECTURE §5): every check id must name a
 // built-in check (generated/checks.ts, from schema/checks/), its parameters must fit that check's
 // schema, a `rule` must compile on the linear-time regex engine, a `jsonSchema` parameter must be a
-// valid JSON Schema, and a guardrail named by string must exist. Each mistake has its own code, a
+// valid JSON Schema, a counting check's bounds must admit some count, and a guardrail named by
+// string must exist. Each mistake has its own code, a
 // pointer to where it is, and a "did you mean" where one helps.
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
 import { newCheckSchemaAjv } from './check-schema-ajv.ts';
@@ -20,6 +21,12 @@ export const GUARDRAIL_RESERVED_KEYS: ReadonlySet<string> = new Set(['id', 'deny
 const CHECK_IDS = Object.keys(CHECKS);
 /** Checks whose `rule` parameter is a pattern. */
 const PATTERN_CHECKS = new Set(['default.regexMatch', 'default.regexReplace']);
+/** Counting checks' bounds: a minimum above the maximum admits no count, so the check could never pass. */
+const BOUNDS: Readonly<Record<string, readonly [string, string, string]>> = {
+  'default.wordCount': ['minWords', 'maxWords', 'words'],
+  'default.sentenceCount': ['minSentences', 'maxSentences', 'sentences'],
+  'default.characterCount': ['minCharacters', 'maxCharacters', 'characters'],
+};
 
 /** Every hook and guardrail of the config's target tree; named guardrails must be in `guardrails`. */
 export function checkHooks(config: unknown, named: GuardrailLookup | null = null): ConfigError[] {
@@ -132,6 +139,20 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
         pointer: `${parametersPointer}/rule`,
         message: `${id}: the rule ${checked.unsupported ? 'needs backtracking (a back-reference or lookaround), which the linear-time engine does not run' : 'is not a valid regular expression'}: ${checked.message}.`,
         hint: 'patterns use RE2 syntax: classes, alternation, anchors and repetition work; rewrite lookarounds and back-references',
+      });
+    }
+  }
+  const bounds = Object.hasOwn(BOUNDS, id) ? BOUNDS[id] : undefined;
+  if (bounds !== undefined) {
+    const [minKey, maxKey, unit] = bounds;
+    const min = params[minKey];
+    const max = params[maxKey];
+    if (typeof min === 'number' && typeof max === 'number' && min > max) {
+      errors.push({
+        code: 'CFG_CHECK_BOUNDS_CROSSED',
+        pointer: `${parametersPointer}/${minKey}`,
+        message: `${id}: ${minKey} (${min}) is above ${maxKey} (${max}), so no text has a number of ${unit} that passes.`,
+        hint: `swap them, or lower ${minKey} to ${max} or less`,
       });
     }
   }
