@@ -32,6 +32,7 @@ export const CONFIG_ERRORS = {
   CFG_INVALID_CHECK_PARAMETERS: 'A check\'s parameters do not fit that check\'s schema (schema/checks/).',
   CFG_INVALID_CHECK_REGEX: 'A check\'s `rule` is not a pattern the linear-time regex engine runs.',
   CFG_INVALID_CHECK_SCHEMA: 'The `schema` parameter of default.jsonSchema is not a valid JSON Schema.',
+  CFG_DUPLICATE_HOOK_ID: 'Two hooks or guardrails of one phase of a config or target have the same id.',
   CFG_CHECK_BOUNDS_CROSSED: 'A counting check\'s minimum is above its maximum, so its verdict is the same for every text.',
   CFG_UNKNOWN_GUARDRAIL: 'A guardrail named by string does not exist.',
   CFG_ASYNC_GUARDRAIL_DENIES: 'An async guardrail (it only logs) also says deny.',

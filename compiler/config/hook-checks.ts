@@ -78,10 +78,47 @@ export function checkHooks(config: unknown, named: GuardrailLookup | null = null
         }
       });
     }
+    checkDistinctIds(node, at, errors);
     if (Array.isArray(node.targets)) node.targets.forEach((child, i) => walk(child, `${at}/targets/${i}`, depth + 1));
   };
   walk(config, '', 0);
   return errors;
+}
+
+/** The fields whose hooks run together, before the request and after each attempt. */
+const PHASES = [
+  { name: 'before-request', fields: ['before_request_hooks', 'input_guardrails'] },
+  { name: 'after-request', fields: ['after_request_hooks', 'output_guardrails'] },
+] as const;
+
+/**
+ * One node's hooks of a phase each have their own id: results (`hook_results`) and feedback name the
+ * hook by id, and two of one name could not be told apart. A guardrail named by string has its name
+ * for id; an object guardrail without an id gets its place (`input_guardrails[1]`), never a clash.
+ */
+function checkDistinctIds(node: Record<string, unknown>, at: string, errors: ConfigError[]): void {
+  for (const phase of PHASES) {
+    const seen = new Set<string>();
+    for (const field of phase.fields) {
+      const list = node[field];
+      if (!Array.isArray(list)) continue;
+      list.forEach((entry, i) => {
+        const named = typeof entry === 'string';
+        const id = named ? entry : isPlainObject(entry) && typeof entry.id === 'string' ? entry.id : null;
+        if (id === null) return;
+        if (!seen.has(id)) {
+          seen.add(id);
+          return;
+        }
+        errors.push({
+          code: 'CFG_DUPLICATE_HOOK_ID',
+          pointer: named ? `${at}/${field}/${i}` : `${at}/${field}/${i}/id`,
+          message: `Another ${phase.name} hook or guardrail of this ${at === '' ? 'config' : 'target'} is named ${JSON.stringify(id)}: their results and feedback could not be told apart.`,
+          hint: 'give each hook and guardrail of a phase its own id (a guardrail used twice runs twice: list it once)',
+        });
+      });
+    }
+  }
 }
 
 /**

@@ -97,6 +97,20 @@ function hooks(config: Record<string, unknown>, at: string, out: Expected[]): vo
       }
     });
   }
+  // Ids within a phase: every later entry whose id an earlier one of the phase had (a string is its own id).
+  for (const fields of [['before_request_hooks', 'input_guardrails'], ['after_request_hooks', 'output_guardrails']]) {
+    const ids: string[] = [];
+    for (const field of fields) {
+      const list = config[field];
+      if (!Array.isArray(list)) continue;
+      list.forEach((entry, i) => {
+        const id = typeof entry === 'string' ? entry : isObject(entry) && typeof entry.id === 'string' ? entry.id : null;
+        if (id === null) return;
+        if (ids.includes(id)) out.push({ code: 'CFG_DUPLICATE_HOOK_ID', pointer: typeof entry === 'string' ? `${at}/${field}/${i}` : `${at}/${field}/${i}/id` });
+        ids.push(id);
+      });
+    }
+  }
 }
 
 function strategyRules(strategy: Record<string, unknown>, targets: unknown[], at: string, out: Expected[]): void {
