@@ -1,10 +1,11 @@
 // Hooks and guardrails checked when a config compiles (ARCHITECTURE §5): every check id must name a
 // built-in check (generated/checks.ts, from schema/checks/), its parameters must fit that check's
 // schema, a `rule` must compile on the linear-time regex engine, a `jsonSchema` parameter must be a
-// valid JSON Schema, a counting check's bounds must admit some count, and a guardrail named by
-// string must exist. Each mistake has its own code, a
+// valid JSON Schema, a check's parameters must let it tell requests apart (a minimum above the
+// maximum, no endpoint allowed), and a guardrail named by string must exist. Each mistake has its own code, a
 // pointer to where it is, and a "did you mean" where one helps.
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
+import requestTypesSchema from '../../schema/checks/allowedRequestTypes-check.json' with { type: 'json' };
 import { newCheckSchemaAjv } from './check-schema-ajv.ts';
 import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
@@ -186,11 +187,17 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
     const max = params[maxKey];
     if (typeof min === 'number' && typeof max === 'number' && min > max) {
       errors.push({
-        code: 'CFG_CHECK_BOUNDS_CROSSED',
+        code: 'CFG_CHECK_CONSTANT_VERDICT',
         pointer: `${parametersPointer}/${minKey}`,
         message: `${id}: ${minKey} (${min}) is above ${maxKey} (${max}), so no text has a number of ${unit} that passes.`,
         hint: `swap them, or lower ${minKey} to ${max} or less`,
       });
+    }
+  }
+  if (id === 'default.allowedRequestTypes') {
+    const problem = requestTypesProblem(params.allowedTypes, params.blockedTypes);
+    if (problem !== null) {
+      errors.push({ code: 'CFG_CHECK_CONSTANT_VERDICT', pointer: parametersPointer, message: `${id}: ${problem}.`, hint: 'list the endpoints to allow in allowedTypes, or those to refuse in blockedTypes' });
     }
   }
   if (id === 'default.jsonSchema' && isPlainObject(params.schema)) {
@@ -199,6 +206,18 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
       errors.push({ code: 'CFG_INVALID_CHECK_SCHEMA', pointer: `${parametersPointer}/schema`, message: `default.jsonSchema: the schema is not a valid JSON Schema: ${problem}.`, hint: 'write a JSON Schema (draft 2020-12), e.g. {"type": "object", "required": ["answer"]}' });
     }
   }
+}
+
+/** The endpoint types allowedRequestTypes names (its parameter schema's enum). */
+const REQUEST_TYPES: readonly string[] = requestTypesSchema.properties.allowedTypes.items.enum;
+
+/** Why allowedRequestTypes' lists would give every request the same verdict, or null when they tell endpoints apart. */
+function requestTypesProblem(allowed: unknown, blocked: unknown): string | null {
+  const refused = new Set(Array.isArray(blocked) ? blocked : []);
+  const passing = REQUEST_TYPES.filter((type) => !refused.has(type) && (!Array.isArray(allowed) || allowed.includes(type)));
+  if (passing.length === 0) return Array.isArray(allowed) && allowed.length === 0 ? 'allowedTypes is empty, so no endpoint passes' : 'every endpoint is blocked or not allowed, so none passes';
+  if (passing.length === REQUEST_TYPES.length) return allowed === undefined && refused.size === 0 ? 'neither allowedTypes nor blockedTypes is given, so every endpoint passes' : 'every endpoint is allowed and none blocked, so every one passes';
+  return null;
 }
 
 /** Why a JSON Schema does not compile, or null. */
