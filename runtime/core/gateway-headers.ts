@@ -58,7 +58,7 @@ export function parseMetadata(value: string | undefined): Metadata {
   for (const key in parsed) {
     const item = (parsed as Record<string, unknown>)[key];
     if (typeof item !== 'string') {
-      throw invalid(METADATA_HEADER, `must be a JSON object whose values are strings; ${JSON.stringify(key)} is ${item === null ? 'null' : Array.isArray(item) ? 'an array' : `a ${typeof item}`}.`);
+      throw invalid(METADATA_HEADER, `must be a JSON object whose values are strings; ${JSON.stringify(key)} is ${item === null ? 'null' : Array.isArray(item) ? 'an array' : typeof item === 'object' ? 'an object' : `a ${typeof item}`}.`);
     }
   }
   return parsed as Metadata;

@@ -48,6 +48,10 @@ describe('parsers', () => {
     for (const bad of ['', 'null', '[]', '"s"', '1', '{"a":1}', '{"_user":null}', '{"a":{"b":"c"}}', '{"a":["x"]}', '{"a":true}', '{a:1}']) {
       invalidHeader(() => parseMetadata(bad), 'x-gateway-metadata');
     }
+    // Each wrong value is named, with its article.
+    expect(() => parseMetadata('{"a":{"b":"c"}}')).toThrow('"a" is an object.');
+    expect(() => parseMetadata('{"a":["x"]}')).toThrow('"a" is an array.');
+    expect(() => parseMetadata('{"a":1}')).toThrow('"a" is a number.');
   });
 
   it('reads request timeouts as positive integers of milliseconds', () => {
