@@ -14,6 +14,7 @@ import { CREDENTIAL_KEYS, literalCredentials, redactCredentials, secretReference
 const PLAN_CREDENTIAL_KEYS: ReadonlySet<string> = new Set([...CREDENTIAL_KEYS, 'apiKey']);
 import { emitRouterModule } from '../config/emit.ts';
 import { checkProviderEndpoints, PROVIDER_LACKS_ENDPOINT } from '../config/endpoint-check.ts';
+import { BREAKER_NEVER_SKIPS, BREAKER_NEVER_SKIPS_MESSAGE, idleBreakerPointers } from '../config/idle-breakers.ts';
 
 export const COMPILE_USAGE = `Usage: gateway compile --configs DIR [--guardrails DIR] [--out DIR] [--json] [--strict]
 
@@ -159,6 +160,9 @@ function warningsOf(plan: RoutePlan, source: string): ConfigWarning[] {
   }
   for (const { pointer, provider, missing } of checkProviderEndpoints(plan.root)) {
     warnings.push({ code: PROVIDER_LACKS_ENDPOINT, pointer, ...positionIn(source, pointer), message: `This target is reached for ${missing.join(', ')} requests (its branch tests url.pathname), which "${provider}" does not offer: each would answer 400 endpoint_not_supported.` });
+  }
+  for (const pointer of idleBreakerPointers(config)) {
+    warnings.push({ code: BREAKER_NEVER_SKIPS, pointer, ...positionIn(source, pointer), message: BREAKER_NEVER_SKIPS_MESSAGE });
   }
   for (const { pointer, name } of secretReferences(config)) {
     if (process.env[name] === undefined || process.env[name] === '') warnings.push({ code: 'CFG_SECRET_NOT_SET', pointer, ...positionIn(source, pointer), message: `\${${name}} is not set here; serve refuses to start without it.` });

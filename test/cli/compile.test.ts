@@ -80,6 +80,21 @@ describe('runCompile', () => {
     expect((await compile('--configs', configs, '--strict')).code).toBe(1);
   });
 
+  it('warns, located, about a circuit breaker no fallback or loadbalance acts on; --strict fails', async () => {
+    const configs = join(temp, 'breakers');
+    mkdirSync(configs);
+    await writeFile(join(configs, 'lone.json'), '{\n  "provider": "vendor", "api_key": "${GATEWAY_TEST_KEY}",\n  "cb_config": { "failure_threshold": 3, "cooldown_interval": 30000 }\n}');
+    process.env.GATEWAY_TEST_KEY = 'set';
+    try {
+      const run = await compile('--configs', configs);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/warning .*lone\.json:3:16 {2}CFG_BREAKER_NEVER_SKIPS {2}\/cb_config/);
+      expect((await compile('--configs', configs, '--strict')).code).toBe(1);
+    } finally {
+      delete process.env.GATEWAY_TEST_KEY;
+    }
+  });
+
   it('warns, located, about a target a url.pathname branch sends requests its provider does not offer; --strict fails', async () => {
     const configs = join(temp, 'configs');
     mkdirSync(configs);
