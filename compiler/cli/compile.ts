@@ -15,6 +15,7 @@ const PLAN_CREDENTIAL_KEYS: ReadonlySet<string> = new Set([...CREDENTIAL_KEYS, '
 import { emitRouterModule } from '../config/emit.ts';
 import { checkProviderEndpoints, PROVIDER_LACKS_ENDPOINT } from '../config/endpoint-check.ts';
 import { BREAKER_NEVER_SKIPS, BREAKER_NEVER_SKIPS_MESSAGE, idleBreakerPointers } from '../config/idle-breakers.ts';
+import { FIELD_WITHOUT_EFFECT, ignoredFields } from '../config/ignored-fields.ts';
 
 export const COMPILE_USAGE = `Usage: gateway compile --configs DIR [--guardrails DIR] [--out DIR] [--json] [--strict]
 
@@ -161,6 +162,7 @@ function warningsOf(plan: RoutePlan, source: string): ConfigWarning[] {
   for (const { pointer, provider, missing } of checkProviderEndpoints(plan.root)) {
     warnings.push({ code: PROVIDER_LACKS_ENDPOINT, pointer, ...positionIn(source, pointer), message: `This target is reached for ${missing.join(', ')} requests (its branch tests url.pathname), which "${provider}" does not offer: each would answer 400 endpoint_not_supported.` });
   }
+  for (const { pointer, message } of ignoredFields(config)) warnings.push({ code: FIELD_WITHOUT_EFFECT, pointer, ...positionIn(source, pointer), message });
   for (const pointer of idleBreakerPointers(config)) {
     warnings.push({ code: BREAKER_NEVER_SKIPS, pointer, ...positionIn(source, pointer), message: BREAKER_NEVER_SKIPS_MESSAGE });
   }

@@ -80,7 +80,7 @@ describe('runCompile', () => {
     expect((await compile('--configs', configs, '--strict')).code).toBe(1);
   });
 
-  it('warns, located, about a circuit breaker no fallback or loadbalance acts on; --strict fails', async () => {
+  it('warns, located, about a circuit breaker no fallback or loadbalance acts on, and a field no strategy reads; --strict fails', async () => {
     const configs = join(temp, 'breakers');
     mkdirSync(configs);
     await writeFile(join(configs, 'lone.json'), '{\n  "provider": "vendor", "api_key": "${GATEWAY_TEST_KEY}",\n  "cb_config": { "failure_threshold": 3, "cooldown_interval": 30000 }\n}');
@@ -89,6 +89,8 @@ describe('runCompile', () => {
       const run = await compile('--configs', configs);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).toMatch(/warning .*lone\.json:3:16 {2}CFG_BREAKER_NEVER_SKIPS {2}\/cb_config/);
+      await writeFile(join(configs, 'lone.json'), '{\n  "provider": "vendor", "api_key": "${GATEWAY_TEST_KEY}",\n  "weight": 2\n}');
+      expect((await compile('--configs', configs)).stdout).toMatch(/warning .*lone\.json:3:13 {2}CFG_FIELD_WITHOUT_EFFECT {2}\/weight\n {4}Only a loadbalance strategy reads/);
       expect((await compile('--configs', configs, '--strict')).code).toBe(1);
     } finally {
       delete process.env.GATEWAY_TEST_KEY;

@@ -1,0 +1,39 @@
+// CFG_FIELD_WITHOUT_EFFECT (compiler/config/ignored-fields.ts): the fields one kind of strategy reads,
+// found where no such strategy reads them, and nowhere else.
+import { expect, it } from 'vitest';
+import { checkConfig } from '../../compiler/config/index.ts';
+import { ignoredFields } from '../../compiler/config/ignored-fields.ts';
+
+const leaf = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: 'vendor', api_key: 'k', ...extra });
+const pointers = (config: unknown) => ignoredFields(config).map((f) => f.pointer);
+
+it('finds conditional, fallback and loadbalance fields where their strategy is not', () => {
+  const config = {
+    strategy: { mode: 'fallback', conditions: [{ query: { 'metadata.a': 'x' }, then: 'a' }], default: 'a', on_status_codes: [503] },
+    weight: 2,
+    on_status_codes: [429],
+    targets: [
+      leaf('a', { weight: 3, on_status_codes: [500] }),
+      { name: 'b', strategy: { mode: 'loadbalance', on_status_codes: [502] }, targets: [leaf('c', { weight: 1, on_status_codes: [503] }), leaf('d')] },
+    ],
+  };
+  // Valid, so only a warning can tell.
+  expect(checkConfig(config).ok).toBe(true);
+  expect(pointers(config)).toEqual([
+    '/strategy/conditions',
+    '/strategy/default',
+    '/weight',
+    '/on_status_codes',
+    '/targets/0/weight',
+    '/targets/1/strategy/on_status_codes',
+    '/targets/1/targets/0/on_status_codes',
+  ]);
+  expect(ignoredFields(config)[2]!.message).toBe('Only a loadbalance strategy reads its targets\' "weight"; this is the config itself, not a target of a strategy.');
+});
+
+it('finds nothing where each field is read', () => {
+  expect(pointers({ strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': 'x' }, then: 'a' }], default: 'b' }, targets: [leaf('a'), leaf('b')] })).toEqual([]);
+  expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [429] }, targets: [leaf('a', { on_status_codes: [500] }), leaf('b')] })).toEqual([]);
+  expect(pointers({ strategy: { mode: 'loadbalance' }, targets: [leaf('a', { weight: 0.7 }), leaf('b', { weight: 0.3 })] })).toEqual([]);
+  expect(pointers(leaf('solo'))).toEqual([]);
+});
