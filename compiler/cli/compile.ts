@@ -43,8 +43,11 @@ export interface CompiledConfigReport {
   warnings: ConfigWarning[];
 }
 
+/** Every warning `gateway compile` gives: docs/errors.md lists exactly these (test/docs/errors-doc.test.ts). */
+export const COMPILE_WARNING_CODES = [SEMANTIC_CACHE_NEEDS_SERVER, 'CFG_LITERAL_CREDENTIAL', 'CFG_SECRET_NOT_SET', PROVIDER_LACKS_ENDPOINT, BREAKER_NEVER_SKIPS, FIELD_WITHOUT_EFFECT] as const;
+
 export interface ConfigWarning {
-  code: string;
+  code: (typeof COMPILE_WARNING_CODES)[number];
   pointer: string;
   line: number;
   column: number;

@@ -1,9 +1,10 @@
-// docs/errors.md lists every compile error code and every gateway error code, and nothing else:
+// docs/errors.md lists every compile error code, compile warning and gateway error code, and nothing else:
 // each table is read from its own section and compared with the code's table.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CONFIG_ERRORS } from '../../compiler/config/errors.ts';
+import { COMPILE_WARNING_CODES } from '../../compiler/cli/compile.ts';
 import { GATEWAY_ERRORS } from '../../runtime/core/errors.ts';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../../docs/errors.md'), 'utf8');
@@ -28,6 +29,14 @@ describe('docs/errors.md', () => {
     const codes = tableRows('Compile error codes').map((row) => code(row[0]));
     expect(codes.length).toBe(new Set(codes).size);
     expect([...codes].sort()).toEqual(Object.keys(CONFIG_ERRORS).sort());
+  });
+
+  it('the compile warning table lists exactly the warnings gateway compile gives, once each', () => {
+    const rows = tableRows('Compile warnings');
+    const codes = rows.map((row) => code(row[0]));
+    expect(codes.length).toBe(new Set(codes).size);
+    expect([...codes].sort()).toEqual([...COMPILE_WARNING_CODES].sort());
+    for (const row of rows) expect(row[1].length, `${row[0]} meaning`).toBeGreaterThan(10);
   });
 
   it('each compile error row has a meaning, an example and a fix', () => {
