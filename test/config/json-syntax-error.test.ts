@@ -68,19 +68,22 @@ it('locates and explains the usual mistakes', () => {
     if (parsed.ok) throw new Error('parsed');
     return `${parsed.position.line}:${parsed.position.column} ${parsed.message}`;
   };
-  expect(at('{"provider": "openai", "api_key": sk-live-SECRET}')).toBe("1:35 unexpected 's' where a value should be (strings go in double quotes)");
-  expect(at('{"a": 1,\n  "b": [1, 2,]\n}')).toBe("2:14 unexpected ']' where a value should be (no comma before a closing bracket)");
-  expect(at('{"a": 1,\n}')).toBe("2:1 expected a property name in double quotes, found '}' (no comma before a closing bracket)");
-  expect(at('{"a" 1}')).toBe("1:6 expected ':' after a property name, found '1'");
-  expect(at('{"a": 1 "b": 2}')).toBe("1:9 expected ',' or '}' after a property value, found '\"'");
-  expect(at('{"a": "x\ty"}')).toBe('1:9 control character U+0009 inside a string (write it as an escape such as \\n)');
-  expect(at('{"a": 01}')).toBe('1:7 invalid number');
-  expect(at('{"a": "\\q"}')).toBe('1:8 invalid escape in a string');
-  expect(at('{"a": "open')).toBe('1:12 the text ends inside a string');
-  expect(at('{"a": [1, 2')).toBe("1:12 the text ends before the closing ']'");
-  expect(at('{} {}')).toBe("1:4 unexpected '{' after the end of the JSON value");
-  expect(at('')).toBe('1:1 the text ends where a value should be');
-  expect(at('\ufeff{"a": tru}')).toBe("1:7 unexpected 't' where a value should be (strings go in double quotes)");
+  const cases: Array<[text: string, located: string]> = [
+    ['{"provider": "openai", "api_key": sk-live-SECRET}', "1:35 unexpected 's' where a value should be (strings go in double quotes)"],
+    ['{"a": 1,\n  "b": [1, 2,]\n}', "2:14 unexpected ']' where a value should be (no comma before a closing bracket)"],
+    ['{"a": 1,\n}', "2:1 expected a property name in double quotes, found '}' (no comma before a closing bracket)"],
+    ['{"a" 1}', "1:6 expected ':' after a property name, found '1'"],
+    ['{"a": 1 "b": 2}', "1:9 expected ',' or '}' after a property value, found '\"'"],
+    ['{"a": "x\ty"}', '1:9 control character U+0009 inside a string (write it as an escape such as \\n)'],
+    ['{"a": 01}', '1:7 invalid number'],
+    ['{"a": "\\q"}', '1:8 invalid escape in a string'],
+    ['{"a": "open', '1:12 the text ends inside a string'],
+    ['{"a": [1, 2', "1:12 the text ends before the closing ']'"],
+    ['{} {}', "1:4 unexpected '{' after the end of the JSON value"],
+    ['', '1:1 the text ends where a value should be'],
+    ['\ufeff{"a": tru}', "1:7 unexpected 't' where a value should be (strings go in double quotes)"],
+  ];
+  for (const [text, located] of cases) expect(at(text), text).toBe(located);
   // Nesting deeper than any call stack: found, not a crash.
   expect(jsonSyntaxError('['.repeat(200_000))).toEqual({ offset: 200_000, message: 'the text ends where a value should be' });
 });
