@@ -2265,7 +2265,7 @@ export interface RenderedChatRequest {
   [k: string]: unknown;
 }
 /**
- * A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page.
+ * A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.
  */
 export interface RequestLogList {
   object: 'list';

@@ -10173,7 +10173,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate54.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateRequestLogList = validate55;
-var schema146 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log-list.json", "title": "RequestLogList", "description": "A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page.", "type": "object", "required": ["object", "data", "has_more", "last_id"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "data": { "type": "array", "items": { "$ref": "request-log.json" } }, "has_more": { "type": "boolean" }, "last_id": { "type": ["string", "null"] } } };
+var schema146 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log-list.json", "title": "RequestLogList", "description": "A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.", "type": "object", "required": ["object", "data", "has_more", "last_id"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "data": { "type": "array", "items": { "$ref": "request-log.json" } }, "has_more": { "type": "boolean" }, "last_id": { "type": ["string", "null"] } } };
 function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;

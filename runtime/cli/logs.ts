@@ -8,7 +8,7 @@ import { GatewayError } from '../core/errors.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import { type GeneratedValidator, validateQuery } from '../core/validate.ts';
 import { DEFAULT_DATA_DIR, openGatewayStore } from '../store/open-store.ts';
-import type { RequestLogFilter } from '../store/request-log-store.ts';
+import type { RequestLogFilter, RequestLogStore } from '../store/request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
 
 const validateListQuery = validators.validateRequestLogListQuery as unknown as GeneratedValidator;
@@ -81,15 +81,15 @@ export async function runLogs(argv: string[]): Promise<number> {
   try {
     const filter = filterOf(query);
     const limit = typeof query.limit === 'number' ? query.limit : 50;
-    const page = await store.requestLogs.list(filter, { after: typeof query.after === 'string' ? query.after : undefined, limit });
+    const records = await newest(store.requestLogs.list.bind(store.requestLogs), filter, typeof query.after === 'string' ? query.after : undefined, limit);
     const print = values.json === true ? printJson : printLine;
     if (values.follow !== true) {
-      for (const record of page.records) print(record);
+      for (const record of records) print(record);
       return EXIT_OK;
     }
     // Newest last, then whatever arrives.
-    for (const record of [...page.records].reverse()) print(record);
-    await follow(store.requestLogs.list.bind(store.requestLogs), filter, page.records[0]?.id ?? null, print);
+    for (const record of [...records].reverse()) print(record);
+    await follow(store.requestLogs.list.bind(store.requestLogs), filter, records[0] ?? null, print);
     return EXIT_OK;
   } catch (err) {
     process.stderr.write(`gateway logs: ${(err as Error).message}\n`);
@@ -117,9 +117,21 @@ function validated(values: Record<string, unknown>): Record<string, unknown> {
   }
 }
 
-type List = (filter: RequestLogFilter, page: { after?: string; limit: number }) => Promise<{ records: RequestRecord[]; hasMore: boolean }>;
+type List = RequestLogStore['list'];
 
-async function follow(list: List, filter: RequestLogFilter, newest: string | null, print: (record: RequestRecord) => void): Promise<void> {
+/** The newest `limit` matching records: pages that stopped at their scan bound with fewer are followed on. */
+async function newest(list: List, filter: RequestLogFilter, after: string | undefined, limit: number): Promise<RequestRecord[]> {
+  const records: RequestRecord[] = [];
+  let next = after;
+  for (;;) {
+    const page = await list(filter, { after: next, limit: limit - records.length });
+    records.push(...page.records);
+    if (records.length >= limit || !page.hasMore || page.next === null) return records;
+    next = page.next;
+  }
+}
+
+async function follow(list: List, filter: RequestLogFilter, newestPrinted: RequestRecord | null, print: (record: RequestRecord) => void): Promise<void> {
   let stop = false;
   const interrupted = new Promise<void>((resolve) => {
     const done = (): void => {
@@ -129,20 +141,27 @@ async function follow(list: List, filter: RequestLogFilter, newest: string | nul
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
-  let last = newest;
+  let last = newestPrinted?.id ?? null;
+  // Only records from the last printed one's millisecond on are looked at (ids begin with their
+  // creation time, so a poll reads what arrived since, not the whole log again); with none printed,
+  // from a minute before the start, for requests that began earlier and finish while it follows.
+  let since = newestPrinted?.createdAt ?? Date.now() - 60_000;
   while (!stop) {
     const fresh: RequestRecord[] = [];
     // Newest first: page back until the last printed record.
     let after: string | undefined;
     for (;;) {
-      const page = await list(filter, { after, limit: 500 });
+      const page = await list({ ...filter, fromMs: Math.max(filter.fromMs ?? 0, since) }, { after, limit: 500 });
       const unseen = page.records.filter((record) => last === null || record.id > last);
       fresh.push(...unseen);
-      if (!page.hasMore || unseen.length < page.records.length) break;
-      after = page.records[page.records.length - 1].id;
+      if (!page.hasMore || page.next === null || unseen.length < page.records.length) break;
+      after = page.next;
     }
     for (const record of fresh.reverse()) print(record);
-    if (fresh.length > 0) last = fresh[fresh.length - 1].id;
+    if (fresh.length > 0) {
+      last = fresh[fresh.length - 1].id;
+      since = fresh[fresh.length - 1].createdAt;
+    }
     await Promise.race([interrupted, new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS))]);
   }
 }

@@ -25,7 +25,13 @@ export interface RequestLogFilter {
 export interface RequestLogPage {
   /** Newest first. */
   records: RequestRecord[];
+  /** True when older records may match: the next page (which may be empty) starts at `next`. */
   hasMore: boolean;
+  /**
+   * Where the next page starts (pass it as `after`): the last record's id, or, when a page stopped
+   * at its scan bound with fewer than `limit` records, the oldest id it looked at. Null without more.
+   */
+  next: string | null;
 }
 
 export interface RequestLogStore {

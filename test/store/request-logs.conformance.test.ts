@@ -86,7 +86,7 @@ describe.each(PLACEMENTS)('RequestLogStore on $name', ({ backend, logWriter }) =
     expect(await ctx.store.requestLogs.get(record.id, organisationId)).toEqual(record);
     expect(await ctx.store.requestLogs.get(record.id, randomUUID())).toBeNull();
     const page = await ctx.store.requestLogs.list({ traceId: record.traceId }, { limit: 10 });
-    expect(page).toEqual({ records: [record], hasMore: false });
+    expect(page).toEqual({ records: [record], hasMore: false, next: null });
     expect((await ctx.store.requestLogs.list({ metadata: { 'odd "key"': 'ü' }, visibleTo: organisationId }, { limit: 10 })).records.map((r) => r.id)).toContain(record.id);
   });
 

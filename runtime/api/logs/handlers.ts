@@ -18,7 +18,8 @@ export function logHandlers(logs: RequestLogStore): Record<string, Handler> {
       const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_LIMIT;
       const page = await logs.list(filterOf(query, caller.organisationId), { after: stringOf(query.after), limit });
       const data = page.records.map(requestLogWire);
-      sendOk(ctx, { object: 'list', data, has_more: page.hasMore, last_id: data.length > 0 ? data[data.length - 1].id : null } satisfies RequestLogList);
+      // A page that stopped at its scan bound may hold fewer records (even none): last_id is where it stopped.
+      sendOk(ctx, { object: 'list', data, has_more: page.hasMore, last_id: page.next ?? (data.length > 0 ? data[data.length - 1].id : null) } satisfies RequestLogList);
     },
 
     'logs.retrieve': async (ctx) => {
