@@ -36,7 +36,12 @@ export const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = {
 };
 
 const DAY_MS = 86_400_000;
-const RETENTION_BATCH = 5_000;
+/**
+ * Records deleted per statement. On SQLite retention runs on the serving thread: 5,000 rows took
+ * ~110 ms a statement and the batches ran back to back (a million old records held the gateway ~20 s);
+ * 1,000 take ~15 ms, with a turn of the event loop after each.
+ */
+const RETENTION_BATCH = 1_000;
 /** Emptied batches kept for reuse: one being written and one filling is the steady state. */
 const SPARE_BATCHES = 2;
 
@@ -183,7 +188,7 @@ export class RequestLog {
     this.#spare.push(batch);
   }
 
-  /** Deletes records past the retention period, in bounded batches. */
+  /** Deletes records past the retention period, in bounded batches with the event loop let in between. */
   async applyRetention(): Promise<number> {
     if (this.#settings.retentionDays <= 0) return 0;
     const cutoff = this.#now() - this.#settings.retentionDays * DAY_MS;
@@ -193,6 +198,7 @@ export class RequestLog {
         const n = await this.#store.deleteOlderThan(cutoff, RETENTION_BATCH);
         deleted += n;
         if (n < RETENTION_BATCH) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       this.#logger.error('request_log_retention_failed', { error: describeError(error) });

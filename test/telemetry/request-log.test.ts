@@ -79,6 +79,27 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     expect(retention.written).toBe(0);
   });
 
+  it('retention deletes a large backlog in batches with the event loop let in between', async () => {
+    const old = Date.now() - 90 * 86_400_000;
+    const backlog = records(2_500).map((r, i) => ({ ...newRequestRecord(r.traceId, 'POST', '/v1/chat/completions', 'http', old + i), metadata: r.metadata }));
+    const writer = new RequestLog(ctx.store.requestLogs, recorder(), { queueMax: 10_000, batchSize: 10_000 });
+    for (const record of backlog) writer.write(record);
+    await writer.close();
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const deleted = await new RequestLog(ctx.store.requestLogs, recorder(), { retentionDays: 60 }).applyRetention();
+    ticking = false;
+    expect(deleted).toBeGreaterThanOrEqual(2_500);
+    expect(await stored(backlog)).toEqual([]);
+    // At least three batches of 1,000, each followed by a turn (SQLite deletes synchronously).
+    expect(turns).toBeGreaterThanOrEqual(2);
+  });
+
   it('keeps a refused batch for the next flush, logs the failure once and the recovery', async () => {
     const store = new Interrupted(ctx.store.requestLogs);
     const logger = recorder();
