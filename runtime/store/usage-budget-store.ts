@@ -25,6 +25,6 @@ export interface UsageBudgetStore {
   add(spends: readonly BudgetSpend[]): Promise<Array<number | null>>;
   /** Every budget whose period has not ended at `now`. */
   load(now: number): Promise<BudgetSpend[]>;
-  /** Forgets budgets whose period ended before `before`; returns how many. */
-  deleteEnded(before: number): Promise<number>;
+  /** Forgets at most `limit` budgets whose period ended before `before`; returns how many. */
+  deleteEnded(before: number, limit: number): Promise<number>;
 }

@@ -53,7 +53,7 @@ function flaky(inner: UsageBudgetStore): UsageBudgetStore & { failing: boolean; 
       return inner.add(spends);
     },
     load: (now) => inner.load(now),
-    deleteEnded: (before) => inner.deleteEnded(before),
+    deleteEnded: (before, limit) => inner.deleteEnded(before, limit),
   };
 }
 

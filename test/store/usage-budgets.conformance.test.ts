@@ -85,10 +85,23 @@ describe.each(BACKENDS)('UsageBudgetStore on %s', (backend) => {
     await ctx.store.usageBudgets.add([lastWeek, lastMonth, spend(policy), spend(policy, { period: 'all', endsAt: null })]);
     expect(mine(await ctx.store.usageBudgets.load(NOW), policy).map((s) => s.period)).toEqual(['all', 'm2026-11']);
     // Before the cut: last month's; last week's ended after it and stays until a later cut.
-    expect(await ctx.store.usageBudgets.deleteEnded(Date.UTC(2026, 10, 10))).toBeGreaterThanOrEqual(1);
+    expect(await ctx.store.usageBudgets.deleteEnded(Date.UTC(2026, 10, 10), 1_000_000)).toBeGreaterThanOrEqual(1);
     expect(mine(await ctx.store.usageBudgets.load(0), policy).map((s) => s.period)).toEqual(['all', 'm2026-11', 'w2026-11-16']);
-    await ctx.store.usageBudgets.deleteEnded(NOW);
+    await ctx.store.usageBudgets.deleteEnded(NOW, 1_000_000);
     expect(mine(await ctx.store.usageBudgets.load(0), policy).map((s) => s.period)).toEqual(['all', 'm2026-11']);
+  });
+
+  it('deletes ended budgets at most a given number at a time', async () => {
+    const policy = await newPolicy();
+    const ended = Array.from({ length: 7 }, (_, i) => spend(policy, { period: 'm2020-01', group: `["g${i}"]`, endsAt: Date.UTC(2020, 1, 1) }));
+    await ctx.store.usageBudgets.add([...ended, spend(policy)]);
+    const cut = Date.UTC(2020, 6, 1);
+    // Other tests' ended budgets may share the store: count this policy's only.
+    const left = async () => mine(await ctx.store.usageBudgets.load(0), policy).filter((s) => s.period === 'm2020-01').length;
+    expect(await ctx.store.usageBudgets.deleteEnded(cut, 3)).toBe(3);
+    for (let n = 3; n === 3; ) n = await ctx.store.usageBudgets.deleteEnded(cut, 3);
+    expect(await left()).toBe(0);
+    expect(mine(await ctx.store.usageBudgets.load(NOW), policy)).toHaveLength(1);
   });
 
   it('deleting a usage-limits policy deletes what its groups spent', async () => {

@@ -21,6 +21,8 @@ export const WRITE_CHUNK = 128;
 /** A period's budgets are kept this long after it ends (a clock a little behind still finds them). */
 const ENDED_KEPT_MS = 86_400_000;
 const DELETE_ENDED_EVERY_MS = 3_600_000;
+/** Ended budgets deleted per statement. */
+const DELETE_CHUNK = 1_000;
 
 export class BudgetJournal {
   readonly #store: UsageBudgetStore;
@@ -131,7 +133,8 @@ export class BudgetJournal {
   async #deleteEnded(now: number): Promise<void> {
     this.#lastDelete = now;
     try {
-      await this.#store.deleteEnded(now - ENDED_KEPT_MS);
+      // A slice at a time with the event loop let in between, like the writes.
+      while ((await this.#store.deleteEnded(now - ENDED_KEPT_MS, DELETE_CHUNK)) === DELETE_CHUNK) await new Promise<void>((resolve) => setImmediate(resolve));
     } catch (error) {
       this.#logger.error('usage_budgets_cleanup_failed', { error: describeError(error) });
     }

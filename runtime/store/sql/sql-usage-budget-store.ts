@@ -62,8 +62,12 @@ export class SqlUsageBudgetStore implements UsageBudgetStore {
     return rows.map((row) => ({ policyId: row.policy_id, period: row.period, group: row.group_key, used: Number(row.used), endsAt: row.ends_ms === null ? null : Number(row.ends_ms) }));
   }
 
-  deleteEnded(before: number): Promise<number> {
-    return this.#db.run('DELETE FROM usage_budgets WHERE ends_ms IS NOT NULL AND ends_ms < ?', [before]);
+  deleteEnded(before: number, limit: number): Promise<number> {
+    // Bounded: on SQLite the delete runs on the serving thread, and a month's groups can be many.
+    return this.#db.run(
+      'DELETE FROM usage_budgets WHERE (policy_id, period, group_key) IN (SELECT policy_id, period, group_key FROM usage_budgets WHERE ends_ms IS NOT NULL AND ends_ms < ? LIMIT ?)',
+      [before, limit],
+    );
   }
 }
 
