@@ -3,6 +3,7 @@
 import { GatewayError } from './errors.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 import { CACHE_FORCE_REFRESH_HEADER, FORWARD_HEADERS_HEADER, METADATA_HEADER, REQUEST_TIMEOUT_HEADER } from '../../compiler/config/gateway-header-names.ts';
+import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 
 // Every x-gateway-* header name, declared once in compiler/config (the generated client sends them too).
 export {
@@ -47,10 +48,11 @@ export function headerText(value: string): string {
 export function parseMetadata(value: string | undefined): Metadata {
   if (value === undefined) return NO_METADATA;
   let parsed: unknown;
+  const text = headerText(value);
   try {
-    parsed = JSON.parse(headerText(value));
+    parsed = JSON.parse(text);
   } catch {
-    throw invalid(METADATA_HEADER, 'must be a JSON object whose values are strings; it is not valid JSON.');
+    throw invalid(METADATA_HEADER, `must be a JSON object whose values are strings; it is not valid JSON${jsonErrorDetail(text)}.`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw invalid(METADATA_HEADER, 'must be a JSON object whose values are strings.');
@@ -83,7 +85,7 @@ export function parseForwardHeaders(value: string | undefined): readonly string[
     try {
       names = JSON.parse(text) as unknown[];
     } catch {
-      throw invalid(FORWARD_HEADERS_HEADER, 'must be a comma-separated list or a JSON array of header names; the JSON array is not valid.');
+      throw invalid(FORWARD_HEADERS_HEADER, `must be a comma-separated list or a JSON array of header names; the JSON array is not valid${jsonErrorDetail(text)}.`);
     }
     if (!Array.isArray(names)) throw invalid(FORWARD_HEADERS_HEADER, 'must be a JSON array of header names.');
   } else {

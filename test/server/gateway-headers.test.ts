@@ -48,6 +48,8 @@ describe('parsers', () => {
     for (const bad of ['', 'null', '[]', '"s"', '1', '{"a":1}', '{"_user":null}', '{"a":{"b":"c"}}', '{"a":["x"]}', '{"a":true}', '{a:1}']) {
       invalidHeader(() => parseMetadata(bad), 'x-gateway-metadata');
     }
+    // Located like every text that must be JSON.
+    expect(() => parseMetadata('{"team": search}')).toThrow("it is not valid JSON at character 10: unexpected 's' where a value should be (strings go in double quotes).");
     // Each wrong value is named, with its article.
     expect(() => parseMetadata('{"a":{"b":"c"}}')).toThrow('"a" is an object.');
     expect(() => parseMetadata('{"a":["x"]}')).toThrow('"a" is an array.');
