@@ -28,7 +28,8 @@ Options:
   --out DIR        write <id>.plan.json (the RoutePlan) and <id>.router.js for each valid config
   --json           print one JSON document on stdout: {"configs":[{"id","ok","errors":[…]}]}
   --strict         warnings fail too (exit 1): a credential written in a file, a \${NAME} not set here,
-                   a semantic cache without its server setting
+                   a semantic cache without its server setting, a field or breaker no strategy acts
+                   on, … (docs/errors.md, "Compile warnings")
   -h, --help       show this help
 
 Exit status: 0 when every config is valid, 1 when any is not, 2 on usage errors (and when --configs
