@@ -7,6 +7,9 @@ import { fc, test } from '@fast-check/vitest';
 import { type CachedAnswer, decodeAnswer } from '../../runtime/pipeline/cache/cached-answer.ts';
 import type { CacheTags, ResponseCache } from '../../runtime/pipeline/cache/response-cache.ts';
 import { CACHE_BACKENDS, openCache, type OpenedCache } from './backends.ts';
+import { Redis } from 'ioredis';
+import { RedisResponseCache, tagKey } from '../../runtime/pipeline/cache/redis-cache.ts';
+import { TEST_REDIS_URL } from '../limits/backends.ts';
 
 const MINUTE = 60_000;
 
@@ -102,5 +105,39 @@ describe('stored answer bytes', () => {
   test.prop([fc.uint8Array({ maxLength: 300 })], { numRuns: 200 })('anything that is not an encoded answer decodes to nothing, never throws', (bytes) => {
     const decoded = decodeAnswer(Buffer.from(bytes));
     if (decoded !== null) expect(typeof decoded.status).toBe('number');
+  });
+});
+
+describe('response cache in Redis', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    await redis?.quit();
+  });
+
+  it('keeps a tag set to about its live entries: each store drops the members whose entry expired', async () => {
+    const cache = new RedisResponseCache(redis);
+    const organisation = randomUUID();
+    for (let i = 0; i < 20; i++) await cache.set(randomUUID(), answer(`short ${i}`), 40, { organisation, namespace: 'n', configId: null });
+    expect(await redis.zcard(tagKey('o', organisation))).toBe(20);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await cache.set(randomUUID(), answer('long'), MINUTE, { organisation, namespace: 'n', configId: null });
+    expect(await redis.zcard(tagKey('o', organisation))).toBe(1);
+    expect(await redis.zcard(tagKey('n', organisation, 'n'))).toBe(1);
+  });
+
+  it('purges many entries a slice at a time, the ones every filter names and no others', async () => {
+    const cache = new RedisResponseCache(redis, { purgeBatch: 7 });
+    const organisation = randomUUID();
+    const keys = Array.from({ length: 60 }, () => randomUUID());
+    // Every third entry in namespace a with config x; the rest in a with y, or in b.
+    const tagsOf = (i: number): CacheTags => ({ organisation, namespace: i % 3 === 2 ? 'b' : 'a', configId: i % 3 === 0 ? 'x' : 'y' });
+    for (const [i, key] of keys.entries()) await cache.set(key, answer(`entry ${i}`), MINUTE, tagsOf(i));
+    expect(await cache.purge({ organisation, namespace: 'a', configId: 'x' })).toBe(20);
+    for (const [i, key] of keys.entries()) expect((await cache.get(key)) === null, `entry ${i}`).toBe(i % 3 === 0);
+    expect(await cache.purge({ organisation })).toBe(40);
+    expect(await redis.zcard(tagKey('o', organisation))).toBe(0);
   });
 });
