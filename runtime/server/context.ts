@@ -25,7 +25,7 @@ import {
 import type { RouteParams, RouteSpec } from './match.ts';
 import type { GatewayResponse } from './gateway-response.ts';
 import { parseQuery, validateBody, type ValidatorRegistry, validateQuery } from '../core/validate.ts';
-import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
+import { parseJsonBody } from '../core/json-body.ts';
 
 /** Settings shared by every request of one server; one object, referenced, never copied. */
 export interface RequestSettings {
@@ -149,16 +149,7 @@ export class RequestContext {
   }
 
   private async parseJson(): Promise<unknown> {
-    const body = await this.readBody();
-    let value: unknown;
-    // A UTF-8 byte order mark is legal in a body but not in JSON text.
-    const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-    try {
-      value = JSON.parse(body.toString('utf8', start));
-    } catch {
-      const detail = body.length === 0 ? ': the body is empty' : jsonErrorDetail(body.toString('utf8', start));
-      throw new GatewayError('invalid_json', `The request body is not valid JSON${detail}.`);
-    }
+    const value = parseJsonBody(await this.readBody());
     if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new GatewayError('json_too_deep', `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`);
     const name = this.route?.bodyValidator;
     if (name !== undefined && this.settings.validators !== null) validateBody(this.settings.validators.get(name), value);

@@ -7,6 +7,7 @@ import type { RequestRecord } from '../core/request-record.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 import type { RequestLogStore } from '../store/request-log-store.ts';
 import { RecordBatch } from '../core/record-batch.ts';
+import { deleteInSlices } from '../store/delete-in-slices.ts';
 
 export interface RequestLogSettings {
   /** Records held in memory at most; past it a new record is dropped and counted. */
@@ -192,18 +193,12 @@ export class RequestLog {
   async applyRetention(): Promise<number> {
     if (this.#settings.retentionDays <= 0) return 0;
     const cutoff = this.#now() - this.#settings.retentionDays * DAY_MS;
-    let deleted = 0;
     try {
-      for (;;) {
-        const n = await this.#store.deleteOlderThan(cutoff, RETENTION_BATCH);
-        deleted += n;
-        if (n < RETENTION_BATCH) break;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      return await deleteInSlices((slice) => this.#store.deleteOlderThan(cutoff, slice), RETENTION_BATCH);
     } catch (error) {
       this.#logger.error('request_log_retention_failed', { error: describeError(error) });
+      return 0;
     }
-    return deleted;
   }
 
   /** Stops the timers and writes what is queued; later records are dropped. */

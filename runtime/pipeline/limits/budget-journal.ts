@@ -10,6 +10,8 @@ import { describeError, type GatewayLogger } from '../../core/log.ts';
 import type { BudgetSpend, UsageBudgetStore } from '../../store/usage-budget-store.ts';
 import type { BudgetCharge } from './counters.ts';
 import type { MemoryCounters } from './memory-counters.ts';
+import { deleteInSlices } from '../../store/delete-in-slices.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How often charges are written: a crash loses at most this much of the spend. */
 export const BUDGET_WRITE_MS = 1000;
@@ -96,7 +98,7 @@ export class BudgetJournal {
     let written = 0;
     try {
       for (; written < spends.length; written += WRITE_CHUNK) {
-        if (written > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (written > 0) await nextTurn();
         const slice = spends.slice(written, written + WRITE_CHUNK);
         const totals = await this.#store.add(slice.map(([, spend]) => spend));
         slice.forEach(([key, spend], i) => this.#raise(key, spend, totals[i]!));
@@ -133,8 +135,7 @@ export class BudgetJournal {
   async #deleteEnded(now: number): Promise<void> {
     this.#lastDelete = now;
     try {
-      // A slice at a time with the event loop let in between, like the writes.
-      while ((await this.#store.deleteEnded(now - ENDED_KEPT_MS, DELETE_CHUNK)) === DELETE_CHUNK) await new Promise<void>((resolve) => setImmediate(resolve));
+      await deleteInSlices((slice) => this.#store.deleteEnded(now - ENDED_KEPT_MS, slice), DELETE_CHUNK);
     } catch (error) {
       this.#logger.error('usage_budgets_cleanup_failed', { error: describeError(error) });
     }

@@ -13,7 +13,7 @@ import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { PromptSource } from './prompt-source.ts';
 import { renderChatRequest } from './template.ts';
-import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
+import { parseJsonBody } from '../../core/json-body.ts';
 
 const CHAT_OPERATION = 'createChatCompletion';
 const chatValidator = validators.validateChatCompletionCreate as unknown as GeneratedValidator;
@@ -77,13 +77,7 @@ function promptIds(root: PlanNode): string[] {
 
 function parseObject(rawBody: Buffer): Record<string, unknown> {
   if (rawBody.length === 0) return {};
-  let value: unknown;
-  const start = rawBody.length >= 3 && rawBody[0] === 0xef && rawBody[1] === 0xbb && rawBody[2] === 0xbf ? 3 : 0;
-  try {
-    value = JSON.parse(rawBody.toString('utf8', start));
-  } catch {
-    throw new GatewayError('invalid_json', `The request body is not valid JSON${jsonErrorDetail(rawBody.toString('utf8', start))}.`);
-  }
+  const value = parseJsonBody(rawBody);
   if (!isPlainObject(value)) throw new GatewayError('invalid_request_body', 'Invalid request body: the body must be a JSON object.', '');
   return value;
 }

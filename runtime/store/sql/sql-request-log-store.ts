@@ -5,6 +5,7 @@ import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf } from './log-row.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Rows per INSERT at most: 13 parameters each stays far below both dialects' parameter limits. A power
@@ -107,7 +108,7 @@ export class SqlRequestLogStore implements RequestLogStore {
       }
       cursor = floor.id;
       chunk = Math.min(this.#scan.chunkRows, chunk * 4, this.#scan.maxRows - scanned);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 

@@ -14,6 +14,7 @@ import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../reque
 import { ROWS_PER_INSERT, type SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
 import { cpuBudget } from './cpu-budget.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Where inserts run: `auto` decides when the first batch is written, by the CPUs the process may use (cpu-budget.ts). */
 export const LOG_WRITER_PLACEMENTS = ['auto', 'thread', 'main'] as const;
@@ -88,7 +89,7 @@ export class SqliteRequestLogStore implements RequestLogStore {
   async #insertHere(shared: SharedRecords): Promise<void> {
     const count = shared.ends.length;
     for (let from = 0; from < count; from += ROWS_PER_SLICE) {
-      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (from > 0) await nextTurn();
       await this.#main.insertShared(sliceShared(shared, from, Math.min(count, from + ROWS_PER_SLICE)));
     }
   }
