@@ -1,22 +1,36 @@
 // Writes the router's outcome to the client: the gateway headers, then either the gateway error body
 // or the provider's status, headers and bytes as received, streamed with backpressure. A body that
 // breaks mid-way must never look like a success.
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Outcome } from '../router/outcome.ts';
 import type { RequestContext } from '../server/context.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CACHE_STATUS_HEADER, LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
 import { CACHE_STATUS } from '../core/request-record.ts';
-import { sendGatewayError, setGatewayHeaders } from '../server/respond.ts';
+import { sendGatewayError } from '../server/respond.ts';
 
-/** The gateway headers of an outcome (which target answered, retries, provider, and what stages added), set before an answer the caller writes itself. */
-export function setOutcomeHeaders(res: ServerResponse, outcome: Outcome): void {
-  setGatewayHeaders(res, { lastUsedOptionIndex: outcome.leafPath, retryAttemptCount: outcome.retries, provider: outcome.provider });
+/**
+ * Puts the gateway headers of an outcome into `headers`: which target answered, retries, provider,
+ * and what stages added. An answer refused before routing chose a target (a guardrail on the
+ * request, a limit on the whole route) has no target and no provider: those two are left out
+ * rather than sent empty.
+ */
+export function putOutcomeHeaders(headers: OutgoingHttpHeaders, outcome: Outcome): void {
+  if (outcome.leafPath !== '') headers[LAST_USED_OPTION_INDEX_HEADER] = outcome.leafPath;
+  headers[RETRY_ATTEMPT_COUNT_HEADER] = String(outcome.retries);
+  if (outcome.provider !== '') headers[PROVIDER_HEADER] = outcome.provider;
   const added = outcome.headers;
-  if (added !== undefined) for (const name in added) res.setHeader(name, added[name]);
+  if (added !== undefined) Object.assign(headers, added);
   // A cache stage that ran said HIT, MISS or REFRESH; every other routed answer consulted no cache
   // (none on the route, or a limit or guardrail refused the request before the lookup).
-  if (added?.[CACHE_STATUS_HEADER] === undefined) res.setHeader(CACHE_STATUS_HEADER, CACHE_STATUS.disabled);
+  if (added?.[CACHE_STATUS_HEADER] === undefined) headers[CACHE_STATUS_HEADER] = CACHE_STATUS.disabled;
+}
+
+/** The gateway headers of an outcome, set before an answer the caller writes itself. */
+export function setOutcomeHeaders(res: ServerResponse, outcome: Outcome): void {
+  const headers: OutgoingHttpHeaders = {};
+  putOutcomeHeaders(headers, outcome);
+  for (const name in headers) res.setHeader(name, headers[name]!);
 }
 
 export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promise<void> {
@@ -35,11 +49,7 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
   // The gateway headers join the provider's in one object and one writeHead: no setHeader before it,
   // which would make node:http merge every header one at a time (runtime/server/gateway-response.ts).
   const headers = upstream.headers;
-  headers[LAST_USED_OPTION_INDEX_HEADER] = outcome.leafPath;
-  headers[RETRY_ATTEMPT_COUNT_HEADER] = String(outcome.retries);
-  headers[PROVIDER_HEADER] = outcome.provider;
-  if (added !== undefined) Object.assign(headers, added);
-  if (added?.[CACHE_STATUS_HEADER] === undefined) headers[CACHE_STATUS_HEADER] = CACHE_STATUS.disabled;
+  putOutcomeHeaders(headers, outcome);
   res.writeHead(upstream.status, headers);
   try {
     await upstream.forwardTo(res);

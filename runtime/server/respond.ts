@@ -3,7 +3,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../core/errors.ts';
 import { GatewayResponse } from './gateway-response.ts';
-import { LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -28,17 +27,4 @@ export function sendGatewayError(res: ServerResponse, error: GatewayError): void
   // Leftover request bytes would be read as the next request; closing is cheaper than draining them.
   if (!res.req.complete) res.shouldKeepAlive = false;
   sendJson(res, error.status, error.toBody());
-}
-
-export interface GatewayRouteHeaders {
-  /** Path of the target that answered, e.g. `config.targets[1]`. */
-  lastUsedOptionIndex: string;
-  retryAttemptCount: number;
-  provider: string;
-}
-
-export function setGatewayHeaders(res: ServerResponse, headers: GatewayRouteHeaders): void {
-  res.setHeader(LAST_USED_OPTION_INDEX_HEADER, headers.lastUsedOptionIndex);
-  res.setHeader(RETRY_ATTEMPT_COUNT_HEADER, String(headers.retryAttemptCount));
-  res.setHeader(PROVIDER_HEADER, headers.provider);
 }

@@ -13,11 +13,13 @@ import type { SimulatedAttempt, Simulation } from '../../generated/types.ts';
 import type { PlanNode, RoutePlan } from '../core/plan.ts';
 import { GATEWAY_ERRORS, GatewayError } from '../core/errors.ts';
 import {
-  CACHE_STATUS_HEADER, LAST_USED_OPTION_INDEX_HEADER, METADATA_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER, TRACE_ID_HEADER,
+  CACHE_STATUS_HEADER, METADATA_HEADER, PROVIDER_HEADER, TRACE_ID_HEADER,
 } from '../core/gateway-headers.ts';
 import { CACHE_STATUS, newRequestRecord } from '../core/request-record.ts';
 import { detachedExchange } from '../jobs/detached-context.ts';
 import { buildRouter, defaultServices } from '../inference/routers.ts';
+import { putOutcomeHeaders } from '../inference/send-outcome.ts';
+import type { Outcome } from '../router/outcome.ts';
 import type { InferenceSettings } from '../inference/settings.ts';
 import type { InferenceTransport } from '../inference/transport.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../router/breaker.ts';
@@ -132,13 +134,7 @@ export async function simulate(plan: RoutePlan, input: SimulationInput, deps: Si
     seed: input.seed,
     attempts,
     answer: { status: outcome.status, target: outcome.leafPath, provider: outcome.provider, retries: outcome.retries, error },
-    headers: {
-      [TRACE_ID_HEADER]: input.headers[TRACE_ID_HEADER] ?? SIMULATED_TRACE_ID,
-      [LAST_USED_OPTION_INDEX_HEADER]: outcome.leafPath,
-      [RETRY_ATTEMPT_COUNT_HEADER]: String(outcome.retries),
-      [PROVIDER_HEADER]: outcome.provider,
-      [CACHE_STATUS_HEADER]: cacheStatus(plan.root),
-    },
+    headers: simulatedHeaders(input.headers[TRACE_ID_HEADER] ?? SIMULATED_TRACE_ID, outcome, plan),
     not_simulated: notSimulated(plan),
   };
 }
@@ -170,6 +166,14 @@ function openCircuit(plan: RoutePlan, path: string, breakers: CircuitBreakers): 
   if (leaf.breaker === null) throw new GatewayError('invalid_simulation', `${path} has no cb_config (own or inherited): its circuit cannot open.`, 'open_circuits');
   const key = breakerKeyOf(plan.configId, path);
   for (let i = 0; i < Math.ceil(leaf.breaker.failureThreshold); i++) breakers.record(key, leaf.breaker, 'connection_error');
+}
+
+/** The gateway headers the client would see; the cache status of a first request, since no stage runs here. */
+function simulatedHeaders(traceId: string, outcome: Outcome, plan: RoutePlan): Record<string, string> {
+  const headers: Record<string, string> = { [TRACE_ID_HEADER]: traceId };
+  putOutcomeHeaders(headers, outcome);
+  headers[CACHE_STATUS_HEADER] = cacheStatus(plan.root);
+  return headers;
 }
 
 /** What a first request reports: a miss of the route's cache, or DISABLED without one. */

@@ -75,6 +75,8 @@ describe('hooks and guardrails', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('denied_by_guardrail');
     const res = await raw('short', 'one two three four five');
     expect(res.status).toBe(446);
+    // Refused before routing: no target answered, so no target or provider header (never an empty one).
+    expect([res.headers.get('x-gateway-last-used-option-index'), res.headers.get('x-gateway-provider'), res.headers.get('x-gateway-retry-attempt-count')]).toEqual([null, null, '0']);
     const body = await res.json() as { error: { type: string; code: string }; hook_results: { before_request_hooks: Array<{ id: string; verdict: boolean; deny: boolean; checks: Array<{ id: string; verdict: boolean; explanation: string }> }>; after_request_hooks: unknown[] } };
     expect(body.error).toMatchObject({ type: 'hooks_failed', code: 'denied_by_guardrail' });
     expect(body.hook_results.before_request_hooks).toEqual([expect.objectContaining({ id: 'short-prompts', verdict: false, deny: true, checks: [expect.objectContaining({ id: 'default.wordCount', verdict: false, explanation: expect.stringContaining('5 words') })] })]);

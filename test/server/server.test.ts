@@ -2,7 +2,8 @@
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
-import { sendJson, setGatewayHeaders } from '../../runtime/server/respond.ts';
+import { sendJson } from '../../runtime/server/respond.ts';
+import { setOutcomeHeaders } from '../../runtime/inference/send-outcome.ts';
 import { errorOf, send, startTestGateway, TEST_KEY, UUID } from './helpers.ts';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -28,7 +29,7 @@ beforeAll(async () => {
       });
       gateway.registerHandler('inference.audio', async () => {});
       gateway.registerHandler('inference.completions', async (ctx) => {
-        setGatewayHeaders(ctx.res, { lastUsedOptionIndex: 'config.targets[1]', retryAttemptCount: 2, provider: 'vendor' });
+        setOutcomeHeaders(ctx.res, { status: 200, leafPath: 'config.targets[1]', retries: 2, provider: 'vendor', response: null, error: null });
         sendJson(ctx.res, 200, { body: await ctx.json() });
       });
       gateway.registerHandler('batches.create', async (ctx) => sendJson(ctx.res, 200, { body: await ctx.json() }));
@@ -274,6 +275,7 @@ describe('gateway response headers', () => {
       'x-gateway-last-used-option-index': 'config.targets[1]',
       'x-gateway-retry-attempt-count': '2',
       'x-gateway-provider': 'vendor',
+      'x-gateway-cache-status': 'DISABLED',
     });
   });
 });
