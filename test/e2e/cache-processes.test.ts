@@ -59,8 +59,12 @@ describe('response cache across processes', () => {
 
       const first = await chat(a, 'simple', `shared simple ${run}`);
       expect(first.cache).toBe('MISS');
-      // The entry is stored once the answer completed: the other process finds it right after.
-      const other = await until(() => chat(b, 'simple', `shared simple ${run}`), (r) => r.cache === 'HIT');
+      // The entry is stored in Redis a moment after the answer completed; asked before that, the other
+      // process would miss and store its own answer. The first process reads Redis only, so its HIT
+      // says the entry is there: the other process's very first request then hits.
+      await until(() => chat(a, 'simple', `shared simple ${run}`), (r) => r.cache === 'HIT');
+      const other = await chat(b, 'simple', `shared simple ${run}`);
+      expect(other.cache).toBe('HIT');
       expect(other.body).toEqual(first.body);
 
       const asked = await chat(a, 'semantic', `Tell me the capital city of France ${run}`);
