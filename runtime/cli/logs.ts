@@ -5,7 +5,7 @@ import { filterOf } from '../api/logs/handlers.ts';
 import { requestLogWire } from '../api/logs/wire.ts';
 import * as validators from '../../generated/validators.js';
 import { GatewayError } from '../core/errors.ts';
-import type { RequestRecord } from '../core/request-record.ts';
+import { CACHE_STATUS, type RequestRecord } from '../core/request-record.ts';
 import { type GeneratedValidator, validateQuery } from '../core/validate.ts';
 import { DEFAULT_DATA_DIR, openGatewayStore } from '../store/open-store.ts';
 import type { RequestLogFilter, RequestLogStore } from '../store/request-log-store.ts';
@@ -175,5 +175,7 @@ function printLine(record: RequestRecord): void {
   const tokens = record.usage === null ? '-' : `${record.usage.inputTokens}+${record.usage.outputTokens}${record.usage.estimated ? '~' : ''}`;
   const cost = record.costUsd === null ? '-' : `$${record.costUsd.toFixed(6)}`;
   const model = record.modelAnswered ?? record.modelRequested ?? '-';
-  process.stdout.write(`${time}  ${record.status}  ${record.method} ${record.path}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${tokens} tok  ${cost}  ${record.traceId}\n`);
+  // What the cache did, where a cache was consulted (HIT, MISS, SEMANTIC HIT, …); '-' otherwise.
+  const cache = record.cacheStatus === null || record.cacheStatus === CACHE_STATUS.disabled ? '-' : record.cacheStatus;
+  process.stdout.write(`${time}  ${record.status}  ${record.method} ${record.path}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${tokens} tok  ${cost}  ${cache}  ${record.traceId}\n`);
 }

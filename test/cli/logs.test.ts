@@ -30,7 +30,7 @@ describe('gateway logs', () => {
   let store: GatewayStore;
   const team = `team-${randomUUID().slice(0, 6)}`;
   const now = Date.now();
-  const records = [record(team, 200, now - 3000), record(team, 500, now - 2000), record(team, 200, now - 1000)];
+  const records = [record(team, 200, now - 3000), record(team, 500, now - 2000), { ...record(team, 200, now - 1000), cacheStatus: 'HIT' as const }];
 
   beforeAll(async () => {
     location = await createLocation('sqlite');
@@ -58,7 +58,9 @@ describe('gateway logs', () => {
     const lines = out.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(records[2].traceId);
-    expect(lines[0]).toMatch(/ 200 {2}POST \/v1\/chat\/completions {2}openai {2}gpt-4o-mini {2}12\.5 ms {2}5\+7 tok {2}\$0\.000012 /);
+    expect(lines[0]).toMatch(/ 200 {2}POST \/v1\/chat\/completions {2}openai {2}gpt-4o-mini {2}12\.5 ms {2}5\+7 tok {2}\$0\.000012 {2}HIT {2}trace-/);
+    const uncached = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${team}`, '--status', '5xx']);
+    expect(uncached.stdout).toMatch(/ \$0\.000012 {2}- {2}trace-/);
   });
 
   it('refuses a bad filter with the usage and exit 2, and has --help', () => {
