@@ -1,5 +1,6 @@
 // What a semantic-cache lookup costs, the embedding call excluded: the nearest vector of one scope
-// in this process's index (SemanticIndex over usearch) holding ENTRIES vectors of DIMENSIONS floats,
+// in this process's index (SemanticIndex over usearch, on its own thread: the time is the message
+// there and back and the search) holding ENTRIES vectors of DIMENSIONS floats,
 // the size of a common embedding model's output. Vectors are clustered like real embeddings (topics:
 // a centroid plus noise; uniform random vectors have no neighbourhoods for any index to find), and
 // each query is a paraphrase of a stored entry (that entry plus noise, cosine ≈ 0.97). The index is
@@ -50,21 +51,23 @@ export async function semanticBench(entries: number, dimensions: number, progres
       batch.push({ scope: 'bench', vector, entryKey: `k${e}`, expiresAt: FAR });
     }
     index.addMany(batch);
+    await index.settled();
     progress(`semantic: filled ${Math.min(entries, done + FILL_BATCH)}/${entries} vectors`);
   }
   const fillSeconds = (performance.now() - started) / 1000;
 
   const queries = [...targets].map(([entry, vector]) => ({ entry, query: noisy(vector, 0.25) }));
   // Warm-up, then the measured lookups.
-  for (let i = 0; i < 200; i++) index.nearest('bench', queries[i % queries.length].query);
+  for (let i = 0; i < 200; i++) await index.nearest('bench', queries[i % queries.length].query);
   const micros: number[] = [];
   let found = 0;
   for (const { entry, query } of queries) {
     const start = performance.now();
-    const match = index.nearest('bench', query);
+    const match = await index.nearest('bench', query);
     micros.push((performance.now() - start) * 1000);
     if (match?.entryKey === `k${entry}`) found++;
   }
   micros.sort((a, b) => a - b);
+  await index.close();
   return { entries, dimensions, fillSeconds, lookupMicrosP50: percentile(micros, 50), lookupMicrosP99: percentile(micros, 99), foundShare: found / queries.length };
 }

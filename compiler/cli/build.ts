@@ -7,7 +7,7 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
-import { BUILD_INFO, type BuildInfo, EMBEDDED_CONFIGS, EMBEDDED_GUARDRAILS, type FolderFile, jsonFilesIn, LOG_WRITER_WORKER, repoFileText, repoFolder } from '../config/embedded-files.ts';
+import { BUILD_INFO, type BuildInfo, EMBEDDED_CONFIGS, EMBEDDED_GUARDRAILS, type FolderFile, jsonFilesIn, LOG_WRITER_WORKER, repoFileText, repoFolder, SEMANTIC_INDEX_WORKER } from '../config/embedded-files.ts';
 import { formatConfigError } from '../config/config-file.ts';
 import { checkGuardrailFiles, fileGuardrails } from '../config/guardrail-files.ts';
 import { checkConfigSource, type ConfigError } from '../config/index.ts';
@@ -89,6 +89,10 @@ export async function runBuild(argv: string[]): Promise<number> {
     const migrations = Object.fromEntries(Object.entries(embedded).filter(([path]) => path.startsWith('runtime/store/migrations/')));
     const worker = await esbuild.build({ ...common(migrations), banner: {}, entryPoints: [join(ROOT, LOG_WRITER_WORKER)], write: false, sourcemap: false });
     embedded[LOG_WRITER_WORKER] = worker.outputFiles[0].text;
+    say('bundling the semantic-index worker …');
+    // It loads the native usearch itself, from beside the build (createRequire, not an import).
+    const indexWorker = await esbuild.build({ ...common({}), banner: {}, entryPoints: [join(ROOT, SEMANTIC_INDEX_WORKER)], write: false, sourcemap: false });
+    embedded[SEMANTIC_INDEX_WORKER] = indexWorker.outputFiles[0].text;
     say('bundling the gateway …');
     await mkdir(out, { recursive: true });
     await rm(join(out, OUT_FILE), { force: true });
@@ -137,7 +141,7 @@ async function checkFolder(configsDir: string, guardrailsDir: string): Promise<C
   return { configs, guardrails, errors };
 }
 
-/** Settings both bundles share: Node 24 ESM, the embedded files, and the two rewrites below. */
+/** Settings every bundle shares: Node 24 ESM, the embedded files, and the two rewrites below. */
 function common(embedded: Record<string, string>): esbuild.BuildOptions {
   return {
     bundle: true,

@@ -19,6 +19,8 @@ export const EMBEDDED_GUARDRAILS = `${EMBEDDED_PREFIX}guardrails`;
 
 /** The request log's SQLite writer (a worker thread), bundled on its own: a worker starts from its own module. */
 export const LOG_WRITER_WORKER = 'runtime/store/sqlite/log-writer-worker.ts';
+/** The semantic cache's index thread, bundled the same way (it loads the native usearch from beside the build). */
+export const SEMANTIC_INDEX_WORKER = 'runtime/pipeline/cache/semantic-index-worker.ts';
 
 /** Where the repository is, when not embedded (computed on use: a bundled worker's module URL is a data: URL). */
 function repoUrl(path: string): URL {

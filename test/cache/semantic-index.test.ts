@@ -1,7 +1,7 @@
 // The semantic index: the nearest live vector of a scope, against a brute-force cosine search; scopes
 // and dimensions kept apart; expired and evicted vectors never match; a re-stored entry replaces its
 // vector; bulk loading finds the same as adding one by one.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { SemanticIndex } from '../../runtime/pipeline/cache/semantic-index.ts';
 
@@ -22,13 +22,24 @@ const vector = (dimensions: number) => fc.array(fc.double({ min: -1, max: 1, noN
   .map((v) => Float32Array.from(v));
 
 describe('semantic index', () => {
+  // One index thread for the property's runs, each in a scope of its own.
+  let shared: SemanticIndex;
+  let run = 0;
+  beforeAll(async () => {
+    shared = await SemanticIndex.create(100_000);
+  });
+  afterAll(() => shared?.close());
+
   test.prop([fc.array(vector(8), { minLength: 1, maxLength: 30 }), vector(8), fc.boolean()], { numRuns: 60 })('finds the most similar vector of the scope, as a brute-force search does', async (stored, query, bulk) => {
-    const index = await SemanticIndex.create(1000);
-    const entries = stored.map((v, i) => ({ scope: 's', vector: v, entryKey: `k${i}`, expiresAt: FAR }));
-    if (bulk) index.addMany(entries);
-    else for (const e of entries) index.add(e.scope, e.vector, e.entryKey, e.expiresAt);
+    const scope = `s${run++}`;
+    const entries = stored.map((v, i) => ({ scope, vector: v, entryKey: `k${i}`, expiresAt: FAR }));
+    if (bulk) {
+      shared.addMany(entries);
+      // Bulk vectors (the feed's) are added in slices on the index thread: findable once settled.
+      await shared.settled();
+    } else for (const e of entries) shared.add(e.scope, e.vector, e.entryKey, e.expiresAt);
     const best = Math.max(...stored.map((v) => cosine(v, query)));
-    const found = index.nearest('s', query)!;
+    const found = (await shared.nearest(scope, query))!;
     expect(found).not.toBeNull();
     // Vectors are held in half precision: similarities agree to about 1e-3.
     expect(found.similarity).toBeCloseTo(best, 2);
@@ -38,9 +49,9 @@ describe('semantic index', () => {
   it('keeps scopes and dimensions apart', async () => {
     const index = await SemanticIndex.create(10);
     index.add('a', Float32Array.from([1, 0, 0]), 'a1', FAR);
-    expect(index.nearest('b', Float32Array.from([1, 0, 0]))).toBeNull();
-    expect(index.nearest('a', Float32Array.from([1, 0, 0, 0]))).toBeNull();
-    expect(index.nearest('a', Float32Array.from([1, 0, 0]))).toEqual({ entryKey: 'a1', similarity: expect.closeTo(1, 5) });
+    expect((await index.nearest('b', Float32Array.from([1, 0, 0])))).toBeNull();
+    expect((await index.nearest('a', Float32Array.from([1, 0, 0, 0])))).toBeNull();
+    expect((await index.nearest('a', Float32Array.from([1, 0, 0])))).toEqual({ entryKey: 'a1', similarity: expect.closeTo(1, 5) });
   });
 
   it('never matches an expired vector, and forgets it', async () => {
@@ -49,7 +60,7 @@ describe('semantic index', () => {
     index.add('s', Float32Array.from([1, 0]), 'old', 2000);
     index.add('s', Float32Array.from([0.6, 0.8]), 'live', 9000);
     now = 2500;
-    expect(index.nearest('s', Float32Array.from([1, 0]))!.entryKey).toBe('live');
+    expect((await index.nearest('s', Float32Array.from([1, 0])))!.entryKey).toBe('live');
     expect(index.size).toBe(1);
   });
 
@@ -58,12 +69,56 @@ describe('semantic index', () => {
     index.add('s', Float32Array.from([1, 0]), 'x', FAR);
     index.add('s', Float32Array.from([0, 1]), 'x', FAR);
     expect(index.size).toBe(1);
-    expect(index.nearest('s', Float32Array.from([1, 0.01]))!.similarity).toBeLessThan(0.1);
+    expect((await index.nearest('s', Float32Array.from([1, 0.01])))!.similarity).toBeLessThan(0.1);
     index.add('s', Float32Array.from([1, 1]), 'y', FAR);
     index.add('s', Float32Array.from([-1, 0]), 'z', FAR);
     expect(index.size).toBe(2);
-    expect(index.nearest('s', Float32Array.from([0, 1]))!.entryKey).toBe('y');
+    expect((await index.nearest('s', Float32Array.from([0, 1])))!.entryKey).toBe('y');
     index.forget('s', 'y', 2);
-    expect(index.nearest('s', Float32Array.from([0, 1]))!.entryKey).toBe('z');
+    expect((await index.nearest('s', Float32Array.from([0, 1])))!.entryKey).toBe('z');
+  });
+
+  it('adds a feed backlog on its own thread: the serving thread keeps running, and every vector is found once settled', { timeout: 60_000 }, async () => {
+    const index = await SemanticIndex.create(10_000);
+    try {
+      const dimensions = 1536;
+      // Uniform pseudo-random vectors (xorshift): no structure for the index to take shortcuts on.
+      let state = 12345;
+      const next = () => {
+        state ^= state << 13;
+        state ^= state >>> 17;
+        state ^= state << 5;
+        return (state >>> 0) / 4_294_967_296 - 0.5;
+      };
+      const entries = Array.from({ length: 3000 }, (_, i) => ({ scope: 'feed', vector: Float32Array.from({ length: dimensions }, next), entryKey: `f${i}`, expiresAt: FAR }));
+      // On the serving thread this backlog was one native call of ~0.6 s or more, every request waiting.
+      let longest = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const at = performance.now();
+        longest = Math.max(longest, at - last);
+        last = at;
+      }, 5);
+      const started = performance.now();
+      index.addMany(entries);
+      const handedOver = performance.now() - started;
+      // A lookup meanwhile answers (with what is in so far) instead of waiting for the whole backlog.
+      await index.nearest('feed', entries[0].vector);
+      await index.settled();
+      clearInterval(ticker);
+      expect(handedOver).toBeLessThan(100);
+      expect(longest).toBeLessThan(250);
+      for (const k of [0, 1499, 2999]) expect((await index.nearest('feed', entries[k].vector))!.entryKey).toBe(`f${k}`);
+      expect(index.size).toBe(3000);
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('answers every lookup as a miss once closed, never an error', async () => {
+    const index = await SemanticIndex.create(10);
+    index.add('s', Float32Array.from([1, 0]), 'x', FAR);
+    await index.close();
+    expect(await index.nearest('s', Float32Array.from([1, 0]))).toBeNull();
   });
 });

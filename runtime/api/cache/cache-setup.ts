@@ -39,6 +39,7 @@ async function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, sett
   const services = resolver.services;
   const index = await SemanticIndex.create(settings.maxEntries, services.now);
   const semantic = new SemanticCache(index, routeEmbedder(resolver, settings, setup.logger, services.metrics), settings.threshold);
+  setup.onClose(() => index.close());
   services.metrics?.addSources({ semanticVectors: () => index.size });
   setup.logger.info('semantic_cache', { embeddings: settings.embeddings.startsWith('{') ? 'inline config' : settings.embeddings, model: settings.model, threshold: settings.threshold, shared: redis !== null });
   if (redis !== null) {

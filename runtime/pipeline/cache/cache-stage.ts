@@ -93,7 +93,7 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
       const vector = split.text === '' ? null : await semantic.embed(split.text, x);
       if (vector !== null) {
         similar = { scope: cacheKey(x, scope, split.rest), vector };
-        const match = refresh ? null : semantic.match(similar.scope, vector);
+        const match = refresh ? null : await semantic.match(similar.scope, vector);
         if (match !== null) {
           const answer = await store.get(match.entryKey);
           if (answer !== null) {

@@ -39,8 +39,8 @@ export class SemanticCache {
   }
 
   /** The nearest earlier answer at or above the threshold. */
-  match(scope: string, vector: Float32Array): SemanticMatch | null {
-    const nearest = this.index.nearest(scope, vector);
+  async match(scope: string, vector: Float32Array): Promise<SemanticMatch | null> {
+    const nearest = await this.index.nearest(scope, vector);
     return nearest !== null && nearest.similarity >= this.threshold ? nearest : null;
   }
 

@@ -2,11 +2,14 @@
 // cosine) per key scope, so a match is only ever an answer to a request that differs in its text
 // alone. Each vector points at the stored answer's key in the response cache; a match whose entry
 // has expired there is a miss. Bounded by entries: past the bound the oldest vectors go first.
+// The native indexes live on a thread of their own (semantic-index-worker.ts), so adding and
+// searching never hold up the serving thread; this side keeps which id is which entry, its expiry
+// and the eviction order, and a lookup is one message there and back.
 // usearch is a native addon: loaded only when a semantic cache is configured (SemanticIndex.create),
 // so a gateway without one (and the one-file build, which leaves it out) never needs it.
-import type Usearch from 'usearch';
-
-type UsearchModule = typeof Usearch;
+import { Worker } from 'node:worker_threads';
+import { EMBEDDED_FILES, SEMANTIC_INDEX_WORKER } from '../../../compiler/config/embedded-files.ts';
+import type { IndexMessage, IndexReply, IndexWorkerData } from './semantic-index-worker.ts';
 
 /** How many nearest vectors a lookup reads, so expired ones near the top do not hide a live match. */
 const CANDIDATES = 4;
@@ -19,42 +22,68 @@ export interface SemanticMatch {
 }
 
 interface Vector {
+  /** The index's name: scope and dimensions. */
   scope: string;
   entryKey: string;
   expiresAt: number;
 }
 
-interface Scope {
-  index: InstanceType<UsearchModule['Index']>;
-  /** Vectors of this scope by entry key: a key stored again replaces its vector. */
-  byEntry: Map<string, bigint>;
+export interface SemanticIndexEntry {
+  scope: string;
+  vector: Float32Array;
+  entryKey: string;
+  expiresAt: number;
 }
+
+type Found = Extract<IndexReply, { op: 'found' }>;
 
 export class SemanticIndex {
   readonly #maxEntries: number;
   readonly #now: () => number;
-  readonly #scopes = new Map<string, Scope>();
+  readonly #worker: Worker;
+  /** Index name (`scope:dimensions`) → its vectors by entry key: a key stored again replaces its vector. */
+  readonly #scopes = new Map<string, Map<string, bigint>>();
   /** Every vector in insertion order (the eviction order). */
   readonly #vectors = new Map<bigint, Vector>();
   #nextId = 1n;
+  #nextRequest = 0;
+  readonly #waiting = new Map<number, (reply: Found | null) => void>();
+  #stopped = false;
 
-  readonly #usearch: UsearchModule;
-
-  /** Loads the native index library, then builds the index; fails with a clear message when it is not installed. */
+  /** Starts the index thread, which loads the native library; fails with a clear message when it is not installed. */
   static async create(maxEntries: number, now: () => number = Date.now): Promise<SemanticIndex> {
-    let usearch: UsearchModule;
-    try {
-      usearch = (await import('usearch')).default;
-    } catch (error) {
-      throw new Error(`the semantic cache needs the native package usearch, which could not be loaded (${(error as Error).message}); install it beside the gateway, or unset GATEWAY_SEMANTIC_CACHE_EMBEDDINGS`);
+    const worker = new Worker(workerUrl(), {
+      workerData: { resolveFrom: import.meta.url } satisfies IndexWorkerData,
+      // The vectors are native memory; the thread's own heap holds only messages.
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+    });
+    worker.unref();
+    const first = await new Promise<IndexReply>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    }).catch((error: Error): IndexReply => ({ op: 'failed', message: error.message }));
+    if (first.op !== 'ready') {
+      await worker.terminate();
+      const reason = first.op === 'failed' ? first.message : `unexpected ${first.op}`;
+      throw new Error(`the semantic cache needs the native package usearch, which could not be loaded (${reason}); install it beside the gateway, or unset GATEWAY_SEMANTIC_CACHE_EMBEDDINGS`);
     }
-    return new SemanticIndex(usearch, maxEntries, now);
+    return new SemanticIndex(worker, maxEntries, now);
   }
 
-  private constructor(usearch: UsearchModule, maxEntries: number, now: () => number) {
-    this.#usearch = usearch;
+  private constructor(worker: Worker, maxEntries: number, now: () => number) {
+    this.#worker = worker;
     this.#maxEntries = maxEntries;
     this.#now = now;
+    worker.on('message', (reply: IndexReply) => {
+      if (reply.op !== 'found' && reply.op !== 'settled') return;
+      const resolve = this.#waiting.get(reply.id);
+      this.#waiting.delete(reply.id);
+      resolve?.(reply.op === 'found' ? reply : null);
+    });
+    // A thread that died (it should not) makes every lookup a miss from then on, never an error.
+    const stopped = (): void => this.#stop();
+    worker.on('error', stopped);
+    worker.on('exit', stopped);
   }
 
   get size(): number {
@@ -62,40 +91,42 @@ export class SemanticIndex {
   }
 
   add(scope: string, vector: Float32Array, entryKey: string, expiresAt: number): void {
-    this.addMany([{ scope, vector, entryKey, expiresAt }]);
+    this.#addAll([{ scope, vector, entryKey, expiresAt }], false);
   }
 
   /**
-   * Adds several vectors, those of one scope in one call to the index (which then builds on all
-   * cores): how a process loads what other processes stored when it starts.
+   * Adds several vectors (what other processes stored, from the feed): the index thread adds them a
+   * slice at a time on every core, and each is findable once its slice is in.
    */
-  addMany(entries: ReadonlyArray<{ scope: string; vector: Float32Array; entryKey: string; expiresAt: number }>): void {
+  addMany(entries: readonly SemanticIndexEntry[]): void {
+    this.#addAll(entries, true);
+  }
+
+  #addAll(entries: readonly SemanticIndexEntry[], bulk: boolean): void {
+    if (this.#stopped) return;
     const now = this.#now();
-    const byScope = new Map<string, Array<{ id: bigint; vector: Float32Array }>>();
+    const byName = new Map<string, Array<{ id: bigint; vector: Float32Array }>>();
     for (const { scope, vector, entryKey, expiresAt } of entries) {
       if (vector.length === 0 || expiresAt <= now) continue;
       // A different embedding model (other dimensions) gets its own index.
       const name = `${scope}:${vector.length}`;
-      const previous = this.#scopes.get(name)?.byEntry.get(entryKey);
+      const previous = this.#scopes.get(name)?.get(entryKey);
       if (previous !== undefined) this.#remove(previous);
-      // After the removal, which drops a scope left empty.
-      const held = this.#scope(name, vector.length);
+      let byEntry = this.#scopes.get(name);
+      if (byEntry === undefined) this.#scopes.set(name, (byEntry = new Map()));
       const id = this.#nextId++;
-      held.byEntry.set(entryKey, id);
+      byEntry.set(entryKey, id);
       this.#vectors.set(id, { scope: name, entryKey, expiresAt });
-      let batch = byScope.get(name);
-      if (batch === undefined) byScope.set(name, (batch = []));
+      let batch = byName.get(name);
+      if (batch === undefined) byName.set(name, (batch = []));
       batch.push({ id, vector });
     }
-    for (const [name, batch] of byScope) {
-      const index = this.#scope(name, batch[0].vector.length).index;
-      if (batch.length === 1) index.add(batch[0].id, batch[0].vector);
-      else {
-        const dimensions = batch[0].vector.length;
-        const matrix = new Float32Array(batch.length * dimensions);
-        batch.forEach(({ vector }, i) => matrix.set(vector, i * dimensions));
-        index.add(BigUint64Array.from(batch, ({ id }) => id), matrix, 0);
-      }
+    for (const [name, batch] of byName) {
+      const dimensions = batch[0].vector.length;
+      const vectors = new Float32Array(batch.length * dimensions);
+      batch.forEach(({ vector }, i) => vectors.set(vector, i * dimensions));
+      const ids = BigUint64Array.from(batch, ({ id }) => id);
+      this.#post({ op: 'add', name, ids, vectors, bulk }, [vectors.buffer]);
     }
     for (const [oldest] of this.#vectors) {
       if (this.#vectors.size <= this.#maxEntries) break;
@@ -103,23 +134,13 @@ export class SemanticIndex {
     }
   }
 
-  #scope(name: string, dimensions: number): Scope {
-    let held = this.#scopes.get(name);
-    if (held === undefined) {
-      // Half-precision: twice the speed of f32 (docs/decisions.md) with similarities within ~1e-3.
-      const { Index, MetricKind, ScalarKind } = this.#usearch;
-      held = { index: new Index({ dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: 16, expansion_add: 64, expansion_search: 32, multi: false }), byEntry: new Map() };
-      this.#scopes.set(name, held);
-    }
-    return held;
-  }
-
   /** The nearest live vector of the scope, or null when the scope has none. */
-  nearest(scope: string, vector: Float32Array): SemanticMatch | null {
-    const held = this.#scopes.get(`${scope}:${vector.length}`);
-    if (held === undefined || held.byEntry.size === 0) return null;
-    // One thread: a single query is faster alone than handed to a pool.
-    const found = held.index.search(vector, Math.min(CANDIDATES, held.byEntry.size), 1);
+  async nearest(scope: string, vector: Float32Array): Promise<SemanticMatch | null> {
+    const name = `${scope}:${vector.length}`;
+    const byEntry = this.#scopes.get(name);
+    if (byEntry === undefined || byEntry.size === 0 || this.#stopped) return null;
+    const found = await this.#ask<Found>((id) => ({ op: 'search', id, name, vector, count: CANDIDATES }));
+    if (found === null) return null;
     const now = this.#now();
     for (let i = 0; i < found.keys.length; i++) {
       const id = found.keys[i];
@@ -134,9 +155,20 @@ export class SemanticIndex {
     return null;
   }
 
+  /** Resolves once the index thread has added every vector given so far (bulk slices included). */
+  async settled(): Promise<void> {
+    if (!this.#stopped) await this.#ask((id) => ({ op: 'settled', id }));
+  }
+
+  /** Stops the index thread; lookups are misses from then on. */
+  async close(): Promise<void> {
+    this.#stop();
+    await this.#worker.terminate();
+  }
+
   /** Forgets the vector of an entry the response cache no longer has. */
   forget(scope: string, entryKey: string, dimensions: number): void {
-    const id = this.#scopes.get(`${scope}:${dimensions}`)?.byEntry.get(entryKey);
+    const id = this.#scopes.get(`${scope}:${dimensions}`)?.get(entryKey);
     if (id !== undefined) this.#remove(id);
   }
 
@@ -144,9 +176,34 @@ export class SemanticIndex {
     const entry = this.#vectors.get(id);
     if (entry === undefined) return;
     this.#vectors.delete(id);
-    const held = this.#scopes.get(entry.scope)!;
-    held.index.remove(id);
-    held.byEntry.delete(entry.entryKey);
-    if (held.byEntry.size === 0) this.#scopes.delete(entry.scope);
+    const byEntry = this.#scopes.get(entry.scope)!;
+    byEntry.delete(entry.entryKey);
+    if (byEntry.size === 0) this.#scopes.delete(entry.scope);
+    this.#post({ op: 'remove', name: entry.scope, ids: BigUint64Array.of(id) });
   }
+
+  #post(message: IndexMessage, transfer: ArrayBuffer[] = []): void {
+    if (!this.#stopped) this.#worker.postMessage(message, transfer);
+  }
+
+  #ask<T extends IndexReply>(message: (id: number) => IndexMessage): Promise<T | null> {
+    const id = this.#nextRequest++;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve as (reply: Found | null) => void);
+      this.#worker.postMessage(message(id));
+    });
+  }
+
+  #stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const resolve of this.#waiting.values()) resolve(null);
+    this.#waiting.clear();
+  }
+}
+
+/** The bundled thread's code in a one-file build (`gateway build` embeds it); the source file otherwise. */
+function workerUrl(): URL {
+  const bundled = EMBEDDED_FILES?.[SEMANTIC_INDEX_WORKER];
+  return bundled === undefined ? new URL('./semantic-index-worker.ts', import.meta.url) : new URL(`data:text/javascript,${encodeURIComponent(bundled)}`);
 }
