@@ -74,6 +74,8 @@ export class RedisSemanticFeed implements SemanticPublisher {
           }
         }
         cache.index.addMany(taken);
+        // At the index thread's pace: a backlog waits in Redis, not as queued vectors in memory.
+        if (taken.length > 0) await cache.index.settled();
       } catch (error) {
         if (this.#stopped) return;
         this.#logger.warn('semantic_cache_feed_failed', { error: (error as Error).message, note: 'vectors other processes store are not seen until Redis answers' });
