@@ -37,7 +37,9 @@ export async function setupCache(setup: GatewaySetup, resolver: ConfigResolver, 
 async function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: SemanticSettings | null, redis: Redis | null): Promise<SemanticCache | null> {
   if (settings === null) return null;
   const services = resolver.services;
-  const index = await SemanticIndex.create(settings.maxEntries, services.now);
+  const index = await SemanticIndex.create(settings.maxEntries, services.now, (reason) => {
+    setup.logger.error('semantic_index_stopped', { reason, note: 'every semantic lookup is a SEMANTIC MISS until the gateway restarts' });
+  });
   const semantic = new SemanticCache(index, routeEmbedder(resolver, settings, setup.logger, services.metrics), settings.threshold);
   setup.onClose(() => index.close());
   services.metrics?.addSources({ semanticVectors: () => index.size });

@@ -51,7 +51,8 @@ export class SemanticIndex {
   #stopped = false;
 
   /** Starts the index thread, which loads the native library; fails with a clear message when it is not installed. */
-  static async create(maxEntries: number, now: () => number = Date.now): Promise<SemanticIndex> {
+  /** `onStopped`: told once if the index thread dies (not when closed); every lookup is a miss from then on. */
+  static async create(maxEntries: number, now: () => number = Date.now, onStopped: (reason: string) => void = () => {}): Promise<SemanticIndex> {
     const worker = new Worker(workerUrl(), {
       workerData: { resolveFrom: import.meta.url } satisfies IndexWorkerData,
       // The vectors are native memory; the thread's own heap holds only messages.
@@ -67,10 +68,10 @@ export class SemanticIndex {
       const reason = first.op === 'failed' ? first.message : `unexpected ${first.op}`;
       throw new Error(`the semantic cache needs the native package usearch, which could not be loaded (${reason}); install it beside the gateway, or unset GATEWAY_SEMANTIC_CACHE_EMBEDDINGS`);
     }
-    return new SemanticIndex(worker, maxEntries, now);
+    return new SemanticIndex(worker, maxEntries, now, onStopped);
   }
 
-  private constructor(worker: Worker, maxEntries: number, now: () => number) {
+  private constructor(worker: Worker, maxEntries: number, now: () => number, onStopped: (reason: string) => void) {
     this.#worker = worker;
     this.#maxEntries = maxEntries;
     this.#now = now;
@@ -81,9 +82,8 @@ export class SemanticIndex {
       resolve?.(reply.op === 'found' ? reply : null);
     });
     // A thread that died (it should not) makes every lookup a miss from then on, never an error.
-    const stopped = (): void => this.#stop();
-    worker.on('error', stopped);
-    worker.on('exit', stopped);
+    worker.on('error', (error) => this.#died(error.message, onStopped));
+    worker.on('exit', (code) => this.#died(`it exited with code ${code}`, onStopped));
   }
 
   get size(): number {
@@ -192,6 +192,12 @@ export class SemanticIndex {
       this.#waiting.set(id, resolve as (reply: Found | null) => void);
       this.#worker.postMessage(message(id));
     });
+  }
+
+  #died(reason: string, onStopped: (reason: string) => void): void {
+    if (this.#stopped) return;
+    this.#stop();
+    onStopped(reason);
   }
 
   #stop(): void {
