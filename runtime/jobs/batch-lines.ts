@@ -4,6 +4,7 @@
 // against its own endpoint before it runs.
 import { randomBytes } from 'node:crypto';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
+import { TimeSlice } from '../core/time-slice.ts';
 
 export const BATCH_ENDPOINTS: readonly string[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings'];
 /** The vendor's limit on requests per batch file. */
@@ -39,9 +40,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Checks every line. `endpoint`: the batch's endpoint, which every `url` must equal; null at upload,
- * where any batch endpoint is accepted. Blank lines are skipped.
+ * where any batch endpoint is accepted. Blank lines are skipped. In time slices: the event loop runs
+ * between them.
  */
-export function parseBatchFile(content: Buffer, endpoint: string | null): ParsedBatchFile {
+export async function parseBatchFile(content: Buffer, endpoint: string | null): Promise<ParsedBatchFile> {
+  const slice = new TimeSlice();
   const lines: BatchLine[] = [];
   const errors: BatchLineProblem[] = [];
   const seen = new Set<string>();
@@ -52,6 +55,7 @@ export function parseBatchFile(content: Buffer, endpoint: string | null): Parsed
   let lineNumber = 0;
   let requests = 0;
   while (start <= content.length) {
+    await slice.pause();
     let end = content.indexOf(0x0a, start);
     if (end < 0) end = content.length;
     lineNumber++;

@@ -186,7 +186,7 @@ export class BatchRunner {
       settled(await batches.fail(batch.id, owner, [{ code: 'input_file_missing', message: `The input file ${batch.inputFileId} no longer exists.`, param: 'input_file_id', line: null }], nowS()));
       return;
     }
-    const parsed = parseBatchFile(content, batch.endpoint);
+    const parsed = await parseBatchFile(content, batch.endpoint);
     if (parsed.errors.length > 0) {
       settled(await batches.fail(batch.id, owner, parsed.errors, nowS()));
       return;

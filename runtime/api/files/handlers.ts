@@ -14,6 +14,7 @@ import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-sto
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
+import { TimeSlice } from '../../core/time-slice.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
 /** Room for the form fields, part headers and boundaries around the file. */
@@ -48,7 +49,7 @@ export function fileHandlers(deps: JobDeps): Record<string, Handler> {
       const toProviderRoute = forwardable(router, ctx, deps, 'files') ? router : null;
       const upload = await readUpload(ctx, boundary, limit, toProviderRoute !== null);
       const { purpose, file } = checkForm(upload.parts);
-      checkContent(purpose, file.data);
+      await checkContent(purpose, file.data);
       if (toProviderRoute !== null) {
         await relay(ctx, await forward(deps, toProviderRoute, ctx, { method: 'POST', upstreamPath: '/files', body: upload.raw, opaqueBody: true }));
         return;
@@ -169,22 +170,24 @@ function checkForm(parts: FormPart[]): { purpose: string; file: FormPart } {
 }
 
 /** Batch files: every line a batch request; fine-tune files: every line a JSON object. */
-function checkContent(purpose: string, data: Buffer): void {
+async function checkContent(purpose: string, data: Buffer): Promise<void> {
   if (purpose === 'batch') {
-    const first = parseBatchFile(data, null).errors[0];
+    const first = (await parseBatchFile(data, null)).errors[0];
     if (first !== undefined) throw new GatewayError('invalid_file', first.message, 'file', { line: first.line, reason: first.code });
     return;
   }
-  const first = firstBadJsonLine(data);
+  const first = await firstBadJsonLine(data);
   if (first !== null) throw new GatewayError('invalid_file', first.message, 'file', { line: first.line, reason: 'invalid_json' });
 }
 
 /** The first line of a JSONL file that is not a JSON object; blank lines are skipped. */
-export function firstBadJsonLine(data: Buffer): { line: number | null; message: string } | null {
+export async function firstBadJsonLine(data: Buffer): Promise<{ line: number | null; message: string } | null> {
   const text = data.toString('utf8');
+  const slice = new TimeSlice();
   let lineNumber = 0;
   let lines = 0;
   for (const line of text.split('\n')) {
+    await slice.pause();
     lineNumber++;
     if (line.trim() === '') continue;
     lines++;
