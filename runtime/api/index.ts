@@ -49,8 +49,8 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   const configs = new ConfigCatalog(resolver, store.configs, logger, guardrails);
   if (setup.configsDir !== null) configs.installFiles(await loadConfigFiles(setup.configsDir, guardrails));
   guardrails.onChanged((names) => {
-    configs.recompileNaming(names);
     resolver.useGuardrails(guardrails);
+    void configs.recompileNaming(names).catch((error: unknown) => logger.error('config_recompile_failed', { guardrails: names, error: (error as Error).message }));
   });
   // The folders on disk: reloaded on SIGHUP, and watched unless the setup says not to.
   const folders = setup.configsDir === null ? null : new FolderReload({ configsDir: setup.configsDir, guardrailsDir: setup.guardrailsDir, configs, guardrails, logger });

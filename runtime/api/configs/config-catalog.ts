@@ -9,6 +9,7 @@ import type { StoreChange } from '../../store/change-feed.ts';
 import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-store.ts';
 import type { GatewayLogger } from '../../core/log.ts';
 import type { FileConfig } from './config-files.ts';
+import { TimeSlice } from '../../core/time-slice.ts';
 
 interface InstalledApiConfig {
   version: number;
@@ -46,12 +47,17 @@ export class ConfigCatalog {
     return [...ids].sort();
   }
 
-  /** Compiles again every config that names one of these guardrails (they changed): the new checks route from now on. */
-  recompileNaming(names: readonly string[]): void {
+  /**
+   * Compiles again every config that names one of these guardrails (they changed): the new checks
+   * route from now on. In time slices: a guardrail many configs name must not hold every request.
+   */
+  async recompileNaming(names: readonly string[]): Promise<void> {
     const changed = new Set(names);
     const names_ = (config: unknown): boolean => namedGuardrails(config).some((name) => changed.has(name));
+    const slice = new TimeSlice();
     for (const file of this.#files.values()) {
       if (!names_(file.config)) continue;
+      await slice.pause();
       const result = checkConfig(file.config, file.id, { guardrails: this.#guardrails, secrets: { env: process.env } });
       if (result.ok) {
         file.plan = result.plan;
@@ -61,8 +67,11 @@ export class ConfigCatalog {
         this.#logger.error('saved_config_invalid', { config_id: file.id, errors: result.errors.map((e) => `${e.code} ${e.pointer}`), kept: 'the router loaded before' });
       }
     }
-    for (const [id, installed] of this.#api) {
-      if (!names_(installed.config)) continue;
+    for (const [id] of this.#api) {
+      await slice.pause();
+      // Read after the pause: a change that landed meanwhile is what gets compiled.
+      const installed = this.#api.get(id);
+      if (installed === undefined || !names_(installed.config)) continue;
       this.#install(id, installed.version, installed.lastUpdatedAt, installed.config);
     }
   }
@@ -124,7 +133,12 @@ export class ConfigCatalog {
     const { items } = await this.#store.list({ limit: null, offset: 0 });
     const present = new Set(items.map((r) => r.id));
     for (const id of [...this.#api.keys()]) if (!present.has(id)) this.#apply(id, null);
-    for (const record of items) this.#apply(record.id, record);
+    // While serving (a resync), thousands of configs compile in slices.
+    const slice = new TimeSlice();
+    for (const record of items) {
+      await slice.pause();
+      this.#apply(record.id, record);
+    }
   }
 
   /** The change-feed listener: re-reads the configs that changed. */
