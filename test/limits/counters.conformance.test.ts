@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import type { LimitCounters } from '../../runtime/pipeline/limits/counters.ts';
 import { bucketMsOf, WINDOW_BUCKETS } from '../../runtime/pipeline/limits/window.ts';
-import { COUNTER_BACKENDS, openCounters, type OpenedCounters } from './backends.ts';
+import { Redis } from 'ioredis';
+import { COUNTER_BACKENDS, openCounters, type OpenedCounters, TEST_REDIS_URL } from './backends.ts';
 
 const MINUTE = 60_000;
 /** A start time on a bucket boundary far from 0, like a real clock. */
@@ -113,6 +114,24 @@ describe.each(COUNTER_BACKENDS)('limit counters on %s', (backend) => {
     expect(Object.fromEntries(usage.map((g) => [g.group, g.used]))).toEqual({ '["a"]': 2, '["b"]': 1 });
     expect(usage.every((g) => g.resetMs! > 0 && g.resetMs! <= MINUTE + bucketMsOf(MINUTE))).toBe(true);
     expect(await opened.counters.windowUsage(id, MINUTE, 5, T0 + 2 * MINUTE)).toEqual([]);
+  });
+
+  it('forgets groups whose window emptied while others keep the policy busy (one group per user must not pile up)', async () => {
+    const id = randomUUID();
+    const admit = (group: string, at: number) => opened.counters.admit([{ policyId: id, group, windowMs: MINUTE, limit: 5, cost: 1 }], [], at);
+    for (let i = 0; i < 40; i++) await admit(`["u${i}"]`, T0 + i);
+    // Later, one new user: every earlier window has expired.
+    await admit('["late"]', T0 + 2 * MINUTE);
+    expect((await opened.counters.windowUsage(id, MINUTE, 5, T0 + 2 * MINUTE)).map((g) => g.group)).toEqual(['["late"]']);
+    if (backend === 'redis') {
+      // What Redis holds for the listing: the live group only (a plain set kept all 41 while written to).
+      const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+      try {
+        expect(await redis.zrange(`gw:lim:wz:${id}`, '0', '-1')).toEqual(['["late"]']);
+      } finally {
+        await redis.quit();
+      }
+    }
   });
 
   it('charges tokens into the window after the answer; a tokens check refuses once they reach the limit', async () => {

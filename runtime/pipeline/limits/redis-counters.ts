@@ -5,7 +5,11 @@
 //   w:<policy>:<group>           hash  bucket index → count (window.ts), plus `s` (their sum), `f` (the
 //                                      oldest bucket kept) and `l` (the newest); expires one window after its last write
 //   b:<policy>:<period>:<group>  float what the group used in the period, expires a day after the period
-//   wg:<policy>, bg:<policy>:<period>  set of the groups seen, for the usage endpoints
+//   wz:<policy>                  sorted set of the groups with a live window, each scored by its window's expiry
+//                                      (ms): trimmed of expired groups as it is written, so groups that come and go
+//                                      (one per user) do not pile up while traffic keeps the set alive
+//   bg:<policy>:<period>         set of the groups with a budget in the period (each has its b: key)
+// Both are for the usage endpoints.
 // The running sum keeps an admission O(1): only buckets that left the window since the last write
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
@@ -34,7 +38,7 @@ end
 -- Counts \`amount\` in bucket \`index\`; \`last\` is the newest bucket before (prune's). Expiry and the
 -- group set are refreshed when a newer bucket starts, not on every request (a process whose clock is
 -- behind may count into an older bucket: \`l\` never moves back).
-local function add(key, index, amount, bms, span, last, groups, group)
+local function add(key, index, amount, bms, span, last, groups, group, now)
   redis.call('HINCRBY', key, tostring(index), amount)
   local sum = redis.call('HINCRBY', key, 's', amount)
   if not last or index > last then
@@ -42,7 +46,8 @@ local function add(key, index, amount, bms, span, last, groups, group)
     if not last then redis.call('HSET', key, 'f', tostring(index)) end
     redis.call('HSET', key, 'l', tostring(index))
     redis.call('PEXPIRE', key, ttl)
-    redis.call('SADD', groups, group)
+    redis.call('ZADD', groups, now + ttl, group)
+    redis.call('ZREMRANGEBYSCORE', groups, '-inf', now)
     redis.call('PEXPIRE', groups, ttl)
   end
   return sum
@@ -77,7 +82,7 @@ for i = 1, nw do
   local bms = tonumber(ARGV[base + 2]); local cost = tonumber(ARGV[base + 3])
   if allowed == 1 and cost > 0 then
     local index = math.floor(now / bms)
-    sums[i] = add(KEYS[i], index, cost, bms, span, newest[i], KEYS[nw + nb + i], ARGV[base + 4])
+    sums[i] = add(KEYS[i], index, cost, bms, span, newest[i], KEYS[nw + nb + i], ARGV[base + 4], now)
     newest[i] = index
   end
   local flat = {}
@@ -102,7 +107,7 @@ for i = 1, nw do
   local bms = tonumber(ARGV[base + 1])
   local index = math.floor(now / bms)
   local _, last = prune(KEYS[i], index - span)
-  add(KEYS[i], index, tonumber(ARGV[base + 2]), bms, span, last, KEYS[nw + nb + i], ARGV[base + 3])
+  add(KEYS[i], index, tonumber(ARGV[base + 2]), bms, span, last, KEYS[nw + nb + i], ARGV[base + 3], now)
 end
 local crossed = {}
 local bbase = 4 + nw * 3
@@ -175,7 +180,7 @@ export class RedisCounters implements LimitCounters {
   }
 
   async windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]> {
-    const groups = await this.#redis.smembers(windowGroupsKey(policyId));
+    const groups = await this.#redis.zrangebyscore(windowGroupsKey(policyId), now, '+inf');
     if (groups.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const group of groups) pipeline.hgetall(windowKey(policyId, group));
@@ -220,8 +225,9 @@ function budgetKey(policyId: string, period: string, group: string): string {
   return `${PREFIX}b:${policyId}:${period}:${group}`;
 }
 
+/** A sorted set since the version that trims it; the plain sets of `wg:` before expire on their own. */
 function windowGroupsKey(policyId: string): string {
-  return `${PREFIX}wg:${policyId}`;
+  return `${PREFIX}wz:${policyId}`;
 }
 
 function budgetGroupsKey(policyId: string, period: string): string {
