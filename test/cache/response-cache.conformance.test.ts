@@ -99,6 +99,32 @@ describe('response cache in memory', () => {
     expect(await cache.get('huge')).toBeNull();
     expect(await cache.get('a')).not.toBeNull();
   });
+
+  // Model: an array, least recently used first, and the byte bound (an entry costs its body + 256).
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 7 }), size: fc.integer({ min: 0, max: 900 }) }),
+    fc.record({ kind: fc.constant('get' as const), key: fc.integer({ min: 0, max: 7 }) }),
+  );
+  test.prop([fc.array(op, { maxLength: 80 })], { numRuns: 200 })('keeps exactly what a least-recently-used list within the bytes keeps', async (ops) => {
+    const max = 3000;
+    const { cache } = await openCache('memory', max);
+    const tags = { organisation: 'o', namespace: null, configId: null };
+    let model: Array<{ key: string; bytes: number }> = [];
+    for (const o of ops) {
+      const key = `k${o.key}`;
+      const at = model.findIndex((e) => e.key === key);
+      if (o.kind === 'get') {
+        expect((await cache.get(key)) !== null, `get ${key}`).toBe(at >= 0);
+        if (at >= 0) model.push(...model.splice(at, 1));
+        continue;
+      }
+      await cache.set(key, answer('z'.repeat(o.size)), MINUTE, tags);
+      if (at >= 0) model.splice(at, 1);
+      model.push({ key, bytes: o.size + 256 });
+      while (model.reduce((n, e) => n + e.bytes, 0) > max) model = model.slice(1);
+    }
+    for (let k = 0; k < 8; k++) expect((await cache.get(`k${k}`)) !== null, `k${k} at the end`).toBe(model.some((e) => e.key === `k${k}`));
+  });
 });
 
 describe('stored answer bytes', () => {

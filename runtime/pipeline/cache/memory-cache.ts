@@ -1,14 +1,22 @@
 // The response cache in this process's memory: bounded by bytes (GATEWAY_CACHE_MAX_BYTES), least
-// recently used entries evicted first, expired entries dropped when met. A Map keeps insertion
-// order, so a hit re-inserts its entry and the first key is always the least recently used.
+// recently used entries evicted first, expired entries dropped when met. Recency is a doubly linked
+// list through the entries (oldest at the head): a hit moves its entry to the tail and a store evicts
+// from the head, each in constant time. A Map's insertion order did the same until the cache was
+// full: deleting and re-inserting leaves holes that iterating from its start walks, and every store
+// of a full cache cost 30–115 µs instead of ~2.
 import { answerBytes, type CachedAnswer } from './cached-answer.ts';
 import type { CachePurge, CacheTags, ResponseCache } from './response-cache.ts';
 
 interface Entry {
+  key: string;
   answer: CachedAnswer;
   expiresAt: number;
   bytes: number;
   tags: CacheTags;
+  /** Towards the least recently used. */
+  older: Entry | null;
+  /** Towards the most recently used. */
+  newer: Entry | null;
 }
 
 export class MemoryResponseCache implements ResponseCache {
@@ -16,6 +24,10 @@ export class MemoryResponseCache implements ResponseCache {
   readonly #maxBytes: number;
   readonly #now: () => number;
   #bytes = 0;
+  /** The least recently used entry. */
+  #oldest: Entry | null = null;
+  /** The most recently used entry. */
+  #newest: Entry | null = null;
 
   constructor(maxBytes: number, now: () => number = Date.now) {
     this.#maxBytes = maxBytes;
@@ -34,49 +46,63 @@ export class MemoryResponseCache implements ResponseCache {
   get(key: string): Promise<CachedAnswer | null> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return Promise.resolve(null);
-    this.#entries.delete(key);
     if (entry.expiresAt <= this.#now()) {
-      this.#bytes -= entry.bytes;
+      this.#remove(entry);
       return Promise.resolve(null);
     }
-    // Back to the end: the most recently used.
-    this.#entries.set(key, entry);
+    this.#unlink(entry);
+    this.#append(entry);
     return Promise.resolve(entry.answer);
   }
 
   set(key: string, answer: CachedAnswer, ttlMs: number, tags: CacheTags): Promise<void> {
-    this.#remove(key);
+    const previous = this.#entries.get(key);
+    if (previous !== undefined) this.#remove(previous);
     const bytes = answerBytes(answer);
     // An answer larger than the whole cache would only evict everything and then itself.
     if (bytes > this.#maxBytes || ttlMs <= 0) return Promise.resolve();
-    this.#entries.set(key, { answer, expiresAt: this.#now() + ttlMs, bytes, tags });
+    const entry: Entry = { key, answer, expiresAt: this.#now() + ttlMs, bytes, tags, older: null, newer: null };
+    this.#entries.set(key, entry);
+    this.#append(entry);
     this.#bytes += bytes;
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= entry.bytes;
-    }
+    while (this.#bytes > this.#maxBytes && this.#oldest !== null) this.#remove(this.#oldest);
     return Promise.resolve();
   }
 
   purge(filter: CachePurge): Promise<number> {
     let purged = 0;
     const now = this.#now();
-    for (const [key, entry] of this.#entries) {
+    for (const entry of this.#entries.values()) {
       const tags = entry.tags;
       if (tags.organisation !== filter.organisation) continue;
       if (filter.namespace !== undefined && tags.namespace !== filter.namespace) continue;
       if (filter.configId !== undefined && tags.configId !== filter.configId) continue;
-      this.#remove(key);
+      this.#remove(entry);
       if (entry.expiresAt > now) purged++;
     }
     return Promise.resolve(purged);
   }
 
-  #remove(key: string): void {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return;
-    this.#entries.delete(key);
+  #remove(entry: Entry): void {
+    this.#entries.delete(entry.key);
+    this.#unlink(entry);
     this.#bytes -= entry.bytes;
+  }
+
+  #append(entry: Entry): void {
+    entry.older = this.#newest;
+    entry.newer = null;
+    if (this.#newest === null) this.#oldest = entry;
+    else this.#newest.newer = entry;
+    this.#newest = entry;
+  }
+
+  #unlink(entry: Entry): void {
+    if (entry.older === null) this.#oldest = entry.newer;
+    else entry.older.newer = entry.newer;
+    if (entry.newer === null) this.#newest = entry.older;
+    else entry.newer.older = entry.older;
+    entry.older = null;
+    entry.newer = null;
   }
 }
