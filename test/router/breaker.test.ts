@@ -243,4 +243,18 @@ describe('MemoryBreakerStore', () => {
     expect(store.get('a')?.consecutiveFailures).toBe(2);
     expect(store.get('c')).toEqual(state);
   });
+
+  test.prop([fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 600 })])('past the bound keeps the most recently written keys, and never more than the bound', (writes) => {
+    const max = 100;
+    const store = new MemoryBreakerStore(max);
+    const state = { consecutiveFailures: 1, openUntil: null, trialStartedAt: null };
+    for (const key of writes) store.set(`t${key}`, state);
+    const recency = [...new Set([...writes].reverse())];
+    expect(store.size).toBeLessThanOrEqual(max);
+    // At the bound a hundredth goes at once: at least 99 of the newest are kept, and all kept are the newest.
+    const kept = recency.filter((key) => store.get(`t${key}`) !== undefined);
+    expect(kept).toEqual(recency.slice(0, kept.length));
+    expect(kept.length).toBe(recency.length <= max ? recency.length : store.size);
+    if (recency.length > max) expect(kept.length).toBeGreaterThanOrEqual(max - 1);
+  });
 });
