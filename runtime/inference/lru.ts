@@ -4,6 +4,8 @@
 // 1,000-entry cache against 0.2 µs this way. An entry read at least once per capacity/2
 // insertions is never evicted, which is what a cache of hot configs needs.
 
+import { evictOldest } from '../core/evict-oldest.ts';
+
 interface Entry<V> {
   value: V;
   /** The clock when the entry was last put at the back. */
@@ -37,14 +39,7 @@ export class LruMap<K, V> {
   set(key: K, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, { value, stamp: ++this.#clock });
-    if (this.#entries.size <= this.#capacity) return;
-    // The oldest hundredth at once: finding the first key walks the holes earlier deletes left, and
-    // evicting one per insertion paid that walk on each (74 µs at a capacity of 100,000, 1.4 at 1,000).
-    const keep = this.#capacity - Math.floor(this.#capacity / 100);
-    for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= keep) break;
-      this.#entries.delete(oldest);
-    }
+    evictOldest(this.#entries, this.#capacity);
   }
 
   get size(): number {

@@ -24,6 +24,7 @@
 // State lives behind BreakerStore so a shared (Redis) store can replace the in-memory one; states
 // are replaced, never mutated, so a store may keep serialised copies.
 import type { BreakerPlan } from '../core/plan.ts';
+import { evictOldest } from '../core/evict-oldest.ts';
 
 export interface BreakerState {
   /** Failures in a row since the last success. */
@@ -58,15 +59,7 @@ export class MemoryBreakerStore implements BreakerStore {
     // Re-inserting moves the key to the back, so eviction drops the least recently written.
     this.#states.delete(key);
     this.#states.set(key, state);
-    if (this.#states.size > this.#maxEntries) {
-      // The oldest hundredth at once: finding the first key walks the holes earlier deletes left in
-      // the Map, so evicting one per write at the bound cost that walk on every write.
-      const keep = this.#maxEntries - Math.floor(this.#maxEntries / 100);
-      for (const oldest of this.#states.keys()) {
-        if (this.#states.size <= keep) break;
-        this.#states.delete(oldest);
-      }
-    }
+    evictOldest(this.#states, this.#maxEntries);
   }
 
   get size(): number {
