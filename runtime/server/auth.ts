@@ -1,10 +1,10 @@
 // Gateway API-key authentication. Active keys live in memory as SHA-256 digests, loaded from the
-// store at start and refreshed on a timer, so the request path never waits on the database.
+// store at start and again when the store's change feed says keys changed (in this process or in
+// another, `gateway keys` included), so the request path never waits on the database.
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.ts';
 import { hashApiKey } from '../store/api-key-secret.ts';
 import { GatewayError } from '../core/errors.ts';
-import { describeError, type GatewayLogger } from '../core/log.ts';
 import { API_KEY_HEADER } from '../core/gateway-headers.ts';
 
 /** Longer values cannot be keys this gateway issued or accepted; refuse them before hashing. */
@@ -24,16 +24,13 @@ interface ConnectionKey {
 
 export class ApiKeyRing {
   private readonly store: ApiKeyStore;
-  private readonly logger: GatewayLogger;
   private keys = new Map<string, KeyEntry>();
-  private timer: NodeJS.Timeout | null = null;
   /** Bumped by every reload, which forgets every connection's remembered key (revocations apply at once). */
   private generation = 0;
   private readonly byConnection = new WeakMap<object, ConnectionKey>();
 
-  constructor(store: ApiKeyStore, logger: GatewayLogger) {
+  constructor(store: ApiKeyStore) {
     this.store = store;
-    this.logger = logger;
   }
 
   get size(): number {
@@ -48,21 +45,6 @@ export class ApiKeyRing {
     }
     this.keys = next;
     this.generation++;
-  }
-
-  /** Picks up keys created or revoked by `gateway keys` in another process. */
-  startRefresh(intervalMs: number): void {
-    this.stopRefresh();
-    if (intervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      this.reload().catch((err: unknown) => this.logger.error('api_key_reload_failed', { error: describeError(err) }));
-    }, intervalMs);
-    this.timer.unref();
-  }
-
-  stopRefresh(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
   }
 
   /**

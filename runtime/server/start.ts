@@ -19,11 +19,6 @@ import type { Tracing } from '../telemetry/tracing.ts';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
-/**
- * A full reload of the key ring, as a safety net: key changes reach the ring through the store's
- * change feed within one poll (storePollMs).
- */
-export const DEFAULT_KEY_REFRESH_MS = 10_000;
 
 /** What the setup hook receives: enough to register handlers and reach the store and settings. */
 export interface GatewaySetup {
@@ -69,7 +64,6 @@ export interface StartGatewayOptions {
   maxBodyBytes?: number;
   maxHeaderBytes?: number;
   timeouts?: Partial<ServerTimeouts>;
-  keyRefreshMs?: number;
   /** SQLite only: where request-log inserts run (serve: GATEWAY_LOG_WRITER); auto when not given. */
   logWriter?: LogWriterPlacement;
   /** OpenTelemetry tracing (serve starts it when OTEL_EXPORTER_OTLP_ENDPOINT is set); shut down on close. */
@@ -99,7 +93,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     logWriter: options.logWriter,
     changeFeed: { onError: (error, kind) => logger.error('store_change_feed_failed', { kind, error: describeError(error) }) },
   });
-  const keys = new ApiKeyRing(store.apiKeys, logger);
+  const keys = new ApiKeyRing(store.apiKeys);
   const closeHooks: Array<() => Promise<void>> = [];
   const recordConsumers: Array<(record: RequestRecord) => void> = [];
   const recordFinished = (record: RequestRecord): void => {
@@ -143,7 +137,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     await store.close();
     throw err;
   }
-  keys.startRefresh(options.keyRefreshMs ?? DEFAULT_KEY_REFRESH_MS);
   store.changes.start(options.storePollMs ?? DEFAULT_POLL_MS);
   gateway.markReady();
 
@@ -158,7 +151,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     close() {
       if (closing === null) {
         closing = (async () => {
-          keys.stopRefresh();
           try {
             await gateway.close();
             for (const hook of closeHooks) await hook().catch((error: unknown) => logger.error('shutdown_hook_failed', { error: describeError(error) }));

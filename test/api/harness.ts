@@ -51,7 +51,7 @@ export async function startApiGateway(backend: BackendName, options: StartApiOpt
     guardrailsDir: options.guardrailsDir ?? null,
     seedApiKey: ADMIN_KEY,
     logger: options.logger ?? silentLogger,
-    keyRefreshMs: 0,
+   
     storePollMs: 50,
     setup: async (setup) => {
       const resolver = await setupInference({ ...setup, configsDir: null }, { settings });

@@ -28,7 +28,7 @@ describe.each(BACKENDS)('usage budgets across a restart on %s', (backend) => {
       configsDir: join(location.dataDir, 'configs'),
       seedApiKey: ADMIN,
       logger: silentLogger,
-      keyRefreshMs: 0,
+     
       storePollMs: 50,
       setup: serveSetup,
     });

@@ -90,7 +90,7 @@ describe('response cache across processes', () => {
     const saved = { REDIS_URL: process.env.REDIS_URL, GATEWAY_REDIS_TIMEOUT_MS: process.env.GATEWAY_REDIS_TIMEOUT_MS };
     process.env.REDIS_URL = redis.url;
     process.env.GATEWAY_REDIS_TIMEOUT_MS = '100';
-    const gateway = await startGateway({ port: 0, dataDir: data, configsDir: join(dir, 'simple-only'), seedApiKey: ADMIN_KEY, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup }).finally(() => {
+    const gateway = await startGateway({ port: 0, dataDir: data, configsDir: join(dir, 'simple-only'), seedApiKey: ADMIN_KEY, logger: silentLogger, storePollMs: 50, setup: serveSetup }).finally(() => {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;

@@ -47,7 +47,7 @@ describe('rate and usage limits', () => {
       strategy: { mode: 'fallback' },
       targets: [{ ...target, override_params: { model: 'gpt-4o' } }, { ...target, override_params: { model: 'gpt-4o-mini' } }],
     }));
-    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup });
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, storePollMs: 50, setup: serveSetup });
   });
   afterAll(async () => {
     await gateway?.close();

@@ -32,7 +32,7 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
     gateway = await startGateway({
       port: 0, dataDir: location.dataDir, databaseUrl: location.databaseUrl, configsDir: join(dir, 'configs'), seedApiKey: ADMIN,
-      logger: silentLogger, keyRefreshMs: 0, storePollMs: 100, setup: serveSetup,
+      logger: silentLogger, storePollMs: 100, setup: serveSetup,
     });
   });
   afterAll(async () => {

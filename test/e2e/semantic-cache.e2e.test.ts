@@ -29,7 +29,7 @@ describe('semantic cache', () => {
     process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = JSON.stringify(target);
     process.env.GATEWAY_SEMANTIC_CACHE_MODEL = BAG_OF_WORDS_MODEL;
     process.env.GATEWAY_SEMANTIC_CACHE_THRESHOLD = '0.85';
-    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, storePollMs: 50, setup: serveSetup });
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, storePollMs: 50, setup: serveSetup });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -96,13 +96,13 @@ describe('semantic cache', () => {
         ['no-such-config', /No saved config has the ID "no-such-config"/],
       ] as const) {
         process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = route;
-        const start = startGateway({ port: 0, dataDir: join(dir, 'data-refused'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+        const start = startGateway({ port: 0, dataDir: join(dir, 'data-refused'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup });
         await expect(start).rejects.toThrow(/^GATEWAY_SEMANTIC_CACHE_EMBEDDINGS names no usable embeddings route: /);
         await expect(start).rejects.toThrow(reason);
       }
       // A saved config id that the configs folder has is a route.
       process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = 'semantic';
-      const named = await startGateway({ port: 0, dataDir: join(dir, 'data-named'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup });
+      const named = await startGateway({ port: 0, dataDir: join(dir, 'data-named'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup });
       await named.close();
     } finally {
       process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = embeddings;

@@ -21,7 +21,7 @@ export async function serveConfigs(label: string, adminKey: string, configs: Rec
   try {
     await mkdir(join(dir, 'configs'));
     for (const [id, config] of Object.entries(configs)) await writeFile(join(dir, 'configs', `${id}.json`), JSON.stringify(config));
-    const gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: adminKey, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup, ...options });
+    const gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: adminKey, logger: silentLogger, setup: serveSetup, ...options });
     return {
       gateway,
       dir,

@@ -98,7 +98,7 @@ export async function startJobsGateway(backend: BackendName, options: StartJobsO
     configsDir,
     seedApiKey: GATEWAY_KEY,
     logger,
-    keyRefreshMs: 0,
+   
     storePollMs: 50,
     setup: async (setup) => {
       setup.onRecord((record) => records.push(record));

@@ -34,7 +34,7 @@ export const TEST_KEY = 'gw_test-key-0123456789abcdefghijklmnopqrstuvwxyz';
 export async function startTestGateway(options: StartGatewayOptions = {}): Promise<RunningGateway & { dataDir: string; logger: ReturnType<typeof memoryLogger> }> {
   const data = tempDataDir();
   const logger = memoryLogger();
-  const running = await startGateway({ port: 0, host: '127.0.0.1', dataDir: data.dir, seedApiKey: TEST_KEY, logger, keyRefreshMs: 0, ...options });
+  const running = await startGateway({ port: 0, host: '127.0.0.1', dataDir: data.dir, seedApiKey: TEST_KEY, logger, ...options });
   const close = running.close.bind(running);
   return Object.assign(running, {
     dataDir: data.dir,

@@ -29,7 +29,7 @@ describe('readiness', () => {
     const logger = memoryLogger();
     const gateway = createGateway({
       routes: [route({ operationId: 'getHealth', method: 'GET', path: '/v1/health', handler: 'health.get', pattern: '^/v1/health$', auth: 'none' })],
-      keyRing: new ApiKeyRing(store.apiKeys, logger),
+      keyRing: new ApiKeyRing(store.apiKeys),
       logger,
     });
     gateway.registerHandler('health.get', createHealthHandler(gateway));
@@ -129,7 +129,7 @@ describe('graceful close', () => {
 
 describe('key refresh', () => {
   it('picks up keys created in the store while serving', async () => {
-    const gw = await startTestGateway({ keyRefreshMs: 30 });
+    const gw = await startTestGateway({ storePollMs: 30 });
     const { key } = await gw.store.apiKeys.create({ name: 'late' });
     await expect.poll(async () => (await send(gw.url, { path: '/v1/models', headers: { 'x-gateway-api-key': key } })).status).not.toBe(401);
     await gw.close();

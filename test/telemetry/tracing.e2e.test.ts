@@ -44,7 +44,7 @@ describe('tracing', () => {
 
   it('exports a server span per request and a client span per attempt, with GenAI attributes and W3C context in and out', async () => {
     const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'gateway-under-test' });
-    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, keyRefreshMs: 0, setup: serveSetup, tracing: await startTracing(settings) });
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings) });
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'fallback', 'x-gateway-trace-id': 'gw-trace-1', 'content-type': 'application/json', traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
