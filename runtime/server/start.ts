@@ -102,7 +102,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   let gateway: Gateway;
   try {
     if (options.seedApiKey) await seedKey(store, options.seedApiKey, logger);
-    await store.changes.watch(RECORD_KINDS.apiKeys, () => keys.reload());
+    await store.changes.watch(RECORD_KINDS.apiKeys, keys.onChange);
     await keys.reload();
     gateway = createGateway({
       routes,

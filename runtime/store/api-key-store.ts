@@ -50,6 +50,8 @@ export interface ApiKeyStore {
   revoke(id: string): Promise<ApiKeyRecord | null>;
   /** Every key that is not revoked, for the in-memory key ring. */
   loadActive(): Promise<ActiveApiKey[]>;
+  /** Those of these keys that are not revoked (a change the ring applies without reading every key). */
+  loadActiveByIds(ids: readonly string[]): Promise<ActiveApiKey[]>;
 }
 
 export function isApiKeyScope(value: unknown): value is ApiKeyScope {

@@ -73,6 +73,18 @@ describe.each(BACKENDS)('ApiKeyStore on %s', (backend) => {
     expect(active.map((k) => k.record.id)).toEqual([second.record.id]);
   });
 
+  it('loads the active ones among given ids, however many (a change the key ring applies)', async () => {
+    const org = randomUUID();
+    const created = await Promise.all(Array.from({ length: 3 }, () => ctx.store.apiKeys.create({ organisationId: org })));
+    await ctx.store.apiKeys.revoke(created[1].record.id);
+    // Past one statement's worth of ids, with unknown ids among them.
+    const ids = [...Array.from({ length: 1200 }, () => randomUUID()), ...created.map((c) => c.record.id)];
+    const active = await ctx.store.apiKeys.loadActiveByIds(ids);
+    expect(active.map((k) => k.record.id).sort()).toEqual([created[0].record.id, created[2].record.id].sort());
+    expect(active.find((k) => k.record.id === created[0].record.id)).toEqual({ hash: hashApiKey(created[0].key), record: created[0].record });
+    expect(await ctx.store.apiKeys.loadActiveByIds([])).toEqual([]);
+  });
+
   it('seeds an operator key once even when many callers race, and a revocation sticks', async () => {
     const secret = `operator-chosen-${randomUUID()}`;
     const results = await Promise.all(Array.from({ length: 8 }, () => ctx.store.apiKeys.ensureKey(secret, { name: 'GATEWAY_API_KEY', scope: 'admin' })));

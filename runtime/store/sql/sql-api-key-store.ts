@@ -8,6 +8,9 @@ import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { type SqlDatabase, UniqueViolationError } from './sql-database.ts';
 
+/** Ids per statement of loadActiveByIds. */
+const ID_CHUNK = 500;
+
 const API_KEYS_KIND = RECORD_KINDS.apiKeys;
 
 interface ApiKeyRow {
@@ -75,6 +78,17 @@ export class SqlApiKeyStore implements ApiKeyStore {
   async loadActive(): Promise<ActiveApiKey[]> {
     const rows = await this.#db.all<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`);
     return rows.map((row) => ({ hash: row.key_hash, record: toRecord(row) }));
+  }
+
+  async loadActiveByIds(ids: readonly string[]): Promise<ActiveApiKey[]> {
+    const found: ActiveApiKey[] = [];
+    // A few hundred at a time: every backend takes that many parameters in one statement.
+    for (let start = 0; start < ids.length; start += ID_CHUNK) {
+      const chunk = ids.slice(start, start + ID_CHUNK);
+      const rows = await this.#db.all<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL AND id IN (${chunk.map(() => '?').join(', ')})`, chunk);
+      for (const row of rows) found.push({ hash: row.key_hash, record: toRecord(row) });
+    }
+    return found;
   }
 
   async #byHash(hash: string): Promise<ApiKeyRecord | null> {
