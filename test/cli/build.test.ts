@@ -4,7 +4,7 @@
 // `${NAME}` reference resolves when it starts and its value is in no artifact; a named guardrail it
 // carries denies, and so does a jsonSchema check (Ajv, loaded on first use); what it leaves out says so.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
@@ -34,11 +34,13 @@ describe('gateway build', () => {
   let mock: ChildProcess;
   let serve: ServeProcess;
   let built: { stdout: string; stderr: string; result: number };
+  let mockPort: number;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'gateway-build-'));
     empty = await mkdtemp(join(tmpdir(), 'gateway-bundle-run-'));
     const port = await freePort();
+    mockPort = port;
     await mkdir(join(work, 'configs'));
     await mkdir(join(work, 'guardrails'));
     await writeFile(join(work, 'configs', 'mock.json'), JSON.stringify({ provider: 'vendor', api_key: '${BUILD_TEST_KEY}', custom_host: `http://127.0.0.1:${port}/v1` }));
@@ -137,6 +139,35 @@ describe('gateway build', () => {
     expect(compile.stderr).toContain('not in the one-file build');
     const semantic = startServe({ GATEWAY_API_KEY: KEY, BUILD_TEST_KEY: SECRET, GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: 'mock', GATEWAY_SEMANTIC_CACHE_MODEL: 'mock-embed' }, join(empty, 'data-semantic'), [], { file: bundle, cwd: empty });
     await expect(semantic).rejects.toThrow(/usearch/);
+  });
+
+  it('runs a semantic cache with usearch installed beside it: the index thread is carried inside the file', { timeout: 60_000 }, async () => {
+    const beside = await mkdtemp(join(tmpdir(), 'gateway-bundle-usearch-'));
+    try {
+      await copyFile(bundle, join(beside, 'gateway.mjs'));
+      await mkdir(join(beside, 'node_modules'));
+      await symlink(join(ROOT, 'node_modules', 'usearch'), join(beside, 'node_modules', 'usearch'));
+      const host = `http://127.0.0.1:${mockPort}/v1`;
+      const semantic = await startServe({
+        GATEWAY_API_KEY: KEY, BUILD_TEST_KEY: SECRET, GATEWAY_SEMANTIC_CACHE_MODEL: 'mock-embed', GATEWAY_SEMANTIC_CACHE_THRESHOLD: '0.9',
+        GATEWAY_SEMANTIC_CACHE_EMBEDDINGS: JSON.stringify({ provider: 'vendor', api_key: 'mock', custom_host: host }),
+      }, join(beside, 'data'), [], { file: join(beside, 'gateway.mjs'), cwd: beside });
+      try {
+        const config = JSON.stringify({ provider: 'vendor', api_key: 'mock', custom_host: host, cache: { mode: 'semantic' } });
+        const ask = async (content: string) => (await fetch(`${semantic.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': config, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content }] }),
+        })).headers.get('x-gateway-cache-status');
+        expect(await ask('What is the capital of France?')).toBe('SEMANTIC MISS');
+        expect(await ask('what is the capital of France, please?')).toBe('SEMANTIC HIT');
+      } finally {
+        semantic.child.kill('SIGTERM');
+        await semantic.exited;
+      }
+    } finally {
+      await rm(beside, { recursive: true, force: true });
+    }
   });
 
   it('fails the build on an invalid config, located, and writes nothing', async () => {
