@@ -181,7 +181,7 @@ async function checkContent(purpose: string, data: Buffer): Promise<void> {
 }
 
 /** The first line of a JSONL file that is not a JSON object; blank lines are skipped. */
-export async function firstBadJsonLine(data: Buffer): Promise<{ line: number | null; message: string } | null> {
+async function firstBadJsonLine(data: Buffer): Promise<{ line: number | null; message: string } | null> {
   const text = data.toString('utf8');
   const slice = new TimeSlice();
   let lineNumber = 0;
