@@ -56,7 +56,7 @@ Options:
   --no-stages           skip the in-process stage benchmark (pipeline CPU of the single route as it
                         is, with three guardrail checks, and with a cache: miss path and hit)
   --semantic-entries N  vectors in the semantic-lookup benchmark (default 100000, 1536 dimensions;
-                        0 skips it; filling 100000 takes about a minute)
+                        0 skips it; filling 100000 takes one to two minutes on 2 cores)
   --no-pin              leave process placement to the OS
   --node-flags FLAGS    extra node flags for the floor and the gateway alike, e.g.
                         "--max-semi-space-size=16"
