@@ -1,24 +1,11 @@
 // The in-memory key ring follows the store's change feed: a change to some keys reads only those
 // keys again (a created key authenticates, a revoked one is refused at once, even on a connection
 // that already used it), and a feed that lost track reloads every key.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiKeyRing } from '../../runtime/server/auth.ts';
 import type { ApiKeyStore } from '../../runtime/store/api-key-store.ts';
-import { type GatewayStore, openStore } from '../../runtime/store/open-store.ts';
+import { openStore } from '../../runtime/store/open-store.ts';
 import { tempDataDir } from './helpers.ts';
-
-let data: ReturnType<typeof tempDataDir>;
-let store: GatewayStore;
-
-beforeEach(() => {
-  data = tempDataDir();
-  store = openStore(data.dir);
-});
-
-afterEach(async () => {
-  await store.close();
-  data.remove();
-});
 
 /** The store, counting full reads of every active key. */
 function counting(keys: ApiKeyStore): { store: ApiKeyStore; fullReads: () => number } {
@@ -43,30 +30,37 @@ const status = (ring: ApiKeyRing, key: string, connection?: object): string => {
 
 describe('key ring', () => {
   it('applies a change to some keys without reading every key', async () => {
-    const kept = await store.apiKeys.create({ name: 'kept' });
-    const { store: keys, fullReads } = counting(store.apiKeys);
-    const ring = new ApiKeyRing(keys);
-    await ring.reload();
-    expect(fullReads()).toBe(1);
+    const data = tempDataDir();
+    const store = openStore(data.dir);
+    try {
+      const kept = await store.apiKeys.create({ name: 'kept' });
+      const { store: keys, fullReads } = counting(store.apiKeys);
+      const ring = new ApiKeyRing(keys);
+      await ring.reload();
+      expect(fullReads()).toBe(1);
 
-    const created = await store.apiKeys.create({ name: 'new' });
-    expect(status(ring, created.key)).toBe('invalid_gateway_api_key');
-    await ring.onChange({ kind: 'api_keys', all: false, ids: [created.record.id] });
-    const connection = {};
-    expect(status(ring, created.key, connection)).toBe('ok');
+      const created = await store.apiKeys.create({ name: 'new' });
+      expect(status(ring, created.key)).toBe('invalid_gateway_api_key');
+      await ring.onChange({ kind: 'api_keys', all: false, ids: [created.record.id] });
+      const connection = {};
+      expect(status(ring, created.key, connection)).toBe('ok');
 
-    await store.apiKeys.revoke(created.record.id);
-    await ring.onChange({ kind: 'api_keys', all: false, ids: [created.record.id] });
-    // Refused at once, on the connection that had used it too.
-    expect(status(ring, created.key, connection)).toBe('invalid_gateway_api_key');
-    expect(status(ring, kept.key)).toBe('ok');
-    expect(ring.size).toBe(1);
-    expect(fullReads()).toBe(1);
+      await store.apiKeys.revoke(created.record.id);
+      await ring.onChange({ kind: 'api_keys', all: false, ids: [created.record.id] });
+      // Refused at once, on the connection that had used it too.
+      expect(status(ring, created.key, connection)).toBe('invalid_gateway_api_key');
+      expect(status(ring, kept.key)).toBe('ok');
+      expect(ring.size).toBe(1);
+      expect(fullReads()).toBe(1);
 
-    // A feed that lost track: every key is read again.
-    await store.apiKeys.revoke(kept.record.id);
-    await ring.onChange({ kind: 'api_keys', all: true });
-    expect(fullReads()).toBe(2);
-    expect(status(ring, kept.key)).toBe('invalid_gateway_api_key');
+      // A feed that lost track: every key is read again.
+      await store.apiKeys.revoke(kept.record.id);
+      await ring.onChange({ kind: 'api_keys', all: true });
+      expect(fullReads()).toBe(2);
+      expect(status(ring, kept.key)).toBe('invalid_gateway_api_key');
+    } finally {
+      await store.close();
+      data.remove();
+    }
   });
 });
