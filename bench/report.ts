@@ -106,6 +106,7 @@ export function otherTable(compile: CompileResult | null, inline: InlineResult |
   }
   if (semantic !== null) {
     rows.push([`semantic lookup, ${semantic.entries} entries × ${semantic.dimensions} dims, embedding excluded (p50 / p99)`, `${semantic.lookupMicrosP50.toFixed(0)} / ${semantic.lookupMicrosP99.toFixed(0)} µs`]);
+    rows.push(['  of which the search on the index thread (p50 / p99)', `${semantic.searchMicrosP50.toFixed(0)} / ${semantic.searchMicrosP99.toFixed(0)} µs`]);
     rows.push(['  paraphrase queries answered by the entry they paraphrase', `${(semantic.foundShare * 100).toFixed(1)}%`]);
     rows.push(['  filling the index (bulk, on the index thread, every core but one)', `${semantic.fillSeconds.toFixed(1)} s`]);
   }

@@ -27,6 +27,7 @@ it('the harness starts, loads the single and cache-hit scenarios (with the ceili
   expect(stdout).toMatch(/compile 1,000 configs/);
   expect(stdout).toMatch(/cached inline config lookup/);
   expect(stdout).toMatch(/semantic lookup, 500 entries × 1536 dims/);
+  expect(stdout).toMatch(/of which the search on the index thread \(p50 \/ p99\) *\| *\d+ \/ \d+ µs/);
   expect(stdout).toMatch(/guardrails: gateway CPU three cheap checks on input and output add \(in process\)/);
   expect(stdout).toMatch(/cache: gateway CPU the miss path adds, every answer stored \(in process\)/);
   const result = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: { id: string; requests: number; failures: number }[] };

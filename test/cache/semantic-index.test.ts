@@ -53,6 +53,8 @@ describe('semantic index', () => {
     expect((await index.nearest('b', Float32Array.from([1, 0, 0])))).toBeNull();
     expect((await index.nearest('a', Float32Array.from([1, 0, 0, 0])))).toBeNull();
     expect((await index.nearest('a', Float32Array.from([1, 0, 0])))).toEqual({ entryKey: 'a1', similarity: expect.closeTo(1, 5) });
+    // The search's own time on the index thread, for the benchmark.
+    expect(index.lastSearchMicros).toBeGreaterThan(0);
   });
 
   it('never matches an expired vector, and forgets it', async () => {
