@@ -36,7 +36,6 @@ export function setOutcomeHeaders(res: ServerResponse, outcome: Outcome): void {
 export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promise<void> {
   const res = ctx.res;
   const upstream = outcome.response;
-  const added = outcome.headers;
   if (upstream === null) {
     setOutcomeHeaders(res, outcome);
     sendGatewayError(res, outcome.error ?? new GatewayError('internal_error'));

@@ -2,7 +2,7 @@
 // store at start and again when the store's change feed says keys changed (in this process or in
 // another, `gateway keys` included), so the request path never waits on the database.
 import { timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.ts';
+import type { ActiveApiKey, ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.ts';
 import type { StoreChange } from '../store/change-feed.ts';
 import { hashApiKey } from '../store/api-key-secret.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -42,14 +42,10 @@ export class ApiKeyRing {
 
   /** Replaces the in-memory keys with the store's active ones in one swap. */
   async reload(): Promise<void> {
-    const next = new Map<string, KeyEntry>();
-    const byId = new Map<string, string>();
-    for (const { hash, record } of await this.store.loadActive()) {
-      next.set(hash, { digest: Buffer.from(hash, 'hex'), record });
-      byId.set(record.id, hash);
-    }
-    this.keys = next;
-    this.hashById = byId;
+    const active = await this.store.loadActive();
+    this.keys = new Map();
+    this.hashById = new Map();
+    for (const key of active) this.#put(key);
     this.generation++;
   }
 
@@ -67,12 +63,14 @@ export class ApiKeyRing {
       this.keys.delete(hash);
       this.hashById.delete(id);
     }
-    for (const { hash, record } of active) {
-      this.keys.set(hash, { digest: Buffer.from(hash, 'hex'), record });
-      this.hashById.set(record.id, hash);
-    }
+    for (const key of active) this.#put(key);
     this.generation++;
   };
+
+  #put({ hash, record }: ActiveApiKey): void {
+    this.keys.set(hash, { digest: Buffer.from(hash, 'hex'), record });
+    this.hashById.set(record.id, hash);
+  }
 
   /**
    * The record of the key in the header, or throws 401 `missing_gateway_api_key` / `invalid_gateway_api_key`.

@@ -4,17 +4,12 @@
 // process stores is published and every process adds it to its own index, so an answer stored by
 // one process is a semantic hit in all (runtime/pipeline/cache/semantic-feed.ts).
 import type { Exchange } from '../exchange.ts';
-import type { SemanticIndex, SemanticMatch } from './semantic-index.ts';
+import type { SemanticIndex, SemanticMatch, SemanticVector } from './semantic-index.ts';
+
+export type { SemanticVector };
 
 /** Embeds one text through the server's embeddings route; null when that call failed (never throws). */
 export type Embedder = (text: string, x: Exchange) => Promise<Float32Array | null>;
-
-export interface SemanticVector {
-  scope: string;
-  vector: Float32Array;
-  entryKey: string;
-  expiresAt: number;
-}
 
 /** Tells the other processes of a vector this one stored. */
 export interface SemanticPublisher {

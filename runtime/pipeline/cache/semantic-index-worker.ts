@@ -144,8 +144,11 @@ function drainOne(): void {
     let { ids, vectors } = slice;
     if (cancelled.size > 0 && ids.some((id) => cancelled.has(id))) {
       const keep = [...ids.keys()].filter((i) => !cancelled.delete(ids[i]));
-      vectors = Float32Array.from(keep.flatMap((i) => [...vectors.subarray(i * slice.dimensions, (i + 1) * slice.dimensions)]));
-      ids = BigUint64Array.from(keep, (i) => ids[i]);
+      const rows = slice.vectors;
+      const dimensions = slice.dimensions;
+      vectors = new Float32Array(keep.length * dimensions);
+      keep.forEach((row, k) => vectors.set(rows.subarray(row * dimensions, (row + 1) * dimensions), k * dimensions));
+      ids = BigUint64Array.from(keep, (row) => slice.ids[row]);
     }
     if (ids.length > 0) add(slice.name, slice.dimensions, ids, vectors, BULK_THREADS);
     dropIfEmpty(slice.name);

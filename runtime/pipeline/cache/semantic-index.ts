@@ -28,7 +28,8 @@ interface Vector {
   expiresAt: number;
 }
 
-export interface SemanticIndexEntry {
+/** A vector of an answer in the response cache: its key scope, the entry it points at, and until when that lives. */
+export interface SemanticVector {
   scope: string;
   vector: Float32Array;
   entryKey: string;
@@ -54,8 +55,11 @@ export class SemanticIndex {
   /** How long the index thread searched for the last lookup (µs), the messages excluded: for the benchmark. */
   lastSearchMicros = 0;
 
-  /** Starts the index thread, which loads the native library; fails with a clear message when it is not installed. */
-  /** `onStopped`: told once if the index thread dies (not when closed); every lookup is a miss from then on. */
+  /**
+   * Starts the index thread, which loads the native library; fails with a clear message when it is
+   * not installed. `onStopped`: told once if the thread dies (not when closed); every lookup is a
+   * miss from then on.
+   */
   static async create(maxEntries: number, now: () => number = Date.now, onStopped: (reason: string) => void = () => {}): Promise<SemanticIndex> {
     const worker = new Worker(workerUrl(), {
       workerData: { resolveFrom: import.meta.url } satisfies IndexWorkerData,
@@ -102,11 +106,11 @@ export class SemanticIndex {
    * Adds several vectors (what other processes stored, from the feed): the index thread adds them a
    * slice at a time on every core, and each is findable once its slice is in.
    */
-  addMany(entries: readonly SemanticIndexEntry[]): void {
+  addMany(entries: readonly SemanticVector[]): void {
     this.#addAll(entries, true);
   }
 
-  #addAll(entries: readonly SemanticIndexEntry[], bulk: boolean): void {
+  #addAll(entries: readonly SemanticVector[], bulk: boolean): void {
     if (this.#stopped) return;
     const now = this.#now();
     const byName = new Map<string, Array<{ id: bigint; vector: Float32Array }>>();

@@ -77,7 +77,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
 
   async loadActive(): Promise<ActiveApiKey[]> {
     const rows = await this.#db.all<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`);
-    return rows.map((row) => ({ hash: row.key_hash, record: toRecord(row) }));
+    return rows.map(activeOf);
   }
 
   async loadActiveByIds(ids: readonly string[]): Promise<ActiveApiKey[]> {
@@ -86,7 +86,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
     for (let start = 0; start < ids.length; start += ID_CHUNK) {
       const chunk = ids.slice(start, start + ID_CHUNK);
       const rows = await this.#db.all<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL AND id IN (${chunk.map(() => '?').join(', ')})`, chunk);
-      for (const row of rows) found.push({ hash: row.key_hash, record: toRecord(row) });
+      found.push(...rows.map(activeOf));
     }
     return found;
   }
@@ -126,6 +126,10 @@ export class SqlApiKeyStore implements ApiKeyStore {
     if (row === undefined) throw new Error(`gateway setting ${name} is missing right after it was written`);
     return row.value;
   }
+}
+
+function activeOf(row: ApiKeyRow): ActiveApiKey {
+  return { hash: row.key_hash, record: toRecord(row) };
 }
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
