@@ -4,6 +4,7 @@
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { ServerResponse } from '../core/node-http.ts';
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
+import { gatewayReasonPhrase } from '../core/gateway-statuses.ts';
 import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import type { RequestSpan } from '../telemetry/tracing.ts';
@@ -51,9 +52,9 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
       if (headers !== undefined && !Array.isArray(headers)) headers[TRACE_ID_HEADER] = traceId;
       else if (!this.hasHeader(TRACE_ID_HEADER)) this.setHeader(TRACE_ID_HEADER, traceId);
     }
-    return typeof messageOrHeaders === 'string'
-      ? super.writeHead(statusCode, messageOrHeaders, maybeHeaders)
-      : super.writeHead(statusCode, messageOrHeaders);
+    if (typeof messageOrHeaders === 'string') return super.writeHead(statusCode, messageOrHeaders, maybeHeaders);
+    const phrase = gatewayReasonPhrase(statusCode);
+    return phrase === undefined ? super.writeHead(statusCode, messageOrHeaders) : super.writeHead(statusCode, phrase, messageOrHeaders);
   }
 
   // write and end keep node:http's signatures; they only note the first byte and feed the tap. The

@@ -75,6 +75,8 @@ describe('hooks and guardrails', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('denied_by_guardrail');
     const res = await raw('short', 'one two three four five');
     expect(res.status).toBe(446);
+    // node:http would say "unknown" for a status outside its registry.
+    expect(res.statusText).toBe('Denied By Guardrail');
     // Refused before routing: no target answered, so no target or provider header (never an empty one).
     expect([res.headers.get('x-gateway-last-used-option-index'), res.headers.get('x-gateway-provider'), res.headers.get('x-gateway-retry-attempt-count')]).toEqual([null, null, '0']);
     const body = await res.json() as { error: { type: string; code: string }; hook_results: { before_request_hooks: Array<{ id: string; verdict: boolean; deny: boolean; checks: Array<{ id: string; verdict: boolean; explanation: string }> }>; after_request_hooks: unknown[] } };
@@ -101,6 +103,7 @@ describe('hooks and guardrails', () => {
     expect((completion.data as unknown as { hook_results: { before_request_hooks: Array<{ verdict: boolean; deny: boolean }> } }).hook_results.before_request_hooks[0]).toMatchObject({ verdict: false, deny: false });
     const strict = await raw('short-strict', 'one two three four five');
     expect(strict.status).toBe(246);
+    expect(strict.statusText).toBe('Hooks Failed');
     expect(await strict.json()).not.toHaveProperty('hook_results');
   });
 

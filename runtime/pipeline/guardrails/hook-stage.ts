@@ -12,6 +12,7 @@ import type { EndpointKind } from '../../providers/types.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import { bufferedResponse, jsonResponse, withMember } from '../answers.ts';
+import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Services } from '../services.ts';
@@ -22,8 +23,6 @@ import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts'
 import { answerText, requestText, rewriteAnswer, rewriteRequest } from './hook-text.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase } from './run-hooks.ts';
 
-/** Status of an answer that went through although a hook failed (ARCHITECTURE §5). */
-export const HOOK_FAILED_STATUS = 246;
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
