@@ -135,6 +135,8 @@ export interface GatewaySchemaTypes {
   GuardrailCreate: GuardrailCreate;
   GuardrailUpdate: GuardrailUpdate;
   ListPageQuery: ListPageQuery;
+  NoQuery: NoQuery;
+  PolicyUsageQuery: PolicyUsageQuery;
   PromptCreate: PromptCreate;
   PromptGetQuery: PromptGetQuery;
   PromptRender: PromptRender;
@@ -1300,6 +1302,23 @@ export interface ListPageQuery {
   current_page?: number;
 }
 /**
+ * Query of a control-plane endpoint that takes no parameters in its query string: any parameter is refused with 400 `invalid_query` rather than ignored, so a misspelt or unsupported option is never silently dropped.
+ */
+export interface NoQuery {}
+/**
+ * Query of GET /v1/policies/rate-limits/{id}/usage and /v1/policies/usage-limits/{id}/usage: the `page_size` / `current_page` paging of every list (SPEC §4.13), over the policy's groups ordered by their values.
+ */
+export interface PolicyUsageQuery {
+  /**
+   * Groups per page; without it, every group.
+   */
+  page_size?: number;
+  /**
+   * Zero-based page index, used with page_size (default 0).
+   */
+  current_page?: number;
+}
+/**
  * Body of POST /v1/prompts: version 1 of a prompt template. Templates are checked for mustache syntax when saved.
  */
 export interface PromptCreate {
@@ -2207,6 +2226,10 @@ export interface RateLimitsPolicyUsage {
   type: RateLimitsPolicyType;
   unit: RateLimitsPolicyUnit;
   value: number;
+  /**
+   * Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values).
+   */
+  total: number;
   data: {
     /**
      * The group_by keys and this group's values (empty without group_by; "" where the request had no value).
@@ -2632,6 +2655,10 @@ export interface UsageLimitsPolicyUsage {
      */
     ends_at: number | null;
   };
+  /**
+   * Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values).
+   */
+  total: number;
   data: {
     group: {
       [k: string]: string;

@@ -46,9 +46,11 @@ export function clientOperations(manifest: ApiManifest, schemas: readonly Schema
     const answerRef = endpoint.responses['200'];
     const answer = returns === 'json' ? schemaOf(answerRef!) : null;
     const bodyKind = binding.body === 'multipart' ? 'multipart' : endpoint.requestBody !== undefined || binding.body === 'json' ? 'json' : null;
-    const query = endpoint.query === undefined ? null : schemaOf(endpoint.query);
+    const querySchema = endpoint.query === undefined ? null : schemaOf(endpoint.query);
     const body = endpoint.requestBody === undefined ? null : schemaOf(endpoint.requestBody);
-    const queryKeys = Object.keys((query?.schema.properties as Record<string, unknown> | undefined) ?? {});
+    const queryKeys = Object.keys((querySchema?.schema.properties as Record<string, unknown> | undefined) ?? {});
+    // A schema that allows no parameter (requests/no-query.json) is the server refusing any: no argument.
+    const query = queryKeys.length === 0 ? null : querySchema;
     return [{
       operationId: endpoint.operationId,
       summary: endpoint.summary ?? endpoint.operationId,

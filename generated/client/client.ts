@@ -2,7 +2,7 @@
 // The gateway's control-plane client: one method per operation of schema/api.json that has a client binding.
 import { GatewayError, headersFor, ListCall, Transport } from './http.ts';
 import type { CallOptions, ClientOptions, GatewayHeaderOptions, HeaderNames, Operation } from './http.ts';
-import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, Batch, BatchCreate, BatchList, BatchListQuery, CachePurge, CachePurgeQuery, ConfigCreate, ConfigSimulate, ConfigUpdate, DeletedResource, File, FileDeleted, FileList, FileListQuery, FineTuningCheckpointList, FineTuningCheckpointListQuery, FineTuningJob, FineTuningJobCreate, FineTuningJobList, FineTuningJobListQuery, Guardrail, GuardrailCreate, GuardrailList, GuardrailUpdate, Health, ListPageQuery, Prompt, PromptCreate, PromptGetQuery, PromptList, PromptRender, PromptUpdate, PromptVersionList, RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyGetQuery, RateLimitsPolicyList, RateLimitsPolicyListQuery, RateLimitsPolicyUpdate, RateLimitsPolicyUsage, RenderedPrompt, RequestLog, RequestLogList, RequestLogListQuery, ResponseGetQuery, SavedConfig, SavedConfigList, Simulation, StoredResponse, UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyListQuery, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage, VirtualKey, VirtualKeyList } from './types.ts';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, Batch, BatchCreate, BatchList, BatchListQuery, CachePurge, CachePurgeQuery, ConfigCreate, ConfigSimulate, ConfigUpdate, DeletedResource, File, FileDeleted, FileList, FileListQuery, FineTuningCheckpointList, FineTuningCheckpointListQuery, FineTuningJob, FineTuningJobCreate, FineTuningJobList, FineTuningJobListQuery, Guardrail, GuardrailCreate, GuardrailList, GuardrailUpdate, Health, ListPageQuery, PolicyUsageQuery, Prompt, PromptCreate, PromptGetQuery, PromptList, PromptRender, PromptUpdate, PromptVersionList, RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyGetQuery, RateLimitsPolicyList, RateLimitsPolicyListQuery, RateLimitsPolicyUpdate, RateLimitsPolicyUsage, RenderedPrompt, RequestLog, RequestLogList, RequestLogListQuery, ResponseGetQuery, SavedConfig, SavedConfigList, Simulation, StoredResponse, UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyListQuery, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage, VirtualKey, VirtualKeyList } from './types.ts';
 import { validateApiKey, validateApiKeyCreated, validateApiKeyList, validateBatch, validateBatchList, validateCachePurge, validateDeletedResource, validateFile, validateFileDeleted, validateFileList, validateFineTuningCheckpointList, validateFineTuningJob, validateFineTuningJobList, validateGuardrail, validateGuardrailList, validateHealth, validatePrompt, validatePromptList, validatePromptVersionList, validateRateLimitsPolicy, validateRateLimitsPolicyCreated, validateRateLimitsPolicyList, validateRateLimitsPolicyUsage, validateRenderedPrompt, validateRequestLog, validateRequestLogList, validateSavedConfig, validateSavedConfigList, validateSimulation, validateStoredResponse, validateUsageLimitsPolicy, validateUsageLimitsPolicyCreated, validateUsageLimitsPolicyList, validateUsageLimitsPolicyUsage, validateVirtualKey, validateVirtualKeyList } from './validators.js';
 
 export { ClientTimeoutError, ContractError, GatewayError, ListCall } from './http.ts';
@@ -56,8 +56,8 @@ const OPERATIONS = {
   createUsageLimitsPolicy: { id: 'createUsageLimitsPolicy', method: 'POST', path: '/v1/policies/usage-limits', returns: 'json', validate: validateUsageLimitsPolicyCreated, paging: null },
   retrieveRateLimitsPolicy: { id: 'retrieveRateLimitsPolicy', method: 'GET', path: '/v1/policies/rate-limits/{rateLimitsPolicyId}', returns: 'json', validate: validateRateLimitsPolicy, paging: null },
   purgeCache: { id: 'purgeCache', method: 'DELETE', path: '/v1/cache', returns: 'json', validate: validateCachePurge, paging: null },
-  getRateLimitsPolicyUsage: { id: 'getRateLimitsPolicyUsage', method: 'GET', path: '/v1/policies/rate-limits/{rateLimitsPolicyId}/usage', returns: 'json', validate: validateRateLimitsPolicyUsage, paging: null },
-  getUsageLimitsPolicyUsage: { id: 'getUsageLimitsPolicyUsage', method: 'GET', path: '/v1/policies/usage-limits/{usageLimitsPolicyId}/usage', returns: 'json', validate: validateUsageLimitsPolicyUsage, paging: null },
+  getRateLimitsPolicyUsage: { id: 'getRateLimitsPolicyUsage', method: 'GET', path: '/v1/policies/rate-limits/{rateLimitsPolicyId}/usage', returns: 'json', validate: validateRateLimitsPolicyUsage, paging: 'page' },
+  getUsageLimitsPolicyUsage: { id: 'getUsageLimitsPolicyUsage', method: 'GET', path: '/v1/policies/usage-limits/{usageLimitsPolicyId}/usage', returns: 'json', validate: validateUsageLimitsPolicyUsage, paging: 'page' },
   listRateLimitsPolicies: { id: 'listRateLimitsPolicies', method: 'GET', path: '/v1/policies/rate-limits', returns: 'json', validate: validateRateLimitsPolicyList, paging: 'page' },
   createApiKey: { id: 'createApiKey', method: 'POST', path: '/v1/api-keys', returns: 'json', validate: validateApiKeyCreated, paging: null },
   listApiKeys: { id: 'listApiKeys', method: 'GET', path: '/v1/api-keys', returns: 'json', validate: validateApiKeyList, paging: 'page' },
@@ -440,10 +440,10 @@ export class PoliciesUsageLimitsApi {
   /**
    * What a usage-limits policy has counted in its current period, per group (admin scope).
    *
-   * `GET /v1/policies/usage-limits/{usageLimitsPolicyId}/usage`
+   * `GET /v1/policies/usage-limits/{usageLimitsPolicyId}/usage` — await it for the first page, or iterate it (`for await`) for every page.
    */
-  usage(usageLimitsPolicyId: string, options?: CallOptions): Promise<UsageLimitsPolicyUsage> {
-    return this.#transport.call<UsageLimitsPolicyUsage>(OPERATIONS.getUsageLimitsPolicyUsage, { path: { usageLimitsPolicyId } }, options);
+  usage(usageLimitsPolicyId: string, query?: PolicyUsageQuery, options?: CallOptions): ListCall<UsageLimitsPolicyUsage> {
+    return this.#transport.list<UsageLimitsPolicyUsage>(OPERATIONS.getUsageLimitsPolicyUsage, { path: { usageLimitsPolicyId }, query }, options);
   }
 
   /**
@@ -503,10 +503,10 @@ export class PoliciesRateLimitsApi {
   /**
    * What a rate-limits policy counts now, per group (admin scope).
    *
-   * `GET /v1/policies/rate-limits/{rateLimitsPolicyId}/usage`
+   * `GET /v1/policies/rate-limits/{rateLimitsPolicyId}/usage` — await it for the first page, or iterate it (`for await`) for every page.
    */
-  usage(rateLimitsPolicyId: string, options?: CallOptions): Promise<RateLimitsPolicyUsage> {
-    return this.#transport.call<RateLimitsPolicyUsage>(OPERATIONS.getRateLimitsPolicyUsage, { path: { rateLimitsPolicyId } }, options);
+  usage(rateLimitsPolicyId: string, query?: PolicyUsageQuery, options?: CallOptions): ListCall<RateLimitsPolicyUsage> {
+    return this.#transport.list<RateLimitsPolicyUsage>(OPERATIONS.getRateLimitsPolicyUsage, { path: { rateLimitsPolicyId }, query }, options);
   }
 
   /**

@@ -7574,20 +7574,18 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
       }
       errors++;
     }
-    for (const key0 in data) {
-      if (!(key0 === "object" || key0 === "policy_id" || key0 === "type" || key0 === "unit" || key0 === "value" || key0 === "data")) {
-        const err6 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
+    if (data.total === void 0) {
+      const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "total" }, message: "must have required property 'total'" };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
       }
+      errors++;
     }
-    if (data.object !== void 0) {
-      if ("list" !== data.object) {
-        const err7 = { instancePath: instancePath + "/object", schemaPath: "#/properties/object/const", keyword: "const", params: { allowedValue: "list" }, message: "must be equal to constant" };
+    for (const key0 in data) {
+      if (!(key0 === "object" || key0 === "policy_id" || key0 === "type" || key0 === "unit" || key0 === "value" || key0 === "total" || key0 === "data")) {
+        const err7 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -7596,9 +7594,9 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.policy_id !== void 0) {
-      if (typeof data.policy_id !== "string") {
-        const err8 = { instancePath: instancePath + "/policy_id", schemaPath: "#/properties/policy_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+    if (data.object !== void 0) {
+      if ("list" !== data.object) {
+        const err8 = { instancePath: instancePath + "/object", schemaPath: "#/properties/object/const", keyword: "const", params: { allowedValue: "list" }, message: "must be equal to constant" };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -7607,10 +7605,9 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.type !== void 0) {
-      let data2 = data.type;
-      if (!(data2 === "requests" || data2 === "tokens")) {
-        const err9 = { instancePath: instancePath + "/type", schemaPath: "rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum", keyword: "enum", params: { allowedValues: schema134.enum }, message: "must be equal to one of the allowed values" };
+    if (data.policy_id !== void 0) {
+      if (typeof data.policy_id !== "string") {
+        const err9 = { instancePath: instancePath + "/policy_id", schemaPath: "#/properties/policy_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -7619,10 +7616,10 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.unit !== void 0) {
-      let data3 = data.unit;
-      if (!(data3 === "rpm" || data3 === "rph" || data3 === "rpd")) {
-        const err10 = { instancePath: instancePath + "/unit", schemaPath: "rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum", keyword: "enum", params: { allowedValues: schema135.enum }, message: "must be equal to one of the allowed values" };
+    if (data.type !== void 0) {
+      let data2 = data.type;
+      if (!(data2 === "requests" || data2 === "tokens")) {
+        const err10 = { instancePath: instancePath + "/type", schemaPath: "rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum", keyword: "enum", params: { allowedValues: schema134.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -7631,10 +7628,10 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.value !== void 0) {
-      let data4 = data.value;
-      if (!(typeof data4 == "number" && isFinite(data4))) {
-        const err11 = { instancePath: instancePath + "/value", schemaPath: "#/properties/value/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+    if (data.unit !== void 0) {
+      let data3 = data.unit;
+      if (!(data3 === "rpm" || data3 === "rph" || data3 === "rpd")) {
+        const err11 = { instancePath: instancePath + "/unit", schemaPath: "rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum", keyword: "enum", params: { allowedValues: schema135.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -7643,42 +7640,50 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.value !== void 0) {
+      let data4 = data.value;
+      if (!(typeof data4 == "number" && isFinite(data4))) {
+        const err12 = { instancePath: instancePath + "/value", schemaPath: "#/properties/value/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.total !== void 0) {
+      let data5 = data.total;
+      if (!(typeof data5 == "number" && (!(data5 % 1) && !isNaN(data5)) && isFinite(data5))) {
+        const err13 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (typeof data5 == "number" && isFinite(data5)) {
+        if (data5 < 0 || isNaN(data5)) {
+          const err14 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      }
+    }
     if (data.data !== void 0) {
-      let data5 = data.data;
-      if (Array.isArray(data5)) {
-        const len0 = data5.length;
+      let data6 = data.data;
+      if (Array.isArray(data6)) {
+        const len0 = data6.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data6 = data5[i0];
-          if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
-            if (data6.group === void 0) {
-              const err12 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "group" }, message: "must have required property 'group'" };
-              if (vErrors === null) {
-                vErrors = [err12];
-              } else {
-                vErrors.push(err12);
-              }
-              errors++;
-            }
-            if (data6.used === void 0) {
-              const err13 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "used" }, message: "must have required property 'used'" };
-              if (vErrors === null) {
-                vErrors = [err13];
-              } else {
-                vErrors.push(err13);
-              }
-              errors++;
-            }
-            if (data6.remaining === void 0) {
-              const err14 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "remaining" }, message: "must have required property 'remaining'" };
-              if (vErrors === null) {
-                vErrors = [err14];
-              } else {
-                vErrors.push(err14);
-              }
-              errors++;
-            }
-            if (data6.reset_seconds === void 0) {
-              const err15 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "reset_seconds" }, message: "must have required property 'reset_seconds'" };
+          let data7 = data6[i0];
+          if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+            if (data7.group === void 0) {
+              const err15 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "group" }, message: "must have required property 'group'" };
               if (vErrors === null) {
                 vErrors = [err15];
               } else {
@@ -7686,133 +7691,160 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-            for (const key1 in data6) {
+            if (data7.used === void 0) {
+              const err16 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "used" }, message: "must have required property 'used'" };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
+            if (data7.remaining === void 0) {
+              const err17 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "remaining" }, message: "must have required property 'remaining'" };
+              if (vErrors === null) {
+                vErrors = [err17];
+              } else {
+                vErrors.push(err17);
+              }
+              errors++;
+            }
+            if (data7.reset_seconds === void 0) {
+              const err18 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "reset_seconds" }, message: "must have required property 'reset_seconds'" };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+            for (const key1 in data7) {
               if (!(key1 === "group" || key1 === "used" || key1 === "remaining" || key1 === "reset_seconds")) {
-                const err16 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                const err19 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
                 if (vErrors === null) {
-                  vErrors = [err16];
+                  vErrors = [err19];
                 } else {
-                  vErrors.push(err16);
+                  vErrors.push(err19);
                 }
                 errors++;
               }
             }
-            if (data6.group !== void 0) {
-              let data7 = data6.group;
-              if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
-                for (const key2 in data7) {
-                  if (typeof data7[key2] !== "string") {
-                    const err17 = { instancePath: instancePath + "/data/" + i0 + "/group/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/data/items/properties/group/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (data7.group !== void 0) {
+              let data8 = data7.group;
+              if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
+                for (const key2 in data8) {
+                  if (typeof data8[key2] !== "string") {
+                    const err20 = { instancePath: instancePath + "/data/" + i0 + "/group/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/data/items/properties/group/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err17];
+                      vErrors = [err20];
                     } else {
-                      vErrors.push(err17);
+                      vErrors.push(err20);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err18 = { instancePath: instancePath + "/data/" + i0 + "/group", schemaPath: "#/properties/data/items/properties/group/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err21 = { instancePath: instancePath + "/data/" + i0 + "/group", schemaPath: "#/properties/data/items/properties/group/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err18];
+                  vErrors = [err21];
                 } else {
-                  vErrors.push(err18);
+                  vErrors.push(err21);
                 }
                 errors++;
               }
             }
-            if (data6.used !== void 0) {
-              let data9 = data6.used;
-              if (typeof data9 == "number" && isFinite(data9)) {
-                if (data9 < 0 || isNaN(data9)) {
-                  const err19 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                  if (vErrors === null) {
-                    vErrors = [err19];
-                  } else {
-                    vErrors.push(err19);
-                  }
-                  errors++;
-                }
-              } else {
-                const err20 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/type", keyword: "type", params: { type: "number" }, message: "must be number" };
-                if (vErrors === null) {
-                  vErrors = [err20];
-                } else {
-                  vErrors.push(err20);
-                }
-                errors++;
-              }
-            }
-            if (data6.remaining !== void 0) {
-              let data10 = data6.remaining;
+            if (data7.used !== void 0) {
+              let data10 = data7.used;
               if (typeof data10 == "number" && isFinite(data10)) {
                 if (data10 < 0 || isNaN(data10)) {
-                  const err21 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                  const err22 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
                   if (vErrors === null) {
-                    vErrors = [err21];
+                    vErrors = [err22];
                   } else {
-                    vErrors.push(err21);
+                    vErrors.push(err22);
                   }
                   errors++;
                 }
               } else {
-                const err22 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                const err23 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                 if (vErrors === null) {
-                  vErrors = [err22];
+                  vErrors = [err23];
                 } else {
-                  vErrors.push(err22);
+                  vErrors.push(err23);
                 }
                 errors++;
               }
             }
-            if (data6.reset_seconds !== void 0) {
-              let data11 = data6.reset_seconds;
+            if (data7.remaining !== void 0) {
+              let data11 = data7.remaining;
               if (typeof data11 == "number" && isFinite(data11)) {
                 if (data11 < 0 || isNaN(data11)) {
-                  const err23 = { instancePath: instancePath + "/data/" + i0 + "/reset_seconds", schemaPath: "#/properties/data/items/properties/reset_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                  const err24 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
                   if (vErrors === null) {
-                    vErrors = [err23];
+                    vErrors = [err24];
                   } else {
-                    vErrors.push(err23);
+                    vErrors.push(err24);
                   }
                   errors++;
                 }
               } else {
-                const err24 = { instancePath: instancePath + "/data/" + i0 + "/reset_seconds", schemaPath: "#/properties/data/items/properties/reset_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                const err25 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                 if (vErrors === null) {
-                  vErrors = [err24];
+                  vErrors = [err25];
                 } else {
-                  vErrors.push(err24);
+                  vErrors.push(err25);
+                }
+                errors++;
+              }
+            }
+            if (data7.reset_seconds !== void 0) {
+              let data12 = data7.reset_seconds;
+              if (typeof data12 == "number" && isFinite(data12)) {
+                if (data12 < 0 || isNaN(data12)) {
+                  const err26 = { instancePath: instancePath + "/data/" + i0 + "/reset_seconds", schemaPath: "#/properties/data/items/properties/reset_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                  if (vErrors === null) {
+                    vErrors = [err26];
+                  } else {
+                    vErrors.push(err26);
+                  }
+                  errors++;
+                }
+              } else {
+                const err27 = { instancePath: instancePath + "/data/" + i0 + "/reset_seconds", schemaPath: "#/properties/data/items/properties/reset_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                if (vErrors === null) {
+                  vErrors = [err27];
+                } else {
+                  vErrors.push(err27);
                 }
                 errors++;
               }
             }
           } else {
-            const err25 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err28 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err28];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err28);
             }
             errors++;
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/data", schemaPath: "#/properties/data/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        const err29 = { instancePath: instancePath + "/data", schemaPath: "#/properties/data/type", keyword: "type", params: { type: "array" }, message: "must be array" };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err29];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err29);
         }
         errors++;
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err30 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err30];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err30);
     }
     errors++;
   }
@@ -13679,7 +13711,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateUsageLimitsPolicyUsage = validate74;
-var schema168 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/usage-limits-policy-usage.json", "title": "UsageLimitsPolicyUsage", "description": "What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.", "type": "object", "required": ["object", "policy_id", "type", "credit_limit", "alert_threshold", "periodic_reset", "period", "data"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "policy_id": { "type": "string" }, "type": { "enum": ["cost", "tokens"] }, "credit_limit": { "type": "number" }, "alert_threshold": { "type": ["number", "null"] }, "periodic_reset": { "enum": ["monthly", "weekly", null] }, "period": { "type": "object", "required": ["id", "ends_at"], "additionalProperties": false, "properties": { "id": { "type": "string", "description": "`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)." }, "ends_at": { "type": ["integer", "null"], "description": "Unix seconds when the count starts again at zero; null when cumulative." } } }, "data": { "type": "array", "items": { "type": "object", "required": ["group", "used", "remaining", "exhausted"], "additionalProperties": false, "properties": { "group": { "type": "object", "additionalProperties": { "type": "string" } }, "used": { "type": "number", "minimum": 0, "description": "USD (cost) or tokens used in the period." }, "remaining": { "type": "number", "minimum": 0 }, "exhausted": { "type": "boolean", "description": "True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded." } } } } } };
+var schema168 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/usage-limits-policy-usage.json", "title": "UsageLimitsPolicyUsage", "description": "What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.", "type": "object", "required": ["object", "policy_id", "type", "credit_limit", "alert_threshold", "periodic_reset", "period", "data", "total"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "policy_id": { "type": "string" }, "type": { "enum": ["cost", "tokens"] }, "credit_limit": { "type": "number" }, "alert_threshold": { "type": ["number", "null"] }, "periodic_reset": { "enum": ["monthly", "weekly", null] }, "period": { "type": "object", "required": ["id", "ends_at"], "additionalProperties": false, "properties": { "id": { "type": "string", "description": "`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)." }, "ends_at": { "type": ["integer", "null"], "description": "Unix seconds when the count starts again at zero; null when cumulative." } } }, "total": { "type": "integer", "minimum": 0, "description": "Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)." }, "data": { "type": "array", "items": { "type": "object", "required": ["group", "used", "remaining", "exhausted"], "additionalProperties": false, "properties": { "group": { "type": "object", "additionalProperties": { "type": "string" } }, "used": { "type": "number", "minimum": 0, "description": "USD (cost) or tokens used in the period." }, "remaining": { "type": "number", "minimum": 0 }, "exhausted": { "type": "boolean", "description": "True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded." } } } } } };
 function validate74(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -13764,20 +13796,18 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
       }
       errors++;
     }
-    for (const key0 in data) {
-      if (!(key0 === "object" || key0 === "policy_id" || key0 === "type" || key0 === "credit_limit" || key0 === "alert_threshold" || key0 === "periodic_reset" || key0 === "period" || key0 === "data")) {
-        const err8 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
+    if (data.total === void 0) {
+      const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "total" }, message: "must have required property 'total'" };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
       }
+      errors++;
     }
-    if (data.object !== void 0) {
-      if ("list" !== data.object) {
-        const err9 = { instancePath: instancePath + "/object", schemaPath: "#/properties/object/const", keyword: "const", params: { allowedValue: "list" }, message: "must be equal to constant" };
+    for (const key0 in data) {
+      if (!func1.call(schema168.properties, key0)) {
+        const err9 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -13786,9 +13816,9 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.policy_id !== void 0) {
-      if (typeof data.policy_id !== "string") {
-        const err10 = { instancePath: instancePath + "/policy_id", schemaPath: "#/properties/policy_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+    if (data.object !== void 0) {
+      if ("list" !== data.object) {
+        const err10 = { instancePath: instancePath + "/object", schemaPath: "#/properties/object/const", keyword: "const", params: { allowedValue: "list" }, message: "must be equal to constant" };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -13797,10 +13827,9 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.type !== void 0) {
-      let data2 = data.type;
-      if (!(data2 === "cost" || data2 === "tokens")) {
-        const err11 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema168.properties.type.enum }, message: "must be equal to one of the allowed values" };
+    if (data.policy_id !== void 0) {
+      if (typeof data.policy_id !== "string") {
+        const err11 = { instancePath: instancePath + "/policy_id", schemaPath: "#/properties/policy_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -13809,10 +13838,10 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.credit_limit !== void 0) {
-      let data3 = data.credit_limit;
-      if (!(typeof data3 == "number" && isFinite(data3))) {
-        const err12 = { instancePath: instancePath + "/credit_limit", schemaPath: "#/properties/credit_limit/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+    if (data.type !== void 0) {
+      let data2 = data.type;
+      if (!(data2 === "cost" || data2 === "tokens")) {
+        const err12 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema168.properties.type.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -13821,10 +13850,10 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.alert_threshold !== void 0) {
-      let data4 = data.alert_threshold;
-      if (!(typeof data4 == "number" && isFinite(data4)) && data4 !== null) {
-        const err13 = { instancePath: instancePath + "/alert_threshold", schemaPath: "#/properties/alert_threshold/type", keyword: "type", params: { type: schema168.properties.alert_threshold.type }, message: "must be number,null" };
+    if (data.credit_limit !== void 0) {
+      let data3 = data.credit_limit;
+      if (!(typeof data3 == "number" && isFinite(data3))) {
+        const err13 = { instancePath: instancePath + "/credit_limit", schemaPath: "#/properties/credit_limit/type", keyword: "type", params: { type: "number" }, message: "must be number" };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -13833,10 +13862,10 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.periodic_reset !== void 0) {
-      let data5 = data.periodic_reset;
-      if (!(data5 === "monthly" || data5 === "weekly" || data5 === null)) {
-        const err14 = { instancePath: instancePath + "/periodic_reset", schemaPath: "#/properties/periodic_reset/enum", keyword: "enum", params: { allowedValues: schema168.properties.periodic_reset.enum }, message: "must be equal to one of the allowed values" };
+    if (data.alert_threshold !== void 0) {
+      let data4 = data.alert_threshold;
+      if (!(typeof data4 == "number" && isFinite(data4)) && data4 !== null) {
+        const err14 = { instancePath: instancePath + "/alert_threshold", schemaPath: "#/properties/alert_threshold/type", keyword: "type", params: { type: schema168.properties.alert_threshold.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -13845,20 +13874,23 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.periodic_reset !== void 0) {
+      let data5 = data.periodic_reset;
+      if (!(data5 === "monthly" || data5 === "weekly" || data5 === null)) {
+        const err15 = { instancePath: instancePath + "/periodic_reset", schemaPath: "#/properties/periodic_reset/enum", keyword: "enum", params: { allowedValues: schema168.properties.periodic_reset.enum }, message: "must be equal to one of the allowed values" };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.period !== void 0) {
       let data6 = data.period;
       if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
         if (data6.id === void 0) {
-          const err15 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-        if (data6.ends_at === void 0) {
-          const err16 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/required", keyword: "required", params: { missingProperty: "ends_at" }, message: "must have required property 'ends_at'" };
+          const err16 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
           if (vErrors === null) {
             vErrors = [err16];
           } else {
@@ -13866,20 +13898,18 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (data6.ends_at === void 0) {
+          const err17 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/required", keyword: "required", params: { missingProperty: "ends_at" }, message: "must have required property 'ends_at'" };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
         for (const key1 in data6) {
           if (!(key1 === "id" || key1 === "ends_at")) {
-            const err17 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
-        }
-        if (data6.id !== void 0) {
-          if (typeof data6.id !== "string") {
-            const err18 = { instancePath: instancePath + "/period/id", schemaPath: "#/properties/period/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err18 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err18];
             } else {
@@ -13888,10 +13918,9 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data6.ends_at !== void 0) {
-          let data8 = data6.ends_at;
-          if (!(typeof data8 == "number" && (!(data8 % 1) && !isNaN(data8)) && isFinite(data8)) && data8 !== null) {
-            const err19 = { instancePath: instancePath + "/period/ends_at", schemaPath: "#/properties/period/properties/ends_at/type", keyword: "type", params: { type: schema168.properties.period.properties.ends_at.type }, message: "must be integer,null" };
+        if (data6.id !== void 0) {
+          if (typeof data6.id !== "string") {
+            const err19 = { instancePath: instancePath + "/period/id", schemaPath: "#/properties/period/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err19];
             } else {
@@ -13900,52 +13929,60 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
+        if (data6.ends_at !== void 0) {
+          let data8 = data6.ends_at;
+          if (!(typeof data8 == "number" && (!(data8 % 1) && !isNaN(data8)) && isFinite(data8)) && data8 !== null) {
+            const err20 = { instancePath: instancePath + "/period/ends_at", schemaPath: "#/properties/period/properties/ends_at/type", keyword: "type", params: { type: schema168.properties.period.properties.ends_at.type }, message: "must be integer,null" };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
       } else {
-        const err20 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err21 = { instancePath: instancePath + "/period", schemaPath: "#/properties/period/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
     }
+    if (data.total !== void 0) {
+      let data9 = data.total;
+      if (!(typeof data9 == "number" && (!(data9 % 1) && !isNaN(data9)) && isFinite(data9))) {
+        const err22 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+      if (typeof data9 == "number" && isFinite(data9)) {
+        if (data9 < 0 || isNaN(data9)) {
+          const err23 = { instancePath: instancePath + "/total", schemaPath: "#/properties/total/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+      }
+    }
     if (data.data !== void 0) {
-      let data9 = data.data;
-      if (Array.isArray(data9)) {
-        const len0 = data9.length;
+      let data10 = data.data;
+      if (Array.isArray(data10)) {
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data10 = data9[i0];
-          if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
-            if (data10.group === void 0) {
-              const err21 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "group" }, message: "must have required property 'group'" };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
-              errors++;
-            }
-            if (data10.used === void 0) {
-              const err22 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "used" }, message: "must have required property 'used'" };
-              if (vErrors === null) {
-                vErrors = [err22];
-              } else {
-                vErrors.push(err22);
-              }
-              errors++;
-            }
-            if (data10.remaining === void 0) {
-              const err23 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "remaining" }, message: "must have required property 'remaining'" };
-              if (vErrors === null) {
-                vErrors = [err23];
-              } else {
-                vErrors.push(err23);
-              }
-              errors++;
-            }
-            if (data10.exhausted === void 0) {
-              const err24 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "exhausted" }, message: "must have required property 'exhausted'" };
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
+            if (data11.group === void 0) {
+              const err24 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "group" }, message: "must have required property 'group'" };
               if (vErrors === null) {
                 vErrors = [err24];
               } else {
@@ -13953,88 +13990,82 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-            for (const key2 in data10) {
+            if (data11.used === void 0) {
+              const err25 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "used" }, message: "must have required property 'used'" };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (data11.remaining === void 0) {
+              const err26 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "remaining" }, message: "must have required property 'remaining'" };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+            if (data11.exhausted === void 0) {
+              const err27 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "exhausted" }, message: "must have required property 'exhausted'" };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
+              }
+              errors++;
+            }
+            for (const key2 in data11) {
               if (!(key2 === "group" || key2 === "used" || key2 === "remaining" || key2 === "exhausted")) {
-                const err25 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+                const err28 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
                 if (vErrors === null) {
-                  vErrors = [err25];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err25);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
             }
-            if (data10.group !== void 0) {
-              let data11 = data10.group;
-              if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
-                for (const key3 in data11) {
-                  if (typeof data11[key3] !== "string") {
-                    const err26 = { instancePath: instancePath + "/data/" + i0 + "/group/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/data/items/properties/group/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (data11.group !== void 0) {
+              let data12 = data11.group;
+              if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+                for (const key3 in data12) {
+                  if (typeof data12[key3] !== "string") {
+                    const err29 = { instancePath: instancePath + "/data/" + i0 + "/group/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/data/items/properties/group/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err26];
+                      vErrors = [err29];
                     } else {
-                      vErrors.push(err26);
+                      vErrors.push(err29);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err27 = { instancePath: instancePath + "/data/" + i0 + "/group", schemaPath: "#/properties/data/items/properties/group/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err30 = { instancePath: instancePath + "/data/" + i0 + "/group", schemaPath: "#/properties/data/items/properties/group/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err27];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err27);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
             }
-            if (data10.used !== void 0) {
-              let data13 = data10.used;
-              if (typeof data13 == "number" && isFinite(data13)) {
-                if (data13 < 0 || isNaN(data13)) {
-                  const err28 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                  if (vErrors === null) {
-                    vErrors = [err28];
-                  } else {
-                    vErrors.push(err28);
-                  }
-                  errors++;
-                }
-              } else {
-                const err29 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/type", keyword: "type", params: { type: "number" }, message: "must be number" };
-                if (vErrors === null) {
-                  vErrors = [err29];
-                } else {
-                  vErrors.push(err29);
-                }
-                errors++;
-              }
-            }
-            if (data10.remaining !== void 0) {
-              let data14 = data10.remaining;
+            if (data11.used !== void 0) {
+              let data14 = data11.used;
               if (typeof data14 == "number" && isFinite(data14)) {
                 if (data14 < 0 || isNaN(data14)) {
-                  const err30 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                  const err31 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
                   if (vErrors === null) {
-                    vErrors = [err30];
+                    vErrors = [err31];
                   } else {
-                    vErrors.push(err30);
+                    vErrors.push(err31);
                   }
                   errors++;
                 }
               } else {
-                const err31 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/type", keyword: "type", params: { type: "number" }, message: "must be number" };
-                if (vErrors === null) {
-                  vErrors = [err31];
-                } else {
-                  vErrors.push(err31);
-                }
-                errors++;
-              }
-            }
-            if (data10.exhausted !== void 0) {
-              if (typeof data10.exhausted !== "boolean") {
-                const err32 = { instancePath: instancePath + "/data/" + i0 + "/exhausted", schemaPath: "#/properties/data/items/properties/exhausted/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                const err32 = { instancePath: instancePath + "/data/" + i0 + "/used", schemaPath: "#/properties/data/items/properties/used/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                 if (vErrors === null) {
                   vErrors = [err32];
                 } else {
@@ -14043,32 +14074,65 @@ function validate74(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
+            if (data11.remaining !== void 0) {
+              let data15 = data11.remaining;
+              if (typeof data15 == "number" && isFinite(data15)) {
+                if (data15 < 0 || isNaN(data15)) {
+                  const err33 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                  if (vErrors === null) {
+                    vErrors = [err33];
+                  } else {
+                    vErrors.push(err33);
+                  }
+                  errors++;
+                }
+              } else {
+                const err34 = { instancePath: instancePath + "/data/" + i0 + "/remaining", schemaPath: "#/properties/data/items/properties/remaining/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                if (vErrors === null) {
+                  vErrors = [err34];
+                } else {
+                  vErrors.push(err34);
+                }
+                errors++;
+              }
+            }
+            if (data11.exhausted !== void 0) {
+              if (typeof data11.exhausted !== "boolean") {
+                const err35 = { instancePath: instancePath + "/data/" + i0 + "/exhausted", schemaPath: "#/properties/data/items/properties/exhausted/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (vErrors === null) {
+                  vErrors = [err35];
+                } else {
+                  vErrors.push(err35);
+                }
+                errors++;
+              }
+            }
           } else {
-            const err33 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err36 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
-              vErrors = [err33];
+              vErrors = [err36];
             } else {
-              vErrors.push(err33);
+              vErrors.push(err36);
             }
             errors++;
           }
         }
       } else {
-        const err34 = { instancePath: instancePath + "/data", schemaPath: "#/properties/data/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        const err37 = { instancePath: instancePath + "/data", schemaPath: "#/properties/data/type", keyword: "type", params: { type: "array" }, message: "must be array" };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err37];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err37);
         }
         errors++;
       }
     }
   } else {
-    const err35 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err38 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err35];
+      vErrors = [err38];
     } else {
-      vErrors.push(err35);
+      vErrors.push(err38);
     }
     errors++;
   }

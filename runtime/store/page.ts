@@ -14,6 +14,11 @@ export interface Page<T> {
 
 export const ALL: PageRequest = Object.freeze({ limit: null, offset: 0 });
 
+/** One page of `items` (already in their listing order). */
+export function pageSlice<T>(items: readonly T[], page: PageRequest): T[] {
+  return page.limit === null ? items.slice(page.offset) : items.slice(page.offset, page.offset + page.limit);
+}
+
 /** The LIMIT/OFFSET clause and its parameters, in the form both dialects accept (an offset needs a limit). */
 export function pageClause(page: PageRequest): { sql: string; params: number[] } {
   if (page.limit === null) return page.offset > 0 ? { sql: ' LIMIT ? OFFSET ?', params: [Number.MAX_SAFE_INTEGER, page.offset] } : { sql: '', params: [] };

@@ -66,7 +66,9 @@ describe('client operations', () => {
         types.add(titleOf(op.requestBody));
         params.push(`body: ${titleOf(op.requestBody)}`);
       } else if (op.client.body === 'json') params.push('body: Record<string, unknown>');
-      if (op.query !== undefined) {
+      const query = op.query === undefined ? null : (JSON.parse(readFileSync(join(ROOT, 'schema', op.query), 'utf8')) as { properties?: Record<string, unknown> }).properties ?? {};
+      // A query schema that allows no parameter is no argument.
+      if (op.query !== undefined && Object.keys(query!).length > 0) {
         types.add(titleOf(op.query));
         params.push(`query?: ${titleOf(op.query)}`);
       }
@@ -74,7 +76,6 @@ describe('client operations', () => {
       const returns = op.client.returns ?? 'json';
       const answer = returns === 'text' ? 'string' : returns === 'bytes' ? 'Uint8Array' : titleOf(op.responses['200']!);
       if (returns === 'json') types.add(answer);
-      const query = op.query === undefined ? null : (JSON.parse(readFileSync(join(ROOT, 'schema', op.query), 'utf8')) as { properties?: Record<string, unknown> }).properties ?? {};
       const paged = query !== null && ('after' in query || 'current_page' in query);
       const result = paged ? `ListCall<${answer}>` : `Promise<${answer}>`;
       lines.push(`const parameters${index}: Equal<Parameters<typeof client.${op.client.method}>, [${params.join(', ')}]> = true;`);

@@ -123,6 +123,12 @@ describe('rate and usage limits', () => {
     expect(checkResponse('GET', '/v1/policies/rate-limits/x/usage', 200, usage.body)).not.toBeNull();
     const groups = Object.fromEntries(usage.body.data.map((g: any) => [g.group['metadata._user'], g.used]));
     expect(groups).toEqual({ ada: 1, bob: 1 });
+    expect(usage.body.total).toBe(2);
+    // Paged like every list, the groups in the order of their values.
+    const usagePath = `/v1/policies/rate-limits/${usage.body.policy_id}/usage`;
+    const second = await admin('GET', `${usagePath}?page_size=1&current_page=1`);
+    expect([second.body.total, second.body.data.map((g: any) => g.group['metadata._user'])]).toEqual([2, ['bob']]);
+    expect((await admin('GET', `${usagePath}?limit=1`)).body.error.code).toBe('invalid_query');
   });
 
   it('a tokens rate limit is checked before and charged from the answer, streamed answers included', async () => {

@@ -13,6 +13,7 @@ import type { BudgetCharge } from '../../runtime/pipeline/limits/counters.ts';
 import { MemoryCounters } from '../../runtime/pipeline/limits/memory-counters.ts';
 import { type GatewayStore, openStore } from '../../runtime/store/open-store.ts';
 import type { BudgetSpend, UsageBudgetStore } from '../../runtime/store/usage-budget-store.ts';
+import { ALL } from '../../runtime/store/page.ts';
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const MONTH_END = Date.UTC(2026, 11, 1);
@@ -74,7 +75,7 @@ it('a group that spent its budget is still refused after a restart; one with bud
   expect(after.admitNow([], [budget('["spent"]')], NOW)).toMatchObject({ allowed: false, budgets: [11] });
   expect(after.admitNow([], [budget('["some"]')], NOW)).toMatchObject({ allowed: true, budgets: [2] });
   expect(after.admitNow([], [budget('["cumulative"]', 'all')], NOW)).toMatchObject({ allowed: true, budgets: [4] });
-  expect((await after.budgetUsage(P, 'm2026-11')).sort((a, b) => a.group.localeCompare(b.group))).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
+  expect((await after.budgetUsage(P, 'm2026-11', ALL)).items).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
 });
 
 it('a group this process charges is raised to what every process sharing the store spent, plus what it charged since', async () => {
@@ -114,7 +115,7 @@ it('a period that is over is not restored, and a restored group that crossed its
   await journal.write();
   const restarted = new MemoryCounters();
   await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(restarted);
-  expect(await restarted.budgetUsage(P, 'm2026-10')).toEqual([]);
+  expect(await restarted.budgetUsage(P, 'm2026-10', ALL)).toEqual({ items: [], total: 0 });
   // 8 already at or over the threshold of 5: charging more is not a crossing.
   expect(restarted.chargeNow([], [charge('["g"]', 1, { alertAt: 5 })], NOW)).toEqual([null]);
 });

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import type { LimitCounters } from '../../runtime/pipeline/limits/counters.ts';
+import { ALL } from '../../runtime/store/page.ts';
 import { bucketMsOf, WINDOW_BUCKETS } from '../../runtime/pipeline/limits/window.ts';
 import { Redis } from 'ioredis';
 import { COUNTER_BACKENDS, openCounters, type OpenedCounters, TEST_REDIS_URL } from './backends.ts';
@@ -110,11 +111,38 @@ describe.each(COUNTER_BACKENDS)('limit counters on %s', (backend) => {
   it('keeps groups apart and lists them with their counts', async () => {
     const id = randomUUID();
     for (const group of ['["a"]', '["a"]', '["b"]']) await opened.counters.admit([{ policyId: id, group, windowMs: MINUTE, limit: 5, cost: 1 }], [], T0);
-    const usage = await opened.counters.windowUsage(id, MINUTE, 5, T0 + 10);
-    expect(Object.fromEntries(usage.map((g) => [g.group, g.used]))).toEqual({ '["a"]': 2, '["b"]': 1 });
-    expect(usage.every((g) => g.resetMs! > 0 && g.resetMs! <= MINUTE + bucketMsOf(MINUTE))).toBe(true);
-    expect(await opened.counters.windowUsage(id, MINUTE, 5, T0 + 2 * MINUTE)).toEqual([]);
+    const usage = await opened.counters.windowUsage(id, MINUTE, 5, T0 + 10, ALL);
+    expect(usage.total).toBe(2);
+    expect(usage.items.map((g) => [g.group, g.used])).toEqual([['["a"]', 2], ['["b"]', 1]]);
+    expect(usage.items.every((g) => g.resetMs! > 0 && g.resetMs! <= MINUTE + bucketMsOf(MINUTE))).toBe(true);
+    expect(await opened.counters.windowUsage(id, MINUTE, 5, T0 + 2 * MINUTE, ALL)).toEqual({ items: [], total: 0 });
   });
+
+  test.prop([fc.uniqueArray(fc.string({ maxLength: 4 }), { minLength: 0, maxLength: 25 }), fc.integer({ min: 1, max: 7 })], { numRuns: 8 })(
+    'pages the usage listings: the pages, in order, are every group once, sorted, and total counts them all',
+    async (names, size) => {
+      const windowId = randomUUID();
+      const budgetId = randomUUID();
+      const groups = names.map((n) => JSON.stringify([n]));
+      for (const group of groups) {
+        await opened.counters.admit([{ policyId: windowId, group, windowMs: MINUTE, limit: 5, cost: 1 }], [], T0);
+        await opened.counters.charge([], [{ policyId: budgetId, group, period: 'all', endsAt: null, amount: 1, alertAt: null }], T0);
+      }
+      const sorted = [...groups].sort();
+      for (const list of [(page: { limit: number; offset: number }) => opened.counters.windowUsage(windowId, MINUTE, 5, T0 + 10, page), (page: { limit: number; offset: number }) => opened.counters.budgetUsage(budgetId, 'all', page)]) {
+        const seen: string[] = [];
+        for (let offset = 0; ; offset += size) {
+          const page = await list({ limit: size, offset });
+          expect(page.total).toBe(groups.length);
+          expect(page.items.length).toBe(Math.max(0, Math.min(size, groups.length - offset)));
+          expect(page.items.every((g) => g.used === 1)).toBe(true);
+          seen.push(...page.items.map((g) => g.group));
+          if (page.items.length < size) break;
+        }
+        expect(seen).toEqual(sorted);
+      }
+    },
+  );
 
   it('forgets groups whose window emptied while others keep the policy busy (one group per user must not pile up)', async () => {
     const id = randomUUID();
@@ -122,7 +150,7 @@ describe.each(COUNTER_BACKENDS)('limit counters on %s', (backend) => {
     for (let i = 0; i < 40; i++) await admit(`["u${i}"]`, T0 + i);
     // Later, one new user: every earlier window has expired.
     await admit('["late"]', T0 + 2 * MINUTE);
-    expect((await opened.counters.windowUsage(id, MINUTE, 5, T0 + 2 * MINUTE)).map((g) => g.group)).toEqual(['["late"]']);
+    expect((await opened.counters.windowUsage(id, MINUTE, 5, T0 + 2 * MINUTE, ALL)).items.map((g) => g.group)).toEqual(['["late"]']);
     if (backend === 'redis') {
       // What Redis holds for the listing: the live group only (a plain set kept all 41 while written to).
       const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -156,7 +184,7 @@ describe.each(COUNTER_BACKENDS)('limit counters on %s', (backend) => {
     await opened.counters.charge([], [charge('m2026-11', 0.4)], T0);
     expect(await opened.counters.admit([], [budget('m2026-11')], T0)).toMatchObject({ allowed: false, budgets: [1] });
     expect(await opened.counters.admit([], [budget('m2026-12')], T0)).toMatchObject({ allowed: true, budgets: [0] });
-    expect(await opened.counters.budgetUsage(id, 'm2026-11')).toEqual([{ group: '[]', used: 1 }]);
+    expect(await opened.counters.budgetUsage(id, 'm2026-11', ALL)).toEqual({ items: [{ group: '[]', used: 1 }], total: 1 });
   });
 
   it('reports the alert crossing for exactly one of many concurrent charges', async () => {

@@ -24,7 +24,7 @@ const SPEC_ENDPOINTS: Array<[string, string, string | undefined, string | undefi
   ['GET', '/v1/{path}', undefined, undefined, null],
   ['PUT', '/v1/{path}', undefined, undefined, null],
   ['DELETE', '/v1/{path}', undefined, undefined, null],
-  ['POST', '/v1/prompts/{promptId}/render', 'requests/prompt-render.json', undefined, 'resources/rendered-prompt.json'],
+  ['POST', '/v1/prompts/{promptId}/render', 'requests/prompt-render.json', 'requests/no-query.json', 'resources/rendered-prompt.json'],
   ['POST', '/v1/fine_tuning/jobs', 'requests/fine-tuning-job-create.json', undefined, 'resources/fine-tuning-job.json'],
   ['GET', '/v1/fine_tuning/jobs', undefined, 'requests/fine-tuning-job-list-query.json', 'resources/fine-tuning-job-list.json'],
   ['POST', '/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel', undefined, undefined, 'resources/fine-tuning-job.json'],
@@ -33,7 +33,7 @@ const SPEC_ENDPOINTS: Array<[string, string, string | undefined, string | undefi
   ['POST', '/v1/batches/{batch_id}/cancel', undefined, undefined, 'resources/batch.json'],
   ['POST', '/v1/completions', 'requests/completion-create.json', undefined, 'resources/text-completion.json'],
   ['GET', '/v1/responses/{response_id}', undefined, 'requests/response-get-query.json', 'resources/stored-response.json'],
-  ['POST', '/v1/policies/usage-limits', 'requests/usage-limits-policy-create.json', undefined, 'resources/usage-limits-policy-created.json'],
+  ['POST', '/v1/policies/usage-limits', 'requests/usage-limits-policy-create.json', 'requests/no-query.json', 'resources/usage-limits-policy-created.json'],
   ['GET', '/v1/policies/rate-limits/{rateLimitsPolicyId}', undefined, 'requests/rate-limits-policy-get-query.json', 'resources/rate-limits-policy.json'],
   ['GET', '/v1/policies/rate-limits', undefined, 'requests/rate-limits-policy-list-query.json', 'resources/rate-limits-policy-list.json'],
 ];

@@ -90,14 +90,15 @@ export function rateLimitHandlers(store: GatewayStore, limits: Limits): Record<s
     'policies.rateLimitsUsage': async (ctx) => {
       const policy = await own(ctx);
       const windowMs = WINDOW_MS[policy.unit];
-      const groups = await limits.counters.windowUsage(policy.id, windowMs, policy.value, Date.now());
+      const groups = await limits.counters.windowUsage(policy.id, windowMs, policy.value, Date.now(), pageOf(ctx.query));
       sendOk(ctx, {
         object: 'list',
         policy_id: policy.id,
         type: policy.type,
         unit: policy.unit,
         value: policy.value,
-        data: groups.map((g) => ({
+        total: groups.total,
+        data: groups.items.map((g) => ({
           group: groupValues(policy.groupBy.map((k) => k.key), g.group),
           used: g.used,
           remaining: Math.max(0, policy.value - g.used),

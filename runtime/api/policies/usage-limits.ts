@@ -81,7 +81,7 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
     'policies.usageLimitsUsage': async (ctx) => {
       const policy = await own(ctx);
       const period = periodAt(policy.periodicReset, Date.now());
-      const groups = await limits.counters.budgetUsage(policy.id, period.id);
+      const groups = await limits.counters.budgetUsage(policy.id, period.id, pageOf(ctx.query));
       sendOk(ctx, {
         object: 'list',
         policy_id: policy.id,
@@ -90,7 +90,8 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
         alert_threshold: policy.alertThreshold,
         periodic_reset: policy.periodicReset,
         period: { id: period.id, ends_at: period.endsAt === null ? null : Math.floor(period.endsAt / 1000) },
-        data: groups.map((g) => ({
+        total: groups.total,
+        data: groups.items.map((g) => ({
           group: groupValues(policy.groupBy.map((k) => k.key), g.group),
           used: g.used,
           remaining: Math.max(0, policy.creditLimit - g.used),

@@ -2,6 +2,7 @@
 // together. One interface, one conformance suite (test/limits/counters.conformance.test.ts) over
 // both. Every request that matches policies costs one `admit` (one Redis round trip for all of
 // them) and, when it used tokens or money that some policy counts, one `charge` once the answer is in.
+import type { Page, PageRequest } from '../../store/page.ts';
 import type { WindowState } from './window.ts';
 
 /** A rate-limit counter asked to admit a request. */
@@ -67,9 +68,12 @@ export interface LimitCounters {
    * alert threshold (for exactly one charge per period, as counts only grow), else null.
    */
   charge(windows: readonly WindowCharge[], budgets: readonly BudgetCharge[], now: number): Promise<Array<number | null>>;
-  /** The live counts of a rate-limits policy, per group seen (groups with nothing left in the window are left out). */
-  windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]>;
-  /** The counts of a usage-limits policy in a period, per group. */
-  budgetUsage(policyId: string, period: string): Promise<GroupCount[]>;
+  /**
+   * One page of the live counts of a rate-limits policy, per group seen (groups with nothing left in
+   * the window are left out), in the order of the group strings; `total` counts the live groups.
+   */
+  windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>>;
+  /** One page of the counts of a usage-limits policy in a period, per group, in the order of the group strings. */
+  budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>>;
   close(): Promise<void>;
 }

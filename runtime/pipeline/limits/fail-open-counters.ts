@@ -3,6 +3,7 @@
 // ARCHITECTURE §6), and the fallback is logged (once per outage) and counted in /metrics.
 import type { GatewayLogger } from '../../core/log.ts';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import type { Page, PageRequest } from '../../store/page.ts';
 import { MemoryCounters } from './memory-counters.ts';
 
 export class FailOpenCounters implements LimitCounters {
@@ -26,12 +27,12 @@ export class FailOpenCounters implements LimitCounters {
     return this.#shared.charge(windows, budgets, now).then(this.#recovered, (error) => this.#fallBack(error, () => this.#local.chargeNow(windows, budgets, now)));
   }
 
-  windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]> {
-    return this.#shared.windowUsage(policyId, windowMs, limit, now);
+  windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>> {
+    return this.#shared.windowUsage(policyId, windowMs, limit, now, page);
   }
 
-  budgetUsage(policyId: string, period: string): Promise<GroupCount[]> {
-    return this.#shared.budgetUsage(policyId, period);
+  budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>> {
+    return this.#shared.budgetUsage(policyId, period, page);
   }
 
   async close(): Promise<void> {

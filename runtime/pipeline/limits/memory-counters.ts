@@ -6,6 +6,7 @@
 // (Redis expires them instead).
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
+import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
 import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
 
 interface Budget {
@@ -101,24 +102,26 @@ export class MemoryCounters implements LimitCounters {
     });
   }
 
-  async windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]> {
+  async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>> {
     const groups = this.#windows.get(policyId)?.groups;
-    if (groups === undefined) return [];
-    const counts: GroupCount[] = [];
+    if (groups === undefined) return { items: [], total: 0 };
+    const live: string[] = [];
     for (const [group, buckets] of groups) {
-      if (pruneBuckets(buckets, now, windowMs) === 0) {
-        groups.delete(group);
-        continue;
-      }
-      const state = windowState(buckets, now, windowMs, limit, 1);
-      counts.push({ group, used: state.used, resetMs: state.resetMs });
+      if (pruneBuckets(buckets, now, windowMs) === 0) groups.delete(group);
+      else live.push(group);
     }
-    return counts;
+    const items = pageSlice(live.sort(), page).map((group) => {
+      const state = windowState(groups.get(group)!, now, windowMs, limit, 1);
+      return { group, used: state.used, resetMs: state.resetMs };
+    });
+    return { items, total: live.length };
   }
 
-  async budgetUsage(policyId: string, period: string): Promise<GroupCount[]> {
+  async budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>> {
     const groups = this.#budgets.get(policyId)?.get(period);
-    return groups === undefined ? [] : [...groups].map(([group, budget]) => ({ group, used: budget.used }));
+    if (groups === undefined) return { items: [], total: 0 };
+    const items = pageSlice([...groups.keys()].sort(), page).map((group) => ({ group, used: groups.get(group)!.used }));
+    return { items, total: groups.size };
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,7 @@
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
 import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
 
 const PREFIX = 'gw:lim:';
@@ -179,9 +180,10 @@ export class RedisCounters implements LimitCounters {
     return crossed.map((after) => (after === '' ? null : Number(after)));
   }
 
-  async windowUsage(policyId: string, windowMs: number, limit: number, now: number): Promise<GroupCount[]> {
-    const groups = await this.#redis.zrangebyscore(windowGroupsKey(policyId), now, '+inf');
-    if (groups.length === 0) return [];
+  async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>> {
+    const live = await this.#redis.zrangebyscore(windowGroupsKey(policyId), now, '+inf');
+    const groups = pageSlice(live.sort(), page);
+    if (groups.length === 0) return { items: [], total: live.length };
     const pipeline = this.#redis.pipeline();
     for (const group of groups) pipeline.hgetall(windowKey(policyId, group));
     const replies = (await pipeline.exec()) ?? [];
@@ -195,14 +197,15 @@ export class RedisCounters implements LimitCounters {
       const state = windowState(buckets, now, windowMs, limit, 1);
       counts.push({ group, used: state.used, resetMs: state.resetMs });
     });
-    return counts;
+    return { items: counts, total: live.length };
   }
 
-  async budgetUsage(policyId: string, period: string): Promise<GroupCount[]> {
-    const groups = await this.#redis.smembers(budgetGroupsKey(policyId, period));
-    if (groups.length === 0) return [];
+  async budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>> {
+    const all = await this.#redis.smembers(budgetGroupsKey(policyId, period));
+    const groups = pageSlice(all.sort(), page);
+    if (groups.length === 0) return { items: [], total: all.length };
     const values = await this.#redis.mget(...groups.map((group) => budgetKey(policyId, period, group)));
-    return groups.map((group, i) => ({ group, used: Number(values[i] ?? 0) }));
+    return { items: groups.map((group, i) => ({ group, used: Number(values[i] ?? 0) })), total: all.length };
   }
 
   async close(): Promise<void> {
