@@ -2,8 +2,13 @@
 // as node:http delivers it and throws `invalid_header` naming the header on anything malformed.
 import { GatewayError } from './errors.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
-import { CACHE_FORCE_REFRESH_HEADER, FORWARD_HEADERS_HEADER, METADATA_HEADER, REQUEST_TIMEOUT_HEADER } from '../../compiler/config/gateway-header-names.ts';
+import {
+  API_KEY_HEADER, CACHE_FORCE_REFRESH_HEADER, CACHE_NAMESPACE_HEADER, CONFIG_HEADER, CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, GATEWAY_HEADER_PREFIX,
+  METADATA_HEADER, PROVIDER_HEADER, REQUEST_TIMEOUT_HEADER, TRACE_ID_HEADER, VIRTUAL_KEY_HEADER,
+} from '../../compiler/config/gateway-header-names.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
+import { PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
+import { didYouMean } from '../../compiler/config/suggest.ts';
 
 // Every x-gateway-* header name, declared once in compiler/config (the generated client sends them too).
 export {
@@ -115,6 +120,30 @@ export function parseCacheNamespace(value: string | undefined): string | null {
   if (value === undefined) return null;
   const text = headerText(value).trim();
   return text === '' ? null : text;
+}
+
+/** Every x-gateway-* header a client may send: the options above and the providers' header options (SPEC §5.2–§5.4). */
+const REQUEST_HEADERS: readonly string[] = [
+  API_KEY_HEADER, TRACE_ID_HEADER, CONFIG_HEADER, PROVIDER_HEADER, CUSTOM_HOST_HEADER, VIRTUAL_KEY_HEADER, METADATA_HEADER,
+  REQUEST_TIMEOUT_HEADER, FORWARD_HEADERS_HEADER, CACHE_FORCE_REFRESH_HEADER, CACHE_NAMESPACE_HEADER,
+  ...PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [option.header])),
+];
+const KNOWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(REQUEST_HEADERS);
+
+/**
+ * Refuses an x-gateway-* header the gateway does not read: a misspelt option (`x-gateway-cache-namespce`)
+ * would otherwise be ignored, and the request served as if it had not been sent. `rawHeaders` is
+ * node:http's flat name/value list (names as sent); only names that start with "x" are looked at.
+ */
+export function refuseUnknownGatewayHeaders(rawHeaders: readonly string[]): void {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length <= GATEWAY_HEADER_PREFIX.length || (name.charCodeAt(0) | 0x20) !== 0x78 || KNOWN_REQUEST_HEADERS.has(name)) continue;
+    const lower = name.toLowerCase();
+    if (!lower.startsWith(GATEWAY_HEADER_PREFIX) || KNOWN_REQUEST_HEADERS.has(lower)) continue;
+    const hint = didYouMean(lower, REQUEST_HEADERS);
+    throw invalid(lower, `is not a header of this gateway, which would leave it without effect${hint === undefined ? '' : `; ${hint}`}.`);
+  }
 }
 
 /** A client trace id is echoed in a response header and logged, so it must be short printable ASCII. */

@@ -19,6 +19,7 @@ import {
   parseForwardHeaders,
   parseMetadata,
   parseRequestTimeout,
+  refuseUnknownGatewayHeaders,
   REQUEST_TIMEOUT_HEADER,
   TRACE_ID_HEADER,
 } from '../core/gateway-headers.ts';
@@ -106,6 +107,7 @@ export class RequestContext {
   /** Parses the x-gateway-* option headers; throws `invalid_header` on the first bad one. */
   readGatewayHeaders(): void {
     const h = this.headers;
+    refuseUnknownGatewayHeaders(this.req.rawHeaders);
     this.metadata = parseMetadata(h[METADATA_HEADER] as string | undefined);
     this.requestTimeoutMs = parseRequestTimeout(h[REQUEST_TIMEOUT_HEADER] as string | undefined);
     this.forwardHeaders = parseForwardHeaders(h[FORWARD_HEADERS_HEADER] as string | undefined);

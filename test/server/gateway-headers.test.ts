@@ -132,6 +132,27 @@ describe('over HTTP', () => {
     });
   });
 
+  it('refuses an x-gateway-* header it does not read, with a suggestion for a misspelt one, and accepts every one it reads', async () => {
+    const misspelt = await post({ 'X-Gateway-Cache-Namespce': 'ns1' });
+    expect(misspelt.status).toBe(400);
+    expect(errorOf(misspelt)).toMatchObject({ code: 'invalid_header', param: 'x-gateway-cache-namespce' });
+    expect(errorOf(misspelt).message).toContain('did you mean "x-gateway-cache-namespace"?');
+    const unknown = await post({ 'x-gateway-cache-max-age': '5' });
+    expect(errorOf(unknown)).toMatchObject({ code: 'invalid_header', param: 'x-gateway-cache-max-age' });
+    // Response headers are not request options either.
+    expect((await post({ 'x-gateway-cache-status': 'HIT' })).status).toBe(400);
+    // Other x- headers are the client's own business.
+    expect((await post({ 'x-gateway': '1', 'x-gatewayish-thing': '1', 'x-request-id': 'r1' })).status).toBe(200);
+    const every = {
+      'x-gateway-config': 'c', 'x-gateway-provider': 'openai', 'x-gateway-custom-host': 'http://127.0.0.1:1', 'x-gateway-virtual-key': 'vk',
+      'x-gateway-trace-id': 't1', 'x-gateway-clouda-resource-name': 'r', 'x-gateway-clouda-deployment-id': 'd', 'x-gateway-clouda-api-version': 'v',
+      'x-gateway-clouda-model-name': 'm', 'x-gateway-cloudb-project-id': 'p', 'x-gateway-cloudb-region': 'r', 'x-gateway-cloudb-service-account-json': '{}',
+      'x-gateway-cloudc-access-key-id': 'a', 'x-gateway-cloudc-secret-access-key': 's', 'x-gateway-cloudc-session-token': 't', 'x-gateway-cloudc-region': 'r',
+      'x-gateway-vendor-organization': 'o', 'x-gateway-vendor-project': 'p',
+    };
+    expect((await post(every)).status).toBe(200);
+  });
+
   const metadataObject = fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 40, unit: 'grapheme' }), { maxKeys: 8 });
 
   /** Sends the header as raw UTF-8 bytes, as curl does with non-ASCII text; returns the parsed body. */
