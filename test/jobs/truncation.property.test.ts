@@ -4,7 +4,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../runtime/api/responses/conversation.ts';
-import { fitConversation, messageTokens, units } from '../../runtime/api/responses/truncation.ts';
+import { estimateMessageTokens as messageTokens } from '../../runtime/core/token-estimate.ts';
+import { fitConversation, units } from '../../runtime/api/responses/truncation.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 
 let serial = 0;

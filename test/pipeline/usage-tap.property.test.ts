@@ -17,7 +17,7 @@ const stream = fc.tuple(fc.array(event, { maxLength: 8 }), fc.constantFrom('\n\n
 
 function tapped(chunks: readonly Buffer[]): RequestRecord {
   const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
-  const tap = new SseUsageTap(record, 40, () => {});
+  const tap = new SseUsageTap(record, () => 10, () => {});
   for (const chunk of chunks) tap.write(chunk);
   tap.end();
   return record;

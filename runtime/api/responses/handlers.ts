@@ -16,7 +16,8 @@ import type { Handler } from '../../server/server.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';
 import { sendResponseEvents } from './events.ts';
-import { estimateTokens, fitConversation } from './truncation.ts';
+import { estimateTokens } from '../../core/token-estimate.ts';
+import { fitConversation } from './truncation.ts';
 
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
   const { store } = deps;

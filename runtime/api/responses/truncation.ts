@@ -2,22 +2,11 @@
 // input counts with the model's answer: input tokens plus `max_output_tokens` must fit the window.
 // `disabled` refuses what does not fit (400); `auto` drops whole items from the middle of the
 // conversation (keeping the first and the latest) until it fits. Tokens are estimated (about four
-// characters each, plus a few per message), so the check is conservative rather than exact.
+// characters each, plus a few per message: runtime/core/token-estimate.ts), so the check is
+// conservative rather than exact.
 import { GatewayError } from '../../core/errors.ts';
+import { estimateMessageTokens as messageTokens } from '../../core/token-estimate.ts';
 import type { ChatMessage } from './conversation.ts';
-
-const TOKENS_PER_MESSAGE = 4;
-const CHARS_PER_TOKEN = 4;
-
-export function estimateTokens(value: unknown): number {
-  if (value === null || value === undefined) return 0;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
-}
-
-export function messageTokens(message: ChatMessage): number {
-  return TOKENS_PER_MESSAGE + estimateTokens(message.content) + estimateTokens(message.tool_calls);
-}
 
 export interface FitOptions {
   /** null: the model is not in the catalog, so nothing is checked. */

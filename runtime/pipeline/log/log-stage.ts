@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
 import { peekMember } from './json-peek.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+import { estimateInputTokens, estimateTokens } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit } from '../../core/request-record.ts';
 
@@ -65,7 +66,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
     if (listeners !== null) for (const listener of listeners) listener(record);
   };
   const bodyBytes = services.logBodyBytes;
-  const tap = stream ? new SseUsageTap(record, inputChars(x), price, bodyBytes) : new JsonUsageTap(record, price, bodyBytes);
+  const tap = stream ? new SseUsageTap(record, () => inputTokens(x), price, bodyBytes) : new JsonUsageTap(record, price, bodyBytes);
   return { ...outcome, response: tapped(response, tap) };
 }
 
@@ -73,19 +74,18 @@ function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** The request's text length, for estimating the input tokens of a stream that reports no usage. */
-function inputChars(x: Exchange): number {
-  const params = x.params as { messages?: unknown; prompt?: unknown } | undefined;
-  if (params !== undefined && params !== null && typeof params === 'object') {
-    if (Array.isArray(params.messages)) {
-      let chars = 0;
-      for (const message of params.messages) {
-        const content = (message as { content?: unknown } | null)?.content;
-        chars += typeof content === 'string' ? content.length : content === undefined || content === null ? 0 : JSON.stringify(content).length;
-      }
-      return chars;
-    }
-    if (typeof params.prompt === 'string') return params.prompt.length;
+/**
+ * The input tokens of a stream that reported no usage, estimated from the request's messages or
+ * prompt. Asked only then, at the stream's end: a route that forwards the body unread has it parsed
+ * here, once, instead of on every request.
+ */
+function inputTokens(x: Exchange): number {
+  if (x.params !== undefined) return estimateInputTokens(x.params);
+  const raw = x.rawBody;
+  if (raw === null) return 0;
+  try {
+    return estimateInputTokens(JSON.parse(raw.toString('utf8')));
+  } catch {
+    return estimateTokens(raw.toString('utf8'));
   }
-  return x.rawBody?.length ?? 0;
 }

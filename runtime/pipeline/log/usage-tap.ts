@@ -1,16 +1,16 @@
 // Reads token usage and the answering model from an answer as it goes to the client: the JSON body's
-// `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate (about four
-// characters a token) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
+// `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate
+// (runtime/core/token-estimate.ts) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
 // SSE event past MAX_EVENT_CHARS is dropped (the events after it are still read).
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing } from './json-peek.ts';
 import { redactBody } from '../../telemetry/redact.ts';
+import { tokensOfChars } from '../../core/token-estimate.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 export const MAX_EVENT_CHARS = 1024 * 1024;
-const CHARS_PER_TOKEN = 4;
 
 export type PriceFn = (provider: string, model: string | null, usage: TokenUsage) => number | null;
 
@@ -58,7 +58,7 @@ export class JsonUsageTap implements BodyTap {
 export class SseUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
-  readonly #inputEstimate: number;
+  readonly #inputEstimate: () => number;
   readonly #bodyBytes: number;
   /** An event past the cap is dropped and the events after it are read (the final usage comes last). */
   readonly #parser = new SseParser(MAX_EVENT_CHARS, 'skip');
@@ -68,11 +68,11 @@ export class SseUsageTap implements BodyTap {
   #usage: TokenUsage | null = null;
   #outputChars = 0;
 
-  /** `inputChars`: the length of the request's text, for the estimate when the stream reports no usage. */
-  constructor(record: RequestRecord, inputChars: number, done: UsageDone, bodyBytes = 0) {
+  /** `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no usage. */
+  constructor(record: RequestRecord, inputEstimate: () => number, done: UsageDone, bodyBytes = 0) {
     this.#record = record;
     this.#done = done;
-    this.#inputEstimate = Math.ceil(inputChars / CHARS_PER_TOKEN);
+    this.#inputEstimate = inputEstimate;
     this.#bodyBytes = bodyBytes;
   }
 
@@ -93,8 +93,9 @@ export class SseUsageTap implements BodyTap {
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes);
     if (this.#usage !== null) record.usage = this.#usage;
     else {
-      const output = Math.ceil(this.#outputChars / CHARS_PER_TOKEN);
-      record.usage = { inputTokens: this.#inputEstimate, outputTokens: output, cachedInputTokens: 0, totalTokens: this.#inputEstimate + output, estimated: true };
+      const input = this.#inputEstimate();
+      const output = tokensOfChars(this.#outputChars);
+      record.usage = { inputTokens: input, outputTokens: output, cachedInputTokens: 0, totalTokens: input + output, estimated: true };
     }
     this.#done(record);
   }
