@@ -19,7 +19,10 @@ import { envHttpUrl } from '../../core/env-url.ts';
 export async function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
   const { logger } = setup;
   const counters = redis === null ? await journaledCounters(setup, services.now) : new FailOpenCounters(new RedisCounters(redis), logger, () => services.metrics?.limitCounterFallback());
-  const limits = new Limits({ counters, now: services.now, logger, metrics: services.metrics, alerts: new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger)) });
+  const alerts = new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger));
+  // After the server drained: the last answers' charges may still raise alerts.
+  setup.onClose(() => alerts.close());
+  const limits = new Limits({ counters, now: services.now, logger, metrics: services.metrics, alerts });
   services.limits = limits;
   return limits;
 }
