@@ -14,6 +14,11 @@ export function setColumns(pairs: ReadonlyArray<readonly [column: string, value:
   return { sql: used.map(([column]) => `${column} = ?`).join(', '), params: used.map(([, value]) => value) };
 }
 
+/** `?, ?, ?`: one bound-value mark for each of `count` values (a row of VALUES, an IN list). */
+export function marks(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
 /** JSON text of a value, or undefined when the value is (so the column is left alone). */
 export function jsonOrUndefined(value: unknown): string | undefined {
   return value === undefined ? undefined : JSON.stringify(value);

@@ -6,6 +6,7 @@ import { generateApiKey, hashApiKey } from '../api-key-secret.ts';
 import { normaliseCreateInput } from '../api-key-input.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
+import { marks } from './clauses.ts';
 import { type SqlDatabase, UniqueViolationError } from './sql-database.ts';
 
 /** Ids per statement of loadActiveByIds. */
@@ -85,7 +86,7 @@ export class SqlApiKeyStore implements ApiKeyStore {
     // A few hundred at a time: every backend takes that many parameters in one statement.
     for (let start = 0; start < ids.length; start += ID_CHUNK) {
       const chunk = ids.slice(start, start + ID_CHUNK);
-      const rows = await this.#db.all<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL AND id IN (${chunk.map(() => '?').join(', ')})`, chunk);
+      const rows = await this.#db.all<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL AND id IN (${marks(chunk.length)})`, chunk);
       found.push(...rows.map(activeOf));
     }
     return found;

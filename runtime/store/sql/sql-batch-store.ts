@@ -7,6 +7,7 @@ import type {
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { insertFile } from './sql-file-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
+import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 
 const BATCHES_KIND = RECORD_KINDS.batches;
@@ -226,7 +227,7 @@ export class SqlBatchStore implements BatchStore {
     const counts = new Map<string, { completed: number; failed: number }>();
     if (running.length > 0) {
       const grouped = await this.#db.all<{ batch_id: string; outcome: string; n: Num }>(
-        `SELECT batch_id, outcome, CAST(COUNT(*) AS INTEGER) AS n FROM gateway_batch_results WHERE batch_id IN (${running.map(() => '?').join(', ')}) GROUP BY batch_id, outcome`,
+        `SELECT batch_id, outcome, CAST(COUNT(*) AS INTEGER) AS n FROM gateway_batch_results WHERE batch_id IN (${marks(running.length)}) GROUP BY batch_id, outcome`,
         running,
       );
       for (const g of grouped) {

@@ -4,6 +4,7 @@ import type { Page, PageRequest } from '../page.ts';
 import { selectPage } from './select-page.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
+import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 
 const CONFIGS_KIND = RECORD_KINDS.configs;
@@ -43,7 +44,7 @@ export class SqlConfigStore implements SavedConfigStore {
 
   async list(page: PageRequest, options: { excludeIds?: readonly string[] } = {}): Promise<Page<SavedConfigRecord>> {
     const exclude = options.excludeIds ?? [];
-    const where = exclude.length === 0 ? undefined : { sql: ` WHERE id NOT IN (${exclude.map(() => '?').join(', ')})`, params: exclude as SqlValue[] };
+    const where = exclude.length === 0 ? undefined : { sql: ` WHERE id NOT IN (${marks(exclude.length)})`, params: exclude as SqlValue[] };
     return selectPage(this.#db, 'saved_configs', COLUMNS, page, toRecord, where);
   }
 

@@ -5,6 +5,7 @@ import type { Page, PageRequest } from '../page.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { selectPage } from './select-page.ts';
+import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 
 const KIND = RECORD_KINDS.guardrails;
@@ -44,7 +45,7 @@ export class SqlGuardrailStore implements GuardrailStore {
 
   async list(page: PageRequest, options: { excludeIds?: readonly string[] } = {}): Promise<Page<StoredGuardrailRecord>> {
     const exclude = options.excludeIds ?? [];
-    const where = exclude.length === 0 ? undefined : { sql: ` WHERE id NOT IN (${exclude.map(() => '?').join(', ')})`, params: exclude as SqlValue[] };
+    const where = exclude.length === 0 ? undefined : { sql: ` WHERE id NOT IN (${marks(exclude.length)})`, params: exclude as SqlValue[] };
     return selectPage(this.#db, 'guardrails', COLUMNS, page, toRecord, where);
   }
 

@@ -3,6 +3,7 @@
 import { type RecordBatch, recordReader, type SharedRecords } from '../../core/record-batch.ts';
 import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
+import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
 import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf } from './log-row.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -14,7 +15,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 export const ROWS_PER_INSERT = 128;
 
 const SELECTED = LOG_COLUMNS.join(', ');
-const ROW = `(${LOG_COLUMNS.map(() => '?').join(', ')})`;
+const ROW = `(${marks(LOG_COLUMNS.length)})`;
 const INSERTS = new Map<number, string>();
 
 /**

@@ -1,6 +1,7 @@
 // UsageBudgetStore on any SqlDatabase: an upsert that adds (never sets) a spend, so processes that
 // share a store each add their own charges and none overwrites another's.
 import type { BudgetSpend, UsageBudgetStore } from '../usage-budget-store.ts';
+import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlExecutor } from './sql-database.ts';
 
 const ADD = `INSERT INTO usage_budgets (policy_id, period, group_key, used, ends_ms) VALUES (?, ?, ?, ?, ?)
@@ -51,9 +52,8 @@ export class SqlUsageBudgetStore implements UsageBudgetStore {
    */
   async #livePolicies(tx: SqlExecutor, spends: readonly BudgetSpend[]): Promise<Set<string>> {
     const ids = [...new Set(spends.map((s) => s.policyId))].sort(compare);
-    const marks = ids.map(() => '?').join(', ');
     const lock = this.#db.dialect === 'postgres' ? ' ORDER BY id FOR KEY SHARE' : '';
-    const rows = await tx.all<{ id: string }>(`SELECT id FROM usage_limit_policies WHERE id IN (${marks})${lock}`, ids);
+    const rows = await tx.all<{ id: string }>(`SELECT id FROM usage_limit_policies WHERE id IN (${marks(ids.length)})${lock}`, ids);
     return new Set(rows.map((row) => row.id));
   }
 
