@@ -85,6 +85,15 @@ describe('messages API', () => {
 
   it('refuses parameters that change the answer\'s shape instead of dropping them', async () => {
     expect((await refusal(anthropicAdapter(), { body: { ...CHAT, n: 2 } }))?.code).toBe('unsupported_parameter');
+    // Its URL is the adapter's: a client query string has nowhere to go, so it is refused, not dropped.
+    expect(await refusal(anthropicAdapter(), { body: CHAT, path: '/chat/completions?beta=1' })).toMatchObject({ code: 'unsupported_parameter', param: 'beta' });
+    const cloudOptions = { cloudb_region: 'us-central1', cloudb_project_id: 'p', cloudc_region: 'us-east-1' };
+    for (const adapter of [cloudbAdapter(), cloudcAdapter()]) {
+      expect(await refusal(adapter, { body: CHAT, path: '/chat/completions?x=1', options: cloudOptions, apiKey: 'k' })).toMatchObject({ code: 'unsupported_parameter', param: 'x' });
+    }
+    expect(await refusal(cloudbAdapter(), { endpoint: 'embeddings', body: { model: 'm', input: 'x' }, path: '/embeddings?x=1', options: cloudOptions, apiKey: 'k' })).toMatchObject({ code: 'unsupported_parameter', param: 'x' });
+    // A path the provider receives as it is keeps its query.
+    expect((await prepare(anthropicAdapter(), { endpoint: 'models', path: '/models?limit=5', method: 'GET', body: undefined, rawBody: null })).url).toMatch(/\/models\?limit=5$/);
     expect((await refusal(anthropicAdapter(), { body: { ...CHAT, response_format: { type: 'json_object' } } }))?.param).toBe('response_format');
     expect((await refusal(anthropicAdapter(), { body: { ...CHAT, logprobs: true } }))?.param).toBe('logprobs');
   });

@@ -2,7 +2,7 @@
 // completions are translated to messages and back, streams included. Other paths pass through.
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
-import { joinUrl } from '../shared/url.ts';
+import { joinUrl, refuseClientQuery } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, notSupported } from '../shared/vendor-shaped.ts';
 import { toMessagesRequest } from './request.ts';
 import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
@@ -27,6 +27,7 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
       if (call.endpoint !== 'chat') {
         return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
       }
+      refuseClientQuery(NAME, call.path);
       const chat = chatRequestOf(call.body);
       const request = toMessagesRequest(chat, NAME);
       const strict = call.strictVendorCompliance;

@@ -6,7 +6,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import { HostPolicy } from '../host-policy.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
-import { joinUrl, stringOption } from '../shared/url.ts';
+import { joinUrl, refuseClientQuery, stringOption } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { fromPredictResponse, toPredictRequest, type PredictResponse } from './embeddings.ts';
@@ -32,6 +32,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
     readsBody: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
     async prepare(call: ProviderCall): Promise<PreparedCall> {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
+      if (call.endpoint !== 'passthrough') refuseClientQuery(NAME, call.path);
       const { options } = call;
       const account = options.cloudb_service_account_json !== undefined ? serviceAccountOf(options.cloudb_service_account_json, NAME) : null;
       const region = stringOption(options, 'cloudb_region');

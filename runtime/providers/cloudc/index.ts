@@ -5,7 +5,7 @@
 // other paths are signed and passed through under the runtime endpoint.
 import { GatewayError } from '../../core/errors.ts';
 import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
-import { joinUrl, splitUrl, stringOption } from '../shared/url.ts';
+import { joinUrl, refuseClientQuery, splitUrl, stringOption } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { toConverseRequest } from './request.ts';
@@ -45,6 +45,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
       let response: PreparedCall['response'] = null;
       let method = call.method;
       if (call.endpoint === 'chat') {
+        refuseClientQuery(NAME, call.path);
         const chat = chatRequestOf(call.body);
         const model = typeof chat.model === 'string' && chat.model !== '' ? chat.model : undefined;
         if (model === undefined) throw new GatewayError('invalid_request_body', `The provider "${NAME}" needs a model.`, 'model');

@@ -1,9 +1,21 @@
 // Joining a provider base URL (origin plus an optional path prefix) with an endpoint path.
+import { GatewayError } from '../../core/errors.ts';
 
 /** `https://h/v1` + `/chat/completions?x=1` → `https://h/v1/chat/completions?x=1`. */
 export function joinUrl(base: string, path: string): string {
   const trimmed = base.endsWith('/') ? base.replace(/\/+$/, '') : base;
   return path.startsWith('/') ? trimmed + path : `${trimmed}/${path}`;
+}
+
+/**
+ * A call the adapter translates into the provider's own API has a URL of the adapter's making, so the
+ * client's query string (`/chat/completions?x=1`) has nowhere to go: it is refused, never dropped.
+ */
+export function refuseClientQuery(provider: string, path: string): void {
+  const q = path.indexOf('?');
+  if (q < 0 || q === path.length - 1) return;
+  const name = new URLSearchParams(path.slice(q + 1)).keys().next().value ?? '';
+  throw new GatewayError('unsupported_parameter', `The provider "${provider}" is called through its own API, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
 }
 
 /** Adds `name=value` to a path's query unless the client already set `name`. */
