@@ -144,7 +144,9 @@ export class InferenceTransport {
     }
     const found = credentials?.virtualKey(virtualKey!);
     if (found === undefined) {
-      throw new GatewayError('unknown_virtual_key', `No virtual key "${virtualKey}" is stored in this gateway.`, plan.virtualKey !== null ? 'virtual_key' : VIRTUAL_KEY_HEADER);
+      // A slug given where an ID goes is the likely mistake: say how a slug is named.
+      const asSlug = credentials?.slug(virtualKey!) === undefined ? '' : ` "${virtualKey}" is the slug of one: name it as the provider, "@${virtualKey}" (x-gateway-provider or a config's provider).`;
+      throw new GatewayError('unknown_virtual_key', `No virtual key has the ID "${virtualKey}" in this gateway.${asSlug}`, plan.virtualKey !== null ? 'virtual_key' : VIRTUAL_KEY_HEADER);
     }
     return found;
   }

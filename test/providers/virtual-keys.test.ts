@@ -176,6 +176,9 @@ describe('using virtual keys and slugs', () => {
     const oldSlug = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-provider': '@rotating', 'content-type': 'application/json' }, body: JSON.stringify(chat('x')) });
     expect(oldSlug.status).toBe(400);
     expect(((await oldSlug.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unknown_provider_slug', message: expect.stringContaining('@rotating') });
+    // A slug sent where a key's ID goes: the error says how a slug is named.
+    const slugAsKey = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-virtual-key': 'renamed', 'content-type': 'application/json' }, body: JSON.stringify(chat('x')) });
+    expect(((await slugAsKey.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unknown_virtual_key', message: expect.stringContaining('"@renamed"') });
 
     const deleted = await api('DELETE', `/v1/virtual-keys/${key.id}`);
     expect(await deleted.json()).toEqual({ id: key.id, object: 'virtual_key', deleted: true });
