@@ -84,6 +84,19 @@ describe('hot reload of the configs folder', () => {
     expect(answer.text.startsWith('[mock1]')).toBe(true);
   });
 
+  it('does not reload for files that are not configs (a log written into the folder while a config is invalid looped: each reload logged, each log line reloaded)', async () => {
+    const reloads = () => stderr.split('"event":"configs_reloaded"').length - 1;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = reloads();
+    for (let i = 0; i < 10; i++) {
+      await writeFile(join(dir, 'configs', 'gateway.log'), `line ${i}\n`, { flag: 'a' });
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(reloads()).toBe(before);
+    await unlink(join(dir, 'configs', 'gateway.log'));
+  });
+
   it('routes a new file and stops routing a deleted one', async () => {
     await writeFile(join(dir, 'configs', 'fresh.json'), config(0));
     await until(async () => (await chat(serve.url, 'fresh')).status === 200, 1000);

@@ -53,7 +53,11 @@ export class FolderReload {
   /** Watches both folders; the returned function stops watching. */
   watch(): () => void {
     let timer: NodeJS.Timeout | null = null;
-    const changed = (): void => {
+    const changed = (_event: string, name: string | null): void => {
+      // Only config and guardrail files (*.json) count: a log or the data folder kept beside them
+      // would reload the folders on every write, and a reload that logs an invalid file writes
+      // such a log (a loop). A change whose name the platform does not give reloads.
+      if (name !== null && !name.endsWith('.json')) return;
       if (timer !== null) clearTimeout(timer);
       timer = setTimeout(() => {
         timer = null;
