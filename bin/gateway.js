@@ -91,7 +91,8 @@ async function main(argv) {
     return 0;
   }
   if (command === 'help') {
-    if (rest.length === 0) {
+    // `gateway help --help` asks for this help too.
+    if (rest.length === 0 || (rest.length === 1 && (rest[0] === '--help' || rest[0] === '-h'))) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }

@@ -18,7 +18,7 @@ function gateway(args: string[], env: Record<string, string> = {}) {
 
 describe('help and usage errors', () => {
   it('prints the overview for --help and help', () => {
-    for (const args of [['--help'], ['-h'], ['help']]) {
+    for (const args of [['--help'], ['-h'], ['help'], ['help', '--help'], ['help', '-h']]) {
       const { code, stdout } = gateway(args);
       expect(code).toBe(0);
       expect(stdout).toMatch(/^Usage: gateway <command>/);
