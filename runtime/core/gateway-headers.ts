@@ -136,14 +136,16 @@ const KNOWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(REQUEST_HEADERS);
  * node:http's flat name/value list (names as sent); only names that start with "x" are looked at.
  */
 export function refuseUnknownGatewayHeaders(rawHeaders: readonly string[]): void {
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i];
-    if (name.length <= GATEWAY_HEADER_PREFIX.length || (name.charCodeAt(0) | 0x20) !== 0x78 || KNOWN_REQUEST_HEADERS.has(name)) continue;
-    const lower = name.toLowerCase();
-    if (!lower.startsWith(GATEWAY_HEADER_PREFIX) || KNOWN_REQUEST_HEADERS.has(lower)) continue;
-    const hint = didYouMean(lower, REQUEST_HEADERS);
-    throw invalid(lower, `is not a header of this gateway, which would leave it without effect${hint === undefined ? '' : `; ${hint}`}.`);
-  }
+  for (let i = 0; i < rawHeaders.length; i += 2) refuseUnknownGatewayHeader(rawHeaders[i]);
+}
+
+/** The check of one header name (any case), for headers given as a map (simulate). */
+export function refuseUnknownGatewayHeader(name: string): void {
+  if (name.length <= GATEWAY_HEADER_PREFIX.length || (name.charCodeAt(0) | 0x20) !== 0x78 || KNOWN_REQUEST_HEADERS.has(name)) return;
+  const lower = name.toLowerCase();
+  if (!lower.startsWith(GATEWAY_HEADER_PREFIX) || KNOWN_REQUEST_HEADERS.has(lower)) return;
+  const hint = didYouMean(lower, REQUEST_HEADERS);
+  throw invalid(lower, `is not a header of this gateway, which would leave it without effect${hint === undefined ? '.' : `; ${hint}`}`);
 }
 
 /** A client trace id is echoed in a response header and logged, so it must be short printable ASCII. */

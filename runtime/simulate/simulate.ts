@@ -13,7 +13,7 @@ import type { SimulatedAttempt, Simulation } from '../../generated/types.ts';
 import type { PlanNode, RoutePlan } from '../core/plan.ts';
 import { GATEWAY_ERRORS, GatewayError } from '../core/errors.ts';
 import {
-  CACHE_STATUS_HEADER, METADATA_HEADER, PROVIDER_HEADER, TRACE_ID_HEADER,
+  CACHE_STATUS_HEADER, METADATA_HEADER, PROVIDER_HEADER, refuseUnknownGatewayHeader, TRACE_ID_HEADER,
 } from '../core/gateway-headers.ts';
 import { CACHE_STATUS, newRequestRecord } from '../core/request-record.ts';
 import { detachedExchange } from '../jobs/detached-context.ts';
@@ -66,6 +66,8 @@ export async function simulate(plan: RoutePlan, input: SimulationInput, deps: Si
   if (route === undefined || !SIMULATED_PATHS.includes(input.path)) {
     throw new GatewayError('invalid_simulation', `A simulation is for one of ${SIMULATED_PATHS.join(', ')}, not ${JSON.stringify(input.path)}.`, 'path');
   }
+  // As the server refuses them: a misspelt option must not simulate as if it had been left out.
+  for (const name of Object.keys(input.headers)) refuseUnknownGatewayHeader(name);
   const attempts: SimulatedAttempt[] = [];
   const tries = new Map<string, number>();
   const breakers = new CircuitBreakers(new MemoryBreakerStore(), Date.now);

@@ -83,6 +83,11 @@ describe('config simulation API', () => {
     const badOutcome = await api.call('POST', '/v1/configs/sim/simulate', { body: { request: CHAT, outcomes: { primary: [99] } } });
     expect(badOutcome.status).toBe(400);
     expect((await api.call('POST', '/v1/configs/nope/simulate', { body: { request: CHAT } })).status).toBe(404);
+    // A misspelt gateway header is refused as the server refuses it, not simulated as if left out.
+    const header = await api.call('POST', '/v1/configs/sim/simulate', { body: { request: CHAT, headers: { 'x-gateway-request-timout': '5' } } });
+    expect(header.status).toBe(400);
+    expect(header.body.error).toMatchObject({ code: 'invalid_header', param: 'x-gateway-request-timout' });
+    expect(header.body.error.message).toContain('did you mean "x-gateway-request-timeout"?');
   });
 
   it('needs the admin scope', async () => {
