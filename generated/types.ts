@@ -1306,7 +1306,7 @@ export interface ListPageQuery {
  */
 export interface NoQuery {}
 /**
- * Query of GET /v1/policies/rate-limits/{id}/usage and /v1/policies/usage-limits/{id}/usage: the `page_size` / `current_page` paging of every list (SPEC §4.13), over the policy's groups ordered by their values.
+ * Query of GET /v1/policies/rate-limits/{id}/usage and /v1/policies/usage-limits/{id}/usage: `group.<key>=<value>` keeps the groups whose value for that group_by key is the one given (repeatable with different keys; every one must match), and the `page_size` / `current_page` paging of every list (SPEC §4.13) pages what is kept, groups ordered by their values.
  */
 export interface PolicyUsageQuery {
   /**
@@ -1317,6 +1317,13 @@ export interface PolicyUsageQuery {
    * Zero-based page index, used with page_size (default 0).
    */
   current_page?: number;
+  /**
+   * group.<key>=<value>: only groups whose value for that group_by key (api_key, metadata._user, model, …) is this one; "" where the request had none.
+   *
+   * This interface was referenced by `PolicyUsageQuery`'s JSON-Schema definition
+   * via the `patternProperty` "^group\.[^.].*$".
+   */
+  [k: string]: string | number | undefined;
 }
 /**
  * Body of POST /v1/prompts: version 1 of a prompt template. Templates are checked for mustache syntax when saved.

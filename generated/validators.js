@@ -9277,7 +9277,8 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validatePolicyUsageQuery = validate75;
-const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/policy-usage-query.json","title":"PolicyUsageQuery","description":"Query of GET /v1/policies/rate-limits/{id}/usage and /v1/policies/usage-limits/{id}/usage: the `page_size` / `current_page` paging of every list (SPEC §4.13), over the policy's groups ordered by their values.","type":"object","additionalProperties":false,"properties":{"page_size":{"type":"integer","minimum":0,"description":"Groups per page; without it, every group."},"current_page":{"type":"integer","minimum":0,"description":"Zero-based page index, used with page_size (default 0)."}}};
+const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/policy-usage-query.json","title":"PolicyUsageQuery","description":"Query of GET /v1/policies/rate-limits/{id}/usage and /v1/policies/usage-limits/{id}/usage: `group.<key>=<value>` keeps the groups whose value for that group_by key is the one given (repeatable with different keys; every one must match), and the `page_size` / `current_page` paging of every list (SPEC §4.13) pages what is kept, groups ordered by their values.","type":"object","additionalProperties":false,"properties":{"page_size":{"type":"integer","minimum":0,"description":"Groups per page; without it, every group."},"current_page":{"type":"integer","minimum":0,"description":"Zero-based page index, used with page_size (default 0)."}},"patternProperties":{"^group\\.[^.].*$":{"type":"string","description":"group.<key>=<value>: only groups whose value for that group_by key (api_key, metadata._user, model, \u2026) is this one; \"\" where the request had none."}}};
+const pattern26 = new RegExp("^group\\.[^.].*$", "u");
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/policy-usage-query.json" */;
@@ -9294,7 +9295,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "page_size") || (key0 === "current_page"))){
+if(!(((key0 === "page_size") || (key0 === "current_page")) || (pattern26.test(key0)))){
 validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -9341,6 +9342,22 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+var valid1 = true;
+for(const key1 in data){
+if(pattern26.test(key1)){
+const _errs6 = errors;
+if(typeof data[key1] !== "string"){
+validate75.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5Egroup%5C.%5B%5E.%5D.*%24/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
 }
 }
 }
@@ -11847,7 +11864,7 @@ const schema179 = {"title":"RateLimitsPolicyType","enum":["requests","tokens"]};
 const schema180 = {"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]};
 const schema186 = {"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"},"value":{"type":"string"}}}};
 const schema182 = {"type":"string","pattern":"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$","description":"What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>."};
-const pattern27 = new RegExp("^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$", "u");
+const pattern29 = new RegExp("^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$", "u");
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11889,7 +11906,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate87.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -11982,7 +11999,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate89.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -12432,7 +12449,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate94.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -12524,7 +12541,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate96.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -12698,9 +12715,9 @@ validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogListQuery = validate98;
 const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/request-log-list-query.json","title":"RequestLogListQuery","description":"Filters of GET /v1/logs; every filter given must match. `metadata.<key>=<value>` may be repeated with different keys. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"trace_id":{"type":"string","minLength":1},"status":{"type":"string","pattern":"^([1-5]xx|[1-5][0-9]{2})$","description":"An HTTP status (`429`) or a class (`2xx`, `4xx`, `5xx`)."},"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1,"description":"Matches the requested or the answering model."},"config_id":{"type":"string","minLength":1},"api_key_id":{"type":"string","minLength":1},"cache_status":{"enum":["HIT","MISS","SEMANTIC HIT","SEMANTIC MISS","REFRESH","DISABLED"]},"from":{"type":"integer","minimum":0,"description":"Unix seconds: records from this time on."},"to":{"type":"integer","minimum":0,"description":"Unix seconds: records up to this time."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"after":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"The last_id of the previous page (a record id); anything else is refused rather than read as a place in the order."}},"patternProperties":{"^metadata\\.[^.].*$":{"type":"string","description":"metadata.<key>=<value>: the record's metadata has that value under that key."}}};
-const pattern33 = new RegExp("^metadata\\.[^.].*$", "u");
-const pattern34 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
-const pattern35 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const pattern35 = new RegExp("^metadata\\.[^.].*$", "u");
+const pattern36 = new RegExp("^([1-5]xx|[1-5][0-9]{2})$", "u");
+const pattern37 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/request-log-list-query.json" */;
@@ -12717,7 +12734,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((func11.call(schema203.properties, key0)) || (pattern33.test(key0)))){
+if(!((func11.call(schema203.properties, key0)) || (pattern35.test(key0)))){
 validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -12750,7 +12767,7 @@ let data1 = data.status;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern34.test(data1)){
+if(!pattern36.test(data1)){
 validate98.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/pattern",keyword:"pattern",params:{pattern: "^([1-5]xx|[1-5][0-9]{2})$"},message:"must match pattern \""+"^([1-5]xx|[1-5][0-9]{2})$"+"\""}];
 return false;
 }
@@ -12937,7 +12954,7 @@ let data10 = data.after;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(!pattern35.test(data10)){
+if(!pattern37.test(data10)){
 validate98.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""}];
 return false;
 }
@@ -12955,7 +12972,7 @@ var valid0 = true;
 if(valid0){
 var valid1 = true;
 for(const key1 in data){
-if(pattern33.test(key1)){
+if(pattern35.test(key1)){
 const _errs23 = errors;
 if(typeof data[key1] !== "string"){
 validate98.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5Emetadata%5C.%5B%5E.%5D.*%24/type",keyword:"type",params:{type: "string"},message:"must be string"}];
@@ -14521,7 +14538,7 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern27.test(data5)){
+if(!pattern29.test(data5)){
 validate101.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -14612,7 +14629,7 @@ let data9 = data8.key;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data9 === "string"){
-if(!pattern27.test(data9)){
+if(!pattern29.test(data9)){
 validate101.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -14970,7 +14987,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate104.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -15069,7 +15086,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate106.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -22960,7 +22977,7 @@ const _errs28 = errors;
 const _errs29 = errors;
 if(errors === _errs29){
 if(typeof data13 === "string"){
-if(!pattern27.test(data13)){
+if(!pattern29.test(data13)){
 validate86.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -23045,7 +23062,7 @@ let data17 = data16.key;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data17 === "string"){
-if(!pattern27.test(data17)){
+if(!pattern29.test(data17)){
 validate86.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -28910,7 +28927,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate154.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
@@ -29008,7 +29025,7 @@ let data1 = data0.key;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern27.test(data1)){
+if(!pattern29.test(data1)){
 validate156.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }

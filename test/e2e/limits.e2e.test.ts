@@ -129,6 +129,13 @@ describe('rate and usage limits', () => {
     const second = await admin('GET', `${usagePath}?page_size=1&current_page=1`);
     expect([second.body.total, second.body.data.map((g: any) => g.group['metadata._user'])]).toEqual([2, ['bob']]);
     expect((await admin('GET', `${usagePath}?limit=1`)).body.error.code).toBe('invalid_query');
+    // One group by its value; a key the policy does not group by is refused, not an empty page.
+    const ada = await admin('GET', `${usagePath}?group.metadata._user=ada`);
+    expect([ada.body.total, ada.body.data.map((g: any) => [g.group['metadata._user'], g.used])]).toEqual([1, [['ada', 1]]]);
+    expect((await admin('GET', `${usagePath}?group.metadata._user=nobody`)).body).toMatchObject({ total: 0, data: [] });
+    const wrongKey = await admin('GET', `${usagePath}?group.api_key=k1`);
+    expect(wrongKey.body.error).toMatchObject({ code: 'invalid_query', param: '/group.api_key' });
+    expect(wrongKey.body.error.message).toContain('groups by metadata._user');
   });
 
   it('a tokens rate limit is checked before and charged from the answer, streamed answers included', async () => {

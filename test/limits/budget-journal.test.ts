@@ -75,7 +75,7 @@ it('a group that spent its budget is still refused after a restart; one with bud
   expect(after.admitNow([], [budget('["spent"]')], NOW)).toMatchObject({ allowed: false, budgets: [11] });
   expect(after.admitNow([], [budget('["some"]')], NOW)).toMatchObject({ allowed: true, budgets: [2] });
   expect(after.admitNow([], [budget('["cumulative"]', 'all')], NOW)).toMatchObject({ allowed: true, budgets: [4] });
-  expect((await after.budgetUsage(P, 'm2026-11', ALL)).items).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
+  expect((await after.budgetUsage(P, 'm2026-11', ALL, null)).items).toEqual([{ group: '["some"]', used: 2 }, { group: '["spent"]', used: 11 }]);
 });
 
 it('a group this process charges is raised to what every process sharing the store spent, plus what it charged since', async () => {
@@ -115,7 +115,7 @@ it('a period that is over is not restored, and a restored group that crossed its
   await journal.write();
   const restarted = new MemoryCounters();
   await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(restarted);
-  expect(await restarted.budgetUsage(P, 'm2026-10', ALL)).toEqual({ items: [], total: 0 });
+  expect(await restarted.budgetUsage(P, 'm2026-10', ALL, null)).toEqual({ items: [], total: 0 });
   // 8 already at or over the threshold of 5: charging more is not a crossing.
   expect(restarted.chargeNow([], [charge('["g"]', 1, { alertAt: 5 })], NOW)).toEqual([null]);
 });

@@ -19,7 +19,7 @@ it('holds about the live groups, not every group ever seen, over a long run of o
     most = Math.max(most, counters.windowGroups);
   }
   expect(most).toBeLessThanOrEqual(1024);
-  expect((await counters.windowUsage('p', SECOND, 1, T0 + 60_000 * 10, ALL)).total).toBeLessThanOrEqual(102);
+  expect((await counters.windowUsage('p', SECOND, 1, T0 + 60_000 * 10, ALL, null)).total).toBeLessThanOrEqual(102);
 });
 
 test.prop([fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1_000, max: 5_000 }), fc.integer({ min: 0, max: 59 })], { numRuns: 20 })(

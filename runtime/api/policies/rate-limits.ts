@@ -11,6 +11,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk, workspaceIdOf } from '../http.ts';
+import { usageQuery } from './usage-query.ts';
 import { ownerOf, ownPolicy } from './owner.ts';
 
 const KIND = 'rate-limits policy';
@@ -90,7 +91,8 @@ export function rateLimitHandlers(store: GatewayStore, limits: Limits): Record<s
     'policies.rateLimitsUsage': async (ctx) => {
       const policy = await own(ctx);
       const windowMs = WINDOW_MS[policy.unit];
-      const groups = await limits.counters.windowUsage(policy.id, windowMs, policy.value, Date.now(), pageOf(ctx.query));
+      const { page, keep } = usageQuery(ctx.query, policy.groupBy.map((k) => k.key));
+      const groups = await limits.counters.windowUsage(policy.id, windowMs, policy.value, Date.now(), page, keep);
       sendOk(ctx, {
         object: 'list',
         policy_id: policy.id,

@@ -14,6 +14,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk, workspaceIdOf } from '../http.ts';
+import { usageQuery } from './usage-query.ts';
 import { ownerOf, ownPolicy } from './owner.ts';
 
 const KIND = 'usage-limits policy';
@@ -81,7 +82,8 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
     'policies.usageLimitsUsage': async (ctx) => {
       const policy = await own(ctx);
       const period = periodAt(policy.periodicReset, Date.now());
-      const groups = await limits.counters.budgetUsage(policy.id, period.id, pageOf(ctx.query));
+      const { page, keep } = usageQuery(ctx.query, policy.groupBy.map((k) => k.key));
+      const groups = await limits.counters.budgetUsage(policy.id, period.id, page, keep);
       sendOk(ctx, {
         object: 'list',
         policy_id: policy.id,

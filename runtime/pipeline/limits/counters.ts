@@ -60,6 +60,9 @@ export interface GroupCount {
   resetMs?: number;
 }
 
+/** Which groups a usage listing keeps (by the group's key string); null keeps every group. */
+export type GroupFilter = ((group: string) => boolean) | null;
+
 export interface LimitCounters {
   /** Atomic over all checks: either every window counts the request, or none does. */
   admit(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): Promise<Admission>;
@@ -70,10 +73,11 @@ export interface LimitCounters {
   charge(windows: readonly WindowCharge[], budgets: readonly BudgetCharge[], now: number): Promise<Array<number | null>>;
   /**
    * One page of the live counts of a rate-limits policy, per group seen (groups with nothing left in
-   * the window are left out), in the order of the group strings; `total` counts the live groups.
+   * the window are left out) that `keep` keeps, in the order of the group strings; `total` counts
+   * every such group.
    */
-  windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>>;
-  /** One page of the counts of a usage-limits policy in a period, per group, in the order of the group strings. */
-  budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>>;
+  windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>>;
+  /** One page of the counts of a usage-limits policy in a period, per group `keep` keeps, in the order of the group strings. */
+  budgetUsage(policyId: string, period: string, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>>;
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // call goes to this process's own counters instead, so limits still hold per process (fail open,
 // ARCHITECTURE §6), and the fallback is logged (once per outage) and counted in /metrics.
 import type { GatewayLogger } from '../../core/log.ts';
-import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import type { Page, PageRequest } from '../../store/page.ts';
 import { MemoryCounters } from './memory-counters.ts';
 
@@ -27,12 +27,12 @@ export class FailOpenCounters implements LimitCounters {
     return this.#shared.charge(windows, budgets, now).then(this.#recovered, (error) => this.#fallBack(error, () => this.#local.chargeNow(windows, budgets, now)));
   }
 
-  windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>> {
-    return this.#shared.windowUsage(policyId, windowMs, limit, now, page);
+  windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
+    return this.#shared.windowUsage(policyId, windowMs, limit, now, page, keep);
   }
 
-  budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>> {
-    return this.#shared.budgetUsage(policyId, period, page);
+  budgetUsage(policyId: string, period: string, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
+    return this.#shared.budgetUsage(policyId, period, page, keep);
   }
 
   async close(): Promise<void> {

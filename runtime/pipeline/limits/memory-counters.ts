@@ -4,7 +4,7 @@
 // (metadata, users): a policy's idle groups are swept whenever its group count has doubled since the
 // last sweep, so a client inventing a group per request cannot grow the process without bound
 // (Redis expires them instead).
-import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
 import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
@@ -102,13 +102,13 @@ export class MemoryCounters implements LimitCounters {
     });
   }
 
-  async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>> {
+  async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
     const groups = this.#windows.get(policyId)?.groups;
     if (groups === undefined) return { items: [], total: 0 };
     const live: string[] = [];
     for (const [group, buckets] of groups) {
       if (pruneBuckets(buckets, now, windowMs) === 0) groups.delete(group);
-      else live.push(group);
+      else if (keep === null || keep(group)) live.push(group);
     }
     const items = pageSlice(live.sort(), page).map((group) => {
       const state = windowState(groups.get(group)!, now, windowMs, limit, 1);
@@ -117,11 +117,11 @@ export class MemoryCounters implements LimitCounters {
     return { items, total: live.length };
   }
 
-  async budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>> {
+  async budgetUsage(policyId: string, period: string, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
     const groups = this.#budgets.get(policyId)?.get(period);
     if (groups === undefined) return { items: [], total: 0 };
-    const items = pageSlice([...groups.keys()].sort(), page).map((group) => ({ group, used: groups.get(group)!.used }));
-    return { items, total: groups.size };
+    const kept = [...groups.keys()].filter((group) => keep === null || keep(group)).sort();
+    return { items: pageSlice(kept, page).map((group) => ({ group, used: groups.get(group)!.used })), total: kept.length };
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,7 @@
 // The running sum keeps an admission O(1): only buckets that left the window since the last write
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
-import type { Admission, BudgetCharge, BudgetCheck, GroupCount, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
 import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
 
@@ -180,8 +180,8 @@ export class RedisCounters implements LimitCounters {
     return crossed.map((after) => (after === '' ? null : Number(after)));
   }
 
-  async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest): Promise<Page<GroupCount>> {
-    const live = await this.#redis.zrangebyscore(windowGroupsKey(policyId), now, '+inf');
+  async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
+    const live = (await this.#redis.zrangebyscore(windowGroupsKey(policyId), now, '+inf')).filter((group) => keep === null || keep(group));
     const groups = pageSlice(live.sort(), page);
     if (groups.length === 0) return { items: [], total: live.length };
     const pipeline = this.#redis.pipeline();
@@ -200,8 +200,8 @@ export class RedisCounters implements LimitCounters {
     return { items: counts, total: live.length };
   }
 
-  async budgetUsage(policyId: string, period: string, page: PageRequest): Promise<Page<GroupCount>> {
-    const all = await this.#redis.smembers(budgetGroupsKey(policyId, period));
+  async budgetUsage(policyId: string, period: string, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
+    const all = (await this.#redis.smembers(budgetGroupsKey(policyId, period))).filter((group) => keep === null || keep(group));
     const groups = pageSlice(all.sort(), page);
     if (groups.length === 0) return { items: [], total: all.length };
     const values = await this.#redis.mget(...groups.map((group) => budgetKey(policyId, period, group)));
