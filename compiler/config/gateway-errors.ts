@@ -53,6 +53,7 @@ export const GATEWAY_ERRORS = {
   request_timeout: { status: 408, type: 'timeout_error', message: 'The provider did not answer within the request timeout.' },
   client_request_timeout: { status: 408, type: 'timeout_error', message: 'The request was not received completely in time.' },
   body_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than the gateway accepts.' },
+  unsupported_content_encoding: { status: 415, type: 'invalid_request_error', message: 'The gateway reads request bodies as sent, without a content-encoding.' },
   file_too_large: { status: 413, type: 'invalid_request_error', message: 'The uploaded file is larger than the gateway accepts.' },
   headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request headers are larger than the gateway accepts.' },
   denied_by_guardrail: { status: 446, type: 'hooks_failed', message: 'A hook or guardrail of the config denied the request.' },

@@ -18,6 +18,16 @@ export function checkDeclaredLength(req: IncomingMessage, limit: number): void {
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
 }
 
+/**
+ * Bodies are read as sent: a compressed one (content-encoding gzip, br, …) would be parsed as
+ * garbage or forwarded without its header, as bytes no provider reads. Refused instead (415).
+ */
+export function refuseContentEncoding(req: IncomingMessage): void {
+  const encoding = req.headers['content-encoding'];
+  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity' || encoding.trim() === '') return;
+  throw new GatewayError('unsupported_content_encoding', `The request body has content-encoding ${JSON.stringify(encoding)}; send it uncompressed (no content-encoding, or identity).`, 'content-encoding');
+}
+
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   checkDeclaredLength(req, limit);
   if (req.complete && req.readableEnded) return Promise.resolve(Buffer.alloc(0));

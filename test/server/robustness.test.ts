@@ -102,6 +102,20 @@ describe('malformed requests', () => {
   });
 });
 
+describe('compressed bodies', () => {
+  it('refuses a content-encoding other than identity with 415, before reading the body', async () => {
+    for (const encoding of ['gzip', 'br', 'deflate', 'gzip, identity']) {
+      const res = await send(gw.url, { method: 'POST', path: '/v1/embeddings', headers: { 'x-gateway-api-key': TEST_KEY, 'content-encoding': encoding }, body: '{}' });
+      expect(res.status, encoding).toBe(415);
+      expect(res.json().error).toMatchObject({ code: 'unsupported_content_encoding', param: 'content-encoding' });
+    }
+    for (const encoding of ['identity', 'IDENTITY']) {
+      const res = await send(gw.url, { method: 'POST', path: '/v1/embeddings', headers: { 'x-gateway-api-key': TEST_KEY, 'content-encoding': encoding }, body: '{}' });
+      expect(res.status, encoding).not.toBe(415);
+    }
+  });
+});
+
 describe('aborted uploads and departed clients', () => {
   it('survives a client that promises a body and disconnects half way', async () => {
     const before = uploads.length;
