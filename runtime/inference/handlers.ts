@@ -17,12 +17,14 @@ export const INFERENCE_HANDLERS = [
   'inference.chat', 'inference.completions', 'inference.embeddings', 'inference.audio', 'inference.images', 'inference.models', 'inference.passthrough',
 ] as const;
 
-const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
+const BODYLESS = new Set(['GET', 'DELETE']);
 const NO_METHOD = new GatewayError('method_not_allowed', 'The pass-through forwards POST, GET, PUT and DELETE.');
 
 export function createInferenceHandler(resolver: ConfigResolver): Handler {
   return async function handleInference(ctx: RequestContext): Promise<void> {
-    const method = ctx.method;
+    // HEAD is answered as GET (node:http leaves the body out): the provider is asked with GET, since
+    // an adapter that reads the answer (a models list) needs its body.
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'PUT' && method !== 'DELETE') throw NO_METHOD;
     const router = resolveRouter(ctx.headers, resolver);
     const sentBody = BODYLESS.has(method) && ctx.headers['content-length'] === undefined && ctx.headers['transfer-encoding'] === undefined ? null : await ctx.readBody();

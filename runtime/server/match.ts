@@ -66,7 +66,9 @@ export class RouteTable {
   }
 
   match(method: string, path: string): RouteMatch {
-    const candidates = this.byMethod.get(method);
+    // HEAD is GET without the body (RFC 9110 §9.3.2): node:http leaves the body out of the answer.
+    const routed = method === 'HEAD' && !this.byMethod.has('HEAD') ? 'GET' : method;
+    const candidates = this.byMethod.get(routed);
     if (candidates !== undefined) {
       for (const { route, regex } of candidates) {
         const m = regex.exec(path);
@@ -74,11 +76,14 @@ export class RouteTable {
         // A parameterised route never takes a literal route's path for a method that path does not list.
         if (!isLiteral(route)) {
           const owner = this.literal.get(path);
-          if (owner !== undefined && !owner.includes(method)) return { kind: 'method_not_allowed', allow: owner };
+          if (owner !== undefined && !owner.includes(routed)) return notAllowed(owner);
         }
         return { kind: 'found', route, params: paramsOf(m) };
       }
     }
+    // A literal path answers with its own methods, whatever else its pattern would match.
+    const owner = this.literal.get(path);
+    if (owner !== undefined) return notAllowed(owner);
     let allow: string[] | null = null;
     for (const { route, regex } of this.all) {
       if (!regex.test(path)) continue;
@@ -86,8 +91,16 @@ export class RouteTable {
       if (allow === null) allow = [other];
       else if (!allow.includes(other)) allow.push(other);
     }
-    return allow === null ? NOT_FOUND : { kind: 'method_not_allowed', allow };
+    return allow === null ? NOT_FOUND : notAllowed(allow);
   }
+}
+
+/** The 405 of a path routed for `methods`: HEAD is allowed wherever GET is. */
+function notAllowed(methods: readonly string[]): RouteMatch {
+  const allow = [...methods];
+  const get = allow.indexOf('GET');
+  if (get !== -1 && !allow.includes('HEAD')) allow.splice(get + 1, 0, 'HEAD');
+  return { kind: 'method_not_allowed', allow };
 }
 
 function paramsOf(m: RegExpExecArray): RouteParams {

@@ -59,6 +59,10 @@ describe('other endpoints', () => {
   it('models', async () => {
     const list = await client().models.list();
     expect(list.data.length).toBeGreaterThan(0);
+    // HEAD is the GET answer without its body (the provider is asked with GET).
+    const get = await e2e.fetch('/v1/models', { headers: { 'x-gateway-config': 'single' } });
+    const head = await e2e.fetch('/v1/models', { method: 'HEAD', headers: { 'x-gateway-config': 'single' } });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([get.status, get.headers.get('content-type'), '']);
   });
 
   it('audio speech returns the provider bytes untouched', async () => {

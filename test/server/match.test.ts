@@ -39,7 +39,9 @@ describe('RouteTable over generated/routes.ts', () => {
   );
 
   it('answers 405 with the allowed methods, and 404 off the table', () => {
-    expect(table.match('PATCH', '/v1/chat/completions')).toEqual({ kind: 'method_not_allowed', allow: ['POST', 'GET', 'PUT', 'DELETE'] });
+    // A literal path's own methods, not the pass-through's.
+    expect(table.match('PATCH', '/v1/chat/completions')).toEqual({ kind: 'method_not_allowed', allow: ['POST'] });
+    expect(table.match('PATCH', '/v1/assistants')).toEqual({ kind: 'method_not_allowed', allow: ['POST', 'GET', 'HEAD', 'PUT', 'DELETE'] });
     expect(table.match('GET', '/v2/models')).toEqual({ kind: 'not_found' });
     expect(table.match('GET', '/v1/')).toEqual({ kind: 'not_found' });
     expect(table.match('GET', '/')).toEqual({ kind: 'not_found' });
@@ -47,11 +49,12 @@ describe('RouteTable over generated/routes.ts', () => {
 });
 
 describe('literal paths own their methods', () => {
-  test.prop([fc.constantFrom(...ROUTES.filter((r) => !r.path.includes('{'))), fc.constantFrom('GET', 'POST', 'PUT', 'DELETE')], { numRuns: 100 })('a literal route\'s path with a method it does not list is 405, never the pass-through', (literal, method) => {
+  test.prop([fc.constantFrom(...ROUTES.filter((r) => !r.path.includes('{'))), fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')], { numRuns: 150 })('a literal route\'s path with a method it does not list is 405 with its own methods (HEAD where GET), never the pass-through', (literal, method) => {
     const owners = ROUTES.filter((r) => r.path === literal.path).map((r) => r.method.toUpperCase());
+    const withHead = owners.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
     const match = table.match(method, literal.path);
-    if (owners.includes(method)) expect(match).toMatchObject({ kind: 'found', route: { path: literal.path } });
-    else expect(match).toEqual({ kind: 'method_not_allowed', allow: owners });
+    if (withHead.includes(method)) expect(match).toMatchObject({ kind: 'found', route: { path: literal.path, method: method === 'HEAD' ? 'GET' : method } });
+    else expect(match).toEqual({ kind: 'method_not_allowed', allow: withHead });
   });
 
   it('leaves other paths to the pass-through', () => {

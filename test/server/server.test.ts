@@ -154,11 +154,23 @@ describe('routing', () => {
     const res = await send(gw.url, { method: 'PATCH', path: '/v1/chat/completions', headers: auth, body: '{}' });
     expect(res.status).toBe(405);
     expect(errorOf(res).code).toBe('method_not_allowed');
-    expect(res.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET', 'POST', 'PUT']);
-    // Outside the pass-through's methods the health path reports GET among its methods.
+    // A literal path answers with its own methods, not the pass-through's it would also match.
+    expect(res.headers.allow).toBe('POST');
     const health = await send(gw.url, { method: 'PATCH', path: '/v1/health' });
     expect(health.status).toBe(405);
-    expect(health.headers.allow?.split(', ')).toContain('GET');
+    expect(health.headers.allow).toBe('GET, HEAD');
+    const passThrough = await send(gw.url, { method: 'PATCH', path: '/v1/assistants', headers: auth, body: '{}' });
+    expect(passThrough.headers.allow).toBe('POST, GET, HEAD, PUT, DELETE');
+  });
+
+  it('answers HEAD wherever GET is routed: the GET answer\'s status and headers, no body', async () => {
+    const get = await send(gw.url, { method: 'GET', path: '/v1/health' });
+    const head = await send(gw.url, { method: 'HEAD', path: '/v1/health' });
+    expect(head.status).toBe(get.status);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.text).toBe('');
+    expect(get.text.length).toBeGreaterThan(0);
   });
 
   it('answers 404 for a route whose handler is not registered', async () => {
