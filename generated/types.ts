@@ -923,6 +923,10 @@ export interface ProviderManifest {
      */
     type: 'string' | 'array' | 'object';
     /**
+     * The adapter family that reads it: a config that sets it where no target below is of that family gets the compile warning CFG_FIELD_WITHOUT_EFFECT.
+     */
+    family: 'vendor' | 'clouda' | 'cloudb' | 'cloudc';
+    /**
      * Sealed with a virtual key's credential, and only its name ever shown.
      */
     secret?: boolean;

@@ -4985,7 +4985,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateProviderManifest = validate55;
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family","endpoints"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models"]},"description":"The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.","uniqueItems":true},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family","endpoints"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models"]},"description":"The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.","uniqueItems":true},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type","family"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"family":{"enum":["vendor","clouda","cloudb","cloudc"],"description":"The adapter family that reads it: a config that sets it where no target below is of that family gets the compile warning CFG_FIELD_WITHOUT_EFFECT."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
 const pattern18 = new RegExp("^[a-z][a-z0-9-]*$", "u");
 const pattern20 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 const pattern21 = new RegExp("^x-gateway-[a-z0-9-]+$", "u");
@@ -5278,14 +5278,14 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing2;
-if(((data13.key === undefined) && (missing2 = "key")) || ((data13.type === undefined) && (missing2 = "type"))){
+if((((data13.key === undefined) && (missing2 = "key")) || ((data13.type === undefined) && (missing2 = "type"))) || ((data13.family === undefined) && (missing2 = "family"))){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs29 = errors;
 for(const key2 in data13){
-if(!((((key2 === "key") || (key2 === "type")) || (key2 === "secret")) || (key2 === "header"))){
+if(!(((((key2 === "key") || (key2 === "type")) || (key2 === "family")) || (key2 === "secret")) || (key2 === "header"))){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -5326,10 +5326,11 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data13.secret !== undefined){
+if(data13.family !== undefined){
+let data16 = data13.family;
 const _errs33 = errors;
-if(typeof data13.secret !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/secret",schemaPath:"#/properties/options/items/properties/secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!((((data16 === "vendor") || (data16 === "clouda")) || (data16 === "cloudb")) || (data16 === "cloudc"))){
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/family",schemaPath:"#/properties/options/items/properties/family/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.family.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid7 = _errs33 === errors;
@@ -5338,12 +5339,24 @@ else {
 var valid7 = true;
 }
 if(valid7){
+if(data13.secret !== undefined){
+const _errs34 = errors;
+if(typeof data13.secret !== "boolean"){
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/secret",schemaPath:"#/properties/options/items/properties/secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid7 = _errs34 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
 if(data13.header !== undefined){
-let data17 = data13.header;
-const _errs35 = errors;
-if(errors === _errs35){
-if(typeof data17 === "string"){
-if(!pattern21.test(data17)){
+let data18 = data13.header;
+const _errs36 = errors;
+if(errors === _errs36){
+if(typeof data18 === "string"){
+if(!pattern21.test(data18)){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schemaPath:"#/properties/options/items/properties/header/pattern",keyword:"pattern",params:{pattern: "^x-gateway-[a-z0-9-]+$"},message:"must match pattern \""+"^x-gateway-[a-z0-9-]+$"+"\""}];
 return false;
 }
@@ -5353,10 +5366,11 @@ validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schem
 return false;
 }
 }
-var valid7 = _errs35 === errors;
+var valid7 = _errs36 === errors;
 }
 else {
 var valid7 = true;
+}
 }
 }
 }

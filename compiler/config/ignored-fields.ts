@@ -2,9 +2,15 @@
 // where no such strategy reads it. `conditions` and `default` belong to a conditional strategy,
 // `strategy.on_status_codes` and a target's own `on_status_codes` to a fallback, and `weight` to the
 // targets of a loadbalance. Elsewhere the router never looks at them, so a config that sets one
-// most likely means another mode, or the field on another node. A warning, not an error: configs
-// saved before this check keep loading.
+// most likely means another mode, or the field on another node. The same for a provider option
+// (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
+// provider is of another family: its adapter never reads it. A warning, not an error: configs saved
+// before this check keep loading.
+import { PROVIDER_OPTIONS, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
+
+/** Option → the adapter family that reads it. */
+const OPTION_FAMILY: ReadonlyMap<string, string> = new Map(PROVIDER_OPTIONS.map((option) => [option.key, option.family]));
 
 export const FIELD_WITHOUT_EFFECT = 'CFG_FIELD_WITHOUT_EFFECT';
 
@@ -16,8 +22,19 @@ export interface IgnoredField {
 /** Every such field of the config's target tree, with why it has no effect there. */
 export function ignoredFields(config: unknown): IgnoredField[] {
   const found: IgnoredField[] = [];
-  const walk = (node: unknown, at: string, parentMode: string | null): void => {
+  // `provider`: the provider of the node's provider group (config.md "Inheritance"); null when it is
+  // known only per request (no provider, a slug, a virtual key) or unknown (an error of its own).
+  const walk = (node: unknown, at: string, parentMode: string | null, inherited: string | null): void => {
     if (!isPlainObject(node)) return;
+    const startsGroup = node.provider !== undefined || node.virtual_key !== undefined;
+    const provider = !startsGroup ? inherited : node.virtual_key === undefined && typeof node.provider === 'string' && !node.provider.startsWith('@') ? node.provider : null;
+    const family = provider === null ? undefined : providerEntry(provider)?.family;
+    if (family !== undefined) {
+      for (const key in node) {
+        const reader = OPTION_FAMILY.get(key);
+        if (reader !== undefined && reader !== family) found.push({ pointer: `${at}/${key}`, message: `Only ${reader} providers read "${key}"; this node's provider, "${provider}", is of the ${family} family.` });
+      }
+    }
     const strategy = isPlainObject(node.strategy) ? node.strategy : null;
     const mode = typeof strategy?.mode === 'string' ? strategy.mode : null;
     if (strategy !== null && mode !== null) {
@@ -29,8 +46,8 @@ export function ignoredFields(config: unknown): IgnoredField[] {
     const role = parentMode === null ? 'the config itself, not a target of a strategy' : `a target of a ${parentMode} strategy`;
     if (node.weight !== undefined && parentMode !== 'loadbalance') found.push({ pointer: `${at}/weight`, message: `Only a loadbalance strategy reads its targets' "weight"; this is ${role}.` });
     if (node.on_status_codes !== undefined && parentMode !== 'fallback') found.push({ pointer: `${at}/on_status_codes`, message: `Only a fallback strategy reads its targets' "on_status_codes"; this is ${role}.` });
-    if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, mode));
+    if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, mode, provider));
   };
-  walk(config, '', null);
+  walk(config, '', null, null);
   return found;
 }

@@ -37,3 +37,28 @@ it('finds nothing where each field is read', () => {
   expect(pointers({ strategy: { mode: 'loadbalance' }, targets: [leaf('a', { weight: 0.7 }), leaf('b', { weight: 0.3 })] })).toEqual([]);
   expect(pointers(leaf('solo'))).toEqual([]);
 });
+
+it('finds provider options of another family than their provider group\'s, following the group inheritance', () => {
+  const config = {
+    strategy: { mode: 'fallback' },
+    provider: 'vendor',
+    api_key: 'k',
+    targets: [
+      // Its own cloudb group: a cloudb option is read, a clouda one is not.
+      { name: 'cloudb', provider: 'cloudb', api_key: 'k', cloudb_region: 'us-central1', clouda_region: 'eastus' },
+      // Refines the parent's vendor group: the vendor family reads vendor_*.
+      { name: 'inherits', request_timeout: 1000, vendor_project: 'p' },
+      { name: 'azure', provider: 'clouda', api_key: 'k', clouda_resource_name: 'r', deployment_id: 'd' },
+      // An OpenAI-compatible provider does not read vendor_* (only the vendor adapter sends them).
+      { name: 'groq', provider: 'groq', api_key: 'k', vendor_project: 'proj', cloudc_region: 'us-east-1' },
+      // Known only per request: a slug, a virtual key. Nothing to compare with.
+      { name: 'slug', provider: '@prod', api_key: 'k', clouda_resource_name: 'r' },
+      { name: 'vk', virtual_key: 'vk-1', cloudc_region: 'us-east-1' },
+    ],
+  };
+  expect(checkConfig(config).ok).toBe(true);
+  expect(pointers(config)).toEqual(['/targets/0/clouda_region', '/targets/3/vendor_project', '/targets/3/cloudc_region']);
+  expect(ignoredFields(config)[0]!.message).toBe('Only clouda providers read "clouda_region"; this node\'s provider, "cloudb", is of the cloudb family.');
+  // No provider in the config: the request names it in headers, so any option may be read.
+  expect(pointers({ cloudc_region: 'us-east-1', clouda_resource_name: 'r' })).toEqual([]);
+});
