@@ -3,6 +3,7 @@
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
 import { lookup } from 'node:dns/promises';
 import { emitRouter } from '../../compiler/config/emit.ts';
+import { providerEntry } from '../../compiler/config/providers.ts';
 import type { CheckTools } from '../pipeline/guardrails/check.ts';
 import { headersReadByChecks } from '../pipeline/guardrails/hook-stage.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
@@ -33,6 +34,12 @@ export interface LoadedRouter {
   forwardedHeaders: readonly string[];
   /** Header names the route's checks read (a jwt check's headerKey): copied out for them, never sent upstream. */
   checkHeaders: readonly string[];
+  /**
+   * The provider families of the route's targets, for the provider-option headers (a header another
+   * family reads is refused); null when a target's provider is known only per request (none, a slug,
+   * a virtual key).
+   */
+  optionFamilies: ReadonlySet<string> | null;
   /** The request-phase stages around the compiled router: the one entry point for every exchange. */
   run: (x: Exchange) => Promise<Outcome>;
 }
@@ -89,7 +96,19 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.
   const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null ? route(x) : x.json().then(() => route(x))) : route;
   const fns = requestStages(stages, plan, services);
-  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), run: fns.length === 0 ? router : chain(fns, router) };
+  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
+}
+
+function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
+  const families = new Set<string>();
+  const walk = (node: PlanNode): boolean => {
+    if (node.kind === 'strategy') return node.targets.every(walk);
+    const family = node.virtualKey === null && node.provider !== null && !node.provider.startsWith('@') ? providerEntry(node.provider)?.family : undefined;
+    if (family === undefined) return false;
+    families.add(family);
+    return true;
+  };
+  return walk(root) ? families : null;
 }
 
 function forwardedHeaders(root: PlanNode): string[] {

@@ -11,9 +11,10 @@ export const ALWAYS_PASSED_HEADERS: readonly string[] = ['content-type', 'accept
 
 /**
  * `forwardedByConfig`: every header name some leaf of the router forwards (computed once per router),
- * so the headers a leaf may pick are in `passedHeaders`.
+ * so the headers a leaf may pick are in `passedHeaders`. `optionFamilies`: the router's target
+ * families, against which provider-option headers are checked (null: not checked).
  */
-export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[], readByChecks: readonly string[] = NO_NAMES): GatewayOptions {
+export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[], readByChecks: readonly string[] = NO_NAMES, optionFamilies: ReadonlySet<string> | null = null): GatewayOptions {
   return {
     traceId: parsed.traceId,
     metadata: parsed.metadata,
@@ -25,7 +26,7 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     customHost: headerString(headers, CUSTOM_HOST_HEADER),
     virtualKey: headerString(headers, VIRTUAL_KEY_HEADER),
     bearerToken: bearerToken(headers),
-    providerOptions: headerOptions(headers),
+    providerOptions: headerOptions(headers, optionFamilies),
     passedHeaders: passedHeaders(headers, forwardedByConfig, parsed.forwardHeaders),
     checkHeaders: readByChecks.length === 0 ? NO_HEADERS : passedHeaders(headers, readByChecks, NO_NAMES, NO_NAMES),
   };

@@ -191,6 +191,18 @@ describe('families reached by headers alone (SPEC §5.2, §5.4)', () => {
     // Gateway headers never reach the provider.
     expect(Object.keys(seen.headers).filter((h) => h.startsWith('x-gateway-'))).toEqual([]);
   });
+
+  it('refuses a provider-option header no target of the route reads, before any provider is called', async () => {
+    const before = cloudc.requests.length;
+    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'cloudc', 'x-gateway-custom-host': cloudc.url, 'x-gateway-cloudb-region': CLOUDB_REGION, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string; param: string; message: string } }).error).toMatchObject({ code: 'invalid_header', param: 'x-gateway-cloudb-region', message: expect.stringContaining('cloudb providers') });
+    expect(cloudc.requests.length).toBe(before);
+  });
 });
 
 describe('pass-through to each family, with the family\'s own auth', () => {
