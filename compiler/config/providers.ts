@@ -12,6 +12,9 @@ export const PROVIDER_OPTIONS: readonly ProviderOption[] = (manifest as Provider
 
 export const PROVIDERS: readonly ProviderEntry[] = (manifest as ProviderManifest).providers;
 
+/** The options a request header may carry, by header name (x-gateway-clouda-api-version → its option). */
+export const HEADER_PROVIDER_OPTIONS: ReadonlyMap<string, ProviderOption> = new Map(PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [[option.header, option] as const])));
+
 /** Alias → canonical name. */
 export const PROVIDER_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(PROVIDERS.flatMap((p) => (p.aliases ?? []).map((alias) => [alias, p.name])));
 

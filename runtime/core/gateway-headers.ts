@@ -7,7 +7,7 @@ import {
   METADATA_HEADER, PROVIDER_HEADER, REQUEST_TIMEOUT_HEADER, TRACE_ID_HEADER, VIRTUAL_KEY_HEADER,
 } from '../../compiler/config/gateway-header-names.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
-import { PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
+import { HEADER_PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 import { didYouMean } from '../../compiler/config/suggest.ts';
 
 // Every x-gateway-* header name, declared once in compiler/config (the generated client sends them too).
@@ -126,7 +126,7 @@ export function parseCacheNamespace(value: string | undefined): string | null {
 const REQUEST_HEADERS: readonly string[] = [
   API_KEY_HEADER, TRACE_ID_HEADER, CONFIG_HEADER, PROVIDER_HEADER, CUSTOM_HOST_HEADER, VIRTUAL_KEY_HEADER, METADATA_HEADER,
   REQUEST_TIMEOUT_HEADER, FORWARD_HEADERS_HEADER, CACHE_FORCE_REFRESH_HEADER, CACHE_NAMESPACE_HEADER,
-  ...PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [option.header])),
+  ...HEADER_PROVIDER_OPTIONS.keys(),
 ];
 const KNOWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(REQUEST_HEADERS);
 

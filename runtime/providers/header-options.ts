@@ -1,19 +1,10 @@
 // The §5.4 cloud headers (and the vendor's organization and project) as provider options, under
 // the config field names, so a request that names its provider in headers reads like a config.
 import type { IncomingHttpHeaders } from 'node:http';
-import { PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
+import { HEADER_PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../core/errors.ts';
 
-/** Header → config field (schema/providers.json). */
-export const HEADER_OPTIONS: Readonly<Record<string, string>> = Object.fromEntries(PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [[option.header, option.key]])));
-
-/** Options whose value is an object: their header carries JSON text (a service account). */
-const JSON_HEADERS: ReadonlySet<string> = new Set(PROVIDER_OPTIONS.flatMap((option) => (option.header !== undefined && option.type === 'object' ? [option.header] : [])));
-
 const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
-
-/** Header → the provider family whose adapter reads it. */
-const HEADER_FAMILY: Readonly<Record<string, string>> = Object.fromEntries(PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [[option.header, option.family]])));
 
 /**
  * `families`: the provider families of the route's targets, or null when some target's provider is
@@ -21,15 +12,15 @@ const HEADER_FAMILY: Readonly<Record<string, string>> = Object.fromEntries(PROVI
  */
 export function headerOptions(headers: IncomingHttpHeaders, families: ReadonlySet<string> | null = null): Readonly<Record<string, unknown>> {
   let options: Record<string, unknown> | null = null;
-  for (const name in HEADER_OPTIONS) {
+  for (const [name, option] of HEADER_PROVIDER_OPTIONS) {
     const value = headers[name];
     if (typeof value !== 'string' || value === '') continue;
-    if (families !== null && !families.has(HEADER_FAMILY[name])) {
-      throw new GatewayError('invalid_header', `${name} is read by ${HEADER_FAMILY[name]} providers, and no target of this route is one (${[...families].join(', ')}): it would have no effect.`, name);
+    if (families !== null && !families.has(option.family)) {
+      throw new GatewayError('invalid_header', `${name} is read by ${option.family} providers, and no target of this route is one (${[...families].join(', ')}): it would have no effect.`, name);
     }
     options ??= {};
     // The service account travels as JSON text in its header; a config holds it as an object.
-    options[HEADER_OPTIONS[name]] = JSON_HEADERS.has(name) ? parseJsonOrText(value) : value;
+    options[option.key] = option.type === 'object' ? parseJsonOrText(value) : value;
   }
   return options ?? NONE;
 }
