@@ -6,6 +6,7 @@
 import { switchState } from '../telemetry/settings.ts';
 import { OPT_OUT_VARIABLE } from '../../bin/memory-tuning.js';
 import { envHttpUrl } from '../core/env-url.ts';
+import { closest } from '../../compiler/config/suggest.ts';
 
 interface Dependency {
   /** Settings that do something only when `active` holds. */
@@ -14,6 +15,26 @@ interface Dependency {
   /** Why they would do nothing, said when they are set anyway. */
   otherwise: string;
 }
+
+/**
+ * Every environment variable serve (and what it starts) reads, named in docs/cli.md, cache.md or
+ * limits.md. A test holds it to the code's reads and to the docs. Only names close to one of these
+ * are judged: other GATEWAY_ variables may be a config's own `${NAME}` references.
+ */
+export const SERVE_SETTINGS = [
+  'DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_SDK_DISABLED',
+  'GATEWAY_ALERT_WEBHOOK', 'GATEWAY_API_KEY', 'GATEWAY_BATCH_CONCURRENCY', 'GATEWAY_BATCH_LEASE_MS', 'GATEWAY_BATCH_MAX_RUNNING',
+  'GATEWAY_BATCH_POLL_MS', 'GATEWAY_CACHE_DEFAULT_MAX_AGE', 'GATEWAY_CACHE_MAX_BYTES', 'GATEWAY_CUSTOM_HOST_ALLOWLIST',
+  'GATEWAY_FILE_MAX_BYTES', 'GATEWAY_INLINE_CONFIG_CACHE', 'GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_FLUSH_MS',
+  'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_RETENTION_DAYS', 'GATEWAY_LOG_WRITER', 'GATEWAY_MASTER_KEY', 'GATEWAY_MEMORY_TUNING',
+  'GATEWAY_METRICS', 'GATEWAY_METRICS_KEY', 'GATEWAY_MODEL_CATALOG', 'GATEWAY_PRICING_FILE', 'GATEWAY_PROVIDER_CONTRACT',
+  'GATEWAY_REDIS_TIMEOUT_MS', 'GATEWAY_REQUEST_LOG', 'GATEWAY_RETRY_BASE_MS', 'GATEWAY_RETRY_MAX_MS',
+  'GATEWAY_SEMANTIC_CACHE_EMBEDDINGS', 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES', 'GATEWAY_SEMANTIC_CACHE_MODEL',
+  'GATEWAY_SEMANTIC_CACHE_THRESHOLD', 'GATEWAY_STORE_POLL_MS', 'GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS',
+  'GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS', 'GATEWAY_UPSTREAM_MAX_BYTES', 'GATEWAY_UPSTREAM_MAX_POOLS', 'GATEWAY_VENDOR_BASE_URL',
+] as const;
+
+const SETTING_PREFIX = 'GATEWAY_';
 
 /** Settings of the request log that do something only while it is on. */
 export const REQUEST_LOG_SETTINGS = ['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_LOG_WRITER'] as const;
@@ -38,7 +59,7 @@ const DEPENDENCIES: readonly Dependency[] = [
 
 /** One line per setting that is set but would do nothing, and per value no module checks at start; empty when all is well. */
 export function serveEnvProblems(env: NodeJS.ProcessEnv): string[] {
-  const problems: string[] = [];
+  const problems: string[] = misspeltSettings(env);
   const reported = new Set<string>();
   for (const dependency of DEPENDENCIES) {
     if (dependency.active(env)) continue;
@@ -56,6 +77,22 @@ export function serveEnvProblems(env: NodeJS.ProcessEnv): string[] {
     envHttpUrl(env, 'GATEWAY_VENDOR_BASE_URL');
   } catch (error) {
     problems.push((error as Error).message);
+  }
+  return problems;
+}
+
+/**
+ * A GATEWAY_ variable that is not a setting but one typo away from one (GATEWAY_LOG_BODY), or a
+ * setting's name behind the prefix (GATEWAY_REDIS_URL): set, it would change nothing.
+ */
+function misspeltSettings(env: NodeJS.ProcessEnv): string[] {
+  const known = new Set<string>(SERVE_SETTINGS);
+  const problems: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith(SETTING_PREFIX) || known.has(name) || !isSet(env[name])) continue;
+    const unprefixed = name.slice(SETTING_PREFIX.length);
+    const meant = known.has(unprefixed) ? unprefixed : closest(name, SERVE_SETTINGS);
+    if (meant !== null) problems.push(`${name} is not a setting of gateway serve: did you mean ${meant}? (docs/cli.md lists them)`);
   }
   return problems;
 }

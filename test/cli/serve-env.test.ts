@@ -1,18 +1,19 @@
 // Serve's environment as a whole (runtime/cli/serve-env.ts): a setting that only works beside
 // another is refused without it, every one at once; values read before serve runs are checked at
 // start; REDIS_URL and DATABASE_URL must be URLs of their kind, and neither is echoed.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fc } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
-import { serveEnvProblems } from '../../runtime/cli/serve-env.ts';
+import { SERVE_SETTINGS, serveEnvProblems } from '../../runtime/cli/serve-env.ts';
 import { envHttpUrl } from '../../runtime/core/env-url.ts';
 import { redisSettingsFromEnv } from '../../runtime/store/redis/redis-connection.ts';
 import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
 
-const BIN = join(resolve(import.meta.dirname, '../..'), 'bin/gateway.js');
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/gateway.js');
 
 /** Each dependent setting, an environment in which it works, and the same environment in which it does nothing. */
 const CASES: Array<{ name: string; works: NodeJS.ProcessEnv; idle: NodeJS.ProcessEnv; because: RegExp }> = [
@@ -127,4 +128,35 @@ it('a real serve says a refused value on one line, names it, and exits 1', async
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+it('refuses a GATEWAY_ variable one typo from a setting, or a setting behind the prefix, and leaves other names alone', () => {
+  expect(serveEnvProblems({ GATEWAY_LOG_BODY: 'on', GATEWAY_METRIC: 'off', GATEWAY_REDIS_URL: 'redis://127.0.0.1:6379', gateway_log_bodies: 'on' })).toEqual([
+    'GATEWAY_LOG_BODY is not a setting of gateway serve: did you mean GATEWAY_LOG_BODIES? (docs/cli.md lists them)',
+    'GATEWAY_METRIC is not a setting of gateway serve: did you mean GATEWAY_METRICS? (docs/cli.md lists them)',
+    'GATEWAY_REDIS_URL is not a setting of gateway serve: did you mean REDIS_URL? (docs/cli.md lists them)',
+  ]);
+  // A config's own ${NAME} references, far from every setting, and empty values are not judged.
+  expect(serveEnvProblems({ GATEWAY_OPENAI_KEY: 'sk-1', GATEWAY_TEST_VENDOR_KEY: 'k', GATEWAY_LOG_BODY: '' })).toEqual([]);
+  for (const name of SERVE_SETTINGS.filter((setting) => !setting.startsWith('GATEWAY_SEMANTIC') && !/METRICS_KEY|LOG_|REDIS_TIMEOUT|VENDOR_BASE|MEMORY_TUNING/.test(setting))) {
+    expect(serveEnvProblems({ [name]: '1' }), name).toEqual([]);
+  }
+});
+
+/** Every file under `dir` whose name ends in .ts or .js. */
+async function sources(dir: string): Promise<string[]> {
+  const entries = await readdir(join(ROOT, dir), { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile() && /\.(ts|js)$/.test(entry.name)).map((entry) => join(entry.parentPath, entry.name));
+}
+
+it('SERVE_SETTINGS is every variable the code reads, and each is in the docs', async () => {
+  const read = new Set<string>();
+  for (const file of [...(await sources('runtime')), ...(await sources('bin')), ...(await sources('compiler'))]) {
+    if (file.endsWith('serve-env.ts')) continue;
+    for (const match of (await readFile(file, 'utf8')).matchAll(/(?:env\.|env\[|['"])((?:GATEWAY|OTEL|REDIS|DATABASE)_[A-Z0-9_]+)/g)) read.add(match[1]);
+  }
+  expect([...read].sort()).toEqual([...SERVE_SETTINGS].sort());
+  let docs = '';
+  for (const file of await readdir(join(ROOT, 'docs'))) docs += await readFile(join(ROOT, 'docs', file), 'utf8');
+  for (const name of SERVE_SETTINGS) expect(docs, name).toContain(`\`${name}`);
 });
