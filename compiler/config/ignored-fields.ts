@@ -6,11 +6,8 @@
 // (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
 // provider is of another family: its adapter never reads it. A warning, not an error: configs saved
 // before this check keep loading.
-import { PROVIDER_OPTIONS, providerEntry } from './providers.ts';
+import { OPTION_FAMILY, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
-
-/** Option → the adapter family that reads it. */
-const OPTION_FAMILY: ReadonlyMap<string, string> = new Map(PROVIDER_OPTIONS.map((option) => [option.key, option.family]));
 
 export const FIELD_WITHOUT_EFFECT = 'CFG_FIELD_WITHOUT_EFFECT';
 

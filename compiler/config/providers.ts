@@ -15,6 +15,9 @@ export const PROVIDERS: readonly ProviderEntry[] = (manifest as ProviderManifest
 /** The options a request header may carry, by header name (x-gateway-clouda-api-version → its option). */
 export const HEADER_PROVIDER_OPTIONS: ReadonlyMap<string, ProviderOption> = new Map(PROVIDER_OPTIONS.flatMap((option) => (option.header === undefined ? [] : [[option.header, option] as const])));
 
+/** Option → the adapter family that reads it (its adapter alone): beside a provider of another family it has no effect. */
+export const OPTION_FAMILY: ReadonlyMap<string, string> = new Map(PROVIDER_OPTIONS.map((option) => [option.key, option.family]));
+
 /** Alias → canonical name. */
 export const PROVIDER_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(PROVIDERS.flatMap((p) => (p.aliases ?? []).map((alias) => [alias, p.name])));
 

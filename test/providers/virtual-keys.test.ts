@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPTION_FAMILY, PROVIDERS } from '../../compiler/config/providers.ts';
 import { setupVirtualKeys } from '../../runtime/api/virtual-keys/index.ts';
 import { setupInference } from '../../runtime/inference/index.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
@@ -118,6 +119,27 @@ describe('the virtual-keys API', () => {
     await gateway.keys.reload();
     expect((await api('GET', '/v1/virtual-keys', undefined, inference)).status).toBe(403);
     expect((await api('GET', '/v1/virtual-keys/vk-nope')).status).toBe(404);
+  });
+
+  it('refuses a provider option only another family reads, on create and when an update changes the provider', async () => {
+    const sample = { string: 'x', array: ['x'], object: { x: 'y' } } as const;
+    const { OPTION_FIELDS } = await import('../../runtime/api/virtual-keys/fields.ts');
+    for (const [option, reader] of OPTION_FAMILY) {
+      for (const provider of PROVIDERS.filter((p) => p.family !== reader)) {
+        const res = await api('POST', '/v1/virtual-keys', { provider: provider.name, api_key: 'k', [option]: sample[OPTION_FIELDS[option] as keyof typeof sample] });
+        const { error } = (await res.json()) as { error: { code: string; param: string; message: string } };
+        expect(res.status, `${option} on ${provider.name}`).toBe(400);
+        expect(error).toMatchObject({ code: 'invalid_request_body', param: `/${option}` });
+        expect(error.message).toContain(`Only ${reader} providers read ${option}`);
+      }
+    }
+    const key = await created({ provider: 'cloudc', api_key: 'k', cloudc_region: 'eu-west-1' });
+    const moved = await api('PUT', `/v1/virtual-keys/${key.id}`, { provider: 'openai' });
+    expect(moved.status).toBe(400);
+    expect(((await moved.json()) as { error: { param: string } }).error.param).toBe('/cloudc_region');
+    const cleared = await api('PUT', `/v1/virtual-keys/${key.id}`, { provider: 'openai', cloudc_region: null });
+    expect(cleared.status).toBe(200);
+    expect(((await cleared.json()) as { options: object }).options).toEqual({});
   });
 
   it('refuses a custom_host that is a metadata address or name when the key is saved, not only when it is used', async () => {

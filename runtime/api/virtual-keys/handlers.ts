@@ -1,6 +1,7 @@
 // `/v1/virtual-keys`: create, list, retrieve, update and delete stored provider credentials (admin
 // scope). The credential and secret options are sealed before they reach the store and are never
 // returned, not even by the call that created them: responses name which secrets a key holds.
+import { OPTION_FAMILY, providerEntry } from '../../../compiler/config/providers.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -172,6 +173,8 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
           delete into[key];
           break;
         }
+        // Said before the value's own checks: what it holds does not matter where it does nothing.
+        refuseOtherFamilies(typeof body.provider === 'string' && providers.has(body.provider) ? body.provider : next.provider, [key]);
         checkOption(key, value);
         if (key === 'cloudb_service_account_json') serviceAccountOf(value, 'cloudb');
         if (key === 'custom_host') checkUrl(value as string);
@@ -179,7 +182,23 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
       }
     }
   }
+  // After the loop: the body may name the provider after its options, and an update may change the
+  // provider under options stored before.
+  refuseOtherFamilies(next.provider, [...Object.keys(next.clear), ...Object.keys(next.secrets)]);
   return next;
+}
+
+/**
+ * An option only another family's adapter reads (`cloudb_region` on a vendor key) would be stored and
+ * never used: refused, on create and when an update leaves one beside a new provider.
+ */
+function refuseOtherFamilies(provider: string, keys: Iterable<string>): void {
+  const family = providerEntry(provider)?.family;
+  for (const key of keys) {
+    const reader = OPTION_FAMILY.get(key);
+    if (reader === undefined || family === undefined || reader === family) continue;
+    throw badField(`/${key}`, `Only ${reader} providers read ${key}, and this key's provider, "${provider}", is of the ${family} family: it would have no effect. Remove it (null removes a stored one).`);
+  }
 }
 
 function checkUrl(value: string): void {
