@@ -48,7 +48,7 @@ Environment:
                                generated on first start (processes sharing PostgreSQL must share it)
   GATEWAY_CUSTOM_HOST_ALLOWLIST  comma-separated hosts, addresses and CIDR ranges custom_host may use
                                (default: any host but link-local and cloud metadata addresses)
-  GATEWAY_FILE_MAX_BYTES       largest file an upload to /v1/files may carry (default 26214400)
+  GATEWAY_FILE_MAX_BYTES       largest file an upload to /v1/files may carry (default 26214400, at most 32505856)
   GATEWAY_BATCH_CONCURRENCY    lines of one gateway-managed batch in flight at once (default 8)
   GATEWAY_BATCH_MAX_RUNNING    gateway-managed batches one process runs at once (default 4)
   GATEWAY_BATCH_LEASE_MS       how long the batches of a process that died wait before another takes

@@ -1,5 +1,6 @@
 // Settings of files, batches, fine-tuning and responses, read from the environment once at start.
 import { envInteger } from '../core/env-integer.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 
 export type ContractMode = 'lenient' | 'strict';
 
@@ -20,6 +21,14 @@ export interface JobSettings {
   modelCatalogPath: string | null;
 }
 
+/** Room for the form fields, part headers and boundaries around an uploaded file. */
+export const FORM_OVERHEAD = 1024 * 1024;
+/**
+ * The largest file limit that works: the server refuses any body over DEFAULT_MAX_BODY_BYTES before a
+ * handler runs, so a file limit that leaves no room for the form around the file would not be met.
+ */
+export const MAX_FILE_MAX_BYTES = DEFAULT_MAX_BODY_BYTES - FORM_OVERHEAD;
+
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
   fileMaxBytes: 25 * 1024 * 1024,
   batchConcurrency: 8,
@@ -36,7 +45,7 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
     throw new Error(`GATEWAY_PROVIDER_CONTRACT must be "lenient" or "strict", not ${JSON.stringify(mode)}`);
   }
   return {
-    fileMaxBytes: envInteger(env, 'GATEWAY_FILE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileMaxBytes, 1),
+    fileMaxBytes: fileMaxBytesFromEnv(env),
     batchConcurrency: envInteger(env, 'GATEWAY_BATCH_CONCURRENCY', DEFAULT_JOB_SETTINGS.batchConcurrency, 1),
     maxRunningBatches: envInteger(env, 'GATEWAY_BATCH_MAX_RUNNING', DEFAULT_JOB_SETTINGS.maxRunningBatches, 1),
     batchLeaseMs: envInteger(env, 'GATEWAY_BATCH_LEASE_MS', DEFAULT_JOB_SETTINGS.batchLeaseMs, 300),
@@ -44,4 +53,12 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
     contractMode: mode === 'strict' ? 'strict' : 'lenient',
     modelCatalogPath: env.GATEWAY_MODEL_CATALOG || null,
   };
+}
+
+function fileMaxBytesFromEnv(env: NodeJS.ProcessEnv): number {
+  const limit = envInteger(env, 'GATEWAY_FILE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileMaxBytes, 1);
+  if (limit > MAX_FILE_MAX_BYTES) {
+    throw new Error(`GATEWAY_FILE_MAX_BYTES must be at most ${MAX_FILE_MAX_BYTES}, not ${limit}: the server refuses request bodies over ${DEFAULT_MAX_BODY_BYTES} bytes, so a larger file would never arrive`);
+  }
+  return limit;
 }

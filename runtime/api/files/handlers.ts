@@ -4,6 +4,7 @@
 // then the provider's; a file ID is looked up in the gateway first, then at the provider.
 import type { File as FileWire, FileDeleted, FileList } from '../../../generated/types.ts';
 import type { JobDeps } from '../../jobs/deps.ts';
+import { FORM_OVERHEAD } from '../../jobs/settings.ts';
 import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
 import { parseBatchFile } from '../../jobs/batch-lines.ts';
 import type { RequestContext } from '../../server/context.ts';
@@ -17,8 +18,6 @@ import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
-/** Room for the form fields, part headers and boundaries around the file. */
-const FORM_OVERHEAD = 1024 * 1024;
 const DEFAULT_FILE_LIMIT = 10_000;
 
 export function fileHandlers(deps: JobDeps): Record<string, Handler> {
