@@ -43,7 +43,12 @@ const data = fc.uint8Array({ maxLength: 300 }).map((bytes) => {
   return text.includes(`--${BOUNDARY}`) ? new Uint8Array(0) : bytes;
 });
 const tricky = fc.constantFrom(Buffer.from('\r\n--gw-test'), Buffer.from('\r\n'), Buffer.from(`--${BOUNDARY.slice(0, -1)}`), Buffer.from('\r\n\r\n'));
-const partData = fc.array(fc.oneof(data, tricky.map((b) => new Uint8Array(b))), { maxLength: 4 }).map((pieces) => new Uint8Array(Buffer.concat(pieces.map((p) => Buffer.from(p)))));
+// Checked again once joined: pieces may spell the boundary between them ("\r\n\r\n" + "--gw-test-boundary-7Q" + "x"),
+// and a client never sends a body that holds its own delimiter.
+const partData = fc
+  .array(fc.oneof(data, tricky.map((b) => new Uint8Array(b))), { maxLength: 4 })
+  .map((pieces) => Buffer.concat(pieces.map((p) => Buffer.from(p))))
+  .map((joined) => new Uint8Array(joined.includes(`--${BOUNDARY}`) ? Buffer.alloc(0) : joined));
 const parts = fc.array(fc.record({ name, filename: fc.option(fc.stringMatching(/^[a-z]{1,8}\.jsonl$/), { nil: null }), data: partData }), { minLength: 0, maxLength: 5 });
 
 describe('MultipartReader', () => {
