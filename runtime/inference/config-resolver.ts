@@ -111,7 +111,7 @@ export class ConfigResolver {
     const key = `vk\u0000${id}`;
     let router = this.#fromHeaders.get(key);
     if (router === undefined) {
-      router = buildRouter(planConfig({ virtual_key: id }, `headers:virtual-key:${id}`), this.#deps);
+      router = headerRouter(buildRouter(planConfig({ virtual_key: id }, `headers:virtual-key:${id}`), this.#deps));
       this.#fromHeaders.set(key, router);
     }
     return router;
@@ -125,7 +125,7 @@ export class ConfigResolver {
       // Built straight from the plan stage: `{provider}` alone is not one of the 18 key sets, but
       // here the credential arrives in Authorization with every request, so it need not be embedded.
       const config = customHost === null ? { provider } : { provider, custom_host: customHost };
-      router = buildRouter(planConfig(config, `headers:${provider}${customHost ? `@${customHost}` : ''}`), this.#deps);
+      router = headerRouter(buildRouter(planConfig(config, `headers:${provider}${customHost ? `@${customHost}` : ''}`), this.#deps));
       this.#fromHeaders.set(key, router);
     }
     return router;
@@ -162,4 +162,9 @@ function invalidConfig(errors: readonly ConfigError[]): GatewayError {
   return new GatewayError('invalid_config', `The config is not valid: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, CONFIG_HEADER, {
     errors: errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),
   });
+}
+
+/** A router built from the routing headers themselves reads them all: its plan is what they said. */
+function headerRouter(router: LoadedRouter): LoadedRouter {
+  return { ...router, routingHeaders: { provider: true, virtualKey: true, customHost: true } };
 }

@@ -11,6 +11,7 @@ import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
 import { silentLogger } from '../core/log.ts';
 import { attemptStages, chain, requestStages, stagesReadBody } from '../pipeline/compose.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
+import type { RoutingHeaderUse } from '../pipeline/options.ts';
 import { PromptHolder } from '../pipeline/prompt/prompt-source.ts';
 import type { Services } from '../pipeline/services.ts';
 import type { Stage } from '../pipeline/stage.ts';
@@ -40,6 +41,8 @@ export interface LoadedRouter {
    * a virtual key).
    */
   optionFamilies: ReadonlySet<string> | null;
+  /** The routing headers some target reads (the others are refused). */
+  routingHeaders: RoutingHeaderUse;
   /** The request-phase stages around the compiled router: the one entry point for every exchange. */
   run: (x: Exchange) => Promise<Outcome>;
 }
@@ -96,7 +99,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.
   const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null ? route(x) : x.json().then(() => route(x))) : route;
   const fns = requestStages(stages, plan, services);
-  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
+  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), routingHeaders: routingHeaderUse(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
 }
 
 function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
@@ -109,6 +112,20 @@ function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
     return true;
   };
   return walk(root) ? families : null;
+}
+
+function routingHeaderUse(root: PlanNode): RoutingHeaderUse {
+  const use: RoutingHeaderUse = { provider: false, virtualKey: false, customHost: false };
+  const walk = (node: PlanNode): void => {
+    if (node.kind === 'strategy') return node.targets.forEach(walk);
+    const open = node.provider === null && node.virtualKey === null;
+    if (open) use.provider = true;
+    if (open && node.apiKey === null) use.virtualKey = true;
+    // A stored integration's own custom_host is known only per request: such a target counts as reading it.
+    if (node.customHost === null) use.customHost = true;
+  };
+  walk(root);
+  return use;
 }
 
 function forwardedHeaders(root: PlanNode): string[] {

@@ -4,17 +4,36 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { headerOptions } from '../providers/header-options.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
 
 /** Client headers every upstream call may carry, whatever the config says. */
 export const ALWAYS_PASSED_HEADERS: readonly string[] = ['content-type', 'accept', 'traceparent', 'tracestate', 'x-cloudb-ai-llm-request-type'];
 
 /**
+ * Which routing headers some target of a route reads: each fills what a target leaves open.
+ * `x-gateway-provider` the provider of a target naming neither a provider nor a virtual key,
+ * `x-gateway-virtual-key` the integration of one naming no provider, key or virtual key, and
+ * `x-gateway-custom-host` the base URL of one with no custom_host of its own.
+ */
+export interface RoutingHeaderUse {
+  provider: boolean;
+  virtualKey: boolean;
+  customHost: boolean;
+}
+
+/**
  * `forwardedByConfig`: every header name some leaf of the router forwards (computed once per router),
  * so the headers a leaf may pick are in `passedHeaders`. `optionFamilies`: the router's target
- * families, against which provider-option headers are checked (null: not checked).
+ * families, against which provider-option headers are checked (null: not checked). `routing`: the
+ * routing headers the router reads; one it does not read would have no effect and is refused (null:
+ * not checked).
  */
-export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[], readByChecks: readonly string[] = NO_NAMES, optionFamilies: ReadonlySet<string> | null = null): GatewayOptions {
+export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[], readByChecks: readonly string[] = NO_NAMES, optionFamilies: ReadonlySet<string> | null = null, routing: RoutingHeaderUse | null = null): GatewayOptions {
+  const provider = headerString(headers, PROVIDER_HEADER);
+  const customHost = headerString(headers, CUSTOM_HOST_HEADER);
+  const virtualKey = headerString(headers, VIRTUAL_KEY_HEADER);
+  if (provider !== null || customHost !== null || virtualKey !== null) refuseUnreadRouting(provider, customHost, virtualKey, routing);
   return {
     traceId: parsed.traceId,
     metadata: parsed.metadata,
@@ -22,14 +41,29 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     forwardHeaders: parsed.forwardHeaders,
     cacheForceRefresh: parsed.cacheForceRefresh,
     cacheNamespace: parsed.cacheNamespace,
-    provider: headerString(headers, PROVIDER_HEADER),
-    customHost: headerString(headers, CUSTOM_HOST_HEADER),
-    virtualKey: headerString(headers, VIRTUAL_KEY_HEADER),
+    provider,
+    customHost,
+    virtualKey,
     bearerToken: bearerToken(headers),
     providerOptions: headerOptions(headers, optionFamilies),
     passedHeaders: passedHeaders(headers, forwardedByConfig, parsed.forwardHeaders),
     checkHeaders: readByChecks.length === 0 ? NO_HEADERS : passedHeaders(headers, readByChecks, NO_NAMES, NO_NAMES),
   };
+}
+
+/**
+ * Two ways of naming the provider at once, or a routing header no target of the route reads (every
+ * target names its own provider, say): either would be accepted and have no effect.
+ */
+function refuseUnreadRouting(provider: string | null, customHost: string | null, virtualKey: string | null, routing: RoutingHeaderUse | null): void {
+  if (provider !== null && virtualKey !== null) {
+    throw new GatewayError('invalid_header', `${PROVIDER_HEADER} and ${VIRTUAL_KEY_HEADER} are two ways of naming the provider (a virtual key holds its provider): send one.`, VIRTUAL_KEY_HEADER);
+  }
+  if (routing === null) return;
+  const unread = provider !== null && !routing.provider ? PROVIDER_HEADER : virtualKey !== null && !routing.virtualKey ? VIRTUAL_KEY_HEADER : customHost !== null && !routing.customHost ? CUSTOM_HOST_HEADER : null;
+  if (unread === null) return;
+  const because = unread === CUSTOM_HOST_HEADER ? 'every target of this route sets its own custom_host' : 'every target of this route names its own provider or virtual key';
+  throw new GatewayError('invalid_header', `${unread} would have no effect: ${because}.`, unread);
 }
 
 const NO_NAMES: readonly string[] = [];

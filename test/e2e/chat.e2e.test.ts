@@ -131,4 +131,30 @@ describe('chat completions with the vendor SDK', () => {
     expect(noCredential.status).toBe(400);
     expect((await errorOf(noCredential)).code).toBe('missing_provider_credentials');
   });
+
+  it('refuses a routing header no target of the route reads, and two ways of naming the provider at once', async () => {
+    const post = (headers: Record<string, string>) =>
+      e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${VENDOR_MOCK_KEY}`, ...headers }, body: '{"model":"m","messages":[{"role":"user","content":"x"}]}' });
+    // `single` names its provider, key and host: a header naming another would be ignored.
+    for (const [name, value] of [['x-gateway-provider', 'anthropic'], ['x-gateway-custom-host', e2e.mocks[1].baseURL], ['x-gateway-virtual-key', 'vk-any']]) {
+      const res = await post({ 'x-gateway-config': 'single', [name]: value });
+      expect(res.status, name).toBe(400);
+      const error = await errorOf(res);
+      expect(error).toMatchObject({ code: 'invalid_header', param: name });
+      expect(error.message).toMatch(new RegExp(`^${name} would have no effect: every target of this route`));
+    }
+    // A target that leaves its provider and host open reads them, beside one that does not.
+    const open = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ ...target(0), custom_host: e2e.mocks[0].baseURL }, { retry: { attempts: 1 } }] });
+    const taken = await post({ 'x-gateway-config': open, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': e2e.mocks[1].baseURL });
+    expect(taken.status).toBe(200);
+    const bare = await post({ 'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }), 'x-gateway-provider': 'openai', 'x-gateway-custom-host': e2e.mocks[1].baseURL });
+    expect(bare.status).toBe(200);
+    expect(bare.headers.get('x-gateway-provider')).toBe('openai');
+    // With a config or without, a virtual key and a provider are two answers to one question.
+    for (const config of [{}, { 'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }) }] as Record<string, string>[]) {
+      const both = await post({ ...config, 'x-gateway-provider': 'openai', 'x-gateway-virtual-key': 'vk-any' });
+      expect(both.status).toBe(400);
+      expect(await errorOf(both)).toMatchObject({ code: 'invalid_header', param: 'x-gateway-virtual-key' });
+    }
+  });
 });

@@ -182,6 +182,15 @@ describe.each(BACKENDS)('batches on %s', (backend) => {
     expect(wrongPurpose.body.error).toMatchObject({ code: 'invalid_request_body', param: '/input_file_id' });
     const noRoute = await gw.call('POST', '/v1/batches', { body: base });
     expect(noRoute.body.error.code).toBe('missing_provider');
+    // Headers every line would be refused with are refused at once, and no batch is made: a routing
+    // header no target of the fallback config reads, and a provider option of another family.
+    const before = (await gw.call('GET', '/v1/batches', { headers })).body.data.length;
+    for (const [name, value] of [['x-gateway-provider', 'anthropic'], ['x-gateway-cloudb-region', 'us-central1']]) {
+      const refused = await gw.call('POST', '/v1/batches', { body: { ...base, completion_window: 'immediate' }, headers: { 'x-gateway-config': 'fallback', [name]: value } });
+      expect(refused.status, name).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_header', param: name });
+    }
+    expect((await gw.call('GET', '/v1/batches', { headers })).body.data.length).toBe(before);
   });
 
   it('lists gateway-managed batches first, then the provider\'s, each once', async () => {

@@ -11,7 +11,7 @@ import type { StoredCredentials } from '../../runtime/providers/stored-credentia
 
 function router(config: Record<string, unknown>): LoadedRouter {
   const plan = planConfig(config, 'test');
-  return { configId: 'test', readsBody: plan.readsBody, plan, forwardedHeaders: [], checkHeaders: [], optionFamilies: null, run: async () => { throw new Error('not routed'); } };
+  return { configId: 'test', readsBody: plan.readsBody, plan, forwardedHeaders: [], checkHeaders: [], optionFamilies: null, routingHeaders: { provider: true, virtualKey: true, customHost: true }, run: async () => { throw new Error('not routed'); } };
 }
 
 describe('model catalog', () => {

@@ -8,6 +8,7 @@ import { resolveRouter } from '../../inference/handlers.ts';
 import type { LoadedRouter } from '../../inference/routers.ts';
 import { batchErrorsWire } from '../../jobs/batch-runner.ts';
 import type { JobDeps } from '../../jobs/deps.ts';
+import { gatewayOptions } from '../../pipeline/options.ts';
 import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
 import type { RequestContext } from '../../server/context.ts';
@@ -60,6 +61,9 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
         await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/batches', body: await ctx.readBody() }));
         return;
       }
+      // The headers each line will be routed with, checked now as a live request's are: one the route
+      // would refuse (a provider-option or routing header no target reads) must not fail every line.
+      gatewayOptions(ctx.headers, ctx, router.forwardedHeaders, router.checkHeaders, router.optionFamilies, router.routingHeaders);
       const content = await inputContent(ctx, router, body.input_file_id);
       if (content === null) return;
       const id = `batch_gw${randomBytes(12).toString('base64url')}`;
