@@ -145,6 +145,27 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect(refused.body.error).toMatchObject({ code: 'unsupported_parameter', param: '/tools/0/type' });
   });
 
+  it('passes the chat-completion fields the Responses API shares, and refuses what one chat completion cannot give', async () => {
+    const mock = gw.vendor[0];
+    const sentChats = () => mock.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'] });
+    const chat = mock.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)?.json as Record<string, unknown>;
+    expect(chat).toMatchObject({ service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1' });
+    expect(chat).not.toHaveProperty('max_tool_calls');
+    const before = sentChats();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ prompt: { id: 'pmpt_1', variables: { name: 'Ada' } } }, '/prompt'],
+      [{ top_logprobs: 2 }, '/top_logprobs'],
+      [{ include: ['reasoning.encrypted_content', 'message.output_text.logprobs'] }, '/include/1'],
+    ];
+    for (const [extra, param] of cases) {
+      const res = await gw.call('POST', '/v1/responses', { headers: plainHeaders(mock), body: { model: 'vendor-chat-1', input: 'x', ...extra } });
+      expect(res.status, param).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'unsupported_parameter', param });
+    }
+    expect(sentChats()).toBe(before);
+  });
+
   it('checks the body before anything is sent', async () => {
     const cases: Array<[unknown, string]> = [
       [{ input: 'x' }, '/model'],

@@ -36,6 +36,7 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       }
       if (previousId !== null && previous === null) throw notFound('response', previousId, '/previous_response_id');
       if (body.background === true) throw new GatewayError('unsupported_parameter', 'background responses are not emulated over chat completions.', '/background');
+      refuseUnemulated(body);
       await emulate(deps, ctx, router, body, previous?.conversation as ChatMessage[] | undefined ?? []);
     },
 
@@ -52,6 +53,17 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
     },
   };
+}
+
+/** What the Responses API asks that one chat completion cannot give: refused, never dropped. */
+function refuseUnemulated(body: ResponseCreate): void {
+  if (body.prompt !== undefined && body.prompt !== null) {
+    throw new GatewayError('unsupported_parameter', 'prompt (a prompt stored at the provider) is not emulated over chat completions: render a gateway prompt template instead, through a config\'s prompt_id (docs/api.md).', '/prompt');
+  }
+  // Log probabilities would have to come back on every output_text part and delta event.
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) throw new GatewayError('unsupported_parameter', 'top_logprobs is not emulated over chat completions.', '/top_logprobs');
+  const logprobs = body.include?.indexOf('message.output_text.logprobs') ?? -1;
+  if (logprobs >= 0) throw new GatewayError('unsupported_parameter', 'message.output_text.logprobs is not emulated over chat completions.', `/include/${logprobs}`);
 }
 
 async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter, body: ResponseCreate, history: ChatMessage[]): Promise<void> {
@@ -76,6 +88,9 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     user: body.user,
     response_format: formatToChat(body.text),
     reasoning_effort: (body.reasoning as { effort?: unknown } | null | undefined)?.effort ?? undefined,
+    service_tier: body.service_tier ?? undefined,
+    prompt_cache_key: body.prompt_cache_key,
+    safety_identifier: body.safety_identifier,
   };
   for (const [name, value] of Object.entries(optional)) if (value !== undefined) chat[name] = value;
 
