@@ -3,7 +3,7 @@
 // `image` blocks. Consecutive turns of one role are merged, as the messages API wants alternation.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, CHAT_PARAMS_READ, maxTokensOf, refuseUnreadParams, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 
@@ -38,7 +38,11 @@ export interface MessagesRequest {
   thinking?: unknown;
 }
 
+/** The chat parameters this translation reads (the rest: shared/chat.ts refuseUnreadParams). */
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'user', 'thinking', 'parallel_tool_calls']);
+
 export function toMessagesRequest(chat: ChatRequest, provider: string): MessagesRequest {
+  refuseUnreadParams(chat, READS, provider);
   requireSingleChoice(chat, provider);
   refuseShapeChanges(chat, provider);
   const system: { type: 'text'; text: string }[] = [];

@@ -3,7 +3,7 @@
 // `functionResponse` parts (named by looking the call id up), sampling into `generationConfig`.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, maxTokensOf, parseDataUrl, stopList, textOf,
+  argumentsObject, CHAT_PARAMS_READ, maxTokensOf, refuseUnreadParams, parseDataUrl, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 
@@ -27,7 +27,11 @@ export interface GenerateContentRequest {
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
 }
 
+/** The chat parameters this translation reads (the rest: shared/chat.ts refuseUnreadParams). */
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']);
+
 export function toGenerateContentRequest(chat: ChatRequest, provider: string): GenerateContentRequest {
+  refuseUnreadParams(chat, READS, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The gateway does not map logprobs for the provider "${provider}".`, 'logprobs');
   if (chat.stream === true && typeof chat.n === 'number' && chat.n > 1) {
     throw new GatewayError('unsupported_parameter', `Streams from the provider "${provider}" carry one choice; n must be 1 when stream is true.`, 'n');

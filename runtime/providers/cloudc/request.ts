@@ -3,7 +3,7 @@
 // `toolConfig`. Consecutive turns of one role are merged: converse wants them alternating.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, CHAT_PARAMS_READ, maxTokensOf, refuseUnreadParams, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest,
 } from '../shared/chat.ts';
 
@@ -28,7 +28,11 @@ export interface ConverseRequest {
   };
 }
 
+/** The chat parameters this translation reads (the rest: shared/chat.ts refuseUnreadParams). */
+const READS: ReadonlySet<string> = new Set(CHAT_PARAMS_READ);
+
 export function toConverseRequest(chat: ChatRequest, provider: string): ConverseRequest {
+  refuseUnreadParams(chat, READS, provider);
   requireSingleChoice(chat, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
   const format = chat.response_format?.type;

@@ -119,6 +119,31 @@ export function parseDataUrl(url: string): DataUrl | null {
   return match === null ? null : { mediaType: match[1], data: match[2] };
 }
 
+/** What every translating adapter reads or checks itself (messages, tools, limits, the stream, shape checks). */
+export const CHAT_PARAMS_READ: readonly string[] = [
+  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'n', 'tools', 'tool_choice', 'response_format', 'logprobs',
+];
+
+/**
+ * Chat parameters a family without them drops (docs/providers.md): hints about sampling, caching,
+ * billing and the caller, which leave the answer's shape as it is, so that a fallback from a vendor
+ * target to another family does not fail on them.
+ */
+export const DROPPED_CHAT_HINTS: ReadonlySet<string> = new Set([
+  'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'user', 'metadata', 'store', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'parallel_tool_calls',
+]);
+
+/**
+ * Any other parameter the family's adapter does not read (`reasoning_effort`, `modalities`, `audio`,
+ * `web_search_options`, a misspelt `temprature`) would be dropped on the way: refused instead.
+ */
+export function refuseUnreadParams(request: ChatRequest, reads: ReadonlySet<string>, provider: string): void {
+  for (const key in request) {
+    if (reads.has(key) || DROPPED_CHAT_HINTS.has(key) || request[key] === undefined) continue;
+    throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no "${key}" parameter, and the gateway does not map it: it would have no effect.`, key);
+  }
+}
+
 /** Refuses `n` > 1 for providers that answer one choice only. */
 export function requireSingleChoice(request: ChatRequest, provider: string): void {
   if (typeof request.n === 'number' && request.n > 1) {
