@@ -3,9 +3,10 @@
 // request exactly as it is without them; any other parameter it does not read (reasoning_effort,
 // modalities, a misspelt temprature) is a 400 unsupported_parameter naming it, never dropped.
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import { toMessagesRequest } from '../../runtime/providers/anthropic/request.ts';
+import { toPredictRequest } from '../../runtime/providers/cloudb/embeddings.ts';
 import { toGenerateContentRequest } from '../../runtime/providers/cloudb/request.ts';
 import { toConverseRequest } from '../../runtime/providers/cloudc/request.ts';
 import { CHAT_PARAMS_READ, type ChatRequest, DROPPED_CHAT_HINTS } from '../../runtime/providers/shared/chat.ts';
@@ -52,4 +53,13 @@ describe.each(FAMILIES)('$name translation', ({ translate, maps }) => {
       expect(error?.message).toContain(`no "${name}" parameter`);
     },
   );
+});
+
+it('cloud B embeddings: the caller is dropped, any parameter the translation does not read is refused', () => {
+  const body = { model: 'text-embedding-005', input: ['a', 'b'], dimensions: 256, encoding_format: 'float' };
+  expect(toPredictRequest({ ...body, user: 'u-1' }, 'cloudb')).toEqual(toPredictRequest(body, 'cloudb'));
+  for (const name of ['task_type', 'input_type', 'truncate']) {
+    const error = refusal(() => toPredictRequest({ ...body, [name]: 'x' }, 'cloudb'));
+    expect(error).toMatchObject({ code: 'unsupported_parameter', param: name });
+  }
 });

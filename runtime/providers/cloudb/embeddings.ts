@@ -1,12 +1,17 @@
 // Embeddings → the text-embedding models' `:predict`: one instance per input string, and the
 // predictions back as the vendor's embedding list.
 import { GatewayError } from '../../core/errors.ts';
+import { refuseUnreadParams } from '../shared/chat.ts';
+
+/** The embeddings parameters this translation reads (`encoding_format` shapes the answer). */
+const READS: ReadonlySet<string> = new Set(['model', 'input', 'dimensions', 'encoding_format']);
 
 export interface PredictResponse {
   predictions?: { embeddings?: { values?: number[]; statistics?: { token_count?: number } } }[];
 }
 
 export function toPredictRequest(body: Record<string, unknown>, provider: string): Record<string, unknown> {
+  refuseUnreadParams(body, READS, provider);
   const input = body.input;
   const texts = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((i) => typeof i === 'string') ? (input as string[]) : null;
   if (texts === null) throw new GatewayError('unsupported_parameter', `The provider "${provider}" embeds text only: input must be a string or an array of strings.`, 'input');

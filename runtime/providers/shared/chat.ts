@@ -137,7 +137,7 @@ export const DROPPED_CHAT_HINTS: ReadonlySet<string> = new Set([
  * Any other parameter the family's adapter does not read (`reasoning_effort`, `modalities`, `audio`,
  * `web_search_options`, a misspelt `temprature`) would be dropped on the way: refused instead.
  */
-export function refuseUnreadParams(request: ChatRequest, reads: ReadonlySet<string>, provider: string): void {
+export function refuseUnreadParams(request: Readonly<Record<string, unknown>>, reads: ReadonlySet<string>, provider: string): void {
   for (const key in request) {
     if (reads.has(key) || DROPPED_CHAT_HINTS.has(key) || request[key] === undefined) continue;
     throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no "${key}" parameter, and the gateway does not map it: it would have no effect.`, key);
