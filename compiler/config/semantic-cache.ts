@@ -24,6 +24,19 @@ export function semanticCachePointers(plan: RoutePlan): string[] {
   return pointers;
 }
 
+/**
+ * The semantic caches of a plan as errors, for a gateway that cannot run them: a config saved
+ * through the API, or a file changed under a running serve, is refused as the start refuses one.
+ */
+export function semanticCacheErrors(plan: RoutePlan): Array<{ code: typeof SEMANTIC_CACHE_NEEDS_SERVER; pointer: string; message: string; hint: string }> {
+  return semanticCachePointers(plan).map((pointer) => ({
+    code: SEMANTIC_CACHE_NEEDS_SERVER,
+    pointer,
+    message: `This gateway has no semantic cache: ${semanticCacheMessage()}.`,
+    hint: `use "mode": "simple", or start the gateway with ${SEMANTIC_CACHE_SETTING}`,
+  }));
+}
+
 /** Line and column of a pointer in a config's source (1:1 when it does not parse). */
 export function positionIn(source: string, pointer: string): SourcePosition {
   const parsed = parseWithPositions(source);

@@ -53,7 +53,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
     void configs.recompileNaming(names).catch((error: unknown) => logger.error('config_recompile_failed', { guardrails: names, error: (error as Error).message }));
   });
   // The folders on disk: reloaded on SIGHUP, and watched unless the setup says not to.
-  const folders = setup.configsDir === null ? null : new FolderReload({ configsDir: setup.configsDir, guardrailsDir: setup.guardrailsDir, configs, guardrails, logger });
+  const folders = setup.configsDir === null ? null : new FolderReload({ configsDir: setup.configsDir, guardrailsDir: setup.guardrailsDir, configs, guardrails, logger, semanticCache: cache.semantic !== null });
   if (folders !== null) setup.healthDetail('configs', () => folders.revision());
   const prompts = new PromptCatalog(store.prompts, logger);
   const policies = new PolicyCatalog(store, (catalog) => limits.use(catalog.activeRateLimits(), catalog.usageLimits()));
@@ -72,7 +72,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
 
   const handlers: Record<string, Handler> = {
     ...apiKeyHandlers(store),
-    ...configHandlers(store, configs),
+    ...configHandlers(store, configs, cache.semantic !== null),
     ...promptHandlers(store),
     ...guardrailHandlers(store, guardrails, configs),
     ...rateLimitHandlers(store, limits),

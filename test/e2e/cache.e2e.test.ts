@@ -208,12 +208,21 @@ describe('response cache', () => {
     expect(metrics).toMatch(/gateway_cache_memory_entries [1-9]/);
   });
 
-  it('refuses a semantic cache this gateway has no embeddings route for: 400 on an inline config, no start with a saved one', async () => {
+  it('refuses a semantic cache this gateway has no embeddings route for: 400 on an inline config and on saving one, no start with a saved one', async () => {
     const inline = JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, cache: { mode: 'semantic' } });
     const refused = await ask(client(inline), 'semantic without setting').catch((error) => error);
     expect(refused.status).toBe(400);
     expect(refused.error.code).toBe('semantic_cache_unavailable');
     expect(reached('semantic without setting')).toBe(0);
+
+    // Saving one through the API is refused too: accepted, it would answer 400 and stop the next start.
+    const nested = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'openai', api_key: 'k', cache: { mode: 'semantic' } }] };
+    const saved = await fetch(`${gateway.url}/v1/configs`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'semantic-by-api', config: nested }) });
+    expect(saved.status).toBe(400);
+    const body = (await saved.json()) as any;
+    expect(body.error).toMatchObject({ code: 'invalid_config', param: '/config' });
+    expect(body.error.errors).toEqual([expect.objectContaining({ code: 'CFG_SEMANTIC_CACHE_NEEDS_SERVER', pointer: '/targets/1/cache/mode' })]);
+    expect((await fetch(`${gateway.url}/v1/configs/semantic-by-api`, { headers: { 'x-gateway-api-key': ADMIN } })).status).toBe(404);
 
     const start = serveConfigs('cache-semantic', ADMIN, { nested: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'openai', api_key: 'k', cache: { mode: 'semantic' } }] } });
     await expect(start).rejects.toThrow(/nested\.json:\d+:\d+ {2}CFG_SEMANTIC_CACHE_NEEDS_SERVER {2}\/targets\/1\/cache\/mode/);

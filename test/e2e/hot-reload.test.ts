@@ -84,6 +84,17 @@ describe('hot reload of the configs folder', () => {
     expect(answer.text.startsWith('[mock1]')).toBe(true);
   });
 
+  it('treats a file changed to a semantic cache this gateway cannot run as invalid: kept the version before, logged located', async () => {
+    await writeFile(join(dir, 'configs', 'live.json'), config(1));
+    await until(async () => (await chat(serve.url, 'live')).text.startsWith('[mock1]'), 2000);
+    await writeFile(join(dir, 'configs', 'live.json'), config(0, { cache: { mode: 'semantic' } }));
+    await until(async () => stderr.includes('CFG_SEMANTIC_CACHE_NEEDS_SERVER'), 2000);
+    expect(stderr).toMatch(/"event":"config_file_invalid".*"file":"[^"]*live\.json:\d+:\d+".*"code":"CFG_SEMANTIC_CACHE_NEEDS_SERVER","pointer":"\/cache\/mode"/);
+    const answer = await chat(serve.url, 'live');
+    expect(answer).toMatchObject({ status: 200 });
+    expect(answer.text.startsWith('[mock1]')).toBe(true);
+  });
+
   it('does not reload for files that are not configs (a log written into the folder while a config is invalid looped: each reload logged, each log line reloaded)', async () => {
     const reloads = () => stderr.split('"event":"configs_reloaded"').length - 1;
     await new Promise((resolve) => setTimeout(resolve, 300));

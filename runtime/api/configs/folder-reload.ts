@@ -8,6 +8,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { join } from 'node:path';
 import { type GuardrailFile, readGuardrailFolder } from '../../../compiler/config/guardrail-files.ts';
 import type { ConfigError } from '../../../compiler/config/index.ts';
+import { positionIn, semanticCacheErrors } from '../../../compiler/config/semantic-cache.ts';
 import type { GatewayLogger } from '../../core/log.ts';
 import type { GuardrailCatalog } from '../guardrails/guardrail-catalog.ts';
 import type { ConfigCatalog } from './config-catalog.ts';
@@ -22,6 +23,8 @@ export interface FolderReloadDeps {
   configs: ConfigCatalog;
   guardrails: GuardrailCatalog;
   logger: GatewayLogger;
+  /** Whether this gateway runs semantic caches; without, a file changed to have one is invalid (it kept the start from passing too). */
+  semanticCache: boolean;
 }
 
 export class FolderReload {
@@ -85,7 +88,7 @@ export class FolderReload {
   async #reload(reason: string): Promise<void> {
     const { configsDir, guardrailsDir, configs, guardrails, logger } = this.#deps;
     const changedGuardrails = guardrailsDir === null ? [] : guardrails.replaceFiles(await this.#guardrailFiles(guardrailsDir));
-    const { files, errors } = await readConfigFiles(configsDir, guardrails);
+    const { files, errors } = withoutUnrunnable(await readConfigFiles(configsDir, guardrails), this.#deps.semanticCache);
     this.#logErrors(errors, (id) => join(configsDir, `${id}.json`));
     // A file that no longer compiles keeps the config loaded from it before.
     const failed = new Set(errors.map((e) => e.configId ?? ''));
@@ -106,9 +109,25 @@ export class FolderReload {
     return [...files, ...kept];
   }
 
-  #logErrors(errors: readonly ConfigError[], pathOf: (id: string) => string): void {
+  #logErrors(errors: readonly FileProblem[], pathOf: (id: string) => string): void {
     for (const error of errors) {
       this.#deps.logger.error('config_file_invalid', { file: `${pathOf(error.configId ?? '')}:${error.line ?? 1}:${error.column ?? 1}`, code: error.code, pointer: error.pointer || '/', message: error.message, ...(error.hint ? { hint: error.hint } : {}), kept: 'the version loaded before, if any' });
     }
   }
+}
+
+/** A compile error, or a compile warning that this gateway treats as one (a semantic cache it cannot run). */
+type FileProblem = Omit<ConfigError, 'code'> & { code: string };
+
+/** Files whose semantic caches this gateway cannot run, moved to the errors, located as a start would locate them. */
+function withoutUnrunnable(read: { files: FileConfig[]; errors: ConfigError[] }, semanticCache: boolean): { files: FileConfig[]; errors: FileProblem[] } {
+  if (semanticCache) return read;
+  const files: FileConfig[] = [];
+  const errors: FileProblem[] = [...read.errors];
+  for (const file of read.files) {
+    const unrunnable = semanticCacheErrors(file.plan);
+    if (unrunnable.length === 0) files.push(file);
+    else for (const error of unrunnable) errors.push({ ...error, configId: file.id, ...positionIn(file.source, error.pointer) });
+  }
+  return { files, errors };
 }

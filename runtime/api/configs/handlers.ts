@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
 import { redactCredentials } from '../../../compiler/config/secrets.ts';
+import { semanticCacheErrors } from '../../../compiler/config/semantic-cache.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import type { ConfigCreate, ConfigSimulate, ConfigUpdate, SavedConfig, SavedConfigList, Simulation } from '../../../generated/types.ts';
@@ -19,7 +20,8 @@ import { deletedBody, filesThenStored, listBody, notFound, pageOf, pathParam, re
 import type { ConfigCatalog } from './config-catalog.ts';
 import type { FileConfig } from './config-files.ts';
 
-export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Record<string, Handler> {
+/** `semanticCache`: whether this gateway runs semantic caches; without, a config with one is refused when saved. */
+export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, semanticCache: boolean): Record<string, Handler> {
   function notFromFile(id: string): void {
     if (catalog.file(id) !== undefined) {
       throw new GatewayError('config_read_only', `The config "${id}" comes from the --configs folder, which wins over the API; change the file instead.`, 'configId');
@@ -34,7 +36,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       if (catalog.file(id) !== undefined) {
         throw new GatewayError('resource_already_exists', `The ID "${id}" belongs to a config from the --configs folder.`, '/id');
       }
-      compileOrThrow(catalog, body.config, id, await duplicatesIn(ctx));
+      compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx));
       let record: SavedConfigRecord;
       try {
         record = await store.configs.create({ id, name: body.name ?? null, config: body.config });
@@ -67,7 +69,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog): Rec
       const id = pathParam(ctx, 'configId');
       notFromFile(id);
       const body = (await ctx.json()) as ConfigUpdate;
-      compileOrThrow(catalog, body.config, id, await duplicatesIn(ctx));
+      compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx));
       const record = await store.configs.update(id, { config: body.config, ...(body.name === undefined ? {} : { name: body.name }) });
       if (record === null) throw notFound('config', id, 'configId');
       await store.changes.refresh();
@@ -117,13 +119,15 @@ async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
 }
 
 /** 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
-function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>, id: string, duplicates: readonly ConfigError[] = []): void {
+function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>, id: string, semanticCache: boolean, duplicates: readonly ConfigError[] = []): void {
   const checked = catalog.check(config, id);
-  if (checked.ok && duplicates.length === 0) {
+  // Saved, it would answer 400 on every request and stop this gateway's next start (docs/cache.md).
+  const unrunnable = checked.ok && !semanticCache ? semanticCacheErrors(checked.plan) : [];
+  if (checked.ok && duplicates.length === 0 && unrunnable.length === 0) {
     refuseMetadataHosts(checked.plan.root);
     return;
   }
-  const result = { errors: [...duplicates, ...(checked.ok ? [] : checked.errors)] };
+  const result = { errors: [...duplicates, ...(checked.ok ? unrunnable : checked.errors)] };
   const first = result.errors[0];
   const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
   throw new GatewayError('invalid_config', `The config is not valid: ${first.message}${more}`, '/config', {
