@@ -33,6 +33,7 @@ export const GATEWAY_ERRORS = {
   resource_already_exists: { status: 409, type: 'conflict_error', message: 'A resource with that ID already exists.' },
   guardrail_read_only: { status: 409, type: 'conflict_error', message: 'This guardrail comes from the guardrails folder; change the file instead.' },
   guardrail_in_use: { status: 409, type: 'conflict_error', message: 'Saved configs name this guardrail; change them first.' },
+  prompt_in_use: { status: 409, type: 'conflict_error', message: 'Saved configs render this prompt; change them first.' },
   config_read_only: { status: 409, type: 'conflict_error', message: 'This config comes from the --configs folder; change the file instead.' },
   policy_archived: { status: 409, type: 'conflict_error', message: 'The policy is archived and can no longer change.' },
   batch_not_cancellable: { status: 409, type: 'conflict_error', message: 'The batch has finished or is finishing and can no longer be cancelled.' },

@@ -73,7 +73,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
   const handlers: Record<string, Handler> = {
     ...apiKeyHandlers(store),
     ...configHandlers(store, configs, cache.semantic !== null),
-    ...promptHandlers(store),
+    ...promptHandlers(store, configs),
     ...guardrailHandlers(store, guardrails, configs),
     ...rateLimitHandlers(store, limits),
     ...usageLimitHandlers(store, limits),

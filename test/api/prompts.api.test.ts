@@ -141,4 +141,26 @@ describe.each(BACKENDS)('prompts API on %s', (backend) => {
     expect((await api.call('GET', '/v1/prompts/doomed')).status).toBe(404);
     expect((await api.call('DELETE', '/v1/prompts/doomed')).status).toBe(404);
   });
+
+  it('refuses a saved config that renders a prompt not stored, and keeps a prompt a saved config renders', async () => {
+    const config = (promptId: string) => ({ provider: 'openai', api_key: 'sk-test', prompt_id: promptId });
+    for (const missing of ['no-such-prompt', 'greeter@99']) {
+      const refused = await api.call('POST', '/v1/configs', { body: { id: 'renders-missing', config: config(missing) } });
+      expect(refused.status, missing).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'unknown_prompt_id', param: '/config' });
+      expect(refused.body.error.message).toContain(`"${missing}"`);
+    }
+    expect((await api.call('GET', '/v1/configs/renders-missing')).status).toBe(404);
+    await api.call('POST', '/v1/prompts', { body: { id: 'kept', name: 'k', messages: [{ role: 'user', content: 'x' }] } });
+    const nested = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, config('kept@1')] };
+    expect((await api.call('POST', '/v1/configs', { body: { id: 'renders-kept', config: nested } })).status).toBe(200);
+    const updated = await api.call('PUT', '/v1/configs/renders-kept', { body: { config: { ...nested, targets: [nested.targets[0], config('kept@2')] } } });
+    expect(updated.body.error).toMatchObject({ code: 'unknown_prompt_id' });
+    const inUse = await api.call('DELETE', '/v1/prompts/kept');
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.error).toMatchObject({ code: 'prompt_in_use', param: 'promptId', configs: ['renders-kept'] });
+    expect((await api.call('GET', '/v1/prompts/kept')).status).toBe(200);
+    expect((await api.call('DELETE', '/v1/configs/renders-kept')).status).toBe(200);
+    expect((await api.call('DELETE', '/v1/prompts/kept')).status).toBe(200);
+  });
 });

@@ -10,6 +10,8 @@ import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-sto
 import type { GatewayLogger } from '../../core/log.ts';
 import type { FileConfig } from './config-files.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
+import type { PlanNode } from '../../core/plan.ts';
+import { parsePromptRef } from '../prompts/prompt-ref.ts';
 
 interface InstalledApiConfig {
   version: number;
@@ -44,6 +46,15 @@ export class ConfigCatalog {
     const ids = new Set<string>();
     for (const file of this.#files.values()) if (namedGuardrails(file.config).includes(name)) ids.add(file.id);
     for (const [id, installed] of this.#api) if (namedGuardrails(installed.config).includes(name)) ids.add(id);
+    return [...ids].sort();
+  }
+
+  /** IDs of the configs (files and API) whose targets render prompt `promptId`, at any version. */
+  configsUsingPrompt(promptId: string): string[] {
+    const uses = (plan: RoutePlan | null): boolean => plan !== null && promptRefs(plan.root).some((ref) => parsePromptRef(ref).id === promptId);
+    const ids = new Set<string>();
+    for (const file of this.#files.values()) if (uses(file.plan)) ids.add(file.id);
+    for (const [id, installed] of this.#api) if (uses(installed.plan)) ids.add(id);
     return [...ids].sort();
   }
 
@@ -172,4 +183,15 @@ export class ConfigCatalog {
     if (plan !== null) this.#resolver.setSaved(plan);
     else this.#resolver.deleteSaved(id);
   }
+}
+
+/** The prompt references (`id` or `id@n`) a plan's targets render, each once. */
+export function promptRefs(root: PlanNode): string[] {
+  const refs = new Set<string>();
+  const walk = (node: PlanNode): void => {
+    if (node.kind === 'strategy') node.targets.forEach(walk);
+    else if (node.promptId !== null) refs.add(node.promptId);
+  };
+  walk(root);
+  return [...refs];
 }

@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
 import { redactCredentials } from '../../../compiler/config/secrets.ts';
 import { semanticCacheErrors } from '../../../compiler/config/semantic-cache.ts';
+import type { RoutePlan } from '../../../compiler/config/index.ts';
+import { parsePromptRef } from '../prompts/prompt-ref.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import type { ConfigCreate, ConfigSimulate, ConfigUpdate, SavedConfig, SavedConfigList, Simulation } from '../../../generated/types.ts';
@@ -17,7 +19,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, filesThenStored, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
-import type { ConfigCatalog } from './config-catalog.ts';
+import { type ConfigCatalog, promptRefs } from './config-catalog.ts';
 import type { FileConfig } from './config-files.ts';
 
 /** `semanticCache`: whether this gateway runs semantic caches; without, a config with one is refused when saved. */
@@ -36,7 +38,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
       if (catalog.file(id) !== undefined) {
         throw new GatewayError('resource_already_exists', `The ID "${id}" belongs to a config from the --configs folder.`, '/id');
       }
-      compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx));
+      await refuseUnknownPrompts(store, compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx)));
       let record: SavedConfigRecord;
       try {
         record = await store.configs.create({ id, name: body.name ?? null, config: body.config });
@@ -69,7 +71,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
       const id = pathParam(ctx, 'configId');
       notFromFile(id);
       const body = (await ctx.json()) as ConfigUpdate;
-      compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx));
+      await refuseUnknownPrompts(store, compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx)));
       const record = await store.configs.update(id, { config: body.config, ...(body.name === undefined ? {} : { name: body.name }) });
       if (record === null) throw notFound('config', id, 'configId');
       await store.changes.refresh();
@@ -96,6 +98,18 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
   };
 }
 
+/**
+ * A saved config whose targets render a prompt that is not stored would answer 400 on every request:
+ * refused when saved. Files are not held to this (a prompt may be saved after they are deployed).
+ */
+async function refuseUnknownPrompts(store: GatewayStore, plan: RoutePlan): Promise<void> {
+  for (const ref of promptRefs(plan.root)) {
+    const { id, version } = parsePromptRef(ref);
+    if ((await store.prompts.get(id, version)) !== null) continue;
+    throw new GatewayError('unknown_prompt_id', `The config renders the prompt "${ref}", and no such prompt${version === undefined ? '' : ' version'} is stored: save the prompt first (POST /v1/prompts).`, '/config');
+  }
+}
+
 /** A saved config naming a metadata address or name as custom_host is refused when saved, not only when used. */
 function refuseMetadataHosts(node: PlanNode): void {
   if (node.kind === 'strategy') {
@@ -118,14 +132,14 @@ async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
   return findDuplicateKeys((await ctx.readBody()).toString('utf8'), '/config');
 }
 
-/** 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
-function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>, id: string, semanticCache: boolean, duplicates: readonly ConfigError[] = []): void {
+/** The config's plan; 400 `invalid_config` carrying every compile error (code, pointer into `config`, message, hint). */
+function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>, id: string, semanticCache: boolean, duplicates: readonly ConfigError[] = []): RoutePlan {
   const checked = catalog.check(config, id);
   // Saved, it would answer 400 on every request and stop this gateway's next start (docs/cache.md).
   const unrunnable = checked.ok && !semanticCache ? semanticCacheErrors(checked.plan) : [];
   if (checked.ok && duplicates.length === 0 && unrunnable.length === 0) {
     refuseMetadataHosts(checked.plan.root);
-    return;
+    return checked.plan;
   }
   const result = { errors: [...duplicates, ...(checked.ok ? unrunnable : checked.errors)] };
   const first = result.errors[0];

@@ -10,9 +10,11 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { parsePromptRef } from './prompt-ref.ts';
+import type { ConfigCatalog } from '../configs/config-catalog.ts';
 import { compileTemplate, renderChatRequest } from '../../pipeline/prompt/template.ts';
 
-export function promptHandlers(store: GatewayStore): Record<string, Handler> {
+/** `configs`: the saved configs, which a prompt they render must outlive. */
+export function promptHandlers(store: GatewayStore, configs: ConfigCatalog): Record<string, Handler> {
   return {
     'prompts.create': async (ctx) => {
       requireAdmin(ctx);
@@ -61,6 +63,8 @@ export function promptHandlers(store: GatewayStore): Record<string, Handler> {
     'prompts.delete': async (ctx) => {
       requireAdmin(ctx);
       const id = pathParam(ctx, 'promptId');
+      const users = configs.configsUsingPrompt(id);
+      if (users.length > 0) throw new GatewayError('prompt_in_use', `Saved configs render the prompt "${id}": ${users.join(', ')}. Remove their prompt_id first; deleting it would fail every request through them.`, 'promptId', { configs: users });
       if (!(await store.prompts.delete(id))) throw notFound('prompt', id, 'promptId');
       await store.changes.refresh();
       sendOk(ctx, deletedBody(id, 'prompt'));
