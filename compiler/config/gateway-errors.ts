@@ -34,6 +34,7 @@ export const GATEWAY_ERRORS = {
   guardrail_read_only: { status: 409, type: 'conflict_error', message: 'This guardrail comes from the guardrails folder; change the file instead.' },
   guardrail_in_use: { status: 409, type: 'conflict_error', message: 'Saved configs name this guardrail; change them first.' },
   prompt_in_use: { status: 409, type: 'conflict_error', message: 'Saved configs render this prompt; change them first.' },
+  virtual_key_in_use: { status: 409, type: 'conflict_error', message: 'Saved configs call this virtual key; change them first.' },
   config_read_only: { status: 409, type: 'conflict_error', message: 'This config comes from the --configs folder; change the file instead.' },
   policy_archived: { status: 409, type: 'conflict_error', message: 'The policy is archived and can no longer change.' },
   batch_not_cancellable: { status: 409, type: 'conflict_error', message: 'The batch has finished or is finishing and can no longer be cancelled.' },

@@ -126,7 +126,7 @@ export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   // Once the saved configs are loaded: a semantic cache's embeddings route must resolve at start.
   const semantic = resolver.services.cache?.settings.semantic ?? null;
   if (semantic !== null) checkEmbeddingsRoute(resolver, semantic);
-  const virtualKeys = await setupVirtualKeys(setup, resolver);
+  const virtualKeys = await setupVirtualKeys(setup, resolver, { configs: plane.configs });
   await setupJobs(setup, resolver, { credentials: () => virtualKeys.ring });
   const metrics = resolver.services.metrics;
   setupMetrics(setup, metrics, telemetry);

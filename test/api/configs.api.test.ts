@@ -21,6 +21,8 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     writeFileSync(join(configsDir, 'from-file.json'), JSON.stringify(FILE_CONFIG));
     writeFileSync(join(configsDir, 'also-file.json'), JSON.stringify({ retry: { attempts: 1 } }));
     api = await startApiGateway(backend, { configsDir });
+    // A config saved through the API must name stored virtual keys (sealed contents are not read here).
+    for (const id of ['vk-b', 'vk-c']) await api.gateway.store.virtualKeys.create(id, { name: null, slug: null, provider: 'openai', options: {}, sealed: 'unused', keyHint: null, secretNames: [] });
   });
   afterAll(async () => {
     await api?.close();

@@ -10,7 +10,7 @@ import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-sto
 import type { GatewayLogger } from '../../core/log.ts';
 import type { FileConfig } from './config-files.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
-import type { PlanNode } from '../../core/plan.ts';
+import type { PlanLeaf, PlanNode } from '../../core/plan.ts';
 import { parsePromptRef } from '../prompts/prompt-ref.ts';
 
 interface InstalledApiConfig {
@@ -51,7 +51,16 @@ export class ConfigCatalog {
 
   /** IDs of the configs (files and API) whose targets render prompt `promptId`, at any version. */
   configsUsingPrompt(promptId: string): string[] {
-    const uses = (plan: RoutePlan | null): boolean => plan !== null && promptRefs(plan.root).some((ref) => parsePromptRef(ref).id === promptId);
+    return this.#configsWithLeaf((leaf) => leaf.promptId !== null && parsePromptRef(leaf.promptId).id === promptId);
+  }
+
+  /** IDs of the configs (files and API) whose targets call a virtual key by its ID `id` or as `@slug` (null: not by that). */
+  configsUsingVirtualKey(id: string | null, slug: string | null): string[] {
+    return this.#configsWithLeaf((leaf) => (id !== null && leaf.virtualKey === id) || (slug !== null && leaf.provider === `@${slug}`));
+  }
+
+  #configsWithLeaf(matches: (leaf: PlanLeaf) => boolean): string[] {
+    const uses = (plan: RoutePlan | null): boolean => plan !== null && leavesOf(plan.root).some(matches);
     const ids = new Set<string>();
     for (const file of this.#files.values()) if (uses(file.plan)) ids.add(file.id);
     for (const [id, installed] of this.#api) if (uses(installed.plan)) ids.add(id);
@@ -185,13 +194,7 @@ export class ConfigCatalog {
   }
 }
 
-/** The prompt references (`id` or `id@n`) a plan's targets render, each once. */
-export function promptRefs(root: PlanNode): string[] {
-  const refs = new Set<string>();
-  const walk = (node: PlanNode): void => {
-    if (node.kind === 'strategy') node.targets.forEach(walk);
-    else if (node.promptId !== null) refs.add(node.promptId);
-  };
-  walk(root);
-  return [...refs];
+/** Every target that calls a provider, in order. */
+export function leavesOf(root: PlanNode): PlanLeaf[] {
+  return root.kind === 'strategy' ? root.targets.flatMap(leavesOf) : [root];
 }

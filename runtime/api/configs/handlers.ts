@@ -19,7 +19,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, filesThenStored, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
-import { type ConfigCatalog, promptRefs } from './config-catalog.ts';
+import { type ConfigCatalog, leavesOf } from './config-catalog.ts';
 import type { FileConfig } from './config-files.ts';
 
 /** `semanticCache`: whether this gateway runs semantic caches; without, a config with one is refused when saved. */
@@ -38,7 +38,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
       if (catalog.file(id) !== undefined) {
         throw new GatewayError('resource_already_exists', `The ID "${id}" belongs to a config from the --configs folder.`, '/id');
       }
-      await refuseUnknownPrompts(store, compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx)));
+      await refuseDanglingReferences(store, compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx)));
       let record: SavedConfigRecord;
       try {
         record = await store.configs.create({ id, name: body.name ?? null, config: body.config });
@@ -71,7 +71,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
       const id = pathParam(ctx, 'configId');
       notFromFile(id);
       const body = (await ctx.json()) as ConfigUpdate;
-      await refuseUnknownPrompts(store, compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx)));
+      await refuseDanglingReferences(store, compileOrThrow(catalog, body.config, id, semanticCache, await duplicatesIn(ctx)));
       const record = await store.configs.update(id, { config: body.config, ...(body.name === undefined ? {} : { name: body.name }) });
       if (record === null) throw notFound('config', id, 'configId');
       await store.changes.refresh();
@@ -99,14 +99,28 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
 }
 
 /**
- * A saved config whose targets render a prompt that is not stored would answer 400 on every request:
- * refused when saved. Files are not held to this (a prompt may be saved after they are deployed).
+ * A saved config whose targets render a prompt, or call a virtual key or `@slug`, that is not stored
+ * would answer 400 on every request: refused when saved. Files are not held to this (what they name
+ * may be saved after they are deployed).
  */
-async function refuseUnknownPrompts(store: GatewayStore, plan: RoutePlan): Promise<void> {
-  for (const ref of promptRefs(plan.root)) {
-    const { id, version } = parsePromptRef(ref);
-    if ((await store.prompts.get(id, version)) !== null) continue;
-    throw new GatewayError('unknown_prompt_id', `The config renders the prompt "${ref}", and no such prompt${version === undefined ? '' : ' version'} is stored: save the prompt first (POST /v1/prompts).`, '/config');
+async function refuseDanglingReferences(store: GatewayStore, plan: RoutePlan): Promise<void> {
+  let slugs: Set<string> | null = null;
+  for (const leaf of leavesOf(plan.root)) {
+    if (leaf.promptId !== null) {
+      const { id, version } = parsePromptRef(leaf.promptId);
+      if ((await store.prompts.get(id, version)) === null) {
+        throw new GatewayError('unknown_prompt_id', `The config renders the prompt "${leaf.promptId}" (${leaf.path}), and no such prompt${version === undefined ? '' : ' version'} is stored: save the prompt first (POST /v1/prompts).`, '/config');
+      }
+    }
+    if (leaf.virtualKey !== null && (await store.virtualKeys.get(leaf.virtualKey)) === null) {
+      throw new GatewayError('unknown_virtual_key', `The config calls the virtual key "${leaf.virtualKey}" (${leaf.path}), and no such key is stored: create it first (POST /v1/virtual-keys).`, '/config');
+    }
+    if (leaf.provider !== null && leaf.provider.startsWith('@')) {
+      slugs ??= new Set((await store.virtualKeys.loadAll()).flatMap((key) => (key.slug === null ? [] : [key.slug])));
+      if (!slugs.has(leaf.provider.slice(1))) {
+        throw new GatewayError('unknown_provider_slug', `The config calls "${leaf.provider}" (${leaf.path}), and no virtual key has that slug: create one first (POST /v1/virtual-keys).`, '/config');
+      }
+    }
   }
 }
 

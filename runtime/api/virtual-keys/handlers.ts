@@ -15,6 +15,7 @@ import type { VirtualKeyInput, VirtualKeyRecord } from '../../store/virtual-key-
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { badField, checkOption, keyHint, OPTION_FIELDS, SECRET_FIELDS, SLUG } from './fields.ts';
 import type { MasterKey } from '../../store/master-key.ts';
+import type { ConfigCatalog } from '../configs/config-catalog.ts';
 import { open, seal } from '../../store/secret-box.ts';
 
 export const VIRTUAL_KEY_OBJECT = 'virtual_key';
@@ -60,7 +61,12 @@ interface Fields {
   secrets: Record<string, unknown>;
 }
 
-export function virtualKeyHandlers(store: GatewayStore, master: MasterKey, providers: ProviderRegistry): Record<string, Handler> {
+/** `configs`: the saved configs, which a key they call must outlive (null: not checked, as in tests without a control plane). */
+export function virtualKeyHandlers(store: GatewayStore, master: MasterKey, providers: ProviderRegistry, configs: ConfigCatalog | null = null): Record<string, Handler> {
+  function refuseInUse(users: string[], what: string): void {
+    if (users.length > 0) throw new GatewayError('virtual_key_in_use', `Saved configs call ${what}: ${users.join(', ')}. Change them first; otherwise every request through them would fail.`, PARAM, { configs: users });
+  }
+
   function input(id: string, fields: Fields): VirtualKeyInput {
     const apiKey = typeof fields.secrets.api_key === 'string' ? fields.secrets.api_key : null;
     return {
@@ -120,6 +126,7 @@ export function virtualKeyHandlers(store: GatewayStore, master: MasterKey, provi
         body,
         providers,
       );
+      if (current.slug !== null && fields.slug !== current.slug) refuseInUse(configs?.configsUsingVirtualKey(null, current.slug) ?? [], `"@${current.slug}"`);
       const record = await write(() => store.virtualKeys.update(id, input(id, fields)), fields.slug);
       if (record === null) throw notFound('virtual key', id, PARAM);
       await store.changes.refresh();
@@ -129,6 +136,9 @@ export function virtualKeyHandlers(store: GatewayStore, master: MasterKey, provi
     'virtualKeys.delete': async (ctx) => {
       requireAdmin(ctx);
       const id = pathParam(ctx, PARAM);
+      const current = await store.virtualKeys.get(id);
+      if (current === null) throw notFound('virtual key', id, PARAM);
+      refuseInUse(configs?.configsUsingVirtualKey(id, current.slug) ?? [], `the virtual key "${id}"${current.slug === null ? '' : ` (as "@${current.slug}")`}`);
       if (!(await store.virtualKeys.delete(id))) throw notFound('virtual key', id, PARAM);
       await store.changes.refresh();
       sendOk(ctx, deletedBody(id, VIRTUAL_KEY_OBJECT));

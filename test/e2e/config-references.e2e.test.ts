@@ -1,0 +1,61 @@
+// What a saved config names must exist while the config does, on serve's own wiring: a config saved
+// through the API that calls a virtual key, an @slug or a prompt that is not stored is refused (it
+// would fail every request), and a key or prompt that saved configs (files or API) use cannot be
+// deleted, nor a slug they call renamed.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const ADMIN = 'gw-config-references-admin';
+let served: ServedConfigs;
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${served.gateway.url}${path}`, {
+    method,
+    headers: { 'x-gateway-api-key': ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+beforeAll(async () => {
+  // A config file that calls @filed: files are not checked against the store (the key may come later).
+  served = await serveConfigs('config-references', ADMIN, { 'file-config': { provider: '@filed', retry: { attempts: 1 } } });
+});
+afterAll(() => served?.close());
+
+it('refuses a saved config that calls a virtual key or slug not stored, and takes it once they are', async () => {
+  for (const [config, code] of [
+    [{ virtual_key: 'vk-missing' }, 'unknown_virtual_key'],
+    [{ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k' }, { provider: '@missing', retry: { attempts: 1 } }] }, 'unknown_provider_slug'],
+  ] as const) {
+    const refused = await call('POST', '/v1/configs', { id: 'dangling', config });
+    expect(refused.status, code).toBe(400);
+    expect(refused.body.error).toMatchObject({ code, param: '/config' });
+  }
+  expect((await call('GET', '/v1/configs/dangling')).status).toBe(404);
+  const key = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-1', slug: 'team' });
+  expect(key.status).toBe(200);
+  expect((await call('POST', '/v1/configs', { id: 'by-id', config: { virtual_key: key.body.id } })).status).toBe(200);
+  expect((await call('POST', '/v1/configs', { id: 'by-slug', config: { provider: '@team', retry: { attempts: 1 } } })).status).toBe(200);
+});
+
+it('keeps a virtual key and its slug while saved configs call them, files included', async () => {
+  const key = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-2', slug: 'filed' });
+  expect(key.status).toBe(200);
+  const deleted = await call('DELETE', `/v1/virtual-keys/${key.body.id}`);
+  expect(deleted.status).toBe(409);
+  expect(deleted.body.error).toMatchObject({ code: 'virtual_key_in_use', param: 'virtualKeyId', configs: ['file-config'] });
+  for (const slug of ['renamed', null]) {
+    const renamed = await call('PUT', `/v1/virtual-keys/${key.body.id}`, { slug });
+    expect(renamed.status, String(slug)).toBe(409);
+    expect(renamed.body.error.configs).toEqual(['file-config']);
+  }
+  // A change that leaves the slug is free.
+  expect((await call('PUT', `/v1/virtual-keys/${key.body.id}`, { name: 'renamed only in name' })).status).toBe(200);
+
+  const team = (await call('GET', '/v1/virtual-keys')).body.data.find((k: { slug: string | null }) => k.slug === 'team');
+  const inUse = await call('DELETE', `/v1/virtual-keys/${team.id}`);
+  expect(inUse.body.error).toMatchObject({ code: 'virtual_key_in_use', configs: ['by-id', 'by-slug'] });
+  for (const id of ['by-id', 'by-slug']) expect((await call('DELETE', `/v1/configs/${id}`)).status).toBe(200);
+  expect((await call('DELETE', `/v1/virtual-keys/${team.id}`)).status).toBe(200);
+});
