@@ -28,6 +28,15 @@ function exportNameOf(ref: string, schemas: readonly SchemaFile[]): string {
   return file.exportName;
 }
 
+/**
+ * Whether the endpoint reads a request body: a JSON body schema, a body the client sends (multipart
+ * uploads, virtual keys), or an inference or pass-through route (the body goes to the provider).
+ * Any other endpoint would drop a body unread, so the server refuses one there.
+ */
+export function takesBody(endpoint: ApiEndpoint): boolean {
+  return endpoint.requestBody !== undefined || endpoint.client?.body !== undefined || endpoint.handler.startsWith('inference.');
+}
+
 function routeSpecOf(endpoint: ApiEndpoint, schemas: readonly SchemaFile[]): Record<string, unknown> {
   return {
     operationId: endpoint.operationId,
@@ -39,6 +48,7 @@ function routeSpecOf(endpoint: ApiEndpoint, schemas: readonly SchemaFile[]): Rec
     validateBody: endpoint.validateBody,
     ...(endpoint.requestBody === undefined ? {} : { bodyValidator: exportNameOf(endpoint.requestBody, schemas) }),
     ...(endpoint.query === undefined ? {} : { queryValidator: exportNameOf(endpoint.query, schemas) }),
+    ...(takesBody(endpoint) ? {} : { noBody: true }),
     pattern: routePattern(endpoint.path, endpoint.catchAll === true),
     params: pathParams(endpoint.path),
   };
@@ -79,6 +89,8 @@ export function routesArtifact(manifest: ApiManifest, schemas: readonly SchemaFi
     '  readonly bodyValidator?: string;',
     '  /** Export name in generated/validators.js; numeric query strings are coerced to numbers before it runs. */',
     '  readonly queryValidator?: string;',
+    '  /** The endpoint reads no request body: one is refused (400), not dropped. */',
+    '  readonly noBody?: true;',
     '  /** Anchored RegExp source matched against the URL path without its query string; named groups are the path parameters. */',
     '  readonly pattern: string;',
     '  /** Path parameter names in template order. */',

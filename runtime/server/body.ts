@@ -28,6 +28,19 @@ export function refuseContentEncoding(req: IncomingMessage): void {
   throw new GatewayError('unsupported_content_encoding', `The request body has content-encoding ${JSON.stringify(encoding)}; send it uncompressed (no content-encoding, or identity).`, 'content-encoding');
 }
 
+/**
+ * A body sent to an endpoint that reads none would be dropped unread (`GET /v1/configs` with
+ * `{"page_size": 1}` answered every config): refused. An empty body, or an empty JSON object (what
+ * some clients send on a bare POST such as a cancel), holds nothing to ignore.
+ */
+export async function refuseUnreadBody(ctx: { method: string; headers: IncomingMessage['headers']; readBody(): Promise<Buffer> }, path: string): Promise<void> {
+  const declared = ctx.headers['content-length'];
+  if (ctx.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) === 0)) return;
+  const text = (await ctx.readBody()).toString('utf8').trim();
+  if (text === '' || /^\{\s*\}$/.test(text)) return;
+  throw new GatewayError('invalid_request_body', `${ctx.method} ${path} reads no request body, so this one would be ignored; options go in the query string where the endpoint takes them (docs/api.md).`, null);
+}
+
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   checkDeclaredLength(req, limit);
   if (req.complete && req.readableEnded) return Promise.resolve(Buffer.alloc(0));

@@ -14,6 +14,8 @@ export interface RouteSpec {
   validateBody: 'always' | 'when-read' | 'never';
   bodyValidator?: string;
   queryValidator?: string;
+  /** The endpoint reads no request body: one is refused (400 invalid_request_body), not dropped. */
+  noBody?: boolean;
   /** Anchored RegExp source with named groups, matched against the path without its query string. */
   pattern: string;
   params?: readonly string[];

@@ -5,7 +5,7 @@ import { createServer, STATUS_CODES } from '../core/node-http.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiKeyRing } from './auth.ts';
 import { API_KEY_HEADER, TRACE_ID_HEADER } from '../core/gateway-headers.ts';
-import { checkDeclaredLength, ClientAbortedError, refuseContentEncoding } from './body.ts';
+import { checkDeclaredLength, ClientAbortedError, refuseContentEncoding, refuseUnreadBody } from './body.ts';
 import { RequestContext, type RequestSettings } from './context.ts';
 import { GatewayError, type GatewayErrorCode } from '../core/errors.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
@@ -145,6 +145,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ctx.readGatewayHeaders();
     checkDeclaredLength(ctx.req, settings.maxBodyBytes);
     refuseContentEncoding(ctx.req);
+    if (route.noBody === true) await refuseUnreadBody(ctx, route.path);
     const handler = handlers.get(route.handler);
     if (handler === undefined) throw new GatewayError('route_not_found', 'This endpoint is not available on this gateway.');
     ctx.validateQuery();
