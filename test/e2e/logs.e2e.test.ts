@@ -107,6 +107,9 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_query');
     const limit = await fetch(`${gateway.url}/v1/logs?limit=1001`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(limit.status).toBe(400);
+    const reversed = await fetch(`${gateway.url}/v1/logs?from=200&to=100`, { headers: { 'x-gateway-api-key': ADMIN } });
+    expect(((await reversed.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_query', param: '/from' });
+    expect((await fetch(`${gateway.url}/v1/logs?from=100&to=100`, { headers: { 'x-gateway-api-key': ADMIN } })).status).toBe(200);
     // A cursor that is not a record id would otherwise compare as text and page from somewhere arbitrary.
     const cursor = await fetch(`${gateway.url}/v1/logs?after=zzz`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(cursor.status).toBe(400);
