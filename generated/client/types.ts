@@ -123,6 +123,7 @@ export interface GatewaySchemaTypes {
   BatchListQuery: BatchListQuery;
   CachePurgeQuery: CachePurgeQuery;
   ChatCompletionCreate: ChatCompletionCreate;
+  ChatCompletionTranslated: ChatCompletionTranslated;
   CompletionCreate: CompletionCreate;
   ConfigCreate: ConfigCreate;
   ConfigSimulate: ConfigSimulate;
@@ -996,6 +997,74 @@ export interface ChatCompletionCreate {
     [k: string]: unknown;
   }[];
   stream?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).
+ */
+export interface ChatCompletionTranslated {
+  model?: string;
+  /**
+   * @minItems 1
+   */
+  messages: Message[];
+  tools?: Tool[] | null;
+  tool_choice?: ('none' | 'auto' | 'required') | NamedToolChoice | null;
+  parallel_tool_calls?: boolean | null;
+  stream?: boolean | null;
+  stream_options?: {
+    include_usage?: boolean | null;
+    [k: string]: unknown;
+  } | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  top_k?: number | null;
+  stop?: string | string[] | null;
+  n?: number | null;
+  seed?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  logprobs?: boolean | null;
+  response_format?: {
+    type: string;
+    [k: string]: unknown;
+  } | null;
+  user?: string;
+  [k: string]: unknown;
+}
+export interface Message {
+  role: string;
+  content?: string | null | Part[];
+  tool_calls?: ToolCall[] | null;
+  tool_call_id?: string;
+  [k: string]: unknown;
+}
+export interface Part {
+  type: string;
+  [k: string]: unknown;
+}
+export interface ToolCall {
+  id: string;
+  type?: 'function';
+  function: {
+    name: string;
+    arguments?: string;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+export interface Tool {
+  type: string;
+  [k: string]: unknown;
+}
+export interface NamedToolChoice {
+  type: 'function';
+  function: {
+    name: string;
+    [k: string]: unknown;
+  };
   [k: string]: unknown;
 }
 /**

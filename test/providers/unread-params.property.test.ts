@@ -1,7 +1,9 @@
 // What a translation does with chat parameters its family's API has no field for: the documented
 // hints (seed, penalties, caching and billing keys, the caller) are dropped, and leave the translated
 // request exactly as it is without them; any other parameter it does not read (reasoning_effort,
-// modalities, a misspelt temprature) is a 400 unsupported_parameter naming it, never dropped.
+// modalities, a misspelt temprature) is a 400 unsupported_parameter naming it, never dropped. And
+// whatever shape a field it reads has, the translation answers or refuses with a gateway error:
+// never a failure inside it (a tool without its function once was a 500).
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
@@ -20,6 +22,20 @@ const FAMILIES: Array<{ name: string; translate: (chat: ChatRequest) => unknown;
 ];
 
 const hintValue = fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('u-1', 'flex', 'conv-7'), fc.boolean(), fc.constant({ team: 'a' }));
+/** A value of each dropped hint in its vendor shape (a malformed one is refused before anything is dropped). */
+const HINT_VALUES: Record<string, fc.Arbitrary<unknown>> = {
+  seed: fc.integer({ min: 0, max: 1000 }),
+  presence_penalty: fc.double({ min: -2, max: 2, noNaN: true }),
+  frequency_penalty: fc.double({ min: -2, max: 2, noNaN: true }),
+  logit_bias: fc.constant({ '50256': -100 }),
+  user: fc.constantFrom('u-1', 'u-2'),
+  metadata: fc.constant({ team: 'a' }),
+  store: fc.boolean(),
+  service_tier: fc.constantFrom('auto', 'flex'),
+  prompt_cache_key: fc.constantFrom('conv-7'),
+  safety_identifier: fc.constantFrom('hash-1'),
+  parallel_tool_calls: fc.boolean(),
+};
 /** Vendor chat parameters no translation maps, and names no API has. */
 const UNMAPPED = ['reasoning_effort', 'verbosity', 'modalities', 'audio', 'prediction', 'web_search_options', 'functions', 'function_call', 'top_logprobs', 'temprature', 'x_custom'];
 
@@ -33,11 +49,16 @@ function refusal(run: () => unknown): GatewayError | null {
   }
 }
 
+it('has a value for every dropped hint', () => {
+  expect(Object.keys(HINT_VALUES).sort()).toEqual([...DROPPED_CHAT_HINTS].sort());
+});
+
 describe.each(FAMILIES)('$name translation', ({ translate, maps }) => {
   const reads = new Set([...CHAT_PARAMS_READ, ...maps]);
   const dropped = [...DROPPED_CHAT_HINTS].filter((name) => !reads.has(name));
 
-  test.prop([chatRequestArb, fc.dictionary(fc.constantFrom(...dropped), hintValue, { minKeys: 1 })], { numRuns: 60 })(
+  const hints = fc.record(Object.fromEntries(dropped.map((name) => [name, HINT_VALUES[name]])), { requiredKeys: [] }).filter((picked) => Object.keys(picked).length > 0);
+  test.prop([chatRequestArb, hints], { numRuns: 60 })(
     'drops the hints it has no field for, and the request is the one sent without them',
     (chat, hints) => {
       expect(translate({ ...chat, ...hints })).toEqual(translate(chat));
@@ -62,4 +83,24 @@ it('cloud B embeddings: the caller is dropped, any parameter the translation doe
     const error = refusal(() => toPredictRequest({ ...body, [name]: 'x' }, 'cloudb'));
     expect(error).toMatchObject({ code: 'unsupported_parameter', param: name });
   }
+});
+
+/** Fields the translations read, and where in a message. */
+const READ_FIELDS = ['tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'max_tokens', 'n', 'response_format', 'stream_options', 'messages'];
+const MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
+
+describe.each(FAMILIES)('$name translation of malformed input', ({ translate }) => {
+  test.prop([chatRequestArb, fc.constantFrom(...READ_FIELDS, ...MESSAGE_FIELDS), fc.jsonValue({ maxDepth: 3 })], { numRuns: 150 })(
+    'answers or refuses with a gateway error, whatever a read field holds',
+    (chat, field, value) => {
+      const broken: Record<string, unknown> = { ...chat };
+      if (MESSAGE_FIELDS.includes(field)) broken.messages = chat.messages.map((message, i) => (i === 0 ? { ...message, [field]: value } : message));
+      else broken[field] = value;
+      try {
+        translate(broken as ChatRequest);
+      } catch (error) {
+        expect(error).toBeInstanceOf(GatewayError);
+      }
+    },
+  );
 });

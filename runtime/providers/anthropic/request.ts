@@ -3,7 +3,7 @@
 // `image` blocks. Consecutive turns of one role are merged, as the messages API wants alternation.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, CHAT_PARAMS_READ, maxTokensOf, refuseUnreadParams, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, checkTranslatable, CHAT_PARAMS_READ, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 
@@ -42,7 +42,7 @@ export interface MessagesRequest {
 const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'user', 'thinking', 'parallel_tool_calls']);
 
 export function toMessagesRequest(chat: ChatRequest, provider: string): MessagesRequest {
-  refuseUnreadParams(chat, READS, provider);
+  checkTranslatable(chat, READS, provider);
   requireSingleChoice(chat, provider);
   refuseShapeChanges(chat, provider);
   const system: { type: 'text'; text: string }[] = [];
@@ -123,9 +123,9 @@ function partBlock(part: ChatContentPart): MessagesBlock {
   throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to the messages API.`, 'messages');
 }
 
-function toolChoiceOf(choice: ChatToolChoice | undefined, noParallel: boolean): MessagesRequest['tool_choice'] {
+function toolChoiceOf(choice: ChatToolChoice | null | undefined, noParallel: boolean): MessagesRequest['tool_choice'] {
   let mapped: MessagesRequest['tool_choice'];
-  if (choice === undefined) mapped = noParallel ? { type: 'auto' } : undefined;
+  if (choice === undefined || choice === null) mapped = noParallel ? { type: 'auto' } : undefined;
   else if (choice === 'auto') mapped = { type: 'auto' };
   else if (choice === 'required') mapped = { type: 'any' };
   else if (choice === 'none') return { type: 'none' };

@@ -3,7 +3,7 @@
 // `functionResponse` parts (named by looking the call id up), sampling into `generationConfig`.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, CHAT_PARAMS_READ, maxTokensOf, refuseUnreadParams, parseDataUrl, stopList, textOf,
+  argumentsObject, checkTranslatable, CHAT_PARAMS_READ, maxTokensOf, parseDataUrl, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 
@@ -31,7 +31,7 @@ export interface GenerateContentRequest {
 const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']);
 
 export function toGenerateContentRequest(chat: ChatRequest, provider: string): GenerateContentRequest {
-  refuseUnreadParams(chat, READS, provider);
+  checkTranslatable(chat, READS, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The gateway does not map logprobs for the provider "${provider}".`, 'logprobs');
   if (chat.stream === true && typeof chat.n === 'number' && chat.n > 1) {
     throw new GatewayError('unsupported_parameter', `Streams from the provider "${provider}" carry one choice; n must be 1 when stream is true.`, 'n');
@@ -142,8 +142,8 @@ function generationConfigOf(chat: ChatRequest): Record<string, unknown> {
   return config;
 }
 
-function toolConfigOf(choice: ChatToolChoice | undefined): GenerateContentRequest['toolConfig'] {
-  if (choice === undefined) return undefined;
+function toolConfigOf(choice: ChatToolChoice | null | undefined): GenerateContentRequest['toolConfig'] {
+  if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
   if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
   if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };

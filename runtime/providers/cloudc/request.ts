@@ -3,7 +3,7 @@
 // `toolConfig`. Consecutive turns of one role are merged: converse wants them alternating.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, CHAT_PARAMS_READ, maxTokensOf, refuseUnreadParams, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, checkTranslatable, CHAT_PARAMS_READ, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest,
 } from '../shared/chat.ts';
 
@@ -32,7 +32,7 @@ export interface ConverseRequest {
 const READS: ReadonlySet<string> = new Set(CHAT_PARAMS_READ);
 
 export function toConverseRequest(chat: ChatRequest, provider: string): ConverseRequest {
-  refuseUnreadParams(chat, READS, provider);
+  checkTranslatable(chat, READS, provider);
   requireSingleChoice(chat, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
   const format = chat.response_format?.type;
@@ -78,7 +78,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
     };
     if (choice === 'auto') request.toolConfig.toolChoice = { auto: {} };
     else if (choice === 'required') request.toolConfig.toolChoice = { any: {} };
-    else if (typeof choice === 'object') request.toolConfig.toolChoice = { tool: { name: choice.function.name } };
+    else if (typeof choice === 'object' && choice !== null) request.toolConfig.toolChoice = { tool: { name: choice.function.name } };
   }
   return request;
 }

@@ -1,6 +1,8 @@
 // The vendor's chat-completions shapes as the transforms read and write them, and the small
 // helpers every family shares (text of a content array, data URLs, tool-call arguments).
 import { GatewayError } from '../../core/errors.ts';
+import { type GeneratedValidator, validateBody } from '../../core/validate.ts';
+import { validateChatCompletionTranslated } from '../../../generated/validators.js';
 import type { ChatUsage, FinishReason } from './chat-chunks.ts';
 
 export interface ChatTextPart { type: 'text'; text: string }
@@ -142,6 +144,20 @@ export function refuseUnreadParams(request: Readonly<Record<string, unknown>>, r
     if (reads.has(key) || DROPPED_CHAT_HINTS.has(key) || request[key] === undefined) continue;
     throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no "${key}" parameter, and the gateway does not map it: it would have no effect.`, key);
   }
+}
+
+/**
+ * What a translation needs before it reads a request: the fields it reads in the vendor's shapes
+ * (schema/requests/chat-completion-translated.json; a malformed tool or tool call is a 400 naming
+ * it, not a failure inside the translation, and a temperature sent as text is not skipped), only
+ * parameters it reads or drops, and function tools only.
+ */
+export function checkTranslatable(request: ChatRequest, reads: ReadonlySet<string>, provider: string): void {
+  validateBody(validateChatCompletionTranslated as GeneratedValidator, request);
+  refuseUnreadParams(request, reads, provider);
+  request.tools?.forEach((tool, i) => {
+    if (tool.type !== 'function') throw new GatewayError('unsupported_parameter', `Tools of type "${tool.type}" cannot be sent to the provider "${provider}": only function tools are translated.`, `/tools/${i}/type`);
+  });
 }
 
 /** Refuses `n` > 1 for providers that answer one choice only. */
