@@ -11,7 +11,8 @@ import { toMessagesRequest } from '../../runtime/providers/anthropic/request.ts'
 import { toPredictRequest } from '../../runtime/providers/cloudb/embeddings.ts';
 import { toGenerateContentRequest } from '../../runtime/providers/cloudb/request.ts';
 import { toConverseRequest } from '../../runtime/providers/cloudc/request.ts';
-import { CHAT_PARAMS_READ, type ChatRequest, DROPPED_CHAT_HINTS } from '../../runtime/providers/shared/chat.ts';
+import type { ChatRequest } from '../../runtime/providers/shared/chat.ts';
+import { CHAT_PARAMS_READ, DROPPED_CHAT_HINTS } from '../../runtime/providers/shared/translatable.ts';
 import { chatRequestArb } from './chat-arbitraries.ts';
 
 /** Each translating family, with the parameters beyond CHAT_PARAMS_READ that it maps. */

@@ -3,9 +3,10 @@
 // `image` blocks. Consecutive turns of one role are merged, as the messages API wants alternation.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, checkTranslatable, CHAT_PARAMS_READ, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
+import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 
 /** The messages API requires max_tokens; chat completions make it optional. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -38,7 +39,7 @@ export interface MessagesRequest {
   thinking?: unknown;
 }
 
-/** The chat parameters this translation reads (the rest: shared/chat.ts refuseUnreadParams). */
+/** The chat parameters this translation reads (the rest: shared/translatable.ts). */
 const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'user', 'thinking', 'parallel_tool_calls']);
 
 export function toMessagesRequest(chat: ChatRequest, provider: string): MessagesRequest {

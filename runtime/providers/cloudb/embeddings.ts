@@ -1,7 +1,7 @@
 // Embeddings → the text-embedding models' `:predict`: one instance per input string, and the
 // predictions back as the vendor's embedding list.
 import { GatewayError } from '../../core/errors.ts';
-import { refuseUnreadParams } from '../shared/chat.ts';
+import { refuseUnreadParams } from '../shared/translatable.ts';
 
 /** The embeddings parameters this translation reads (`encoding_format` shapes the answer). */
 const READS: ReadonlySet<string> = new Set(['model', 'input', 'dimensions', 'encoding_format']);

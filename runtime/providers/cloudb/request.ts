@@ -3,9 +3,10 @@
 // `functionResponse` parts (named by looking the call id up), sampling into `generationConfig`.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, checkTranslatable, CHAT_PARAMS_READ, maxTokensOf, parseDataUrl, stopList, textOf,
+  argumentsObject, maxTokensOf, parseDataUrl, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
+import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
@@ -27,7 +28,7 @@ export interface GenerateContentRequest {
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
 }
 
-/** The chat parameters this translation reads (the rest: shared/chat.ts refuseUnreadParams). */
+/** The chat parameters this translation reads (the rest: shared/translatable.ts). */
 const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']);
 
 export function toGenerateContentRequest(chat: ChatRequest, provider: string): GenerateContentRequest {

@@ -3,9 +3,10 @@
 // `toolConfig`. Consecutive turns of one role are merged: converse wants them alternating.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, checkTranslatable, CHAT_PARAMS_READ, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest,
 } from '../shared/chat.ts';
+import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 
 export type ConverseBlock =
   | { text: string }
@@ -28,7 +29,7 @@ export interface ConverseRequest {
   };
 }
 
-/** The chat parameters this translation reads (the rest: shared/chat.ts refuseUnreadParams). */
+/** The chat parameters this translation reads (the rest: shared/translatable.ts). */
 const READS: ReadonlySet<string> = new Set(CHAT_PARAMS_READ);
 
 export function toConverseRequest(chat: ChatRequest, provider: string): ConverseRequest {

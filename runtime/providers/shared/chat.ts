@@ -1,8 +1,6 @@
 // The vendor's chat-completions shapes as the transforms read and write them, and the small
 // helpers every family shares (text of a content array, data URLs, tool-call arguments).
 import { GatewayError } from '../../core/errors.ts';
-import { type GeneratedValidator, validateBody } from '../../core/validate.ts';
-import { validateChatCompletionTranslated } from '../../../generated/validators.js';
 import type { ChatUsage, FinishReason } from './chat-chunks.ts';
 
 export interface ChatTextPart { type: 'text'; text: string }
@@ -119,45 +117,6 @@ export interface DataUrl { mediaType: string; data: string }
 export function parseDataUrl(url: string): DataUrl | null {
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
   return match === null ? null : { mediaType: match[1], data: match[2] };
-}
-
-/** What every translating adapter reads or checks itself (messages, tools, limits, the stream, shape checks). */
-export const CHAT_PARAMS_READ: readonly string[] = [
-  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'n', 'tools', 'tool_choice', 'response_format', 'logprobs',
-];
-
-/**
- * Chat parameters a family without them drops (docs/providers.md): hints about sampling, caching,
- * billing and the caller, which leave the answer's shape as it is, so that a fallback from a vendor
- * target to another family does not fail on them.
- */
-export const DROPPED_CHAT_HINTS: ReadonlySet<string> = new Set([
-  'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'user', 'metadata', 'store', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'parallel_tool_calls',
-]);
-
-/**
- * Any other parameter the family's adapter does not read (`reasoning_effort`, `modalities`, `audio`,
- * `web_search_options`, a misspelt `temprature`) would be dropped on the way: refused instead.
- */
-export function refuseUnreadParams(request: Readonly<Record<string, unknown>>, reads: ReadonlySet<string>, provider: string): void {
-  for (const key in request) {
-    if (reads.has(key) || DROPPED_CHAT_HINTS.has(key) || request[key] === undefined) continue;
-    throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no "${key}" parameter, and the gateway does not map it: it would have no effect.`, key);
-  }
-}
-
-/**
- * What a translation needs before it reads a request: the fields it reads in the vendor's shapes
- * (schema/requests/chat-completion-translated.json; a malformed tool or tool call is a 400 naming
- * it, not a failure inside the translation, and a temperature sent as text is not skipped), only
- * parameters it reads or drops, and function tools only.
- */
-export function checkTranslatable(request: ChatRequest, reads: ReadonlySet<string>, provider: string): void {
-  validateBody(validateChatCompletionTranslated as GeneratedValidator, request);
-  refuseUnreadParams(request, reads, provider);
-  request.tools?.forEach((tool, i) => {
-    if (tool.type !== 'function') throw new GatewayError('unsupported_parameter', `Tools of type "${tool.type}" cannot be sent to the provider "${provider}": only function tools are translated.`, `/tools/${i}/type`);
-  });
 }
 
 /** Refuses `n` > 1 for providers that answer one choice only. */
