@@ -16,6 +16,7 @@ import type { Services } from '../pipeline/services.ts';
 import type { CircuitBreakers } from '../router/breaker.ts';
 import type { InferenceTransport } from './transport.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
+import { withoutEffect } from '../../compiler/config/without-effect.ts';
 
 
 /** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */
@@ -150,6 +151,9 @@ export class ConfigResolver {
     if (known !== undefined) return known;
     const result = checkConfig(value, `inline:${hash}`, { guardrails: this.#guardrails, secrets: 'refuse' });
     if (!result.ok) throw invalidConfig(result.errors);
+    // Nothing reviews an inline config: a field that would have no effect is refused, not warned.
+    const idle = withoutEffect(value);
+    if (idle.length > 0) throw invalidConfig(idle);
     const router = buildRouter(result.plan, this.#deps);
     this.#inlineByHash.set(hash, router);
     return router;
@@ -157,7 +161,7 @@ export class ConfigResolver {
 }
 
 /** 400 `invalid_config` with every compile error (code, pointer, message, hint). */
-function invalidConfig(errors: readonly ConfigError[]): GatewayError {
+function invalidConfig(errors: ReadonlyArray<Omit<ConfigError, 'code'> & { code: string }>): GatewayError {
   const first = errors[0];
   return new GatewayError('invalid_config', `The config is not valid: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, CONFIG_HEADER, {
     errors: errors.map(({ code, pointer, message, hint }) => ({ code, pointer, message, ...(hint ? { hint } : {}) })),

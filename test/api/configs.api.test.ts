@@ -60,6 +60,21 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     expect((await api.call('GET', `/v1/configs/${created.body.id}`)).body.config).toEqual({ retry: { attempts: 2 } });
   });
 
+  it('refuses what gateway compile warns has no effect: a field no strategy reads there, a breaker that never skips', async () => {
+    const cases: Array<[unknown, string, string]> = [
+      [{ provider: 'openai', api_key: 'sk-a', cloudb_region: 'us-central1' }, 'CFG_FIELD_WITHOUT_EFFECT', '/cloudb_region'],
+      [{ strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', api_key: 'sk-a', on_status_codes: [429] }, { provider: 'openai', api_key: 'sk-b' }] }, 'CFG_FIELD_WITHOUT_EFFECT', '/targets/0/on_status_codes'],
+      [{ provider: 'openai', api_key: 'sk-a', cb_config: { failure_threshold: 3, cooldown_interval: 60000 } }, 'CFG_BREAKER_NEVER_SKIPS', '/cb_config'],
+    ];
+    for (const [config, code, pointer] of cases) {
+      const res = await api.call('POST', '/v1/configs', { body: { id: 'idle-field', config } });
+      expect(res.status, code).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_config', param: '/config' });
+      expect(res.body.error.errors).toContainEqual(expect.objectContaining({ code, pointer }));
+    }
+    expect((await api.call('GET', '/v1/configs/idle-field')).status).toBe(404);
+  });
+
   it('answers an invalid config with 400 invalid_config carrying every compile error, and saves nothing', async () => {
     const broken = { strategy: { mode: 'fallback' }, targets: [{ providr: 'openai', api_key: 'k' }, { retry: { attempts: 9 } }] };
     const res = await api.call('POST', '/v1/configs', { body: { id: 'broken', config: broken } });

@@ -18,7 +18,7 @@ function resolver(cacheSize = 100): ConfigResolver {
   });
 }
 
-const config = { strategy: { mode: 'fallback' }, retry: { attempts: 1 }, targets: [{ provider: 'vendor', api_key: 'a' }, { provider: 'vendor', api_key: 'b', weight: 2 }] };
+const config = { strategy: { mode: 'fallback' }, retry: { attempts: 1 }, targets: [{ provider: 'vendor', api_key: 'a' }, { provider: 'vendor', api_key: 'b', on_status_codes: [503] }] };
 
 describe('inline configs', () => {
   it('return the same router for the same text, and for the same config spelt differently', () => {
@@ -28,6 +28,19 @@ describe('inline configs', () => {
     const reordered = JSON.stringify({ targets: config.targets.map((t) => Object.fromEntries(Object.entries(t).reverse())), retry: config.retry, strategy: config.strategy });
     expect(r.fromConfigHeader(`  ${reordered}\n`)).toBe(first);
     expect(first.configId).toMatch(/^inline:[0-9a-f]{24}$/);
+  });
+
+  it('refuse a field that would have no effect (a compile warning for a file: nothing reviews an inline config)', () => {
+    const r = resolver();
+    let error: unknown;
+    try {
+      r.fromConfigHeader(JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'vendor', api_key: 'a', weight: 2 }, { provider: 'vendor', api_key: 'b' }] }));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toBe('invalid_config');
+    expect((error as GatewayError).details?.errors).toEqual([expect.objectContaining({ code: 'CFG_FIELD_WITHOUT_EFFECT', pointer: '/targets/0/weight' })]);
   });
 
   it('answer 400 invalid_config with every compile error, and compile an invalid config again next time', () => {

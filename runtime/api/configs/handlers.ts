@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
 import { redactCredentials } from '../../../compiler/config/secrets.ts';
 import { semanticCacheErrors } from '../../../compiler/config/semantic-cache.ts';
+import { withoutEffect } from '../../../compiler/config/without-effect.ts';
 import type { RoutePlan } from '../../../compiler/config/index.ts';
 import { parsePromptRef } from '../prompts/prompt-ref.ts';
 import type { PlanNode } from '../../core/plan.ts';
@@ -150,7 +151,8 @@ async function duplicatesIn(ctx: RequestContext): Promise<ConfigError[]> {
 function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>, id: string, semanticCache: boolean, duplicates: readonly ConfigError[] = []): RoutePlan {
   const checked = catalog.check(config, id);
   // Saved, it would answer 400 on every request and stop this gateway's next start (docs/cache.md).
-  const unrunnable = checked.ok && !semanticCache ? semanticCacheErrors(checked.plan) : [];
+  // What `gateway compile` warns has no effect is refused here: an API save has no review after it.
+  const unrunnable = checked.ok ? [...(semanticCache ? [] : semanticCacheErrors(checked.plan)), ...withoutEffect(config)] : [];
   if (checked.ok && duplicates.length === 0 && unrunnable.length === 0) {
     refuseMetadataHosts(checked.plan.root);
     return checked.plan;
