@@ -4,7 +4,8 @@
 // targets of a loadbalance. Elsewhere the router never looks at them, so a config that sets one
 // most likely means another mode, or the field on another node. The same for a provider option
 // (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
-// provider is of another family: its adapter never reads it. A warning, not an error: configs saved
+// provider is of another family: its adapter never reads it; and the rest of a `retry` whose
+// `attempts` is 0. A warning, not an error: configs saved
 // before this check keep loading.
 import { OPTION_FAMILY, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
@@ -39,6 +40,13 @@ export function ignoredFields(config: unknown): IgnoredField[] {
         if (mode !== 'conditional' && strategy[key] !== undefined) found.push({ pointer: `${at}/strategy/${key}`, message: `Only a conditional strategy reads "${key}"; this one is ${mode}.` });
       }
       if (mode !== 'fallback' && strategy.on_status_codes !== undefined) found.push({ pointer: `${at}/strategy/on_status_codes`, message: `Only a fallback strategy reads "on_status_codes" (statuses that move on to the next target); this one is ${mode}. Retries on statuses are "retry.on_status_codes".` });
+    }
+    // Retries switched off (`attempts: 0`) read nothing else of `retry`.
+    const retry = isPlainObject(node.retry) ? node.retry : null;
+    if (retry !== null && retry.attempts === 0) {
+      for (const key of ['on_status_codes', 'use_retry_after_headers'] as const) {
+        if (retry[key] !== undefined) found.push({ pointer: `${at}/retry/${key}`, message: `"retry.attempts" is 0, so no retry happens and "${key}" is never read.` });
+      }
     }
     const role = parentMode === null ? 'the config itself, not a target of a strategy' : `a target of a ${parentMode} strategy`;
     if (node.weight !== undefined && parentMode !== 'loadbalance') found.push({ pointer: `${at}/weight`, message: `Only a loadbalance strategy reads its targets' "weight"; this is ${role}.` });

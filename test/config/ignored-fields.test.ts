@@ -62,3 +62,17 @@ it('finds provider options of another family than their provider group\'s, follo
   // No provider in the config: the request names it in headers, so any option may be read.
   expect(pointers({ cloudc_region: 'us-east-1', clouda_resource_name: 'r' })).toEqual([]);
 });
+
+it('finds the rest of a retry whose attempts are 0, on the config and on a target, and nothing when retries run', () => {
+  const config = {
+    retry: { attempts: 0, on_status_codes: [429], use_retry_after_headers: true },
+    strategy: { mode: 'fallback' },
+    targets: [
+      { provider: 'openai', api_key: 'k', retry: { attempts: 0 } },
+      { provider: 'openai', api_key: 'k', retry: { attempts: 2, on_status_codes: [503], use_retry_after_headers: true } },
+      { provider: 'openai', api_key: 'k', retry: { attempts: 0, use_retry_after_headers: false } },
+    ],
+  };
+  expect(pointers(config)).toEqual(['/retry/on_status_codes', '/retry/use_retry_after_headers', '/targets/2/retry/use_retry_after_headers']);
+  expect(ignoredFields(config)[0]!.message).toBe('"retry.attempts" is 0, so no retry happens and "on_status_codes" is never read.');
+});
