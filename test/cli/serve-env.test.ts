@@ -22,9 +22,11 @@ const CASES: Array<{ name: string; works: NodeJS.ProcessEnv; idle: NodeJS.Proces
   })),
   { name: 'GATEWAY_REDIS_TIMEOUT_MS', works: { REDIS_URL: 'redis://127.0.0.1:6379' }, idle: {}, because: /REDIS_URL is not set/ },
   { name: 'GATEWAY_METRICS_KEY', works: { GATEWAY_METRICS: 'on' }, idle: { GATEWAY_METRICS: 'off' }, because: /GATEWAY_METRICS is off/ },
-  ...['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_BODY_MAX_BYTES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS'].map((name) => ({
+  ...['GATEWAY_LOG_BODIES', 'GATEWAY_LOG_QUEUE_MAX', 'GATEWAY_LOG_FLUSH_MS'].map((name) => ({
     name, works: {}, idle: { GATEWAY_REQUEST_LOG: 'false' }, because: /GATEWAY_REQUEST_LOG is off/,
   })),
+  { name: 'GATEWAY_LOG_BODY_MAX_BYTES', works: { GATEWAY_LOG_BODIES: 'on' }, idle: { GATEWAY_REQUEST_LOG: 'false' }, because: /GATEWAY_REQUEST_LOG is off/ },
+  { name: 'GATEWAY_LOG_BODY_MAX_BYTES', works: { GATEWAY_LOG_BODIES: 'true' }, idle: { GATEWAY_LOG_BODIES: 'off' }, because: /GATEWAY_LOG_BODIES is not on/ },
   { name: 'GATEWAY_LOG_WRITER', works: {}, idle: { DATABASE_URL: 'postgres://127.0.0.1/test' }, because: /SQLite store only/ },
 ];
 
@@ -53,13 +55,15 @@ it('property: the problems are exactly the dependent settings set where they do 
   fc.assert(
     fc.property(env, ({ set, ...base }) => {
       const full: NodeJS.ProcessEnv = { ...base };
-      for (const name of set) full[name] = 'x';
+      for (const name of set) full[name] = name === 'GATEWAY_LOG_BODIES' ? 'on' : 'x';
       const off = (v: string | undefined) => v !== undefined && ['off', '0', 'false'].includes(v.toLowerCase());
       const idle = (name: string): boolean => {
         if (name.startsWith('GATEWAY_SEMANTIC_CACHE_')) return !base.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
         if (name === 'GATEWAY_REDIS_TIMEOUT_MS') return base.REDIS_URL === undefined;
         if (name === 'GATEWAY_METRICS_KEY') return off(base.GATEWAY_METRICS);
         if (name === 'GATEWAY_LOG_WRITER') return off(base.GATEWAY_REQUEST_LOG) || base.DATABASE_URL !== undefined;
+        // Bodies are logged when GATEWAY_LOG_BODIES is on (or set to a value its own check refuses).
+        if (name === 'GATEWAY_LOG_BODY_MAX_BYTES') return off(base.GATEWAY_REQUEST_LOG) || full.GATEWAY_LOG_BODIES === undefined || off(full.GATEWAY_LOG_BODIES);
         return off(base.GATEWAY_REQUEST_LOG);
       };
       const reported = serveEnvProblems(full).map((line) => line.split(' ', 1)[0]);
