@@ -77,7 +77,7 @@ async function once(router: LoadedRouter, refresh: boolean): Promise<string | nu
   const parsed = { traceId: record.traceId, metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: refresh, cacheNamespace: null };
   const x = newExchange({
     source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
-    rawBody: BODY, options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router.forwardedHeaders, router.checkHeaders),
+    rawBody: BODY, options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router),
     plan: router.plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(JSON.parse(BODY.toString('utf8'))),
   });
   const outcome = await router.run(x);

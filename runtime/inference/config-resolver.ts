@@ -17,6 +17,7 @@ import type { CircuitBreakers } from '../router/breaker.ts';
 import type { InferenceTransport } from './transport.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { withoutEffect } from '../../compiler/config/without-effect.ts';
+import { EVERY_ROUTING_HEADER } from '../pipeline/options.ts';
 
 
 /** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */
@@ -170,5 +171,5 @@ function invalidConfig(errors: ReadonlyArray<Omit<ConfigError, 'code'> & { code:
 
 /** A router built from the routing headers themselves reads them all: its plan is what they said. */
 function headerRouter(router: LoadedRouter): LoadedRouter {
-  return { ...router, routingHeaders: { provider: true, virtualKey: true, customHost: true } };
+  return { ...router, routingHeaders: EVERY_ROUTING_HEADER };
 }

@@ -62,7 +62,7 @@ export function httpExchange(ctx: RequestContext, router: LoadedRouter, request:
     upstreamPath: request.upstreamPath,
     pathname: ctx.path,
     rawBody: request.rawBody,
-    options: gatewayOptions(ctx.headers, ctx, router.forwardedHeaders, router.checkHeaders, router.optionFamilies, router.routingHeaders),
+    options: gatewayOptions(ctx.headers, ctx, router),
     plan: router.plan,
     caller: key === null ? null : { keyId: key.id, workspaceId: key.workspaceId, organisationId: key.organisationId },
     record: ctx.record,

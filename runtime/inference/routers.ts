@@ -11,7 +11,7 @@ import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
 import { silentLogger } from '../core/log.ts';
 import { attemptStages, chain, requestStages, stagesReadBody } from '../pipeline/compose.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
-import type { RoutingHeaderUse } from '../pipeline/options.ts';
+import type { RouteHeaderUse, RoutingHeaderUse } from '../pipeline/options.ts';
 import { PromptHolder } from '../pipeline/prompt/prompt-source.ts';
 import type { Services } from '../pipeline/services.ts';
 import type { Stage } from '../pipeline/stage.ts';
@@ -25,24 +25,13 @@ import { isConnectionError, isUpstreamTimeout } from '../upstream/errors.ts';
 import type { InferenceSettings } from './settings.ts';
 import type { InferenceTransport } from './transport.ts';
 
-export interface LoadedRouter {
+/** A compiled route, with what it reads of a client's headers (RouteHeaderUse). */
+export interface LoadedRouter extends RouteHeaderUse {
   configId: string;
   /** Whether the route parses the request body (override_params, params conditions, a stage that reads it, …). */
   readsBody: boolean;
   /** The plan it was built from (which providers its leaves name: runtime/jobs/provider-apis.ts). */
   plan: RoutePlan;
-  /** Every header name some leaf forwards (forward_headers): the server copies these out of the client's headers. */
-  forwardedHeaders: readonly string[];
-  /** Header names the route's checks read (a jwt check's headerKey): copied out for them, never sent upstream. */
-  checkHeaders: readonly string[];
-  /**
-   * The provider families of the route's targets, for the provider-option headers (a header another
-   * family reads is refused); null when a target's provider is known only per request (none, a slug,
-   * a virtual key).
-   */
-  optionFamilies: ReadonlySet<string> | null;
-  /** The routing headers some target reads (the others are refused). */
-  routingHeaders: RoutingHeaderUse;
   /** The request-phase stages around the compiled router: the one entry point for every exchange. */
   run: (x: Exchange) => Promise<Outcome>;
 }

@@ -50,7 +50,7 @@ export function detachedExchange(request: DetachedRequest): Exchange {
     upstreamPath: route.path.slice('/v1'.length),
     pathname: route.path,
     rawBody: Buffer.from(JSON.stringify(body)),
-    options: gatewayOptions(headers, parsed, request.router.forwardedHeaders, request.router.checkHeaders, request.router.optionFamilies, request.router.routingHeaders),
+    options: gatewayOptions(headers, parsed, request.router),
     plan: request.router.plan,
     caller: request.caller,
     record: request.record,

@@ -22,18 +22,26 @@ export interface RoutingHeaderUse {
   customHost: boolean;
 }
 
-/**
- * `forwardedByConfig`: every header name some leaf of the router forwards (computed once per router),
- * so the headers a leaf may pick are in `passedHeaders`. `optionFamilies`: the router's target
- * families, against which provider-option headers are checked (null: not checked). `routing`: the
- * routing headers the router reads; one it does not read would have no effect and is refused (null:
- * not checked).
- */
-export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, forwardedByConfig: readonly string[], readByChecks: readonly string[] = NO_NAMES, optionFamilies: ReadonlySet<string> | null = null, routing: RoutingHeaderUse | null = null): GatewayOptions {
+/** A route whose providers come from the routing headers themselves reads them all. */
+export const EVERY_ROUTING_HEADER: RoutingHeaderUse = Object.freeze({ provider: true, virtualKey: true, customHost: true });
+
+/** What a route reads of a client's headers, known when its router is built (runtime/inference/routers.ts). */
+export interface RouteHeaderUse {
+  /** Every header name some leaf forwards (forward_headers): copied out of the client's headers. */
+  forwardedHeaders: readonly string[];
+  /** Header names the route's checks read (a jwt check's headerKey): copied out for them, never sent upstream. */
+  checkHeaders: readonly string[];
+  /** The provider families of the route's targets, against which provider-option headers are checked; null: a target's provider is known only per request. */
+  optionFamilies: ReadonlySet<string> | null;
+  /** The routing headers some target reads: one no target reads would have no effect and is refused. */
+  routingHeaders: RoutingHeaderUse;
+}
+
+export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, route: RouteHeaderUse): GatewayOptions {
   const provider = headerString(headers, PROVIDER_HEADER);
   const customHost = headerString(headers, CUSTOM_HOST_HEADER);
   const virtualKey = headerString(headers, VIRTUAL_KEY_HEADER);
-  if (provider !== null || customHost !== null || virtualKey !== null) refuseUnreadRouting(provider, customHost, virtualKey, routing);
+  if (provider !== null || customHost !== null || virtualKey !== null) refuseUnreadRouting(provider, customHost, virtualKey, route.routingHeaders);
   return {
     traceId: parsed.traceId,
     metadata: parsed.metadata,
@@ -45,9 +53,9 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     customHost,
     virtualKey,
     bearerToken: bearerToken(headers),
-    providerOptions: headerOptions(headers, optionFamilies),
-    passedHeaders: passedHeaders(headers, forwardedByConfig, parsed.forwardHeaders),
-    checkHeaders: readByChecks.length === 0 ? NO_HEADERS : passedHeaders(headers, readByChecks, NO_NAMES, NO_NAMES),
+    providerOptions: headerOptions(headers, route.optionFamilies),
+    passedHeaders: passedHeaders(headers, route.forwardedHeaders, parsed.forwardHeaders),
+    checkHeaders: route.checkHeaders.length === 0 ? NO_HEADERS : passedHeaders(headers, route.checkHeaders, NO_NAMES, NO_NAMES),
   };
 }
 
@@ -55,11 +63,10 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
  * Two ways of naming the provider at once, or a routing header no target of the route reads (every
  * target names its own provider, say): either would be accepted and have no effect.
  */
-function refuseUnreadRouting(provider: string | null, customHost: string | null, virtualKey: string | null, routing: RoutingHeaderUse | null): void {
+function refuseUnreadRouting(provider: string | null, customHost: string | null, virtualKey: string | null, routing: RoutingHeaderUse): void {
   if (provider !== null && virtualKey !== null) {
     throw new GatewayError('invalid_header', `${PROVIDER_HEADER} and ${VIRTUAL_KEY_HEADER} are two ways of naming the provider (a virtual key holds its provider): send one.`, VIRTUAL_KEY_HEADER);
   }
-  if (routing === null) return;
   const unread = provider !== null && !routing.provider ? PROVIDER_HEADER : virtualKey !== null && !routing.virtualKey ? VIRTUAL_KEY_HEADER : customHost !== null && !routing.customHost ? CUSTOM_HOST_HEADER : null;
   if (unread === null) return;
   const because = unread === CUSTOM_HOST_HEADER ? 'every target of this route sets its own custom_host' : 'every target of this route names its own provider or virtual key';

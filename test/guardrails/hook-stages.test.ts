@@ -1,5 +1,6 @@
 // A route without hooks pays nothing: neither hook stage is in its chain. A route with hooks gets
 // the request stage at its root, and per leaf only what that leaf needs.
+import { EVERY_ROUTING_HEADER } from '../../runtime/pipeline/options.ts';
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { PlanLeaf, PlanNode } from '../../runtime/core/plan.ts';
@@ -46,7 +47,7 @@ describe('hook stages', () => {
     const body = { model: 'm', messages: [{ role: 'user', content: 'one two' }] };
     const x = newExchange({
       source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
-      rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, []),
+      rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionFamilies: null, routingHeaders: EVERY_ROUTING_HEADER }),
       plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
     });
     const outcome = await router.run(x);

@@ -1,4 +1,5 @@
 // The model catalog is schema-validated data; the provider API table decides which routes forward.
+import { EVERY_ROUTING_HEADER } from '../../runtime/pipeline/options.ts';
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { LoadedRouter } from '../../runtime/inference/routers.ts';
@@ -11,7 +12,7 @@ import type { StoredCredentials } from '../../runtime/providers/stored-credentia
 
 function router(config: Record<string, unknown>): LoadedRouter {
   const plan = planConfig(config, 'test');
-  return { configId: 'test', readsBody: plan.readsBody, plan, forwardedHeaders: [], checkHeaders: [], optionFamilies: null, routingHeaders: { provider: true, virtualKey: true, customHost: true }, run: async () => { throw new Error('not routed'); } };
+  return { configId: 'test', readsBody: plan.readsBody, plan, forwardedHeaders: [], checkHeaders: [], optionFamilies: null, routingHeaders: EVERY_ROUTING_HEADER, run: async () => { throw new Error('not routed'); } };
 }
 
 describe('model catalog', () => {

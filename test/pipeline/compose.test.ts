@@ -43,7 +43,7 @@ function exchangeFor(router: ReturnType<typeof routerFor>['router']): Exchange {
   const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
   return newExchange({
     source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
-    rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router.forwardedHeaders),
+    rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router),
     plan: router.plan, caller: null, record, signal: new AbortController().signal, readJson: async () => body,
   });
 }

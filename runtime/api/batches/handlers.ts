@@ -63,7 +63,7 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
       }
       // The headers each line will be routed with, checked now as a live request's are: one the route
       // would refuse (a provider-option or routing header no target reads) must not fail every line.
-      gatewayOptions(ctx.headers, ctx, router.forwardedHeaders, router.checkHeaders, router.optionFamilies, router.routingHeaders);
+      gatewayOptions(ctx.headers, ctx, router);
       const content = await inputContent(ctx, router, body.input_file_id);
       if (content === null) return;
       const id = `batch_gw${randomBytes(12).toString('base64url')}`;

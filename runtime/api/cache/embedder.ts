@@ -43,7 +43,7 @@ export function routeEmbedder(resolver: ConfigResolver, settings: SemanticSettin
         upstreamPath: '/embeddings',
         pathname: PATH,
         rawBody: Buffer.from(JSON.stringify(body)),
-        options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router.forwardedHeaders),
+        options: gatewayOptions({ 'content-type': 'application/json' }, parsed, router),
         plan: router.plan,
         caller: x.caller,
         record,

@@ -2,11 +2,10 @@
 // as `gateway compile` (400 `invalid_config` with every compile error otherwise); after the write the
 // change feed installs the new router here at once and in every other process on its next poll.
 import { randomBytes } from 'node:crypto';
-import { type ConfigError, findDuplicateKeys } from '../../../compiler/config/index.ts';
+import { type ConfigError, findDuplicateKeys, type RoutePlan } from '../../../compiler/config/index.ts';
 import { redactCredentials } from '../../../compiler/config/secrets.ts';
 import { semanticCacheErrors } from '../../../compiler/config/semantic-cache.ts';
 import { withoutEffect } from '../../../compiler/config/without-effect.ts';
-import type { RoutePlan } from '../../../compiler/config/index.ts';
 import { parsePromptRef } from '../prompts/prompt-ref.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
@@ -152,12 +151,12 @@ function compileOrThrow(catalog: ConfigCatalog, config: Record<string, unknown>,
   const checked = catalog.check(config, id);
   // Saved, it would answer 400 on every request and stop this gateway's next start (docs/cache.md).
   // What `gateway compile` warns has no effect is refused here: an API save has no review after it.
-  const unrunnable = checked.ok ? [...(semanticCache ? [] : semanticCacheErrors(checked.plan)), ...withoutEffect(config)] : [];
-  if (checked.ok && duplicates.length === 0 && unrunnable.length === 0) {
+  const refused = checked.ok ? [...(semanticCache ? [] : semanticCacheErrors(checked.plan)), ...withoutEffect(config)] : [];
+  if (checked.ok && duplicates.length === 0 && refused.length === 0) {
     refuseMetadataHosts(checked.plan.root);
     return checked.plan;
   }
-  const result = { errors: [...duplicates, ...(checked.ok ? unrunnable : checked.errors)] };
+  const result = { errors: [...duplicates, ...(checked.ok ? refused : checked.errors)] };
   const first = result.errors[0];
   const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
   throw new GatewayError('invalid_config', `The config is not valid: ${first.message}${more}`, '/config', {
