@@ -5,9 +5,8 @@
 // most likely means another mode, or the field on another node. The same for a provider option
 // (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
 // provider is of another family: its adapter never reads it; and the rest of a `retry` whose
-// `attempts` is 0. A warning, not an error: configs saved
-// before this check keep loading.
-import { OPTION_FAMILY, providerEntry } from './providers.ts';
+// `attempts` is 0. A warning, not an error: configs saved before this check keep loading.
+import { otherFamilyReading, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
 
 export const FIELD_WITHOUT_EFFECT = 'CFG_FIELD_WITHOUT_EFFECT';
@@ -29,8 +28,8 @@ export function ignoredFields(config: unknown): IgnoredField[] {
     const family = provider === null ? undefined : providerEntry(provider)?.family;
     if (family !== undefined) {
       for (const key in node) {
-        const reader = OPTION_FAMILY.get(key);
-        if (reader !== undefined && reader !== family) found.push({ pointer: `${at}/${key}`, message: `Only ${reader} providers read "${key}"; this node's provider, "${provider}", is of the ${family} family.` });
+        const reader = otherFamilyReading(key, family);
+        if (reader !== null) found.push({ pointer: `${at}/${key}`, message: `Only ${reader} providers read "${key}"; this node's provider, "${provider}", is of the ${family} family.` });
       }
     }
     const strategy = isPlainObject(node.strategy) ? node.strategy : null;

@@ -18,6 +18,12 @@ export const HEADER_PROVIDER_OPTIONS: ReadonlyMap<string, ProviderOption> = new 
 /** Option → the adapter family that reads it (its adapter alone): beside a provider of another family it has no effect. */
 export const OPTION_FAMILY: ReadonlyMap<string, string> = new Map(PROVIDER_OPTIONS.map((option) => [option.key, option.family]));
 
+/** The family that reads `key` when it is a provider option of another family than `family` (so it would have no effect there); null otherwise. */
+export function otherFamilyReading(key: string, family: string): string | null {
+  const reader = OPTION_FAMILY.get(key);
+  return reader !== undefined && reader !== family ? reader : null;
+}
+
 /** Alias → canonical name. */
 export const PROVIDER_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(PROVIDERS.flatMap((p) => (p.aliases ?? []).map((alias) => [alias, p.name])));
 

@@ -55,8 +55,8 @@ const DEPENDENCIES: readonly Dependency[] = [
     otherwise: 'GATEWAY_REQUEST_LOG is off, so no record is written',
   },
   { names: ['GATEWAY_LOG_WRITER'], active: (env) => !isSet(env.DATABASE_URL), otherwise: 'it applies to the SQLite store only; with DATABASE_URL the request log is written through the PostgreSQL pool' },
-  // An invalid GATEWAY_LOG_BODIES (null) is said by the log's own check, not as a dependency.
-  { names: ['GATEWAY_LOG_BODY_MAX_BYTES'], active: (env) => switchState(env.GATEWAY_LOG_BODIES) !== false && switchState(env.GATEWAY_LOG_BODIES) !== undefined, otherwise: 'GATEWAY_LOG_BODIES is not on, so no body is logged to cap' },
+  // Bodies are off unless switched on; an invalid GATEWAY_LOG_BODIES (null) is said by the log's own check.
+  { names: ['GATEWAY_LOG_BODY_MAX_BYTES'], active: (env) => switchState(env.GATEWAY_LOG_BODIES) !== false && isSet(env.GATEWAY_LOG_BODIES), otherwise: 'GATEWAY_LOG_BODIES is not on, so no body is logged to cap' },
 ];
 
 /** One line per setting that is set but would do nothing, and per value no module checks at start; empty when all is well. */

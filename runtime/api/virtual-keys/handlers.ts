@@ -1,7 +1,7 @@
 // `/v1/virtual-keys`: create, list, retrieve, update and delete stored provider credentials (admin
 // scope). The credential and secret options are sealed before they reach the store and are never
 // returned, not even by the call that created them: responses name which secrets a key holds.
-import { OPTION_FAMILY, providerEntry } from '../../../compiler/config/providers.ts';
+import { otherFamilyReading, providerEntry } from '../../../compiler/config/providers.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -204,9 +204,10 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
  */
 function refuseOtherFamilies(provider: string, keys: Iterable<string>): void {
   const family = providerEntry(provider)?.family;
+  if (family === undefined) return;
   for (const key of keys) {
-    const reader = OPTION_FAMILY.get(key);
-    if (reader === undefined || family === undefined || reader === family) continue;
+    const reader = otherFamilyReading(key, family);
+    if (reader === null) continue;
     throw badField(`/${key}`, `Only ${reader} providers read ${key}, and this key's provider, "${provider}", is of the ${family} family: it would have no effect. Remove it (null removes a stored one).`);
   }
 }
