@@ -5,7 +5,9 @@
 // most likely means another mode, or the field on another node. The same for a provider option
 // (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
 // provider is of another family: its adapter never reads it; and the rest of a `retry` whose
-// `attempts` is 0. A warning, not an error: configs saved before this check keep loading.
+// `attempts` is 0; and a `forward_headers` entry every target it reaches sets itself
+// (forwarded-without-effect.ts). A warning, not an error: configs saved before this check keep loading.
+import { forwardedWithoutEffect } from './forwarded-without-effect.ts';
 import { otherFamilyReading, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
 
@@ -53,5 +55,5 @@ export function ignoredFields(config: unknown): IgnoredField[] {
     if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, mode, provider));
   };
   walk(config, '', null, null);
-  return found;
+  return found.concat(forwardedWithoutEffect(config));
 }

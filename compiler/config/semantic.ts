@@ -1,6 +1,6 @@
 // The rules JSON Schema cannot say (ARCHITECTURE §5), checked over the whole target tree. Runs even
 // when the schema check failed, so one run reports every problem; hence every read is defensive.
-import { isNeverForwarded } from './forwarding.ts';
+import { neverForwardedBecause } from './forwarding.ts';
 import { MAX_RETRY_ATTEMPTS, MAX_TARGET_DEPTH, type ConfigError } from './errors.ts';
 import { isPlainObject, parseQuery } from './query.ts';
 import { didYouMean } from './suggest.ts';
@@ -91,8 +91,9 @@ function checkStrategy(strategy: Record<string, unknown>, targets: unknown[], at
 function checkForwardHeaders(names: unknown, at: string, errors: ConfigError[]): void {
   if (!Array.isArray(names)) return;
   names.forEach((name, index) => {
-    if (typeof name === 'string' && isNeverForwarded(name)) {
-      errors.push({ code: 'CFG_FORWARD_HEADER_NOT_ALLOWED', pointer: `${at}/${index}`, message: `${JSON.stringify(name)} is one of the gateway's own headers, which are never sent to a provider.`, hint: 'remove it; provider settings go in the target\'s own fields' });
+    const never = typeof name === 'string' ? neverForwardedBecause(name) : null;
+    if (never !== null) {
+      errors.push({ code: 'CFG_FORWARD_HEADER_NOT_ALLOWED', pointer: `${at}/${index}`, message: `${JSON.stringify(name)} is never forwarded: ${never}.`, hint: 'remove it; provider settings go in the target\'s own fields' });
     }
   });
 }

@@ -1,7 +1,7 @@
 // Parsing of the optional x-gateway-* request headers (SPEC §5.3). Each parser takes the raw value
 // as node:http delivers it and throws `invalid_header` naming the header on anything malformed.
 import { GatewayError } from './errors.ts';
-import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
+import { neverForwardedBecause } from '../../compiler/config/forwarding.ts';
 import {
   API_KEY_HEADER, CACHE_FORCE_REFRESH_HEADER, CACHE_NAMESPACE_HEADER, CONFIG_HEADER, CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, GATEWAY_HEADER_PREFIX,
   METADATA_HEADER, PROVIDER_HEADER, REQUEST_TIMEOUT_HEADER, TRACE_ID_HEADER, VIRTUAL_KEY_HEADER,
@@ -101,7 +101,8 @@ export function parseForwardHeaders(value: string | undefined): readonly string[
     if (typeof name !== 'string' || !HEADER_NAME.test(name)) {
       throw invalid(FORWARD_HEADERS_HEADER, `must list valid header names; ${JSON.stringify(name)} is not one.`);
     }
-    if (isNeverForwarded(name)) throw invalid(FORWARD_HEADERS_HEADER, `names ${JSON.stringify(name)}: the gateway's own headers are never sent to a provider.`);
+    const never = neverForwardedBecause(name);
+    if (never !== null) throw invalid(FORWARD_HEADERS_HEADER, `names ${JSON.stringify(name)}, which is never forwarded: ${never}.`);
     const lower = name.toLowerCase();
     if (!result.includes(lower)) result.push(lower);
   }

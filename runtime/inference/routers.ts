@@ -2,6 +2,7 @@
 // (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime, and compose
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
 import { lookup } from 'node:dns/promises';
+import { type AdapterTarget, headersSetByEveryAdapter } from '../../compiler/config/adapter-headers.ts';
 import { emitRouter } from '../../compiler/config/emit.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
 import type { CheckTools } from '../pipeline/guardrails/check.ts';
@@ -11,7 +12,7 @@ import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
 import { silentLogger } from '../core/log.ts';
 import { attemptStages, chain, requestStages, stagesReadBody } from '../pipeline/compose.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
-import type { RouteHeaderUse, RoutingHeaderUse } from '../pipeline/options.ts';
+import { NO_ADAPTER_SET_HEADERS, type RouteHeaderUse, type RoutingHeaderUse } from '../pipeline/options.ts';
 import { PromptHolder } from '../pipeline/prompt/prompt-source.ts';
 import type { Services } from '../pipeline/services.ts';
 import type { Stage } from '../pipeline/stage.ts';
@@ -88,7 +89,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.
   const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null ? route(x) : x.json().then(() => route(x))) : route;
   const fns = requestStages(stages, plan, services);
-  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), routingHeaders: routingHeaderUse(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
+  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), routingHeaders: routingHeaderUse(plan.root), adapterSetHeaders: adapterSetHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
 }
 
 function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
@@ -101,6 +102,19 @@ function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
     return true;
   };
   return walk(root) ? families : null;
+}
+
+/** The headers every target's adapter sets itself; none when a target's provider is known only per request. */
+function adapterSetHeaders(root: PlanNode): ReadonlySet<string> {
+  const leaves: AdapterTarget[] = [];
+  const walk = (node: PlanNode): boolean => {
+    if (node.kind === 'strategy') return node.targets.every(walk);
+    if (node.virtualKey !== null || node.provider === null || node.provider.startsWith('@')) return false;
+    leaves.push({ provider: node.provider, ownKey: node.apiKey !== null });
+    return true;
+  };
+  const common = walk(root) ? headersSetByEveryAdapter(leaves) : [];
+  return common.length === 0 ? NO_ADAPTER_SET_HEADERS : new Set(common);
 }
 
 function routingHeaderUse(root: PlanNode): RoutingHeaderUse {

@@ -2,7 +2,7 @@
 // routing and provider headers, read here once. The client headers that may reach a provider are
 // copied out by name, so nothing below this point reads the client's header map.
 import type { IncomingHttpHeaders } from 'node:http';
-import { CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import { CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { headerOptions } from '../providers/header-options.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
@@ -35,6 +35,8 @@ export interface RouteHeaderUse {
   optionFamilies: ReadonlySet<string> | null;
   /** The routing headers some target reads: one no target reads would have no effect and is refused. */
   routingHeaders: RoutingHeaderUse;
+  /** Headers the adapter of every target sets itself (compiler/config/adapter-headers.ts): forwarding one would have no effect and is refused. */
+  adapterSetHeaders: ReadonlySet<string>;
 }
 
 export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, route: RouteHeaderUse): GatewayOptions {
@@ -42,6 +44,7 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
   const customHost = headerString(headers, CUSTOM_HOST_HEADER);
   const virtualKey = headerString(headers, VIRTUAL_KEY_HEADER);
   if (provider !== null || customHost !== null || virtualKey !== null) refuseUnreadRouting(provider, customHost, virtualKey, route.routingHeaders);
+  if (route.adapterSetHeaders.size > 0) refuseOverwrittenForwards(parsed.forwardHeaders, route.adapterSetHeaders);
   return {
     traceId: parsed.traceId,
     metadata: parsed.metadata,
@@ -72,6 +75,16 @@ function refuseUnreadRouting(provider: string | null, customHost: string | null,
   const because = unread === CUSTOM_HOST_HEADER ? 'every target of this route sets its own custom_host' : 'every target of this route names its own provider or virtual key';
   throw new GatewayError('invalid_header', `${unread} would have no effect: ${because}.`, unread);
 }
+
+/** A header x-gateway-forward-headers names that every target's adapter sets itself: the client's value would never be sent. */
+function refuseOverwrittenForwards(forwarded: readonly string[], setByAdapters: ReadonlySet<string>): void {
+  const overwritten = forwarded.find((name) => setByAdapters.has(name));
+  if (overwritten === undefined) return;
+  throw new GatewayError('invalid_header', `${FORWARD_HEADERS_HEADER} names ${JSON.stringify(overwritten)}, which would have no effect: every target of this route sets it itself (its provider's adapter does, on every call).`, FORWARD_HEADERS_HEADER);
+}
+
+/** No header set by every adapter: a route with a target whose provider is known only per request. */
+export const NO_ADAPTER_SET_HEADERS: ReadonlySet<string> = Object.freeze(new Set<string>());
 
 const NO_NAMES: readonly string[] = [];
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;

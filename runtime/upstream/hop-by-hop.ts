@@ -1,25 +1,10 @@
 // Headers that describe one connection, not the message (RFC 9110 §7.6.1): they must not cross the
 // proxy in either direction. Names listed in a `Connection` header are hop-by-hop too.
 
-/** The fixed hop-by-hop set, lower-cased. `proxy-connection` is the pre-standard alias clients still send. */
-export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'trailers',
-  'transfer-encoding',
-  'upgrade',
-]);
+import { HOP_BY_HOP_HEADERS, REQUEST_ONLY_DROPPED } from '../../compiler/config/forwarding.ts';
 
-/**
- * Dropped from requests only: undici computes `host` and `content-length` from the origin and the
- * body it actually sends, and it rejects `expect` (it does not implement 100-continue on HTTP/1.1).
- */
-export const REQUEST_ONLY_DROPPED: ReadonlySet<string> = new Set(['host', 'content-length', 'expect']);
+// The fixed sets are defined with the rule that refuses forwarding them (compiler/config/forwarding.ts).
+export { HOP_BY_HOP_HEADERS, REQUEST_ONLY_DROPPED };
 
 function addConnectionTokens(value: string | string[] | undefined, into: Set<string>): void {
   if (value === undefined) return;

@@ -1,6 +1,6 @@
 // CFG_FIELD_WITHOUT_EFFECT (compiler/config/ignored-fields.ts): the fields one kind of strategy reads,
 // found where no such strategy reads them, and nowhere else.
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkConfig } from '../../compiler/config/index.ts';
 import { ignoredFields } from '../../compiler/config/ignored-fields.ts';
 
@@ -75,4 +75,36 @@ it('finds the rest of a retry whose attempts are 0, on the config and on a targe
   };
   expect(pointers(config)).toEqual(['/retry/on_status_codes', '/retry/use_retry_after_headers', '/targets/2/retry/use_retry_after_headers']);
   expect(ignoredFields(config)[0]!.message).toBe('"retry.attempts" is 0, so no retry happens and "on_status_codes" is never read.');
+});
+
+describe('a forward_headers entry every target it reaches sets itself', () => {
+  const messages = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: 'anthropic', api_key: 'k', ...extra });
+  const fallback = (targets: unknown[], extra: Record<string, unknown> = {}) => ({ strategy: { mode: 'fallback' }, targets, ...extra });
+
+  it('is found where the adapter of every reached target overwrites it', () => {
+    const config = fallback([messages('a'), messages('b')], { forward_headers: ['x-tenant', 'X-Api-Key', 'anthropic-version'] });
+    expect(checkConfig(config).ok).toBe(true);
+    expect(pointers(config)).toEqual(['/forward_headers/1', '/forward_headers/2']);
+    expect(ignoredFields(config)[0]!.message).toBe('Every target this list reaches sets "x-api-key" itself (its provider\'s adapter does, on every call), so the client\'s value would never reach a provider.');
+    expect(pointers(leaf('solo', { forward_headers: ['authorization'] }))).toEqual(['/forward_headers/0']);
+    // Both set the credential as Authorization.
+    expect(pointers(fallback([leaf('a'), { name: 'g', provider: 'groq', api_key: 'k' }], { forward_headers: ['authorization'] }))).toEqual(['/forward_headers/0']);
+  });
+
+  it('is left alone where some reached target sends it, or its provider is known only per request', () => {
+    // The vendor takes x-api-key as any other header; the messages API takes Authorization.
+    expect(pointers(fallback([messages('a'), leaf('b')], { forward_headers: ['x-api-key', 'authorization'] }))).toEqual([]);
+    // A target with a list of its own is not reached by its parent's.
+    expect(pointers(fallback([messages('a', { forward_headers: [] }), leaf('b')], { forward_headers: ['x-api-key'] }))).toEqual([]);
+    expect(pointers(fallback([messages('a', { forward_headers: ['x-api-key'] }), leaf('b')]))).toEqual(['/targets/0/forward_headers/0']);
+    // A virtual key, a slug or no provider at all: known per request.
+    expect(pointers({ virtual_key: 'vk', forward_headers: ['authorization'] })).toEqual([]);
+    expect(pointers({ provider: '@team', forward_headers: ['authorization'] })).toEqual([]);
+    expect(pointers({ forward_headers: ['authorization'] })).toEqual([]);
+    // A local server without a key sets Authorization only from the client's bearer token: Basic reaches it.
+    expect(pointers({ provider: 'ollama', forward_headers: ['authorization'] })).toEqual([]);
+    expect(pointers({ provider: 'ollama', api_key: 'k', forward_headers: ['authorization'] })).toEqual(['/forward_headers/0']);
+    // A key set below the provider still belongs to its group.
+    expect(pointers({ provider: 'ollama', forward_headers: ['authorization'], strategy: { mode: 'fallback' }, targets: [{ api_key: 'k' }] })).toEqual(['/forward_headers/0']);
+  });
 });

@@ -96,6 +96,21 @@ describe('other endpoints', () => {
     expect(seen['x-other']).toBe('o');
     expect(seen['x-secret']).toBeUndefined();
   });
+
+  it('refuses forwarding a header every target\'s adapter sets itself (the vendor credential): it would never be sent', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const res = await e2e.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': 'single', 'content-type': 'application/json', authorization: 'Basic dTpw', 'x-gateway-forward-headers': 'x-other, Authorization' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(400);
+    const error = await errorOf(res);
+    expect(error.code).toBe('invalid_header');
+    expect(error.param).toBe('x-gateway-forward-headers');
+    expect(error.message).toContain('"authorization", which would have no effect');
+    expect(e2e.mocks[0].requests.length).toBe(before);
+  });
 });
 
 describe('pass-through', () => {

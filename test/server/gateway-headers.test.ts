@@ -202,4 +202,10 @@ describe('x-gateway-forward-headers never forwards the gateway\'s own headers', 
     }
     expect(parseForwardHeaders('x-request-id, X-Trace')).toEqual(['x-request-id', 'x-trace']);
   });
+
+  it('refuses the headers of the client\'s connection (hop-by-hop, host, content-length, expect), which the transport drops', () => {
+    for (const name of ['connection', 'Keep-Alive', 'transfer-encoding', 'TE', 'upgrade', 'proxy-authorization', 'host', 'Content-Length', 'expect']) {
+      expect(() => parseForwardHeaders(`x-request-id, ${name}`)).toThrow(/describes the connection to the gateway/);
+    }
+  });
 });
