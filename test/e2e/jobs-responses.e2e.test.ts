@@ -166,6 +166,23 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect(sentChats()).toBe(before);
   });
 
+  it('names the Responses request\'s fields when the chat call it became is refused (the messages API has no reasoning effort)', async () => {
+    const sent = () => gw.messages.requests.length;
+    const before = sent();
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ reasoning: { effort: 'low' } }, 'reasoning.effort', '"reasoning.effort"'],
+      [{ text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } }, 'text.format', 'text.format "json_schema"'],
+    ];
+    for (const [extra, param, named] of cases) {
+      const res = await gw.call('POST', '/v1/responses', { headers: { ...messagesHeaders(), authorization: `Bearer ${MESSAGES_MOCK_KEY}` }, body: { model: 'claude-test', input: 'x', ...extra } });
+      expect(res.status, param).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'unsupported_parameter', param });
+      expect(res.body.error.message).toContain(named);
+      expect(res.body.error.message).not.toMatch(/reasoning_effort|response_format/);
+    }
+    expect(sent()).toBe(before);
+  });
+
   it('checks the body before anything is sent', async () => {
     const cases: Array<[unknown, string]> = [
       [{ input: 'x' }, '/model'],

@@ -14,6 +14,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
+import { inResponsesTerms } from './chat-terms.ts';
 import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';
 import { sendResponseEvents } from './events.ts';
 import { estimateTokens } from '../../core/token-estimate.ts';
@@ -106,7 +107,8 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     caller: key === null ? null : { keyId: key.id, workspaceId: key.workspaceId, organisationId: key.organisationId },
     signal: ctx.signal,
   }));
-  const answer = await readAnswer(ctx, outcome);
+  // A refusal on the way names the chat request's fields; the client sent the Responses ones.
+  const answer = await readAnswer(ctx, outcome.error === null ? outcome : { ...outcome, error: inResponsesTerms(outcome.error) });
   if (answer === null) return;
   if (!isSuccess(answer.status)) {
     sendAnswer(ctx, answer);
