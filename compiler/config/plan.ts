@@ -1,7 +1,7 @@
 // check → PLAN → emit. Turns a checked config into a RoutePlan: inheritance applied, defaults filled,
 // names resolved to indices, queries parsed. Pure and deterministic; the input must have passed check.
 import { type GuardrailLookup, resolvedGuardrail } from './guardrail-lookup.ts';
-import { PROVIDER_OPTIONS } from './providers.ts';
+import { canonicalProvider, PROVIDER_OPTIONS } from './providers.ts';
 import type {
   BreakerPlan, CachePlan, PlanCondition, PlanLeaf, PlanNode, PlanNodeBase, PlanQuery, PlanStrategy, RetryPlan, RoutePlan, StrategyMode,
 } from './route-plan.ts';
@@ -61,7 +61,7 @@ function planNode(raw: RawConfig, path: string, parent: Inherited, guardrails: G
   const leaf: PlanLeaf = {
     ...base,
     kind: 'leaf',
-    provider: typeof group.provider === 'string' ? group.provider : null,
+    provider: typeof group.provider === 'string' ? canonicalProvider(group.provider) : null,
     apiKey: typeof group.api_key === 'string' ? group.api_key : null,
     virtualKey: typeof group.virtual_key === 'string' ? group.virtual_key : null,
     promptId: own.promptId,

@@ -39,3 +39,13 @@ const BY_NAME: ReadonlyMap<string, ProviderEntry> = new Map(PROVIDERS.flatMap((p
 export function providerEntry(name: string): ProviderEntry | undefined {
   return BY_NAME.get(name.toLowerCase());
 }
+
+/**
+ * The canonical name of a provider name or alias (`OpenAI` → `vendor`): what x-gateway-provider
+ * echoes, records and metrics carry and limit policies match, however a config, a header or a
+ * virtual key spelt it. A name the manifest does not know (a `@slug`, a mistake refused elsewhere) is
+ * returned as given.
+ */
+export function canonicalProvider(name: string): string {
+  return BY_NAME.get(name.toLowerCase())?.name ?? name;
+}

@@ -3,6 +3,7 @@
 // copied out by name, so nothing below this point reads the client's header map.
 import type { IncomingHttpHeaders } from 'node:http';
 import { CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import { canonicalProvider } from '../../compiler/config/providers.ts';
 import { headerOptions } from '../providers/header-options.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
@@ -40,7 +41,9 @@ export interface RouteHeaderUse {
 }
 
 export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatewayHeaders, route: RouteHeaderUse): GatewayOptions {
-  const provider = headerString(headers, PROVIDER_HEADER);
+  const named = headerString(headers, PROVIDER_HEADER);
+  // `OpenAI` and `openai` are the vendor: echoed, recorded and matched by limit policies as `vendor`.
+  const provider = named === null ? null : canonicalProvider(named);
   const customHost = headerString(headers, CUSTOM_HOST_HEADER);
   const virtualKey = headerString(headers, VIRTUAL_KEY_HEADER);
   if (provider !== null || customHost !== null || virtualKey !== null) refuseUnreadRouting(provider, customHost, virtualKey, route.routingHeaders);

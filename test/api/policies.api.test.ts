@@ -57,6 +57,23 @@ describe.each(BACKENDS)('policies API on %s', (backend) => {
       expect(foreign.status).toBe(403);
     });
 
+    it('refuses a provider condition no provider could match (a misspelt name would leave the limit off), on create and update, for both kinds', async () => {
+      const rate = { type: 'requests', unit: 'rpm', value: 1 };
+      const typo = await api.call('POST', '/v1/policies/rate-limits', { body: { ...rate, conditions: [{ key: 'metadata.team', value: 'a' }, { key: 'provider', value: 'opnai' }] } });
+      expect(typo.status).toBe(400);
+      expect(typo.body.error).toMatchObject({ code: 'invalid_request_body', param: '/conditions/1/value' });
+      expect(typo.body.error.message).toContain('did you mean "openai"?');
+      for (const value of ['zz*', 'open-ai']) expect((await api.call('POST', '/v1/policies/usage-limits', { body: { ...USAGE, conditions: [{ key: 'provider', value }] } })).status, value).toBe(400);
+      // A name, an alias (any case), a prefix of a name, any provider, or a slug.
+      for (const value of ['vendor', 'OpenAI', 'open*', '*', '@team-openai']) {
+        expect((await api.call('POST', '/v1/policies/rate-limits', { body: { ...rate, conditions: [{ key: 'provider', value }] } })).status, value).toBe(200);
+      }
+      const created = await api.call('POST', '/v1/policies/rate-limits', { body: rate });
+      const update = await api.call('PUT', `/v1/policies/rate-limits/${created.body.id}`, { body: { conditions: [{ key: 'provider', value: 'antropic' }] } });
+      expect(update.status).toBe(400);
+      expect(update.body.error.message).toContain('did you mean "anthropic"?');
+    });
+
     it('GET honours status (default active); unknown and malformed IDs are 404', async () => {
       const { body } = await api.call('POST', '/v1/policies/rate-limits', { body: { type: 'requests', unit: 'rph', value: 5 } });
       expect((await api.call('GET', `/v1/policies/rate-limits/${body.id}?status=archived`)).status).toBe(404);

@@ -45,10 +45,10 @@ describe('config simulation API', () => {
       ['config.targets[1]', 'answer'],
     ]);
     // retry-after 3 s, capped as this gateway caps every wait (GATEWAY_RETRY_MAX_MS: 50 ms in the harness).
-    expect(res.body.attempts[0]).toMatchObject({ name: 'primary', provider: 'openai', model: 'gpt-4o-mini', result: { status: 429, error: null }, backoff_ms: 50 });
+    expect(res.body.attempts[0]).toMatchObject({ name: 'primary', provider: 'vendor', model: 'gpt-4o-mini', result: { status: 429, error: null }, backoff_ms: 50 });
     expect(res.body.attempts[2]).toMatchObject({ model: 'gpt-4o', result: { status: 200 } });
-    expect(res.body.answer).toEqual({ status: 200, target: 'config.targets[1]', provider: 'openai', retries: 0, error: null });
-    expect(res.body.headers).toMatchObject({ 'x-gateway-last-used-option-index': 'config.targets[1]', 'x-gateway-retry-attempt-count': '0', 'x-gateway-provider': 'openai', 'x-gateway-cache-status': 'DISABLED' });
+    expect(res.body.answer).toEqual({ status: 200, target: 'config.targets[1]', provider: 'vendor', retries: 0, error: null });
+    expect(res.body.headers).toMatchObject({ 'x-gateway-last-used-option-index': 'config.targets[1]', 'x-gateway-retry-attempt-count': '0', 'x-gateway-provider': 'vendor', 'x-gateway-cache-status': 'DISABLED' });
     expect(JSON.stringify(res.body)).not.toContain('sk-secret');
     expect(providerHits).toBe(0);
   });

@@ -29,7 +29,8 @@ describe('chat completions with the vendor SDK', () => {
     const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.choices[0].message.content).toContain('mock1');
-    expect(response.headers.get('x-gateway-provider')).toBe('openai');
+    // `openai` is an alias: the canonical name is echoed (and recorded, and matched by limit policies).
+    expect(response.headers.get('x-gateway-provider')).toBe('vendor');
     expect(response.headers.get('x-gateway-last-used-option-index')).toBe('config');
     expect(response.headers.get('x-gateway-retry-attempt-count')).toBe('0');
     expect(response.headers.get('x-gateway-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -149,7 +150,7 @@ describe('chat completions with the vendor SDK', () => {
     expect(taken.status).toBe(200);
     const bare = await post({ 'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }), 'x-gateway-provider': 'openai', 'x-gateway-custom-host': e2e.mocks[1].baseURL });
     expect(bare.status).toBe(200);
-    expect(bare.headers.get('x-gateway-provider')).toBe('openai');
+    expect(bare.headers.get('x-gateway-provider')).toBe('vendor');
     // With a config or without, a virtual key and a provider are two answers to one question.
     for (const config of [{}, { 'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }) }] as Record<string, string>[]) {
       const both = await post({ ...config, 'x-gateway-provider': 'openai', 'x-gateway-virtual-key': 'vk-any' });

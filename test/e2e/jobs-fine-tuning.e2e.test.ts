@@ -108,7 +108,7 @@ describe.each(BACKENDS)('fine-tuning on %s', (backend) => {
     expect(await res.text()).toBe(broken);
     expect(gw.jobs.contract.violations.get('retrieveFineTuningJob')).toBe(1);
     const logged = gw.logs.find((l) => l.event === 'provider_contract_violation');
-    expect(logged).toMatchObject({ level: 'warn', fields: { code: 'provider_contract_violation', operation: 'retrieveFineTuningJob', provider: 'openai', count: 1 } });
+    expect(logged).toMatchObject({ level: 'warn', fields: { code: 'provider_contract_violation', operation: 'retrieveFineTuningJob', provider: 'vendor', count: 1 } });
   });
 
   it('refuses fine-tuning through a route whose provider has no fine-tuning API', async () => {
@@ -135,7 +135,7 @@ describe('fine-tuning in strict contract mode', () => {
     mock.script({ path: '/v1/fine_tuning/jobs', method: 'GET', body: JSON.stringify({ object: 'list', data: [{ id: 'x' }], has_more: false }) });
     const res = await gw.call('GET', '/v1/fine_tuning/jobs', { headers: { ...vendorHeaders(mock), authorization: `Bearer ${VENDOR_MOCK_KEY}` } });
     expect(res.status).toBe(502);
-    expect(res.body.error).toMatchObject({ code: 'provider_contract_violation', type: 'provider_error', provider: 'openai' });
+    expect(res.body.error).toMatchObject({ code: 'provider_contract_violation', type: 'provider_error', provider: 'vendor' });
     expect(res.body.error.param).toMatch(/^\/data\/0/);
     expect(gw.jobs.contract.violations.get('listFineTuningJobs')).toBe(1);
     // A conforming answer still goes through.

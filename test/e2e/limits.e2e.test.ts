@@ -185,6 +185,16 @@ describe('rate and usage limits', () => {
     expect(second.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
   });
 
+  it('a provider condition matches the provider however the config spells it (`openai` is the vendor)', async () => {
+    // The configs name `openai`; the policy names the canonical `vendor`.
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'provider', value: 'vendor' }, { key: 'metadata.test', value: 'alias' }] });
+    const sdk = client({ test: 'alias' });
+    expect((await send(sdk)).status).toBe(200);
+    const refused = await send(sdk);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-gateway-provider')).toBe('vendor');
+  });
+
   it('an archived policy does nothing, and an unknown key is refused when the policy is created', async () => {
     const id = await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 0, conditions: [{ key: 'metadata.test', value: 'archived' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'archived' });

@@ -62,7 +62,7 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     expect(Date.now() - started).toBeLessThan(2000);
     const record = byTrace.data[0];
     expect(record).toMatchObject({
-      object: 'request_log', trace_id: traceId, status: 200, provider: 'openai', config_id: 'chat', target: 'config', model_requested: 'gpt-4o-mini',
+      object: 'request_log', trace_id: traceId, status: 200, provider: 'vendor', config_id: 'chat', target: 'config', model_requested: 'gpt-4o-mini',
       model_answered: answer.model, route_kind: 'inference', source: 'http', metadata: { team },
       usage: { input_tokens: answer.usage!.prompt_tokens, output_tokens: answer.usage!.completion_tokens, estimated: false },
     });
@@ -89,7 +89,9 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     const keyId = all.data[0].api_key_id as string;
     expect((await logs(`metadata.team=${team}&status=4xx`)).data.map((r) => r.status)).toEqual([400]);
     expect((await logs(`metadata.team=${team}&status=400`)).data).toHaveLength(1);
-    expect((await logs(`metadata.team=${team}&status=2xx&provider=openai&model=gpt-4o-mini&config_id=chat&api_key_id=${keyId}`)).data).toHaveLength(5);
+    expect((await logs(`metadata.team=${team}&status=2xx&provider=vendor&model=gpt-4o-mini&config_id=chat&api_key_id=${keyId}`)).data).toHaveLength(5);
+    // The config says `openai`, an alias: records carry the canonical name, and the filter takes either.
+    expect((await logs(`metadata.team=${team}&status=2xx&provider=OpenAI`)).data).toHaveLength(5);
     expect((await logs(`metadata.team=${team}&provider=anthropic`)).data).toHaveLength(0);
     const now = Math.floor(Date.now() / 1000);
     expect((await logs(`metadata.team=${team}&from=${now - 60}&to=${now + 1}`)).data).toHaveLength(6);

@@ -80,16 +80,16 @@ describe('/metrics', () => {
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sum(after, name, labels) - sum(before, name, labels);
 
-    const ok = { route_kind: 'inference', provider: 'openai', model: 'gpt-4o-mini', status_class: '2xx', cache_status: 'DISABLED' };
+    const ok = { route_kind: 'inference', provider: 'vendor', model: 'gpt-4o-mini', status_class: '2xx', cache_status: 'DISABLED' };
     expect(delta('gateway_requests_total', ok)).toBe(5);
-    expect(delta('gateway_request_duration_seconds_count', { route_kind: 'inference', provider: 'openai', status_class: '2xx' })).toBe(5);
+    expect(delta('gateway_request_duration_seconds_count', { route_kind: 'inference', provider: 'vendor', status_class: '2xx' })).toBe(5);
     const input = answers[0].usage.prompt_tokens;
-    expect(delta('gateway_tokens_total', { provider: 'openai', model: 'gpt-4o-mini', type: 'input' })).toBe(input * 5);
-    expect(delta('gateway_cost_usd_total', { provider: 'openai', model: 'gpt-4o-mini' })).toBeGreaterThan(0);
+    expect(delta('gateway_tokens_total', { provider: 'vendor', model: 'gpt-4o-mini', type: 'input' })).toBe(input * 5);
+    expect(delta('gateway_cost_usd_total', { provider: 'vendor', model: 'gpt-4o-mini' })).toBeGreaterThan(0);
     // The fallback request: one failed attempt on the dead target, then a fallback to the live one.
-    expect(delta('gateway_upstream_duration_seconds_count', { provider: 'openai', status_class: 'error' })).toBe(1);
-    expect(delta('gateway_upstream_duration_seconds_count', { provider: 'openai', status_class: '2xx' })).toBe(5);
-    expect(delta('gateway_fallbacks_total', { provider: 'openai' })).toBe(1);
+    expect(delta('gateway_upstream_duration_seconds_count', { provider: 'vendor', status_class: 'error' })).toBe(1);
+    expect(delta('gateway_upstream_duration_seconds_count', { provider: 'vendor', status_class: '2xx' })).toBe(5);
+    expect(delta('gateway_fallbacks_total', { provider: 'vendor' })).toBe(1);
     expect(sum(after, 'gateway_circuit_state', { config: 'fallback', target: 'config.targets[0]' })).toBe(1);
     expect(delta('gateway_inline_config_cache_total', { result: 'miss' })).toBe(1);
     expect(delta('gateway_inline_config_cache_total', { result: 'hit' })).toBe(1);

@@ -79,7 +79,7 @@ describe('provider APIs', () => {
     expect(routeHasApi(both, {}, null, 'batches')).toBe(true);
     expect(routeHasApi(both, {}, null, 'fine_tuning')).toBe(false);
     const mixed = router({ strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', api_key: 'a' }, { provider: '@anth' }] });
-    expect(routeProviders(mixed, {}, credentials)).toEqual(['openai', 'anthropic']);
+    expect(routeProviders(mixed, {}, credentials)).toEqual(['vendor', 'anthropic']);
     expect(routeHasApi(mixed, {}, credentials, 'files')).toBe(false);
     expect(routeProviders(router({ virtual_key: 'vk-vendor' }), {}, credentials)).toEqual(['openai']);
     expect(routeProviders(router({ virtual_key: 'vk-unknown' }), {}, credentials)).toEqual([null]);

@@ -70,6 +70,15 @@ describe('matching', () => {
     expect(await h.request(subject())).toBe(429);
   });
 
+  it('matches provider values as canonical names: an alias or another case is its provider, a prefix is lower-cased', async () => {
+    const h = harness(Date.UTC(2026, 10, 24));
+    h.limits.use([rate('alias', { value: 0, conditions: [{ key: 'provider', value: 'OpenAI' }] }), rate('prefix', { value: 0, conditions: [{ key: 'provider', value: 'Anth*' }] })], []);
+    // Targets carry canonical names (compiler/config/plan.ts, the x-gateway-provider header, virtual keys).
+    expect(await h.request(subject({ provider: 'vendor' }), 0, 'attempt')).toBe(429);
+    expect(await h.request(subject({ provider: 'anthropic' }), 0, 'attempt')).toBe(429);
+    expect(await h.request(subject({ provider: 'groq' }), 0, 'attempt')).toBe(200);
+  });
+
   it('puts policies on provider, virtual_key or model in the attempt level, the rest in the request level; archived ones nowhere', () => {
     const h = harness(0);
     h.limits.use(

@@ -6,6 +6,7 @@ import type { RequestLogFilter, RequestLogStore } from '../../store/request-log-
 import type { Handler } from '../../server/server.ts';
 import { notFound, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { canonicalProvider } from '../../../compiler/config/providers.ts';
 import { requestLogWire } from './wire.ts';
 
 const METADATA_PREFIX = 'metadata.';
@@ -46,7 +47,8 @@ export function filterOf(query: Readonly<Record<string, unknown>>, visibleTo?: s
   return {
     traceId: stringOf(query.trace_id),
     status: statusRange(stringOf(query.status)),
-    provider: stringOf(query.provider),
+    // Records carry canonical names: `provider=openai` finds the vendor's.
+    provider: providerOf(query.provider),
     model: stringOf(query.model),
     configId: stringOf(query.config_id),
     apiKeyId: stringOf(query.api_key_id),
@@ -71,4 +73,9 @@ function statusRange(text: string | undefined): { min: number; max: number } | u
 
 function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+function providerOf(value: unknown): string | undefined {
+  const name = stringOf(value);
+  return name === undefined ? undefined : canonicalProvider(name);
 }

@@ -1,7 +1,7 @@
 // `/v1/virtual-keys`: create, list, retrieve, update and delete stored provider credentials (admin
 // scope). The credential and secret options are sealed before they reach the store and are never
 // returned, not even by the call that created them: responses name which secrets a key holds.
-import { otherFamilyReading, providerEntry } from '../../../compiler/config/providers.ts';
+import { canonicalProvider, otherFamilyReading, providerEntry } from '../../../compiler/config/providers.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -161,7 +161,7 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
         if (typeof value !== 'string' || value.startsWith('@') || !providers.has(value)) {
           throw badField('/provider', `provider must be a provider name this gateway knows (${providers.names().join(', ')}).`);
         }
-        next.provider = value.toLowerCase();
+        next.provider = canonicalProvider(value);
         break;
       case 'name':
         if (value !== null && (typeof value !== 'string' || value.length > 255)) throw badField('/name', 'name must be a string of at most 255 characters, or null.');

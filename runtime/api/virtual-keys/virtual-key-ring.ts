@@ -1,6 +1,7 @@
 // Virtual keys held in memory, opened once: the request path looks a key or a slug up in a map and
 // never reads the database. The ring loads at start and follows the store's change feed, so a key
 // written through any process reaches every process.
+import { canonicalProvider } from '../../../compiler/config/providers.ts';
 import type { StoredCredentials, StoredIntegration } from '../../providers/stored-credentials.ts';
 import type { GatewayLogger } from '../../core/log.ts';
 import type { StoreChange } from '../../store/change-feed.ts';
@@ -77,7 +78,8 @@ export class VirtualKeyRing implements StoredCredentials {
     }
     const { api_key: apiKey, ...secretOptions } = secrets;
     return {
-      provider: record.provider,
+      // Keys stored before names were made canonical on create may hold an alias.
+      provider: canonicalProvider(record.provider),
       apiKey: typeof apiKey === 'string' ? apiKey : null,
       options: Object.freeze({ ...record.options, ...secretOptions }),
     };

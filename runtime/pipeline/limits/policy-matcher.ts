@@ -7,6 +7,7 @@
 // provider, virtual_key and model (the model sent to the provider). A value ending in `*` matches
 // by prefix; `*` alone matches any value that is present. A policy that reads a target-level key
 // is judged per attempt (the target known), the others once per request.
+import { canonicalProvider } from '../../../compiler/config/providers.ts';
 import type { RateLimitPolicy } from '../../store/rate-limit-policy-store.ts';
 import type { PeriodicReset, UsageLimitPolicy } from '../../store/usage-limit-policy-store.ts';
 
@@ -42,8 +43,10 @@ function readerOf(key: string): Reader {
   return (s) => (Object.hasOwn(s.metadata, name) ? s.metadata[name] : null);
 }
 
-function predicateOf(key: string, value: string): (s: LimitSubject) => boolean {
+function predicateOf(key: string, written: string): (s: LimitSubject) => boolean {
   const read = readerOf(key);
+  // Targets carry canonical provider names (lower case; `vendor` for `openai`): a value is matched as one.
+  const value = key !== 'provider' ? written : written.endsWith('*') ? written.toLowerCase() : canonicalProvider(written);
   if (value.endsWith('*')) {
     const prefix = value.slice(0, -1);
     return (s) => {
