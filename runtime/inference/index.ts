@@ -53,6 +53,7 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     recording: telemetry.requestLog || telemetry.metrics || setup.tracing !== null,
     tracing: setup.tracing !== null,
     checkTools: defaultCheckTools(hostPolicy),
+    resolveTarget: transport.resolveTarget,
   };
   const resolver = new ConfigResolver({ transport, breakers, settings, services });
   if (setup.configsDir !== null) {

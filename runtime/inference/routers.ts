@@ -56,7 +56,7 @@ export interface RouterDeps {
 const REAL_CLOCK: Pick<RetryOptions, 'sleep' | 'random' | 'now'> = { sleep, random: Math.random, now: Date.now };
 
 export function defaultServices(): Services {
-  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()) };
+  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()), resolveTarget: null };
 }
 
 /** Check tools over a host policy, resolving names with the system resolver. */

@@ -16,6 +16,7 @@ import { mapResponse } from '../providers/shared/mapped-response.ts';
 import { splitUrl } from '../providers/shared/url.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../providers/types.ts';
 import { send } from '../upstream/send.ts';
+import type { ResolvedTarget } from '../pipeline/services.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
@@ -50,11 +51,28 @@ export class InferenceTransport {
   readonly providerOf = (req: Exchange, leaf: LeafTarget): string => {
     const plan = leaf.plan;
     if (plan.provider !== null && !plan.provider.startsWith('@')) return plan.provider;
+    return this.resolveTarget(req, plan).provider;
+  };
+
+  /**
+   * What a target is for this request, as limit policies read it: its provider (its own, its virtual
+   * key's or slug's, else the request's x-gateway-provider; '' when none) and the virtual key it uses
+   * (its own, the one behind its slug, or the request's). Never throws: a key that is not stored
+   * fails in `call`, and is named here as given.
+   */
+  readonly resolveTarget = (req: Exchange, plan: PlanLeaf): ResolvedTarget => {
+    let stored: StoredIntegration | null = null;
     try {
-      return this.#stored(plan, req)?.provider ?? req.headerProvider ?? plan.provider ?? '';
+      stored = this.#stored(plan, req);
     } catch {
-      return plan.provider ?? req.headerProvider ?? '';
+      // Not stored: `call` answers 400 for it.
     }
+    const own = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : null;
+    const headerKey = plan.provider === null && plan.apiKey === null ? req.options.virtualKey : null;
+    return {
+      provider: own ?? stored?.provider ?? plan.provider ?? req.headerProvider ?? '',
+      virtualKey: stored?.id ?? plan.virtualKey ?? headerKey,
+    };
   };
 
   /**

@@ -8,6 +8,8 @@ import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Limits } from './limits/limits.ts';
 import type { CacheService } from './cache/cache-service.ts';
 import type { CheckTools } from './guardrails/check.ts';
+import type { PlanLeaf } from '../core/plan.ts';
+import type { Exchange } from './exchange.ts';
 
 export interface Services {
   logger: GatewayLogger;
@@ -34,4 +36,16 @@ export interface Services {
   cache: CacheService | null;
   /** What guardrail checks use: the custom-host policy for the URLs they call, DNS, the clock. */
   checkTools: CheckTools;
+  /**
+   * What a target is for a request (runtime/inference/transport.ts): the provider and virtual key it
+   * resolves to through a stored integration. Null where there are none (some tests): a target's own
+   * provider and key, else the request's headers, are then all there is.
+   */
+  resolveTarget: ((x: Exchange, leaf: PlanLeaf) => ResolvedTarget) | null;
+}
+
+/** A target as resolved for one request: its provider's canonical name ('' when none) and the virtual key it uses. */
+export interface ResolvedTarget {
+  provider: string;
+  virtualKey: string | null;
 }

@@ -3,6 +3,9 @@
 
 /** One stored integration: the provider it calls, its credential and its default options. */
 export interface StoredIntegration {
+  /** The virtual key's ID (also when the integration is named by its slug). */
+  id: string;
+  /** The provider's canonical name. */
   provider: string;
   apiKey: string | null;
   /** Provider options under config field names (`clouda_region`, `cloudb_service_account_json`, …). */

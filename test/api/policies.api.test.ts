@@ -64,8 +64,12 @@ describe.each(BACKENDS)('policies API on %s', (backend) => {
       expect(typo.body.error).toMatchObject({ code: 'invalid_request_body', param: '/conditions/1/value' });
       expect(typo.body.error.message).toContain('did you mean "openai"?');
       for (const value of ['zz*', 'open-ai']) expect((await api.call('POST', '/v1/policies/usage-limits', { body: { ...USAGE, conditions: [{ key: 'provider', value }] } })).status, value).toBe(400);
-      // A name, an alias (any case), a prefix of a name, any provider, or a slug.
-      for (const value of ['vendor', 'OpenAI', 'open*', '*', '@team-openai']) {
+      // A slug names an integration: its targets have its provider, and its ID as virtual_key.
+      const slug = await api.call('POST', '/v1/policies/rate-limits', { body: { ...rate, conditions: [{ key: 'provider', value: '@team-openai' }] } });
+      expect(slug.status).toBe(400);
+      expect(slug.body.error.message).toContain('"key": "virtual_key"');
+      // A name, an alias (any case), a prefix of a name, or any provider.
+      for (const value of ['vendor', 'OpenAI', 'open*', '*']) {
         expect((await api.call('POST', '/v1/policies/rate-limits', { body: { ...rate, conditions: [{ key: 'provider', value }] } })).status, value).toBe(200);
       }
       const created = await api.call('POST', '/v1/policies/rate-limits', { body: rate });

@@ -195,6 +195,20 @@ describe('rate and usage limits', () => {
     expect(refused.headers.get('x-gateway-provider')).toBe('vendor');
   });
 
+  it('a target named by a virtual key or its slug has the key\'s provider, and the key\'s ID as virtual_key', async () => {
+    const key = await admin('POST', '/v1/virtual-keys', { provider: 'OpenAI', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, slug: 'limits-team' });
+    expect(key.status, JSON.stringify(key.body)).toBe(200);
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'provider', value: 'vendor' }, { key: 'metadata.test', value: 'by-key' }] });
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'virtual_key', value: key.body.id }, { key: 'metadata.test', value: 'by-slug' }] });
+    for (const [test, config] of [['by-key', { virtual_key: key.body.id }], ['by-slug', { provider: '@limits-team', retry: { attempts: 0 } }]] as const) {
+      const sdk = client({ test }, JSON.stringify(config));
+      expect((await send(sdk)).status, test).toBe(200);
+      const refused = await send(sdk);
+      expect(refused.status, test).toBe(429);
+      expect(refused.headers.get('x-gateway-provider'), test).toBe('vendor');
+    }
+  });
+
   it('an archived policy does nothing, and an unknown key is refused when the policy is created', async () => {
     const id = await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 0, conditions: [{ key: 'metadata.test', value: 'archived' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'archived' });

@@ -78,6 +78,7 @@ export class VirtualKeyRing implements StoredCredentials {
     }
     const { api_key: apiKey, ...secretOptions } = secrets;
     return {
+      id: record.id,
       // Keys stored before names were made canonical on create may hold an alias.
       provider: canonicalProvider(record.provider),
       apiKey: typeof apiKey === 'string' ? apiKey : null,

@@ -11,6 +11,7 @@ import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { Exchange } from '../exchange.ts';
 import { peekMember } from '../log/json-peek.ts';
 import type { Next, Stage, StageFn } from '../stage.ts';
+import type { ResolvedTarget } from '../services.ts';
 import type { Limits } from './limits.ts';
 import type { LimitSubject, PolicySet } from './policy-matcher.ts';
 
@@ -25,7 +26,7 @@ export const limitStage: Stage = {
     if (limits === null) return null;
     const fn: StageFn = (x, next) => {
       const set = limits.policies.request;
-      return set.empty ? next(x) : limited(limits, set, subjectOf(x, null), x, next, '', '');
+      return set.empty ? next(x) : limited(limits, set, subjectOf(x, null, null), x, next, '', '');
     };
     return fn;
   },
@@ -38,9 +39,13 @@ export const attemptLimitStage: Stage = {
     const limits = services.limits;
     if (limits === null || node.kind !== 'leaf') return null;
     const leaf = node;
+    // A virtual key's or a slug's provider is known per request, from the stored integration.
+    const resolve = services.resolveTarget ?? ((x: Exchange): ResolvedTarget => ({ provider: leaf.provider ?? x.options.provider ?? '', virtualKey: leaf.virtualKey ?? x.options.virtualKey }));
     const fn: StageFn = (x, next) => {
       const set = limits.policies.attempt;
-      return set.empty ? next(x) : limited(limits, set, subjectOf(x, leaf), x, next, leaf.path, leaf.provider ?? x.options.provider ?? '');
+      if (set.empty) return next(x);
+      const target = resolve(x, leaf);
+      return limited(limits, set, subjectOf(x, leaf, target), x, next, leaf.path, target.provider);
     };
     return fn;
   },
@@ -61,8 +66,8 @@ async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x:
   return { ...outcome, headers: outcome.headers === undefined ? headers : { ...headers, ...outcome.headers } };
 }
 
-/** What the policies can read of this request; at the request level (`leaf` null) the target-level keys are unknown. */
-function subjectOf(x: Exchange, leaf: PlanLeaf | null): LimitSubject {
+/** What the policies can read of this request; at the request level (`leaf` null) the target-level keys are unknown. `target`: what the leaf resolved to. */
+function subjectOf(x: Exchange, leaf: PlanLeaf | null, target: ResolvedTarget | null): LimitSubject {
   const caller = x.caller;
   const configId = x.plan.configId;
   return {
@@ -72,8 +77,8 @@ function subjectOf(x: Exchange, leaf: PlanLeaf | null): LimitSubject {
     // Inline and header-built routers have no config id a policy could name.
     config: configId.startsWith('inline:') || configId.startsWith('headers:') ? null : configId,
     metadata: x.options.metadata,
-    provider: leaf === null ? null : (leaf.provider ?? x.options.provider),
-    virtualKey: leaf === null ? null : (leaf.virtualKey ?? x.options.virtualKey),
+    provider: target === null || target.provider === '' ? null : target.provider,
+    virtualKey: target === null ? null : target.virtualKey,
     model: leaf === null ? null : modelSent(x, leaf),
   };
 }
