@@ -198,6 +198,12 @@ describe('rate and usage limits', () => {
   it('a target named by a virtual key or its slug has the key\'s provider, and the key\'s ID as virtual_key', async () => {
     const key = await admin('POST', '/v1/virtual-keys', { provider: 'OpenAI', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, slug: 'limits-team' });
     expect(key.status, JSON.stringify(key.body)).toBe(200);
+    // Keys are matched by the IDs the gateway made: a slug or a name in their place would match nothing.
+    for (const value of ['limits-team', '@limits-team']) {
+      const named = await admin('POST', '/v1/policies/rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'virtual_key', value }] });
+      expect(named.status, value).toBe(400);
+      expect(named.body.error.message, value).toContain(`it names the key whose ID is "${key.body.id}"`);
+    }
     await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'provider', value: 'vendor' }, { key: 'metadata.test', value: 'by-key' }] });
     await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'virtual_key', value: key.body.id }, { key: 'metadata.test', value: 'by-slug' }] });
     for (const [test, config] of [['by-key', { virtual_key: key.body.id }], ['by-slug', { provider: '@limits-team', retry: { attempts: 0 } }]] as const) {

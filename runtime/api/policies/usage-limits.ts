@@ -15,7 +15,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk, workspaceIdOf } from '../http.ts';
 import { usageQuery } from './usage-query.ts';
-import { refuseUnknownProviders } from './provider-values.ts';
+import { refuseUnmatchableValues } from './condition-values.ts';
 import { ownerOf, ownPolicy } from './owner.ts';
 
 const KIND = 'usage-limits policy';
@@ -32,7 +32,7 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
     'policies.createUsageLimits': async (ctx) => {
       const caller = requireAdmin(ctx);
       const body = (await ctx.json()) as UsageLimitsPolicyCreate;
-      refuseUnknownProviders(body.conditions);
+      await refuseUnmatchableValues(store, body.conditions);
       const policy = await thresholdBelowLimit(() =>
         store.usageLimits.create({
           name: body.name ?? null,
@@ -66,7 +66,7 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
     'policies.updateUsageLimits': async (ctx) => {
       const policy = await own(ctx);
       const body = (await ctx.json()) as UsageLimitsPolicyUpdate;
-      refuseUnknownProviders(body.conditions);
+      await refuseUnmatchableValues(store, body.conditions);
       const updated = await thresholdBelowLimit(() =>
         store.usageLimits.update(policy.id, {
           name: body.name,
