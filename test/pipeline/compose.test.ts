@@ -129,7 +129,7 @@ describe('stage composition', () => {
     const recorded = exchangeFor(on.router);
     const answered = await on.router.run(recorded);
     await answered.response!.readAll();
-    expect(recorded.record).toMatchObject({ configId: 'compose-test', targetPath: 'config', provider: 'openai', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
+    expect(recorded.record).toMatchObject({ configId: 'compose-test', targetPath: 'config', provider: 'vendor', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
 
     const off = routerFor(leaf, undefined, [200], false);
     const silent = exchangeFor(off.router);
@@ -150,6 +150,6 @@ describe('stage composition', () => {
     const charged = exchangeFor(off.router);
     const second = await off.router.run(charged);
     await second.response!.readAll();
-    expect(charged.record).toMatchObject({ configId: 'compose-test', provider: 'openai', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
+    expect(charged.record).toMatchObject({ configId: 'compose-test', provider: 'vendor', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
   });
 });

@@ -60,7 +60,7 @@ describe('tracing', () => {
     expect(server).toBeDefined();
     expect(server!).toMatchObject({ traceId: CLIENT_TRACE, parentSpanId: CLIENT_SPAN, serviceName: 'gateway-under-test' });
     expect(server!.attributes).toMatchObject({
-      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': answer.model,
+      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'vendor', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': answer.model,
       'gen_ai.usage.input_tokens': answer.usage.prompt_tokens, 'gen_ai.usage.output_tokens': answer.usage.completion_tokens,
       'http.response.status_code': 200, 'gateway.target': 'config.targets[1]',
     });
