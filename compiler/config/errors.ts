@@ -33,7 +33,7 @@ export const CONFIG_ERRORS = {
   CFG_INVALID_CHECK_REGEX: 'A check\'s `rule` is not a pattern the linear-time regex engine runs.',
   CFG_INVALID_CHECK_SCHEMA: 'The `schema` parameter of default.jsonSchema is not a valid JSON Schema.',
   CFG_DUPLICATE_HOOK_ID: 'Two hooks or guardrails of one phase of a config or target have the same id.',
-  CFG_CHECK_CONSTANT_VERDICT: 'A check\'s parameters give it the same verdict for every request (a minimum above its maximum, no endpoint allowed), so it decides nothing.',
+  CFG_CHECK_CONSTANT_VERDICT: 'A check\'s parameters give it the same verdict for every request (a minimum above its maximum, no bound at all, no endpoint allowed), so it decides nothing.',
   CFG_UNKNOWN_GUARDRAIL: 'A guardrail named by string does not exist.',
   CFG_ASYNC_GUARDRAIL_DENIES: 'An async guardrail (it only logs) also says deny.',
   CFG_SECRET_NOT_SET: 'A `${NAME}` reference names an environment variable that is not set.',

@@ -193,6 +193,15 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
         hint: `swap them, or lower ${minKey} to ${max} or less`,
       });
     }
+    // No bound at all: every text has at least 0 of them.
+    if ((min === undefined || (typeof min === 'number' && min <= 0)) && max === undefined) {
+      errors.push({
+        code: 'CFG_CHECK_CONSTANT_VERDICT',
+        pointer: parametersPointer,
+        message: `${id}: without ${maxKey} or a ${minKey} above 0, every text has a number of ${unit} that passes.`,
+        hint: `set ${maxKey}, or ${minKey} of 1 or more`,
+      });
+    }
   }
   if (id === 'default.allowedRequestTypes') {
     const problem = requestTypesProblem(params.allowedTypes, params.blockedTypes);

@@ -32,3 +32,20 @@ test.prop([fc.option(fc.subarray([...ENDPOINTS]), { nil: undefined }), fc.option
     expect(refused).toBe(verdicts.size === 1);
   },
 );
+
+/** Each counting check, its bound names, and a text of n of what it counts. */
+const COUNTING = [
+  ['default.wordCount', 'minWords', 'maxWords', (n: number) => Array.from({ length: n }, () => 'word').join(' ')],
+  ['default.sentenceCount', 'minSentences', 'maxSentences', (n: number) => 'It is. '.repeat(n).trim()],
+  ['default.characterCount', 'minCharacters', 'maxCharacters', (n: number) => 'x'.repeat(n)],
+] as const;
+
+test.prop([fc.constantFrom(...COUNTING), fc.option(fc.nat(4), { nil: undefined }), fc.option(fc.nat(4), { nil: undefined })], RUNS)(
+  'counting checks: refused exactly when texts of 0 to 6 units all get one verdict (crossed bounds, or no bound at all)',
+  ([check, minKey, maxKey, textOf], min, max) => {
+    const parameters = { ...(min === undefined ? {} : { [minKey]: min }), ...(max === undefined ? {} : { [maxKey]: max }) };
+    const verdicts = new Set([0, 1, 2, 3, 4, 5, 6].map((n) => judge(check, parameters, textOf(n), { endpoint: 'chat' }).verdict));
+    const refused = codes(parameters, check).some((c) => c.startsWith('CFG_CHECK_CONSTANT_VERDICT'));
+    expect(refused).toBe(verdicts.size === 1);
+  },
+);
