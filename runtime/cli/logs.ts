@@ -22,7 +22,7 @@ Filters:
   --trace-id ID          x-gateway-trace-id
   --metadata KEY=VALUE   the record's metadata has VALUE under KEY (repeatable: all must match)
   --status S             a status (429) or a class (2xx, 4xx, 5xx)
-  --provider P           the provider that answered
+  --provider P           the provider that answered (an alias finds its provider: openai, vendor)
   --model M              the requested or the answering model
   --config-id ID         the saved config (or inline:<hash>)
   --api-key-id ID        the gateway key's ID

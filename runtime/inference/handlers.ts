@@ -11,6 +11,8 @@ import type { RequestContext } from '../server/context.ts';
 import type { Handler } from '../server/server.ts';
 import type { ConfigResolver } from './config-resolver.ts';
 import type { LoadedRouter } from './routers.ts';
+import { formParams, formParts } from '../core/form-body.ts';
+import { boundaryOf } from '../core/multipart.ts';
 import { sendOutcome } from './send-outcome.ts';
 
 export const INFERENCE_HANDLERS = [
@@ -67,12 +69,26 @@ export function httpExchange(ctx: RequestContext, router: LoadedRouter, request:
     caller: key === null ? null : { keyId: key.id, workspaceId: key.workspaceId, organisationId: key.organisationId },
     record: ctx.record,
     signal: ctx.signal,
-    readJson: request.opaqueBody === true ? noJson : () => ctx.json(),
+    readJson: request.opaqueBody === true ? noJson : readerOf(ctx, request.rawBody),
   });
   return withRequestSpan(x, ctx.res.span);
 }
 
 const noJson = (): Promise<unknown> => Promise.resolve(undefined);
+
+/** How the body's parameters are read: a form's text fields (audio, image edits), else its JSON. */
+function readerOf(ctx: RequestContext, body: Buffer | null): () => Promise<unknown> {
+  const contentType = ctx.headers['content-type'];
+  const boundary = body === null ? null : boundaryOf(contentType);
+  if (boundary === null) return () => ctx.json();
+  return () => {
+    try {
+      return Promise.resolve(formParams(formParts(body!, boundary)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+}
 
 /** The router the request's headers name: x-gateway-config, else x-gateway-provider, else a virtual key. */
 export function resolveRouter(headers: IncomingHttpHeaders, resolver: ConfigResolver): LoadedRouter {

@@ -17,6 +17,8 @@ import { splitUrl } from '../providers/shared/url.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../providers/types.ts';
 import { send } from '../upstream/send.ts';
 import type { ResolvedTarget } from '../pipeline/services.ts';
+import { formParts, overriddenForm } from '../core/form-body.ts';
+import { boundaryOf } from '../core/multipart.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
@@ -119,9 +121,17 @@ export class InferenceTransport {
   async #callAfterWaiting(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf, uncheckedHost: CustomHost | null, wantsBody: boolean): Promise<UpstreamResponse> {
     if (uncheckedHost !== null) await this.#hostPolicy.check(uncheckedHost.url, 'custom_host');
     if (wantsBody) {
-      const body = await bodyObject(req, plan.overrideParams);
-      call.body = body;
-      if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = Buffer.from(JSON.stringify(body));
+      const boundary = req.rawBody === null ? null : boundaryOf(req.options.passedHeaders['content-type']);
+      if (boundary !== null && hasKeys(plan.overrideParams)) {
+        // A form: its fields are overridden in place and its files passed on as they are.
+        const form = overriddenForm(formParts(req.rawBody!, boundary), boundary, plan.overrideParams);
+        call.body = form.params;
+        call.rawBody = form.body;
+      } else {
+        const body = await bodyObject(req, plan.overrideParams);
+        call.body = body;
+        if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = Buffer.from(JSON.stringify(body));
+      }
     }
     return this.#prepare(adapter, call, req, plan);
   }

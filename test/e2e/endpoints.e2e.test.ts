@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
 import { speechBytes } from '../mocks/vendor/index.ts';
+import { boundaryOf as mockBoundaryOf, parseMultipart } from '../mocks/vendor/multipart.ts';
 import { errorOf, startE2E, target, type E2E } from './harness.ts';
 
 let e2e: E2E;
@@ -14,6 +15,11 @@ beforeAll(async () => {
       single: target(0),
       forwarding: target(0, { forward_headers: ['x-team'] }),
       lb: { strategy: { mode: 'loadbalance' }, targets: [target(0, { weight: 2 }), target(0, { weight: 0, override_params: { model: 'never' } })] },
+      'audio-override': target(0, { override_params: { model: 'whisper-forced', response_format: 'verbose_json', language: 'fr', prompt: null } }),
+      'audio-by-model': {
+        strategy: { mode: 'conditional', conditions: [{ query: { 'params.model': 'whisper-b' }, then: 'b' }], default: 'a' },
+        targets: [target(0, { name: 'a', override_params: { model: 'went-a' } }), target(0, { name: 'b', override_params: { model: 'went-b' } })],
+      },
     },
   });
 });
@@ -74,6 +80,30 @@ describe('other endpoints', () => {
   it('audio transcription takes a multipart upload', async () => {
     const result = await client().audio.transcriptions.create({ model: 'whisper', file: await toFile(Buffer.from('RIFF....WAVE'), 'a.wav') });
     expect(typeof result.text).toBe('string');
+  });
+
+  it('audio transcription through a config\'s override_params: the form\'s fields are overridden, its file passed on byte for byte', async () => {
+    const audio = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
+    const result = await e2e.client({ 'x-gateway-config': 'audio-override' }).audio.transcriptions.create({ model: 'whisper', prompt: 'dropped', file: await toFile(audio, 'a.wav', { type: 'audio/wav' }) });
+    // verbose_json and fr came from the config.
+    expect(result).toMatchObject({ language: 'fr', text: expect.stringContaining('a.wav (3000 bytes)') });
+    const sent = e2e.mocks[0].requests.at(-1)!;
+    const form = parseMultipart(sent.bodyBytes, mockBoundaryOf(sent.headers['content-type'] as string)!)!;
+    expect(form.fields).toEqual({ model: 'whisper-forced', response_format: 'verbose_json', language: 'fr' });
+    expect(form.files.file).toMatchObject({ filename: 'a.wav', contentType: 'audio/wav' });
+    expect(form.files.file!.data.equals(audio)).toBe(true);
+  });
+
+  it('audio transcription routes by the form\'s fields (conditions on params.model)', async () => {
+    for (const [model, went] of [['whisper-b', 'went-b'], ['whisper-1', 'went-a']]) {
+      await e2e.client({ 'x-gateway-config': 'audio-by-model' }).audio.transcriptions.create({ model, file: await toFile(Buffer.from('RIFF....WAVE'), 'a.wav') });
+      const sent = e2e.mocks[0].requests.at(-1)!;
+      expect(parseMultipart(sent.bodyBytes, mockBoundaryOf(sent.headers['content-type'] as string)!)!.fields.model, model).toBe(went);
+    }
+    // A form that is not well-formed is the client's error, named as such.
+    const res = await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', headers: { 'x-gateway-config': 'audio-by-model', 'content-type': 'multipart/form-data; boundary=xyz' }, body: '--xyz\r\nno headers here' });
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toMatchObject({ code: 'invalid_request_body', param: 'content-type' });
   });
 
   it('images', async () => {

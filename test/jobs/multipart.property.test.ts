@@ -2,7 +2,7 @@
 // past the limit is refused as soon as the bytes cross it; broken bodies are errors, never hangs.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, MultipartError, MultipartReader, type FormPart } from '../../runtime/api/files/multipart.ts';
+import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, MultipartError, MultipartReader, type FormPart } from '../../runtime/core/multipart.ts';
 
 interface Part {
   name: string;

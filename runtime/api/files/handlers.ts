@@ -13,7 +13,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-store.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
-import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
+import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from '../../core/multipart.ts';
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 
