@@ -69,6 +69,17 @@ export function overriddenForm(parts: readonly FormPart[], boundary: string, ove
   return { body: encodeForm(kept, boundary), params: formParams(kept) };
 }
 
+/**
+ * The form with `params` as its whole set of text fields (a before-request hook's new request body):
+ * fields it lacks are removed, its values written as by overriddenForm, the files kept.
+ */
+export function rewrittenForm(body: Buffer, boundary: string, params: Readonly<Record<string, unknown>>): Buffer {
+  const parts = formParts(body, boundary);
+  const overrides: Record<string, unknown> = { ...params };
+  for (const part of parts) if (part.filename === null && !Object.hasOwn(params, part.name)) overrides[part.name] = null;
+  return overriddenForm(parts, boundary, overrides).body;
+}
+
 /** multipart/form-data bytes of `parts` under `boundary` (RFC 7578). */
 export function encodeForm(parts: readonly FormPart[], boundary: string): Buffer {
   const chunks: Buffer[] = [];

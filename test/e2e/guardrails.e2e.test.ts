@@ -6,8 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundaryOf as mockBoundaryOf, parseMultipart } from '../mocks/vendor/multipart.ts';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
 
 const PII = 'mail me at jane.doe@example.com or call +1 415-555-0134, card 4111 1111 1111 1111';
@@ -198,6 +199,20 @@ describe('hooks and guardrails', () => {
     const body = await res.json() as { choices: Array<{ message: { content: string } }> };
     expect(body.choices[0].message.content).toBe('[mock0] rewritten by the webhook');
     expect(e2e.mocks[0].requests.slice(before).map((r) => r.body).join('')).not.toContain('original');
+  });
+
+  it('runs hooks on a form body (an audio upload): a before-request webhook\'s transformedData rewrites its fields, its file goes on as it came', async () => {
+    const audio = Buffer.from(Array.from({ length: 2000 }, (_, i) => (i * 7) % 256));
+    const before = e2e.mocks[0].requests.length;
+    const checked = await sdk('hooks').audio.transcriptions.create({ model: 'whisper', file: await toFile(audio, 'a.wav') });
+    expect(checked.text).toContain('(2000 bytes)');
+    const rewritten = await sdk('rewritten').audio.transcriptions.create({ model: 'whisper', language: 'en', file: await toFile(audio, 'a.wav') });
+    expect(rewritten.text).toContain('(2000 bytes)');
+    const sent = e2e.mocks[0].requests.slice(before).at(-1)!;
+    const form = parseMultipart(sent.bodyBytes, mockBoundaryOf(sent.headers['content-type'] as string)!)!;
+    // The webhook's body is the new set of fields: its model and messages, no language.
+    expect(form.fields).toEqual({ model: 'gpt-4o-mini', messages: JSON.stringify([{ role: 'user', content: 'rewritten by the webhook' }]) });
+    expect(form.files.file!.data.equals(audio)).toBe(true);
   });
 
   it('holds a stream whose output is redacted and sends it rewritten, as a well-formed stream', async () => {

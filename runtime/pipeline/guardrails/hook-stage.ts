@@ -21,6 +21,8 @@ import { HookRun } from './hook-run.ts';
 import { hookSpecs, sameHooks } from './hook-spec.ts';
 import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts';
 import { answerText, requestText, rewriteAnswer, rewriteRequest } from './hook-text.ts';
+import { rewrittenForm } from '../../core/form-body.ts';
+import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase } from './run-hooks.ts';
 
 
@@ -109,7 +111,9 @@ async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: Ho
   if (phase.denied) return false;
   if (phase.body !== x.params) {
     x.params = phase.body;
-    x.rawBody = Buffer.from(JSON.stringify(phase.body));
+    // A form (audio, image edits) stays a form: its fields rewritten, its files kept.
+    const boundary = boundaryOf(x.options.passedHeaders['content-type']);
+    x.rawBody = boundary === null || x.rawBody === null ? Buffer.from(JSON.stringify(phase.body)) : rewrittenForm(x.rawBody, boundary, phase.body as Record<string, unknown>);
   }
   return true;
 }
