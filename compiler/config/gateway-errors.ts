@@ -29,7 +29,6 @@ export const GATEWAY_ERRORS = {
   unknown_prompt_id: { status: 400, type: 'invalid_request_error', message: 'The config names a prompt that does not exist.' },
   ambiguous_prompt_id: { status: 400, type: 'invalid_request_error', message: 'The config names more than one prompt; a request renders one.' },
   missing_prompt_variable: { status: 400, type: 'invalid_request_error', message: 'A variable the prompt template uses was not given.' },
-  unknown_prompt_variable: { status: 400, type: 'invalid_request_error', message: 'A variable was given that the prompt template does not read.' },
   invalid_prompt_template: { status: 400, type: 'invalid_request_error', message: 'The prompt template is not valid mustache.' },
   resource_already_exists: { status: 409, type: 'conflict_error', message: 'A resource with that ID already exists.' },
   guardrail_read_only: { status: 409, type: 'conflict_error', message: 'This guardrail comes from the guardrails folder; change the file instead.' },

@@ -2,7 +2,6 @@
 // body (SPEC §4.2 `data`) when used.
 import type { PromptMessage, PromptTemplate } from '../../store/prompt-store.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { parseTemplate, renderNodes, RenderTooLargeError, type TemplateNode, TemplateSyntaxError, templateVariables } from './mustache.ts';
 
 /** A template with every message parsed once. */
@@ -10,8 +9,6 @@ export interface CompiledTemplate {
   template: PromptTemplate;
   messages: Array<{ message: PromptMessage; nodes: TemplateNode[] }>;
   variables: string[];
-  /** The root names a given variable may have (`user` for `{{user.name}}`); null when the template reads them all (`{{.}}` outside any section). */
-  roots: ReadonlySet<string> | null;
 }
 
 /** Parses every message; 400 `invalid_prompt_template` naming the message and offset otherwise. */
@@ -27,21 +24,11 @@ export function compileTemplate(template: PromptTemplate, pointerBase = '/messag
   });
   const variables: string[] = [];
   for (const { nodes } of messages) templateVariables(nodes, variables);
-  const readsAll = messages.some(({ nodes }) => nodes.some((node) => node.kind === 'variable' && node.name === '.'));
-  return { template, messages, variables, roots: readsAll ? null : new Set(variables.map((name) => name.split('.')[0]!)) };
+  return { template, messages, variables };
 }
 
-/**
- * Fills the template; 400 `unknown_prompt_variable` naming every given variable the template never
- * reads (a misspelt name would otherwise leave its optional section silently empty), and
- * `missing_prompt_variable` naming every variable that was not given.
- */
+/** Fills the template; 400 `missing_prompt_variable` naming every variable that was not given. */
 export function renderMessages(compiled: CompiledTemplate, variables: Record<string, unknown>): PromptMessage[] {
-  const roots = compiled.roots;
-  if (roots !== null) {
-    const unknown = Object.keys(variables).filter((name) => !roots.has(name));
-    if (unknown.length > 0) throw unknownVariables(unknown, compiled.variables);
-  }
   const missing = new Set<string>();
   let rendered: PromptMessage[];
   try {
@@ -74,15 +61,4 @@ export function renderChatRequest(compiled: CompiledTemplate, variables: Record<
   const { template } = compiled;
   const { messages: _ignored, ...rest } = overrides;
   return { messages, ...(template.model === null ? {} : { model: template.model }), ...template.hyperparameters, ...rest };
-}
-
-function unknownVariables(unknown: string[], read: readonly string[]): GatewayError {
-  const hint = didYouMean(unknown[0]!, read);
-  const reads = read.length === 0 ? 'it reads none' : `it reads ${read.map((n) => JSON.stringify(n)).join(', ')}`;
-  return new GatewayError(
-    'unknown_prompt_variable',
-    `The prompt template reads no ${unknown.length === 1 ? 'variable' : 'variables'} ${unknown.map((n) => JSON.stringify(n)).join(', ')}${hint === undefined ? '' : ` (${hint})`}; ${reads}.`,
-    `variables.${unknown[0]}`,
-    { unknown_variables: unknown },
-  );
 }
