@@ -24,6 +24,17 @@ export function otherFamilyReading(key: string, family: string): string | null {
   return reader !== undefined && reader !== family ? reader : null;
 }
 
+/** The first of `options` that only another family than `provider`'s reads, with that family; null when none (or the provider is unknown). */
+export function optionOfOtherFamily(options: Readonly<Record<string, unknown>>, provider: string): { key: string; family: string } | null {
+  const family = providerEntry(provider)?.family;
+  if (family === undefined) return null;
+  for (const key in options) {
+    const reader = otherFamilyReading(key, family);
+    if (reader !== null) return { key, family: reader };
+  }
+  return null;
+}
+
 /** Alias → canonical name. */
 export const PROVIDER_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(PROVIDERS.flatMap((p) => (p.aliases ?? []).map((alias) => [alias, p.name])));
 

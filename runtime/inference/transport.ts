@@ -18,6 +18,7 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '
 import { send } from '../upstream/send.ts';
 import type { ResolvedTarget } from '../pipeline/services.ts';
 import { formParts, overriddenForm } from '../core/form-body.ts';
+import { optionOfOtherFamily } from '../../compiler/config/providers.ts';
 import { boundaryOf } from '../core/multipart.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
@@ -89,6 +90,8 @@ export class InferenceTransport {
       const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
       const adapter = this.#providers.get(providerName);
+      // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
+      if (stored !== null) refuseOtherFamilyOptions(plan, stored);
       const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
       const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
@@ -296,4 +299,12 @@ async function bodyObject(req: Exchange, overrides: Record<string, unknown>): Pr
 function hasKeys(object: Record<string, unknown>): boolean {
   for (const _ in object) return true;
   return false;
+}
+
+/** A target's own provider option that the stored integration's provider never reads would have no effect: 400. */
+function refuseOtherFamilyOptions(plan: PlanLeaf, stored: StoredIntegration): void {
+  const other = optionOfOtherFamily(plan.providerOptions, stored.provider);
+  if (other === null) return;
+  const via = plan.virtualKey !== null ? `the virtual key "${plan.virtualKey}"` : plan.provider !== null ? `"${plan.provider}"` : 'the request\'s virtual key';
+  throw new GatewayError('invalid_provider_option', `The target (${plan.path}) sets "${other.key}", which only ${other.family} providers read; ${via} calls ${stored.provider}, so it would have no effect.`, other.key);
 }

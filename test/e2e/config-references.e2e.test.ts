@@ -35,6 +35,20 @@ it('refuses a saved config that calls a virtual key or slug not stored, and take
   expect((await call('GET', '/v1/configs/dangling')).status).toBe(404);
   const key = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-1', slug: 'team' });
   expect(key.status).toBe(200);
+  // Options beside a key that only another family reads would have no effect: refused when saved, and per request (files, inline).
+  for (const config of [{ virtual_key: key.body.id, cloudb_region: 'us-central1' }, { provider: '@team', cloudc_region: 'us-east-1', retry: { attempts: 1 } }]) {
+    const refused = await call('POST', '/v1/configs', { id: 'other-family', config });
+    expect(refused.status, JSON.stringify(config)).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_provider_option', param: '/config' });
+    expect(refused.body.error.message).toContain('which calls vendor');
+    const res = await fetch(`${served.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json', 'x-gateway-config': JSON.stringify(config) },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_provider_option', param: Object.keys(config).find((k) => k.endsWith('_region')) });
+  }
   expect((await call('POST', '/v1/configs', { id: 'by-id', config: { virtual_key: key.body.id } })).status).toBe(200);
   expect((await call('POST', '/v1/configs', { id: 'by-slug', config: { provider: '@team', retry: { attempts: 1 } } })).status).toBe(200);
 });

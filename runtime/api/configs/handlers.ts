@@ -20,6 +20,8 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import { deletedBody, filesThenStored, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { type ConfigCatalog, leavesOf } from './config-catalog.ts';
+import { optionOfOtherFamily } from '../../../compiler/config/providers.ts';
+import type { VirtualKeyRecord } from '../../store/virtual-key-store.ts';
 import type { FileConfig } from './config-files.ts';
 
 /** `semanticCache`: whether this gateway runs semantic caches; without, a config with one is refused when saved. */
@@ -104,7 +106,7 @@ export function configHandlers(store: GatewayStore, catalog: ConfigCatalog, sema
  * may be saved after they are deployed).
  */
 async function refuseDanglingReferences(store: GatewayStore, plan: RoutePlan): Promise<void> {
-  let slugs: Set<string> | null = null;
+  let slugs: Map<string, VirtualKeyRecord> | null = null;
   for (const leaf of leavesOf(plan.root)) {
     if (leaf.promptId !== null) {
       const { id, version } = parsePromptRef(leaf.promptId);
@@ -112,14 +114,20 @@ async function refuseDanglingReferences(store: GatewayStore, plan: RoutePlan): P
         throw new GatewayError('unknown_prompt_id', `The config renders the prompt "${leaf.promptId}" (${leaf.path}), and no such prompt${version === undefined ? '' : ' version'} is stored: save the prompt first (POST /v1/prompts).`, '/config');
       }
     }
-    if (leaf.virtualKey !== null && (await store.virtualKeys.get(leaf.virtualKey)) === null) {
-      throw new GatewayError('unknown_virtual_key', `The config calls the virtual key "${leaf.virtualKey}" (${leaf.path}), and no such key is stored: create it first (POST /v1/virtual-keys).`, '/config');
+    if (leaf.virtualKey !== null) {
+      const key = await store.virtualKeys.get(leaf.virtualKey);
+      if (key === null) throw new GatewayError('unknown_virtual_key', `The config calls the virtual key "${leaf.virtualKey}" (${leaf.path}), and no such key is stored: create it first (POST /v1/virtual-keys).`, '/config');
+      const other = optionOfOtherFamily(leaf.providerOptions, key.provider);
+      if (other !== null) throw new GatewayError('invalid_provider_option', `The config sets "${other.key}" beside the virtual key "${leaf.virtualKey}" (${leaf.path}), which calls ${key.provider}; only ${other.family} providers read it, so it would have no effect.`, '/config');
     }
     if (leaf.provider !== null && leaf.provider.startsWith('@')) {
-      slugs ??= new Set((await store.virtualKeys.loadAll()).flatMap((key) => (key.slug === null ? [] : [key.slug])));
-      if (!slugs.has(leaf.provider.slice(1))) {
+      slugs ??= new Map((await store.virtualKeys.loadAll()).flatMap((key) => (key.slug === null ? [] : [[key.slug, key] as const])));
+      const key = slugs.get(leaf.provider.slice(1));
+      if (key === undefined) {
         throw new GatewayError('unknown_provider_slug', `The config calls "${leaf.provider}" (${leaf.path}), and no virtual key has that slug: create one first (POST /v1/virtual-keys).`, '/config');
       }
+      const other = optionOfOtherFamily(leaf.providerOptions, key.provider);
+      if (other !== null) throw new GatewayError('invalid_provider_option', `The config sets "${other.key}" beside "${leaf.provider}" (${leaf.path}), which calls ${key.provider}; only ${other.family} providers read it, so it would have no effect.`, '/config');
     }
   }
 }
