@@ -1,7 +1,7 @@
 // `/v1/virtual-keys`: create, list, retrieve, update and delete stored provider credentials (admin
 // scope). The credential and secret options are sealed before they reach the store and are never
 // returned, not even by the call that created them: responses name which secrets a key holds.
-import { canonicalProvider, otherFamilyReading, providerEntry } from '../../../compiler/config/providers.ts';
+import { canonicalProvider, optionOfOtherFamily, providerEntry } from '../../../compiler/config/providers.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -184,7 +184,7 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
           break;
         }
         // Said before the value's own checks: what it holds does not matter where it does nothing.
-        refuseOtherFamilies(typeof body.provider === 'string' && providers.has(body.provider) ? body.provider : next.provider, [key]);
+        refuseOtherFamilies(typeof body.provider === 'string' && providers.has(body.provider) ? body.provider : next.provider, { [key]: value });
         checkOption(key, value);
         if (key === 'cloudb_service_account_json') serviceAccountOf(value, 'cloudb');
         if (key === 'custom_host') checkUrl(value as string);
@@ -194,7 +194,7 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
   }
   // After the loop: the body may name the provider after its options, and an update may change the
   // provider under options stored before.
-  refuseOtherFamilies(next.provider, [...Object.keys(next.clear), ...Object.keys(next.secrets)]);
+  refuseOtherFamilies(next.provider, { ...next.clear, ...next.secrets });
   return next;
 }
 
@@ -202,14 +202,10 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
  * An option only another family's adapter reads (`cloudb_region` on a vendor key) would be stored and
  * never used: refused, on create and when an update leaves one beside a new provider.
  */
-function refuseOtherFamilies(provider: string, keys: Iterable<string>): void {
-  const family = providerEntry(provider)?.family;
-  if (family === undefined) return;
-  for (const key of keys) {
-    const reader = otherFamilyReading(key, family);
-    if (reader === null) continue;
-    throw badField(`/${key}`, `Only ${reader} providers read ${key}, and this key's provider, "${provider}", is of the ${family} family: it would have no effect. Remove it (null removes a stored one).`);
-  }
+function refuseOtherFamilies(provider: string, options: Readonly<Record<string, unknown>>): void {
+  const other = optionOfOtherFamily(options, provider);
+  if (other === null) return;
+  throw badField(`/${other.key}`, `Only ${other.family} providers read ${other.key}, and this key's provider, "${provider}", is of the ${providerEntry(provider)!.family} family: it would have no effect. Remove it (null removes a stored one).`);
 }
 
 function checkUrl(value: string): void {
