@@ -5,7 +5,8 @@
 // most likely means another mode, or the field on another node. The same for a provider option
 // (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
 // provider is of another family: its adapter never reads it; and the rest of a `retry` whose
-// `attempts` is 0; and a `forward_headers` entry every target it reaches sets itself
+// `attempts` is 0; a target no request can reach (after the first of a `single` strategy, or one no
+// condition and not the default of a `conditional` strategy names); and a `forward_headers` entry every target it reaches sets itself
 // (forwarded-without-effect.ts). A warning, not an error: configs saved before this check keep loading.
 import { forwardedWithoutEffect } from './forwarded-without-effect.ts';
 import { otherFamilyReading, providerEntry } from './providers.ts';
@@ -41,6 +42,7 @@ export function ignoredFields(config: unknown): IgnoredField[] {
         if (mode !== 'conditional' && strategy[key] !== undefined) found.push({ pointer: `${at}/strategy/${key}`, message: `Only a conditional strategy reads "${key}"; this one is ${mode}.` });
       }
       if (mode !== 'fallback' && strategy.on_status_codes !== undefined) found.push({ pointer: `${at}/strategy/on_status_codes`, message: `Only a fallback strategy reads "on_status_codes" (statuses that move on to the next target); this one is ${mode}. Retries on statuses are "retry.on_status_codes".` });
+      if (Array.isArray(node.targets)) found.push(...unusedTargets(mode, strategy, node.targets, at));
     }
     // Retries switched off (`attempts: 0`) read nothing else of `retry`.
     const retry = isPlainObject(node.retry) ? node.retry : null;
@@ -56,4 +58,20 @@ export function ignoredFields(config: unknown): IgnoredField[] {
   };
   walk(config, '', null, null);
   return found.concat(forwardedWithoutEffect(config));
+}
+
+/** Targets of a strategy that no request can reach: a single strategy uses its first, a conditional one those its rules and default name. */
+function unusedTargets(mode: string, strategy: Record<string, unknown>, targets: unknown[], at: string): IgnoredField[] {
+  if (mode === 'single') {
+    return targets.slice(1).map((_, i) => ({ pointer: `${at}/targets/${i + 1}`, message: 'A single strategy sends every request to its first target; this one is never used.' }));
+  }
+  if (mode !== 'conditional') return [];
+  const named = new Set<unknown>([strategy.default]);
+  if (Array.isArray(strategy.conditions)) for (const condition of strategy.conditions) if (isPlainObject(condition)) named.add(condition.then);
+  return targets.flatMap((target, i) => {
+    const name = isPlainObject(target) ? target.name : undefined;
+    if (named.has(name) && name !== undefined) return [];
+    const which = typeof name === 'string' ? `"${name}"` : 'this target (it has no name)';
+    return [{ pointer: `${at}/targets/${i}`, message: `No condition's "then" and not the "default" names ${which}, so no request reaches it.` }];
+  });
 }

@@ -108,3 +108,22 @@ describe('a forward_headers entry every target it reaches sets itself', () => {
     expect(pointers({ provider: 'ollama', forward_headers: ['authorization'], strategy: { mode: 'fallback' }, targets: [{ api_key: 'k' }] })).toEqual(['/forward_headers/0']);
   });
 });
+
+it('finds targets no request reaches: after the first of a single strategy, and those no rule or default of a conditional one names', () => {
+  const single = { strategy: { mode: 'single' }, targets: [leaf('a'), leaf('b'), leaf('c')] };
+  expect(pointers(single)).toEqual(['/targets/1', '/targets/2']);
+  expect(ignoredFields(single)[0]!.message).toBe('A single strategy sends every request to its first target; this one is never used.');
+  const conditional = {
+    strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.t': 'x' }, then: 'a' }], default: 'b' },
+    targets: [leaf('a'), leaf('b'), leaf('c'), { provider: 'vendor', api_key: 'k' }],
+  };
+  expect(checkConfig(conditional).ok).toBe(true);
+  expect(pointers(conditional)).toEqual(['/targets/2', '/targets/3']);
+  expect(ignoredFields(conditional).map((f) => f.message)).toEqual([
+    'No condition\'s "then" and not the "default" names "c", so no request reaches it.',
+    'No condition\'s "then" and not the "default" names this target (it has no name), so no request reaches it.',
+  ]);
+  // Every target reachable: nothing found.
+  expect(pointers({ strategy: { mode: 'single' }, targets: [leaf('a')] })).toEqual([]);
+  expect(pointers({ strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.t': 'x' }, then: 'a' }], default: 'b' }, targets: [leaf('a'), leaf('b')] })).toEqual([]);
+});
