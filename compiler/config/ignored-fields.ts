@@ -6,7 +6,8 @@
 // (schema/providers.json: `clouda_*`, `cloudb_*`, `cloudc_*`, `vendor_*`) whose provider group's
 // provider is of another family: its adapter never reads it; and the rest of a `retry` whose
 // `attempts` is 0; a target no request can reach (after the first of a `single` strategy, or one no
-// condition and not the default of a `conditional` strategy names); and a `forward_headers` entry every target it reaches sets itself
+// condition and not the default of a `conditional` strategy names); the `on_status_codes` of the last
+// target of a fallback (nothing follows it); and a `forward_headers` entry every target it reaches sets itself
 // (forwarded-without-effect.ts). A warning, not an error: configs saved before this check keep loading.
 import { forwardedWithoutEffect } from './forwarded-without-effect.ts';
 import { otherFamilyReading, providerEntry } from './providers.ts';
@@ -42,7 +43,14 @@ export function ignoredFields(config: unknown): IgnoredField[] {
         if (mode !== 'conditional' && strategy[key] !== undefined) found.push({ pointer: `${at}/strategy/${key}`, message: `Only a conditional strategy reads "${key}"; this one is ${mode}.` });
       }
       if (mode !== 'fallback' && strategy.on_status_codes !== undefined) found.push({ pointer: `${at}/strategy/on_status_codes`, message: `Only a fallback strategy reads "on_status_codes" (statuses that move on to the next target); this one is ${mode}. Retries on statuses are "retry.on_status_codes".` });
-      if (Array.isArray(node.targets)) found.push(...unusedTargets(mode, strategy, node.targets, at));
+      if (Array.isArray(node.targets)) {
+        found.push(...unusedTargets(mode, strategy, node.targets, at));
+        // The last target of a fallback has no next one to move on to.
+        const last = node.targets.length - 1;
+        if (mode === 'fallback' && last >= 1 && isPlainObject(node.targets[last]) && node.targets[last].on_status_codes !== undefined) {
+          found.push({ pointer: `${at}/targets/${last}/on_status_codes`, message: 'This is the last target of its fallback: no target follows it, so its "on_status_codes" (statuses that move on to the next target) are never read.' });
+        }
+      }
     }
     // Retries switched off (`attempts: 0`) read nothing else of `retry`.
     const retry = isPlainObject(node.retry) ? node.retry : null;

@@ -127,3 +127,9 @@ it('finds targets no request reaches: after the first of a single strategy, and 
   expect(pointers({ strategy: { mode: 'single' }, targets: [leaf('a')] })).toEqual([]);
   expect(pointers({ strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.t': 'x' }, then: 'a' }], default: 'b' }, targets: [leaf('a'), leaf('b')] })).toEqual([]);
 });
+
+it('finds the on_status_codes of the last target of a fallback, which nothing follows', () => {
+  const config = { strategy: { mode: 'fallback' }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b', { on_status_codes: [500] })] };
+  expect(pointers(config)).toEqual(['/targets/1/on_status_codes']);
+  expect(pointers({ strategy: { mode: 'fallback' }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b')] })).toEqual([]);
+});
