@@ -7,7 +7,8 @@
 // provider is of another family: its adapter never reads it; and the rest of a `retry` whose
 // `attempts` is 0; a target no request can reach (after the first of a `single` strategy, or one no
 // condition and not the default of a `conditional` strategy names); the `on_status_codes` of the last
-// target of a fallback (nothing follows it); and a `forward_headers` entry every target it reaches sets itself
+// target of a fallback (nothing follows it), and a fallback's own when every target but the last has
+// its own; and a `forward_headers` entry every target it reaches sets itself
 // (forwarded-without-effect.ts). A warning, not an error: configs saved before this check keep loading.
 import { forwardedWithoutEffect } from './forwarded-without-effect.ts';
 import { otherFamilyReading, providerEntry } from './providers.ts';
@@ -49,6 +50,11 @@ export function ignoredFields(config: unknown): IgnoredField[] {
         const last = node.targets.length - 1;
         if (mode === 'fallback' && last >= 1 && isPlainObject(node.targets[last]) && node.targets[last].on_status_codes !== undefined) {
           found.push({ pointer: `${at}/targets/${last}/on_status_codes`, message: 'This is the last target of its fallback: no target follows it, so its "on_status_codes" (statuses that move on to the next target) are never read.' });
+        }
+        // The strategy's list stands in for targets without their own, the last one aside.
+        if (mode === 'fallback' && strategy.on_status_codes !== undefined && node.targets.slice(0, -1).every((target) => isPlainObject(target) && target.on_status_codes !== undefined)) {
+          const why = last < 1 ? 'it has one target, and nothing follows the last one' : 'every target but the last has its own, and nothing follows the last one';
+          found.push({ pointer: `${at}/strategy/on_status_codes`, message: `This fallback's "on_status_codes" are never read: ${why}.` });
         }
       }
     }

@@ -22,18 +22,20 @@ it('finds conditional, fallback and loadbalance fields where their strategy is n
   expect(pointers(config)).toEqual([
     '/strategy/conditions',
     '/strategy/default',
+    // Target a has its own list and b is the last: the strategy's is never read.
+    '/strategy/on_status_codes',
     '/weight',
     '/on_status_codes',
     '/targets/0/weight',
     '/targets/1/strategy/on_status_codes',
     '/targets/1/targets/0/on_status_codes',
   ]);
-  expect(ignoredFields(config)[2]!.message).toBe('Only a loadbalance strategy reads its targets\' "weight"; this is the config itself, not a target of a strategy.');
+  expect(ignoredFields(config)[3]!.message).toBe('Only a loadbalance strategy reads its targets\' "weight"; this is the config itself, not a target of a strategy.');
 });
 
 it('finds nothing where each field is read', () => {
   expect(pointers({ strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': 'x' }, then: 'a' }], default: 'b' }, targets: [leaf('a'), leaf('b')] })).toEqual([]);
-  expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [429] }, targets: [leaf('a', { on_status_codes: [500] }), leaf('b')] })).toEqual([]);
+  expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [429] }, targets: [leaf('a'), leaf('b', { on_status_codes: [500] }), leaf('c')] })).toEqual([]);
   expect(pointers({ strategy: { mode: 'loadbalance' }, targets: [leaf('a', { weight: 0.7 }), leaf('b', { weight: 0.3 })] })).toEqual([]);
   expect(pointers(leaf('solo'))).toEqual([]);
 });
@@ -132,4 +134,11 @@ it('finds the on_status_codes of the last target of a fallback, which nothing fo
   const config = { strategy: { mode: 'fallback' }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b', { on_status_codes: [500] })] };
   expect(pointers(config)).toEqual(['/targets/1/on_status_codes']);
   expect(pointers({ strategy: { mode: 'fallback' }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b')] })).toEqual([]);
+});
+
+it('finds a fallback strategy\'s on_status_codes that no target falls back on', () => {
+  const own = { strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b')] };
+  expect(pointers(own)).toEqual(['/strategy/on_status_codes']);
+  expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [leaf('a')] })).toEqual(['/strategy/on_status_codes']);
+  expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b'), leaf('c')] })).toEqual([]);
 });
