@@ -18,7 +18,7 @@ function resolver(cacheSize = 100): ConfigResolver {
   });
 }
 
-const config = { strategy: { mode: 'fallback' }, retry: { attempts: 1 }, targets: [{ provider: 'vendor', api_key: 'a' }, { provider: 'vendor', api_key: 'b', on_status_codes: [503] }] };
+const config = { strategy: { mode: 'fallback' }, retry: { attempts: 1 }, targets: [{ provider: 'vendor', api_key: 'a', on_status_codes: [503] }, { provider: 'vendor', api_key: 'b' }] };
 
 describe('inline configs', () => {
   it('return the same router for the same text, and for the same config spelt differently', () => {
