@@ -144,6 +144,18 @@ describe.each(BACKENDS)('files on %s', (backend) => {
     expect(badPurpose.body.error).toMatchObject({ code: 'invalid_request_body', param: 'purpose' });
     const notMultipart = await gw.call('POST', '/v1/files', { body: { purpose: 'batch' } });
     expect(notMultipart.body.error).toMatchObject({ code: 'invalid_request_body', param: 'content-type' });
+    // A file the gateway keeps is its file and purpose: another field would be accepted and unused.
+    const fields = (extra: string) => `--x\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nfine-tune\r\n${extra}--x\r\ncontent-disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{}\n\r\n--x--\r\n`;
+    const multipart = { 'content-type': 'multipart/form-data; boundary=x' };
+    const expiring = await gw.call('POST', '/v1/files', { raw: fields('--x\r\ncontent-disposition: form-data; name="expires_after[seconds]"\r\n\r\n3600\r\n'), headers: multipart });
+    expect(expiring.status).toBe(400);
+    expect(expiring.body.error).toMatchObject({ code: 'unsupported_parameter', param: 'expires_after[seconds]' });
+    const misspelt = await gw.call('POST', '/v1/files', { raw: fields('--x\r\ncontent-disposition: form-data; name="purpos"\r\n\r\nbatch\r\n'), headers: multipart });
+    expect(misspelt.body.error).toMatchObject({ code: 'invalid_request_body', param: 'purpos' });
+    expect(misspelt.body.error.message).toContain('did you mean "purpose"?');
+    const twice = await gw.call('POST', '/v1/files', { raw: fields('--x\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nbatch\r\n'), headers: multipart });
+    expect(twice.body.error).toMatchObject({ code: 'invalid_request_body', param: 'purpose' });
+    expect((await gw.call('POST', '/v1/files', { raw: fields(''), headers: multipart })).status).toBe(200);
     const broken = await gw.call('POST', '/v1/files', { raw: '--x\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nbatch', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_request_body');

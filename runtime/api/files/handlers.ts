@@ -15,6 +15,7 @@ import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-sto
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from '../../core/multipart.ts';
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
+import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
@@ -53,6 +54,7 @@ export function fileHandlers(deps: JobDeps): Record<string, Handler> {
         await relay(ctx, await forward(deps, toProviderRoute, ctx, { method: 'POST', upstreamPath: '/files', body: upload.raw, opaqueBody: true }));
         return;
       }
+      refuseUnreadFields(upload.parts);
       const record = await store.files.create({ organisationId: caller.organisationId, purpose: purpose as GatewayFilePurpose, filename: file.filename!, content: file.data });
       sendOk(ctx, fileWire(record));
     },
@@ -166,6 +168,28 @@ function checkForm(parts: FormPart[]): { purpose: string; file: FormPart } {
   if (file === undefined) throw new GatewayError('invalid_request_body', 'The form needs a `file` part with a filename.', 'file');
   if (file.filename === '') throw new GatewayError('invalid_request_body', 'The uploaded file needs a filename.', 'file');
   return { purpose, file };
+}
+
+/** The form fields a file the gateway keeps is made of. */
+const KEPT_FILE_FIELDS = ['file', 'purpose'];
+
+/**
+ * A file the gateway keeps is its `file` and `purpose`; any other field (the vendor's `expires_after`,
+ * a misspelt name, a second file) would be accepted and unused. A provider's Files API reads its own,
+ * so a forwarded upload is left as it is.
+ */
+function refuseUnreadFields(parts: readonly FormPart[]): void {
+  const seen = new Set<string>();
+  for (const part of parts) {
+    if (seen.has(part.name)) throw new GatewayError('invalid_request_body', `The form has the field \`${part.name}\` twice; the gateway reads one.`, part.name);
+    seen.add(part.name);
+    if (KEPT_FILE_FIELDS.includes(part.name)) continue;
+    if (part.name.startsWith('expires_after')) {
+      throw new GatewayError('unsupported_parameter', 'expires_after: files the gateway keeps itself do not expire (delete them with DELETE /v1/files/{file_id}); a route whose provider has a Files API forwards the upload, expiry included.', part.name);
+    }
+    const hint = didYouMean(part.name, KEPT_FILE_FIELDS);
+    throw new GatewayError('invalid_request_body', `The form field \`${part.name}\` is not read: a file the gateway keeps is its \`file\` and \`purpose\`${hint === undefined ? '' : ` (${hint})`}.`, part.name);
+  }
 }
 
 /** Batch files: every line a batch request; fine-tune files: every line a JSON object. */
