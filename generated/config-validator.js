@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateConfigAllErrors = validate20;
-const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/config.json","title":"Config","description":"A routing config (SPEC §2.1). Sent in x-gateway-config as inline JSON or saved and named by ID. `targets` items are configs of the same shape. Unknown keys are rejected at every level. Valid when at least one of the 18 key sets in `anyOf` is present in full.","type":"object","additionalProperties":false,"properties":{"strategy":{"$ref":"#/$defs/strategy"},"targets":{"type":"array","description":"Configs routed to by `strategy`; required when a strategy is set.","items":{"$ref":"#"}},"provider":{"type":"string","minLength":1,"description":"A provider slug beginning with `@`, or a provider name."},"api_key":{"type":"string","description":"Provider credential."},"virtual_key":{"type":"string","description":"Identifier of a stored provider credential (legacy; provider slugs are recommended)."},"custom_host":{"type":"string","pattern":"^https?://","description":"Base URL of a privately hosted model; used with `provider` and `api_key`."},"prompt_id":{"type":"string","description":"A stored prompt template rendered into the request before routing."},"override_params":{"type":"object","description":"Payload parameters applied in place of the request payload values."},"name":{"type":"string","description":"Name of this target; conditional `then` and `default` refer to it."},"strict_vendor_compliance":{"type":"boolean"},"weight":{"type":"number","minimum":0,"description":"Share of traffic in loadbalance mode (default 1; 0 is never picked)."},"on_status_codes":{"type":"array","description":"Status codes that trigger fallback.","items":{"type":"integer"}},"request_timeout":{"type":"integer","minimum":1,"description":"Milliseconds after which each attempt is abandoned (408)."},"forward_headers":{"type":"array","description":"Names of request headers forwarded untouched.","items":{"type":"string","minLength":1}},"cache":{"type":"object","additionalProperties":false,"required":["mode"],"properties":{"mode":{"enum":["simple","semantic"],"description":"`simple` is exact match; `semantic` matches similar queries."},"max_age":{"type":"integer","minimum":1,"description":"Lifetime of cache entries in seconds."}}},"retry":{"type":"object","additionalProperties":false,"required":["attempts"],"properties":{"attempts":{"type":"integer","minimum":0,"description":"Retries after the first try."},"on_status_codes":{"type":"array","description":"Statuses that trigger a retry (default 429, 500, 502, 503, 504).","items":{"type":"number"}},"use_retry_after_headers":{"type":"boolean","default":false,"description":"Honour the provider's Retry-After and Retry-After-ms headers."}}},"cb_config":{"type":"object","additionalProperties":false,"required":["failure_threshold","cooldown_interval"],"properties":{"failure_threshold":{"type":"number","minimum":1,"description":"Failures after which the circuit opens."},"cooldown_interval":{"type":"number","minimum":30000,"description":"Milliseconds before requests are allowed again."},"failure_status_codes":{"type":"array","description":"Statuses counted as failures (default: 500 and above).","items":{"type":"integer"}}}},"resource_name":{"type":"string","description":"Cloud family A resource name."},"deployment_id":{"type":"string","description":"Cloud family A deployment ID."},"api_version":{"type":"string","description":"Cloud family A API version."},"deployments":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["deployment_id","alias","api_version"],"properties":{"deployment_id":{"type":"string"},"alias":{"type":"string"},"api_version":{"type":"string"},"is_default":{"type":"boolean"}}}},"clouda_region":{"type":"string","description":"Cloud family A region."},"clouda_deployment_name":{"type":"string","description":"Cloud family A deployment name."},"clouda_endpoint_name":{"type":"string","description":"Cloud family A endpoint name."},"clouda_api_version":{"type":"string","description":"Cloud family A API version."},"clouda_deployment_type":{"enum":["serverless","managed"]},"clouda_resource_name":{"type":"string","description":"Cloud family A resource name (alternate parameter set)."},"clouda_deployment_id":{"type":"string","description":"Cloud family A deployment ID (alternate parameter set)."},"clouda_model_name":{"type":"string","description":"Cloud family A model name (alternate parameter set)."},"cloudb_project_id":{"type":"string","description":"Cloud family B project ID."},"cloudb_region":{"type":"string","description":"Cloud family B region."},"cloudb_service_account_json":{"type":"object","description":"Cloud family B service-account credential."},"cloudc_access_key_id":{"type":"string","description":"Cloud family C access key ID."},"cloudc_secret_access_key":{"type":"string","description":"Cloud family C secret access key."},"cloudc_region":{"type":"string","description":"Cloud family C region."},"cloudc_session_token":{"type":"string","description":"Cloud family C session token."},"vendor_organization":{"type":"string","description":"Organization header for the first-party vendor."},"vendor_project":{"type":"string","description":"Project header for the first-party vendor."},"before_request_hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"Hook identifier."},"type":{"type":"string","description":"Hook type."},"on_fail":{"$ref":"#/$defs/outcomeWithDeny"},"on_success":{"$ref":"#/$defs/outcomeWithDeny"},"checks":{"type":"array","items":{"$ref":"#/$defs/check"}}}}},"after_request_hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"Hook identifier."},"type":{"type":"string","description":"Hook type."},"async":{"type":"boolean","description":"Run without delaying the response."},"on_fail":{"$ref":"#/$defs/outcome"},"on_success":{"$ref":"#/$defs/outcome"},"checks":{"type":"array","items":{"$ref":"#/$defs/check"}}}}},"input_guardrails":{"type":"array","items":{"description":"A guardrail identifier, or a guardrail object whose extra keys each hold an object (check parameters).","if":{"type":"string"},"else":{"type":"object","properties":{"id":{"type":"string","description":"Guardrail identifier."},"deny":{"type":"boolean"},"async":{"type":"boolean"},"on_fail":{"$ref":"#/$defs/outcome"},"on_success":{"$ref":"#/$defs/outcome"}},"additionalProperties":{"type":"object"}}}},"output_guardrails":{"type":"array","items":{"description":"A guardrail identifier, or a guardrail object whose extra keys each hold an object (check parameters).","if":{"type":"string"},"else":{"type":"object","properties":{"id":{"type":"string","description":"Guardrail identifier."},"deny":{"type":"boolean"},"async":{"type":"boolean"},"on_fail":{"$ref":"#/$defs/outcomeWithDeny"},"on_success":{"$ref":"#/$defs/outcomeWithDeny"}},"additionalProperties":{"type":"object"}}}}},"dependentRequired":{"strategy":["targets"]},"anyOf":[{"required":["provider","api_key"]},{"required":["provider","custom_host"]},{"required":["virtual_key"]},{"required":["strategy","targets"]},{"required":["cache"]},{"required":["retry"]},{"required":["prompt_id"]},{"required":["forward_headers"]},{"required":["request_timeout"]},{"required":["provider","cloudc_access_key_id","cloudc_secret_access_key"]},{"required":["provider","cloudb_region","cloudb_service_account_json"]},{"required":["provider","cloudb_region","cloudb_project_id"]},{"required":["provider","clouda_deployment_name","clouda_deployment_type","clouda_region","clouda_api_version"]},{"required":["provider","clouda_endpoint_name","clouda_deployment_type"]},{"required":["after_request_hooks"]},{"required":["before_request_hooks"]},{"required":["input_guardrails"]},{"required":["output_guardrails"]}],"$defs":{"strategy":{"type":"object","additionalProperties":false,"required":["mode"],"properties":{"mode":{"enum":["single","loadbalance","fallback","conditional"]},"conditions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","then"],"properties":{"query":{"type":"object","description":"A query over metadata.*, params.* and url.pathname (docs/config.md)."},"then":{"type":"string","description":"Name of the target to route to."}}}},"default":{"type":"string","description":"Name of the target used when no condition matches."},"on_status_codes":{"type":"array","description":"Fallback mode: statuses that move on to the next target (default: any non-2xx).","items":{"type":"integer"}}},"if":{"properties":{"mode":{"const":"conditional"}},"required":["mode"]},"then":{"required":["conditions","default"]}},"feedback":{"type":"object","additionalProperties":false,"description":"Feedback recorded when the hook or guardrail passes or fails.","properties":{"value":{"type":"number"},"weight":{"type":"number"},"metadata":{"type":"object"}}},"outcome":{"type":"object","additionalProperties":false,"properties":{"feedback":{"$ref":"#/$defs/feedback"}}},"outcomeWithDeny":{"type":"object","additionalProperties":false,"properties":{"feedback":{"$ref":"#/$defs/feedback"},"deny":{"type":"boolean","description":"Deny the request with status 446."}}},"check":{"type":"object","additionalProperties":false,"required":["id","parameters"],"properties":{"id":{"type":"string","description":"Check identifier."},"parameters":{"type":"object"}}}}};
+const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/config.json","title":"Config","description":"A routing config (SPEC §2.1). Sent in x-gateway-config as inline JSON or saved and named by ID. `targets` items are configs of the same shape. Unknown keys are rejected at every level. Valid when at least one of the 18 key sets in `anyOf` is present in full.","type":"object","additionalProperties":false,"properties":{"strategy":{"$ref":"#/$defs/strategy"},"targets":{"type":"array","description":"Configs routed to by `strategy`; required when a strategy is set.","items":{"$ref":"#"}},"provider":{"type":"string","minLength":1,"description":"A provider slug beginning with `@`, or a provider name."},"api_key":{"type":"string","description":"Provider credential."},"virtual_key":{"type":"string","description":"Identifier of a stored provider credential (legacy; provider slugs are recommended)."},"custom_host":{"type":"string","pattern":"^https?://","description":"Base URL of a privately hosted model; used with `provider` and `api_key`."},"prompt_id":{"type":"string","description":"A stored prompt template rendered into the request before routing."},"override_params":{"type":"object","description":"Payload parameters applied in place of the request payload values."},"name":{"type":"string","description":"Name of this target; conditional `then` and `default` refer to it."},"strict_vendor_compliance":{"type":"boolean"},"weight":{"type":"number","minimum":0,"description":"Share of traffic in loadbalance mode (default 1; 0 is never picked)."},"on_status_codes":{"type":"array","description":"Status codes that trigger fallback.","items":{"type":"integer"}},"request_timeout":{"type":"integer","minimum":1,"maximum":2147483647,"description":"Milliseconds after which each attempt is abandoned (408); at most 2147483647, as x-gateway-request-timeout."},"forward_headers":{"type":"array","description":"Names of request headers forwarded untouched.","items":{"type":"string","minLength":1}},"cache":{"type":"object","additionalProperties":false,"required":["mode"],"properties":{"mode":{"enum":["simple","semantic"],"description":"`simple` is exact match; `semantic` matches similar queries."},"max_age":{"type":"integer","minimum":1,"maximum":2147483647,"description":"Lifetime of cache entries in seconds (at most 2147483647, about 68 years)."}}},"retry":{"type":"object","additionalProperties":false,"required":["attempts"],"properties":{"attempts":{"type":"integer","minimum":0,"description":"Retries after the first try."},"on_status_codes":{"type":"array","description":"Statuses that trigger a retry (default 429, 500, 502, 503, 504).","items":{"type":"number"}},"use_retry_after_headers":{"type":"boolean","default":false,"description":"Honour the provider's Retry-After and Retry-After-ms headers."}}},"cb_config":{"type":"object","additionalProperties":false,"required":["failure_threshold","cooldown_interval"],"properties":{"failure_threshold":{"type":"number","minimum":1,"description":"Failures after which the circuit opens."},"cooldown_interval":{"type":"number","minimum":30000,"description":"Milliseconds before requests are allowed again."},"failure_status_codes":{"type":"array","description":"Statuses counted as failures (default: 500 and above).","items":{"type":"integer"}}}},"resource_name":{"type":"string","description":"Cloud family A resource name."},"deployment_id":{"type":"string","description":"Cloud family A deployment ID."},"api_version":{"type":"string","description":"Cloud family A API version."},"deployments":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["deployment_id","alias","api_version"],"properties":{"deployment_id":{"type":"string"},"alias":{"type":"string"},"api_version":{"type":"string"},"is_default":{"type":"boolean"}}}},"clouda_region":{"type":"string","description":"Cloud family A region."},"clouda_deployment_name":{"type":"string","description":"Cloud family A deployment name."},"clouda_endpoint_name":{"type":"string","description":"Cloud family A endpoint name."},"clouda_api_version":{"type":"string","description":"Cloud family A API version."},"clouda_deployment_type":{"enum":["serverless","managed"]},"clouda_resource_name":{"type":"string","description":"Cloud family A resource name (alternate parameter set)."},"clouda_deployment_id":{"type":"string","description":"Cloud family A deployment ID (alternate parameter set)."},"clouda_model_name":{"type":"string","description":"Cloud family A model name (alternate parameter set)."},"cloudb_project_id":{"type":"string","description":"Cloud family B project ID."},"cloudb_region":{"type":"string","description":"Cloud family B region."},"cloudb_service_account_json":{"type":"object","description":"Cloud family B service-account credential."},"cloudc_access_key_id":{"type":"string","description":"Cloud family C access key ID."},"cloudc_secret_access_key":{"type":"string","description":"Cloud family C secret access key."},"cloudc_region":{"type":"string","description":"Cloud family C region."},"cloudc_session_token":{"type":"string","description":"Cloud family C session token."},"vendor_organization":{"type":"string","description":"Organization header for the first-party vendor."},"vendor_project":{"type":"string","description":"Project header for the first-party vendor."},"before_request_hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"Hook identifier."},"type":{"type":"string","description":"Hook type."},"on_fail":{"$ref":"#/$defs/outcomeWithDeny"},"on_success":{"$ref":"#/$defs/outcomeWithDeny"},"checks":{"type":"array","items":{"$ref":"#/$defs/check"}}}}},"after_request_hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"Hook identifier."},"type":{"type":"string","description":"Hook type."},"async":{"type":"boolean","description":"Run without delaying the response."},"on_fail":{"$ref":"#/$defs/outcome"},"on_success":{"$ref":"#/$defs/outcome"},"checks":{"type":"array","items":{"$ref":"#/$defs/check"}}}}},"input_guardrails":{"type":"array","items":{"description":"A guardrail identifier, or a guardrail object whose extra keys each hold an object (check parameters).","if":{"type":"string"},"else":{"type":"object","properties":{"id":{"type":"string","description":"Guardrail identifier."},"deny":{"type":"boolean"},"async":{"type":"boolean"},"on_fail":{"$ref":"#/$defs/outcome"},"on_success":{"$ref":"#/$defs/outcome"}},"additionalProperties":{"type":"object"}}}},"output_guardrails":{"type":"array","items":{"description":"A guardrail identifier, or a guardrail object whose extra keys each hold an object (check parameters).","if":{"type":"string"},"else":{"type":"object","properties":{"id":{"type":"string","description":"Guardrail identifier."},"deny":{"type":"boolean"},"async":{"type":"boolean"},"on_fail":{"$ref":"#/$defs/outcomeWithDeny"},"on_success":{"$ref":"#/$defs/outcomeWithDeny"}},"additionalProperties":{"type":"object"}}}}},"dependentRequired":{"strategy":["targets"]},"anyOf":[{"required":["provider","api_key"]},{"required":["provider","custom_host"]},{"required":["virtual_key"]},{"required":["strategy","targets"]},{"required":["cache"]},{"required":["retry"]},{"required":["prompt_id"]},{"required":["forward_headers"]},{"required":["request_timeout"]},{"required":["provider","cloudc_access_key_id","cloudc_secret_access_key"]},{"required":["provider","cloudb_region","cloudb_service_account_json"]},{"required":["provider","cloudb_region","cloudb_project_id"]},{"required":["provider","clouda_deployment_name","clouda_deployment_type","clouda_region","clouda_api_version"]},{"required":["provider","clouda_endpoint_name","clouda_deployment_type"]},{"required":["after_request_hooks"]},{"required":["before_request_hooks"]},{"required":["input_guardrails"]},{"required":["output_guardrails"]}],"$defs":{"strategy":{"type":"object","additionalProperties":false,"required":["mode"],"properties":{"mode":{"enum":["single","loadbalance","fallback","conditional"]},"conditions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","then"],"properties":{"query":{"type":"object","description":"A query over metadata.*, params.* and url.pathname (docs/config.md)."},"then":{"type":"string","description":"Name of the target to route to."}}}},"default":{"type":"string","description":"Name of the target used when no condition matches."},"on_status_codes":{"type":"array","description":"Fallback mode: statuses that move on to the next target (default: any non-2xx).","items":{"type":"integer"}}},"if":{"properties":{"mode":{"const":"conditional"}},"required":["mode"]},"then":{"required":["conditions","default"]}},"feedback":{"type":"object","additionalProperties":false,"description":"Feedback recorded when the hook or guardrail passes or fails.","properties":{"value":{"type":"number"},"weight":{"type":"number"},"metadata":{"type":"object"}}},"outcome":{"type":"object","additionalProperties":false,"properties":{"feedback":{"$ref":"#/$defs/feedback"}}},"outcomeWithDeny":{"type":"object","additionalProperties":false,"properties":{"feedback":{"$ref":"#/$defs/feedback"},"deny":{"type":"boolean","description":"Deny the request with status 446."}}},"check":{"type":"object","additionalProperties":false,"required":["id","parameters"],"properties":{"id":{"type":"string","description":"Check identifier."},"parameters":{"type":"object"}}}}};
 const schema49 = {"type":"object","additionalProperties":false,"required":["mode"],"properties":{"mode":{"enum":["single","loadbalance","fallback","conditional"]},"conditions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","then"],"properties":{"query":{"type":"object","description":"A query over metadata.*, params.* and url.pathname (docs/config.md)."},"then":{"type":"string","description":"Name of the target to route to."}}}},"default":{"type":"string","description":"Name of the target used when no condition matches."},"on_status_codes":{"type":"array","description":"Fallback mode: statuses that move on to the next target (default: any non-2xx).","items":{"type":"integer"}}},"if":{"properties":{"mode":{"const":"conditional"}},"required":["mode"]},"then":{"required":["conditions","default"]}};
 const schema52 = {"type":"object","additionalProperties":false,"required":["id","parameters"],"properties":{"id":{"type":"string","description":"Check identifier."},"parameters":{"type":"object"}}};
 const func1 = Object.prototype.hasOwnProperty;
@@ -1179,13 +1179,23 @@ vErrors.push(err69);
 errors++;
 }
 if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 < 1 || isNaN(data23)){
-const err70 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.request_timeout,data:data23};
+if(data23 > 2147483647 || isNaN(data23)){
+const err70 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema48.properties.request_timeout,data:data23};
 if(vErrors === null){
 vErrors = [err70];
 }
 else {
 vErrors.push(err70);
+}
+errors++;
+}
+if(data23 < 1 || isNaN(data23)){
+const err71 = {instancePath:instancePath+"/request_timeout",schemaPath:"#/properties/request_timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.request_timeout,data:data23};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
 }
 errors++;
 }
@@ -1199,18 +1209,7 @@ for(let i4=0; i4<len4; i4++){
 let data25 = data24[i4];
 if(typeof data25 === "string"){
 if(func2(data25) < 1){
-const err71 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.forward_headers.items,data:data25};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-else {
-const err72 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.forward_headers.items.type,parentSchema:schema48.properties.forward_headers.items,data:data25};
+const err72 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema48.properties.forward_headers.items,data:data25};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1220,9 +1219,8 @@ vErrors.push(err72);
 errors++;
 }
 }
-}
 else {
-const err73 = {instancePath:instancePath+"/forward_headers",schemaPath:"#/properties/forward_headers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.forward_headers.type,parentSchema:schema48.properties.forward_headers,data:data24};
+const err73 = {instancePath:instancePath+"/forward_headers/" + i4,schemaPath:"#/properties/forward_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.forward_headers.items.type,parentSchema:schema48.properties.forward_headers.items,data:data25};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1232,11 +1230,9 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data.cache !== undefined){
-let data26 = data.cache;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.mode === undefined){
-const err74 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema48.properties.cache.required,parentSchema:schema48.properties.cache,data:data26};
+}
+else {
+const err74 = {instancePath:instancePath+"/forward_headers",schemaPath:"#/properties/forward_headers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.forward_headers.type,parentSchema:schema48.properties.forward_headers,data:data24};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1245,9 +1241,12 @@ vErrors.push(err74);
 }
 errors++;
 }
-for(const key3 in data26){
-if(!((key3 === "mode") || (key3 === "max_age"))){
-const err75 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.cache,data:data26};
+}
+if(data.cache !== undefined){
+let data26 = data.cache;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(data26.mode === undefined){
+const err75 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema48.properties.cache.required,parentSchema:schema48.properties.cache,data:data26};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1256,11 +1255,9 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-if(data26.mode !== undefined){
-let data27 = data26.mode;
-if(!((data27 === "simple") || (data27 === "semantic"))){
-const err76 = {instancePath:instancePath+"/cache/mode",schemaPath:"#/properties/cache/properties/mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.cache.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.cache.properties.mode.enum,parentSchema:schema48.properties.cache.properties.mode,data:data27};
+for(const key3 in data26){
+if(!((key3 === "mode") || (key3 === "max_age"))){
+const err76 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.cache,data:data26};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1270,10 +1267,10 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data26.max_age !== undefined){
-let data28 = data26.max_age;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err77 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.cache.properties.max_age.type,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
+if(data26.mode !== undefined){
+let data27 = data26.mode;
+if(!((data27 === "simple") || (data27 === "semantic"))){
+const err77 = {instancePath:instancePath+"/cache/mode",schemaPath:"#/properties/cache/properties/mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.cache.properties.mode.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.cache.properties.mode.enum,parentSchema:schema48.properties.cache.properties.mode,data:data27};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1282,9 +1279,11 @@ vErrors.push(err77);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 < 1 || isNaN(data28)){
-const err78 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
+}
+if(data26.max_age !== undefined){
+let data28 = data26.max_age;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err78 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.cache.properties.max_age.type,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1293,11 +1292,9 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err79 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cache.type,parentSchema:schema48.properties.cache,data:data26};
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 2147483647 || isNaN(data28)){
+const err79 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647",schema:2147483647,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1306,12 +1303,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-if(data.retry !== undefined){
-let data29 = data.retry;
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.attempts === undefined){
-const err80 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/required",keyword:"required",params:{missingProperty: "attempts"},message:"must have required property '"+"attempts"+"'",schema:schema48.properties.retry.required,parentSchema:schema48.properties.retry,data:data29};
+if(data28 < 1 || isNaN(data28)){
+const err80 = {instancePath:instancePath+"/cache/max_age",schemaPath:"#/properties/cache/properties/max_age/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.cache.properties.max_age,data:data28};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1320,9 +1313,11 @@ vErrors.push(err80);
 }
 errors++;
 }
-for(const key4 in data29){
-if(!(((key4 === "attempts") || (key4 === "on_status_codes")) || (key4 === "use_retry_after_headers"))){
-const err81 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.retry,data:data29};
+}
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/cache",schemaPath:"#/properties/cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cache.type,parentSchema:schema48.properties.cache,data:data26};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1332,10 +1327,11 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data29.attempts !== undefined){
-let data30 = data29.attempts;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err82 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.retry.properties.attempts.type,parentSchema:schema48.properties.retry.properties.attempts,data:data30};
+if(data.retry !== undefined){
+let data29 = data.retry;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.attempts === undefined){
+const err82 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/required",keyword:"required",params:{missingProperty: "attempts"},message:"must have required property '"+"attempts"+"'",schema:schema48.properties.retry.required,parentSchema:schema48.properties.retry,data:data29};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1344,14 +1340,38 @@ vErrors.push(err82);
 }
 errors++;
 }
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 < 0 || isNaN(data30)){
-const err83 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema48.properties.retry.properties.attempts,data:data30};
+for(const key4 in data29){
+if(!(((key4 === "attempts") || (key4 === "on_status_codes")) || (key4 === "use_retry_after_headers"))){
+const err83 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.retry,data:data29};
 if(vErrors === null){
 vErrors = [err83];
 }
 else {
 vErrors.push(err83);
+}
+errors++;
+}
+}
+if(data29.attempts !== undefined){
+let data30 = data29.attempts;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err84 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.retry.properties.attempts.type,parentSchema:schema48.properties.retry.properties.attempts,data:data30};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 < 0 || isNaN(data30)){
+const err85 = {instancePath:instancePath+"/retry/attempts",schemaPath:"#/properties/retry/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema48.properties.retry.properties.attempts,data:data30};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
 }
 errors++;
 }
@@ -1364,32 +1384,7 @@ const len5 = data31.length;
 for(let i5=0; i5<len5; i5++){
 let data32 = data31[i5];
 if(!((typeof data32 == "number") && (isFinite(data32)))){
-const err84 = {instancePath:instancePath+"/retry/on_status_codes/" + i5,schemaPath:"#/properties/retry/properties/on_status_codes/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.retry.properties.on_status_codes.items.type,parentSchema:schema48.properties.retry.properties.on_status_codes.items,data:data32};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-}
-else {
-const err85 = {instancePath:instancePath+"/retry/on_status_codes",schemaPath:"#/properties/retry/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.retry.properties.on_status_codes.type,parentSchema:schema48.properties.retry.properties.on_status_codes,data:data31};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-}
-if(data29.use_retry_after_headers !== undefined){
-let data33 = data29.use_retry_after_headers;
-if(typeof data33 !== "boolean"){
-const err86 = {instancePath:instancePath+"/retry/use_retry_after_headers",schemaPath:"#/properties/retry/properties/use_retry_after_headers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.retry.properties.use_retry_after_headers.type,parentSchema:schema48.properties.retry.properties.use_retry_after_headers,data:data33};
+const err86 = {instancePath:instancePath+"/retry/on_status_codes/" + i5,schemaPath:"#/properties/retry/properties/on_status_codes/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.retry.properties.on_status_codes.items.type,parentSchema:schema48.properties.retry.properties.on_status_codes.items,data:data32};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1401,7 +1396,7 @@ errors++;
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.retry.type,parentSchema:schema48.properties.retry,data:data29};
+const err87 = {instancePath:instancePath+"/retry/on_status_codes",schemaPath:"#/properties/retry/properties/on_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.retry.properties.on_status_codes.type,parentSchema:schema48.properties.retry.properties.on_status_codes,data:data31};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1411,11 +1406,10 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data.cb_config !== undefined){
-let data34 = data.cb_config;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.failure_threshold === undefined){
-const err88 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "failure_threshold"},message:"must have required property '"+"failure_threshold"+"'",schema:schema48.properties.cb_config.required,parentSchema:schema48.properties.cb_config,data:data34};
+if(data29.use_retry_after_headers !== undefined){
+let data33 = data29.use_retry_after_headers;
+if(typeof data33 !== "boolean"){
+const err88 = {instancePath:instancePath+"/retry/use_retry_after_headers",schemaPath:"#/properties/retry/properties/use_retry_after_headers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.retry.properties.use_retry_after_headers.type,parentSchema:schema48.properties.retry.properties.use_retry_after_headers,data:data33};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1424,8 +1418,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data34.cooldown_interval === undefined){
-const err89 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "cooldown_interval"},message:"must have required property '"+"cooldown_interval"+"'",schema:schema48.properties.cb_config.required,parentSchema:schema48.properties.cb_config,data:data34};
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.retry.type,parentSchema:schema48.properties.retry,data:data29};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1434,9 +1430,12 @@ vErrors.push(err89);
 }
 errors++;
 }
-for(const key5 in data34){
-if(!(((key5 === "failure_threshold") || (key5 === "cooldown_interval")) || (key5 === "failure_status_codes"))){
-const err90 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.cb_config,data:data34};
+}
+if(data.cb_config !== undefined){
+let data34 = data.cb_config;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.failure_threshold === undefined){
+const err90 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "failure_threshold"},message:"must have required property '"+"failure_threshold"+"'",schema:schema48.properties.cb_config.required,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1445,12 +1444,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-if(data34.failure_threshold !== undefined){
-let data35 = data34.failure_threshold;
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 < 1 || isNaN(data35)){
-const err91 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.cb_config.properties.failure_threshold,data:data35};
+if(data34.cooldown_interval === undefined){
+const err91 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/required",keyword:"required",params:{missingProperty: "cooldown_interval"},message:"must have required property '"+"cooldown_interval"+"'",schema:schema48.properties.cb_config.required,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1459,9 +1454,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.cb_config.properties.failure_threshold.type,parentSchema:schema48.properties.cb_config.properties.failure_threshold,data:data35};
+for(const key5 in data34){
+if(!(((key5 === "failure_threshold") || (key5 === "cooldown_interval")) || (key5 === "failure_status_codes"))){
+const err92 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1471,11 +1466,11 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data34.cooldown_interval !== undefined){
-let data36 = data34.cooldown_interval;
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 30000 || isNaN(data36)){
-const err93 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 30000},message:"must be >= 30000",schema:30000,parentSchema:schema48.properties.cb_config.properties.cooldown_interval,data:data36};
+if(data34.failure_threshold !== undefined){
+let data35 = data34.failure_threshold;
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 1 || isNaN(data35)){
+const err93 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema48.properties.cb_config.properties.failure_threshold,data:data35};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1486,12 +1481,37 @@ errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.cb_config.properties.cooldown_interval.type,parentSchema:schema48.properties.cb_config.properties.cooldown_interval,data:data36};
+const err94 = {instancePath:instancePath+"/cb_config/failure_threshold",schemaPath:"#/properties/cb_config/properties/failure_threshold/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.cb_config.properties.failure_threshold.type,parentSchema:schema48.properties.cb_config.properties.failure_threshold,data:data35};
 if(vErrors === null){
 vErrors = [err94];
 }
 else {
 vErrors.push(err94);
+}
+errors++;
+}
+}
+if(data34.cooldown_interval !== undefined){
+let data36 = data34.cooldown_interval;
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 30000 || isNaN(data36)){
+const err95 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 30000},message:"must be >= 30000",schema:30000,parentSchema:schema48.properties.cb_config.properties.cooldown_interval,data:data36};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+}
+else {
+const err96 = {instancePath:instancePath+"/cb_config/cooldown_interval",schemaPath:"#/properties/cb_config/properties/cooldown_interval/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema48.properties.cb_config.properties.cooldown_interval.type,parentSchema:schema48.properties.cb_config.properties.cooldown_interval,data:data36};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
 }
 errors++;
 }
@@ -1503,31 +1523,7 @@ const len6 = data37.length;
 for(let i6=0; i6<len6; i6++){
 let data38 = data37[i6];
 if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err95 = {instancePath:instancePath+"/cb_config/failure_status_codes/" + i6,schemaPath:"#/properties/cb_config/properties/failure_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.cb_config.properties.failure_status_codes.items.type,parentSchema:schema48.properties.cb_config.properties.failure_status_codes.items,data:data38};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-}
-else {
-const err96 = {instancePath:instancePath+"/cb_config/failure_status_codes",schemaPath:"#/properties/cb_config/properties/failure_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.cb_config.properties.failure_status_codes.type,parentSchema:schema48.properties.cb_config.properties.failure_status_codes,data:data37};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-}
-}
-else {
-const err97 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cb_config.type,parentSchema:schema48.properties.cb_config,data:data34};
+const err97 = {instancePath:instancePath+"/cb_config/failure_status_codes/" + i6,schemaPath:"#/properties/cb_config/properties/failure_status_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema48.properties.cb_config.properties.failure_status_codes.items.type,parentSchema:schema48.properties.cb_config.properties.failure_status_codes.items,data:data38};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1537,10 +1533,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data.resource_name !== undefined){
-let data39 = data.resource_name;
-if(typeof data39 !== "string"){
-const err98 = {instancePath:instancePath+"/resource_name",schemaPath:"#/properties/resource_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.resource_name.type,parentSchema:schema48.properties.resource_name,data:data39};
+}
+else {
+const err98 = {instancePath:instancePath+"/cb_config/failure_status_codes",schemaPath:"#/properties/cb_config/properties/failure_status_codes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.cb_config.properties.failure_status_codes.type,parentSchema:schema48.properties.cb_config.properties.failure_status_codes,data:data37};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1550,10 +1545,9 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data.deployment_id !== undefined){
-let data40 = data.deployment_id;
-if(typeof data40 !== "string"){
-const err99 = {instancePath:instancePath+"/deployment_id",schemaPath:"#/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployment_id.type,parentSchema:schema48.properties.deployment_id,data:data40};
+}
+else {
+const err99 = {instancePath:instancePath+"/cb_config",schemaPath:"#/properties/cb_config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cb_config.type,parentSchema:schema48.properties.cb_config,data:data34};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1563,15 +1557,41 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data.api_version !== undefined){
-let data41 = data.api_version;
-if(typeof data41 !== "string"){
-const err100 = {instancePath:instancePath+"/api_version",schemaPath:"#/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.api_version.type,parentSchema:schema48.properties.api_version,data:data41};
+if(data.resource_name !== undefined){
+let data39 = data.resource_name;
+if(typeof data39 !== "string"){
+const err100 = {instancePath:instancePath+"/resource_name",schemaPath:"#/properties/resource_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.resource_name.type,parentSchema:schema48.properties.resource_name,data:data39};
 if(vErrors === null){
 vErrors = [err100];
 }
 else {
 vErrors.push(err100);
+}
+errors++;
+}
+}
+if(data.deployment_id !== undefined){
+let data40 = data.deployment_id;
+if(typeof data40 !== "string"){
+const err101 = {instancePath:instancePath+"/deployment_id",schemaPath:"#/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployment_id.type,parentSchema:schema48.properties.deployment_id,data:data40};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+if(data.api_version !== undefined){
+let data41 = data.api_version;
+if(typeof data41 !== "string"){
+const err102 = {instancePath:instancePath+"/api_version",schemaPath:"#/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.api_version.type,parentSchema:schema48.properties.api_version,data:data41};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
 }
 errors++;
 }
@@ -1584,27 +1604,7 @@ for(let i7=0; i7<len7; i7++){
 let data43 = data42[i7];
 if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
 if(data43.deployment_id === undefined){
-const err101 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "deployment_id"},message:"must have required property '"+"deployment_id"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-if(data43.alias === undefined){
-const err102 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "alias"},message:"must have required property '"+"alias"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-if(data43.api_version === undefined){
-const err103 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "api_version"},message:"must have required property '"+"api_version"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
+const err103 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "deployment_id"},message:"must have required property '"+"deployment_id"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1613,9 +1613,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-for(const key6 in data43){
-if(!((((key6 === "deployment_id") || (key6 === "alias")) || (key6 === "api_version")) || (key6 === "is_default"))){
-const err104 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.deployments.items,data:data43};
+if(data43.alias === undefined){
+const err104 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "alias"},message:"must have required property '"+"alias"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1624,11 +1623,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-if(data43.deployment_id !== undefined){
-let data44 = data43.deployment_id;
-if(typeof data44 !== "string"){
-const err105 = {instancePath:instancePath+"/deployments/" + i7+"/deployment_id",schemaPath:"#/properties/deployments/items/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.deployment_id.type,parentSchema:schema48.properties.deployments.items.properties.deployment_id,data:data44};
+if(data43.api_version === undefined){
+const err105 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/required",keyword:"required",params:{missingProperty: "api_version"},message:"must have required property '"+"api_version"+"'",schema:schema48.properties.deployments.items.required,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1637,11 +1633,9 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data43.alias !== undefined){
-let data45 = data43.alias;
-if(typeof data45 !== "string"){
-const err106 = {instancePath:instancePath+"/deployments/" + i7+"/alias",schemaPath:"#/properties/deployments/items/properties/alias/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.alias.type,parentSchema:schema48.properties.deployments.items.properties.alias,data:data45};
+for(const key6 in data43){
+if(!((((key6 === "deployment_id") || (key6 === "alias")) || (key6 === "api_version")) || (key6 === "is_default"))){
+const err106 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1651,10 +1645,10 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data43.api_version !== undefined){
-let data46 = data43.api_version;
-if(typeof data46 !== "string"){
-const err107 = {instancePath:instancePath+"/deployments/" + i7+"/api_version",schemaPath:"#/properties/deployments/items/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.api_version.type,parentSchema:schema48.properties.deployments.items.properties.api_version,data:data46};
+if(data43.deployment_id !== undefined){
+let data44 = data43.deployment_id;
+if(typeof data44 !== "string"){
+const err107 = {instancePath:instancePath+"/deployments/" + i7+"/deployment_id",schemaPath:"#/properties/deployments/items/properties/deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.deployment_id.type,parentSchema:schema48.properties.deployments.items.properties.deployment_id,data:data44};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1664,10 +1658,10 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data43.is_default !== undefined){
-let data47 = data43.is_default;
-if(typeof data47 !== "boolean"){
-const err108 = {instancePath:instancePath+"/deployments/" + i7+"/is_default",schemaPath:"#/properties/deployments/items/properties/is_default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.deployments.items.properties.is_default.type,parentSchema:schema48.properties.deployments.items.properties.is_default,data:data47};
+if(data43.alias !== undefined){
+let data45 = data43.alias;
+if(typeof data45 !== "string"){
+const err108 = {instancePath:instancePath+"/deployments/" + i7+"/alias",schemaPath:"#/properties/deployments/items/properties/alias/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.alias.type,parentSchema:schema48.properties.deployments.items.properties.alias,data:data45};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1677,9 +1671,10 @@ vErrors.push(err108);
 errors++;
 }
 }
-}
-else {
-const err109 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.deployments.items.type,parentSchema:schema48.properties.deployments.items,data:data43};
+if(data43.api_version !== undefined){
+let data46 = data43.api_version;
+if(typeof data46 !== "string"){
+const err109 = {instancePath:instancePath+"/deployments/" + i7+"/api_version",schemaPath:"#/properties/deployments/items/properties/api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.deployments.items.properties.api_version.type,parentSchema:schema48.properties.deployments.items.properties.api_version,data:data46};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1689,9 +1684,10 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/deployments",schemaPath:"#/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.deployments.type,parentSchema:schema48.properties.deployments,data:data42};
+if(data43.is_default !== undefined){
+let data47 = data43.is_default;
+if(typeof data47 !== "boolean"){
+const err110 = {instancePath:instancePath+"/deployments/" + i7+"/is_default",schemaPath:"#/properties/deployments/items/properties/is_default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.deployments.items.properties.is_default.type,parentSchema:schema48.properties.deployments.items.properties.is_default,data:data47};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1701,10 +1697,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data.clouda_region !== undefined){
-let data48 = data.clouda_region;
-if(typeof data48 !== "string"){
-const err111 = {instancePath:instancePath+"/clouda_region",schemaPath:"#/properties/clouda_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_region.type,parentSchema:schema48.properties.clouda_region,data:data48};
+}
+else {
+const err111 = {instancePath:instancePath+"/deployments/" + i7,schemaPath:"#/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.deployments.items.type,parentSchema:schema48.properties.deployments.items,data:data43};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1714,10 +1709,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data.clouda_deployment_name !== undefined){
-let data49 = data.clouda_deployment_name;
-if(typeof data49 !== "string"){
-const err112 = {instancePath:instancePath+"/clouda_deployment_name",schemaPath:"#/properties/clouda_deployment_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_deployment_name.type,parentSchema:schema48.properties.clouda_deployment_name,data:data49};
+}
+else {
+const err112 = {instancePath:instancePath+"/deployments",schemaPath:"#/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.deployments.type,parentSchema:schema48.properties.deployments,data:data42};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1727,10 +1721,10 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data.clouda_endpoint_name !== undefined){
-let data50 = data.clouda_endpoint_name;
-if(typeof data50 !== "string"){
-const err113 = {instancePath:instancePath+"/clouda_endpoint_name",schemaPath:"#/properties/clouda_endpoint_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_endpoint_name.type,parentSchema:schema48.properties.clouda_endpoint_name,data:data50};
+if(data.clouda_region !== undefined){
+let data48 = data.clouda_region;
+if(typeof data48 !== "string"){
+const err113 = {instancePath:instancePath+"/clouda_region",schemaPath:"#/properties/clouda_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_region.type,parentSchema:schema48.properties.clouda_region,data:data48};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1740,10 +1734,10 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(data.clouda_api_version !== undefined){
-let data51 = data.clouda_api_version;
-if(typeof data51 !== "string"){
-const err114 = {instancePath:instancePath+"/clouda_api_version",schemaPath:"#/properties/clouda_api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_api_version.type,parentSchema:schema48.properties.clouda_api_version,data:data51};
+if(data.clouda_deployment_name !== undefined){
+let data49 = data.clouda_deployment_name;
+if(typeof data49 !== "string"){
+const err114 = {instancePath:instancePath+"/clouda_deployment_name",schemaPath:"#/properties/clouda_deployment_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_deployment_name.type,parentSchema:schema48.properties.clouda_deployment_name,data:data49};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1753,10 +1747,10 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data.clouda_deployment_type !== undefined){
-let data52 = data.clouda_deployment_type;
-if(!((data52 === "serverless") || (data52 === "managed"))){
-const err115 = {instancePath:instancePath+"/clouda_deployment_type",schemaPath:"#/properties/clouda_deployment_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.clouda_deployment_type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.clouda_deployment_type.enum,parentSchema:schema48.properties.clouda_deployment_type,data:data52};
+if(data.clouda_endpoint_name !== undefined){
+let data50 = data.clouda_endpoint_name;
+if(typeof data50 !== "string"){
+const err115 = {instancePath:instancePath+"/clouda_endpoint_name",schemaPath:"#/properties/clouda_endpoint_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_endpoint_name.type,parentSchema:schema48.properties.clouda_endpoint_name,data:data50};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1766,10 +1760,10 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(data.clouda_resource_name !== undefined){
-let data53 = data.clouda_resource_name;
-if(typeof data53 !== "string"){
-const err116 = {instancePath:instancePath+"/clouda_resource_name",schemaPath:"#/properties/clouda_resource_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_resource_name.type,parentSchema:schema48.properties.clouda_resource_name,data:data53};
+if(data.clouda_api_version !== undefined){
+let data51 = data.clouda_api_version;
+if(typeof data51 !== "string"){
+const err116 = {instancePath:instancePath+"/clouda_api_version",schemaPath:"#/properties/clouda_api_version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_api_version.type,parentSchema:schema48.properties.clouda_api_version,data:data51};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1779,10 +1773,10 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data.clouda_deployment_id !== undefined){
-let data54 = data.clouda_deployment_id;
-if(typeof data54 !== "string"){
-const err117 = {instancePath:instancePath+"/clouda_deployment_id",schemaPath:"#/properties/clouda_deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_deployment_id.type,parentSchema:schema48.properties.clouda_deployment_id,data:data54};
+if(data.clouda_deployment_type !== undefined){
+let data52 = data.clouda_deployment_type;
+if(!((data52 === "serverless") || (data52 === "managed"))){
+const err117 = {instancePath:instancePath+"/clouda_deployment_type",schemaPath:"#/properties/clouda_deployment_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.clouda_deployment_type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.clouda_deployment_type.enum,parentSchema:schema48.properties.clouda_deployment_type,data:data52};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1792,10 +1786,10 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data.clouda_model_name !== undefined){
-let data55 = data.clouda_model_name;
-if(typeof data55 !== "string"){
-const err118 = {instancePath:instancePath+"/clouda_model_name",schemaPath:"#/properties/clouda_model_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_model_name.type,parentSchema:schema48.properties.clouda_model_name,data:data55};
+if(data.clouda_resource_name !== undefined){
+let data53 = data.clouda_resource_name;
+if(typeof data53 !== "string"){
+const err118 = {instancePath:instancePath+"/clouda_resource_name",schemaPath:"#/properties/clouda_resource_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_resource_name.type,parentSchema:schema48.properties.clouda_resource_name,data:data53};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1805,10 +1799,10 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data.cloudb_project_id !== undefined){
-let data56 = data.cloudb_project_id;
-if(typeof data56 !== "string"){
-const err119 = {instancePath:instancePath+"/cloudb_project_id",schemaPath:"#/properties/cloudb_project_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudb_project_id.type,parentSchema:schema48.properties.cloudb_project_id,data:data56};
+if(data.clouda_deployment_id !== undefined){
+let data54 = data.clouda_deployment_id;
+if(typeof data54 !== "string"){
+const err119 = {instancePath:instancePath+"/clouda_deployment_id",schemaPath:"#/properties/clouda_deployment_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_deployment_id.type,parentSchema:schema48.properties.clouda_deployment_id,data:data54};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1818,10 +1812,10 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data.cloudb_region !== undefined){
-let data57 = data.cloudb_region;
-if(typeof data57 !== "string"){
-const err120 = {instancePath:instancePath+"/cloudb_region",schemaPath:"#/properties/cloudb_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudb_region.type,parentSchema:schema48.properties.cloudb_region,data:data57};
+if(data.clouda_model_name !== undefined){
+let data55 = data.clouda_model_name;
+if(typeof data55 !== "string"){
+const err120 = {instancePath:instancePath+"/clouda_model_name",schemaPath:"#/properties/clouda_model_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.clouda_model_name.type,parentSchema:schema48.properties.clouda_model_name,data:data55};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1831,10 +1825,10 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data.cloudb_service_account_json !== undefined){
-let data58 = data.cloudb_service_account_json;
-if(!(data58 && typeof data58 == "object" && !Array.isArray(data58))){
-const err121 = {instancePath:instancePath+"/cloudb_service_account_json",schemaPath:"#/properties/cloudb_service_account_json/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cloudb_service_account_json.type,parentSchema:schema48.properties.cloudb_service_account_json,data:data58};
+if(data.cloudb_project_id !== undefined){
+let data56 = data.cloudb_project_id;
+if(typeof data56 !== "string"){
+const err121 = {instancePath:instancePath+"/cloudb_project_id",schemaPath:"#/properties/cloudb_project_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudb_project_id.type,parentSchema:schema48.properties.cloudb_project_id,data:data56};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1844,10 +1838,10 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data.cloudc_access_key_id !== undefined){
-let data59 = data.cloudc_access_key_id;
-if(typeof data59 !== "string"){
-const err122 = {instancePath:instancePath+"/cloudc_access_key_id",schemaPath:"#/properties/cloudc_access_key_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_access_key_id.type,parentSchema:schema48.properties.cloudc_access_key_id,data:data59};
+if(data.cloudb_region !== undefined){
+let data57 = data.cloudb_region;
+if(typeof data57 !== "string"){
+const err122 = {instancePath:instancePath+"/cloudb_region",schemaPath:"#/properties/cloudb_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudb_region.type,parentSchema:schema48.properties.cloudb_region,data:data57};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1857,10 +1851,10 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data.cloudc_secret_access_key !== undefined){
-let data60 = data.cloudc_secret_access_key;
-if(typeof data60 !== "string"){
-const err123 = {instancePath:instancePath+"/cloudc_secret_access_key",schemaPath:"#/properties/cloudc_secret_access_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_secret_access_key.type,parentSchema:schema48.properties.cloudc_secret_access_key,data:data60};
+if(data.cloudb_service_account_json !== undefined){
+let data58 = data.cloudb_service_account_json;
+if(!(data58 && typeof data58 == "object" && !Array.isArray(data58))){
+const err123 = {instancePath:instancePath+"/cloudb_service_account_json",schemaPath:"#/properties/cloudb_service_account_json/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.cloudb_service_account_json.type,parentSchema:schema48.properties.cloudb_service_account_json,data:data58};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1870,10 +1864,10 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data.cloudc_region !== undefined){
-let data61 = data.cloudc_region;
-if(typeof data61 !== "string"){
-const err124 = {instancePath:instancePath+"/cloudc_region",schemaPath:"#/properties/cloudc_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_region.type,parentSchema:schema48.properties.cloudc_region,data:data61};
+if(data.cloudc_access_key_id !== undefined){
+let data59 = data.cloudc_access_key_id;
+if(typeof data59 !== "string"){
+const err124 = {instancePath:instancePath+"/cloudc_access_key_id",schemaPath:"#/properties/cloudc_access_key_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_access_key_id.type,parentSchema:schema48.properties.cloudc_access_key_id,data:data59};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1883,10 +1877,10 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data.cloudc_session_token !== undefined){
-let data62 = data.cloudc_session_token;
-if(typeof data62 !== "string"){
-const err125 = {instancePath:instancePath+"/cloudc_session_token",schemaPath:"#/properties/cloudc_session_token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_session_token.type,parentSchema:schema48.properties.cloudc_session_token,data:data62};
+if(data.cloudc_secret_access_key !== undefined){
+let data60 = data.cloudc_secret_access_key;
+if(typeof data60 !== "string"){
+const err125 = {instancePath:instancePath+"/cloudc_secret_access_key",schemaPath:"#/properties/cloudc_secret_access_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_secret_access_key.type,parentSchema:schema48.properties.cloudc_secret_access_key,data:data60};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1896,10 +1890,10 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data.vendor_organization !== undefined){
-let data63 = data.vendor_organization;
-if(typeof data63 !== "string"){
-const err126 = {instancePath:instancePath+"/vendor_organization",schemaPath:"#/properties/vendor_organization/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.vendor_organization.type,parentSchema:schema48.properties.vendor_organization,data:data63};
+if(data.cloudc_region !== undefined){
+let data61 = data.cloudc_region;
+if(typeof data61 !== "string"){
+const err126 = {instancePath:instancePath+"/cloudc_region",schemaPath:"#/properties/cloudc_region/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_region.type,parentSchema:schema48.properties.cloudc_region,data:data61};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1909,15 +1903,41 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data.vendor_project !== undefined){
-let data64 = data.vendor_project;
-if(typeof data64 !== "string"){
-const err127 = {instancePath:instancePath+"/vendor_project",schemaPath:"#/properties/vendor_project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.vendor_project.type,parentSchema:schema48.properties.vendor_project,data:data64};
+if(data.cloudc_session_token !== undefined){
+let data62 = data.cloudc_session_token;
+if(typeof data62 !== "string"){
+const err127 = {instancePath:instancePath+"/cloudc_session_token",schemaPath:"#/properties/cloudc_session_token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.cloudc_session_token.type,parentSchema:schema48.properties.cloudc_session_token,data:data62};
 if(vErrors === null){
 vErrors = [err127];
 }
 else {
 vErrors.push(err127);
+}
+errors++;
+}
+}
+if(data.vendor_organization !== undefined){
+let data63 = data.vendor_organization;
+if(typeof data63 !== "string"){
+const err128 = {instancePath:instancePath+"/vendor_organization",schemaPath:"#/properties/vendor_organization/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.vendor_organization.type,parentSchema:schema48.properties.vendor_organization,data:data63};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+}
+if(data.vendor_project !== undefined){
+let data64 = data.vendor_project;
+if(typeof data64 !== "string"){
+const err129 = {instancePath:instancePath+"/vendor_project",schemaPath:"#/properties/vendor_project/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.vendor_project.type,parentSchema:schema48.properties.vendor_project,data:data64};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
 }
 errors++;
 }
@@ -1930,31 +1950,7 @@ for(let i8=0; i8<len8; i8++){
 let data66 = data65[i8];
 if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
 if(data66.id === undefined){
-const err128 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.properties.before_request_hooks.items.required,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
-if(vErrors === null){
-vErrors = [err128];
-}
-else {
-vErrors.push(err128);
-}
-errors++;
-}
-for(const key7 in data66){
-if(!(((((key7 === "id") || (key7 === "type")) || (key7 === "on_fail")) || (key7 === "on_success")) || (key7 === "checks"))){
-const err129 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
-if(vErrors === null){
-vErrors = [err129];
-}
-else {
-vErrors.push(err129);
-}
-errors++;
-}
-}
-if(data66.id !== undefined){
-let data67 = data66.id;
-if(typeof data67 !== "string"){
-const err130 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.before_request_hooks.items.properties.id.type,parentSchema:schema48.properties.before_request_hooks.items.properties.id,data:data67};
+const err130 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.properties.before_request_hooks.items.required,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1963,16 +1959,40 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-if(data66.type !== undefined){
-let data68 = data66.type;
-if(typeof data68 !== "string"){
-const err131 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/type",schemaPath:"#/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.before_request_hooks.items.properties.type.type,parentSchema:schema48.properties.before_request_hooks.items.properties.type,data:data68};
+for(const key7 in data66){
+if(!(((((key7 === "id") || (key7 === "type")) || (key7 === "on_fail")) || (key7 === "on_success")) || (key7 === "checks"))){
+const err131 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
 if(vErrors === null){
 vErrors = [err131];
 }
 else {
 vErrors.push(err131);
+}
+errors++;
+}
+}
+if(data66.id !== undefined){
+let data67 = data66.id;
+if(typeof data67 !== "string"){
+const err132 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.before_request_hooks.items.properties.id.type,parentSchema:schema48.properties.before_request_hooks.items.properties.id,data:data67};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+if(data66.type !== undefined){
+let data68 = data66.type;
+if(typeof data68 !== "string"){
+const err133 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/type",schemaPath:"#/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.before_request_hooks.items.properties.type.type,parentSchema:schema48.properties.before_request_hooks.items.properties.type,data:data68};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
 }
 errors++;
 }
@@ -1997,28 +2017,7 @@ for(let i9=0; i9<len9; i9++){
 let data72 = data71[i9];
 if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
 if(data72.id === undefined){
-const err132 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema52.required,parentSchema:schema52,data:data72};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-if(data72.parameters === undefined){
-const err133 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema52.required,parentSchema:schema52,data:data72};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-for(const key8 in data72){
-if(!((key8 === "id") || (key8 === "parameters"))){
-const err134 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data:data72};
+const err134 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema52.required,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -2027,11 +2026,8 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data72.id !== undefined){
-let data73 = data72.id;
-if(typeof data73 !== "string"){
-const err135 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.id.type,parentSchema:schema52.properties.id,data:data73};
+if(data72.parameters === undefined){
+const err135 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema52.required,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -2040,11 +2036,9 @@ vErrors.push(err135);
 }
 errors++;
 }
-}
-if(data72.parameters !== undefined){
-let data74 = data72.parameters;
-if(!(data74 && typeof data74 == "object" && !Array.isArray(data74))){
-const err136 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.properties.parameters.type,parentSchema:schema52.properties.parameters,data:data74};
+for(const key8 in data72){
+if(!((key8 === "id") || (key8 === "parameters"))){
+const err136 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -2054,9 +2048,10 @@ vErrors.push(err136);
 errors++;
 }
 }
-}
-else {
-const err137 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data:data72};
+if(data72.id !== undefined){
+let data73 = data72.id;
+if(typeof data73 !== "string"){
+const err137 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.id.type,parentSchema:schema52.properties.id,data:data73};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -2066,9 +2061,10 @@ vErrors.push(err137);
 errors++;
 }
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks",schemaPath:"#/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.before_request_hooks.items.properties.checks.type,parentSchema:schema48.properties.before_request_hooks.items.properties.checks,data:data71};
+if(data72.parameters !== undefined){
+let data74 = data72.parameters;
+if(!(data74 && typeof data74 == "object" && !Array.isArray(data74))){
+const err138 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.properties.parameters.type,parentSchema:schema52.properties.parameters,data:data74};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -2080,7 +2076,7 @@ errors++;
 }
 }
 else {
-const err139 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.before_request_hooks.items.type,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
+const err139 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks/" + i9,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data:data72};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -2092,12 +2088,36 @@ errors++;
 }
 }
 else {
-const err140 = {instancePath:instancePath+"/before_request_hooks",schemaPath:"#/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.before_request_hooks.type,parentSchema:schema48.properties.before_request_hooks,data:data65};
+const err140 = {instancePath:instancePath+"/before_request_hooks/" + i8+"/checks",schemaPath:"#/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.before_request_hooks.items.properties.checks.type,parentSchema:schema48.properties.before_request_hooks.items.properties.checks,data:data71};
 if(vErrors === null){
 vErrors = [err140];
 }
 else {
 vErrors.push(err140);
+}
+errors++;
+}
+}
+}
+else {
+const err141 = {instancePath:instancePath+"/before_request_hooks/" + i8,schemaPath:"#/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.before_request_hooks.items.type,parentSchema:schema48.properties.before_request_hooks.items,data:data66};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
+}
+else {
+const err142 = {instancePath:instancePath+"/before_request_hooks",schemaPath:"#/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.before_request_hooks.type,parentSchema:schema48.properties.before_request_hooks,data:data65};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
 }
 errors++;
 }
@@ -2110,31 +2130,7 @@ for(let i10=0; i10<len10; i10++){
 let data76 = data75[i10];
 if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
 if(data76.id === undefined){
-const err141 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.properties.after_request_hooks.items.required,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
-if(vErrors === null){
-vErrors = [err141];
-}
-else {
-vErrors.push(err141);
-}
-errors++;
-}
-for(const key9 in data76){
-if(!((((((key9 === "id") || (key9 === "type")) || (key9 === "async")) || (key9 === "on_fail")) || (key9 === "on_success")) || (key9 === "checks"))){
-const err142 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
-if(vErrors === null){
-vErrors = [err142];
-}
-else {
-vErrors.push(err142);
-}
-errors++;
-}
-}
-if(data76.id !== undefined){
-let data77 = data76.id;
-if(typeof data77 !== "string"){
-const err143 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.after_request_hooks.items.properties.id.type,parentSchema:schema48.properties.after_request_hooks.items.properties.id,data:data77};
+const err143 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema48.properties.after_request_hooks.items.required,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -2143,11 +2139,9 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-if(data76.type !== undefined){
-let data78 = data76.type;
-if(typeof data78 !== "string"){
-const err144 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/type",schemaPath:"#/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.after_request_hooks.items.properties.type.type,parentSchema:schema48.properties.after_request_hooks.items.properties.type,data:data78};
+for(const key9 in data76){
+if(!((((((key9 === "id") || (key9 === "type")) || (key9 === "async")) || (key9 === "on_fail")) || (key9 === "on_success")) || (key9 === "checks"))){
+const err144 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -2157,15 +2151,41 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data76.async !== undefined){
-let data79 = data76.async;
-if(typeof data79 !== "boolean"){
-const err145 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/async",schemaPath:"#/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.after_request_hooks.items.properties.async.type,parentSchema:schema48.properties.after_request_hooks.items.properties.async,data:data79};
+if(data76.id !== undefined){
+let data77 = data76.id;
+if(typeof data77 !== "string"){
+const err145 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.after_request_hooks.items.properties.id.type,parentSchema:schema48.properties.after_request_hooks.items.properties.id,data:data77};
 if(vErrors === null){
 vErrors = [err145];
 }
 else {
 vErrors.push(err145);
+}
+errors++;
+}
+}
+if(data76.type !== undefined){
+let data78 = data76.type;
+if(typeof data78 !== "string"){
+const err146 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/type",schemaPath:"#/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.after_request_hooks.items.properties.type.type,parentSchema:schema48.properties.after_request_hooks.items.properties.type,data:data78};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+if(data76.async !== undefined){
+let data79 = data76.async;
+if(typeof data79 !== "boolean"){
+const err147 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/async",schemaPath:"#/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.after_request_hooks.items.properties.async.type,parentSchema:schema48.properties.after_request_hooks.items.properties.async,data:data79};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
 }
 errors++;
 }
@@ -2190,28 +2210,7 @@ for(let i11=0; i11<len11; i11++){
 let data83 = data82[i11];
 if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
 if(data83.id === undefined){
-const err146 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema52.required,parentSchema:schema52,data:data83};
-if(vErrors === null){
-vErrors = [err146];
-}
-else {
-vErrors.push(err146);
-}
-errors++;
-}
-if(data83.parameters === undefined){
-const err147 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema52.required,parentSchema:schema52,data:data83};
-if(vErrors === null){
-vErrors = [err147];
-}
-else {
-vErrors.push(err147);
-}
-errors++;
-}
-for(const key10 in data83){
-if(!((key10 === "id") || (key10 === "parameters"))){
-const err148 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data:data83};
+const err148 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema52.required,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -2220,11 +2219,8 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-if(data83.id !== undefined){
-let data84 = data83.id;
-if(typeof data84 !== "string"){
-const err149 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.id.type,parentSchema:schema52.properties.id,data:data84};
+if(data83.parameters === undefined){
+const err149 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema52.required,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2233,11 +2229,9 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-if(data83.parameters !== undefined){
-let data85 = data83.parameters;
-if(!(data85 && typeof data85 == "object" && !Array.isArray(data85))){
-const err150 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.properties.parameters.type,parentSchema:schema52.properties.parameters,data:data85};
+for(const key10 in data83){
+if(!((key10 === "id") || (key10 === "parameters"))){
+const err150 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2247,9 +2241,10 @@ vErrors.push(err150);
 errors++;
 }
 }
-}
-else {
-const err151 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data:data83};
+if(data83.id !== undefined){
+let data84 = data83.id;
+if(typeof data84 !== "string"){
+const err151 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/id",schemaPath:"#/$defs/check/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.id.type,parentSchema:schema52.properties.id,data:data84};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2259,9 +2254,10 @@ vErrors.push(err151);
 errors++;
 }
 }
-}
-else {
-const err152 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks",schemaPath:"#/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.after_request_hooks.items.properties.checks.type,parentSchema:schema48.properties.after_request_hooks.items.properties.checks,data:data82};
+if(data83.parameters !== undefined){
+let data85 = data83.parameters;
+if(!(data85 && typeof data85 == "object" && !Array.isArray(data85))){
+const err152 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11+"/parameters",schemaPath:"#/$defs/check/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.properties.parameters.type,parentSchema:schema52.properties.parameters,data:data85};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2273,7 +2269,7 @@ errors++;
 }
 }
 else {
-const err153 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.after_request_hooks.items.type,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
+const err153 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks/" + i11,schemaPath:"#/$defs/check/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data:data83};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2285,12 +2281,36 @@ errors++;
 }
 }
 else {
-const err154 = {instancePath:instancePath+"/after_request_hooks",schemaPath:"#/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.after_request_hooks.type,parentSchema:schema48.properties.after_request_hooks,data:data75};
+const err154 = {instancePath:instancePath+"/after_request_hooks/" + i10+"/checks",schemaPath:"#/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.after_request_hooks.items.properties.checks.type,parentSchema:schema48.properties.after_request_hooks.items.properties.checks,data:data82};
 if(vErrors === null){
 vErrors = [err154];
 }
 else {
 vErrors.push(err154);
+}
+errors++;
+}
+}
+}
+else {
+const err155 = {instancePath:instancePath+"/after_request_hooks/" + i10,schemaPath:"#/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.after_request_hooks.items.type,parentSchema:schema48.properties.after_request_hooks.items,data:data76};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+}
+}
+else {
+const err156 = {instancePath:instancePath+"/after_request_hooks",schemaPath:"#/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.after_request_hooks.type,parentSchema:schema48.properties.after_request_hooks,data:data75};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
 }
 errors++;
 }
@@ -2305,12 +2325,12 @@ const _errs203 = errors;
 let valid43 = true;
 const _errs204 = errors;
 if(typeof data87 !== "string"){
-const err155 = {};
+const err157 = {};
 if(vErrors === null){
-vErrors = [err155];
+vErrors = [err157];
 }
 else {
-vErrors.push(err155);
+vErrors.push(err157);
 }
 errors++;
 }
@@ -2331,34 +2351,7 @@ for(const key11 in data87){
 if(!(((((key11 === "id") || (key11 === "deny")) || (key11 === "async")) || (key11 === "on_fail")) || (key11 === "on_success"))){
 let data88 = data87[key11];
 if(!(data88 && typeof data88 == "object" && !Array.isArray(data88))){
-const err156 = {instancePath:instancePath+"/input_guardrails/" + i12+"/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/input_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.input_guardrails.items.else.additionalProperties.type,parentSchema:schema48.properties.input_guardrails.items.else.additionalProperties,data:data88};
-if(vErrors === null){
-vErrors = [err156];
-}
-else {
-vErrors.push(err156);
-}
-errors++;
-}
-}
-}
-if(data87.id !== undefined){
-let data89 = data87.id;
-if(typeof data89 !== "string"){
-const err157 = {instancePath:instancePath+"/input_guardrails/" + i12+"/id",schemaPath:"#/properties/input_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.input_guardrails.items.else.properties.id.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.id,data:data89};
-if(vErrors === null){
-vErrors = [err157];
-}
-else {
-vErrors.push(err157);
-}
-errors++;
-}
-}
-if(data87.deny !== undefined){
-let data90 = data87.deny;
-if(typeof data90 !== "boolean"){
-const err158 = {instancePath:instancePath+"/input_guardrails/" + i12+"/deny",schemaPath:"#/properties/input_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.input_guardrails.items.else.properties.deny.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.deny,data:data90};
+const err158 = {instancePath:instancePath+"/input_guardrails/" + i12+"/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/input_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.input_guardrails.items.else.additionalProperties.type,parentSchema:schema48.properties.input_guardrails.items.else.additionalProperties,data:data88};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2368,15 +2361,42 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data87.async !== undefined){
-let data91 = data87.async;
-if(typeof data91 !== "boolean"){
-const err159 = {instancePath:instancePath+"/input_guardrails/" + i12+"/async",schemaPath:"#/properties/input_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.input_guardrails.items.else.properties.async.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.async,data:data91};
+}
+if(data87.id !== undefined){
+let data89 = data87.id;
+if(typeof data89 !== "string"){
+const err159 = {instancePath:instancePath+"/input_guardrails/" + i12+"/id",schemaPath:"#/properties/input_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.input_guardrails.items.else.properties.id.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.id,data:data89};
 if(vErrors === null){
 vErrors = [err159];
 }
 else {
 vErrors.push(err159);
+}
+errors++;
+}
+}
+if(data87.deny !== undefined){
+let data90 = data87.deny;
+if(typeof data90 !== "boolean"){
+const err160 = {instancePath:instancePath+"/input_guardrails/" + i12+"/deny",schemaPath:"#/properties/input_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.input_guardrails.items.else.properties.deny.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.deny,data:data90};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+}
+}
+if(data87.async !== undefined){
+let data91 = data87.async;
+if(typeof data91 !== "boolean"){
+const err161 = {instancePath:instancePath+"/input_guardrails/" + i12+"/async",schemaPath:"#/properties/input_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.input_guardrails.items.else.properties.async.type,parentSchema:schema48.properties.input_guardrails.items.else.properties.async,data:data91};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
 }
 errors++;
 }
@@ -2395,12 +2415,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err160 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.input_guardrails.items.else.type,parentSchema:schema48.properties.input_guardrails.items.else,data:data87};
+const err162 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.input_guardrails.items.else.type,parentSchema:schema48.properties.input_guardrails.items.else,data:data87};
 if(vErrors === null){
-vErrors = [err160];
+vErrors = [err162];
 }
 else {
-vErrors.push(err160);
+vErrors.push(err162);
 }
 errors++;
 }
@@ -2408,24 +2428,24 @@ var _valid2 = _errs206 === errors;
 valid43 = _valid2;
 }
 if(!valid43){
-const err161 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema",schema:schema48.properties.input_guardrails.items.if,parentSchema:schema48.properties.input_guardrails.items,data:data87};
+const err163 = {instancePath:instancePath+"/input_guardrails/" + i12,schemaPath:"#/properties/input_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema",schema:schema48.properties.input_guardrails.items.if,parentSchema:schema48.properties.input_guardrails.items,data:data87};
 if(vErrors === null){
-vErrors = [err161];
+vErrors = [err163];
 }
 else {
-vErrors.push(err161);
+vErrors.push(err163);
 }
 errors++;
 }
 }
 }
 else {
-const err162 = {instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.input_guardrails.type,parentSchema:schema48.properties.input_guardrails,data:data86};
+const err164 = {instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.input_guardrails.type,parentSchema:schema48.properties.input_guardrails,data:data86};
 if(vErrors === null){
-vErrors = [err162];
+vErrors = [err164];
 }
 else {
-vErrors.push(err162);
+vErrors.push(err164);
 }
 errors++;
 }
@@ -2440,12 +2460,12 @@ const _errs222 = errors;
 let valid48 = true;
 const _errs223 = errors;
 if(typeof data95 !== "string"){
-const err163 = {};
+const err165 = {};
 if(vErrors === null){
-vErrors = [err163];
+vErrors = [err165];
 }
 else {
-vErrors.push(err163);
+vErrors.push(err165);
 }
 errors++;
 }
@@ -2466,34 +2486,7 @@ for(const key12 in data95){
 if(!(((((key12 === "id") || (key12 === "deny")) || (key12 === "async")) || (key12 === "on_fail")) || (key12 === "on_success"))){
 let data96 = data95[key12];
 if(!(data96 && typeof data96 == "object" && !Array.isArray(data96))){
-const err164 = {instancePath:instancePath+"/output_guardrails/" + i13+"/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/output_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.output_guardrails.items.else.additionalProperties.type,parentSchema:schema48.properties.output_guardrails.items.else.additionalProperties,data:data96};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-}
-if(data95.id !== undefined){
-let data97 = data95.id;
-if(typeof data97 !== "string"){
-const err165 = {instancePath:instancePath+"/output_guardrails/" + i13+"/id",schemaPath:"#/properties/output_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.output_guardrails.items.else.properties.id.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.id,data:data97};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
-}
-if(data95.deny !== undefined){
-let data98 = data95.deny;
-if(typeof data98 !== "boolean"){
-const err166 = {instancePath:instancePath+"/output_guardrails/" + i13+"/deny",schemaPath:"#/properties/output_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.output_guardrails.items.else.properties.deny.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.deny,data:data98};
+const err166 = {instancePath:instancePath+"/output_guardrails/" + i13+"/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/output_guardrails/items/else/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.output_guardrails.items.else.additionalProperties.type,parentSchema:schema48.properties.output_guardrails.items.else.additionalProperties,data:data96};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2503,15 +2496,42 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data95.async !== undefined){
-let data99 = data95.async;
-if(typeof data99 !== "boolean"){
-const err167 = {instancePath:instancePath+"/output_guardrails/" + i13+"/async",schemaPath:"#/properties/output_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.output_guardrails.items.else.properties.async.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.async,data:data99};
+}
+if(data95.id !== undefined){
+let data97 = data95.id;
+if(typeof data97 !== "string"){
+const err167 = {instancePath:instancePath+"/output_guardrails/" + i13+"/id",schemaPath:"#/properties/output_guardrails/items/else/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.output_guardrails.items.else.properties.id.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.id,data:data97};
 if(vErrors === null){
 vErrors = [err167];
 }
 else {
 vErrors.push(err167);
+}
+errors++;
+}
+}
+if(data95.deny !== undefined){
+let data98 = data95.deny;
+if(typeof data98 !== "boolean"){
+const err168 = {instancePath:instancePath+"/output_guardrails/" + i13+"/deny",schemaPath:"#/properties/output_guardrails/items/else/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.output_guardrails.items.else.properties.deny.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.deny,data:data98};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+if(data95.async !== undefined){
+let data99 = data95.async;
+if(typeof data99 !== "boolean"){
+const err169 = {instancePath:instancePath+"/output_guardrails/" + i13+"/async",schemaPath:"#/properties/output_guardrails/items/else/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema48.properties.output_guardrails.items.else.properties.async.type,parentSchema:schema48.properties.output_guardrails.items.else.properties.async,data:data99};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
 }
 errors++;
 }
@@ -2530,32 +2550,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err168 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.output_guardrails.items.else.type,parentSchema:schema48.properties.output_guardrails.items.else,data:data95};
-if(vErrors === null){
-vErrors = [err168];
-}
-else {
-vErrors.push(err168);
-}
-errors++;
-}
-var _valid3 = _errs225 === errors;
-valid48 = _valid3;
-}
-if(!valid48){
-const err169 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema",schema:schema48.properties.output_guardrails.items.if,parentSchema:schema48.properties.output_guardrails.items,data:data95};
-if(vErrors === null){
-vErrors = [err169];
-}
-else {
-vErrors.push(err169);
-}
-errors++;
-}
-}
-}
-else {
-const err170 = {instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.output_guardrails.type,parentSchema:schema48.properties.output_guardrails,data:data94};
+const err170 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/else/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.properties.output_guardrails.items.else.type,parentSchema:schema48.properties.output_guardrails.items.else,data:data95};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2564,13 +2559,11 @@ vErrors.push(err170);
 }
 errors++;
 }
+var _valid3 = _errs225 === errors;
+valid48 = _valid3;
 }
-if(data.strategy !== undefined){
-if(data.targets === undefined){
-const err171 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "strategy",
-    missingProperty: "targets",
-    depsCount: 1,
-    deps: "targets"},message:"must have property targets when property strategy is present",schema:schema48.dependentRequired,parentSchema:schema48,data};
+if(!valid48){
+const err171 = {instancePath:instancePath+"/output_guardrails/" + i13,schemaPath:"#/properties/output_guardrails/items/if",keyword:"if",params:{failingKeyword: "else"},message:"must match \"else\" schema",schema:schema48.properties.output_guardrails.items.if,parentSchema:schema48.properties.output_guardrails.items,data:data95};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2582,12 +2575,39 @@ errors++;
 }
 }
 else {
-const err172 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
+const err172 = {instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema48.properties.output_guardrails.type,parentSchema:schema48.properties.output_guardrails,data:data94};
 if(vErrors === null){
 vErrors = [err172];
 }
 else {
 vErrors.push(err172);
+}
+errors++;
+}
+}
+if(data.strategy !== undefined){
+if(data.targets === undefined){
+const err173 = {instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "strategy",
+    missingProperty: "targets",
+    depsCount: 1,
+    deps: "targets"},message:"must have property targets when property strategy is present",schema:schema48.dependentRequired,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
+}
+}
+}
+else {
+const err174 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
 }
 errors++;
 }

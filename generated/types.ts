@@ -594,7 +594,7 @@ export interface Config {
    */
   on_status_codes?: number[];
   /**
-   * Milliseconds after which each attempt is abandoned (408).
+   * Milliseconds after which each attempt is abandoned (408); at most 2147483647, as x-gateway-request-timeout.
    */
   request_timeout?: number;
   /**
@@ -607,7 +607,7 @@ export interface Config {
      */
     mode: 'simple' | 'semantic';
     /**
-     * Lifetime of cache entries in seconds.
+     * Lifetime of cache entries in seconds (at most 2147483647, about 68 years).
      */
     max_age?: number;
   };

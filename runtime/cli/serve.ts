@@ -83,7 +83,8 @@ Environment:
                                count in the process and a cache lookup is a miss (default 250)
   GATEWAY_ALERT_WEBHOOK        an http(s) URL that receives usage-limit alerts (POST, JSON)
   GATEWAY_CACHE_DEFAULT_MAX_AGE  seconds a cached answer lives when its config gives no max_age
-                               (default 86400); with REDIS_URL the cache is shared (docs/cache.md)
+                               (default 86400, at most 2147483647); with REDIS_URL the cache is shared
+                               (docs/cache.md)
   GATEWAY_CACHE_MAX_BYTES      bytes the in-memory response cache holds, LRU (default 268435456)
   GATEWAY_SEMANTIC_CACHE_EMBEDDINGS  the embeddings route of semantic caches: a saved config id or an
                                inline config; without it a config with a semantic cache is refused

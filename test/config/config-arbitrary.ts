@@ -65,9 +65,9 @@ export const FIELD_VALUES: Record<string, fc.Arbitrary<Json>> = {
   strict_vendor_compliance: fc.boolean(),
   weight: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 10, noNaN: true })),
   on_status_codes: statusList,
-  request_timeout: fc.integer({ min: 1, max: 600000 }),
+  request_timeout: fc.oneof(fc.integer({ min: 1, max: 600000 }), fc.constant(2 ** 31 - 1)),
   forward_headers: fc.array(fc.constantFrom('x-tenant-id', 'X-Request-Source', 'a', 'Host', 'transfer-encoding'), { maxLength: 3 }),
-  cache: fc.record({ mode: fc.constantFrom('simple', 'semantic'), max_age: fc.integer({ min: 1, max: 86400 }) }, { requiredKeys: ['mode'] }),
+  cache: fc.record({ mode: fc.constantFrom('simple', 'semantic'), max_age: fc.oneof(fc.integer({ min: 1, max: 86400 }), fc.constant(2 ** 31 - 1)) }, { requiredKeys: ['mode'] }),
   retry: fc.record(
     { attempts: fc.integer({ min: 0, max: 8 }), on_status_codes: retryStatusList, use_retry_after_headers: fc.boolean() },
     { requiredKeys: ['attempts'] },

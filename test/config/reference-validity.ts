@@ -25,8 +25,8 @@ const object: Check = (v, p, out) => {
 const number = (minimum = -Infinity): Check => (v, p, out) => {
   if (typeof v !== 'number' || !(v >= minimum)) out.push({ pointer: p, rule: `number >= ${minimum}` });
 };
-const integer = (minimum = -Infinity): Check => (v, p, out) => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || !(v >= minimum)) out.push({ pointer: p, rule: `integer >= ${minimum}` });
+const integer = (minimum = -Infinity, maximum = Infinity): Check => (v, p, out) => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || !(v >= minimum) || !(v <= maximum)) out.push({ pointer: p, rule: `integer in ${minimum}..${maximum}` });
 };
 const oneOf = (...allowed: string[]): Check => (v, p, out) => {
   if (typeof v !== 'string' || !allowed.includes(v)) out.push({ pointer: p, rule: `one of ${allowed.join(', ')}` });
@@ -110,9 +110,9 @@ const CONFIG_FIELDS: Record<string, Check> = {
   strict_vendor_compliance: boolean,
   weight: number(0), // DECISION: weights are never negative.
   on_status_codes: arrayOf(integer()),
-  request_timeout: integer(1), // DECISION: a timeout of 0 ms or less is meaningless.
+  request_timeout: integer(1, 2 ** 31 - 1), // DECISION: a timeout of 0 ms or less is meaningless; past 2^31-1 ms no timer runs (as the header).
   forward_headers: arrayOf(nonEmptyString), // DECISION: a header name is never empty.
-  cache: closed({ mode: oneOf('simple', 'semantic'), max_age: integer(1) /* DECISION: at least 1 s */ }, ['mode']),
+  cache: closed({ mode: oneOf('simple', 'semantic'), max_age: integer(1, 2 ** 31 - 1) /* DECISION: at least 1 s, at most 2^31-1 s (its milliseconds must stay exact for Redis) */ }, ['mode']),
   retry: closed(
     { attempts: integer(0) /* DECISION: never negative */, on_status_codes: arrayOf(number()), use_retry_after_headers: boolean },
     ['attempts'],

@@ -28,10 +28,13 @@ export const DEFAULT_SEMANTIC_MAX_ENTRIES = 100_000;
 
 export const DEFAULT_CACHE_MAX_AGE_SECONDS = 24 * 60 * 60;
 export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024;
+/** The longest lifetime, in seconds (schema/config.json's cache.max_age maximum, about 68 years). */
+export const MAX_CACHE_AGE_SECONDS = 2 ** 31 - 1;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 
 export function cacheSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): CacheSettings {
-  const maxAge = envInteger(env, 'GATEWAY_CACHE_DEFAULT_MAX_AGE', DEFAULT_CACHE_MAX_AGE_SECONDS, 1);
+  // As a config's max_age: its milliseconds stay exact, which a Redis expiry needs.
+  const maxAge = envInteger(env, 'GATEWAY_CACHE_DEFAULT_MAX_AGE', DEFAULT_CACHE_MAX_AGE_SECONDS, 1, MAX_CACHE_AGE_SECONDS);
   const maxBytes = envInteger(env, 'GATEWAY_CACHE_MAX_BYTES', DEFAULT_CACHE_MAX_BYTES, 1);
   return { defaultMaxAgeMs: maxAge * 1000, maxBytes, maxEntryBytes: Math.min(MAX_ENTRY_BYTES, Math.floor(maxBytes / 4)), semantic: semanticSettingsFromEnv(env) };
 }
