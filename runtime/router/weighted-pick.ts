@@ -17,20 +17,26 @@ function usableWeight(weight: number): boolean {
 
 export function pickWeighted(weights: readonly number[], eligible: readonly boolean[], random: () => number): number {
   let total = 0;
+  let largest = 0;
   let lastUsable = -1;
   for (let i = 0; i < weights.length; i++) {
     if (eligible[i] && usableWeight(weights[i])) {
       total += weights[i];
+      if (weights[i] > largest) largest = weights[i];
       lastUsable = i;
     }
   }
   if (lastUsable === -1) return -1;
+  // Weights near Number.MAX_VALUE sum past it (every pick would fall to the last): take them relative to the largest.
+  const scale = Number.isFinite(total) ? 1 : 1 / largest;
+  if (scale !== 1) total = weights.reduce((sum, w, i) => (eligible[i] && usableWeight(w) ? sum + w * scale : sum), 0);
   const r = random();
   let remaining = (r >= 0 && r < 1 ? r : 0) * total;
   for (let i = 0; i < lastUsable; i++) {
     if (eligible[i] && usableWeight(weights[i])) {
-      if (remaining < weights[i]) return i;
-      remaining -= weights[i];
+      const weight = weights[i] * scale;
+      if (remaining < weight) return i;
+      remaining -= weight;
     }
   }
   // Float rounding can leave a sliver past the last boundary; it belongs to the last usable index.

@@ -90,6 +90,18 @@ describe('pickWeighted', () => {
     expect(pickWeighted([2, 2], [false, true], () => 0)).toBe(1);
   });
 
+  test('honours weights whose sum passes the largest number (near Number.MAX_VALUE) as their ratios', () => {
+    const huge = Number.MAX_VALUE / 2;
+    expect(pickWeighted([huge, huge, huge], [true, true, true], () => 0.1)).toBe(0);
+    expect(pickWeighted([huge, huge, huge], [true, true, true], () => 0.5)).toBe(1);
+    expect(pickWeighted([huge, 1, huge], [true, true, true], () => 0.49)).toBe(0);
+    expect(pickWeighted([huge, 1, huge], [true, true, true], () => 0.51)).toBe(2);
+    const random = seededRandom(7);
+    const counts = [0, 0];
+    for (let i = 0; i < 20_000; i++) counts[pickWeighted([1e308, 1e308], [true, true], random)]++;
+    expect(chiSquare(counts, [1, 1], [true, true], 20_000).statistic).toBeLessThan(chiSquareCritical(1, 6));
+  });
+
   test('ignores weights that are not positive finite numbers and random values outside [0, 1)', () => {
     expect(pickWeighted([Number.NaN, Infinity, -1, 0], [true, true, true, true], () => 0.5)).toBe(-1);
     expect(pickWeighted([Number.NaN, 4], [true, true], () => 0.1)).toBe(1);
