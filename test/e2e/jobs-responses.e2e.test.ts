@@ -148,15 +148,17 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
   it('passes the chat-completion fields the Responses API shares, and refuses what one chat completion cannot give', async () => {
     const mock = gw.vendor[0];
     const sentChats = () => mock.requests.filter((r) => r.path === '/v1/chat/completions').length;
-    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'] });
+    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'], text: { verbosity: 'low' }, reasoning: { effort: 'low', summary: null } });
     const chat = mock.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)?.json as Record<string, unknown>;
-    expect(chat).toMatchObject({ service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1' });
+    expect(chat).toMatchObject({ service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1', verbosity: 'low', reasoning_effort: 'low' });
     expect(chat).not.toHaveProperty('max_tool_calls');
     const before = sentChats();
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ prompt: { id: 'pmpt_1', variables: { name: 'Ada' } } }, '/prompt'],
       [{ top_logprobs: 2 }, '/top_logprobs'],
       [{ include: ['reasoning.encrypted_content', 'message.output_text.logprobs'] }, '/include/1'],
+      [{ reasoning: { effort: 'low', summary: 'auto' } }, '/reasoning/summary'],
+      [{ text: { format: { type: 'text' }, verbosty: 'low' } }, '/text/verbosty'],
     ];
     for (const [extra, param] of cases) {
       const res = await gw.call('POST', '/v1/responses', { headers: plainHeaders(mock), body: { model: 'vendor-chat-1', input: 'x', ...extra } });
@@ -172,6 +174,7 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ reasoning: { effort: 'low' } }, 'reasoning.effort', '"reasoning.effort"'],
       [{ text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } }, 'text.format', 'text.format "json_schema"'],
+      [{ text: { verbosity: 'low' } }, 'text.verbosity', '"text.verbosity"'],
     ];
     for (const [extra, param, named] of cases) {
       const res = await gw.call('POST', '/v1/responses', { headers: { ...messagesHeaders(), authorization: `Bearer ${MESSAGES_MOCK_KEY}` }, body: { model: 'claude-test', input: 'x', ...extra } });

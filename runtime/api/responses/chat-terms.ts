@@ -8,6 +8,7 @@ import { GatewayError } from '../../core/errors.ts';
 const RENAMED: Readonly<Record<string, string[]>> = {
   max_tokens: ['max_output_tokens'],
   reasoning_effort: ['reasoning', 'effort'],
+  verbosity: ['text', 'verbosity'],
   response_format: ['text', 'format'],
   // The conversation is the history, the instructions and the input, fitted to the context window:
   // a message's index is not an input item's.

@@ -65,6 +65,21 @@ function refuseUnemulated(body: ResponseCreate): void {
   if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) throw new GatewayError('unsupported_parameter', 'top_logprobs is not emulated over chat completions.', '/top_logprobs');
   const logprobs = body.include?.indexOf('message.output_text.logprobs') ?? -1;
   if (logprobs >= 0) throw new GatewayError('unsupported_parameter', 'message.output_text.logprobs is not emulated over chat completions.', `/include/${logprobs}`);
+  // Of `reasoning` and `text` a chat completion takes the effort, the format and the verbosity.
+  refuseUnmapped(body.reasoning, 'reasoning', EMULATED_REASONING, 'a chat completion returns no reasoning summary');
+  refuseUnmapped(body.text, 'text', EMULATED_TEXT, 'a chat completion takes its format and verbosity only');
+}
+
+const EMULATED_REASONING = ['effort'];
+const EMULATED_TEXT = ['format', 'verbosity'];
+
+/** A member of `reasoning` or `text` the emulation does not map (null counts as not set). */
+function refuseUnmapped(value: unknown, field: string, mapped: readonly string[], why: string): void {
+  if (value === null || typeof value !== 'object') return;
+  for (const [key, member] of Object.entries(value)) {
+    if (mapped.includes(key) || member === null) continue;
+    throw new GatewayError('unsupported_parameter', `${field}.${key} is not emulated over chat completions: ${why}.`, `/${field}/${key}`);
+  }
 }
 
 async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter, body: ResponseCreate, history: ChatMessage[]): Promise<void> {
@@ -89,6 +104,7 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     user: body.user,
     response_format: formatToChat(body.text),
     reasoning_effort: (body.reasoning as { effort?: unknown } | null | undefined)?.effort ?? undefined,
+    verbosity: (body.text as { verbosity?: unknown } | null | undefined)?.verbosity ?? undefined,
     service_tier: body.service_tier ?? undefined,
     prompt_cache_key: body.prompt_cache_key,
     safety_identifier: body.safety_identifier,
