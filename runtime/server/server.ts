@@ -123,6 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function dispatch(ctx: RequestContext): Promise<void> {
     if (ctx.traceIdError !== null) throw ctx.traceIdError;
+    if (hasDotSegment(ctx.path)) throw new GatewayError('route_not_found', 'The path has a "." or ".." segment: no endpoint has one, and a pass-through would send it to the provider, where it could reach above the API\'s base path.');
     const found = routes.match(ctx.method, ctx.path);
     if (found.kind === 'not_found') throw new GatewayError('route_not_found');
     if (found.kind === 'method_not_allowed') {
@@ -293,4 +294,12 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
       'connection: close\r\n\r\n' +
       body,
   );
+}
+
+/** `.` and `..` segments, plain or percent-encoded (`%2e%2e`). */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i;
+
+function hasDotSegment(path: string): boolean {
+  // Most paths have neither a dot nor a percent sign: no regular expression for them.
+  return (path.includes('.') || path.includes('%')) && DOT_SEGMENT.test(path);
 }

@@ -1,10 +1,11 @@
 // Every data-plane endpoint through the gateway with the vendor SDK as client, plus the pass-through
 // of any other /v1 path returning the provider's status, headers and bytes as received.
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
 import { speechBytes } from '../mocks/vendor/index.ts';
 import { boundaryOf as mockBoundaryOf, parseMultipart } from '../mocks/vendor/multipart.ts';
-import { errorOf, startE2E, target, type E2E } from './harness.ts';
+import { errorOf, GATEWAY_KEY, startE2E, target, type E2E } from './harness.ts';
 
 let e2e: E2E;
 
@@ -144,6 +145,29 @@ describe('other endpoints', () => {
 });
 
 describe('pass-through', () => {
+  it('routes no path with a "." or ".." segment (plain or percent-encoded): a provider could resolve it above its base path', async () => {
+    const before = e2e.mocks[0].requests.length;
+    for (const path of ['/v1/../v1/models', '/v1/vector_stores/%2e%2e/admin', '/v1/./models', '/v1/files/%2E.']) {
+      // node:http sends the path as written (fetch would resolve the dots first).
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(e2e.gateway.url);
+        const req = request({ hostname, port, path, headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'single' } }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status, path).toBe(404);
+      expect(JSON.parse(body).error.code, path).toBe('route_not_found');
+    }
+    expect(e2e.mocks[0].requests.length).toBe(before);
+    // A dot inside a segment is a name like any other.
+    await e2e.fetch('/v1/models/gpt-4.1', { headers: { 'x-gateway-config': 'single' } });
+    expect(e2e.mocks[0].requests.at(-1)!.path).toBe('/v1/models/gpt-4.1');
+  });
+
   it.each(['POST', 'PUT', 'DELETE', 'GET'])('%s of any other /v1 path returns status, headers and bytes as received', async (method) => {
     const body = method === 'GET' ? undefined : JSON.stringify({ any: 'thing', n: [1, 2] });
     const res = await e2e.fetch('/v1/vector_stores/vs_1/files?limit=2&order=desc', {
