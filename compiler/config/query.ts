@@ -1,5 +1,5 @@
 // Parses a conditional-routing `query` (ARCHITECTURE §5) into a PlanQuery, reporting every problem.
-// Syntax: an object whose keys are `$and` / `$or` (arrays of queries) or fields (`metadata.<path>`,
+// Syntax: an object whose keys are `$and` / `$or` (arrays of queries) or fields (`metadata.<key>`,
 // `params.<path>`, `url.pathname`); a field's value is a bare value (meaning `$eq`) or an object of
 // operators, all of which must hold.
 import { checkPattern } from './linear-regex.ts';
@@ -43,7 +43,10 @@ function parseList(value: unknown, at: string, errors: ConfigError[]): PlanQuery
 function parseField(key: string, at: string, errors: ConfigError[]): FieldRef | null {
   const [root, ...path] = key.split('.');
   const wellFormed = path.length > 0 && path.every((segment) => segment.length > 0);
-  if (wellFormed && (root === 'metadata' || root === 'params')) return { root, path };
+  // Metadata is flat (string values), so all after `metadata.` is one key, dots included, as limit
+  // policies read it: `metadata.app.tier` reads the key "app.tier" (split, it could match nothing).
+  if (wellFormed && root === 'metadata') return { root, path: [path.join('.')] };
+  if (wellFormed && root === 'params') return { root, path };
   if (root === 'url' && path.length === 1 && path[0] === 'pathname') return { root: 'url', path };
   errors.push({
     code: 'CFG_INVALID_QUERY_FIELD',

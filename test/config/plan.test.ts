@@ -165,6 +165,16 @@ describe('paths and names', () => {
     expect(strategy(p).conditions[0].query).toEqual({ op: 'compare', field: { root: 'metadata', path: ['tier'] }, operator: '$eq', value: 'pro' });
     expect(strategy(p).conditions[1].query).toEqual({ op: 'compare', field: { root: 'url', path: ['pathname'] }, operator: '$regex', value: 'embeddings$' });
   });
+  it('reads all after metadata. as one key (metadata is flat), and params paths segment by segment', () => {
+    const dotted = plan({ ...config, strategy: { ...(config.strategy as Obj), conditions: [{ query: { 'metadata.app.tier': 'pro', 'params.response_format.type': 'json_object' }, then: 'big' }] } });
+    expect(strategy(dotted).conditions[0].query).toEqual({
+      op: 'and',
+      all: [
+        { op: 'compare', field: { root: 'metadata', path: ['app.tier'] }, operator: '$eq', value: 'pro' },
+        { op: 'compare', field: { root: 'params', path: ['response_format', 'type'] }, operator: '$eq', value: 'json_object' },
+      ],
+    });
+  });
   it('parses $and / $or and several operators on one field', () => {
     const q = plan({
       strategy: { mode: 'conditional', conditions: [{ query: { $or: [{ 'params.a.b': { $gte: 1, $lt: 5 } }, { 'metadata._user': { $nin: ['x'] } }] }, then: 'a' }], default: 'a' },

@@ -319,7 +319,9 @@ const MISSING = Symbol('missing');
 
 function fieldValue(key: string, request: RoutingRequest): unknown {
   if (key === 'url.pathname') return request.pathname ?? DEFAULT_PATHNAME;
-  const [root, ...path] = key.split('.');
+  const [root, ...rest] = key.split('.');
+  // x-gateway-metadata is one level of strings: the rest of the name is one key, dots and all.
+  const path = root === 'metadata' ? [rest.join('.')] : rest;
   let current: unknown = root === 'metadata' ? request.metadata : request.params;
   for (const segment of path) {
     if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return MISSING;

@@ -67,6 +67,8 @@ function settingsArb(options: ConfigOptions): fc.Arbitrary<Raw> {
 const FIELD_VALUES: Record<string, readonly unknown[]> = {
   'metadata.tier': ['free', 'pro', 'enterprise'],
   'metadata.region': ['eu', 'us'],
+  // A metadata key with a dot in it: read whole (metadata is flat).
+  'metadata.app.tier': ['free', 'pro'],
   'params.model': ['m-small', 'm-large', 'gpt-4o'],
   'params.max_tokens': [10, 100, 1000, 4000],
   'params.stream': [true, false],
@@ -154,7 +156,7 @@ export function configArb(options: ConfigOptions = {}): fc.Arbitrary<Raw> {
 
 export const requestArb: fc.Arbitrary<RoutingRequest> = fc.record(
   {
-    metadata: fc.record({ tier: fc.constantFrom('free', 'pro', 'enterprise'), region: fc.constantFrom('eu', 'us', 'ap') }, { requiredKeys: [] }),
+    metadata: fc.record({ tier: fc.constantFrom('free', 'pro', 'enterprise'), region: fc.constantFrom('eu', 'us', 'ap'), 'app.tier': fc.constantFrom('free', 'pro') }, { requiredKeys: [] }),
     params: fc.record(
       {
         model: fc.constantFrom('m-small', 'm-large', 'gpt-4o', 'x'),
