@@ -18,7 +18,7 @@ export const CONFIG_ERRORS = {
   CFG_DUPLICATE_TARGET_NAME: 'Two targets under one strategy have the same name.',
   CFG_UNKNOWN_TARGET_NAME: '`then` or `default` names no target of this strategy.',
   CFG_UNKNOWN_OPERATOR: 'The query uses an operator the gateway does not know.',
-  CFG_INVALID_QUERY_FIELD: 'A query field must be `metadata.<path>`, `params.<path>` or `url.pathname`.',
+  CFG_INVALID_QUERY_FIELD: 'A query field must be `metadata.<key>`, `params.<path>` or `url.pathname`.',
   CFG_INVALID_OPERAND: 'The operand does not fit the operator.',
   CFG_INVALID_REGEX: 'The `$regex` pattern is not a valid regular expression.',
   CFG_FORWARD_HEADER_NOT_ALLOWED: 'A `forward_headers` entry names one of the gateway\'s own headers (x-gateway-*) or a header of the client\'s connection (hop-by-hop, host, content-length, expect), which are never sent to a provider.',

@@ -52,7 +52,7 @@ function parseField(key: string, at: string, errors: ConfigError[]): FieldRef | 
     code: 'CFG_INVALID_QUERY_FIELD',
     pointer: at,
     message: `"${key}" is not a query field.`,
-    hint: didYouMean(root, ['metadata', 'params', 'url']) ?? 'use metadata.<path>, params.<path> or url.pathname',
+    hint: didYouMean(root, ['metadata', 'params', 'url']) ?? 'use metadata.<key>, params.<path> or url.pathname',
   });
   return null;
 }

@@ -118,7 +118,7 @@ export interface PlanCondition {
 
 export type ComparisonOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte' | '$in' | '$nin' | '$regex';
 
-/** A field the query reads: `metadata.<path>`, `params.<path>` or `url.pathname`. */
+/** A field the query reads: `metadata.<key>`, `params.<path>` or `url.pathname`. */
 export interface FieldRef {
   root: 'metadata' | 'params' | 'url';
   path: string[];
