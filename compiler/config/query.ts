@@ -40,12 +40,21 @@ function parseList(value: unknown, at: string, errors: ConfigError[]): PlanQuery
   return value.map((item, index) => parseQuery(item, `${at}/${index}`, errors));
 }
 
+/** `messages[0]`: an item of an array written with brackets. */
+const INDEXED_SEGMENT = /^[^[\]]+(\[\d+\])+$/;
+
 function parseField(key: string, at: string, errors: ConfigError[]): FieldRef | null {
   const [root, ...path] = key.split('.');
   const wellFormed = path.length > 0 && path.every((segment) => segment.length > 0);
   // Metadata is flat (string values), so all after `metadata.` is one key, dots included, as limit
   // policies read it: `metadata.app.tier` reads the key "app.tier" (split, it could match nothing).
   if (wellFormed && root === 'metadata') return { root, path: [path.join('.')] };
+  // `messages[0]` is JavaScript's way to an array item; here it is a key no body has.
+  const indexed = root === 'params' ? path.find((segment) => INDEXED_SEGMENT.test(segment)) : undefined;
+  if (wellFormed && indexed !== undefined) {
+    errors.push({ code: 'CFG_INVALID_QUERY_FIELD', pointer: at, message: `"${key}" reads an array item with brackets, which no request has as a key.`, hint: `write the index as a segment: ${key.replace(/\[(\d+)\]/g, '.$1')}` });
+    return null;
+  }
   if (wellFormed && root === 'params') return { root, path };
   if (root === 'url' && path.length === 1 && path[0] === 'pathname') return { root: 'url', path };
   errors.push({

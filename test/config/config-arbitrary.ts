@@ -124,7 +124,7 @@ const leafConfig: fc.Arbitrary<Obj> = fc
 // Query pieces: mostly well-formed, with the mistakes ARCHITECTURE §5 makes compile errors mixed in.
 const queryField = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('metadata.tier', 'metadata._user', 'params.model', 'params.a.b', 'url.pathname', 'metadata.x/y~z') },
-  { weight: 1, arbitrary: fc.constantFrom('model', 'metadata', 'metadata.', 'params..x', 'url.host', 'body.x') },
+  { weight: 1, arbitrary: fc.constantFrom('model', 'metadata', 'metadata.', 'params..x', 'url.host', 'body.x', 'params.messages[0].role', 'metadata.a[0]') },
 );
 const regexSource = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('^gpt', 'mini$', '[a-z]+', '') }, { weight: 1, arbitrary: fc.constantFrom('(', '[a-', '*x') });
 const operatorClause = fc.oneof(

@@ -174,7 +174,8 @@ function query(q: unknown, at: string, out: Expected[]): void {
 function isField(key: string): boolean {
   if (key === 'url.pathname') return true;
   const match = /^(metadata|params)\.(.+)$/s.exec(key);
-  return match !== null && match[2].split('.').every((segment) => segment !== '');
+  // DECISION: a params segment like `messages[0]` (an array item, JavaScript-style) is no key a body has.
+  return match !== null && match[2].split('.').every((segment) => segment !== '' && !(match[1] === 'params' && /^[^[\]]+(\[\d+\])+$/.test(segment)));
 }
 
 function operatorRules(operator: string, operand: unknown, at: string, out: Expected[]): void {
