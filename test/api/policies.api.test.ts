@@ -247,5 +247,9 @@ describe.each(BACKENDS)('policies API on %s', (backend) => {
     expect((await api.call('GET', `/v1/policies/usage-limits/${theirUsage}`)).status).toBe(404);
     expect((await api.call('GET', '/v1/policies/rate-limits')).body.data.map((p: { id: string }) => p.id)).not.toContain(theirs);
     expect((await api.call('GET', '/v1/policies/rate-limits', { key: other.key })).body.data.map((p: { id: string }) => p.id)).toEqual([theirs]);
+    // A condition on another organisation's key could match none of this organisation's requests.
+    const foreignKey = await api.call('POST', '/v1/policies/rate-limits', { body: { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'api_key', value: other.record.id }] } });
+    expect(foreignKey.status).toBe(400);
+    expect(foreignKey.body.error).toMatchObject({ code: 'invalid_request_body', param: '/conditions/0/value' });
   });
 });

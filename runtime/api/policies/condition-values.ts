@@ -14,13 +14,14 @@ import type { GatewayStore } from '../../store/open-store.ts';
 
 const NAMES = PROVIDERS.flatMap((p) => [p.name, ...(p.aliases ?? [])]);
 
-export async function refuseUnmatchableValues(store: GatewayStore, conditions: readonly PolicyCondition[] | undefined): Promise<void> {
+/** `organisationId`: the policy's; it counts its own organisation's keys only. */
+export async function refuseUnmatchableValues(store: GatewayStore, conditions: readonly PolicyCondition[] | undefined, organisationId: string): Promise<void> {
   if (conditions === undefined) return;
   for (const [index, condition] of conditions.entries()) {
     if (condition.key === 'provider') refuseUnknownProvider(condition.value, index);
     else if (!condition.value.endsWith('*') && condition.key === 'virtual_key') await refuseUnknownVirtualKey(store, condition.value, index);
-    else if (!condition.value.endsWith('*') && condition.key === 'api_key' && (await store.apiKeys.get(condition.value)) === null) {
-      throw unmatchable(`no gateway API key has the ID ${JSON.stringify(condition.value)}`, index);
+    else if (!condition.value.endsWith('*') && condition.key === 'api_key' && (await store.apiKeys.get(condition.value))?.organisationId !== organisationId) {
+      throw unmatchable(`no gateway API key of this organisation has the ID ${JSON.stringify(condition.value)}`, index);
     }
   }
 }

@@ -29,7 +29,7 @@ export function rateLimitHandlers(store: GatewayStore, limits: Limits): Record<s
     'policies.createRateLimits': async (ctx) => {
       const caller = requireAdmin(ctx);
       const body = (await ctx.json()) as RateLimitsPolicyCreate;
-      await refuseUnmatchableValues(store, body.conditions);
+      await refuseUnmatchableValues(store, body.conditions, caller.organisationId);
       const policy = await store.rateLimits.create({
         name: body.name ?? null,
         type: body.type,
@@ -72,7 +72,7 @@ export function rateLimitHandlers(store: GatewayStore, limits: Limits): Record<s
       const policy = await own(ctx);
       if (policy.status === 'archived') throw archived(policy.id);
       const body = (await ctx.json()) as RateLimitsPolicyUpdate;
-      await refuseUnmatchableValues(store, body.conditions);
+      await refuseUnmatchableValues(store, body.conditions, policy.organisationId);
       const updated = await store.rateLimits.update(policy.id, { name: body.name, type: body.type, unit: body.unit, value: body.value, conditions: body.conditions, groupBy: body.group_by });
       if (updated === null) {
         // Archived or deleted by someone else since the read above.

@@ -32,7 +32,7 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
     'policies.createUsageLimits': async (ctx) => {
       const caller = requireAdmin(ctx);
       const body = (await ctx.json()) as UsageLimitsPolicyCreate;
-      await refuseUnmatchableValues(store, body.conditions);
+      await refuseUnmatchableValues(store, body.conditions, caller.organisationId);
       const policy = await thresholdBelowLimit(() =>
         store.usageLimits.create({
           name: body.name ?? null,
@@ -66,7 +66,7 @@ export function usageLimitHandlers(store: GatewayStore, limits: Limits): Record<
     'policies.updateUsageLimits': async (ctx) => {
       const policy = await own(ctx);
       const body = (await ctx.json()) as UsageLimitsPolicyUpdate;
-      await refuseUnmatchableValues(store, body.conditions);
+      await refuseUnmatchableValues(store, body.conditions, policy.organisationId);
       const updated = await thresholdBelowLimit(() =>
         store.usageLimits.update(policy.id, {
           name: body.name,
