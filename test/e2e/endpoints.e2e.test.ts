@@ -85,7 +85,9 @@ describe('other endpoints', () => {
 
   it('audio transcription through a config\'s override_params: the form\'s fields are overridden, its file passed on byte for byte', async () => {
     const audio = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
-    const result = await e2e.client({ 'x-gateway-config': 'audio-override' }).audio.transcriptions.create({ model: 'whisper', prompt: 'dropped', file: await toFile(audio, 'a.wav', { type: 'audio/wav' }) });
+    const result = await e2e.client({ 'x-gateway-config': 'audio-override', 'x-gateway-trace-id': 'audio-override-1' }).audio.transcriptions.create({ model: 'whisper', prompt: 'dropped', file: await toFile(audio, 'a.wav', { type: 'audio/wav' }) });
+    // The record names the model the client asked for, read from the form.
+    expect((await e2e.recordOf('audio-override-1')).modelRequested).toBe('whisper');
     // verbose_json and fr came from the config.
     expect(result).toMatchObject({ language: 'fr', text: expect.stringContaining('a.wav (3000 bytes)') });
     const sent = e2e.mocks[0].requests.at(-1)!;

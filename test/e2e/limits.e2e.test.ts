@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSetup } from '../../runtime/cli/serve.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
@@ -213,6 +213,22 @@ describe('rate and usage limits', () => {
       expect(refused.status, test).toBe(429);
       expect(refused.headers.get('x-gateway-provider'), test).toBe('vendor');
     }
+  });
+
+  it('a policy on model counts uploads by their form\'s model field (audio transcriptions)', async () => {
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'model', value: 'whisper-limited' }, { key: 'metadata.test', value: 'form-model' }] });
+    const sdk = client({ test: 'form-model' });
+    const transcribe = async (model: string) => {
+      try {
+        await sdk.audio.transcriptions.create({ model, file: await toFile(Buffer.from('RIFF....WAVE'), 'a.wav') });
+        return 200;
+      } catch (error: any) {
+        return error.status as number;
+      }
+    };
+    expect(await transcribe('whisper-limited')).toBe(200);
+    expect(await transcribe('whisper-limited')).toBe(429);
+    expect(await transcribe('whisper-other')).toBe(200);
   });
 
   it('an archived policy does nothing, and an unknown key is refused when the policy is created', async () => {

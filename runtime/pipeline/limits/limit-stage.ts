@@ -10,6 +10,7 @@ import type { PlanLeaf } from '../../core/plan.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { Exchange } from '../exchange.ts';
 import { peekMember } from '../log/json-peek.ts';
+import { formModel } from '../../core/form-body.ts';
 import type { Next, Stage, StageFn } from '../stage.ts';
 import type { ResolvedTarget } from '../services.ts';
 import type { Limits } from './limits.ts';
@@ -91,5 +92,6 @@ function modelSent(x: Exchange, leaf: PlanLeaf): string | null {
   if (params !== undefined && params !== null && typeof params === 'object') return typeof params.model === 'string' ? params.model : null;
   if (x.rawBody === null) return null;
   const model = peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES);
-  return typeof model === 'string' ? model : null;
+  // An upload (audio, an image edit) names its model in a form field.
+  return typeof model === 'string' ? model : formModel(x.rawBody, x.options.passedHeaders['content-type']);
 }

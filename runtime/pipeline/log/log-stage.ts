@@ -9,6 +9,7 @@ import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
 import { peekMember } from './json-peek.ts';
+import { formModel } from '../../core/form-body.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, estimateTokens } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
@@ -45,7 +46,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (outcome.error !== null) record.errorCode = outcome.error.code;
   const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
   if (record.modelRequested === null) {
-    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : stringOrNull(peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES));
+    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : requestedModel(x.rawBody, x.options.passedHeaders['content-type']);
   }
   if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
   const response = outcome.response;
@@ -70,8 +71,10 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   return { ...outcome, response: tapped(response, tap) };
 }
 
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
+/** The body's `model`: a JSON member, looked for without a parse, or an upload's form field. */
+function requestedModel(body: Buffer, contentType: string | undefined): string | null {
+  const model = peekMember(body, 'model', MODEL_SCAN_BYTES);
+  return typeof model === 'string' ? model : formModel(body, contentType);
 }
 
 /**
