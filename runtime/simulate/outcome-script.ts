@@ -4,7 +4,7 @@
 // (`503`, `429:2` for a status with retry-after seconds, `timeout`, `unreachable`); the API as JSON
 // (`503`, `"timeout"`, `{"status": 429, "retry_after": 2}`). Both are checked against the plan here.
 import { didYouMean } from '../../compiler/config/suggest.ts';
-import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
+import { leavesOf, type PlanNode, type RoutePlan } from '../core/plan.ts';
 import { GatewayError } from '../core/errors.ts';
 
 export type ScriptedOutcome =
@@ -81,14 +81,10 @@ export function leafPathOf(plan: RoutePlan, target: string, param: string): stri
   if (node === undefined) {
     const candidates = nodes.flatMap((n) => (n.name === null ? [n.path] : [n.path, n.name]));
     const hint = didYouMean(target, candidates);
-    throw invalid(`The config has no target ${JSON.stringify(target)}${hint === undefined ? '' : `; ${hint}`} (its providers: ${leaves(plan).map((l) => l.path).join(', ')}).`, param);
+    throw invalid(`The config has no target ${JSON.stringify(target)}${hint === undefined ? '' : `; ${hint}`} (its providers: ${leavesOf(plan.root).map((l) => l.path).join(', ')}).`, param);
   }
   if (node.kind !== 'leaf') throw invalid(`${node.path} is a ${node.mode} strategy, not a provider: script the targets under it.`, param);
   return node.path;
-}
-
-export function leaves(plan: RoutePlan): PlanLeaf[] {
-  return allNodes(plan.root).filter((node): node is PlanLeaf => node.kind === 'leaf');
 }
 
 /** Every node of a plan, parents before children. */

@@ -10,7 +10,7 @@
 import { ROUTES } from '../../generated/routes.ts';
 import simulateRequestSchema from '../../schema/requests/config-simulate.json' with { type: 'json' };
 import type { SimulatedAttempt, Simulation } from '../../generated/types.ts';
-import type { PlanNode, RoutePlan } from '../core/plan.ts';
+import { leavesOf, type PlanNode, type RoutePlan } from '../core/plan.ts';
 import { GATEWAY_ERRORS, GatewayError } from '../core/errors.ts';
 import {
   CACHE_STATUS_HEADER, METADATA_HEADER, PROVIDER_HEADER, refuseUnknownGatewayHeader, TRACE_ID_HEADER,
@@ -27,7 +27,7 @@ import { breakerKeyOf, type LeafTarget } from '../router/router-runtime.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { UpstreamConnectionError, UpstreamTimeoutError } from '../upstream/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
-import { allNodes, leafPathOf, leaves, type OutcomeScript, scriptedOutcome, type ScriptedOutcome } from './outcome-script.ts';
+import { allNodes, leafPathOf, type OutcomeScript, scriptedOutcome, type ScriptedOutcome } from './outcome-script.ts';
 import { seededRandom } from './seeded-random.ts';
 
 const REQUEST_FIELDS = simulateRequestSchema.properties;
@@ -164,7 +164,7 @@ function modelSent(body: unknown, overrides: Record<string, unknown>): string | 
 
 /** Opens a leaf's circuit the way real failures would: failure_threshold connection errors. */
 function openCircuit(plan: RoutePlan, path: string, breakers: CircuitBreakers): void {
-  const leaf = leaves(plan).find((l) => l.path === path)!;
+  const leaf = leavesOf(plan.root).find((l) => l.path === path)!;
   if (leaf.breaker === null) throw new GatewayError('invalid_simulation', `${path} has no cb_config (own or inherited): its circuit cannot open.`, 'open_circuits');
   const key = breakerKeyOf(plan.configId, path);
   for (let i = 0; i < Math.ceil(leaf.breaker.failureThreshold); i++) breakers.record(key, leaf.breaker, 'connection_error');
@@ -190,7 +190,7 @@ function notSimulated(plan: RoutePlan): string[] {
   const notes: string[] = [];
   if (nodes.some((n) => n.cache !== null)) notes.push('cache: every request is simulated as a MISS');
   if (nodes.some((n) => n.beforeRequestHooks.length + n.afterRequestHooks.length + n.inputGuardrails.length + n.outputGuardrails.length > 0)) notes.push('hooks and guardrails: not run');
-  if (leaves(plan).some((l) => l.promptId !== null)) notes.push('prompt rendering: the body is used as given');
+  if (leavesOf(plan.root).some((l) => l.promptId !== null)) notes.push('prompt rendering: the body is used as given');
   notes.push('rate and usage limits: not consulted');
   return notes;
 }

@@ -10,7 +10,7 @@ import type { SavedConfigRecord, SavedConfigStore } from '../../store/config-sto
 import type { GatewayLogger } from '../../core/log.ts';
 import type { FileConfig } from './config-files.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
-import type { PlanLeaf, PlanNode } from '../../core/plan.ts';
+import { leavesOf, type PlanLeaf } from '../../core/plan.ts';
 import { parsePromptRef } from '../prompts/prompt-ref.ts';
 
 interface InstalledApiConfig {
@@ -194,7 +194,3 @@ export class ConfigCatalog {
   }
 }
 
-/** Every target that calls a provider, in order. */
-export function leavesOf(root: PlanNode): PlanLeaf[] {
-  return root.kind === 'strategy' ? root.targets.flatMap(leavesOf) : [root];
-}
