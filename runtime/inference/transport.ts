@@ -2,10 +2,10 @@
 // leaf's plan merged with the request's headers (ARCHITECTURE §5: a leaf without a provider or
 // credential takes them from x-gateway-provider and Authorization), then the provider's adapter
 // builds the request and says how to read the answer.
-import type { PlanLeaf } from '../core/plan.ts';
+import { leavesOf, type PlanLeaf } from '../core/plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import { CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { bufferedResponse } from '../pipeline/answers.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
@@ -94,7 +94,9 @@ export class InferenceTransport {
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
       const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
-      const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
+      const ownHost = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null);
+      if (ownHost !== null && req.options.customHost !== null) this.#refuseUnreadHostHeader(req);
+      const customHostText = ownHost ?? req.options.customHost;
       const customHost = customHostText === null ? null : this.#customHost(customHostText);
       const endpoint: EndpointKind = req.endpoint;
       const strict = plan.strictVendorCompliance;
@@ -195,6 +197,26 @@ export class InferenceTransport {
     }
     // The credential and the provider's own headers are the gateway's to set; a forwarded header never replaces them.
     return Object.assign(headers, provider);
+  }
+
+  /**
+   * x-gateway-custom-host that no target of the route reads would have no effect: a target with a
+   * custom_host of its own, or whose virtual key or slug holds one, never reads it. Asked only when
+   * the header came with such a target (the route-level check left it open for keyed targets).
+   */
+  #refuseUnreadHostHeader(req: Exchange): void {
+    const reads = (leaf: PlanLeaf): boolean => {
+      if (leaf.customHost !== null) return false;
+      let stored: StoredIntegration | null;
+      try {
+        stored = this.#stored(leaf, req);
+      } catch {
+        return true; // not stored: its own call answers for that
+      }
+      return typeof stored?.options.custom_host !== 'string';
+    };
+    if (leavesOf(req.plan.root).some(reads)) return;
+    throw new GatewayError('invalid_header', `${CUSTOM_HOST_HEADER} would have no effect: every target of this route has a custom host of its own (its config's, or its virtual key's).`, CUSTOM_HOST_HEADER);
   }
 
   /** Parses a custom host once (http(s) only, a bare base URL); the host policy is asked per call. */

@@ -53,6 +53,23 @@ it('refuses a saved config that calls a virtual key or slug not stored, and take
   expect((await call('POST', '/v1/configs', { id: 'by-slug', config: { provider: '@team', retry: { attempts: 1 } } })).status).toBe(200);
 });
 
+it('refuses x-gateway-custom-host where every target has a host of its own, its virtual key\'s included', async () => {
+  const key = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-3', custom_host: 'http://127.0.0.1:9/v1' });
+  expect(key.status).toBe(200);
+  const send = (config: unknown) =>
+    fetch(`${served.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json', 'x-gateway-config': JSON.stringify(config), 'x-gateway-custom-host': 'http://127.0.0.1:8/v1' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+  const refused = await send({ virtual_key: key.body.id });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_header', param: 'x-gateway-custom-host' });
+  // Beside a target that reads it, the header is taken (that target's call fails: nothing listens there).
+  const taken = await send({ strategy: { mode: 'fallback' }, targets: [{ virtual_key: key.body.id }, { provider: 'openai', api_key: 'sk-x' }] });
+  expect(((await taken.json()) as { error: { code: string } }).error.code).toBe('provider_unreachable');
+});
+
 it('keeps a virtual key and its slug while saved configs call them, files included', async () => {
   const key = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-2', slug: 'filed' });
   expect(key.status).toBe(200);
