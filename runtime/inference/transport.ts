@@ -94,9 +94,9 @@ export class InferenceTransport {
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
       const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
-      const ownHost = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null);
-      if (ownHost !== null && req.options.customHost !== null) this.#refuseUnreadHostHeader(req);
-      const customHostText = ownHost ?? req.options.customHost;
+      // A target's own custom_host beside the header was refused with the route; a stored one is known only now.
+      if (plan.customHost === null && typeof storedHost === 'string' && req.options.customHost !== null) this.#refuseUnreadHostHeader(req);
+      const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
       const customHost = customHostText === null ? null : this.#customHost(customHostText);
       const endpoint: EndpointKind = req.endpoint;
       const strict = plan.strictVendorCompliance;
