@@ -79,11 +79,11 @@ export class GatewayMetrics {
     this.#fallbacks = new CounterSeries('gateway_fallbacks_total', 'Upstream attempts on another target after an earlier target of the same request failed.', ['provider'] as const, this.registry);
     this.#inlineConfigs = new CounterSeries('gateway_inline_config_cache_total', 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', ['result'] as const, this.registry);
     this.#limitRefusals = new CounterSeries('gateway_limit_refusals_total', 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', ['code'] as const, this.registry);
-    this.#limitFallbacks = new CounterSeries('gateway_limit_counter_fallbacks_total', 'Limit checks counted in the process because Redis did not answer (fail open).', [], this.registry).child({});
+    this.#limitFallbacks = new CounterSeries('gateway_limit_counter_fallbacks_total', 'Limit checks counted in the process because Redis failed or did not answer (fail open).', [], this.registry).child({});
     this.#cacheLookups = new CounterSeries('gateway_cache_requests_total', 'Requests of a cached route and endpoint, by cache status: HIT, SEMANTIC HIT, MISS, SEMANTIC MISS, REFRESH.', ['status'] as const, this.registry);
     this.#cacheStored = new CounterSeries('gateway_cache_stored_bytes_total', 'Bytes of answers stored in the response cache.', [], this.registry).child({});
     this.#cacheSaved = new CounterSeries('gateway_cache_saved_usd_total', 'USD cache hits saved: what the stored answers cost when the provider gave them.', [], this.registry).child({});
-    this.#cacheFailures = new CounterSeries('gateway_cache_backend_failures_total', 'Cache lookups (get) and stores (set) Redis did not answer; the request went on uncached.', ['operation'] as const, this.registry);
+    this.#cacheFailures = new CounterSeries('gateway_cache_backend_failures_total', 'Cache lookups (get) and stores (set) Redis failed or did not answer; the request went on uncached.', ['operation'] as const, this.registry);
     this.#embeddingFailures = new CounterSeries('gateway_cache_embedding_failures_total', 'Semantic-cache embedding calls that failed; each such request was a SEMANTIC MISS.', [], this.registry).child({});
     new Gauge({ name: 'gateway_cache_semantic_vectors', help: 'Vectors the semantic-cache index of this process holds.', registers, collect() { this.set(self.semanticVectors?.() ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_bytes', help: 'Bytes the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().bytes ?? 0); } });

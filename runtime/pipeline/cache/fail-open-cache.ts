@@ -42,7 +42,7 @@ export class FailOpenCache implements ResponseCache {
     this.#onFailure(operation);
     if (!this.#failing) {
       this.#failing = true;
-      this.#logger.warn('cache_unavailable', { error: (error as Error).message, note: 'Redis did not answer; requests go to the provider uncached until it does' });
+      this.#logger.warn('cache_unavailable', { error: (error as Error).message, note: 'Redis failed or did not answer; requests go to the provider uncached until it answers' });
     }
     return value;
   }

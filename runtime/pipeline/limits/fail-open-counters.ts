@@ -52,7 +52,7 @@ export class FailOpenCounters implements LimitCounters {
     this.#onFallback();
     if (!this.#failing) {
       this.#failing = true;
-      this.#logger.warn('limits_fell_back_to_process', { error: (error as Error).message, note: 'Redis did not answer; limits count in this process only until it does' });
+      this.#logger.warn('limits_fell_back_to_process', { error: (error as Error).message, note: 'Redis failed or did not answer; limits count in this process only until it answers' });
     }
     return local();
   }
