@@ -6,21 +6,13 @@
 import { type AdapterTarget, headersSetByEveryAdapter } from './adapter-headers.ts';
 import type { IgnoredField } from './ignored-fields.ts';
 import { isPlainObject } from './query.ts';
-
-/** The provider group a node's targets inherit (config.md "Inheritance"): a provider and whether a key goes with it. */
-interface Group {
-  /** null: known only per request. */
-  provider: string | null;
-  ownKey: boolean;
-}
-
-const OPEN: Group = { provider: null, ownKey: false };
+import { NO_PROVIDER_GROUP, type ProviderGroup, providerGroupOf } from './provider-group.ts';
 
 export function forwardedWithoutEffect(config: unknown): IgnoredField[] {
   const found: IgnoredField[] = [];
-  const walk = (node: unknown, at: string, parent: Group): void => {
+  const walk = (node: unknown, at: string, parent: ProviderGroup): void => {
     if (!isPlainObject(node)) return;
-    const group = groupOf(node, parent);
+    const group = providerGroupOf(node, parent);
     const list = node.forward_headers;
     if (Array.isArray(list)) {
       const overwritten = setOnEveryLeaf(node, group);
@@ -32,23 +24,17 @@ export function forwardedWithoutEffect(config: unknown): IgnoredField[] {
     }
     if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, group));
   };
-  walk(config, '', OPEN);
+  walk(config, '', NO_PROVIDER_GROUP);
   return found;
 }
 
-function groupOf(node: Record<string, unknown>, parent: Group): Group {
-  if (node.provider === undefined && node.virtual_key === undefined) return node.api_key === undefined ? parent : { ...parent, ownKey: true };
-  const named = node.virtual_key === undefined && typeof node.provider === 'string' && !node.provider.startsWith('@') ? node.provider : null;
-  return { provider: named, ownKey: node.api_key !== undefined };
-}
-
 /** The headers set by the adapter of every leaf under `node` that inherits its forward_headers (none when one is not known). */
-function setOnEveryLeaf(node: Record<string, unknown>, group: Group): ReadonlySet<string> {
+function setOnEveryLeaf(node: Record<string, unknown>, group: ProviderGroup): ReadonlySet<string> {
   const leaves: AdapterTarget[] = [];
-  const visit = (at: Record<string, unknown>, atGroup: Group): boolean => {
+  const visit = (at: Record<string, unknown>, atGroup: ProviderGroup): boolean => {
     if (Array.isArray(at.targets) && at.targets.length > 0) {
       // A target with a list of its own is not reached by this one.
-      return at.targets.every((child) => !isPlainObject(child) || Array.isArray(child.forward_headers) || visit(child, groupOf(child, atGroup)));
+      return at.targets.every((child) => !isPlainObject(child) || Array.isArray(child.forward_headers) || visit(child, providerGroupOf(child, atGroup)));
     }
     if (atGroup.provider === null) return false;
     leaves.push({ provider: atGroup.provider, ownKey: atGroup.ownKey });

@@ -13,6 +13,7 @@
 import { forwardedWithoutEffect } from './forwarded-without-effect.ts';
 import { otherFamilyReading, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
+import { NO_PROVIDER_GROUP, type ProviderGroup, providerGroupOf } from './provider-group.ts';
 
 export const FIELD_WITHOUT_EFFECT = 'CFG_FIELD_WITHOUT_EFFECT';
 
@@ -24,12 +25,11 @@ export interface IgnoredField {
 /** Every such field of the config's target tree, with why it has no effect there. */
 export function ignoredFields(config: unknown): IgnoredField[] {
   const found: IgnoredField[] = [];
-  // `provider`: the provider of the node's provider group (config.md "Inheritance"); null when it is
-  // known only per request (no provider, a slug, a virtual key) or unknown (an error of its own).
-  const walk = (node: unknown, at: string, parentMode: string | null, inherited: string | null): void => {
+  const walk = (node: unknown, at: string, parentMode: string | null, parentGroup: ProviderGroup): void => {
     if (!isPlainObject(node)) return;
-    const startsGroup = node.provider !== undefined || node.virtual_key !== undefined;
-    const provider = !startsGroup ? inherited : node.virtual_key === undefined && typeof node.provider === 'string' && !node.provider.startsWith('@') ? node.provider : null;
+    // Null when the provider is known only per request, or unknown (an error of its own).
+    const group = providerGroupOf(node, parentGroup);
+    const provider = group.provider;
     const family = provider === null ? undefined : providerEntry(provider)?.family;
     if (family !== undefined) {
       for (const key in node) {
@@ -68,9 +68,9 @@ export function ignoredFields(config: unknown): IgnoredField[] {
     const role = parentMode === null ? 'the config itself, not a target of a strategy' : `a target of a ${parentMode} strategy`;
     if (node.weight !== undefined && parentMode !== 'loadbalance') found.push({ pointer: `${at}/weight`, message: `Only a loadbalance strategy reads its targets' "weight"; this is ${role}.` });
     if (node.on_status_codes !== undefined && parentMode !== 'fallback') found.push({ pointer: `${at}/on_status_codes`, message: `Only a fallback strategy reads its targets' "on_status_codes"; this is ${role}.` });
-    if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, mode, provider));
+    if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, mode, group));
   };
-  walk(config, '', null, null);
+  walk(config, '', null, NO_PROVIDER_GROUP);
   return found.concat(forwardedWithoutEffect(config));
 }
 

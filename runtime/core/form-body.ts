@@ -3,7 +3,7 @@
 // `params.model` route it and a log record names its model, and a config's `override_params` are
 // applied to those fields before the body is sent, the file parts passed on byte for byte.
 import { GatewayError } from './errors.ts';
-import { boundaryOf, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
+import { boundaryOf, FilePartTooLarge, formTextField, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
 
 /** Forms of inference uploads: one or two files and a handful of fields, the body itself bounded by the server. */
 const LIMITS = { maxFileBytes: Number.MAX_SAFE_INTEGER, maxFieldBytes: 1024 * 1024, maxParts: 64, maxHeaderBytes: 16 * 1024 };
@@ -20,16 +20,10 @@ export function formParts(body: Buffer, boundary: string): FormPart[] {
   }
 }
 
-/** The `model` field of a form body (under `contentType`); null when it is not a form or has none. Never throws. */
+/** The `model` field of a form body (under `contentType`); null when it is not a form or has none. Never throws, never copies the files. */
 export function formModel(body: Buffer, contentType: string | undefined): string | null {
   const boundary = boundaryOf(contentType);
-  if (boundary === null) return null;
-  try {
-    const model = formParams(formParts(body, boundary)).model;
-    return typeof model === 'string' ? model : null;
-  } catch {
-    return null;
-  }
+  return boundary === null ? null : formTextField(body, boundary, 'model');
 }
 
 /** The text fields as parameters: a repeated name (`timestamp_granularities[]`) gives a list. File parts are not parameters. */
@@ -73,7 +67,7 @@ export function overriddenForm(parts: readonly FormPart[], boundary: string, ove
     if (field !== null) kept.push(field);
   }
   for (const name of Object.keys(overrides)) {
-    if (replaced.has(name) || parts.some((part) => part.name === name)) continue;
+    if (parts.some((part) => part.name === name)) continue;
     if (/[\r\n]/.test(name)) throw new GatewayError('invalid_request_body', 'The config\'s override_params has a name with a line break, which a form field cannot have.', 'override_params');
     const field = fieldOf(name, overrides[name]);
     if (field !== null) kept.push(field);

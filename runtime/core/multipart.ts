@@ -158,6 +158,33 @@ export class MultipartReader {
   }
 }
 
+/**
+ * The value of the text field `name` in a whole form body, found without reading the parts out: the
+ * delimiters are searched for in place, so a 25 MB file is scanned, never copied. Null when the body
+ * is not well-formed or has no such field.
+ */
+export function formTextField(body: Buffer, boundary: string, name: string): string | null {
+  const dashBoundary = Buffer.from(`--${boundary}`);
+  const delimiter = Buffer.concat([CRLF, dashBoundary]);
+  let at = body.indexOf(dashBoundary);
+  while (at >= 0 && body[at + dashBoundary.length] !== 0x2d) {
+    const headersAt = at + dashBoundary.length + CRLF.length;
+    const headersEnd = body.indexOf(HEADER_END, headersAt);
+    if (headersEnd < 0) return null;
+    const next = body.indexOf(delimiter, headersEnd);
+    if (next < 0) return null;
+    let part: { name: string; filename: string | null };
+    try {
+      part = parseHeaders(body.toString('utf8', headersAt, headersEnd));
+    } catch {
+      return null;
+    }
+    if (part.name === name && part.filename === null) return body.toString('utf8', headersEnd + HEADER_END.length, next);
+    at = next + CRLF.length;
+  }
+  return null;
+}
+
 function parseHeaders(block: string): { name: string; filename: string | null; contentType: string | null } {
   let disposition: string | null = null;
   let contentType: string | null = null;

@@ -2,13 +2,13 @@
 // (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime, and compose
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
 import { lookup } from 'node:dns/promises';
-import { type AdapterTarget, headersSetByEveryAdapter } from '../../compiler/config/adapter-headers.ts';
+import { headersSetByEveryAdapter } from '../../compiler/config/adapter-headers.ts';
 import { emitRouter } from '../../compiler/config/emit.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
 import type { CheckTools } from '../pipeline/guardrails/check.ts';
 import { headersReadByChecks } from '../pipeline/guardrails/hook-stage.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
-import type { PlanLeaf, PlanNode, RoutePlan } from '../core/plan.ts';
+import { leavesOf, type PlanLeaf, type PlanNode, type RoutePlan } from '../core/plan.ts';
 import { silentLogger } from '../core/log.ts';
 import { attemptStages, chain, requestStages, stagesReadBody } from '../pipeline/compose.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
@@ -92,28 +92,27 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), routingHeaders: routingHeaderUse(plan.root), adapterSetHeaders: adapterSetHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
 }
 
+/** The leaves' providers when every one is named in the config (not a virtual key, a slug or a header's); null otherwise. */
+function namedLeaves(root: PlanNode): Array<{ leaf: PlanLeaf; provider: string }> | null {
+  const named: Array<{ leaf: PlanLeaf; provider: string }> = [];
+  for (const leaf of leavesOf(root)) {
+    if (leaf.virtualKey !== null || leaf.provider === null || leaf.provider.startsWith('@')) return null;
+    named.push({ leaf, provider: leaf.provider });
+  }
+  return named;
+}
+
 function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
-  const families = new Set<string>();
-  const walk = (node: PlanNode): boolean => {
-    if (node.kind === 'strategy') return node.targets.every(walk);
-    const family = node.virtualKey === null && node.provider !== null && !node.provider.startsWith('@') ? providerEntry(node.provider)?.family : undefined;
-    if (family === undefined) return false;
-    families.add(family);
-    return true;
-  };
-  return walk(root) ? families : null;
+  const named = namedLeaves(root);
+  if (named === null) return null;
+  const families = named.map(({ provider }) => providerEntry(provider)?.family);
+  return families.includes(undefined) ? null : new Set(families as string[]);
 }
 
 /** The headers every target's adapter sets itself; none when a target's provider is known only per request. */
 function adapterSetHeaders(root: PlanNode): ReadonlySet<string> {
-  const leaves: AdapterTarget[] = [];
-  const walk = (node: PlanNode): boolean => {
-    if (node.kind === 'strategy') return node.targets.every(walk);
-    if (node.virtualKey !== null || node.provider === null || node.provider.startsWith('@')) return false;
-    leaves.push({ provider: node.provider, ownKey: node.apiKey !== null });
-    return true;
-  };
-  const common = walk(root) ? headersSetByEveryAdapter(leaves) : [];
+  const named = namedLeaves(root);
+  const common = named === null ? [] : headersSetByEveryAdapter(named.map(({ leaf, provider }) => ({ provider, ownKey: leaf.apiKey !== null })));
   return common.length === 0 ? NO_ADAPTER_SET_HEADERS : new Set(common);
 }
 

@@ -71,10 +71,9 @@ export class InferenceTransport {
       // Not stored: `call` answers 400 for it.
     }
     const own = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : null;
-    const headerKey = plan.provider === null && plan.apiKey === null ? req.options.virtualKey : null;
     return {
       provider: own ?? stored?.provider ?? plan.provider ?? req.headerProvider ?? '',
-      virtualKey: stored?.id ?? plan.virtualKey ?? headerKey,
+      virtualKey: stored?.id ?? virtualKeyOf(plan, req),
     };
   };
 
@@ -166,8 +165,7 @@ export class InferenceTransport {
   /** The virtual key or provider slug a leaf (or the request) names; 400 when it is not stored. */
   #stored(plan: PlanLeaf, req: Exchange): StoredIntegration | null {
     const slug = plan.provider !== null && plan.provider.startsWith('@') ? plan.provider.slice(1) : null;
-    const headerKey = plan.provider === null && plan.apiKey === null ? req.options.virtualKey : null;
-    const virtualKey = plan.virtualKey ?? headerKey;
+    const virtualKey = virtualKeyOf(plan, req);
     if (slug === null && virtualKey === null) return null;
     const credentials = this.#credentials;
     if (slug !== null) {
@@ -329,4 +327,9 @@ function refuseOtherFamilyOptions(plan: PlanLeaf, stored: StoredIntegration): vo
   if (other === null) return;
   const via = plan.virtualKey !== null ? `the virtual key "${plan.virtualKey}"` : plan.provider !== null ? `"${plan.provider}"` : 'the request\'s virtual key';
   throw new GatewayError('invalid_provider_option', `The target (${plan.path}) sets "${other.key}", which only ${other.family} providers read; ${via} calls ${stored.provider}, so it would have no effect.`, other.key);
+}
+
+/** The virtual key a target calls: its own, else the request's (x-gateway-virtual-key) when it names no provider or key. */
+function virtualKeyOf(plan: PlanLeaf, req: Exchange): string | null {
+  return plan.virtualKey ?? (plan.provider === null && plan.apiKey === null ? req.options.virtualKey : null);
 }

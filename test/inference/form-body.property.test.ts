@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
 import { encodeForm, formParams, formParts, overriddenForm } from '../../runtime/core/form-body.ts';
-import type { FormPart } from '../../runtime/core/multipart.ts';
+import { formTextField, type FormPart } from '../../runtime/core/multipart.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 
 const RUNS = { numRuns: 200, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) };
@@ -42,6 +42,11 @@ test.prop([form, overrides], RUNS)('overrides replace, add or remove text fields
   }
   expect(params).toEqual(expected);
   expect(shape(written.filter((p) => p.filename !== null))).toEqual(shape(parts.filter((p) => p.filename !== null)));
+});
+
+test.prop([form, fieldName], RUNS)('a text field found in place is the first field of that name the reader gives, files never matched', (parts, name) => {
+  const first = parts.find((p) => p.name === name && p.filename === null);
+  expect(formTextField(encodeForm(parts, BOUNDARY), BOUNDARY, name)).toBe(first === undefined ? null : first.data.toString('utf8'));
 });
 
 it('refuses overriding a file, a value holding the boundary, and a form that is not well-formed', () => {
