@@ -7,6 +7,7 @@ import { emitRouter } from '../../compiler/config/emit.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
 import type { CheckTools } from '../pipeline/guardrails/check.ts';
 import { headersReadByChecks } from '../pipeline/guardrails/hook-stage.ts';
+import type { OptionReader } from '../providers/header-options.ts';
 import { HostPolicy } from '../providers/host-policy.ts';
 import { leavesOf, type PlanLeaf, type PlanNode, type RoutePlan } from '../core/plan.ts';
 import { silentLogger } from '../core/log.ts';
@@ -89,7 +90,7 @@ export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   // An empty body is parsed too: it is no JSON (400), not a request whose rules read nothing.
   const router: (x: Exchange) => Promise<Outcome> = plan.readsBody ? (x) => (x.params !== undefined || x.rawBody === null ? route(x) : x.json().then(() => route(x))) : route;
   const fns = requestStages(stages, plan, services);
-  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionFamilies: optionFamilies(plan.root), routingHeaders: routingHeaderUse(plan.root), adapterSetHeaders: adapterSetHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
+  return { configId: plan.configId, readsBody, plan, forwardedHeaders: forwardedHeaders(plan.root), checkHeaders: headersReadByChecks(plan), optionReaders: optionReaders(plan.root), routingHeaders: routingHeaderUse(plan.root), adapterSetHeaders: adapterSetHeaders(plan.root), run: fns.length === 0 ? router : chain(fns, router) };
 }
 
 /** The leaves' providers when every one is named in the config (not a virtual key, a slug or a header's); null otherwise. */
@@ -102,11 +103,16 @@ function namedLeaves(root: PlanNode): Array<{ leaf: PlanLeaf; provider: string }
   return named;
 }
 
-function optionFamilies(root: PlanNode): ReadonlySet<string> | null {
+function optionReaders(root: PlanNode): OptionReader[] | null {
   const named = namedLeaves(root);
   if (named === null) return null;
-  const families = named.map(({ provider }) => providerEntry(provider)?.family);
-  return families.includes(undefined) ? null : new Set(families as string[]);
+  const readers: OptionReader[] = [];
+  for (const { leaf, provider } of named) {
+    const family = providerEntry(provider)?.family;
+    if (family === undefined) return null;
+    readers.push({ family, own: leaf.providerOptions });
+  }
+  return readers;
 }
 
 /** The headers every target's adapter sets itself; none when a target's provider is known only per request. */

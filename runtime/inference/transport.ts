@@ -2,10 +2,10 @@
 // leaf's plan merged with the request's headers (ARCHITECTURE §5: a leaf without a provider or
 // credential takes them from x-gateway-provider and Authorization), then the provider's adapter
 // builds the request and says how to read the answer.
-import { leavesOf, type PlanLeaf } from '../core/plan.ts';
+import type { PlanLeaf } from '../core/plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { CUSTOM_HOST_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
+import { PROVIDER_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { bufferedResponse } from '../pipeline/answers.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
@@ -19,6 +19,8 @@ import { send } from '../upstream/send.ts';
 import type { ResolvedTarget } from '../pipeline/services.ts';
 import { formParts, overriddenForm } from '../core/form-body.ts';
 import { optionOfOtherFamily } from '../../compiler/config/providers.ts';
+import { carriesJudgedHeaders, refuseUnreadHeaders } from './unread-headers.ts';
+import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-target.ts';
 import { boundaryOf } from '../core/multipart.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
@@ -66,14 +68,14 @@ export class InferenceTransport {
   readonly resolveTarget = (req: Exchange, plan: PlanLeaf): ResolvedTarget => {
     let stored: StoredIntegration | null = null;
     try {
-      stored = this.#stored(plan, req);
+      stored = storedIntegration(plan, req.options.virtualKey, this.#credentials);
     } catch {
       // Not stored: `call` answers 400 for it.
     }
     const own = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : null;
     return {
       provider: own ?? stored?.provider ?? plan.provider ?? req.headerProvider ?? '',
-      virtualKey: stored?.id ?? virtualKeyOf(plan, req),
+      virtualKey: stored?.id ?? virtualKeyOf(plan, req.options.virtualKey),
     };
   };
 
@@ -85,16 +87,16 @@ export class InferenceTransport {
   readonly call = (req: Exchange, leaf: LeafTarget, signal: AbortSignal): Promise<UpstreamResponse> => {
     try {
       const plan = leaf.plan;
-      const stored = this.#stored(plan, req);
-      const providerName = plan.provider !== null && !plan.provider.startsWith('@') ? plan.provider : stored?.provider ?? req.headerProvider;
+      const stored = storedIntegration(plan, req.options.virtualKey, this.#credentials);
+      const providerName = providerOfTarget(plan, stored, req.headerProvider);
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
       const adapter = this.#providers.get(providerName);
       // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
+      // A custom-host or provider-option header some target must read; the route's virtual keys and slugs are known only now.
+      if (carriesJudgedHeaders(req.options)) refuseUnreadHeaders(req.plan.root, req.options, this.#credentials);
       const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
-      // A target's own custom_host beside the header was refused with the route; a stored one is known only now.
-      if (plan.customHost === null && typeof storedHost === 'string' && req.options.customHost !== null) this.#refuseUnreadHostHeader(req);
       const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
       const customHost = customHostText === null ? null : this.#customHost(customHostText);
       const endpoint: EndpointKind = req.endpoint;
@@ -162,26 +164,6 @@ export class InferenceTransport {
     return WHOLE_ANSWERS.has(req.endpoint) ? answered.then(wholeAnswer) : answered;
   }
 
-  /** The virtual key or provider slug a leaf (or the request) names; 400 when it is not stored. */
-  #stored(plan: PlanLeaf, req: Exchange): StoredIntegration | null {
-    const slug = plan.provider !== null && plan.provider.startsWith('@') ? plan.provider.slice(1) : null;
-    const virtualKey = virtualKeyOf(plan, req);
-    if (slug === null && virtualKey === null) return null;
-    const credentials = this.#credentials;
-    if (slug !== null) {
-      const found = credentials?.slug(slug);
-      if (found === undefined) throw new GatewayError('unknown_provider_slug', `No integration "@${slug}" is stored in this gateway.`, 'provider');
-      return found;
-    }
-    const found = credentials?.virtualKey(virtualKey!);
-    if (found === undefined) {
-      // A slug given where an ID goes is the likely mistake: say how a slug is named.
-      const asSlug = credentials?.slug(virtualKey!) === undefined ? '' : ` "${virtualKey}" is the slug of one: name it as the provider, "@${virtualKey}" (x-gateway-provider or a config's provider).`;
-      throw new GatewayError('unknown_virtual_key', `No virtual key has the ID "${virtualKey}" in this gateway.${asSlug}`, plan.virtualKey !== null ? 'virtual_key' : VIRTUAL_KEY_HEADER);
-    }
-    return found;
-  }
-
   #headers(req: Exchange, configForwarded: readonly string[], provider: Record<string, string>): Record<string, string> {
     // The server copied these out of the client's headers (runtime/pipeline/options.ts).
     const incoming = req.options.passedHeaders;
@@ -195,26 +177,6 @@ export class InferenceTransport {
     }
     // The credential and the provider's own headers are the gateway's to set; a forwarded header never replaces them.
     return Object.assign(headers, provider);
-  }
-
-  /**
-   * x-gateway-custom-host that no target of the route reads would have no effect: a target with a
-   * custom_host of its own, or whose virtual key or slug holds one, never reads it. Asked only when
-   * the header came with such a target (the route-level check left it open for keyed targets).
-   */
-  #refuseUnreadHostHeader(req: Exchange): void {
-    const reads = (leaf: PlanLeaf): boolean => {
-      if (leaf.customHost !== null) return false;
-      let stored: StoredIntegration | null;
-      try {
-        stored = this.#stored(leaf, req);
-      } catch {
-        return true; // not stored: its own call answers for that
-      }
-      return typeof stored?.options.custom_host !== 'string';
-    };
-    if (leavesOf(req.plan.root).some(reads)) return;
-    throw new GatewayError('invalid_header', `${CUSTOM_HOST_HEADER} would have no effect: every target of this route has a custom host of its own (its config's, or its virtual key's).`, CUSTOM_HOST_HEADER);
   }
 
   /** Parses a custom host once (http(s) only, a bare base URL); the host policy is asked per call. */
@@ -327,9 +289,4 @@ function refuseOtherFamilyOptions(plan: PlanLeaf, stored: StoredIntegration): vo
   if (other === null) return;
   const via = plan.virtualKey !== null ? `the virtual key "${plan.virtualKey}"` : plan.provider !== null ? `"${plan.provider}"` : 'the request\'s virtual key';
   throw new GatewayError('invalid_provider_option', `The target (${plan.path}) sets "${other.key}", which only ${other.family} providers read; ${via} calls ${stored.provider}, so it would have no effect.`, other.key);
-}
-
-/** The virtual key a target calls: its own, else the request's (x-gateway-virtual-key) when it names no provider or key. */
-function virtualKeyOf(plan: PlanLeaf, req: Exchange): string | null {
-  return plan.virtualKey ?? (plan.provider === null && plan.apiKey === null ? req.options.virtualKey : null);
 }

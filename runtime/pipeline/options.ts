@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER } from '../core/gateway-headers.ts';
 import { canonicalProvider } from '../../compiler/config/providers.ts';
-import { headerOptions } from '../providers/header-options.ts';
+import { headerOptions, type OptionReader } from '../providers/header-options.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
 
@@ -32,8 +32,8 @@ export interface RouteHeaderUse {
   forwardedHeaders: readonly string[];
   /** Header names the route's checks read (a jwt check's headerKey): copied out for them, never sent upstream. */
   checkHeaders: readonly string[];
-  /** The provider families of the route's targets, against which provider-option headers are checked; null: a target's provider is known only per request. */
-  optionFamilies: ReadonlySet<string> | null;
+  /** The route's targets as provider-option headers are checked against them; null: a target's provider is known only per request (the transport checks then). */
+  optionReaders: readonly OptionReader[] | null;
   /** The routing headers some target reads: one no target reads would have no effect and is refused. */
   routingHeaders: RoutingHeaderUse;
   /** Headers the adapter of every target sets itself (compiler/config/adapter-headers.ts): forwarding one would have no effect and is refused. */
@@ -59,7 +59,7 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     customHost,
     virtualKey,
     bearerToken: bearerToken(headers),
-    providerOptions: headerOptions(headers, route.optionFamilies),
+    providerOptions: headerOptions(headers, route.optionReaders),
     passedHeaders: passedHeaders(headers, route.forwardedHeaders, parsed.forwardHeaders),
     checkHeaders: route.checkHeaders.length === 0 ? NO_HEADERS : passedHeaders(headers, route.checkHeaders, NO_NAMES, NO_NAMES),
   };

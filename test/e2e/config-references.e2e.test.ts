@@ -70,6 +70,41 @@ it('refuses x-gateway-custom-host where every target has a host of its own, its 
   expect(((await taken.json()) as { error: { code: string } }).error.code).toBe('provider_unreachable');
 });
 
+it('refuses a provider-option header no target reads, with virtual keys\' providers and options known per request', async () => {
+  const vendor = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-4', custom_host: 'http://127.0.0.1:9/v1' });
+  const cloudb = await call('POST', '/v1/virtual-keys', { provider: 'cloudb', api_key: 'ya29.stored', cloudb_region: 'us-central1', custom_host: 'http://127.0.0.1:9/v1' });
+  expect([vendor.status, cloudb.status]).toEqual([200, 200]);
+  const send = (config: unknown, headers: Record<string, string>) =>
+    fetch(`${served.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json', 'x-gateway-config': JSON.stringify(config), ...headers },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+  const region = { 'x-gateway-cloudb-region': 'europe-west4' };
+  const project = { 'x-gateway-cloudb-project-id': 'from-header' };
+  const both = { strategy: { mode: 'fallback' }, targets: [{ virtual_key: vendor.body.id }, { virtual_key: cloudb.body.id }] };
+  const ownRegion = { provider: 'cloudb', api_key: 'ya29.own', cloudb_region: 'us-central1', custom_host: 'http://127.0.0.1:9/v1' };
+  for (const [config, headers, message] of [
+    // No target of the header's family: the vendor key's.
+    [{ virtual_key: vendor.body.id }, region, 'no target of this route is one (vendor)'],
+    // Every target of its family sets the option itself: the cloud B key's region, a config's own region, wins.
+    [{ virtual_key: cloudb.body.id }, region, 'sets cloudb_region itself'],
+    [both, region, 'sets cloudb_region itself'],
+    [ownRegion, region, 'sets cloudb_region itself'],
+  ] as const) {
+    const refused = await send(config, headers);
+    expect(refused.status, JSON.stringify(config)).toBe(400);
+    const { error } = (await refused.json()) as { error: { code: string; param: string; message: string } };
+    expect(error).toMatchObject({ code: 'invalid_header', param: Object.keys(headers)[0] });
+    expect(error.message).toContain(message);
+  }
+  // An option the cloud B target leaves open is the header's (its call fails: nothing listens there).
+  for (const config of [both, { virtual_key: cloudb.body.id }, ownRegion]) {
+    const taken = await send(config, project);
+    expect(((await taken.json()) as { error: { code: string } }).error.code, JSON.stringify(config)).toBe('provider_unreachable');
+  }
+});
+
 it('keeps a virtual key and its slug while saved configs call them, files included', async () => {
   const key = await call('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'sk-stored-2', slug: 'filed' });
   expect(key.status).toBe(200);

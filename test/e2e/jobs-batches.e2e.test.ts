@@ -190,6 +190,14 @@ describe.each(BACKENDS)('batches on %s', (backend) => {
       expect(refused.status, name).toBe(400);
       expect(refused.body.error).toMatchObject({ code: 'invalid_header', param: name });
     }
+    // The same where a virtual key names the provider and the host, known only from the stored key.
+    const key = await gw.call('POST', '/v1/virtual-keys', { body: { provider: 'openai', api_key: 'sk-batch-key', custom_host: `${gw.vendor[0].url}/v1` } });
+    expect(key.status).toBe(200);
+    for (const [name, value] of [['x-gateway-custom-host', `${gw.vendor[1].url}/v1`], ['x-gateway-cloudb-region', 'us-central1']]) {
+      const refused = await gw.call('POST', '/v1/batches', { body: { ...base, completion_window: 'immediate' }, headers: { 'x-gateway-virtual-key': key.body.id, [name]: value } });
+      expect(refused.status, name).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_header', param: name });
+    }
     expect((await gw.call('GET', '/v1/batches', { headers })).body.data.length).toBe(before);
   });
 

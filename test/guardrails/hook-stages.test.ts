@@ -47,7 +47,7 @@ describe('hook stages', () => {
     const body = { model: 'm', messages: [{ role: 'user', content: 'one two' }] };
     const x = newExchange({
       source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
-      rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionFamilies: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
+      rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
       plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
     });
     const outcome = await router.run(x);

@@ -12,7 +12,7 @@ import type { StoredCredentials } from '../../runtime/providers/stored-credentia
 
 function router(config: Record<string, unknown>): LoadedRouter {
   const plan = planConfig(config, 'test');
-  return { configId: 'test', readsBody: plan.readsBody, plan, forwardedHeaders: [], checkHeaders: [], optionFamilies: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set(), run: async () => { throw new Error('not routed'); } };
+  return { configId: 'test', readsBody: plan.readsBody, plan, forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set(), run: async () => { throw new Error('not routed'); } };
 }
 
 describe('model catalog', () => {
