@@ -142,3 +142,46 @@ it('finds a fallback strategy\'s on_status_codes that no target falls back on', 
   expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [leaf('a')] })).toEqual(['/strategy/on_status_codes']);
   expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b'), leaf('c')] })).toEqual([]);
 });
+
+describe('cloud A options the kind of endpoint their targets call never reads', () => {
+  const clouda = (extra: Record<string, unknown>) => ({ provider: 'clouda', api_key: 'k', ...extra });
+
+  it('finds a model endpoint\'s options beside resource deployments, and the deployments\' beside a model endpoint', () => {
+    expect(pointers(clouda({ resource_name: 'r', deployment_id: 'd', clouda_region: 'eastus', clouda_endpoint_name: 'e' }))).toEqual(['/clouda_region', '/clouda_endpoint_name']);
+    expect(pointers(clouda({ clouda_deployment_type: 'serverless', clouda_deployment_name: 'd', clouda_region: 'eastus', resource_name: 'r', deployments: [], clouda_endpoint_name: 'e' })))
+      .toEqual(['/resource_name', '/deployments', '/clouda_endpoint_name']);
+    // A managed endpoint names its deployment in a header: read.
+    expect(pointers(clouda({ clouda_deployment_type: 'managed', clouda_endpoint_name: 'e', clouda_region: 'eastus', clouda_deployment_name: 'd' }))).toEqual([]);
+    expect(ignoredFields(clouda({ clouda_deployment_type: 'managed', clouda_endpoint_name: 'e', clouda_region: 'eastus', deployment_id: 'd' }))[0]!.message)
+      .toBe('Cloud A never reads "deployment_id" here: it belongs to resource deployments, and "clouda_deployment_type" makes this target call a managed model endpoint.');
+  });
+
+  it('finds the spelling or the source that loses to another', () => {
+    expect(pointers(clouda({ resource_name: 'r', clouda_resource_name: 'r2', deployment_id: 'd', clouda_deployment_id: 'd2', api_version: 'v', clouda_api_version: 'v2', clouda_model_name: 'm' })))
+      .toEqual(['/resource_name', '/deployment_id', '/api_version', '/clouda_model_name']);
+    // custom_host is the URL the names would build.
+    expect(pointers(clouda({ custom_host: 'http://127.0.0.1:9/openai', resource_name: 'r', deployment_id: 'd' }))).toEqual(['/resource_name']);
+    expect(pointers(clouda({ custom_host: 'http://127.0.0.1:9', clouda_deployment_type: 'serverless', clouda_deployment_name: 'd', clouda_region: 'eastus' }))).toEqual(['/clouda_deployment_name', '/clouda_region']);
+  });
+
+  it('follows the group inheritance: an option set above is found only when no target inheriting it reads it', () => {
+    const config = clouda({
+      strategy: { mode: 'fallback' },
+      clouda_region: 'eastus',
+      resource_name: 'r',
+      targets: [
+        // Reads the inherited region, not the resource name.
+        { clouda_deployment_type: 'serverless', clouda_deployment_name: 'd' },
+        // Reads the resource name, not the region.
+        { deployment_id: 'd' },
+        // A group of its own: the parent's options stay behind.
+        { provider: 'clouda', api_key: 'k2', clouda_resource_name: 'r', clouda_model_name: 'm', clouda_endpoint_name: 'e' },
+        { provider: 'vendor', api_key: 'k3' },
+      ],
+    });
+    expect(pointers(config)).toEqual(['/targets/2/clouda_endpoint_name']);
+    expect(pointers({ ...config, targets: [{ deployment_id: 'd' }] })).toEqual(['/clouda_region']);
+    // A virtual key's provider is known only per request.
+    expect(pointers({ virtual_key: 'vk-1', clouda_region: 'eastus', deployment_id: 'd' })).toEqual([]);
+  });
+});

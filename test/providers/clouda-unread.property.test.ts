@@ -1,0 +1,70 @@
+// compiler/config/clouda-unread.ts says which cloud A options a target never reads (a compile
+// warning). Held here to the adapter: for any mix of options, with and without a custom host, on
+// every endpoint cloud A has and pass-through, dropping an option said to be unread changes nothing
+// the adapter prepares (the URL, the headers, or the refusal).
+import { describe, expect } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { cloudaUnread } from '../../compiler/config/clouda-unread.ts';
+import { providerEntry } from '../../compiler/config/providers.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
+import { cloudaAdapter } from '../../runtime/providers/clouda/index.ts';
+import type { EndpointKind, ProviderCall } from '../../runtime/providers/types.ts';
+import { providerCall } from './adapter-calls.ts';
+
+const adapter = cloudaAdapter();
+
+const CALLS: Partial<Record<EndpointKind, Partial<ProviderCall>>> = {
+  chat: { path: '/chat/completions', body: { model: 'gpt', messages: [{ role: 'user', content: 'hi' }] } },
+  completions: { endpoint: 'completions', path: '/completions', body: { model: 'gpt', prompt: 'hi' } },
+  embeddings: { endpoint: 'embeddings', path: '/embeddings', body: { model: 'emb', input: 'hi' } },
+  audio: { endpoint: 'audio', path: '/audio/speech', body: { model: 'gpt', input: 'hi', voice: 'alloy' } },
+  images: { endpoint: 'images', path: '/images/generations', body: { model: 'gpt', prompt: 'a cat' } },
+  models: { endpoint: 'models', method: 'GET', path: '/models' },
+  passthrough: { endpoint: 'passthrough', path: '/vector_stores', body: { name: 'v' } },
+};
+const ENDPOINTS = [...providerEntry('clouda')!.endpoints, 'passthrough' as const];
+
+const name = fc.constantFrom('a', 'b');
+const deployment = fc.record({ deployment_id: name, alias: fc.constantFrom('gpt', 'emb'), api_version: fc.constantFrom('2024-01-01', '2024-06-01'), is_default: fc.boolean() }, { requiredKeys: ['deployment_id', 'alias', 'api_version'] });
+const options = fc.record(
+  {
+    clouda_deployment_type: fc.constantFrom('serverless', 'managed'),
+    resource_name: name,
+    clouda_resource_name: name,
+    deployment_id: name,
+    clouda_deployment_id: name,
+    api_version: fc.constantFrom('2024-01-01'),
+    clouda_api_version: fc.constantFrom('2024-06-01'),
+    deployments: fc.array(deployment, { minLength: 1, maxLength: 2 }),
+    clouda_model_name: name,
+    clouda_region: fc.constantFrom('eastus', 'westus'),
+    clouda_deployment_name: name,
+    clouda_endpoint_name: name,
+  },
+  { requiredKeys: [] },
+);
+
+/** What the adapter prepares for a call, comparable: the URL and headers, or the refusal's code and param. */
+function prepared(endpoint: EndpointKind, opts: Record<string, unknown>, customHost: string | null): unknown {
+  try {
+    const call = adapter.prepare(providerCall({ ...CALLS[endpoint], options: opts, customHost }));
+    if (call instanceof Promise) throw new Error('cloud A prepares synchronously');
+    return { url: call.url, headers: call.headers };
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { refused: error.code, param: error.param };
+  }
+}
+
+describe('cloud A options said to be unread', () => {
+  test.prop([options, fc.boolean()], { numRuns: 300 })('change nothing the adapter prepares when dropped', (opts, withHost) => {
+    const customHost = withHost ? 'http://127.0.0.1:9/openai' : null;
+    for (const key of cloudaUnread(opts, withHost).keys()) {
+      const without = { ...opts };
+      delete without[key as keyof typeof without];
+      for (const endpoint of ENDPOINTS) {
+        expect(prepared(endpoint, without, customHost), `${key} on ${endpoint}`).toEqual(prepared(endpoint, opts, customHost));
+      }
+    }
+  });
+});
