@@ -96,7 +96,15 @@ export function startMockProvider(settings: MockSettings): ReturnType<typeof cre
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       served++;
-      const answer = (): void => route(req, res, Buffer.concat(chunks), settings.failEvery > 0 && served % settings.failEvery === 0 ? settings.failStatus : null);
+      const answer = (): void => {
+        try {
+          route(req, res, Buffer.concat(chunks), settings.failEvery > 0 && served % settings.failEvery === 0 ? settings.failStatus : null);
+        } catch (error) {
+          // A stand-in answers what it cannot handle; it never stops the user's session.
+          if (!res.headersSent) json(res, 500, { error: { message: `the mock provider failed: ${(error as Error).message}`, type: 'server_error', param: null, code: 'mock_error' } });
+          else res.destroy();
+        }
+      };
       if (settings.latencyMs > 0) setTimeout(answer, settings.latencyMs);
       else answer();
     });
@@ -108,16 +116,18 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
   if (failStatus !== null) return json(res, failStatus, { error: { message: `mock failure (every Nth request answers ${failStatus})`, type: 'server_error', param: null, code: 'mock_failure' } });
   if (req.method === 'GET' && path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'mock-chat', object: 'model', created: 0, owned_by: 'mock' }, { id: 'mock-embed', object: 'model', created: 0, owned_by: 'mock' }] });
   if (req.method !== 'POST') return json(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
-  let body: Record<string, unknown>;
+  let parsed: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch {
     return json(res, 400, { error: { message: 'the body is not JSON', type: 'invalid_request_error', param: null, code: 'invalid_json' } });
   }
+  if (!isObject(parsed)) return json(res, 400, { error: { message: 'the body must be a JSON object', type: 'invalid_request_error', param: null, code: 'invalid_json' } });
+  const body = parsed;
   const model = typeof body.model === 'string' ? body.model : 'mock-chat';
   const created = Math.floor(Date.now() / 1000);
   if (path === '/v1/chat/completions') {
-    const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : [];
+    const messages = Array.isArray(body.messages) ? (body.messages as unknown[]).filter(isObject) : [];
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
     const words = reply(typeof lastUser?.content === 'string' ? lastUser.content : '');
     const usage = { prompt_tokens: messages.length * 4, completion_tokens: words.length, total_tokens: messages.length * 4 + words.length };
@@ -148,6 +158,10 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
 function reply(prompt: string): string[] {
   const words = prompt.split(/\s+/).filter((w) => w !== '');
   return ['[mock]', ...(words.length === 0 ? [' Hello!'] : words.map((w) => ` ${w}`))];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

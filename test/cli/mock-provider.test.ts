@@ -1,0 +1,41 @@
+// `gateway mock-provider` is what a newcomer first routes to: whatever a client sends through the
+// gateway (which passes bodies on as they are), it answers and keeps serving.
+import type { AddressInfo } from 'node:net';
+import { fc, test } from '@fast-check/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startMockProvider } from '../../runtime/cli/mock-provider.ts';
+
+let server: ReturnType<typeof startMockProvider>;
+let base: string;
+
+beforeAll(async () => {
+  server = startMockProvider({ failEvery: 0, failStatus: 503, latencyMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+async function post(path: string, body: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return { status: res.status, json: await res.json() };
+}
+
+it('answers 400 for a body that is JSON but not an object, and odd messages are skipped', async () => {
+  for (const body of ['null', '[1,2]', '"text"', '7']) {
+    const answer = await post('/chat/completions', body);
+    expect(answer.status, body).toBe(400);
+    expect(answer.json.error.code).toBe('invalid_json');
+  }
+  const chat = await post('/chat/completions', JSON.stringify({ model: 'm', messages: [null, 1, 'x', { role: 'user', content: 'still here' }] }));
+  expect(chat.status).toBe(200);
+  expect(chat.json.choices[0].message.content).toBe('[mock] still here');
+});
+
+test.prop([fc.constantFrom('/chat/completions', '/completions', '/embeddings'), fc.jsonValue({ maxDepth: 3 })], { numRuns: 150 })('answers any JSON on every path and keeps serving', async (path, value) => {
+  const answer = await post(path, JSON.stringify(value));
+  expect([200, 400]).toContain(answer.status);
+  expect((await fetch(`${base}/models`)).status).toBe(200);
+});
