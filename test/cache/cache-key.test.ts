@@ -1,6 +1,6 @@
 // Properties of the response-cache key: the body's key order never changes it; any change of a sent
-// parameter, the target, the caller's workspace, the metadata or the namespace does; a namespace
-// replaces the metadata.
+// parameter, the target, the caller's workspace, the routing and provider-option headers, the
+// metadata or the namespace does; a namespace replaces the metadata.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { cacheKey, scopeOfNode } from '../../runtime/pipeline/cache/cache-key.ts';
@@ -12,6 +12,7 @@ interface Shape {
   metadata: Record<string, string>;
   namespace: string | null;
   provider: string | null;
+  providerOptions: Record<string, string>;
   endpoint: 'chat' | 'completions' | 'embeddings';
 }
 
@@ -20,7 +21,7 @@ function exchange(shape: Shape): Exchange {
     params: shape.params,
     endpoint: shape.endpoint,
     caller: { keyId: 'k', workspaceId: shape.workspace, organisationId: 'o' },
-    options: { metadata: shape.metadata, cacheNamespace: shape.namespace, provider: shape.provider, customHost: null, virtualKey: null },
+    options: { metadata: shape.metadata, cacheNamespace: shape.namespace, provider: shape.provider, customHost: null, virtualKey: null, providerOptions: shape.providerOptions },
   } as unknown as Exchange;
 }
 
@@ -46,6 +47,7 @@ const shapes = fc.record({
   metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
   namespace: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: null }),
   provider: fc.option(fc.constantFrom('openai', 'anthropic'), { nil: null }),
+  providerOptions: fc.dictionary(fc.constantFrom('clouda_deployment_id', 'cloudb_region'), fc.constantFrom('a', 'b'), { maxKeys: 2 }),
   endpoint: fc.constantFrom('chat' as const, 'completions' as const, 'embeddings' as const),
 });
 
@@ -70,6 +72,9 @@ describe('response-cache key', () => {
     expect(cacheKey(exchange({ ...shape, workspace: shape.workspace + 'x' }), SCOPE)).not.toBe(key);
     expect(cacheKey(exchange({ ...shape, endpoint: shape.endpoint === 'chat' ? 'completions' : 'chat' }), SCOPE)).not.toBe(key);
     expect(cacheKey(exchange({ ...shape, provider: shape.provider === null ? 'openai' : null }), SCOPE)).not.toBe(key);
+    // A provider-option header picks what the provider runs (a deployment, a region).
+    const deployment = shape.providerOptions.clouda_deployment_id === 'a' ? 'b' : 'a';
+    expect(cacheKey(exchange({ ...shape, providerOptions: { ...shape.providerOptions, clouda_deployment_id: deployment } }), SCOPE)).not.toBe(key);
   });
 
   test.prop([shapes, fc.string({ minLength: 1, maxLength: 5 })], { numRuns: 100 })('changes with the metadata, unless a namespace is given; then with the namespace only', (shape, value) => {

@@ -134,6 +134,15 @@ describe('response cache', () => {
     expect((await ask(tagged('bob', { 'x-gateway-cache-namespace': 'other' }), 'metadata keyed')).headers.get('x-gateway-cache-status')).toBe('MISS');
   });
 
+  it('keys on the provider-option headers, which pick what the provider runs', async () => {
+    const org = (name: string) => client('cached', { 'x-gateway-vendor-organization': name });
+    expect((await ask(org('org-a'), 'option keyed')).headers.get('x-gateway-cache-status')).toBe('MISS');
+    expect((await ask(org('org-b'), 'option keyed')).headers.get('x-gateway-cache-status')).toBe('MISS');
+    expect((await ask(org('org-a'), 'option keyed')).headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect((await ask(client('cached'), 'option keyed')).headers.get('x-gateway-cache-status')).toBe('MISS');
+    expect(reached('option keyed')).toBe(3);
+  });
+
   it('expires entries after max_age', async () => {
     await ask(client('brief'), 'short lived');
     expect((await ask(client('brief'), 'short lived')).headers.get('x-gateway-cache-status')).toBe('HIT');
