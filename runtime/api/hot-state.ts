@@ -1,18 +1,33 @@
-// The shared hot state of a gateway process (ARCHITECTURE §6): limit counters and the response
-// cache, in this process's memory, or in Redis when REDIS_URL is set, over one connection opened
-// here. Installed into the routers' services before any saved config is built.
+// The shared hot state of a gateway process (ARCHITECTURE §6): limit counters, the response cache
+// and circuit breakers, in this process's memory, or in Redis when REDIS_URL is set, over one
+// connection opened here. Installed into the routers' services before any saved config is built.
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../pipeline/cache/cache-service.ts';
 import type { Limits } from '../pipeline/limits/limits.ts';
 import type { ConfigResolver } from '../inference/config-resolver.ts';
 import type { GatewaySetup } from '../server/start.ts';
 import { openRedis, redisSettingsFromEnv } from '../store/redis/redis-connection.ts';
+import { RedisBreakerStore } from '../router/redis-breaker-store.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setupCache } from './cache/cache-setup.ts';
 import { setupLimits } from './policies/limits-setup.ts';
 
 export interface HotState {
   limits: Limits;
   cache: CacheService;
+}
+
+/**
+ * Circuit breakers in Redis: every process counts toward one threshold and skips what another opened.
+ * Waits for the shared states a moment at most: a Redis that is not up yet must not hold the start.
+ */
+async function shareBreakers(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis, commandTimeoutMs: number): Promise<void> {
+  // Its own connection (a subscriber takes no other command), queueing the subscription until it connects.
+  const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: false, commandTimeout: Math.max(1000, commandTimeoutMs * 4) });
+  const store = new RedisBreakerStore(redis, subscriber, setup.logger);
+  resolver.breakers.useStore(store);
+  setup.onClose(async () => store.stop());
+  await Promise.race([store.start(), sleep(commandTimeoutMs * 4)]);
 }
 
 export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolver, env: NodeJS.ProcessEnv = process.env): Promise<HotState> {
@@ -25,6 +40,7 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
       connection.disconnect();
     });
     redis = connection;
+    await shareBreakers(setup, resolver, connection, settings.commandTimeoutMs);
   }
   return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };
 }

@@ -22,7 +22,8 @@
 //     older than cooldownMs is presumed lost and the next caller may run a new one.
 //
 // State lives behind BreakerStore so a shared (Redis) store can replace the in-memory one; states
-// are replaced, never mutated, so a store may keep serialised copies.
+// are replaced, never mutated, so a store may keep serialised copies. The transitions are one pure
+// function, nextBreakerState, applied by the store.
 import type { BreakerPlan } from '../core/plan.ts';
 import { evictOldest } from '../core/evict-oldest.ts';
 
@@ -35,9 +36,20 @@ export interface BreakerState {
   trialStartedAt: number | null;
 }
 
+/** What happened to a target's circuit; nextBreakerState says what the circuit is after it. */
+export type BreakerEvent =
+  | { kind: 'success' }
+  | { kind: 'failure'; now: number; failureThreshold: number; cooldownMs: number }
+  | { kind: 'trial'; now: number };
+
+/**
+ * Where circuits are kept. `apply` records an event: a store shared by several processes (Redis,
+ * runtime/store/redis/redis-breaker-store.ts) applies it to the shared state atomically, so failures
+ * seen by different processes add up; `get` answers from this process's copy, never waiting.
+ */
 export interface BreakerStore {
   get(key: string): BreakerState | undefined;
-  set(key: string, state: BreakerState): void;
+  apply(key: string, event: BreakerEvent): void;
   /** Every state the store holds (for /metrics); a store that cannot list them returns nothing. */
   entries(): Iterable<[string, BreakerState]>;
 }
@@ -55,6 +67,11 @@ export class MemoryBreakerStore implements BreakerStore {
     return this.#states.get(key);
   }
 
+  apply(key: string, event: BreakerEvent): void {
+    this.set(key, nextBreakerState(this.#states.get(key) ?? CLOSED, event));
+  }
+
+  /** Replaces a state (a shared store's copy takes the shared state this way). */
   set(key: string, state: BreakerState): void {
     // Re-inserting moves the key to the back, so eviction drops the least recently written.
     this.#states.delete(key);
@@ -71,7 +88,25 @@ export class MemoryBreakerStore implements BreakerStore {
   }
 }
 
-const CLOSED: BreakerState = Object.freeze({ consecutiveFailures: 0, openUntil: null, trialStartedAt: null });
+export const CLOSED: BreakerState = Object.freeze({ consecutiveFailures: 0, openUntil: null, trialStartedAt: null });
+
+/**
+ * The circuit after an event (the one definition of the transitions; the Redis store's script
+ * mirrors it, and test/router/breaker-store.conformance.test.ts holds the two together). A success
+ * closes it from any state. A failure while closed counts, and opens it at the threshold; in
+ * half-open (the cooldown over) it opens it for another cooldown; during the cooldown it only counts.
+ * A trial marks when the half-open trial started.
+ */
+export function nextBreakerState(state: BreakerState, event: BreakerEvent): BreakerState {
+  if (event.kind === 'success') return CLOSED;
+  if (event.kind === 'trial') return { ...state, trialStartedAt: event.now };
+  const failures = state.consecutiveFailures + 1;
+  if (state.openUntil === null) {
+    return { consecutiveFailures: failures, openUntil: failures >= event.failureThreshold ? event.now + event.cooldownMs : null, trialStartedAt: null };
+  }
+  if (event.now >= state.openUntil) return { consecutiveFailures: failures, openUntil: event.now + event.cooldownMs, trialStartedAt: null };
+  return { ...state, consecutiveFailures: failures };
+}
 
 export function isBreakerFailure(plan: BreakerPlan, status: number | 'connection_error'): boolean {
   if (status === 'connection_error') return true;
@@ -79,12 +114,17 @@ export function isBreakerFailure(plan: BreakerPlan, status: number | 'connection
 }
 
 export class CircuitBreakers {
-  readonly #store: BreakerStore;
+  #store: BreakerStore;
   readonly #now: () => number;
 
   constructor(store: BreakerStore, now: () => number) {
     this.#store = store;
     this.#now = now;
+  }
+
+  /** Replaces the store (serve shares circuits through Redis once it is connected, before any request). */
+  useStore(store: BreakerStore): void {
+    this.#store = store;
   }
 
   isOpen(key: string, plan: BreakerPlan | null): boolean {
@@ -99,28 +139,19 @@ export class CircuitBreakers {
     if (state === undefined || state.openUntil === null) return true;
     const now = this.#now();
     if (!this.#admits(state, plan, now)) return false;
-    this.#store.set(key, { ...state, trialStartedAt: now });
+    this.#store.apply(key, { kind: 'trial', now });
     return true;
   }
 
   record(key: string, plan: BreakerPlan | null, status: number | 'connection_error'): void {
     if (plan === null) return;
-    const state = this.#store.get(key) ?? CLOSED;
     if (!isBreakerFailure(plan, status)) {
-      if (state.consecutiveFailures !== 0 || state.openUntil !== null) this.#store.set(key, CLOSED);
+      // Nothing to record for a closed circuit: most answers are successes, and a shared store is not asked for them.
+      const state = this.#store.get(key);
+      if (state !== undefined && (state.consecutiveFailures !== 0 || state.openUntil !== null)) this.#store.apply(key, { kind: 'success' });
       return;
     }
-    const now = this.#now();
-    if (state.openUntil === null) {
-      const failures = state.consecutiveFailures + 1;
-      const opens = failures >= plan.failureThreshold;
-      this.#store.set(key, { consecutiveFailures: failures, openUntil: opens ? now + plan.cooldownMs : null, trialStartedAt: null });
-    } else if (now >= state.openUntil) {
-      // Half-open: the trial (or any request that slipped through) failed; start another cooldown.
-      this.#store.set(key, { consecutiveFailures: state.consecutiveFailures + 1, openUntil: now + plan.cooldownMs, trialStartedAt: null });
-    } else {
-      this.#store.set(key, { ...state, consecutiveFailures: state.consecutiveFailures + 1 });
-    }
+    this.#store.apply(key, { kind: 'failure', now: this.#now(), failureThreshold: plan.failureThreshold, cooldownMs: plan.cooldownMs });
   }
 
   /**

@@ -1,0 +1,82 @@
+// Circuit breakers across processes, with real parts only: two `gateway serve` processes on one
+// Redis count failures of a target together, and a circuit opened by the failures both saw is open
+// in each, so both skip the target; a success closes it in both.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { type ServeProcess, startPrivateRedis, startServe } from './serve-processes.ts';
+
+const ADMIN_KEY = 'gw_breaker-process-admin-key-0123456789abcde';
+
+describe('circuit breakers across processes', () => {
+  let mock: VendorMock;
+  let dir: string;
+  beforeAll(async () => {
+    mock = await startVendorMock({ label: 'breaker-processes' });
+    dir = await mkdtemp(join(tmpdir(), 'gateway-breaker-processes-'));
+    await mkdir(join(dir, 'configs'));
+    // The first target's key is refused (401, counted as a failure here): each try of it reaches the mock and fails.
+    await writeFile(join(dir, 'configs', 'guarded.json'), JSON.stringify({
+      strategy: { mode: 'fallback' },
+      cb_config: { failure_threshold: 2, cooldown_interval: 30_000, failure_status_codes: [401] },
+      targets: [{ provider: 'openai', api_key: 'sk-refused', custom_host: mock.baseURL }, { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }],
+    }));
+  });
+  afterAll(async () => {
+    await mock?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function chat(url: string): Promise<{ status: number; used: string | null; retries: string | null }> {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN_KEY, 'x-gateway-config': 'guarded', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    await res.arrayBuffer();
+    return { status: res.status, used: res.headers.get('x-gateway-last-used-option-index'), retries: res.headers.get('x-gateway-retry-attempt-count') };
+  }
+
+  async function circuitOpen(url: string): Promise<boolean> {
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    return /^gateway_circuit_state\{config="guarded",target="config\.targets\[0\]"\} 1$/m.test(metrics);
+  }
+
+  it('two serve processes on one Redis count failures together and skip the target the other opened', { timeout: 60_000 }, async () => {
+    const redis = await startPrivateRedis();
+    const processes: ServeProcess[] = [];
+    try {
+      const env = { GATEWAY_API_KEY: ADMIN_KEY, REDIS_URL: redis.url, GATEWAY_MEMORY_TUNING: 'off', GATEWAY_REQUEST_LOG: 'off' };
+      processes.push(await startServe(env, join(dir, 'data'), ['--configs', join(dir, 'configs')]));
+      processes.push(await startServe(env, join(dir, 'data'), ['--configs', join(dir, 'configs')]));
+      const [a, b] = processes.map((p) => p.url);
+      // One failure in each process: alone, neither reaches the threshold of 2.
+      let before = mock.requests.length;
+      expect(await chat(a)).toMatchObject({ status: 200, used: 'config.targets[1]' });
+      expect(mock.requests.length).toBe(before + 2);
+      expect(await until(() => circuitOpen(a), (open) => open, 300)).toBe(false);
+      expect(await chat(b)).toMatchObject({ status: 200, used: 'config.targets[1]' });
+      // Together they did: open in both, and the first process skips the target it saw fail once.
+      expect(await until(() => circuitOpen(a), (open) => open)).toBe(true);
+      expect(await circuitOpen(b)).toBe(true);
+      before = mock.requests.length;
+      expect(await chat(a)).toMatchObject({ status: 200, used: 'config.targets[1]' });
+      expect(mock.requests.length).toBe(before + 1);
+    } finally {
+      for (const p of processes) p.child.kill('SIGTERM');
+      await Promise.all(processes.map((p) => p.exited));
+      await redis.kill();
+    }
+  });
+});
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
