@@ -24,7 +24,7 @@ export interface HotState {
 async function shareBreakers(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis, commandTimeoutMs: number): Promise<void> {
   // Its own connection (a subscriber takes no other command), queueing the subscription until it connects.
   const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: false, commandTimeout: Math.max(1000, commandTimeoutMs * 4) });
-  const store = new RedisBreakerStore(redis, subscriber, setup.logger);
+  const store = new RedisBreakerStore(redis, subscriber, setup.logger, () => resolver.services.metrics?.breakerSyncFailure());
   resolver.breakers.useStore(store);
   setup.onClose(async () => store.stop());
   await Promise.race([store.start(), sleep(commandTimeoutMs * 4)]);

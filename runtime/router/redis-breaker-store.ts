@@ -63,17 +63,22 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #subscriber: Redis;
   readonly #logger: GatewayLogger;
   readonly #local: MemoryBreakerStore;
+  readonly #onFailure: () => void;
   /** The version of the shared state each circuit of the copy was last taken from. */
   readonly #versions = new Map<string, number>();
   #failing = false;
 
-  /** `subscriber`: a connection of its own (a subscribed connection takes no other command), queueing commands until it connects. */
-  constructor(redis: Redis, subscriber: Redis, logger: GatewayLogger, local = new MemoryBreakerStore()) {
+  /**
+   * `subscriber`: a connection of its own (a subscribed connection takes no other command), queueing
+   * commands until it connects. `onFailure`: called for each event Redis failed or did not answer (a metric).
+   */
+  constructor(redis: Redis, subscriber: Redis, logger: GatewayLogger, onFailure: () => void = () => {}, local = new MemoryBreakerStore()) {
     redis.defineCommand('gwBreakerApply', { numberOfKeys: 2, lua: APPLY });
     this.#redis = redis as ScriptedRedis;
     this.#subscriber = subscriber;
     this.#logger = logger;
     this.#local = local;
+    this.#onFailure = onFailure;
     // The main connection's errors are logged where it is opened; this one's say the circuits are not shared.
     subscriber.on('error', (error: Error) => this.#reportFailure(error));
   }
@@ -120,7 +125,10 @@ export class RedisBreakerStore implements BreakerStore {
         if (this.#failing) this.#logger.info('breakers_shared_again', {});
         this.#failing = false;
       },
-      (error: unknown) => this.#reportFailure(error),
+      (error: unknown) => {
+        this.#onFailure();
+        this.#reportFailure(error);
+      },
     );
   }
 

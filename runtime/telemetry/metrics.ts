@@ -50,6 +50,7 @@ export class GatewayMetrics {
   readonly #inlineConfigs: CounterSeries<'result'>;
   readonly #limitRefusals: CounterSeries<'code'>;
   readonly #limitFallbacks: CounterChild;
+  readonly #breakerSyncFailures: CounterChild;
   readonly #usageAlerts: CounterSeries<'policy_id'>;
   readonly #cacheLookups: CounterSeries<'status'>;
   /** One child per cache status, made on first use. */
@@ -80,6 +81,7 @@ export class GatewayMetrics {
     this.#inlineConfigs = new CounterSeries('gateway_inline_config_cache_total', 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', ['result'] as const, this.registry);
     this.#limitRefusals = new CounterSeries('gateway_limit_refusals_total', 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', ['code'] as const, this.registry);
     this.#limitFallbacks = new CounterSeries('gateway_limit_counter_fallbacks_total', 'Limit checks counted in the process because Redis failed or did not answer (fail open).', [], this.registry).child({});
+    this.#breakerSyncFailures = new CounterSeries('gateway_breaker_sync_failures_total', 'Circuit-breaker events Redis failed or did not answer; the process\'s own circuits went on alone.', [], this.registry).child({});
     this.#cacheLookups = new CounterSeries('gateway_cache_requests_total', 'Requests of a cached route and endpoint, by cache status: HIT, SEMANTIC HIT, MISS, SEMANTIC MISS, REFRESH.', ['status'] as const, this.registry);
     this.#cacheStored = new CounterSeries('gateway_cache_stored_bytes_total', 'Bytes of answers stored in the response cache.', [], this.registry).child({});
     this.#cacheSaved = new CounterSeries('gateway_cache_saved_usd_total', 'USD cache hits saved: what the stored answers cost when the provider gave them.', [], this.registry).child({});
@@ -169,6 +171,10 @@ export class GatewayMetrics {
 
   limitCounterFallback(): void {
     this.#limitFallbacks.inc();
+  }
+
+  breakerSyncFailure(): void {
+    this.#breakerSyncFailures.inc();
   }
 
   usageAlert(policyId: string): void {

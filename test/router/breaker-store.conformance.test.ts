@@ -107,13 +107,15 @@ describe('breaker stores', () => {
     const redis = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
     redis.on('error', () => {});
     const logger = recordingLogger();
-    const store = new RedisBreakerStore(redis, redis.duplicate(), logger);
+    let failures = 0;
+    const store = new RedisBreakerStore(redis, redis.duplicate(), logger, () => failures++);
     const breakers = new CircuitBreakers(store, () => 1_700_000_000_000);
     const plan: BreakerPlan = { failureThreshold: 2, cooldownMs: 30_000, failureStatusCodes: null };
     breakers.record('down', plan, 500);
     breakers.record('down', plan, 500);
     expect(breakers.isOpen('down', plan)).toBe(true);
-    await eventually(() => expect(logger.events.filter((e) => e === 'breakers_not_shared')).toHaveLength(1));
+    await eventually(() => expect(failures).toBe(2));
+    expect(logger.events.filter((e) => e === 'breakers_not_shared')).toHaveLength(1);
     store.stop();
     redis.disconnect();
   });
