@@ -110,7 +110,8 @@ function optionReaders(root: PlanNode): OptionReader[] | null {
   for (const { leaf, provider } of named) {
     const family = providerEntry(provider)?.family;
     if (family === undefined) return null;
-    readers.push({ family, own: leaf.providerOptions });
+    // A host the request may give is judged per request; here only the target's own counts.
+    readers.push({ family, own: leaf.providerOptions, customHost: leaf.customHost !== null });
   }
   return readers;
 }

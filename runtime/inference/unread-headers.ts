@@ -40,7 +40,7 @@ export function refuseUnreadHeaders(root: PlanNode, options: GatewayOptions, cre
     if (!judgeOptions) continue;
     const family = providerEntry(providerOfTarget(leaf, stored, options.provider) ?? '')?.family;
     if (family === undefined) judgeOptions = false;
-    else readers!.push({ family, own: stored === null ? leaf.providerOptions : { ...stored.options, ...leaf.providerOptions } });
+    else readers!.push({ family, own: stored === null ? leaf.providerOptions : { ...stored.options, ...leaf.providerOptions }, customHost: leaf.customHost !== null || storedHost || options.customHost !== null });
   }
   if (wantsHost && keyedHost && !hostRead) {
     throw new GatewayError('invalid_header', `${CUSTOM_HOST_HEADER} would have no effect: every target of this route has a custom host of its own (its config's, or its virtual key's).`, CUSTOM_HOST_HEADER);

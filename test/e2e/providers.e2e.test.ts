@@ -203,6 +203,20 @@ describe('families reached by headers alone (SPEC §5.2, §5.4)', () => {
     expect(((await res.json()) as { error: { code: string; param: string; message: string } }).error).toMatchObject({ code: 'invalid_header', param: 'x-gateway-cloudb-region', message: expect.stringContaining('cloudb providers') });
     expect(cloudc.requests.length).toBe(before);
   });
+
+  it('refuses a cloud A header the target would not read: a resource name beside a custom host, a model name beside a deployment', async () => {
+    const before = clouda.requests.length;
+    const base = { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'clouda', 'x-gateway-custom-host': `${clouda.url}/openai`, authorization: `Bearer ${CLOUDA_MOCK_KEY}`, 'content-type': 'application/json' };
+    for (const [extra, param] of [
+      [{ 'x-gateway-clouda-resource-name': 'r', 'x-gateway-clouda-deployment-id': 'family-deployment' }, 'x-gateway-clouda-resource-name'],
+      [{ 'x-gateway-clouda-deployment-id': 'family-deployment', 'x-gateway-clouda-model-name': 'gpt-mock-4o' }, 'x-gateway-clouda-model-name'],
+    ] as const) {
+      const res = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { ...base, ...extra }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status, param).toBe(400);
+      expect(((await res.json()) as { error: { code: string; param: string; message: string } }).error).toMatchObject({ code: 'invalid_header', param, message: expect.stringContaining('cloud A never reads') });
+    }
+    expect(clouda.requests.length).toBe(before);
+  });
 });
 
 describe('pass-through to each family, with the family\'s own auth', () => {
