@@ -9,9 +9,9 @@
 // condition and not the default of a `conditional` strategy names); the `on_status_codes` of the last
 // target of a fallback (nothing follows it), and a fallback's own when every target but the last has
 // its own; a `forward_headers` entry every target it reaches sets itself
-// (forwarded-without-effect.ts); and a cloud A option the kind of endpoint its targets call never
-// reads (clouda-unread.ts). A warning, not an error: configs saved before this check keep loading.
-import { cloudaUnreadFields } from './clouda-unread.ts';
+// (forwarded-without-effect.ts); and a cloud option its targets never read beside the others: cloud A's
+// by the kind of endpoint, an `api_key` beside cloud B's or C's own credentials (unread-options.ts). A warning, not an error: configs saved before this check keep loading.
+import { unreadOptionFields } from './unread-options.ts';
 import { forwardedWithoutEffect } from './forwarded-without-effect.ts';
 import { otherFamilyReading, providerEntry } from './providers.ts';
 import { isPlainObject } from './query.ts';
@@ -73,7 +73,7 @@ export function ignoredFields(config: unknown): IgnoredField[] {
     if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, mode, group));
   };
   walk(config, '', null, NO_PROVIDER_GROUP);
-  return found.concat(forwardedWithoutEffect(config), cloudaUnreadFields(config));
+  return found.concat(forwardedWithoutEffect(config), unreadOptionFields(config));
 }
 
 /** Targets of a strategy that no request can reach: a single strategy uses its first, a conditional one those its rules and default name. */

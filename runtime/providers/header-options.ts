@@ -1,7 +1,7 @@
 // The §5.4 cloud headers (and the vendor's organization and project) as provider options, under
 // the config field names, so a request that names its provider in headers reads like a config.
 import type { IncomingHttpHeaders } from 'node:http';
-import { cloudaUnread } from '../../compiler/config/clouda-unread.ts';
+import { cloudaUnread } from '../../compiler/config/unread-options.ts';
 import { HEADER_PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../core/errors.ts';
 
@@ -45,7 +45,7 @@ export function headerOptions(headers: IncomingHttpHeaders, readers: readonly Op
 /**
  * 400 for the first of the header options (headerOptions' result) that no target reads: none is of the
  * family that reads it, every one that is sets the option itself, or (cloud A) the kind of endpoint
- * each calls, or an option that wins over it, leaves it unread (compiler/config/clouda-unread.ts).
+ * each calls, or an option that wins over it, leaves it unread (compiler/config/unread-options.ts).
  */
 export function refuseUnreadOptionHeaders(options: Readonly<Record<string, unknown>>, readers: readonly OptionReader[]): void {
   for (const key in options) {

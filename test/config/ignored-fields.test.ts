@@ -143,6 +143,17 @@ it('finds a fallback strategy\'s on_status_codes that no target falls back on', 
   expect(pointers({ strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [leaf('a', { on_status_codes: [429] }), leaf('b'), leaf('c')] })).toEqual([]);
 });
 
+describe('cloud options their targets never read beside the others', () => {
+  it('finds an api_key beside cloud B\'s service account or cloud C\'s access keys, and nowhere else', () => {
+    expect(pointers({ provider: 'cloudb', api_key: 'ya29.x', cloudb_region: 'us-central1', cloudb_service_account_json: { client_email: 'a@b.c', private_key: 'k' } })).toEqual(['/api_key']);
+    expect(pointers({ provider: 'cloudc', api_key: 'k', cloudc_region: 'us-east-1', cloudc_access_key_id: 'AKID', cloudc_secret_access_key: 's' })).toEqual(['/api_key']);
+    expect(pointers({ provider: 'cloudb', api_key: 'ya29.x', cloudb_region: 'us-central1', cloudb_project_id: 'p' })).toEqual([]);
+    expect(pointers({ provider: 'cloudc', api_key: 'k', cloudc_region: 'us-east-1' })).toEqual([]);
+    // Inherited: a target that refines the group with its own key beside the parent's service account.
+    expect(pointers({ provider: 'cloudb', cloudb_region: 'us-central1', cloudb_service_account_json: { client_email: 'a@b.c', private_key: 'k' }, strategy: { mode: 'fallback' }, targets: [{ api_key: 'ya29.x' }, {}] })).toEqual(['/targets/0/api_key']);
+  });
+});
+
 describe('cloud A options the kind of endpoint their targets call never reads', () => {
   const clouda = (extra: Record<string, unknown>) => ({ provider: 'clouda', api_key: 'k', ...extra });
 
@@ -153,7 +164,7 @@ describe('cloud A options the kind of endpoint their targets call never reads', 
     // A managed endpoint names its deployment in a header: read.
     expect(pointers(clouda({ clouda_deployment_type: 'managed', clouda_endpoint_name: 'e', clouda_region: 'eastus', clouda_deployment_name: 'd' }))).toEqual([]);
     expect(ignoredFields(clouda({ clouda_deployment_type: 'managed', clouda_endpoint_name: 'e', clouda_region: 'eastus', deployment_id: 'd' }))[0]!.message)
-      .toBe('Cloud A never reads "deployment_id" here: it belongs to resource deployments, and "clouda_deployment_type" makes this target call a managed model endpoint.');
+      .toBe('"deployment_id" is never read here: it belongs to resource deployments, and "clouda_deployment_type" makes this target call a managed model endpoint.');
   });
 
   it('finds the spelling or the source that loses to another', () => {

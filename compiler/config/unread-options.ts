@@ -1,10 +1,12 @@
-// Cloud A targets call one of two kinds of endpoint (docs/providers.md "Cloud A"): a resource's
-// deployments, or a model endpoint when `clouda_deployment_type` is set, and each kind reads only its
-// own options; within a kind, a `clouda_*` spelling wins over the plain one, an explicit deployment
-// over the `deployments` list and the model name, and `custom_host` over the names a URL is built
-// from. An option no target of its provider group reads is CFG_FIELD_WITHOUT_EFFECT (ignored-fields.ts).
-// A request's headers only add options, so nothing said here turns read by a header.
-// test/providers/clouda-unread.property.test.ts holds these rules to the adapter.
+// Options a cloud target reads only beside some others. Cloud A targets call one of two kinds of
+// endpoint (docs/providers.md "Cloud A"): a resource's deployments, or a model endpoint when
+// `clouda_deployment_type` is set, and each kind reads only its own options; within a kind, a
+// `clouda_*` spelling wins over the plain one, an explicit deployment over the `deployments` list and
+// the model name, and `custom_host` over the names a URL is built from. Cloud B signs in with its
+// service account when it has one, and cloud C with its access keys: an `api_key` beside them is never
+// sent. An option no target of its provider group reads is CFG_FIELD_WITHOUT_EFFECT
+// (ignored-fields.ts). A request's headers only add options, so nothing said here turns read by a
+// header. test/providers/unread-options.property.test.ts holds these rules to the adapters.
 import { isPlainObject } from './query.ts';
 import { NO_PROVIDER_GROUP, type ProviderGroup, providerGroupOf } from './provider-group.ts';
 import { PROVIDER_OPTIONS, providerEntry } from './providers.ts';
@@ -13,7 +15,8 @@ import { PROVIDER_OPTIONS, providerEntry } from './providers.ts';
 const DEPLOYMENT_OPTIONS = ['resource_name', 'clouda_resource_name', 'deployment_id', 'clouda_deployment_id', 'api_version', 'deployments', 'clouda_model_name'] as const;
 /** The options of model endpoints: resource deployments never read them. */
 const MODEL_ENDPOINT_OPTIONS = ['clouda_region', 'clouda_deployment_name', 'clouda_endpoint_name'] as const;
-const CLOUDA_OPTIONS: ReadonlySet<string> = new Set(PROVIDER_OPTIONS.filter((option) => option.family === 'clouda').map((option) => option.key));
+/** What a config node may set that the rules below read: every provider option, and the target's key. */
+const JUDGED_FIELDS: ReadonlySet<string> = new Set([...PROVIDER_OPTIONS.map((option) => option.key), 'api_key']);
 const MODEL_ENDPOINT_TYPES: readonly unknown[] = ['serverless', 'managed'];
 
 /**
@@ -49,13 +52,27 @@ export function cloudaUnread(options: Readonly<Record<string, unknown>>, customH
   return unread;
 }
 
+/** The options of `family` among `options` (its provider options and `api_key`) that a target never reads, each with why. */
+export function unreadOptions(family: string, options: Readonly<Record<string, unknown>>, customHost: boolean): Map<string, string> {
+  if (family === 'clouda') return cloudaUnread(options, customHost);
+  const unread = new Map<string, string>();
+  if (options.api_key === undefined) return unread;
+  if (family === 'cloudb' && options.cloudb_service_account_json !== undefined) {
+    unread.set('api_key', 'the target signs in with "cloudb_service_account_json", and its token is sent instead');
+  }
+  if (family === 'cloudc' && (options.cloudc_access_key_id !== undefined || options.cloudc_secret_access_key !== undefined)) {
+    unread.set('api_key', 'the target signs its requests with its access keys ("cloudc_access_key_id", "cloudc_secret_access_key") instead');
+  }
+  return unread;
+}
+
 export interface UnreadOption {
   pointer: string;
   message: string;
 }
 
-/** The cloud A options of a config that no target inheriting them reads. */
-export function cloudaUnreadFields(config: unknown): UnreadOption[] {
+/** The options of a config's cloud targets that no target inheriting them reads. */
+export function unreadOptionFields(config: unknown): UnreadOption[] {
   // Where each option is set → whether some target reading it was found, and why not otherwise.
   const verdicts = new Map<string, { read: boolean; why: string }>();
   const walk = (node: unknown, at: string, parentGroup: ProviderGroup, parentSet: ReadonlyMap<string, { pointer: string; value: unknown }>, parentHost: boolean): void => {
@@ -64,14 +81,15 @@ export function cloudaUnreadFields(config: unknown): UnreadOption[] {
     // Naming a provider or a virtual key starts a group: the parent's options stay with the parent's provider.
     const startsGroup = node.provider !== undefined || node.virtual_key !== undefined;
     const set = new Map(startsGroup ? [] : parentSet);
-    for (const key in node) if (CLOUDA_OPTIONS.has(key)) set.set(key, { pointer: `${at}/${key}`, value: node[key] });
+    for (const key in node) if (JUDGED_FIELDS.has(key)) set.set(key, { pointer: `${at}/${key}`, value: node[key] });
     const host = typeof node.custom_host === 'string' || parentHost;
     if (node.strategy !== undefined) {
       if (Array.isArray(node.targets)) node.targets.forEach((target, i) => walk(target, `${at}/targets/${i}`, group, set, host));
       return;
     }
-    if (group.provider === null || providerEntry(group.provider)?.family !== 'clouda' || set.size === 0) return;
-    const unread = cloudaUnread(Object.fromEntries([...set].map(([key, { value }]) => [key, value])), host);
+    const family = group.provider === null ? undefined : providerEntry(group.provider)?.family;
+    if (family === undefined || set.size === 0) return;
+    const unread = unreadOptions(family, Object.fromEntries([...set].map(([key, { value }]) => [key, value])), host);
     for (const [key, { pointer }] of set) {
       const why = unread.get(key);
       const verdict = verdicts.get(pointer);
@@ -80,5 +98,5 @@ export function cloudaUnreadFields(config: unknown): UnreadOption[] {
     }
   };
   walk(config, '', NO_PROVIDER_GROUP, new Map(), false);
-  return [...verdicts].filter(([, verdict]) => !verdict.read).map(([pointer, { why }]) => ({ pointer, message: `Cloud A never reads "${pointer.slice(pointer.lastIndexOf('/') + 1)}" here: ${why}.` }));
+  return [...verdicts].filter(([, verdict]) => !verdict.read).map(([pointer, { why }]) => ({ pointer, message: `"${pointer.slice(pointer.lastIndexOf('/') + 1)}" is never read here: ${why}.` }));
 }

@@ -1,13 +1,15 @@
-// compiler/config/clouda-unread.ts says which cloud A options a target never reads (a compile
-// warning). Held here to the adapter: for any mix of options, with and without a custom host, on
+// compiler/config/unread-options.ts says which cloud options a target never reads (a compile
+// warning). Held here to the adapters: for any mix of options, with and without a custom host, on
 // every endpoint cloud A has and pass-through, dropping an option said to be unread changes nothing
-// the adapter prepares (the URL, the headers, or the refusal).
+// the adapter prepares (the URL, the headers, or the refusal); the same for cloud C's api_key beside
+// its access keys (cloud B's beside a service account needs a token exchange, and is read in one place).
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { cloudaUnread } from '../../compiler/config/clouda-unread.ts';
+import { cloudaUnread, unreadOptions } from '../../compiler/config/unread-options.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import { cloudaAdapter } from '../../runtime/providers/clouda/index.ts';
+import { cloudcAdapter } from '../../runtime/providers/cloudc/index.ts';
 import type { EndpointKind, ProviderCall } from '../../runtime/providers/types.ts';
 import { providerCall } from './adapter-calls.ts';
 
@@ -66,5 +68,27 @@ describe('cloud A options said to be unread', () => {
         expect(prepared(endpoint, without, customHost), `${key} on ${endpoint}`).toEqual(prepared(endpoint, opts, customHost));
       }
     }
+  });
+});
+
+describe('cloud C\'s api_key beside its access keys', () => {
+  const cloudc = cloudcAdapter(() => new Date('2026-01-02T03:04:05Z'));
+  const credentials = fc.record({ cloudc_access_key_id: fc.constantFrom('AKIDEXAMPLE'), cloudc_secret_access_key: fc.constantFrom('secret'), cloudc_session_token: fc.constantFrom('session') }, { requiredKeys: [] });
+
+  test.prop([credentials, fc.boolean()], { numRuns: 50 })('is said to be unread exactly when dropping it changes nothing prepared', (keys, withHost) => {
+    const options = { cloudc_region: 'us-east-1', ...keys };
+    const call = (apiKey: string | null) => {
+      try {
+        const prepared = cloudc.prepare(providerCall({ ...CALLS.chat, apiKey, options, customHost: withHost ? 'http://127.0.0.1:9' : null }));
+        if (prepared instanceof Promise) throw new Error('cloud C prepares synchronously');
+        return { url: prepared.url, headers: prepared.headers };
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        return { refused: error.code, param: error.param };
+      }
+    };
+    const unread = unreadOptions('cloudc', { ...options, api_key: 'k' }, withHost).has('api_key');
+    if (unread) expect(call(null)).toEqual(call('k'));
+    else expect(call(null)).not.toEqual(call('k'));
   });
 });
