@@ -1,6 +1,6 @@
 // Circuit breakers across processes, with real parts only: two `gateway serve` processes on one
 // Redis count failures of a target together, and a circuit opened by the failures both saw is open
-// in each, so both skip the target; a success closes it in both.
+// in each, so both skip the target; and a gateway whose Redis dies keeps its circuits in the process.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,27 @@ describe('circuit breakers across processes', () => {
     } finally {
       for (const p of processes) p.child.kill('SIGTERM');
       await Promise.all(processes.map((p) => p.exited));
+      await redis.kill();
+    }
+  });
+
+  it('keeps serving when its Redis dies: circuits count in the process, counted in /metrics, never a 5xx', { timeout: 60_000 }, async () => {
+    const redis = await startPrivateRedis();
+    const env = { GATEWAY_API_KEY: ADMIN_KEY, REDIS_URL: redis.url, GATEWAY_REDIS_TIMEOUT_MS: '100', GATEWAY_MEMORY_TUNING: 'off', GATEWAY_REQUEST_LOG: 'off' };
+    const serve = await startServe(env, join(dir, 'data-dies'), ['--configs', join(dir, 'configs')]);
+    try {
+      await redis.kill();
+      // Two failures of the first target in this process alone open its circuit: the third request skips it.
+      for (let i = 0; i < 2; i++) expect(await chat(serve.url)).toMatchObject({ status: 200, used: 'config.targets[1]' });
+      expect(await circuitOpen(serve.url)).toBe(true);
+      const before = mock.requests.length;
+      expect(await chat(serve.url)).toMatchObject({ status: 200, used: 'config.targets[1]' });
+      expect(mock.requests.length).toBe(before + 1);
+      const metrics = await (await fetch(`${serve.url}/metrics`)).text();
+      expect(Number(/^gateway_breaker_sync_failures_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
       await redis.kill();
     }
   });
