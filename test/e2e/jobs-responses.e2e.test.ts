@@ -165,6 +165,9 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
       expect(res.status, param).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'unsupported_parameter', param });
     }
+    // A part the Responses API does not know (a typo) is a mistake, not a part to leave out.
+    const typo = await gw.call('POST', '/v1/responses', { headers: plainHeaders(mock), body: { model: 'vendor-chat-1', input: 'x', include: ['file_search_call.results', 'reasoning.encrypted_contents'] } });
+    expect(typo.body.error).toMatchObject({ code: 'invalid_request_body', param: '/include/1', message: expect.stringContaining('did you mean "reasoning.encrypted_content"?') });
     expect(sentChats()).toBe(before);
   });
 

@@ -12,6 +12,7 @@ import { forward, forwardable, isSuccess, readAnswer, relay, routerOf, sendAnswe
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
 import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { didYouMean } from '../../../compiler/config/suggest.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { inResponsesTerms } from './chat-terms.ts';
@@ -65,10 +66,23 @@ function refuseUnemulated(body: ResponseCreate): void {
   if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) throw new GatewayError('unsupported_parameter', 'top_logprobs is not emulated over chat completions.', '/top_logprobs');
   const logprobs = body.include?.indexOf('message.output_text.logprobs') ?? -1;
   if (logprobs >= 0) throw new GatewayError('unsupported_parameter', 'message.output_text.logprobs is not emulated over chat completions.', `/include/${logprobs}`);
+  // The others ask for parts an emulated response never has (tool results, images, encrypted
+  // reasoning): nothing to leave out. A value the Responses API does not know is a mistake.
+  const unknown = body.include?.findIndex((part) => !RESPONSE_INCLUDES.has(part)) ?? -1;
+  if (unknown >= 0) {
+    const hint = didYouMean(body.include![unknown]!, RESPONSE_INCLUDES);
+    throw new GatewayError('invalid_request_body', `Invalid request body: ${JSON.stringify(body.include![unknown])} is not something a response can include${hint === undefined ? '' : ` (${hint})`}; known: ${[...RESPONSE_INCLUDES].join(', ')}.`, `/include/${unknown}`);
+  }
   // Of `reasoning` and `text` a chat completion takes the effort, the format and the verbosity.
   refuseUnmapped(body.reasoning, 'reasoning', EMULATED_REASONING, 'a chat completion returns no reasoning summary');
   refuseUnmapped(body.text, 'text', EMULATED_TEXT, 'a chat completion takes its format and verbosity only');
 }
+
+/** The parts the Responses API can be asked to include. */
+const RESPONSE_INCLUDES: ReadonlySet<string> = new Set([
+  'web_search_call.action.sources', 'code_interpreter_call.outputs', 'computer_call_output.output.image_url', 'file_search_call.results',
+  'message.input_image.image_url', 'message.output_text.logprobs', 'reasoning.encrypted_content',
+]);
 
 const EMULATED_REASONING = ['effort'];
 const EMULATED_TEXT = ['format', 'verbosity'];
