@@ -130,6 +130,18 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect(text).toBe('[mock0] stream this');
     const stored = await gw.call('GET', `/v1/responses/${final!.id}`);
     expect(stored.body.output_text).toBe(text);
+    // Delta events carry random obfuscation by default, as the vendor's do, and none when it is switched off.
+    const deltas = async (extra: Record<string, unknown>) => {
+      const res = await gw.call('POST', '/v1/responses', { headers: { ...plainHeaders(gw.vendor[0]), authorization: `Bearer ${VENDOR_MOCK_KEY}` }, body: { model: 'vendor-chat-1', input: 'obfuscate', stream: true, ...extra } });
+      return (res.body as string).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).filter((event) => event.type === 'response.output_text.delta');
+    };
+    expect((await deltas({}))[0].obfuscation).toMatch(/^[\w-]{1,16}$/);
+    expect((await deltas({ stream_options: { include_obfuscation: false } }))[0]).not.toHaveProperty('obfuscation');
+    for (const [body, param] of [[{ stream_options: { include_usage: true } }, '/stream_options/include_usage'], [{ stream: false, stream_options: { include_obfuscation: false } }, '/stream_options']] as const) {
+      const refused = await gw.call('POST', '/v1/responses', { headers: plainHeaders(gw.vendor[0]), body: { model: 'vendor-chat-1', input: 'x', stream: true, ...body } });
+      expect(refused.status, param).toBe(400);
+      expect(refused.body.error.param).toBe(param);
+    }
   });
 
   it('maps function tools both ways', async () => {

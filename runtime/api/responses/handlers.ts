@@ -73,6 +73,10 @@ function refuseUnemulated(body: ResponseCreate): void {
     const hint = didYouMean(body.include![unknown]!, RESPONSE_INCLUDES);
     throw new GatewayError('invalid_request_body', `Invalid request body: ${JSON.stringify(body.include![unknown])} is not something a response can include${hint === undefined ? '' : ` (${hint})`}; known: ${[...RESPONSE_INCLUDES].join(', ')}.`, `/include/${unknown}`);
   }
+  if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
+    throw new GatewayError('invalid_request_body', 'Invalid request body: stream_options applies to a streamed response; set stream: true or leave it out.', '/stream_options');
+  }
+  refuseUnmapped(body.stream_options, 'stream_options', EMULATED_STREAM_OPTIONS, 'the emulated stream takes include_obfuscation only');
   // Of `reasoning` and `text` a chat completion takes the effort, the format and the verbosity.
   refuseUnmapped(body.reasoning, 'reasoning', EMULATED_REASONING, 'a chat completion returns no reasoning summary');
   refuseUnmapped(body.text, 'text', EMULATED_TEXT, 'a chat completion takes its format and verbosity only');
@@ -85,6 +89,7 @@ const RESPONSE_INCLUDES: ReadonlySet<string> = new Set([
 ]);
 
 const EMULATED_REASONING = ['effort'];
+const EMULATED_STREAM_OPTIONS = ['include_obfuscation'];
 const EMULATED_TEXT = ['format', 'verbosity'];
 
 /** A member of `reasoning` or `text` the emulation does not map (null counts as not set). */
@@ -180,6 +185,6 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
   }
   const cost = deps.catalog.cost(String(response.model), { inputTokens: result.usage.input_tokens, cachedInputTokens: result.usage.input_tokens_details.cached_tokens, outputTokens: result.usage.output_tokens });
   deps.logger.info('response_emulated', { trace_id: ctx.traceId, response_id: id, model: response.model, provider: outcome.provider, stored: body.store !== false, cost_usd: cost });
-  if (body.stream === true) sendResponseEvents(ctx.res, response);
+  if (body.stream === true) sendResponseEvents(ctx.res, response, { obfuscation: (body.stream_options as { include_obfuscation?: unknown } | null | undefined)?.include_obfuscation !== false });
   else sendOk(ctx, response);
 }
