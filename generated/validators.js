@@ -6074,7 +6074,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateChatCompletionTranslated = validate62;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"type":"object","required":["role"],"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"properties":{"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"properties":{"image_url":{"type":"object","required":["url"],"properties":{"url":{"type":"string"}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"type":"object","required":["role"],"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"properties":{"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"properties":{"image_url":{"type":"object","required":["url"],"properties":{"url":{"type":"string"}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
 const schema96 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}};
 const schema97 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}};
 const schema93 = {"type":"object","required":["role"],"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"}}};
@@ -7027,11 +7027,40 @@ return false;
 }
 if(errors === _errs44){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+const _errs46 = errors;
+for(const key0 in data18){
+if(!((key0 === "include_usage") || (key0 === "include_obfuscation"))){
+validate62.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
 if(data18.include_usage !== undefined){
 let data19 = data18.include_usage;
+const _errs47 = errors;
 if((typeof data19 !== "boolean") && (data19 !== null)){
 validate62.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: schema92.properties.stream_options.properties.include_usage.type},message:"must be boolean,null"}];
 return false;
+}
+var valid13 = _errs47 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data18.include_obfuscation !== undefined){
+let data20 = data18.include_obfuscation;
+const _errs49 = errors;
+if((typeof data20 !== "boolean") && (data20 !== null)){
+validate62.errors = [{instancePath:instancePath+"/stream_options/include_obfuscation",schemaPath:"#/properties/stream_options/properties/include_obfuscation/type",keyword:"type",params:{type: schema92.properties.stream_options.properties.include_obfuscation.type},message:"must be boolean,null"}];
+return false;
+}
+var valid13 = _errs49 === errors;
+}
+else {
+var valid13 = true;
+}
 }
 }
 }
@@ -7043,93 +7072,93 @@ var valid0 = true;
 }
 if(valid0){
 if(data.max_tokens !== undefined){
-let data20 = data.max_tokens;
-const _errs48 = errors;
-if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
+let data21 = data.max_tokens;
+const _errs51 = errors;
+if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
 validate62.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema92.properties.max_tokens.type},message:"must be integer,null"}];
 return false;
 }
-if(errors === _errs48){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 1 || isNaN(data20)){
+if(errors === _errs51){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 1 || isNaN(data21)){
 validate62.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid0 = _errs48 === errors;
+var valid0 = _errs51 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.max_completion_tokens !== undefined){
-let data21 = data.max_completion_tokens;
-const _errs50 = errors;
-if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
+let data22 = data.max_completion_tokens;
+const _errs53 = errors;
+if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
 validate62.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema92.properties.max_completion_tokens.type},message:"must be integer,null"}];
 return false;
 }
-if(errors === _errs50){
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 1 || isNaN(data21)){
+if(errors === _errs53){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 1 || isNaN(data22)){
 validate62.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid0 = _errs50 === errors;
+var valid0 = _errs53 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.temperature !== undefined){
-let data22 = data.temperature;
-const _errs52 = errors;
-if((!((typeof data22 == "number") && (isFinite(data22)))) && (data22 !== null)){
+let data23 = data.temperature;
+const _errs55 = errors;
+if((!((typeof data23 == "number") && (isFinite(data23)))) && (data23 !== null)){
 validate62.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema92.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
-var valid0 = _errs52 === errors;
+var valid0 = _errs55 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.top_p !== undefined){
-let data23 = data.top_p;
-const _errs54 = errors;
-if((!((typeof data23 == "number") && (isFinite(data23)))) && (data23 !== null)){
+let data24 = data.top_p;
+const _errs57 = errors;
+if((!((typeof data24 == "number") && (isFinite(data24)))) && (data24 !== null)){
 validate62.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema92.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
-var valid0 = _errs54 === errors;
+var valid0 = _errs57 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.top_k !== undefined){
-let data24 = data.top_k;
-const _errs56 = errors;
-if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
+let data25 = data.top_k;
+const _errs59 = errors;
+if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
 validate62.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: schema92.properties.top_k.type},message:"must be integer,null"}];
 return false;
 }
-var valid0 = _errs56 === errors;
+var valid0 = _errs59 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.stop !== undefined){
-let data25 = data.stop;
-const _errs58 = errors;
-const _errs59 = errors;
+let data26 = data.stop;
+const _errs61 = errors;
+const _errs62 = errors;
 let valid14 = false;
-const _errs60 = errors;
-if(typeof data25 !== "string"){
+const _errs63 = errors;
+if(typeof data26 !== "string"){
 const err11 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
@@ -7139,16 +7168,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid2 = _errs60 === errors;
+var _valid2 = _errs63 === errors;
 valid14 = valid14 || _valid2;
-const _errs62 = errors;
-if(errors === _errs62){
-if(Array.isArray(data25)){
+const _errs65 = errors;
+if(errors === _errs65){
+if(Array.isArray(data26)){
 var valid15 = true;
-const len2 = data25.length;
+const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
-const _errs64 = errors;
-if(typeof data25[i2] !== "string"){
+const _errs67 = errors;
+if(typeof data26[i2] !== "string"){
 const err12 = {instancePath:instancePath+"/stop/" + i2,schemaPath:"#/properties/stop/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
@@ -7158,7 +7187,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid15 = _errs64 === errors;
+var valid15 = _errs67 === errors;
 if(!valid15){
 break;
 }
@@ -7175,10 +7204,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-var _valid2 = _errs62 === errors;
+var _valid2 = _errs65 === errors;
 valid14 = valid14 || _valid2;
-const _errs66 = errors;
-if(data25 !== null){
+const _errs69 = errors;
+if(data26 !== null){
 const err14 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err14];
@@ -7188,7 +7217,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid2 = _errs66 === errors;
+var _valid2 = _errs69 === errors;
 valid14 = valid14 || _valid2;
 if(!valid14){
 const err15 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -7203,112 +7232,112 @@ validate62.errors = vErrors;
 return false;
 }
 else {
-errors = _errs59;
+errors = _errs62;
 if(vErrors !== null){
-if(_errs59){
-vErrors.length = _errs59;
+if(_errs62){
+vErrors.length = _errs62;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs58 === errors;
+var valid0 = _errs61 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.n !== undefined){
-let data27 = data.n;
-const _errs68 = errors;
-if((!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))) && (data27 !== null)){
+let data28 = data.n;
+const _errs71 = errors;
+if((!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))) && (data28 !== null)){
 validate62.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema92.properties.n.type},message:"must be integer,null"}];
 return false;
 }
-if(errors === _errs68){
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 < 1 || isNaN(data27)){
+if(errors === _errs71){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 < 1 || isNaN(data28)){
 validate62.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid0 = _errs68 === errors;
+var valid0 = _errs71 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.seed !== undefined){
-let data28 = data.seed;
-const _errs70 = errors;
-if((!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))) && (data28 !== null)){
+let data29 = data.seed;
+const _errs73 = errors;
+if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
 validate62.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema92.properties.seed.type},message:"must be integer,null"}];
 return false;
 }
-var valid0 = _errs70 === errors;
+var valid0 = _errs73 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.presence_penalty !== undefined){
-let data29 = data.presence_penalty;
-const _errs72 = errors;
-if((!((typeof data29 == "number") && (isFinite(data29)))) && (data29 !== null)){
+let data30 = data.presence_penalty;
+const _errs75 = errors;
+if((!((typeof data30 == "number") && (isFinite(data30)))) && (data30 !== null)){
 validate62.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"#/properties/presence_penalty/type",keyword:"type",params:{type: schema92.properties.presence_penalty.type},message:"must be number,null"}];
 return false;
 }
-var valid0 = _errs72 === errors;
+var valid0 = _errs75 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.frequency_penalty !== undefined){
-let data30 = data.frequency_penalty;
-const _errs74 = errors;
-if((!((typeof data30 == "number") && (isFinite(data30)))) && (data30 !== null)){
+let data31 = data.frequency_penalty;
+const _errs77 = errors;
+if((!((typeof data31 == "number") && (isFinite(data31)))) && (data31 !== null)){
 validate62.errors = [{instancePath:instancePath+"/frequency_penalty",schemaPath:"#/properties/frequency_penalty/type",keyword:"type",params:{type: schema92.properties.frequency_penalty.type},message:"must be number,null"}];
 return false;
 }
-var valid0 = _errs74 === errors;
+var valid0 = _errs77 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.logprobs !== undefined){
-let data31 = data.logprobs;
-const _errs76 = errors;
-if((typeof data31 !== "boolean") && (data31 !== null)){
+let data32 = data.logprobs;
+const _errs79 = errors;
+if((typeof data32 !== "boolean") && (data32 !== null)){
 validate62.errors = [{instancePath:instancePath+"/logprobs",schemaPath:"#/properties/logprobs/type",keyword:"type",params:{type: schema92.properties.logprobs.type},message:"must be boolean,null"}];
 return false;
 }
-var valid0 = _errs76 === errors;
+var valid0 = _errs79 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.response_format !== undefined){
-let data32 = data.response_format;
-const _errs78 = errors;
-if((!(data32 && typeof data32 == "object" && !Array.isArray(data32))) && (data32 !== null)){
+let data33 = data.response_format;
+const _errs81 = errors;
+if((!(data33 && typeof data33 == "object" && !Array.isArray(data33))) && (data33 !== null)){
 validate62.errors = [{instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/type",keyword:"type",params:{type: schema92.properties.response_format.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs78){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(errors === _errs81){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 let missing6;
-if((data32.type === undefined) && (missing6 = "type")){
+if((data33.type === undefined) && (missing6 = "type")){
 validate62.errors = [{instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
-if(data32.type !== undefined){
-if(typeof data32.type !== "string"){
+if(data33.type !== undefined){
+if(typeof data33.type !== "string"){
 validate62.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
@@ -7316,19 +7345,19 @@ return false;
 }
 }
 }
-var valid0 = _errs78 === errors;
+var valid0 = _errs81 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.user !== undefined){
-const _errs82 = errors;
+const _errs85 = errors;
 if(typeof data.user !== "string"){
 validate62.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs82 === errors;
+var valid0 = _errs85 === errors;
 }
 else {
 var valid0 = true;

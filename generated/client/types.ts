@@ -1014,7 +1014,7 @@ export interface ChatCompletionTranslated {
   stream?: boolean | null;
   stream_options?: {
     include_usage?: boolean | null;
-    [k: string]: unknown;
+    include_obfuscation?: boolean | null;
   } | null;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;

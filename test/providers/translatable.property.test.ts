@@ -105,3 +105,21 @@ describe.each(FAMILIES)('$name translation of malformed input', ({ translate }) 
     },
   );
 });
+
+describe.each(FAMILIES)('$name translation of stream_options', ({ translate }) => {
+  const chat = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
+  it('takes include_usage and include_obfuscation: false on a stream', () => {
+    expect(refusal(() => translate({ ...chat, stream: true, stream_options: { include_usage: true, include_obfuscation: false } } as ChatRequest))).toBeNull();
+  });
+
+  it('refuses it without a stream, an obfuscation it cannot add, and a member no one reads', () => {
+    for (const [request, code, param] of [
+      [{ ...chat, stream_options: { include_usage: true } }, 'invalid_request_body', '/stream_options'],
+      [{ ...chat, stream: false, stream_options: { include_usage: true } }, 'invalid_request_body', '/stream_options'],
+      [{ ...chat, stream: true, stream_options: { include_obfuscation: true } }, 'unsupported_parameter', '/stream_options/include_obfuscation'],
+      [{ ...chat, stream: true, stream_options: { include_usge: true } }, 'invalid_request_body', '/stream_options/include_usge'],
+    ] as const) {
+      expect(refusal(() => translate(request as unknown as ChatRequest)), JSON.stringify(request)).toMatchObject({ code, param });
+    }
+  });
+});

@@ -40,7 +40,21 @@ export function refuseUnreadParams(request: Readonly<Record<string, unknown>>, r
 export function checkTranslatable(request: ChatRequest, reads: ReadonlySet<string>, provider: string): void {
   validateBody(validateChatCompletionTranslated as GeneratedValidator, request);
   refuseUnreadParams(request, reads, provider);
+  checkStreamOptions(request, provider);
   request.tools?.forEach((tool, i) => {
     if (tool.type !== 'function') throw new GatewayError('unsupported_parameter', `Tools of type "${tool.type}" cannot be sent to the provider "${provider}": only function tools are translated.`, `/tools/${i}/type`);
   });
+}
+
+/**
+ * `stream_options` shapes a stream: without `stream: true` it has no effect (the vendor refuses it
+ * too). A translated stream carries no obfuscation padding, so asking for it is refused.
+ */
+function checkStreamOptions(request: ChatRequest, provider: string): void {
+  const options = request.stream_options as { include_obfuscation?: boolean | null } | null | undefined;
+  if (options === undefined || options === null) return;
+  if (request.stream !== true) throw new GatewayError('invalid_request_body', 'Invalid request body: stream_options applies to a streamed answer; set stream: true or leave it out.', '/stream_options');
+  if (options.include_obfuscation === true) {
+    throw new GatewayError('unsupported_parameter', `The gateway translates this stream from the provider "${provider}" and adds no obfuscation padding to its chunks: leave include_obfuscation out or set it to false.`, '/stream_options/include_obfuscation');
+  }
 }
