@@ -72,12 +72,12 @@ export class RedisBreakerStore implements BreakerStore {
    * `subscriber`: a connection of its own (a subscribed connection takes no other command), queueing
    * commands until it connects. `onFailure`: called for each event Redis failed or did not answer (a metric).
    */
-  constructor(redis: Redis, subscriber: Redis, logger: GatewayLogger, onFailure: () => void = () => {}, local = new MemoryBreakerStore()) {
+  constructor(redis: Redis, subscriber: Redis, logger: GatewayLogger, onFailure: () => void = () => {}) {
     redis.defineCommand('gwBreakerApply', { numberOfKeys: 2, lua: APPLY });
     this.#redis = redis as ScriptedRedis;
     this.#subscriber = subscriber;
     this.#logger = logger;
-    this.#local = local;
+    this.#local = new MemoryBreakerStore();
     this.#onFailure = onFailure;
     // The main connection's errors are logged where it is opened; this one's say the circuits are not shared.
     subscriber.on('error', (error: Error) => this.#reportFailure(error));
@@ -94,6 +94,8 @@ export class RedisBreakerStore implements BreakerStore {
     });
     return new Promise<void>((resolve) => {
       const follow = (): void => {
+        // A Redis that restarted empty counts versions from 1 again: what this copy took before must not outrank them.
+        this.#versions.clear();
         // Subscribed first: a change made during the load then arrives as a message, and versions order the two.
         this.#subscriber.subscribe(CHANNEL).then(() => this.#load()).then(resolve, (error: unknown) => {
           this.#reportFailure(error);

@@ -11,6 +11,7 @@ import { RedisBreakerStore } from '../../runtime/router/redis-breaker-store.ts';
 import type { GatewayLogger } from '../../runtime/core/log.ts';
 import type { BreakerPlan } from '../../runtime/core/plan.ts';
 import { TEST_REDIS_URL } from '../limits/backends.ts';
+import { startPrivateRedis } from '../e2e/serve-processes.ts';
 
 const opened: Array<{ redis: Redis; store: RedisBreakerStore }> = [];
 
@@ -19,8 +20,9 @@ function recordingLogger(): GatewayLogger & { events: string[] } {
   return { events, info: (event) => events.push(event), warn: (event) => events.push(event), error: (event) => events.push(event) };
 }
 
-async function redisStore(): Promise<RedisBreakerStore> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 0 });
+async function redisStore(url = TEST_REDIS_URL): Promise<RedisBreakerStore> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+  redis.on('error', () => {});
   const store = new RedisBreakerStore(redis, redis.duplicate(), recordingLogger());
   opened.push({ redis, store });
   await store.start();
@@ -35,10 +37,10 @@ afterAll(async () => {
 });
 
 /** Until `check` holds (a message between processes takes a round trip), at most ~2 s. */
-async function eventually(check: () => void): Promise<void> {
+async function eventually(check: () => void | Promise<void>): Promise<void> {
   for (let i = 0; ; i++) {
     try {
-      check();
+      await check();
       return;
     } catch (error) {
       if (i >= 100) throw error;
@@ -101,6 +103,33 @@ describe('breaker stores', () => {
     first.record(key, plan, 200);
     await a.settled();
     await eventually(() => expect([second.isOpen(key, plan), b.get(key)?.consecutiveFailures, late.get(key)?.openUntil]).toEqual([false, 0, null]));
+  });
+
+  it('takes the shared states again after its Redis restarted empty (versions start over)', async () => {
+    const server = await startPrivateRedis();
+    try {
+      const [a, b] = [await redisStore(server.url), await redisStore(server.url)];
+      const key = `restart\u0000${randomUUID()}`;
+      // Many changes before the restart: the copies hold a high version for this circuit.
+      for (let i = 0; i < 200; i++) a.apply(key, { kind: 'failure', now: 1_700_000_000_000, failureThreshold: 500, cooldownMs: 30_000 });
+      await a.settled();
+      await eventually(() => expect(b.get(key)?.consecutiveFailures).toBe(200));
+      await server.kill();
+      await server.restart();
+      // Both back (another circuit's change reaches the other copy), then one change of this circuit,
+      // whose version after the restart is far below 200, must reach it too.
+      const probe = `probe\u0000${randomUUID()}`;
+      await eventually(async () => {
+        a.apply(probe, { kind: 'failure', now: 1_700_000_000_000, failureThreshold: 500, cooldownMs: 30_000 });
+        await a.settled();
+        expect(b.get(probe)).toBeDefined();
+      });
+      a.apply(key, { kind: 'success' });
+      await a.settled();
+      await eventually(() => expect(b.get(key)?.consecutiveFailures).toBe(0));
+    } finally {
+      await server.kill();
+    }
   });
 
   it('counts in the process when Redis does not answer, and says so once', async () => {
