@@ -58,11 +58,15 @@ const events = fc.array(
   { minLength: 1, maxLength: 25 },
 );
 
+let pair: [RedisBreakerStore, RedisBreakerStore] | undefined;
+
 describe('breaker stores', () => {
   test.prop([events, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 30_000, max: 60_000 })], { numRuns: 40 })(
     'the Redis script applies the transitions of nextBreakerState, and another process takes the same state',
     async (sequence, failureThreshold, cooldownMs) => {
-      const [a, b] = [await redisStore(), await redisStore()];
+      // Two processes' stores, kept across runs (each run has a circuit of its own).
+      pair ??= [await redisStore(), await redisStore()];
+      const [a, b] = pair;
       const memory = new MemoryBreakerStore();
       const key = `conformance\u0000${randomUUID()}`;
       let now = 1_700_000_000_000;
