@@ -21,9 +21,12 @@ const MODEL_ENDPOINT_TYPES: readonly unknown[] = ['serverless', 'managed'];
 
 /**
  * The options among `options` that a cloud A target with them (and with a `custom_host` of its own
- * when `customHost`) never reads, on any endpoint, each with why.
+ * when `customHost`) never reads, on any endpoint, each with why. `partial`: other options may still
+ * be set beside these (a virtual key's, by the config that uses it), so only what no added option
+ * can make read is said: a model endpoint's options without a `clouda_deployment_type`, which the
+ * config may set, are not.
  */
-export function cloudaUnread(options: Readonly<Record<string, unknown>>, customHost: boolean): Map<string, string> {
+export function cloudaUnread(options: Readonly<Record<string, unknown>>, customHost: boolean, partial = false): Map<string, string> {
   const unread = new Map<string, string>();
   const set = (key: string): boolean => options[key] !== undefined;
   const type = options.clouda_deployment_type;
@@ -31,14 +34,14 @@ export function cloudaUnread(options: Readonly<Record<string, unknown>>, customH
     // Another value is an error of its own (CFG_INVALID_VALUE).
     if (!MODEL_ENDPOINT_TYPES.includes(type)) return unread;
     for (const key of DEPLOYMENT_OPTIONS) if (set(key)) unread.set(key, `it belongs to resource deployments, and "clouda_deployment_type" makes this target call a ${type as string} model endpoint`);
-    if (type === 'serverless' && set('clouda_endpoint_name')) unread.set('clouda_endpoint_name', 'only a managed model endpoint is named by it, and this one is serverless');
+    if (!partial && type === 'serverless' && set('clouda_endpoint_name')) unread.set('clouda_endpoint_name', 'only a managed model endpoint is named by it, and this one is serverless');
     if (customHost) {
       const named = type === 'serverless' ? ['clouda_deployment_name', 'clouda_region'] : ['clouda_endpoint_name', 'clouda_region'];
       for (const key of named) if (set(key)) unread.set(key, `"custom_host" is the endpoint's URL, which "${key}" would otherwise name`);
     }
     return unread;
   }
-  for (const key of MODEL_ENDPOINT_OPTIONS) if (set(key)) unread.set(key, 'only a model endpoint ("clouda_deployment_type") reads it, and this target calls a resource\'s deployments');
+  if (!partial) for (const key of MODEL_ENDPOINT_OPTIONS) if (set(key)) unread.set(key, 'only a model endpoint ("clouda_deployment_type") reads it, and this target calls a resource\'s deployments');
   if (customHost) {
     for (const key of ['resource_name', 'clouda_resource_name']) if (set(key)) unread.set(key, `"custom_host" is the resource's URL, which "${key}" would otherwise name`);
   } else if (set('clouda_resource_name') && set('resource_name')) {
@@ -52,9 +55,9 @@ export function cloudaUnread(options: Readonly<Record<string, unknown>>, customH
   return unread;
 }
 
-/** The options of `family` among `options` (its provider options and `api_key`) that a target never reads, each with why. */
-export function unreadOptions(family: string, options: Readonly<Record<string, unknown>>, customHost: boolean): Map<string, string> {
-  if (family === 'clouda') return cloudaUnread(options, customHost);
+/** The options of `family` among `options` (its provider options and `api_key`) that a target never reads, each with why; `partial` as for cloudaUnread. */
+export function unreadOptions(family: string, options: Readonly<Record<string, unknown>>, customHost: boolean, partial = false): Map<string, string> {
+  if (family === 'clouda') return cloudaUnread(options, customHost, partial);
   const unread = new Map<string, string>();
   if (options.api_key === undefined) return unread;
   if (family === 'cloudb' && options.cloudb_service_account_json !== undefined) {

@@ -142,6 +142,24 @@ describe('the virtual-keys API', () => {
     expect(((await cleared.json()) as { options: object }).options).toEqual({});
   });
 
+  it('refuses an option its provider never reads beside the key\'s others, and keeps one a config may complete', async () => {
+    for (const [body, param] of [
+      [{ provider: 'clouda', api_key: 'k', resource_name: 'r', clouda_resource_name: 'r2' }, '/resource_name'],
+      [{ provider: 'clouda', api_key: 'k', clouda_deployment_type: 'serverless', clouda_deployment_name: 'd', clouda_region: 'eastus', deployment_id: 'x' }, '/deployment_id'],
+      [{ provider: 'cloudc', api_key: 'k', cloudc_region: 'us-east-1', cloudc_access_key_id: 'AKID', cloudc_secret_access_key: 's' }, '/api_key'],
+    ] as const) {
+      const res = await api('POST', '/v1/virtual-keys', body);
+      expect(res.status, param).toBe(400);
+      expect(((await res.json()) as { error: { code: string; param: string; message: string } }).error).toMatchObject({ code: 'invalid_request_body', param, message: expect.stringContaining('would have no effect') });
+    }
+    // A config beside the key may set clouda_deployment_type, which makes the key's region read.
+    await created({ provider: 'clouda', api_key: 'k', clouda_region: 'eastus', clouda_deployment_name: 'd' });
+    // An update that leaves an unread option beside a new one is refused; removing it (null) is taken.
+    const key = await created({ provider: 'clouda', api_key: 'k', resource_name: 'r', deployment_id: 'd' });
+    expect((await api('PUT', `/v1/virtual-keys/${key.id}`, { clouda_resource_name: 'r2' })).status).toBe(400);
+    expect((await api('PUT', `/v1/virtual-keys/${key.id}`, { clouda_resource_name: 'r2', resource_name: null })).status).toBe(200);
+  });
+
   it('refuses a custom_host that is a metadata address or name when the key is saved, not only when it is used', async () => {
     for (const host of ['http://169.254.169.254/v1', 'http://[::169.254.169.254]/v1', 'http://metadata.google.internal/v1']) {
       const res = await api('POST', '/v1/virtual-keys', { provider: 'openai', api_key: 'k', custom_host: host });
@@ -212,12 +230,12 @@ describe('using virtual keys and slugs', () => {
 
 describe('at rest', () => {
   it('stores the credential sealed, never in the clear, under a generated master key file of mode 0600', async () => {
-    const key = await created({ provider: 'cloudc', cloudc_access_key_id: 'AKIASEALED000001', cloudc_secret_access_key: 'very-secret-value-123', cloudc_region: 'us-east-1', api_key: 'plain-key-should-not-appear' });
+    const key = await created({ provider: 'cloudc', cloudc_access_key_id: 'AKIASEALED000001', cloudc_secret_access_key: 'very-secret-value-123', cloudc_region: 'us-east-1', cloudc_session_token: 'session-token-should-not-appear' });
     const db = new DatabaseSync(join(dir, 'data', SQLITE_FILE_NAME), { readOnly: true });
     try {
       const row = db.prepare('SELECT * FROM virtual_keys WHERE id = ?').get(key.id) as Record<string, string>;
       const text = JSON.stringify(row);
-      for (const secret of ['AKIASEALED000001', 'very-secret-value-123', 'plain-key-should-not-appear']) expect(text).not.toContain(secret);
+      for (const secret of ['AKIASEALED000001', 'very-secret-value-123', 'session-token-should-not-appear']) expect(text).not.toContain(secret);
       expect(row.sealed).toMatch(/^v1:[0-9a-f]{8}:[\w-]+:[\w-]+:[\w-]+$/);
       expect(JSON.parse(row.options)).toEqual({ cloudc_region: 'us-east-1' });
     } finally {

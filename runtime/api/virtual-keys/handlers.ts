@@ -2,6 +2,7 @@
 // scope). The credential and secret options are sealed before they reach the store and are never
 // returned, not even by the call that created them: responses name which secrets a key holds.
 import { canonicalProvider, optionOfOtherFamily, providerEntry } from '../../../compiler/config/providers.ts';
+import { unreadOptions } from '../../../compiler/config/unread-options.ts';
 import { refusedWithoutLookup } from '../../providers/host-policy.ts';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -195,7 +196,22 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
   // After the loop: the body may name the provider after its options, and an update may change the
   // provider under options stored before.
   refuseOtherFamilies(next.provider, { ...next.clear, ...next.secrets });
+  refuseUnreadOptions(next.provider, { ...next.clear, ...next.secrets });
   return next;
+}
+
+/**
+ * An option the key's provider never reads beside its others (cloud A's `resource_name` beside
+ * `clouda_resource_name`, an `api_key` beside cloud B's service account): refused, as a config's is
+ * warned. Only what no option a config adds beside the key can make read (compiler/config/unread-options.ts).
+ */
+function refuseUnreadOptions(provider: string, options: Readonly<Record<string, unknown>>): void {
+  const family = providerEntry(provider)?.family;
+  if (family === undefined) return;
+  const [unread] = unreadOptions(family, options, typeof options.custom_host === 'string', true);
+  if (unread === undefined) return;
+  const [key, why] = unread;
+  throw badField(`/${key}`, `${key} would have no effect: ${why}. Remove it (null removes a stored one).`);
 }
 
 /**
