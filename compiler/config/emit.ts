@@ -145,7 +145,7 @@ class Emitter {
         const cases = join(children.map((_, i) => js`    case ${i}: return ${call(i)};`), '\n');
         this.declarations.push(js`const ${weights} = ${strategy.targets.map((t) => t.weight)};`);
         this.declarations.push(js`const ${groups} = [${join(children.map((c) => c.leaves()), ', ')}];`);
-        body = js`switch (rt.pickWeighted(${weights}, ${groups})) {\n${cases}\n  }`;
+        body = js`switch (rt.pickWeighted(${weights}, ${groups}, req)) {\n${cases}\n  }`;
         break;
       }
       case 'fallback': {
@@ -156,7 +156,7 @@ class Emitter {
         this.declarations.push(js`const ${groups} = [${join(children.map((c) => c.leaves()), ', ')}];`);
         this.declarations.push(js`const ${codes} = ${strategy.targets.map((t) => t.onStatusCodes ?? strategy.fallbackOnStatusCodes)};`);
         this.functions.push(js`function ${pick}(req, index) {\n  switch (index) {\n${cases}\n  }\n}`);
-        body = js`const order = rt.fallbackOrder(${groups});
+        body = js`const order = rt.fallbackOrder(${groups}, req);
   let outcome = null;
   for (let k = 0; k < order.length; k++) {
     if (outcome !== null) rt.discard(outcome);

@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../../compiler/config/index.ts';
 import { fileGuardrails, type GuardrailFile, readGuardrailFolder } from '../../compiler/config/guardrail-files.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../router/breaker.ts';
+import { BREAKER_TARGET_SEPARATOR } from '../router/router-runtime.ts';
 import type { GatewaySetup } from '../server/start.ts';
 import { defaultProviders, type ProviderRegistry } from '../providers/registry.ts';
 import { ConfigResolver } from './config-resolver.ts';
@@ -94,10 +95,19 @@ export async function loadSavedConfigs(resolver: ConfigResolver, dir: string, gu
   return ids;
 }
 
-/** Circuits that are not closed, with the config id and target path their key joins. */
-function* circuitsOf(breakers: CircuitBreakers): Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }> {
+/**
+ * Circuits that are not closed, by the config id and target path their key joins. A target that reads
+ * the routing headers has a circuit per target they name (breakerKeyFor); its series says open when
+ * any of them is, else half-open.
+ */
+function circuitsOf(breakers: CircuitBreakers): Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }> {
+  const byTarget = new Map<string, { configId: string; target: string; state: 'open' | 'half_open' }>();
   for (const { key, state } of breakers.notClosed()) {
     const split = key.indexOf('\u0000');
-    yield { configId: key.slice(0, split), target: key.slice(split + 1), state };
+    const named = key.indexOf(BREAKER_TARGET_SEPARATOR, split);
+    const target = key.slice(split + 1, named < 0 ? undefined : named);
+    const id = key.slice(0, named < 0 ? undefined : named);
+    if (byTarget.get(id)?.state !== 'open') byTarget.set(id, { configId: key.slice(0, split), target, state });
   }
+  return byTarget.values();
 }

@@ -54,6 +54,7 @@ class RoutedExchange implements Exchange {
   readonly metadata: Record<string, string>;
   readonly timeoutOverrideMs: number | null;
   readonly headerProvider: string | null;
+  readonly routeIdentity: string;
   afterUsage: Array<(record: RequestRecord) => void> | null = null;
   #state: Map<string, unknown> | null = null;
   readonly #readJson: () => Promise<unknown>;
@@ -74,6 +75,7 @@ class RoutedExchange implements Exchange {
     this.metadata = init.options.metadata as Record<string, string>;
     this.timeoutOverrideMs = init.options.requestTimeoutMs;
     this.headerProvider = init.options.provider;
+    this.routeIdentity = routeIdentityOf(init.options);
     this.#readJson = init.readJson;
   }
 
@@ -86,6 +88,12 @@ class RoutedExchange implements Exchange {
     if (this.params !== undefined) return Promise.resolve(this.params);
     return this.#readJson().then((value) => (this.params = value));
   }
+}
+
+/** What the routing headers name, for the circuit of a leaf that reads them (RoutedRequest.routeIdentity). */
+function routeIdentityOf(options: GatewayOptions): string {
+  if (options.provider === null && options.virtualKey === null && options.customHost === null) return '';
+  return `${options.provider ?? ''}\u0001${options.virtualKey ?? ''}\u0001${options.customHost ?? ''}`;
 }
 
 export function newExchange(init: ExchangeInit): Exchange {

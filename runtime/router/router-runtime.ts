@@ -25,13 +25,21 @@ export interface RoutedRequest {
   timeoutOverrideMs: number | null;
   /** x-gateway-provider: the provider of leaves that name none. */
   headerProvider: string | null;
+  /**
+   * What the request's routing headers name for a leaf that reads them (x-gateway-provider,
+   * x-gateway-virtual-key, x-gateway-custom-host): such a leaf's circuit is this target's, not every
+   * request's. '' (or absent) when the request sends none.
+   */
+  routeIdentity?: string;
 }
 
 /** A leaf as the runtime holds it: its plan plus what was derived once at router build time. */
 export interface LeafTarget {
   plan: PlanLeaf;
-  /** Circuit-breaker identity: config ID + leaf path. */
+  /** Circuit-breaker identity: config ID + leaf path (breakerKeyFor adds what a request's routing headers name). */
   breakerKey: string;
+  /** The leaf takes its provider, virtual key or host from the request's routing headers. */
+  readsRoutingHeaders: boolean;
   /** One try of this leaf inside its attempt-phase stages; null when no stage applies (the bare try). */
   around: ((req: any) => Promise<Outcome>) | null;
 }
@@ -63,6 +71,19 @@ export function breakerKeyOf(configId: string, leafPath: string): string {
   return `${configId}\u0000${leafPath}`;
 }
 
+/** Between a leaf's key and what the request's routing headers name (BREAKER_TARGET_SEPARATOR never occurs in either). */
+export const BREAKER_TARGET_SEPARATOR = '\u0002';
+
+/**
+ * The circuit of a leaf for one request: a leaf that reads the routing headers calls whatever they
+ * name, so each named target has a circuit of its own (a failing virtual key never opens the circuit
+ * for another key's requests).
+ */
+export function breakerKeyFor(leaf: LeafTarget, req: RoutedRequest | undefined): string {
+  const identity = req?.routeIdentity;
+  return leaf.readsRoutingHeaders && identity !== undefined && identity !== '' ? `${leaf.breakerKey}${BREAKER_TARGET_SEPARATOR}${identity}` : leaf.breakerKey;
+}
+
 export type CompiledRouter<R extends RoutedRequest = RoutedRequest> = (req: R) => Promise<Outcome>;
 
 export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
@@ -88,7 +109,8 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   /** `fields`: what the emitted router wrote, the leaf's non-default fields (LEAF_DEFAULTS completes it). */
   leaf(fields: Partial<PlanLeaf> & { path: string }): LeafTarget {
     const plan: PlanLeaf = { ...LEAF_DEFAULTS, ...fields };
-    const target: LeafTarget = { plan, breakerKey: breakerKeyOf(this.#options.configId, plan.path), around: null };
+    const readsRoutingHeaders = plan.customHost === null || (plan.provider === null && plan.virtualKey === null);
+    const target: LeafTarget = { plan, breakerKey: breakerKeyOf(this.#options.configId, plan.path), readsRoutingHeaders, around: null };
     const wrap = this.#options.wrapAttempt;
     if (wrap !== undefined) target.around = wrap(plan, (req: R) => this.#tryOnce(req, target));
     return target;
@@ -103,14 +125,14 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   }
 
   /** Fallback order: children with a usable circuit, in order; all of them when every one is open. */
-  fallbackOrder(groups: readonly (readonly LeafTarget[])[]): readonly number[] {
+  fallbackOrder(groups: readonly (readonly LeafTarget[])[], req?: R): readonly number[] {
     const fixed = this.#breakerFree(groups);
     if (fixed !== null) return fixed.order;
-    return fallbackOrder(this.#eligible(groups));
+    return fallbackOrder(this.#eligible(groups, req));
   }
 
-  pickWeighted(weights: readonly number[], groups: readonly (readonly LeafTarget[])[]): number {
-    const eligible = this.#breakerFree(groups)?.eligible ?? this.#eligible(groups);
+  pickWeighted(weights: readonly number[], groups: readonly (readonly LeafTarget[])[], req?: R): number {
+    const eligible = this.#breakerFree(groups)?.eligible ?? this.#eligible(groups, req);
     const picked = pickWeighted(weights, eligible, this.#options.random);
     // Every candidate open: try them anyway (ARCHITECTURE §5), still by weight.
     return picked >= 0 ? picked : pickWeighted(weights, weights.map(() => true), this.#options.random);
@@ -139,21 +161,22 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
     return known;
   }
 
-  #eligible(groups: readonly (readonly LeafTarget[])[]): boolean[] {
+  #eligible(groups: readonly (readonly LeafTarget[])[], req: R | undefined): boolean[] {
     const breakers = this.#options.breakers;
-    return groups.map((leaves) => leaves.some((leaf) => !breakers.isOpen(leaf.breakerKey, leaf.plan.breaker)));
+    return groups.map((leaves) => leaves.some((leaf) => !breakers.isOpen(breakerKeyFor(leaf, req), leaf.plan.breaker)));
   }
 
   async #tryOnce(req: R, leaf: LeafTarget): Promise<Outcome> {
     const { breakers, transport } = this.#options;
     const plan = leaf.plan;
     const provider = this.#options.providerOf?.(req, leaf) ?? plan.provider ?? req.headerProvider ?? '';
+    const breakerKey = plan.breaker === null ? leaf.breakerKey : breakerKeyFor(leaf, req);
     // Claims the half-open trial slot when there is one; a leaf tried "anyway" goes ahead regardless.
-    breakers.canAttempt(leaf.breakerKey, plan.breaker);
+    breakers.canAttempt(breakerKey, plan.breaker);
     const timer = attemptSignal(req.signal, req.timeoutOverrideMs ?? plan.requestTimeoutMs);
     try {
       const response = await transport(req, leaf, timer.signal);
-      breakers.record(leaf.breakerKey, plan.breaker, response.status);
+      breakers.record(breakerKey, plan.breaker, response.status);
       return { status: response.status, leafPath: plan.path, provider, retries: 0, response: timer.dispose === NOTHING_TO_DISPOSE ? response : disposing(response, timer.dispose), error: null };
     } catch (error) {
       timer.dispose();
@@ -161,16 +184,16 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
         const limit = req.timeoutOverrideMs ?? plan.requestTimeoutMs;
         const timeout = new GatewayError('request_timeout', limit === null ? undefined : `The provider did not answer within ${limit} ms.`);
         // No response arrived, as with a connection failure: it counts against the circuit.
-        breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
+        breakers.record(breakerKey, plan.breaker, 'connection_error');
         return errorOutcome(timeout, plan.path, provider);
       }
       if (req.signal.aborted) throw error;
       if (error instanceof GatewayError) {
-        breakers.record(leaf.breakerKey, plan.breaker, error.status);
+        breakers.record(breakerKey, plan.breaker, error.status);
         return errorOutcome(error, plan.path, provider);
       }
       if (this.#options.isConnectionError(error)) {
-        breakers.record(leaf.breakerKey, plan.breaker, 'connection_error');
+        breakers.record(breakerKey, plan.breaker, 'connection_error');
         return errorOutcome(new GatewayError('provider_unreachable', `The provider could not be reached: ${(error as Error).message}`), plan.path, provider);
       }
       throw error;

@@ -46,6 +46,11 @@ describe('/metrics', () => {
         strategy: { mode: 'fallback' },
         targets: [{ ...target, custom_host: 'http://127.0.0.1:9/v1', cb_config: { failure_threshold: 1, cooldown_interval: 60_000 } }, target],
       },
+      // The first target's host comes from x-gateway-custom-host: one circuit per host it names.
+      'by-host': {
+        strategy: { mode: 'fallback' },
+        targets: [{ provider: 'openai', api_key: VENDOR_MOCK_KEY, cb_config: { failure_threshold: 1, cooldown_interval: 60_000 } }, target],
+      },
     });
     gateway = served.gateway;
   });
@@ -100,6 +105,12 @@ describe('/metrics', () => {
     expect(after.some((s) => s.name === 'gateway_process_resident_memory_bytes')).toBe(true);
   });
 
+
+  it('shows one circuit series per configured target, open while any target its routing headers named is', async () => {
+    for (const host of ['http://127.0.0.1:9/v1', 'http://127.0.0.1:7/v1']) await chat('by-host', { 'x-gateway-custom-host': host });
+    const series = (await scrape()).filter((s) => s.name === 'gateway_circuit_state' && s.labels.config === 'by-host');
+    expect(series.map((s) => [s.labels.target, s.value])).toEqual([['config.targets[0]', 1]]);
+  });
   it('counts a gateway error and a 401 by status class', async () => {
     const before = await scrape();
     await (await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-gateway-api-key': 'nope' }, body: '{}' })).arrayBuffer();

@@ -1,5 +1,6 @@
 // Retries, timeouts, circuit breakers, broken streams and disconnecting clients, end to end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VENDOR_MOCK_KEY } from '../mocks/vendor/index.ts';
 import { errorOf, startE2E, target, type E2E } from './harness.ts';
 
 let e2e: E2E;
@@ -17,6 +18,12 @@ beforeAll(async () => {
         targets: [target(0), target(1)],
       },
       single: target(0),
+      // The first target takes its host from x-gateway-custom-host: a circuit per host it names.
+      'breaker-by-host': {
+        strategy: { mode: 'fallback' },
+        cb_config: { failure_threshold: 1, cooldown_interval: 60000 },
+        targets: [{ provider: 'vendor', api_key: VENDOR_MOCK_KEY }, target(1)],
+      },
     },
   });
 });
@@ -95,6 +102,20 @@ describe('circuit breaker', () => {
     const second = await e2e.client({ 'x-gateway-config': 'breaker' }).chat.completions.create(chat).withResponse();
     expect(second.response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
     expect(e2e.mocks[0].requests.length).toBe(before);
+  });
+
+  it('keeps a circuit per target a request\'s routing headers name: a failing host opens its own only', async () => {
+    e2e.mocks[0].reset();
+    const byHost = (host: string) => e2e.client({ 'x-gateway-config': 'breaker-by-host', 'x-gateway-custom-host': host }).chat.completions.create(chat).withResponse();
+    e2e.mocks[0].script({ path: '/v1/chat/completions', status: 500 });
+    expect((await byHost(e2e.mocks[0].baseURL)).response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    // Another host through the same target: its circuit is closed, so the target is tried (and answers).
+    expect((await byHost(e2e.mocks[1].baseURL)).response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[0]');
+    // The failing host's circuit is still open: skipped without a call.
+    const before = e2e.mocks[0].requests.length;
+    expect((await byHost(e2e.mocks[0].baseURL)).response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(e2e.mocks[0].requests.length).toBe(before);
+    e2e.mocks[0].reset();
   });
 });
 
