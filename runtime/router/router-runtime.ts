@@ -79,7 +79,12 @@ export const BREAKER_TARGET_SEPARATOR = '\u0002';
  * name, so each named target has a circuit of its own (a failing virtual key never opens the circuit
  * for another key's requests).
  */
-export function breakerKeyFor(leaf: LeafTarget, req: RoutedRequest | undefined): string {
+/** A leaf that takes its provider, virtual key or host from the request's routing headers. */
+export function readsRoutingHeaders(plan: PlanLeaf): boolean {
+  return plan.customHost === null || (plan.provider === null && plan.virtualKey === null);
+}
+
+export function breakerKeyFor(leaf: Pick<LeafTarget, 'breakerKey' | 'readsRoutingHeaders'>, req: RoutedRequest | undefined): string {
   const identity = req?.routeIdentity;
   return leaf.readsRoutingHeaders && identity !== undefined && identity !== '' ? `${leaf.breakerKey}${BREAKER_TARGET_SEPARATOR}${identity}` : leaf.breakerKey;
 }
@@ -109,8 +114,7 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   /** `fields`: what the emitted router wrote, the leaf's non-default fields (LEAF_DEFAULTS completes it). */
   leaf(fields: Partial<PlanLeaf> & { path: string }): LeafTarget {
     const plan: PlanLeaf = { ...LEAF_DEFAULTS, ...fields };
-    const readsRoutingHeaders = plan.customHost === null || (plan.provider === null && plan.virtualKey === null);
-    const target: LeafTarget = { plan, breakerKey: breakerKeyOf(this.#options.configId, plan.path), readsRoutingHeaders, around: null };
+    const target: LeafTarget = { plan, breakerKey: breakerKeyOf(this.#options.configId, plan.path), readsRoutingHeaders: readsRoutingHeaders(plan), around: null };
     const wrap = this.#options.wrapAttempt;
     if (wrap !== undefined) target.around = wrap(plan, (req: R) => this.#tryOnce(req, target));
     return target;

@@ -23,7 +23,7 @@ import type { Outcome } from '../router/outcome.ts';
 import type { InferenceSettings } from '../inference/settings.ts';
 import type { InferenceTransport } from '../inference/transport.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../router/breaker.ts';
-import { breakerKeyOf, type LeafTarget } from '../router/router-runtime.ts';
+import { breakerKeyFor, breakerKeyOf, type LeafTarget, readsRoutingHeaders, type RoutedRequest } from '../router/router-runtime.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { UpstreamConnectionError, UpstreamTimeoutError } from '../upstream/errors.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
@@ -110,11 +110,11 @@ export async function simulate(plan: RoutePlan, input: SimulationInput, deps: Si
       now: Date.now,
     },
   });
-  for (const target of input.openCircuits) openCircuit(plan, leafPathOf(plan, target, 'open_circuits'), breakers);
-
   const headers: Record<string, string> = { ...input.headers, 'content-type': 'application/json' };
   const record = newRequestRecord(SIMULATED_TRACE_ID, 'POST', input.path);
   const x = detachedExchange({ source: 'http', headers, route, body: input.body, router, record, caller: null, signal: new AbortController().signal });
+  // The circuit this request would meet: a target read from the routing headers has one per target they name.
+  for (const target of input.openCircuits) openCircuit(plan, leafPathOf(plan, target, 'open_circuits'), breakers, x);
   let outcome;
   try {
     // A route whose body is always checked is checked before routing, as the server does.
@@ -163,10 +163,10 @@ function modelSent(body: unknown, overrides: Record<string, unknown>): string | 
 }
 
 /** Opens a leaf's circuit the way real failures would: failure_threshold connection errors. */
-function openCircuit(plan: RoutePlan, path: string, breakers: CircuitBreakers): void {
+function openCircuit(plan: RoutePlan, path: string, breakers: CircuitBreakers, req: RoutedRequest): void {
   const leaf = leavesOf(plan.root).find((l) => l.path === path)!;
   if (leaf.breaker === null) throw new GatewayError('invalid_simulation', `${path} has no cb_config (own or inherited): its circuit cannot open.`, 'open_circuits');
-  const key = breakerKeyOf(plan.configId, path);
+  const key = breakerKeyFor({ breakerKey: breakerKeyOf(plan.configId, path), readsRoutingHeaders: readsRoutingHeaders(leaf) }, req);
   for (let i = 0; i < Math.ceil(leaf.breaker.failureThreshold); i++) breakers.record(key, leaf.breaker, 'connection_error');
 }
 

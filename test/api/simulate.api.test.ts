@@ -64,6 +64,19 @@ describe('config simulation API', () => {
     expect(providerHits).toBe(0);
   });
 
+  it('opens the circuit a request would meet: a target read from the routing headers has one per host they name', async () => {
+    const config = {
+      strategy: { mode: 'fallback' },
+      cb_config: { failure_threshold: 1, cooldown_interval: 60000 },
+      targets: [{ name: 'by-header', provider: 'openai', api_key: 'sk-secret-by-header-03' }, { name: 'fixed', provider: 'openai', api_key: 'sk-secret-fixed-0004', custom_host: providerUrl }],
+    };
+    expect((await api.call('POST', '/v1/configs', { body: { id: 'sim-host', config } })).status).toBe(200);
+    const res = await api.call('POST', '/v1/configs/sim-host/simulate', { body: { request: CHAT, headers: { 'x-gateway-custom-host': `${providerUrl}/v1` }, open_circuits: ['by-header'] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.attempts.map((a: { target: string }) => a.target)).toEqual(['config.targets[1]']);
+    expect(providerHits).toBe(0);
+  });
+
   it('answers an invalid body as the server would, without a try', async () => {
     const res = await api.call('POST', '/v1/configs/sim/simulate', { body: { request: { model: 'gpt-4o' } } });
     expect(res.status).toBe(200);
