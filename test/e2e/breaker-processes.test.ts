@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
-import { type ServeProcess, startPrivateRedis, startServe } from './serve-processes.ts';
+import { type ServeProcess, startPrivateRedis, startServe, until } from './serve-processes.ts';
 
 const ADMIN_KEY = 'gw_breaker-process-admin-key-0123456789abcde';
 
@@ -92,12 +92,3 @@ describe('circuit breakers across processes', () => {
     }
   });
 });
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -10,7 +10,7 @@ import { serveSetup } from '../../runtime/cli/serve.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
 import { startGateway } from '../../runtime/server/start.ts';
 import { BAG_OF_WORDS_MODEL, startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
-import { type ServeProcess, startPrivateRedis, startServe } from './serve-processes.ts';
+import { type ServeProcess, startPrivateRedis, startServe, until } from './serve-processes.ts';
 
 const ADMIN_KEY = 'gw_cache-process-admin-key-0123456789abcdefg';
 
@@ -121,13 +121,4 @@ describe('response cache across processes', () => {
 async function semanticVectors(url: string): Promise<number> {
   const metrics = await (await fetch(`${url}/metrics`)).text();
   return Number(/^gateway_cache_semantic_vectors (\d+)/m.exec(metrics)?.[1] ?? 0);
-}
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -2,6 +2,17 @@
 import { GatewayError } from '../../runtime/core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../../runtime/providers/types.ts';
 
+/** One call of each endpoint kind, for tests that run an adapter over every endpoint it has. */
+export const CALL_OF_ENDPOINT: Readonly<Record<EndpointKind, Partial<ProviderCall>>> = {
+  chat: { path: '/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } },
+  completions: { endpoint: 'completions', path: '/completions', body: { model: 'm', prompt: 'hi' } },
+  embeddings: { endpoint: 'embeddings', path: '/embeddings', body: { model: 'm', input: 'hi' } },
+  audio: { endpoint: 'audio', path: '/audio/speech', body: { model: 'm', input: 'hi', voice: 'alloy' } },
+  images: { endpoint: 'images', path: '/images/generations', body: { model: 'm', prompt: 'a cat' } },
+  models: { endpoint: 'models', method: 'GET', path: '/models' },
+  passthrough: { endpoint: 'passthrough', path: '/vector_stores', body: { name: 'v' } },
+};
+
 export function providerCall(fields: Partial<ProviderCall> & { endpoint?: EndpointKind }): ProviderCall {
   const body = fields.body;
   return {

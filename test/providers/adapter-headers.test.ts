@@ -6,18 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { headersSetByAdapter } from '../../compiler/config/adapter-headers.ts';
 import { PROVIDERS, type ProviderEntry } from '../../compiler/config/providers.ts';
 import { defaultProviders } from '../../runtime/providers/registry.ts';
-import type { EndpointKind, ProviderCall } from '../../runtime/providers/types.ts';
-import { prepare } from './adapter-calls.ts';
+import type { ProviderCall } from '../../runtime/providers/types.ts';
+import { CALL_OF_ENDPOINT, prepare } from './adapter-calls.ts';
 
-const CALLS: Record<EndpointKind, Partial<ProviderCall>> = {
-  chat: { path: '/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } },
-  completions: { endpoint: 'completions', path: '/completions', body: { model: 'm', prompt: 'hi' } },
-  embeddings: { endpoint: 'embeddings', path: '/embeddings', body: { model: 'm', input: 'hi' } },
-  audio: { endpoint: 'audio', path: '/audio/speech', body: { model: 'm', input: 'hi', voice: 'alloy' } },
-  images: { endpoint: 'images', path: '/images/generations', body: { model: 'm', prompt: 'a cat' } },
-  models: { endpoint: 'models', method: 'GET', path: '/models' },
-  passthrough: { endpoint: 'passthrough', path: '/vector_stores', body: { name: 'v' } },
-};
+const CALLS = CALL_OF_ENDPOINT;
 
 /** Every way a target of the family gives the adapter what it needs (options, a key or none). */
 function credentials(entry: ProviderEntry): Partial<ProviderCall>[] {

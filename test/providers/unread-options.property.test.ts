@@ -10,24 +10,16 @@ import { providerEntry } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import { cloudaAdapter } from '../../runtime/providers/clouda/index.ts';
 import { cloudcAdapter } from '../../runtime/providers/cloudc/index.ts';
-import type { EndpointKind, ProviderCall } from '../../runtime/providers/types.ts';
-import { providerCall } from './adapter-calls.ts';
+import type { EndpointKind } from '../../runtime/providers/types.ts';
+import { CALL_OF_ENDPOINT, providerCall } from './adapter-calls.ts';
 
 const adapter = cloudaAdapter();
 
-const CALLS: Partial<Record<EndpointKind, Partial<ProviderCall>>> = {
-  chat: { path: '/chat/completions', body: { model: 'gpt', messages: [{ role: 'user', content: 'hi' }] } },
-  completions: { endpoint: 'completions', path: '/completions', body: { model: 'gpt', prompt: 'hi' } },
-  embeddings: { endpoint: 'embeddings', path: '/embeddings', body: { model: 'emb', input: 'hi' } },
-  audio: { endpoint: 'audio', path: '/audio/speech', body: { model: 'gpt', input: 'hi', voice: 'alloy' } },
-  images: { endpoint: 'images', path: '/images/generations', body: { model: 'gpt', prompt: 'a cat' } },
-  models: { endpoint: 'models', method: 'GET', path: '/models' },
-  passthrough: { endpoint: 'passthrough', path: '/vector_stores', body: { name: 'v' } },
-};
+const CALLS = CALL_OF_ENDPOINT;
 const ENDPOINTS = [...providerEntry('clouda')!.endpoints, 'passthrough' as const];
 
 const name = fc.constantFrom('a', 'b');
-const deployment = fc.record({ deployment_id: name, alias: fc.constantFrom('gpt', 'emb'), api_version: fc.constantFrom('2024-01-01', '2024-06-01'), is_default: fc.boolean() }, { requiredKeys: ['deployment_id', 'alias', 'api_version'] });
+const deployment = fc.record({ deployment_id: name, alias: fc.constantFrom('m', 'other'), api_version: fc.constantFrom('2024-01-01', '2024-06-01'), is_default: fc.boolean() }, { requiredKeys: ['deployment_id', 'alias', 'api_version'] });
 const options = fc.record(
   {
     clouda_deployment_type: fc.constantFrom('serverless', 'managed'),
