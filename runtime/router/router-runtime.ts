@@ -74,16 +74,16 @@ export function breakerKeyOf(configId: string, leafPath: string): string {
 /** Between a leaf's key and what the request's routing headers name (BREAKER_TARGET_SEPARATOR never occurs in either). */
 export const BREAKER_TARGET_SEPARATOR = '\u0002';
 
-/**
- * The circuit of a leaf for one request: a leaf that reads the routing headers calls whatever they
- * name, so each named target has a circuit of its own (a failing virtual key never opens the circuit
- * for another key's requests).
- */
 /** A leaf that takes its provider, virtual key or host from the request's routing headers. */
 export function readsRoutingHeaders(plan: PlanLeaf): boolean {
   return plan.customHost === null || (plan.provider === null && plan.virtualKey === null);
 }
 
+/**
+ * The circuit of a leaf for one request: a leaf that reads the routing headers calls whatever they
+ * name, so each named target has a circuit of its own (a failing virtual key never opens the circuit
+ * for another key's requests).
+ */
 export function breakerKeyFor(leaf: Pick<LeafTarget, 'breakerKey' | 'readsRoutingHeaders'>, req: RoutedRequest | undefined): string {
   const identity = req?.routeIdentity;
   return leaf.readsRoutingHeaders && identity !== undefined && identity !== '' ? `${leaf.breakerKey}${BREAKER_TARGET_SEPARATOR}${identity}` : leaf.breakerKey;
