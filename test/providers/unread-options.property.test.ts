@@ -2,14 +2,17 @@
 // warning). Held here to the adapters: for any mix of options, with and without a custom host, on
 // every endpoint cloud A has and pass-through, dropping an option said to be unread changes nothing
 // the adapter prepares (the URL, the headers, or the refusal); the same for cloud C's api_key beside
-// its access keys (cloud B's beside a service account needs a token exchange, and is read in one place).
-import { describe, expect } from 'vitest';
+// its access keys, and cloud B's beside a service account (through the mock's token endpoint).
+import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { cloudaUnread, unreadOptions } from '../../compiler/config/unread-options.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import { cloudaAdapter } from '../../runtime/providers/clouda/index.ts';
+import { cloudbAdapter } from '../../runtime/providers/cloudb/index.ts';
 import { cloudcAdapter } from '../../runtime/providers/cloudc/index.ts';
+import { HostPolicy } from '../../runtime/providers/host-policy.ts';
+import { CLOUDB_REGION, startCloudbMock } from '../mocks/cloudb/index.ts';
 import type { EndpointKind } from '../../runtime/providers/types.ts';
 import { CALL_OF_ENDPOINT, providerCall } from './adapter-calls.ts';
 
@@ -82,5 +85,25 @@ describe('cloud C\'s api_key beside its access keys', () => {
     const unread = unreadOptions('cloudc', { ...options, api_key: 'k' }, withHost).has('api_key');
     if (unread) expect(call(null)).toEqual(call('k'));
     else expect(call(null)).not.toEqual(call('k'));
+  });
+});
+
+describe('cloud B\'s api_key beside its service account', () => {
+  it('is said to be unread, and dropping it changes nothing prepared: the account\'s token is sent', async () => {
+    const mock = await startCloudbMock({ label: 'unread' });
+    try {
+      const cloudb = cloudbAdapter({ hostPolicy: new HostPolicy() });
+      const options = { cloudb_region: CLOUDB_REGION, cloudb_service_account_json: mock.serviceAccount };
+      expect(unreadOptions('cloudb', { ...options, api_key: 'ya29.unused' }, true).has('api_key')).toBe(true);
+      const prepare = async (apiKey: string | null) => {
+        const prepared = await cloudb.prepare(providerCall({ ...CALLS.chat, apiKey, options, customHost: `${mock.url}/v1` }));
+        return { url: prepared.url, headers: prepared.headers };
+      };
+      const [withKey, without] = [await prepare('ya29.unused'), await prepare(null)];
+      expect(withKey).toEqual(without);
+      expect(String(withKey.headers.authorization)).toMatch(/^Bearer ya29\.mock-/);
+    } finally {
+      await mock.close();
+    }
   });
 });
