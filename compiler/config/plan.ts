@@ -6,6 +6,7 @@ import type {
   BreakerPlan, CachePlan, PlanCondition, PlanLeaf, PlanNode, PlanNodeBase, PlanQuery, PlanStrategy, RetryPlan, RoutePlan, StrategyMode,
 } from './route-plan.ts';
 import { parseQuery } from './query.ts';
+import { startsProviderGroup } from './provider-group.ts';
 
 export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504];
 
@@ -92,9 +93,9 @@ function planStrategy(base: PlanNodeBase, strategy: RawConfig, targets: RawConfi
 /** The child's own value, else the parent's (ARCHITECTURE §5); override_params merge shallowly. */
 function inherit(raw: RawConfig, parent: Inherited, guardrails: GuardrailLookup | null): Inherited {
   const own = Object.fromEntries([...PROVIDER_KEYS, ...PROVIDER_OPTION_KEYS].filter((k) => k in raw).map((k) => [k, raw[k]]));
-  // Naming a provider (or a virtual key, which implies one) starts a new group: a parent's key never
-  // travels to another provider. Otherwise the child refines its parent's group key by key.
-  const startsGroup = 'provider' in raw || 'virtual_key' in raw;
+  // A child that starts a group keeps only its own: a parent's key never travels to another provider.
+  // Otherwise the child refines its parent's group key by key.
+  const startsGroup = startsProviderGroup(raw);
   return {
     retry: raw.retry ? retryPlan(raw.retry as RawConfig) : parent.retry,
     requestTimeoutMs: typeof raw.request_timeout === 'number' ? raw.request_timeout : parent.requestTimeoutMs,

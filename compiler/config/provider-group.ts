@@ -12,8 +12,13 @@ export interface ProviderGroup {
 /** The root's parent: no provider yet. */
 export const NO_PROVIDER_GROUP: ProviderGroup = Object.freeze({ provider: null, ownKey: false });
 
+/** Naming a provider or a virtual key starts a group: the parent's key and options stay with the parent's provider. */
+export function startsProviderGroup(node: Readonly<Record<string, unknown>>): boolean {
+  return node.provider !== undefined || node.virtual_key !== undefined;
+}
+
 export function providerGroupOf(node: Readonly<Record<string, unknown>>, parent: ProviderGroup): ProviderGroup {
-  if (node.provider === undefined && node.virtual_key === undefined) return node.api_key === undefined ? parent : { ...parent, ownKey: true };
+  if (!startsProviderGroup(node)) return node.api_key === undefined ? parent : { ...parent, ownKey: true };
   const named = node.virtual_key === undefined && typeof node.provider === 'string' && !node.provider.startsWith('@') ? node.provider : null;
   return { provider: named, ownKey: node.api_key !== undefined };
 }

@@ -8,7 +8,7 @@
 // (ignored-fields.ts). A request's headers only add options, so nothing said here turns read by a
 // header. test/providers/unread-options.property.test.ts holds these rules to the adapters.
 import { isPlainObject } from './query.ts';
-import { NO_PROVIDER_GROUP, type ProviderGroup, providerGroupOf } from './provider-group.ts';
+import { NO_PROVIDER_GROUP, type ProviderGroup, providerGroupOf, startsProviderGroup } from './provider-group.ts';
 import { PROVIDER_OPTIONS, providerEntry } from './providers.ts';
 
 /** The options of resource deployments: a model endpoint never reads them. */
@@ -81,9 +81,7 @@ export function unreadOptionFields(config: unknown): UnreadOption[] {
   const walk = (node: unknown, at: string, parentGroup: ProviderGroup, parentSet: ReadonlyMap<string, { pointer: string; value: unknown }>, parentHost: boolean): void => {
     if (!isPlainObject(node)) return;
     const group = providerGroupOf(node, parentGroup);
-    // Naming a provider or a virtual key starts a group: the parent's options stay with the parent's provider.
-    const startsGroup = node.provider !== undefined || node.virtual_key !== undefined;
-    const set = new Map(startsGroup ? [] : parentSet);
+    const set = new Map(startsProviderGroup(node) ? [] : parentSet);
     for (const key in node) if (JUDGED_FIELDS.has(key)) set.set(key, { pointer: `${at}/${key}`, value: node[key] });
     const host = typeof node.custom_host === 'string' || parentHost;
     if (node.strategy !== undefined) {

@@ -103,11 +103,10 @@ export async function loadSavedConfigs(resolver: ConfigResolver, dir: string, gu
 function circuitsOf(breakers: CircuitBreakers): Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }> {
   const byTarget = new Map<string, { configId: string; target: string; state: 'open' | 'half_open' }>();
   for (const { key, state } of breakers.notClosed()) {
-    const split = key.indexOf('\u0000');
-    const named = key.indexOf(BREAKER_TARGET_SEPARATOR, split);
-    const target = key.slice(split + 1, named < 0 ? undefined : named);
-    const id = key.slice(0, named < 0 ? undefined : named);
-    if (byTarget.get(id)?.state !== 'open') byTarget.set(id, { configId: key.slice(0, split), target, state });
+    const named = key.indexOf(BREAKER_TARGET_SEPARATOR);
+    const leaf = named < 0 ? key : key.slice(0, named);
+    const split = leaf.indexOf('\u0000');
+    if (byTarget.get(leaf)?.state !== 'open') byTarget.set(leaf, { configId: leaf.slice(0, split), target: leaf.slice(split + 1), state });
   }
   return byTarget.values();
 }

@@ -2,6 +2,7 @@
 // leaf's plan merged with the request's headers (ARCHITECTURE §5: a leaf without a provider or
 // credential takes them from x-gateway-provider and Authorization), then the provider's adapter
 // builds the request and says how to read the answer.
+import { hasKeys } from '../core/has-keys.ts';
 import type { PlanLeaf } from '../core/plan.ts';
 import type { LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -19,7 +20,7 @@ import { send } from '../upstream/send.ts';
 import type { ResolvedTarget } from '../pipeline/services.ts';
 import { formParts, overriddenForm } from '../core/form-body.ts';
 import { optionOfOtherFamily } from '../../compiler/config/providers.ts';
-import { carriesJudgedHeaders, refuseUnreadHeaders } from './unread-headers.ts';
+import { refuseUnreadHeaders } from './unread-headers.ts';
 import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-target.ts';
 import { boundaryOf } from '../core/multipart.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
@@ -94,7 +95,7 @@ export class InferenceTransport {
       // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
       // A custom-host or provider-option header some target must read; the route's virtual keys and slugs are known only now.
-      if (carriesJudgedHeaders(req.options)) refuseUnreadHeaders(req.plan.root, req.options, this.#credentials);
+      if (req.options.headersJudgedPerCall) refuseUnreadHeaders(req.plan.root, req.options, this.#credentials);
       const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
       const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
@@ -278,10 +279,6 @@ async function bodyObject(req: Exchange, overrides: Record<string, unknown>): Pr
   return hasKeys(overrides) ? { ...(params as Record<string, unknown>), ...overrides } : (params as Record<string, unknown>);
 }
 
-function hasKeys(object: Record<string, unknown>): boolean {
-  for (const _ in object) return true;
-  return false;
-}
 
 /** A target's own provider option that the stored integration's provider never reads would have no effect: 400. */
 function refuseOtherFamilyOptions(plan: PlanLeaf, stored: StoredIntegration): void {

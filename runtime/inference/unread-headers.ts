@@ -7,25 +7,21 @@
 import { providerEntry } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CUSTOM_HOST_HEADER } from '../core/gateway-headers.ts';
+import { hasKeys } from '../core/has-keys.ts';
 import { leavesOf, type PlanNode } from '../core/plan.ts';
 import type { GatewayOptions } from '../pipeline/exchange.ts';
 import { type OptionReader, refuseUnreadOptionHeaders } from '../providers/header-options.ts';
 import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
 import { providerOfTarget, storedIntegration } from './stored-target.ts';
 
-/** Whether a request carries a header these checks judge: the others cost nothing. */
-export function carriesJudgedHeaders(options: GatewayOptions): boolean {
-  return options.customHost !== null || carriesOptions(options);
-}
-
-/** 400 for the first judged header no target of the route reads. */
+/** 400 for the first judged header no target of the route reads (asked when GatewayOptions.headersJudgedPerCall). */
 export function refuseUnreadHeaders(root: PlanNode, options: GatewayOptions, credentials: StoredCredentials | null): void {
   const wantsHost = options.customHost !== null;
   let hostRead = false;
   // Only a stored host is new here: a route built from the provider headers carries the header's host
   // in its plan, and a config's own hosts were judged with the route.
   let keyedHost = false;
-  const readers: OptionReader[] | null = carriesOptions(options) ? [] : null;
+  const readers: OptionReader[] | null = hasKeys(options.providerOptions) ? [] : null;
   let judgeOptions = readers !== null;
   for (const leaf of leavesOf(root)) {
     let stored: StoredIntegration | null;
@@ -46,9 +42,4 @@ export function refuseUnreadHeaders(root: PlanNode, options: GatewayOptions, cre
     throw new GatewayError('invalid_header', `${CUSTOM_HOST_HEADER} would have no effect: every target of this route has a custom host of its own (its config's, or its virtual key's).`, CUSTOM_HOST_HEADER);
   }
   if (judgeOptions) refuseUnreadOptionHeaders(options.providerOptions, readers!);
-}
-
-function carriesOptions(options: GatewayOptions): boolean {
-  for (const _ in options.providerOptions) return true;
-  return false;
 }

@@ -42,6 +42,12 @@ export interface GatewayOptions extends ParsedGatewayHeaders {
   passedHeaders: Record<string, string>;
   /** The client headers the route's guardrail checks read (a jwt check's headerKey), lower-cased; never sent upstream. */
   checkHeaders: Record<string, string>;
+  /**
+   * A custom-host or provider-option header came on a route with a target whose provider and options
+   * are known only per call (a virtual key, a slug): the transport judges them then
+   * (runtime/inference/unread-headers.ts). False on every other request, which pays nothing for it.
+   */
+  headersJudgedPerCall: boolean;
 }
 
 /** Who sent the request: the gateway API key's identity (never its secret). */

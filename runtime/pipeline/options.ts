@@ -6,6 +6,7 @@ import { CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, PROVIDER_HEADER, VIRTUAL_KE
 import { canonicalProvider } from '../../compiler/config/providers.ts';
 import { headerOptions, type OptionReader } from '../providers/header-options.ts';
 import { GatewayError } from '../core/errors.ts';
+import { hasKeys } from '../core/has-keys.ts';
 import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
 
 /** Client headers every upstream call may carry, whatever the config says. */
@@ -48,6 +49,7 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
   const virtualKey = headerString(headers, VIRTUAL_KEY_HEADER);
   if (provider !== null || customHost !== null || virtualKey !== null) refuseUnreadRouting(provider, customHost, virtualKey, route.routingHeaders);
   if (route.adapterSetHeaders.size > 0) refuseOverwrittenForwards(parsed.forwardHeaders, route.adapterSetHeaders);
+  const providerOptions = headerOptions(headers, route.optionReaders);
   return {
     traceId: parsed.traceId,
     metadata: parsed.metadata,
@@ -59,9 +61,11 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     customHost,
     virtualKey,
     bearerToken: bearerToken(headers),
-    providerOptions: headerOptions(headers, route.optionReaders),
+    providerOptions,
     passedHeaders: passedHeaders(headers, route.forwardedHeaders, parsed.forwardHeaders),
     checkHeaders: route.checkHeaders.length === 0 ? NO_HEADERS : passedHeaders(headers, route.checkHeaders, NO_NAMES, NO_NAMES),
+    // Where every target names its provider, headerOptions and refuseUnreadRouting judged them already.
+    headersJudgedPerCall: route.optionReaders === null && (customHost !== null || hasKeys(providerOptions)),
   };
 }
 

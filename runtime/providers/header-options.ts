@@ -1,7 +1,7 @@
 // The §5.4 cloud headers (and the vendor's organization and project) as provider options, under
 // the config field names, so a request that names its provider in headers reads like a config.
 import type { IncomingHttpHeaders } from 'node:http';
-import { cloudaUnread } from '../../compiler/config/unread-options.ts';
+import { unreadOptions } from '../../compiler/config/unread-options.ts';
 import { HEADER_PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../core/errors.ts';
 
@@ -44,8 +44,8 @@ export function headerOptions(headers: IncomingHttpHeaders, readers: readonly Op
 
 /**
  * 400 for the first of the header options (headerOptions' result) that no target reads: none is of the
- * family that reads it, every one that is sets the option itself, or (cloud A) the kind of endpoint
- * each calls, or an option that wins over it, leaves it unread (compiler/config/unread-options.ts).
+ * family that reads it, every one that is sets the option itself, or the family's rules leave it unread
+ * beside the target's other options (compiler/config/unread-options.ts: cloud A's kinds of endpoint).
  */
 export function refuseUnreadOptionHeaders(options: Readonly<Record<string, unknown>>, readers: readonly OptionReader[]): void {
   for (const key in options) {
@@ -59,10 +59,9 @@ export function refuseUnreadOptionHeaders(options: Readonly<Record<string, unkno
     if (ofFamily.every((reader) => reader.own[key] !== undefined)) {
       throw new GatewayError('invalid_header', `${set.header} would have no effect: every ${set.family} target of this route sets ${key} itself (in its config or its virtual key), and that value wins over the header's.`, set.header);
     }
-    if (set.family !== 'clouda') continue;
-    const why = ofFamily.map((reader) => cloudaUnread({ ...options, ...reader.own }, reader.customHost).get(key));
+    const why = ofFamily.map((reader) => unreadOptions(set.family, { ...options, ...reader.own }, reader.customHost).get(key));
     if (why.every((reason) => reason !== undefined)) {
-      throw new GatewayError('invalid_header', `${set.header} would have no effect: cloud A never reads ${key} on this route: ${why[0]}.`, set.header);
+      throw new GatewayError('invalid_header', `${set.header} would have no effect: no target of this route reads ${key}: ${why[0]}.`, set.header);
     }
   }
 }

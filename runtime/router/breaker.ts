@@ -44,7 +44,7 @@ export type BreakerEvent =
 
 /**
  * Where circuits are kept. `apply` records an event: a store shared by several processes (Redis,
- * runtime/store/redis/redis-breaker-store.ts) applies it to the shared state atomically, so failures
+ * runtime/router/redis-breaker-store.ts) applies it to the shared state atomically, so failures
  * seen by different processes add up; `get` answers from this process's copy, never waiting.
  */
 export interface BreakerStore {

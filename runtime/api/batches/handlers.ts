@@ -9,7 +9,7 @@ import type { LoadedRouter } from '../../inference/routers.ts';
 import { batchErrorsWire } from '../../jobs/batch-runner.ts';
 import type { JobDeps } from '../../jobs/deps.ts';
 import { gatewayOptions } from '../../pipeline/options.ts';
-import { carriesJudgedHeaders, refuseUnreadHeaders } from '../../inference/unread-headers.ts';
+import { refuseUnreadHeaders } from '../../inference/unread-headers.ts';
 import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
 import type { RequestContext } from '../../server/context.ts';
@@ -65,7 +65,7 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
       // The headers each line will be routed with, checked now as a live request's are: one the route
       // would refuse (a provider-option or routing header no target reads) must not fail every line.
       const options = gatewayOptions(ctx.headers, ctx, router);
-      if (carriesJudgedHeaders(options)) refuseUnreadHeaders(router.plan.root, options, deps.credentials());
+      if (options.headersJudgedPerCall) refuseUnreadHeaders(router.plan.root, options, deps.credentials());
       const content = await inputContent(ctx, router, body.input_file_id);
       if (content === null) return;
       const id = `batch_gw${randomBytes(12).toString('base64url')}`;

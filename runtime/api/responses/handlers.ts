@@ -92,7 +92,7 @@ const EMULATED_REASONING = ['effort'];
 const EMULATED_STREAM_OPTIONS = ['include_obfuscation'];
 const EMULATED_TEXT = ['format', 'verbosity'];
 
-/** A member of `reasoning` or `text` the emulation does not map (null counts as not set). */
+/** A member of an object field (`reasoning`, `text`, `stream_options`) the emulation does not map (null counts as not set). */
 function refuseUnmapped(value: unknown, field: string, mapped: readonly string[], why: string): void {
   if (value === null || typeof value !== 'object') return;
   for (const [key, member] of Object.entries(value)) {

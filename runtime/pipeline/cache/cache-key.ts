@@ -6,6 +6,7 @@
 // instead the x-gateway-cache-namespace when one is given.
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.ts';
+import { hasKeys } from '../../core/has-keys.ts';
 import type { PlanNode } from '../../core/plan.ts';
 import type { Exchange } from '../exchange.ts';
 
@@ -37,7 +38,3 @@ export function cacheKey(x: Exchange, scope: string, params: unknown = x.params)
   return hash('sha256', `${head}\n${providerOptions}\n${metadata}\n${canonicalJson(params)}`, 'hex');
 }
 
-function hasKeys(object: Readonly<Record<string, unknown>>): boolean {
-  for (const _ in object) return true;
-  return false;
-}
