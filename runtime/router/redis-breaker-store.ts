@@ -168,11 +168,18 @@ export class RedisBreakerStore implements BreakerStore {
     do {
       const [next, keys] = await this.#redis.scan(cursor, 'MATCH', `${STATE_PREFIX}*`, 'COUNT', 500);
       cursor = next;
-      for (const redisKey of keys) {
-        const [f, o, t, v] = await this.#redis.hmget(redisKey, 'f', 'o', 't', 'v');
-        if (f === null || v === null) continue;
+      if (keys.length === 0) continue;
+      // One round trip per page of keys, not one per key.
+      const batch = this.#redis.pipeline();
+      for (const redisKey of keys) batch.hmget(redisKey, 'f', 'o', 't', 'v');
+      const replies = (await batch.exec()) ?? [];
+      keys.forEach((redisKey, i) => {
+        const [error, fields] = replies[i] ?? [null, null];
+        if (error !== null) throw error;
+        const [f, o, t, v] = (fields as Array<string | null> | null) ?? [null, null, null, null];
+        if (f === null || v === null) return;
         this.#take(decodeURIComponent(redisKey.slice(STATE_PREFIX.length)), Number(f), Number(o), Number(t), Number(v));
-      }
+      });
     } while (cursor !== '0');
   }
 
