@@ -18,9 +18,9 @@ export function parseCommandArgs<T extends Options>(argv: string[], options: T, 
   }
 }
 
-/** Prints the problem and the usage on stderr; returns the usage exit code. */
-export function reportUsageError(err: UsageError, usage: string): number {
-  process.stderr.write(`gateway: ${err.message}\n\n${usage}\n`);
+/** Prints the problem, named by its command (`gateway serve: …`, as the compiler's commands do), and the usage on stderr; returns the usage exit code. */
+export function reportUsageError(command: string, err: UsageError, usage: string): number {
+  process.stderr.write(`gateway ${command}: ${err.message}\n\n${usage}\n`);
   return EXIT_USAGE;
 }
 

@@ -62,8 +62,8 @@ export async function runKeys(argv: string[]): Promise<number> {
         throw new UsageError(`unknown keys command ${JSON.stringify(command)}`);
     }
   } catch (err) {
-    if (err instanceof UsageError) return reportUsageError(err, KEYS_USAGE);
-    if (err instanceof InvalidApiKeyInput) return reportUsageError(new UsageError(err.message), KEYS_USAGE);
+    if (err instanceof UsageError) return reportUsageError('keys', err, KEYS_USAGE);
+    if (err instanceof InvalidApiKeyInput) return reportUsageError('keys', new UsageError(err.message), KEYS_USAGE);
     if (err instanceof StoreUnavailable) {
       process.stderr.write(`gateway keys: ${err.message}\n`);
       return EXIT_FAILURE;

@@ -68,7 +68,7 @@ export async function runLogs(argv: string[]): Promise<number> {
     }
     query = validated(values);
   } catch (err) {
-    if (err instanceof UsageError) return reportUsageError(err, LOGS_USAGE);
+    if (err instanceof UsageError) return reportUsageError('logs', err, LOGS_USAGE);
     throw err;
   }
   let store;

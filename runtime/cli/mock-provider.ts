@@ -58,7 +58,7 @@ export async function runMockProvider(argv: string[]): Promise<number> {
     host = values.host ?? '127.0.0.1';
     settings = { failEvery: integer(values['fail-every'], 0, '--fail-every', 0), failStatus: integer(values['fail-status'], 503, '--fail-status', 400, 599), latencyMs: integer(values.latency, 0, '--latency', 0) };
   } catch (err) {
-    if (err instanceof UsageError) return reportUsageError(err, MOCK_PROVIDER_USAGE);
+    if (err instanceof UsageError) return reportUsageError('mock-provider', err, MOCK_PROVIDER_USAGE);
     throw err;
   }
   const server = startMockProvider(settings);

@@ -181,7 +181,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       seedApiKey: process.env.GATEWAY_API_KEY || null,
     };
   } catch (err) {
-    if (err instanceof UsageError) return reportUsageError(err, SERVE_USAGE);
+    if (err instanceof UsageError) return reportUsageError('serve', err, SERVE_USAGE);
     // A setting's value refused (GATEWAY_STORE_POLL_MS=5): said like every other start error.
     process.stderr.write(`gateway serve: ${(err as Error).message}\n`);
     return EXIT_FAILURE;

@@ -88,7 +88,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
     process.stdout.write(values.json === true ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof UsageError) return reportUsageError(error, SIMULATE_USAGE);
+    if (error instanceof UsageError) return reportUsageError('simulate', error, SIMULATE_USAGE);
     if (error instanceof GatewayError) {
       process.stderr.write(`gateway simulate: ${error.param === null ? '' : `--${optionOf(error.param)}: `}${error.message}\n`);
       return EXIT_USAGE;
