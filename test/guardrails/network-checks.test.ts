@@ -142,6 +142,7 @@ describe('default.validUrls', () => {
   it('passes text whose URLs are well-formed, and text without URLs', async () => {
     expect((await check({})(input('see https://docs.example.com/a?b=1. and http://127.0.0.1:8080/x'))).verdict).toBe(true);
     expect((await check({})(input('no links here'))).verdict).toBe(true);
+    expect((await check({})(input('[see https://docs.example.com/a] or http://[2606:4700::1111]:8080/x'))).verdict).toBe(true);
   });
 
   it('fails a malformed URL', async () => {
@@ -155,5 +156,13 @@ describe('default.validUrls', () => {
     expect((await check({ onlyDNS: true })(input('https://metadata.example/'))).verdict).toBe(false);
     expect((await check({ onlyDNS: true })(input('https://nowhere.example/'))).verdict).toBe(false);
     expect((await check({ onlyDNS: true, not: true })(input('https://nowhere.example/'))).verdict).toBe(true);
+  });
+
+  it('with onlyDNS, judges an IPv6 address that carries an IPv4 one by the IPv4 address', async () => {
+    for (const url of ['http://[::ffff:127.0.0.1]/', 'http://[::ffff:a00:1]/', 'http://[64:ff9b::c0a8:101]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[::10.0.0.1]/']) {
+      expect((await check({ onlyDNS: true })(input(url))).verdict, url).toBe(false);
+    }
+    expect((await check({ onlyDNS: true })(input('http://[::ffff:93.184.215.14]/'))).verdict).toBe(true);
+    expect((await check({ onlyDNS: true })(input('http://[2606:4700::1111]/'))).verdict).toBe(true);
   });
 });

@@ -2,10 +2,11 @@
 // dot, an IP address or localhost. With onlyDNS, each host must also resolve, and to public addresses
 // only (never a private, loopback, link-local or cloud metadata address). A text without URLs passes.
 import { BlockList, isIP } from 'node:net';
-import { isMetadataAddress } from '../../../providers/host-policy.ts';
+import { embeddedIpv4, isMetadataAddress } from '../../../providers/host-policy.ts';
 import { type CheckDefinition, verdictOf } from '../check.ts';
 
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`)\]}]+/gi;
+// A URL ends before a closing bracket (`[see https://a.example]`), except the one around an IPv6 host.
+const URL_IN_TEXT = /\bhttps?:\/\/(?:\[[0-9a-f:.]+\][^\s<>"'`)\]}]*|[^\s<>"'`)\]}]+)/gi;
 
 const NOT_PUBLIC = new BlockList();
 for (const [address, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) NOT_PUBLIC.addSubnet(address, prefix, 'ipv4');
@@ -29,10 +30,16 @@ export function wellFormedHost(candidate: string): string | null {
   return host === 'localhost' || isIP(host) !== 0 || (/^[a-z0-9.-]+$/i.test(host) && /\.[a-z][a-z0-9-]*[a-z0-9]$/i.test(host.replace(/\.$/, ''))) ? host : null;
 }
 
+/**
+ * An IPv6 address that carries an IPv4 one (mapped `::ffff:10.0.0.1`, NAT64, 6to4) is as public as
+ * the IPv4 address inside it: `http://[::ffff:127.0.0.1]/` reaches loopback on a dual-stack host.
+ */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0 || isMetadataAddress(address)) return false;
-  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6')) return false;
+  const embedded = family === 6 ? embeddedIpv4(address) : null;
+  return embedded === null || isPublicAddress(embedded);
 }
 
 export const validUrls: CheckDefinition = {
