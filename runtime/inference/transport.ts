@@ -28,6 +28,9 @@ import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
 const PASSED_HEADERS = ['content-type', 'accept', 'traceparent', 'tracestate'];
 
+/** Exchange state: the route's header verdict (refuseUnreadHeaders) was given and passed. */
+const HEADERS_JUDGED = 'transport.headersJudged';
+
 export interface TransportOptions {
   hostPolicy?: HostPolicy;
   /** Virtual keys and provider slugs, held in memory. */
@@ -94,8 +97,12 @@ export class InferenceTransport {
       const adapter = this.#providers.get(providerName);
       // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
-      // A custom-host or provider-option header some target must read; the route's virtual keys and slugs are known only now.
-      if (req.options.headersJudgedPerCall) refuseUnreadHeaders(req.plan.root, req.options, this.#credentials);
+      // A custom-host or provider-option header some target must read; the route's virtual keys and slugs
+      // are known only now. The verdict is the route's, so the first attempt that passes it stands for the rest.
+      if (req.options.headersJudgedPerCall && !req.state.has(HEADERS_JUDGED)) {
+        refuseUnreadHeaders(req.plan.root, req.options, this.#credentials);
+        req.state.set(HEADERS_JUDGED, true);
+      }
       const options = providerOptions(req.options.providerOptions, stored?.options, plan.providerOptions);
       const storedHost = stored?.options.custom_host;
       const customHostText = plan.customHost ?? (typeof storedHost === 'string' ? storedHost : null) ?? req.options.customHost;
