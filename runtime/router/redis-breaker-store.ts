@@ -14,6 +14,7 @@
 // loopback): the trial slot is per process until the claim arrives.
 import type { Redis } from 'ioredis';
 import type { GatewayLogger } from '../core/log.ts';
+import { Outage } from '../core/outage.ts';
 import { evictOldest } from '../core/evict-oldest.ts';
 import { type BreakerEvent, type BreakerState, type BreakerStore, CLOSED, MemoryBreakerStore } from './breaker.ts';
 
@@ -61,12 +62,11 @@ type Wire = [key: string, failures: number, openUntil: number, trialStartedAt: n
 export class RedisBreakerStore implements BreakerStore {
   readonly #redis: ScriptedRedis;
   readonly #subscriber: Redis;
-  readonly #logger: GatewayLogger;
   readonly #local: MemoryBreakerStore;
   readonly #onFailure: () => void;
   /** The version of the shared state each circuit of the copy was last taken from. */
   readonly #versions = new Map<string, number>();
-  #failing = false;
+  readonly #outage: Outage;
 
   /**
    * `subscriber`: a connection of its own (a subscribed connection takes no other command), queueing
@@ -76,7 +76,7 @@ export class RedisBreakerStore implements BreakerStore {
     redis.defineCommand('gwBreakerApply', { numberOfKeys: 2, lua: APPLY });
     this.#redis = redis as ScriptedRedis;
     this.#subscriber = subscriber;
-    this.#logger = logger;
+    this.#outage = new Outage(logger, 'breakers_not_shared', 'breakers_shared_again');
     this.#local = new MemoryBreakerStore();
     this.#onFailure = onFailure;
     // The main connection's errors are logged where it is opened; this one's say the circuits are not shared.
@@ -124,8 +124,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#redis.gwBreakerApply(STATE_PREFIX + encodeURIComponent(key), VERSION_KEY, kind, now, threshold, cooldown, STATE_TTL_MS, CHANNEL, key).then(
       ([f, o, t, v]) => {
         this.#take(key, f, o, t, v);
-        if (this.#failing) this.#logger.info('breakers_shared_again', {});
-        this.#failing = false;
+        this.#outage.recovered();
       },
       (error: unknown) => {
         this.#onFailure();
@@ -184,9 +183,7 @@ export class RedisBreakerStore implements BreakerStore {
   }
 
   #reportFailure(error: unknown): void {
-    if (this.#failing) return;
-    this.#failing = true;
-    this.#logger.warn('breakers_not_shared', { error: (error as Error).message, note: 'Redis failed or did not answer; circuits count in this process only until it answers' });
+    this.#outage.failed(() => ({ error: (error as Error).message, note: 'Redis failed or did not answer; circuits count in this process only until it answers' }));
   }
 }
 

@@ -11,6 +11,7 @@ import { RECORD_KINDS } from '../store/record-kinds.ts';
 import { ApiKeyRing } from './auth.ts';
 import { createHealthHandler, HEALTH_HANDLER, type HealthDetails } from './health.ts';
 import { createJsonLogger, describeError, type GatewayLogger } from '../core/log.ts';
+import { Outage } from '../core/outage.ts';
 import type { RouteSpec } from './match.ts';
 import { createGateway, type Gateway, type Handler, type ServerTimeouts } from './server.ts';
 import { ValidatorRegistry } from '../core/validate.ts';
@@ -87,11 +88,15 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   const logger = options.logger ?? createJsonLogger();
   const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
   const routes = options.routes ?? GENERATED_ROUTES;
+  const changeFeedOutage = new Outage(logger, 'store_change_feed_failed', 'store_change_feed_recovered', 'error');
   const store = await openGatewayStore({
     dataDir,
     databaseUrl: options.databaseUrl,
     logWriter: options.logWriter,
-    changeFeed: { onError: (error, kind) => logger.error('store_change_feed_failed', { kind, error: describeError(error) }) },
+    changeFeed: {
+      onError: (error, kind) => changeFeedOutage.failed(() => ({ kind, error: describeError(error) })),
+      onPolled: () => changeFeedOutage.recovered(),
+    },
   });
   const keys = new ApiKeyRing(store.apiKeys);
   const closeHooks: Array<() => Promise<void>> = [];

@@ -13,6 +13,8 @@ export const DEFAULT_POLL_MS = 1000;
 export interface ChangeFeedOptions {
   /** Called when a listener or a poll fails; the feed keeps going. */
   onError?: (error: unknown, kind: string | null) => void;
+  /** Called after each poll that read the store and delivered every change it found. */
+  onPolled?: () => void;
 }
 
 export class ChangeFeed {
@@ -20,6 +22,7 @@ export class ChangeFeed {
   readonly #listeners = new Map<string, ChangeListener[]>();
   readonly #seen = new Map<string, number>();
   readonly #onError: (error: unknown, kind: string | null) => void;
+  readonly #onPolled: () => void;
   #running: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | null = null;
   #pollMs = 0;
@@ -28,6 +31,7 @@ export class ChangeFeed {
   constructor(db: SqlDatabase, options: ChangeFeedOptions = {}) {
     this.#db = db;
     this.#onError = options.onError ?? (() => undefined);
+    this.#onPolled = options.onPolled ?? (() => undefined);
   }
 
   /**
@@ -79,19 +83,22 @@ export class ChangeFeed {
   async #poll(): Promise<void> {
     if (this.#closed || this.#listeners.size === 0) return;
     const rows = await this.#db.all<{ kind: string; revision: number }>('SELECT kind, revision FROM store_revisions');
+    let delivered = true;
     for (const row of rows) {
       const seen = this.#seen.get(row.kind);
       if (seen === undefined || Number(row.revision) <= seen) continue;
-      await this.#deliver(row.kind, seen);
+      if (!(await this.#deliver(row.kind, seen))) delivered = false;
     }
+    if (delivered) this.#onPolled();
   }
 
-  async #deliver(kind: string, seen: number): Promise<void> {
+  /** False when a listener failed (the changes come again at the next poll). */
+  async #deliver(kind: string, seen: number): Promise<boolean> {
     const changes = await this.#db.all<{ revision: number; record_id: string }>(
       'SELECT revision, record_id FROM store_changes WHERE kind = ? AND revision > ? ORDER BY revision',
       [kind, seen],
     );
-    if (changes.length === 0) return;
+    if (changes.length === 0) return true;
     const contiguous = Number(changes[0].revision) === seen + 1;
     const change: StoreChange = contiguous ? { kind, all: false, ids: [...new Set(changes.map((c) => c.record_id))] } : { kind, all: true };
     let failed = false;
@@ -106,5 +113,6 @@ export class ChangeFeed {
     // A failed listener (say, the database went away mid-reload) gets the same changes again next time;
     // listeners are idempotent reloads, so the others repeating theirs is harmless.
     if (!failed) this.#seen.set(kind, Number(changes[changes.length - 1].revision));
+    return !failed;
   }
 }

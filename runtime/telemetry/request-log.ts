@@ -5,6 +5,7 @@
 // so a SIGTERM loses no acknowledged record). Retention runs in the background.
 import type { RequestRecord } from '../core/request-record.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
+import { Outage } from '../core/outage.ts';
 import type { RequestLogStore } from '../store/request-log-store.ts';
 import { RecordBatch } from '../core/record-batch.ts';
 import { deleteInSlices } from '../store/delete-in-slices.ts';
@@ -61,11 +62,12 @@ export class RequestLog {
   #timer: ReturnType<typeof setInterval> | null = null;
   #retentionTimer: ReturnType<typeof setInterval> | null = null;
   #closed = false;
-  #failing = false;
+  readonly #outage: Outage;
 
   constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now) {
     this.#store = store;
     this.#logger = logger;
+    this.#outage = new Outage(logger, 'request_log_write_failed', 'request_log_recovered', 'error');
     this.#settings = { ...DEFAULT_REQUEST_LOG_SETTINGS, ...settings };
     this.#now = now;
     this.#batches = [new RecordBatch(this.#settings.batchBytes)];
@@ -147,13 +149,11 @@ export class RequestLog {
       try {
         await this.#store.insert(batch);
         this.#written += batch.count;
-        if (this.#failing) this.#logger.info('request_log_recovered', { written: batch.count });
-        this.#failing = false;
+        this.#outage.recovered({ written: batch.count });
         this.#recycle(batch);
       } catch (error) {
         this.#keep(batches.slice(i));
-        if (!this.#failing) this.#logger.error('request_log_write_failed', { queued: this.#queued, error: describeError(error) });
-        this.#failing = true;
+        this.#outage.failed(() => ({ queued: this.#queued, error: describeError(error) }));
         return;
       }
     }

@@ -1,5 +1,6 @@
 // docs/observability.md's "Log events" table lists every event the gateway logs, at the level it logs
-// it, and nothing else: the events are read from the source (every `.info|warn|error('event'` call).
+// it, and nothing else: the events are read from the source (every `.info|warn|error('event'` call,
+// and the two events of every `new Outage(logger, 'failed', 'recovered', level)`).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -11,9 +12,16 @@ function loggedEvents(): Map<string, Set<string>> {
   const files = execFileSync('git', ['ls-files', 'runtime', 'compiler', 'bin'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|js)$/.test(f));
   const events = new Map<string, Set<string>>();
   for (const file of files) {
-    for (const match of readFileSync(resolve(ROOT, file), 'utf8').matchAll(/\.(info|warn|error)\(\s*'([a-z_]+)'/g)) {
-      if (!events.has(match[2])) events.set(match[2], new Set());
-      events.get(match[2])!.add(match[1]);
+    const text = readFileSync(resolve(ROOT, file), 'utf8');
+    const add = (event: string, level: string): void => {
+      if (!events.has(event)) events.set(event, new Set());
+      events.get(event)!.add(level);
+    };
+    for (const match of text.matchAll(/\.(info|warn|error)\(\s*'([a-z_]+)'/g)) add(match[2], match[1]);
+    // An Outage logs its failure at its level (warn unless given) and its recovery at info.
+    for (const match of text.matchAll(/new Outage\([^,]+,\s*'([a-z_]+)',\s*'([a-z_]+)'(?:,\s*'(warn|error)')?\)/g)) {
+      add(match[1], match[3] ?? 'warn');
+      add(match[2], 'info');
     }
   }
   return events;

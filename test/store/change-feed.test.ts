@@ -93,12 +93,14 @@ describe.each(BACKENDS)('change feed on %s', (backend) => {
     }
   });
 
-  it('redelivers to a listener that failed, and reports the failure', async () => {
+  it('redelivers to a listener that failed, and reports the failure and the next full poll', async () => {
     const location = await createLocation(backend);
     locations.push(location);
+    const events: string[] = [];
     const errors: unknown[] = [];
     const { openGatewayStore } = await import('../../runtime/store/open-store.ts');
-    const reader = await openGatewayStore({ dataDir: location.dataDir, databaseUrl: location.databaseUrl, changeFeed: { onError: (e) => errors.push(e) } });
+    const changeFeed = { onError: (e: unknown) => void (errors.push(e), events.push('error')), onPolled: () => void events.push('polled') };
+    const reader = await openGatewayStore({ dataDir: location.dataDir, databaseUrl: location.databaseUrl, changeFeed });
     const writer = await location.open();
     open.push(reader, writer);
     let calls = 0;
@@ -112,6 +114,7 @@ describe.each(BACKENDS)('change feed on %s', (backend) => {
     await reader.changes.refresh();
     expect(calls).toBe(2);
     expect(errors).toHaveLength(1);
+    expect(events).toEqual(['error', 'polled', 'polled']);
   });
 
   it('polls on its own once started, and stops on close', async () => {

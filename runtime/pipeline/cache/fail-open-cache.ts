@@ -2,18 +2,18 @@
 // store it does not take is dropped (ARCHITECTURE §6: Redis down means cache off, never a 5xx).
 // Each failure is counted in /metrics; the first of an outage is logged, and the recovery.
 import type { GatewayLogger } from '../../core/log.ts';
+import { Outage } from '../../core/outage.ts';
 import type { CachedAnswer } from './cached-answer.ts';
 import type { CachePurge, CacheTags, ResponseCache } from './response-cache.ts';
 
 export class FailOpenCache implements ResponseCache {
   readonly #shared: ResponseCache;
-  readonly #logger: GatewayLogger;
+  readonly #outage: Outage;
   readonly #onFailure: (operation: 'get' | 'set') => void;
-  #failing = false;
 
   constructor(shared: ResponseCache, logger: GatewayLogger, onFailure: (operation: 'get' | 'set') => void) {
     this.#shared = shared;
-    this.#logger = logger;
+    this.#outage = new Outage(logger, 'cache_unavailable', 'cache_shared_again');
     this.#onFailure = onFailure;
   }
 
@@ -31,19 +31,13 @@ export class FailOpenCache implements ResponseCache {
   }
 
   readonly #answered = <T>(value: T): T => {
-    if (this.#failing) {
-      this.#failing = false;
-      this.#logger.info('cache_shared_again', {});
-    }
+    this.#outage.recovered();
     return value;
   };
 
   #failed<T>(operation: 'get' | 'set', error: unknown, value: T): T {
     this.#onFailure(operation);
-    if (!this.#failing) {
-      this.#failing = true;
-      this.#logger.warn('cache_unavailable', { error: (error as Error).message, note: 'Redis failed or did not answer; requests go to the provider uncached until it answers' });
-    }
+    this.#outage.failed(() => ({ error: (error as Error).message, note: 'Redis failed or did not answer; requests go to the provider uncached until it answers' }));
     return value;
   }
 }

@@ -2,10 +2,11 @@
 // Redis stream (capped at the index's bound), and each process reads that stream from its start when
 // it comes up, then follows it, adding what other processes stored to its own index. A process
 // skips its own entries (it added them when it stored them). Redis down: the feed waits and resumes;
-// this process's own vectors still hit here.
+// this process's own vectors still hit here. Each outage is logged when it starts and when it ends.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { GatewayLogger } from '../../core/log.ts';
+import { Outage } from '../../core/outage.ts';
 import { frame, unframe } from './framed.ts';
 import type { SemanticCache, SemanticPublisher, SemanticVector } from './semantic-cache.ts';
 
@@ -26,7 +27,8 @@ export class RedisSemanticFeed implements SemanticPublisher {
   readonly #reader: Redis;
   readonly #origin = randomBytes(8).toString('hex');
   readonly #maxEntries: number;
-  readonly #logger: GatewayLogger;
+  readonly #publishing: Outage;
+  readonly #following: Outage;
   readonly #now: () => number;
   #lastId = '0-0';
   #stopped = false;
@@ -37,16 +39,18 @@ export class RedisSemanticFeed implements SemanticPublisher {
     this.#redis = redis;
     this.#reader = reader;
     this.#maxEntries = maxEntries;
-    this.#logger = logger;
+    this.#publishing = new Outage(logger, 'semantic_cache_publish_failed', 'semantic_cache_publish_recovered');
+    this.#following = new Outage(logger, 'semantic_cache_feed_failed', 'semantic_cache_feed_recovered');
     this.#now = now;
   }
 
   publish(entry: SemanticVector): void {
     const head: Head = { o: this.#origin, s: entry.scope, k: entry.entryKey, e: entry.expiresAt };
     const data = frame(head, new Uint8Array(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength));
-    this.#redis.xadd(STREAM, 'MAXLEN', '~', String(this.#maxEntries), '*', 'd', data).catch((error: Error) => {
-      this.#logger.warn('semantic_cache_publish_failed', { error: error.message });
-    });
+    this.#redis.xadd(STREAM, 'MAXLEN', '~', String(this.#maxEntries), '*', 'd', data).then(
+      () => this.#publishing.recovered(),
+      (error: Error) => this.#publishing.failed(() => ({ error: error.message, note: 'vectors stored here are not shared until Redis answers' })),
+    );
   }
 
   /** Reads what is in the stream, then follows it until `stop`. */
@@ -64,6 +68,7 @@ export class RedisSemanticFeed implements SemanticPublisher {
     while (!this.#stopped) {
       try {
         const batches = await this.#reader.xreadBuffer('COUNT', READ_COUNT, 'BLOCK', READ_BLOCK_MS, 'STREAMS', STREAM, this.#lastId);
+        this.#following.recovered();
         if (batches === null) continue;
         const taken: SemanticVector[] = [];
         for (const [, messages] of batches) {
@@ -78,7 +83,7 @@ export class RedisSemanticFeed implements SemanticPublisher {
         if (taken.length > 0) await cache.index.settled();
       } catch (error) {
         if (this.#stopped) return;
-        this.#logger.warn('semantic_cache_feed_failed', { error: (error as Error).message, note: 'vectors other processes store are not seen until Redis answers' });
+        this.#following.failed(() => ({ error: (error as Error).message, note: 'vectors other processes store are not seen until Redis answers' }));
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
       }
     }

@@ -7,6 +7,7 @@
 // returns the store's totals, and a group this process charges is raised to what all of them spent,
 // so processes sharing a PostgreSQL store hold one budget within about a second of each other.
 import { describeError, type GatewayLogger } from '../../core/log.ts';
+import { Outage } from '../../core/outage.ts';
 import type { BudgetSpend, UsageBudgetStore } from '../../store/usage-budget-store.ts';
 import type { BudgetCharge } from './counters.ts';
 import type { MemoryCounters } from './memory-counters.ts';
@@ -35,13 +36,14 @@ export class BudgetJournal {
   #writing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #lastDelete = 0;
-  #failing = false;
+  readonly #outage: Outage;
   /** The counts the store's totals are fed back into (set by restore). */
   #counters: MemoryCounters | null = null;
 
   constructor(store: UsageBudgetStore, logger: GatewayLogger, now: () => number = Date.now) {
     this.#store = store;
     this.#logger = logger;
+    this.#outage = new Outage(logger, 'usage_budgets_write_failed', 'usage_budgets_write_recovered', 'error');
     this.#now = now;
   }
 
@@ -103,8 +105,7 @@ export class BudgetJournal {
         const totals = await this.#store.add(slice.map(([, spend]) => spend));
         slice.forEach(([key, spend], i) => this.#raise(key, spend, totals[i]!));
       }
-      if (this.#failing) this.#logger.info('usage_budgets_write_recovered', { groups: spends.length });
-      this.#failing = false;
+      this.#outage.recovered({ groups: spends.length });
     } catch (error) {
       // Nothing is lost: the spends not written (the failed slice rolled back whole) go back, with
       // anything charged to the same groups meanwhile.
@@ -113,8 +114,7 @@ export class BudgetJournal {
         if (later !== undefined) spend.used += later.used;
         this.#pending.set(key, spend);
       }
-      if (!this.#failing) this.#logger.error('usage_budgets_write_failed', { groups: this.#pending.size, error: describeError(error) });
-      this.#failing = true;
+      this.#outage.failed(() => ({ groups: this.#pending.size, error: describeError(error) }));
       return;
     }
     const now = this.#now();

@@ -2,6 +2,7 @@
 // call goes to this process's own counters instead, so limits still hold per process (fail open,
 // ARCHITECTURE §6), and the fallback is logged (once per outage) and counted in /metrics.
 import type { GatewayLogger } from '../../core/log.ts';
+import { Outage } from '../../core/outage.ts';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import type { Page, PageRequest } from '../../store/page.ts';
 import { MemoryCounters } from './memory-counters.ts';
@@ -9,13 +10,12 @@ import { MemoryCounters } from './memory-counters.ts';
 export class FailOpenCounters implements LimitCounters {
   readonly #shared: LimitCounters;
   readonly #local = new MemoryCounters();
-  readonly #logger: GatewayLogger;
+  readonly #outage: Outage;
   readonly #onFallback: () => void;
-  #failing = false;
 
   constructor(shared: LimitCounters, logger: GatewayLogger, onFallback: () => void) {
     this.#shared = shared;
-    this.#logger = logger;
+    this.#outage = new Outage(logger, 'limits_fell_back_to_process', 'limits_shared_again');
     this.#onFallback = onFallback;
   }
 
@@ -41,19 +41,13 @@ export class FailOpenCounters implements LimitCounters {
   }
 
   readonly #recovered = <T>(value: T): T => {
-    if (this.#failing) {
-      this.#failing = false;
-      this.#logger.info('limits_shared_again', {});
-    }
+    this.#outage.recovered();
     return value;
   };
 
   #fallBack<T>(error: unknown, local: () => T): T {
     this.#onFallback();
-    if (!this.#failing) {
-      this.#failing = true;
-      this.#logger.warn('limits_fell_back_to_process', { error: (error as Error).message, note: 'Redis failed or did not answer; limits count in this process only until it answers' });
-    }
+    this.#outage.failed(() => ({ error: (error as Error).message, note: 'Redis failed or did not answer; limits count in this process only until it answers' }));
     return local();
   }
 }
