@@ -69,6 +69,7 @@ export const GATEWAY_ERRORS = {
   provider_contract_violation: { status: 502, type: 'provider_error', message: 'The provider\'s answer does not match its schema.' },
   not_ready: { status: 503, type: 'server_error', message: 'The gateway is starting or shutting down.' },
   cache_unavailable: { status: 503, type: 'server_error', message: 'The shared response cache (Redis) did not answer.' },
+  store_unavailable: { status: 503, type: 'server_error', message: 'The gateway\'s database did not answer; try again shortly.' },
 } as const satisfies Record<string, GatewayErrorSpec>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

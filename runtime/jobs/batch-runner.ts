@@ -10,6 +10,7 @@ import { resolveRouter } from '../inference/handlers.ts';
 import type { Outcome } from '../router/outcome.ts';
 import { GatewayError } from '../core/errors.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
+import { Outage } from '../core/outage.ts';
 import type { RouteSpec } from '../server/match.ts';
 import type { BatchLineError, BatchRecord, BatchStatus, BatchStore, LineResult } from '../store/batch-store.ts';
 import type { GatewayFileStore } from '../store/file-store.ts';
@@ -55,12 +56,14 @@ export class BatchRunner {
   readonly #now: () => number;
   readonly #running = new Map<string, Running>();
   readonly #shutdown = new AbortController();
+  readonly #scans: Outage;
   #timer: NodeJS.Timeout | null = null;
   #scanning: Promise<void> | null = null;
 
   constructor(deps: BatchRunnerDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#scans = new Outage(deps.logger, 'batch_scan_failed', 'batch_scan_recovered', 'error');
     this.owner = deps.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   }
 
@@ -79,12 +82,14 @@ export class BatchRunner {
       try {
         const room = this.#deps.settings.maxRunningBatches - this.#running.size;
         if (room <= 0) return;
-        for (const id of await this.#deps.batches.claimable(this.#now(), room + this.#running.size)) {
+        const claimable = await this.#deps.batches.claimable(this.#now(), room + this.#running.size);
+        this.#scans.recovered();
+        for (const id of claimable) {
           if (this.#running.size >= this.#deps.settings.maxRunningBatches) break;
           if (!this.#running.has(id)) this.run(id);
         }
       } catch (error) {
-        if (!this.#shutdown.signal.aborted) this.#deps.logger.error('batch_scan_failed', { error: describeError(error) });
+        if (!this.#shutdown.signal.aborted) this.#scans.failed(() => ({ error: describeError(error) }));
       } finally {
         this.#scanning = null;
       }

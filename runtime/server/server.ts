@@ -15,6 +15,7 @@ import { sendGatewayError } from './respond.ts';
 import { newTraceId, type RequestRecord, type RouteKind } from '../core/request-record.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
+import { StoreUnavailableError } from '../store/sql/sql-database.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 
@@ -161,6 +162,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       return;
     }
     if (err instanceof ClientAbortedError || ctx.clientGone) return;
+    // Not a bug of ours: the outage is logged once by the change feed and the request log.
+    if (err instanceof StoreUnavailableError) {
+      if (!ctx.res.headersSent) ctx.res.setHeader('retry-after', '1');
+      sendGatewayError(ctx.res, new GatewayError('store_unavailable'));
+      return;
+    }
     logger.error('request_failed', {
       trace_id: ctx.traceId,
       method: ctx.method,

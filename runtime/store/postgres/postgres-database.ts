@@ -1,10 +1,17 @@
 // SqlDatabase on PostgreSQL through a pg Pool. Statements are written with `?` placeholders (the
 // dialect both backends share) and numbered here; a transaction keeps one pooled client for its span.
 import pg from 'pg';
-import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, UniqueViolationError } from '../sql/sql-database.ts';
+import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
 
 const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
+/**
+ * Failures of the server or the connection rather than of the statement: SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shut down, crashed, not accepting yet), 53300 (too many
+ * connections); the network's own errors; and pg's own message when the socket closed under a query.
+ */
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]$|53300$)/;
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const DEFAULT_POOL_SIZE = 10;
 
 export interface PostgresOptions {
@@ -25,7 +32,23 @@ export class PostgresDatabase implements SqlDatabase {
     this.#pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? DEFAULT_POOL_SIZE });
     // An idle client that loses its connection emits 'error' on the pool; unhandled, that would end the process.
     this.#pool.on('error', () => undefined);
-    this.#direct = executor(this.#pool);
+    // A statement outside a transaction borrows a client as pool.query would, but a client the pool
+    // cannot get (the server refuses or is gone) is told apart from a statement that failed.
+    const pool = this.#pool;
+    this.#direct = executor({
+      async query(text, values) {
+        const client = await connected(pool);
+        let lost: Error | undefined;
+        try {
+          return await client.query(text, values);
+        } catch (error) {
+          if (translate(error) instanceof StoreUnavailableError) lost = error as Error;
+          throw error;
+        } finally {
+          client.release(lost);
+        }
+      },
+    });
   }
 
   all<T extends object>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -41,7 +64,7 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await connected(this.#pool);
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -52,7 +75,7 @@ export class PostgresDatabase implements SqlDatabase {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
-      throw error;
+      throw translate(error);
     } finally {
       client.release(broken);
     }
@@ -103,9 +126,22 @@ export function numbered(sql: string): string {
   return text;
 }
 
+/** A client of the pool; failing to get one (whatever the server said) means the store is unavailable. */
+async function connected(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`PostgreSQL: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 function translate(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return error;
   const code = (error as { code?: unknown }).code;
   if (code === UNIQUE_VIOLATION) return new UniqueViolationError((error as Error).message, { cause: error });
   if (code === CHECK_VIOLATION) return new CheckViolationError((error as Error).message, { cause: error });
+  const message = (error as Error).message ?? '';
+  if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || NETWORK_ERRORS.has(code))) return new StoreUnavailableError(`PostgreSQL: ${message}`, { cause: error });
+  if (code === undefined && /^Connection terminated|not queryable/.test(message)) return new StoreUnavailableError(`PostgreSQL: ${message}`, { cause: error });
   return error;
 }

@@ -33,3 +33,12 @@ export class UniqueViolationError extends Error {
 export class CheckViolationError extends Error {
   override readonly name = 'CheckViolationError';
 }
+
+/**
+ * The database could not be reached or would not take the statement because of its own state: down,
+ * restarting, refusing connections, the connection lost, or (SQLite) locked by another process past
+ * the busy timeout. Not the request's fault; the same call may work shortly (the API answers 503).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}

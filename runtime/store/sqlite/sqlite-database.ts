@@ -4,12 +4,15 @@
 // every connection this process opens on it: a second connection's BEGIN IMMEDIATE would otherwise
 // block the thread (busy timeout) while the first connection's transaction waits for that thread.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, UniqueViolationError } from '../sql/sql-database.ts';
+import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
 
 // SQLite extended result codes (https://sqlite.org/rescode.html).
 const SQLITE_CONSTRAINT_CHECK = 275;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
+/** Primary codes: another connection (another process on the file) held the lock past the busy timeout. */
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
 
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = 'sqlite' as const;
@@ -50,7 +53,7 @@ export class SqliteDatabase implements SqlDatabase {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#turn(async () => {
       // IMMEDIATE takes the write lock now, so a read-then-write inside `work` cannot race another process.
-      this.#db.exec('BEGIN IMMEDIATE');
+      this.#call(() => this.#db.exec('BEGIN IMMEDIATE'));
       try {
         const result = await work(this.#direct);
         this.#db.exec('COMMIT');
@@ -118,5 +121,6 @@ function translate(error: unknown): unknown {
   const code = (error as { errcode?: unknown }).errcode;
   if (code === SQLITE_CONSTRAINT_UNIQUE || code === SQLITE_CONSTRAINT_PRIMARYKEY) return new UniqueViolationError((error as Error).message, { cause: error });
   if (code === SQLITE_CONSTRAINT_CHECK) return new CheckViolationError((error as Error).message, { cause: error });
+  if (typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED)) return new StoreUnavailableError(`SQLite: ${(error as Error).message}`, { cause: error });
   return error;
 }

@@ -1,0 +1,126 @@
+// The gateway with its PostgreSQL database gone (a database of its own, closed to connections and its
+// sessions ended, as a restart or an outage does): routed requests still answer from memory, the
+// endpoints that need the database answer 503 store_unavailable with Retry-After (never a 500), the
+// outage is logged once when it starts and once when it ends, and the records of requests made
+// meanwhile reach the log once the database answers again.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveSetup } from '../../runtime/cli/serve.ts';
+import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
+import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
+import { StoreUnavailableError } from '../../runtime/store/sql/sql-database.ts';
+import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { TEST_DATABASE_URL } from '../store/backends.ts';
+import { until } from '../jobs/harness.ts';
+
+const ADMIN = 'gw_store-outage-admin-key-0123456789abcd';
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('the gateway while its PostgreSQL database does not answer', () => {
+  const database = `gw_outage_${randomBytes(5).toString('hex')}`;
+  const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `/${database}` }).toString();
+  const events: Array<[string, string]> = [];
+  const logger: GatewayLogger = {
+    info: (event: string, _?: LogFields) => void events.push(['info', event]),
+    warn: (event: string, _?: LogFields) => void events.push(['warn', event]),
+    error: (event: string, _?: LogFields) => void events.push(['error', event]),
+  };
+  let gateway: RunningGateway;
+  let mock: VendorMock;
+  let dir: string;
+
+  const closeDatabase = async (): Promise<void> => {
+    await admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+    await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
+  };
+  const openDatabase = () => admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE ${database}`);
+    mock = await startVendorMock({ label: 'store-outage' });
+    dir = await mkdtemp(join(tmpdir(), 'gateway-outage-'));
+    await mkdir(join(dir, 'configs'));
+    await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
+    gateway = await startGateway({
+      port: 0, dataDir: dir, databaseUrl, configsDir: join(dir, 'configs'), seedApiKey: ADMIN,
+      logger, storePollMs: 100, setup: serveSetup,
+    });
+  });
+  afterAll(async () => {
+    await openDatabase().catch(() => undefined);
+    await gateway?.close();
+    await mock?.close();
+    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const call = (method: string, path: string, body?: unknown) => fetch(`${gateway.url}${path}`, {
+    method,
+    headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const chat = (traceId: string) => fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-trace-id': traceId, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+
+  it('routes from memory, answers 503 store_unavailable where it needs the database, and catches up after', async () => {
+    expect((await call('GET', '/v1/configs')).status).toBe(200);
+    await closeDatabase();
+
+    const during = `during-${randomBytes(4).toString('hex')}`;
+    expect((await chat(during)).status).toBe(200);
+    for (const [method, path, body] of [['GET', '/v1/configs'], ['GET', '/v1/logs'], ['POST', '/v1/configs', { id: 'new-one', config: { provider: 'openai', api_key: 'sk-x' } }]] as const) {
+      const res = await call(method, path, body);
+      const answer = await res.json();
+      expect(res.status, `${method} ${path}: ${JSON.stringify(answer)}`).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(answer).toEqual({ error: { message: expect.any(String), type: 'server_error', param: null, code: 'store_unavailable' } });
+    }
+    // Several polls of the change feed and the log writer fail meanwhile.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(events.filter(([, event]) => event === 'request_failed')).toEqual([]);
+
+    await openDatabase();
+    const found = await until(async () => (await (await call('GET', `/v1/logs?trace_id=${during}`)).json()) as { data?: unknown[] }, (page) => page.data?.length === 1, 10_000, 'the record made during the outage');
+    expect(found.data).toHaveLength(1);
+    await until(async () => events, (seen) => seen.some(([, event]) => event === 'store_change_feed_recovered'), 5000, 'the change feed back');
+    expect((await call('GET', '/v1/configs')).status).toBe(200);
+
+    const count = (name: string) => events.filter(([, event]) => event === name).length;
+    expect(count('store_change_feed_failed')).toBe(1);
+    expect(count('store_change_feed_recovered')).toBe(1);
+    expect(count('request_log_write_failed')).toBe(1);
+    expect(count('request_log_recovered')).toBe(1);
+  });
+
+  it('tells a database that refuses connections apart from a statement that failed', async () => {
+    const db = await openPostgresDatabase({ connectionString: databaseUrl });
+    try {
+      await expect(db.get('SELECT no_such_column FROM store_revisions')).rejects.not.toBeInstanceOf(StoreUnavailableError);
+      await closeDatabase();
+      await expect(db.get('SELECT 1 AS one')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(db.transaction((tx) => tx.get('SELECT 1 AS one'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      await openDatabase();
+      expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    } finally {
+      await openDatabase();
+      await db.close();
+    }
+  });
+});

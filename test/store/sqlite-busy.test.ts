@@ -1,0 +1,38 @@
+// A SQLite file another process holds locked past the busy timeout is a store that does not answer
+// (StoreUnavailableError: the API's 503 store_unavailable), not a failed statement.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { StoreUnavailableError, UniqueViolationError } from '../../runtime/store/sql/sql-database.ts';
+import { SqliteDatabase } from '../../runtime/store/sqlite/sqlite-database.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+it('answers a write lock held elsewhere past the busy timeout with StoreUnavailableError', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-busy-'));
+  dirs.push(dir);
+  const file = join(dir, 'gateway.sqlite');
+  // Another process's connection: its own handle on the file, holding the write lock.
+  const other = new DatabaseSync(file);
+  other.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (id TEXT PRIMARY KEY)');
+  const db = new SqliteDatabase(new DatabaseSync(file, { timeout: 20 }), file);
+  try {
+    await db.run('INSERT INTO t (id) VALUES (?)', ['a']);
+    await expect(db.run('INSERT INTO t (id) VALUES (?)', ['a'])).rejects.toBeInstanceOf(UniqueViolationError);
+    other.exec('BEGIN IMMEDIATE');
+    await expect(db.run('INSERT INTO t (id) VALUES (?)', ['b'])).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(db.transaction((tx) => tx.run('INSERT INTO t (id) VALUES (?)', ['c']))).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Reads go on under WAL.
+    expect(await db.all('SELECT id FROM t')).toEqual([{ id: 'a' }]);
+    other.exec('COMMIT');
+    expect(await db.run('INSERT INTO t (id) VALUES (?)', ['b'])).toBe(1);
+  } finally {
+    await db.close();
+    other.close();
+  }
+});
