@@ -2176,10 +2176,29 @@ export interface Guardrail {
   last_updated_at: string;
 }
 /**
- * Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.
+ * Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).
  */
 export interface Health {
   status: 'ok';
+  /**
+   * The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.
+   */
+  configs?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.
+   */
+  store?: {
+    backend: 'sqlite' | 'postgres';
+    status: 'ok' | 'unavailable';
+  };
+  /**
+   * With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.
+   */
+  redis?: {
+    status: 'ok' | 'unavailable';
+  };
   [k: string]: unknown;
 }
 /**

@@ -22100,7 +22100,7 @@ return errors === 0;
 validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateHealth = validate130;
-const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests; other fields are informational.","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"}}};
+const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"},"configs":{"type":"object","description":"The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.","additionalProperties":true},"store":{"type":"object","description":"The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.","required":["backend","status"],"additionalProperties":false,"properties":{"backend":{"enum":["sqlite","postgres"]},"status":{"enum":["ok","unavailable"]}}},"redis":{"type":"object","description":"With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}}}};
 
 function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/health.json" */;
@@ -22122,9 +22122,135 @@ return false;
 }
 else {
 if(data.status !== undefined){
+const _errs2 = errors;
 if("ok" !== data.status){
 validate130.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
 return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.configs !== undefined){
+let data1 = data.configs;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/configs",schemaPath:"#/properties/configs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.store !== undefined){
+let data2 = data.store;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.backend === undefined) && (missing1 = "backend")) || ((data2.status === undefined) && (missing1 = "status"))){
+validate130.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key0 in data2){
+if(!((key0 === "backend") || (key0 === "status"))){
+validate130.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.backend !== undefined){
+let data3 = data2.backend;
+const _errs9 = errors;
+if(!((data3 === "sqlite") || (data3 === "postgres"))){
+validate130.errors = [{instancePath:instancePath+"/store/backend",schemaPath:"#/properties/store/properties/backend/enum",keyword:"enum",params:{allowedValues: schema262.properties.store.properties.backend.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.status !== undefined){
+let data4 = data2.status;
+const _errs10 = errors;
+if(!((data4 === "ok") || (data4 === "unavailable"))){
+validate130.errors = [{instancePath:instancePath+"/store/status",schemaPath:"#/properties/store/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.store.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.redis !== undefined){
+let data5 = data.redis;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if((data5.status === undefined) && (missing2 = "status")){
+validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key1 in data5){
+if(!(key1 === "status")){
+validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data5.status !== undefined){
+let data6 = data5.status;
+if(!((data6 === "ok") || (data6 === "unavailable"))){
+validate130.errors = [{instancePath:instancePath+"/redis/status",schemaPath:"#/properties/redis/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.redis.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

@@ -5800,6 +5800,7 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate38.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateHealth = validate39;
+var schema81 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/health.json", "title": "Health", "description": "Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).", "type": "object", "required": ["status"], "additionalProperties": true, "properties": { "status": { "const": "ok" }, "configs": { "type": "object", "description": "The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.", "additionalProperties": true }, "store": { "type": "object", "description": "The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.", "required": ["backend", "status"], "additionalProperties": false, "properties": { "backend": { "enum": ["sqlite", "postgres"] }, "status": { "enum": ["ok", "unavailable"] } } }, "redis": { "type": "object", "description": "With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.", "required": ["status"], "additionalProperties": false, "properties": { "status": { "enum": ["ok", "unavailable"] } } } } };
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -5832,12 +5833,136 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.configs !== void 0) {
+      let data1 = data.configs;
+      if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
+      } else {
+        const err2 = { instancePath: instancePath + "/configs", schemaPath: "#/properties/configs/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.store !== void 0) {
+      let data2 = data.store;
+      if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+        if (data2.backend === void 0) {
+          const err3 = { instancePath: instancePath + "/store", schemaPath: "#/properties/store/required", keyword: "required", params: { missingProperty: "backend" }, message: "must have required property 'backend'" };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data2.status === void 0) {
+          const err4 = { instancePath: instancePath + "/store", schemaPath: "#/properties/store/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        for (const key0 in data2) {
+          if (!(key0 === "backend" || key0 === "status")) {
+            const err5 = { instancePath: instancePath + "/store", schemaPath: "#/properties/store/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data2.backend !== void 0) {
+          let data3 = data2.backend;
+          if (!(data3 === "sqlite" || data3 === "postgres")) {
+            const err6 = { instancePath: instancePath + "/store/backend", schemaPath: "#/properties/store/properties/backend/enum", keyword: "enum", params: { allowedValues: schema81.properties.store.properties.backend.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+        if (data2.status !== void 0) {
+          let data4 = data2.status;
+          if (!(data4 === "ok" || data4 === "unavailable")) {
+            const err7 = { instancePath: instancePath + "/store/status", schemaPath: "#/properties/store/properties/status/enum", keyword: "enum", params: { allowedValues: schema81.properties.store.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/store", schemaPath: "#/properties/store/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.redis !== void 0) {
+      let data5 = data.redis;
+      if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+        if (data5.status === void 0) {
+          const err9 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        for (const key1 in data5) {
+          if (!(key1 === "status")) {
+            const err10 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+        if (data5.status !== void 0) {
+          let data6 = data5.status;
+          if (!(data6 === "ok" || data6 === "unavailable")) {
+            const err11 = { instancePath: instancePath + "/redis/status", schemaPath: "#/properties/redis/properties/status/enum", keyword: "enum", params: { allowedValues: schema81.properties.redis.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err12 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err2 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err2];
+      vErrors = [err13];
     } else {
-      vErrors.push(err2);
+      vErrors.push(err13);
     }
     errors++;
   }

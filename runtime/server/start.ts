@@ -121,6 +121,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       tracing: options.tracing ?? null,
     });
     const healthDetails: HealthDetails = new Map();
+    // Informational: routed requests go on from memory while the database is away, so `status` stays ok.
+    healthDetails.set('store', () => ({ backend: store.backend, status: changeFeedOutage.down ? 'unavailable' : 'ok' }));
     if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway, healthDetails));
     await options.setup?.({
       gateway, store, keys, logger, dataDir, configsDir: options.configsDir ?? null, guardrailsDir: guardrailsDirOf(options), tracing: options.tracing ?? null,

@@ -76,7 +76,11 @@ describe('circuit breakers across processes', () => {
     const env = { GATEWAY_API_KEY: ADMIN_KEY, REDIS_URL: redis.url, GATEWAY_REDIS_TIMEOUT_MS: '100', GATEWAY_MEMORY_TUNING: 'off', GATEWAY_REQUEST_LOG: 'off' };
     const serve = await startServe(env, join(dir, 'data-dies'), ['--configs', join(dir, 'configs')]);
     try {
+      const health = async () => (await (await fetch(`${serve.url}/v1/health`)).json()) as { status: string; redis?: { status: string } };
+      expect(await health()).toMatchObject({ status: 'ok', redis: { status: 'ok' } });
       await redis.kill();
+      // Still serving, so ok; the Redis connection is reported as it is.
+      expect(await until(health, (h) => h.redis?.status === 'unavailable')).toMatchObject({ status: 'ok' });
       // Two failures of the first target in this process alone open its circuit: the third request skips it.
       for (let i = 0; i < 2; i++) expect(await chat(serve.url)).toMatchObject({ status: 200, used: 'config.targets[1]' });
       expect(await circuitOpen(serve.url)).toBe(true);

@@ -50,7 +50,7 @@ describe('health and authentication', () => {
   it('answers GET /v1/health without a key', async () => {
     const res = await send(gw.url, { path: '/v1/health' });
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok' });
+    expect(res.json()).toEqual({ status: 'ok', store: { backend: 'sqlite', status: 'ok' } });
     expect(res.headers['content-type']).toMatch(/^application\/json/);
   });
 
