@@ -16,6 +16,7 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, U
 import { serveEnvProblems } from './serve-env.ts';
 import { checkEmbeddingsRoute } from '../api/cache/embedder.ts';
 import { envInteger } from '../core/env-integer.ts';
+import { createJsonLogger } from '../core/log.ts';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/memory-tuning.js';
 
 export const SERVE_USAGE = `Usage: gateway serve [--port N] [--host H] [--configs DIR] [--guardrails DIR] [--no-watch] [--data DIR]
@@ -189,7 +190,9 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
 
   let running;
   try {
-    running = await startGateway({ ...options, tracing: options.tracing ?? (await startTracing(tracingSettingsFromEnv())) });
+    // One logger for the gateway and its tracing, so a test's (extra.logger) sees both.
+    const logger = options.logger ?? createJsonLogger();
+    running = await startGateway({ ...options, logger, tracing: options.tracing ?? (await startTracing(tracingSettingsFromEnv(), logger)) });
   } catch (err) {
     process.stderr.write(`gateway serve: ${(err as Error).message}\n`);
     return EXIT_FAILURE;

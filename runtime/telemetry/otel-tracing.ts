@@ -3,14 +3,16 @@
 // (gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model, gen_ai.response.model,
 // gen_ai.usage.input_tokens / output_tokens). Loaded only when tracing is configured.
 import { context, defaultTextMapGetter, defaultTextMapSetter, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import {
   ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_GEN_AI_USAGE_INPUT_TOKENS, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
+import type { GatewayLogger } from '../core/log.ts';
+import { Outage } from '../core/outage.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import type { AttemptSpan, RequestSpan, Tracing, TracingSettings } from './tracing.ts';
 
@@ -32,8 +34,8 @@ export class OtelTracing implements Tracing {
   readonly #tracer: Tracer;
   readonly #propagator = new W3CTraceContextPropagator();
 
-  constructor(settings: TracingSettings) {
-    const exporter = new OTLPTraceExporter({ url: settings.endpoint });
+  constructor(settings: TracingSettings, logger: GatewayLogger) {
+    const exporter = reporting(new OTLPTraceExporter({ url: settings.endpoint }), new Outage(logger, 'tracing_export_failed', 'tracing_export_recovered'));
     this.#provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
       spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
@@ -54,6 +56,25 @@ export class OtelTracing implements Tracing {
   async shutdown(): Promise<void> {
     await this.#provider.shutdown();
   }
+}
+
+/**
+ * The exporter, its results told to the log: the SDK drops spans a collector refused or never got
+ * without a word, so a tracing setup that never worked looked like one that did. Logged once when
+ * exports start failing and once when they go through again.
+ */
+function reporting(exporter: SpanExporter, outage: Outage): SpanExporter {
+  return {
+    export(spans, done) {
+      exporter.export(spans, (result) => {
+        if (result.code === ExportResultCode.SUCCESS) outage.recovered();
+        else outage.failed(() => ({ error: result.error?.message ?? 'the export failed', spans: spans.length, note: 'spans are dropped until the collector takes them again' }));
+        done(result);
+      });
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
 }
 
 class OtelRequestSpan implements RequestSpan {

@@ -2,6 +2,7 @@
 // client span per upstream attempt, with the GenAI semantic-convention attributes. Off by default at
 // zero cost: without the variable the OpenTelemetry SDK is never even loaded (the implementation is
 // imported on demand from otel-tracing.ts), and the request path sees `null`.
+import type { GatewayLogger } from '../core/log.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import { envHttpUrl } from '../core/env-url.ts';
 
@@ -43,8 +44,8 @@ export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Tr
 }
 
 /** The OpenTelemetry implementation, loaded only when tracing is configured. */
-export async function startTracing(settings: TracingSettings | null): Promise<Tracing | null> {
+export async function startTracing(settings: TracingSettings | null, logger: GatewayLogger): Promise<Tracing | null> {
   if (settings === null) return null;
   const { OtelTracing } = await import('./otel-tracing.ts');
-  return new OtelTracing(settings);
+  return new OtelTracing(settings, logger);
 }

@@ -20,6 +20,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Content types of the export requests, as sent. */
   contentTypes: string[];
+  /** While set, exports are refused with this status (a collector that is down or rejects them). */
+  refuseWith: number | null;
   close(): Promise<void>;
 }
 
@@ -41,7 +43,13 @@ function attributes(list: KeyValue[] | undefined): Record<string, string | numbe
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  let receiver: OtlpReceiver;
   const server: Server = createServer((req, res) => {
+    if (receiver.refuseWith !== null) {
+      req.resume();
+      res.writeHead(receiver.refuseWith, { 'content-type': 'application/json' }).end('{"code":3,"message":"refused by the test"}');
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -66,5 +74,6 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, contentTypes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  receiver = { url: `http://127.0.0.1:${port}`, spans, contentTypes, refuseWith: null, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return receiver;
 }

@@ -14,6 +14,7 @@ import { type RunningGateway, startGateway } from '../../runtime/server/start.ts
 import { startTracing, tracingSettingsFromEnv } from '../../runtime/telemetry/tracing.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
+import { until } from '../jobs/harness.ts';
 
 const ADMIN = 'gw_tracing-e2e-admin-key-0123456789abcdefgh';
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -44,7 +45,7 @@ describe('tracing', () => {
 
   it('exports a server span per request and a client span per attempt, with GenAI attributes and W3C context in and out', async () => {
     const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'gateway-under-test' });
-    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings) });
+    gateway = await startGateway({ port: 0, dataDir: join(dir, 'data'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'fallback', 'x-gateway-trace-id': 'gw-trace-1', 'content-type': 'application/json', traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
@@ -71,6 +72,33 @@ describe('tracing', () => {
     // The provider saw the second attempt's own context, not the client's.
     const sent = mock.requests.find((r) => r.path === '/v1/chat/completions');
     expect(sent?.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${attempts[1].spanId}-01`);
+  });
+
+  it('logs a collector that refuses exports once when it starts and once when it takes them again', async () => {
+    const events: string[] = [];
+    const logger = { info: (event: string) => void events.push(event), warn: (event: string) => void events.push(event), error: (event: string) => void events.push(event) };
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-refused'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger, setup: serveSetup, tracing: await startTracing(settings, logger) });
+    const request = () => fetch(`${traced.url}/v1/models`, { headers: { 'x-gateway-api-key': ADMIN } }).then((res) => res.arrayBuffer());
+    try {
+      receiver.refuseWith = 400;
+      // Three batches of spans (the processor exports about every second), each refused.
+      for (let i = 0; i < 3; i++) {
+        await request();
+        await until(() => Promise.resolve(events), (seen) => seen.includes('tracing_export_failed'), 3000, 'the first refusal');
+        await new Promise((r) => setTimeout(r, 1100));
+      }
+      expect(events.filter((e) => e.startsWith('tracing_export'))).toEqual(['tracing_export_failed']);
+      receiver.refuseWith = null;
+      const before = receiver.spans.length;
+      await request();
+      await until(() => Promise.resolve(events), (seen) => seen.includes('tracing_export_recovered'), 5000, 'the recovery');
+      expect(receiver.spans.length).toBeGreaterThan(before);
+      expect(events.filter((e) => e.startsWith('tracing_export'))).toEqual(['tracing_export_failed', 'tracing_export_recovered']);
+    } finally {
+      receiver.refuseWith = null;
+      await traced.close();
+    }
   });
 
   it('reads the endpoint variables by name: a base gets /v1/traces, the traces URL wins, a value that is no http(s) URL is refused', () => {
