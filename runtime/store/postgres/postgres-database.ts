@@ -7,10 +7,11 @@ const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
 /**
  * Failures of the server or the connection rather than of the statement: SQLSTATE class 08
- * (connection exception), 57P01-57P03 (shut down, crashed, not accepting yet), 53300 (too many
- * connections); the network's own errors; and pg's own message when the socket closed under a query.
+ * (connection exception), class 53 (insufficient resources: disk full, out of memory, too many
+ * connections), 57P01-57P03 (shut down, crashed, not accepting yet); the network's own errors; and
+ * pg's own message when the socket closed under a query.
  */
-const UNAVAILABLE_STATES = /^(08|57P0[1-3]$|53300$)/;
+const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$)/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const DEFAULT_POOL_SIZE = 10;
 

@@ -10,9 +10,14 @@ import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue,
 const SQLITE_CONSTRAINT_CHECK = 275;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
-/** Primary codes: another connection (another process on the file) held the lock past the busy timeout. */
+/**
+ * Primary codes of a file that cannot take the statement now: another connection (another process on
+ * the file) held the lock past the busy timeout, or the disk is full.
+ */
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_FULL = 13;
+const UNAVAILABLE_CODES = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL]);
 
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = 'sqlite' as const;
@@ -121,6 +126,6 @@ function translate(error: unknown): unknown {
   const code = (error as { errcode?: unknown }).errcode;
   if (code === SQLITE_CONSTRAINT_UNIQUE || code === SQLITE_CONSTRAINT_PRIMARYKEY) return new UniqueViolationError((error as Error).message, { cause: error });
   if (code === SQLITE_CONSTRAINT_CHECK) return new CheckViolationError((error as Error).message, { cause: error });
-  if (typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED)) return new StoreUnavailableError(`SQLite: ${(error as Error).message}`, { cause: error });
+  if (typeof code === 'number' && UNAVAILABLE_CODES.has(code & 0xff)) return new StoreUnavailableError(`SQLite: ${(error as Error).message}`, { cause: error });
   return error;
 }

@@ -1,5 +1,6 @@
-// A SQLite file another process holds locked past the busy timeout is a store that does not answer
-// (StoreUnavailableError: the API's 503 store_unavailable), not a failed statement.
+// A SQLite file another process holds locked past the busy timeout, or one whose disk is full, is a
+// store that does not answer (StoreUnavailableError: the API's 503 store_unavailable), not a failed
+// statement.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
@@ -34,5 +35,22 @@ it('answers a write lock held elsewhere past the busy timeout with StoreUnavaila
   } finally {
     await db.close();
     other.close();
+  }
+});
+
+it('answers a full disk with StoreUnavailableError', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-full-'));
+  dirs.push(dir);
+  const file = join(dir, 'gateway.sqlite');
+  const connection = new DatabaseSync(file);
+  connection.exec('CREATE TABLE t (v TEXT)');
+  // The file may not grow past its current pages: the next page it needs is a full disk to SQLite.
+  const pages = (connection.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+  connection.exec(`PRAGMA max_page_count = ${pages}`);
+  const db = new SqliteDatabase(connection, file);
+  try {
+    await expect(db.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(100_000)])).rejects.toBeInstanceOf(StoreUnavailableError);
+  } finally {
+    await db.close();
   }
 });
