@@ -1,8 +1,9 @@
 // The gateway with its PostgreSQL database gone (a database of its own, closed to connections and its
 // sessions ended, as a restart or an outage does): routed requests still answer from memory, the
 // endpoints that need the database answer 503 store_unavailable with Retry-After (never a 500), the
-// outage is logged once when it starts and once when it ends, and the records of requests made
-// meanwhile reach the log once the database answers again.
+// outage is logged once when it starts and once when it ends, the records of requests made
+// meanwhile reach the log once the database answers again, and a gateway-managed batch cut off
+// mid-run completes afterwards with every line exactly once.
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +17,12 @@ import { StoreUnavailableError } from '../../runtime/store/sql/sql-database.ts';
 import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { TEST_DATABASE_URL } from '../store/backends.ts';
-import { until } from '../jobs/harness.ts';
+import { chatLine, jsonl, until } from '../jobs/harness.ts';
 
 const ADMIN = 'gw_store-outage-admin-key-0123456789abcd';
+const LINES = 30;
+/** Short leases and polls, so a batch cut off by the outage is taken up again within a second of its end. */
+const BATCH_ENV = { GATEWAY_BATCH_LEASE_MS: '500', GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_CONCURRENCY: '2' };
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -49,7 +53,10 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
   };
   const openDatabase = () => admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
 
+  const savedEnv = Object.fromEntries(Object.keys(BATCH_ENV).map((name) => [name, process.env[name]]));
+
   beforeAll(async () => {
+    Object.assign(process.env, BATCH_ENV);
     await admin(`CREATE DATABASE ${database}`);
     mock = await startVendorMock({ label: 'store-outage' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-outage-'));
@@ -61,6 +68,10 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     });
   });
   afterAll(async () => {
+    for (const [name, value] of Object.entries(savedEnv)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await openDatabase().catch(() => undefined);
     await gateway?.close();
     await mock?.close();
@@ -113,6 +124,37 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     expect(count('store_change_feed_recovered')).toBe(1);
     expect(count('request_log_write_failed')).toBe(1);
     expect(count('request_log_recovered')).toBe(1);
+  });
+
+  it('completes a gateway-managed batch the outage cut off, every line exactly once', async () => {
+    // A provider without a batch API, so the gateway runs the batch; slow answers, so the outage lands mid-run.
+    mock.script({ path: '/v1/chat/completions', delayMs: 40, times: 100_000 });
+    const route = { 'x-gateway-provider': 'ollama', 'x-gateway-custom-host': mock.baseURL, authorization: `Bearer ${VENDOR_MOCK_KEY}` };
+    const api = async (method: string, path: string, body?: RequestInit['body'], type?: string): Promise<any> => {
+      const res = await fetch(`${gateway.url}${path}`, { method, headers: { 'x-gateway-api-key': ADMIN, ...route, ...(type === undefined ? {} : { 'content-type': type }) }, body });
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      return res.headers.get('content-type')?.includes('application/json') ? JSON.parse(text) : text;
+    };
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    form.append('file', new Blob([jsonl(Array.from({ length: LINES }, (_, i) => chatLine(`o-${i}`, `outage line ${i}`)))]), 'outage.jsonl');
+    const file = await api('POST', '/v1/files', form);
+    const batch = await api('POST', '/v1/batches', JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }), 'application/json');
+    await until(() => api('GET', `/v1/batches/${batch.id}`), (b) => b.request_counts.completed >= 4, 20_000, 'four lines');
+
+    const failedRuns = events.filter(([, event]) => event === 'batch_run_failed').length;
+    await closeDatabase();
+    await new Promise((r) => setTimeout(r, 800));
+    // The outage did cut the run off (it was not over before the database went).
+    expect(events.filter(([, event]) => event === 'batch_run_failed').length).toBe(failedRuns + 1);
+    await openDatabase();
+
+    const done = await until(() => api('GET', `/v1/batches/${batch.id}`), (b) => b.status === 'completed', 30_000, 'the batch to complete');
+    expect(done.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
+    const output = (await api('GET', `/v1/files/${done.output_file_id}/content`)) as string;
+    const ids = output.trimEnd().split('\n').map((line) => (JSON.parse(line) as { custom_id: string }).custom_id);
+    expect(ids).toEqual(Array.from({ length: LINES }, (_, i) => `o-${i}`));
   });
 
   it('tells a database that refuses connections apart from a statement that failed', async () => {
