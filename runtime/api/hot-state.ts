@@ -40,7 +40,9 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
       connection.disconnect();
     });
     redis = connection;
-    setup.healthDetail('redis', () => ({ status: connection.status === 'ready' ? 'ok' : 'unavailable' }));
+    const up = (): boolean => connection.status === 'ready';
+    setup.backendStatus('redis', up);
+    setup.healthDetail('redis', () => ({ status: up() ? 'ok' : 'unavailable' }));
     await shareBreakers(setup, resolver, connection, settings.commandTimeoutMs);
   }
   return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };

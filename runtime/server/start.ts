@@ -41,6 +41,10 @@ export interface GatewaySetup {
   recordFinished(record: RequestRecord): void;
   /** Adds a field to GET /v1/health's answer, read on every health request. */
   healthDetail(name: string, value: () => unknown): void;
+  /** Whether each backend the gateway depends on answers (`store`, `redis`), read when asked (/metrics). */
+  readonly backends: ReadonlyMap<string, () => boolean>;
+  /** Registers a backend's state for `backends`. */
+  backendStatus(name: string, up: () => boolean): void;
 }
 
 export interface StartGatewayOptions {
@@ -121,6 +125,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       tracing: options.tracing ?? null,
     });
     const healthDetails: HealthDetails = new Map();
+    const backends = new Map<string, () => boolean>([['store', () => !changeFeedOutage.down]]);
     // Informational: routed requests go on from memory while the database is away, so `status` stays ok.
     healthDetails.set('store', () => ({ backend: store.backend, status: changeFeedOutage.down ? 'unavailable' : 'ok' }));
     if (routes.some((route) => route.handler === HEALTH_HANDLER)) gateway.registerHandler(HEALTH_HANDLER, createHealthHandler(gateway, healthDetails));
@@ -130,6 +135,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       onRecord: (consumer) => recordConsumers.push(consumer),
       recordFinished,
       healthDetail: (name, value) => healthDetails.set(name, value),
+      backends,
+      backendStatus: (name, up) => backends.set(name, up),
     });
   } catch (err) {
     await store.close();

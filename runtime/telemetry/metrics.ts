@@ -20,6 +20,8 @@ export interface MetricSources {
   /** The in-memory response cache: bytes and entries held (absent with Redis, which keeps its own). */
   cacheMemory?: () => { bytes: number; entries: number };
   semanticVectors?: () => number;
+  /** Each backend the gateway depends on (store, redis), and whether it answers. */
+  backends?: () => Iterable<[string, () => boolean]>;
 }
 
 /** Keeps a label to a bounded set of values: the first MAX_LABEL_VALUES seen, then `other`. */
@@ -98,6 +100,13 @@ export class GatewayMetrics {
         this.reset();
         if (self.circuits === undefined) return;
         for (const circuit of self.circuits()) this.set({ config: circuit.configId, target: circuit.target }, circuit.state === 'open' ? 1 : 2);
+      },
+    });
+    new Gauge({
+      name: 'gateway_backend_up', help: 'Whether a backend the gateway depends on answers (1) or not (0): store (the database), redis (with REDIS_URL). Requests are served either way.', labelNames: ['backend'], registers,
+      collect() {
+        this.reset();
+        for (const [backend, up] of self.backends?.() ?? []) this.set({ backend }, up() ? 1 : 0);
       },
     });
     new Gauge({ name: 'gateway_upstream_pools', help: 'Upstream connection pools (one per provider origin).', registers, collect() { this.set(self.upstreamPools?.() ?? 0); } });

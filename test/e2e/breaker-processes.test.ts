@@ -81,6 +81,7 @@ describe('circuit breakers across processes', () => {
       await redis.kill();
       // Still serving, so ok; the Redis connection is reported as it is.
       expect(await until(health, (h) => h.redis?.status === 'unavailable')).toMatchObject({ status: 'ok' });
+      expect(await (await fetch(`${serve.url}/metrics`)).text()).toMatch(/^gateway_backend_up\{backend="redis"\} 0$/m);
       // Two failures of the first target in this process alone open its circuit: the third request skips it.
       for (let i = 0; i < 2; i++) expect(await chat(serve.url)).toMatchObject({ status: 200, used: 'config.targets[1]' });
       expect(await circuitOpen(serve.url)).toBe(true);

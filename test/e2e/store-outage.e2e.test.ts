@@ -90,11 +90,13 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
   });
 
+  const storeUp = async () => Number(/^gateway_backend_up\{backend="store"\} (\d)/m.exec(await (await fetch(`${gateway.url}/metrics`)).text())?.[1]);
   const storeHealth = async () => ((await (await call('GET', '/v1/health')).json()) as { status: string; store: { backend: string; status: string } });
 
   it('routes from memory, answers 503 store_unavailable where it needs the database, and catches up after', async () => {
     expect((await call('GET', '/v1/configs')).status).toBe(200);
     expect(await storeHealth()).toEqual(expect.objectContaining({ status: 'ok', store: { backend: 'postgres', status: 'ok' } }));
+    expect(await storeUp()).toBe(1);
     await closeDatabase();
 
     const during = `during-${randomBytes(4).toString('hex')}`;
@@ -111,6 +113,7 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     expect(events.filter(([, event]) => event === 'request_failed')).toEqual([]);
     // Still serving (status ok), and saying what it is missing.
     expect(await storeHealth()).toEqual(expect.objectContaining({ status: 'ok', store: { backend: 'postgres', status: 'unavailable' } }));
+    expect(await storeUp()).toBe(0);
 
     await openDatabase();
     const found = await until(async () => (await (await call('GET', `/v1/logs?trace_id=${during}`)).json()) as { data?: unknown[] }, (page) => page.data?.length === 1, 10_000, 'the record made during the outage');
@@ -118,6 +121,7 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     await until(async () => events, (seen) => seen.some(([, event]) => event === 'store_change_feed_recovered'), 5000, 'the change feed back');
     expect((await call('GET', '/v1/configs')).status).toBe(200);
     expect((await storeHealth()).store.status).toBe('ok');
+    expect(await storeUp()).toBe(1);
 
     const count = (name: string) => events.filter(([, event]) => event === name).length;
     expect(count('store_change_feed_failed')).toBe(1);
