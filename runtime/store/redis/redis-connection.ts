@@ -37,12 +37,13 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
     // Keep trying, at most every 2 s: the gateway serves meanwhile.
     retryStrategy: (times) => Math.min(times * 100, 2000),
   });
+  const note = 'serving with process-local state until Redis answers';
   let lastError = '';
   redis.on('error', (error: Error) => {
     // Once per distinct message: a down Redis retries every 2 s and would flood the log.
     if (error.message === lastError) return;
     lastError = error.message;
-    logger.warn('redis_unavailable', { error: error.message });
+    logger.warn('redis_unavailable', { error: error.message, note });
   });
   redis.on('ready', () => {
     if (lastError !== '') logger.info('redis_ready', {});
@@ -51,7 +52,11 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
   try {
     await redis.connect();
   } catch (error) {
-    logger.warn('redis_unavailable', { error: (error as Error).message, note: 'serving with process-local state until Redis answers' });
+    // The connection's own error event said why, unless the connect failed before one came.
+    if (lastError === '') {
+      lastError = (error as Error).message;
+      logger.warn('redis_unavailable', { error: lastError, note });
+    }
   }
   return redis;
 }
