@@ -5,6 +5,7 @@
 // meanwhile reach the log once the database answers again, and a gateway-managed batch cut off
 // mid-run completes afterwards with every line exactly once.
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { StoreUnavailableError } from '../../runtime/store/sql/sql-database.ts';
 import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
+import { PostgresDatabase } from '../../runtime/store/postgres/postgres-database.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { TEST_DATABASE_URL } from '../store/backends.ts';
 import { chatLine, jsonl, until } from '../jobs/harness.ts';
@@ -159,6 +161,23 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     const output = (await api('GET', `/v1/files/${done.output_file_id}/content`)) as string;
     const ids = output.trimEnd().split('\n').map((line) => (JSON.parse(line) as { custom_id: string }).custom_id);
     expect(ids).toEqual(Array.from({ length: LINES }, (_, i) => `o-${i}`));
+  });
+
+  it('gives up on a database that accepts connections and never answers, as unavailable', async () => {
+    // A firewall that drops packets, or a server stuck before its handshake: the socket opens, nothing comes back.
+    const silent = createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const db = new PostgresDatabase({ connectionString: `postgres://postgres@127.0.0.1:${port}/x`, connectTimeoutMs: 300 });
+    try {
+      const started = Date.now();
+      await expect(db.get('SELECT 1 AS one')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(db.transaction((tx) => tx.get('SELECT 1 AS one'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await db.close();
+      silent.close();
+    }
   });
 
   it('tells a database that refuses connections apart from a statement that failed', async () => {

@@ -14,10 +14,17 @@ const CHECK_VIOLATION = '23514';
 const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$)/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const DEFAULT_POOL_SIZE = 10;
+/**
+ * How long getting a connection may take (a new one, or a free one of a busy pool). The driver's
+ * default is for ever: a database behind a firewall that drops packets, or one that accepts and never
+ * answers, held every API call and the shutdown's last log flush until TCP gave up (minutes).
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 
 export interface PostgresOptions {
   connectionString: string;
   poolSize?: number;
+  connectTimeoutMs?: number;
 }
 
 interface Queryable {
@@ -30,7 +37,13 @@ export class PostgresDatabase implements SqlDatabase {
   readonly #direct: SqlExecutor;
 
   constructor(options: PostgresOptions) {
-    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      // A connection whose peer vanished without a word is found out by TCP, not by the next query.
+      keepAlive: true,
+    });
     // An idle client that loses its connection emits 'error' on the pool; unhandled, that would end the process.
     this.#pool.on('error', () => undefined);
     // A statement outside a transaction borrows a client as pool.query would, but a client the pool
