@@ -19,7 +19,7 @@ import { detachedExchange, routeForEndpoint } from './detached-context.ts';
 import { newRequestRecord, newTraceId, type RequestRecord } from '../core/request-record.ts';
 import type { RouteSealer } from './route-headers.ts';
 import type { Caller } from '../pipeline/exchange.ts';
-import { RETRY_AFTER_MS_HEADER } from '../pipeline/limits/rate-limit-headers.ts';
+import { RETRY_AFTER_MS_HEADER } from '../core/retry-after-headers.ts';
 import type { JobSettings } from './settings.ts';
 
 export interface BatchRunnerDeps {

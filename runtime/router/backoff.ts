@@ -10,6 +10,7 @@
 //     lower-case (as node:http and the upstream layer give them). A missing, garbage or negative
 //     value, or a date already past, gives null: the caller falls back to the jittered delay.
 import { parseHttpDate } from './http-date.ts';
+import { RETRY_AFTER_HEADER, RETRY_AFTER_MS_HEADER } from '../core/retry-after-headers.ts';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -37,10 +38,10 @@ function parseDecimal(value: string | undefined): number | null {
 }
 
 export function retryAfterDelayMs(headers: ResponseHeaders, nowMs: number, capMs: number): number | null {
-  const ms = parseDecimal(firstValue(headers['retry-after-ms']));
+  const ms = parseDecimal(firstValue(headers[RETRY_AFTER_MS_HEADER]));
   if (ms !== null) return Math.min(ms, capMs);
 
-  const retryAfter = firstValue(headers['retry-after']);
+  const retryAfter = firstValue(headers[RETRY_AFTER_HEADER]);
   if (retryAfter === undefined) return null;
   const seconds = parseDecimal(retryAfter);
   if (seconds !== null) return Math.min(seconds * 1000, capMs);

@@ -16,6 +16,7 @@ import { newTraceId, type RequestRecord, type RouteKind } from '../core/request-
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
 import { StoreUnavailableError } from '../store/sql/sql-database.ts';
+import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 
@@ -164,7 +165,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (err instanceof ClientAbortedError || ctx.clientGone) return;
     // Not a bug of ours: the outage is logged once by the change feed and the request log.
     if (err instanceof StoreUnavailableError) {
-      if (!ctx.res.headersSent) ctx.res.setHeader('retry-after', '1');
+      if (!ctx.res.headersSent) ctx.res.setHeader(RETRY_AFTER_HEADER, '1');
       sendGatewayError(ctx.res, new GatewayError('store_unavailable'));
       return;
     }

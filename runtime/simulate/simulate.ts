@@ -29,6 +29,7 @@ import { UpstreamConnectionError, UpstreamTimeoutError } from '../upstream/error
 import type { UpstreamResponse } from '../upstream/types.ts';
 import { allNodes, leafPathOf, type OutcomeScript, scriptedOutcome, type ScriptedOutcome } from './outcome-script.ts';
 import { seededRandom } from './seeded-random.ts';
+import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
 
 const REQUEST_FIELDS = simulateRequestSchema.properties;
 /** Endpoints with a JSON body that a simulation can stand for (the request schema's list, for the CLI too). */
@@ -200,7 +201,7 @@ function scriptedResponse(status: number, retryAfterSeconds: number | null): Ups
   const body = Buffer.from('{}');
   return {
     status,
-    headers: retryAfterSeconds === null ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
+    headers: retryAfterSeconds === null ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', [RETRY_AFTER_HEADER]: String(retryAfterSeconds) },
     forwardTo: (res) => new Promise<void>((resolve) => res.end(body, resolve)),
     readAll: () => Promise.resolve(body),
     discard: () => {},

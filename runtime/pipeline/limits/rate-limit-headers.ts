@@ -2,9 +2,7 @@
 // them: x-ratelimit-{limit,remaining,reset}-{requests,tokens} on every answer of a route that a
 // rate-limits policy matched, and retry-after (seconds) with retry-after-ms on a 429.
 import type { WindowState } from './window.ts';
-
-export const RETRY_AFTER_HEADER = 'retry-after';
-export const RETRY_AFTER_MS_HEADER = 'retry-after-ms';
+import { RETRY_AFTER_HEADER, RETRY_AFTER_MS_HEADER } from '../../core/retry-after-headers.ts';
 const RATE_LIMIT_PREFIX = 'x-ratelimit-';
 
 export type RateLimitType = 'requests' | 'tokens';
