@@ -2,12 +2,13 @@
 // the request path and never awaited by it. The queue is bounded; past the bound a record is dropped
 // and counted (never a blocked or crashed request). Records that could not be written are kept for
 // the next flush while they fit. `close` writes what is queued (the server calls it once drained,
-// so a SIGTERM loses no acknowledged record). Retention runs in the background.
+// so a SIGTERM loses no acknowledged record), and hands what the store still refuses then to `spill`
+// (a file the next start writes: runtime/telemetry/log-spill.ts). Retention runs in the background.
 import type { RequestRecord } from '../core/request-record.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 import { Outage } from '../core/outage.ts';
 import type { RequestLogStore } from '../store/request-log-store.ts';
-import { RecordBatch } from '../core/record-batch.ts';
+import { RecordBatch, recordReader } from '../core/record-batch.ts';
 import { deleteInSlices } from '../store/delete-in-slices.ts';
 
 export interface RequestLogSettings {
@@ -64,8 +65,12 @@ export class RequestLog {
   #closed = false;
   readonly #outage: Outage;
 
-  constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now) {
+  readonly #spill: ((texts: readonly string[]) => string) | null;
+
+  /** `spill`: keeps the records the store refused at close somewhere else, and says where (a file's path). */
+  constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now, spill: ((texts: readonly string[]) => string) | null = null) {
     this.#store = store;
+    this.#spill = spill;
     this.#logger = logger;
     this.#outage = new Outage(logger, 'request_log_write_failed', 'request_log_recovered', 'error');
     this.#settings = { ...DEFAULT_REQUEST_LOG_SETTINGS, ...settings };
@@ -210,6 +215,22 @@ export class RequestLog {
     // One more try for records a failing store kept.
     if (this.#queued > 0) await this.flush();
     this.#closed = true;
+    if (this.#queued > 0 && this.#spill !== null) {
+      const texts: string[] = [];
+      for (const batch of this.#batches) {
+        const shared = batch.shared();
+        const textAt = recordReader(shared);
+        for (let i = 0; i < shared.ends.length; i++) texts.push(textAt(i));
+      }
+      try {
+        const file = this.#spill(texts);
+        this.#logger.warn('request_log_spilled', { records: texts.length, file, note: 'the store did not take them; the next start writes them' });
+        this.#batches = [this.#newBatch(0)];
+        this.#queued = 0;
+      } catch (error) {
+        this.#logger.error('request_log_spill_failed', { records: texts.length, error: describeError(error) });
+      }
+    }
     if (this.#queued > 0) {
       this.#logger.error('request_log_lost_on_close', { records: this.#queued });
       this.#dropped += this.#queued;

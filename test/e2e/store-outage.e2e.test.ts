@@ -6,6 +6,7 @@
 // mid-run completes afterwards with every line exactly once.
 import { randomBytes } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,11 +65,9 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     dir = await mkdtemp(join(tmpdir(), 'gateway-outage-'));
     await mkdir(join(dir, 'configs'));
     await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
-    gateway = await startGateway({
-      port: 0, dataDir: dir, databaseUrl, configsDir: join(dir, 'configs'), seedApiKey: ADMIN,
-      logger, storePollMs: 100, setup: serveSetup,
-    });
+    gateway = await start();
   });
+  const start = () => startGateway({ port: 0, dataDir: dir, databaseUrl, configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger, storePollMs: 100, setup: serveSetup });
   afterAll(async () => {
     for (const [name, value] of Object.entries(savedEnv)) {
       if (value === undefined) delete process.env[name];
@@ -193,5 +192,20 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
       await openDatabase();
       await db.close();
     }
+  });
+  it('keeps the records a stop during the outage could not write in the data folder, and writes them at the next start', async () => {
+    await closeDatabase();
+    const trace = `at-stop-${randomBytes(4).toString('hex')}`;
+    expect((await chat(trace)).status).toBe(200);
+    await gateway.close();
+    expect(events.filter(([, event]) => event === 'request_log_spilled')).toHaveLength(1);
+    expect(events.filter(([, event]) => event === 'request_log_lost_on_close')).toEqual([]);
+    expect(readdirSync(dir).filter((name) => name.startsWith('request-log-pending-'))).toHaveLength(1);
+
+    await openDatabase();
+    gateway = await start();
+    const found = await until(async () => (await (await call('GET', `/v1/logs?trace_id=${trace}`)).json()) as { data?: Array<{ status: number }> }, (page) => page.data?.length === 1, 10_000, 'the spilled record');
+    expect(found.data![0]!.status).toBe(200);
+    expect(readdirSync(dir).filter((name) => name.startsWith('request-log-pending-'))).toEqual([]);
   });
 });

@@ -1,12 +1,16 @@
 // The request-log writer (runtime/telemetry/request-log.ts) on the real stores of both backends: the
 // queue is bounded and counts what it drops, a batch the store refused is written by a later flush,
 // close writes what is queued, and what it wrote reads back as the records that finished.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import type { GatewayLogger } from '../../runtime/core/log.ts';
 import type { RecordBatch } from '../../runtime/core/record-batch.ts';
 import type { RequestLogStore } from '../../runtime/store/request-log-store.ts';
 import { RequestLog } from '../../runtime/telemetry/request-log.ts';
+import { restoreSpilled, spillRecords } from '../../runtime/telemetry/log-spill.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -180,6 +184,39 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     log.write(records(1)[0]!);
     expect(log.dropped).toBe(1);
     expect((await stored(finished)).length).toBe(25);
+  });
+
+  it('close spills what the store still refuses to a file, which the next start writes once and deletes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
+    try {
+      const store = new Interrupted(ctx.store.requestLogs);
+      const logger = recorder();
+      const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, (texts) => spillRecords(dataDir, texts));
+      const finished = records(30);
+      store.down = true;
+      for (const record of finished) log.write(record);
+      await log.close();
+      expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled']);
+      expect(log.dropped).toBe(0);
+      const files = readdirSync(dataDir);
+      expect(files).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);
+      expect(statSync(join(dataDir, files[0]!)).mode & 0o777).toBe(0o600);
+
+      // The next start, its store still away: the file stays.
+      const restarting = recorder();
+      expect(await restoreSpilled(dataDir, store, restarting)).toBe(0);
+      expect(restarting.events).toEqual(['request_log_spill_restore_failed']);
+      expect(readdirSync(dataDir)).toEqual(files);
+      // Back: written, and written once even when two starts read the same file.
+      store.down = false;
+      const [first, second] = await Promise.all([restoreSpilled(dataDir, store, recorder()), restoreSpilled(dataDir, store, recorder())]);
+      expect(first + second).toBeGreaterThanOrEqual(30);
+      expect(readdirSync(dataDir)).toEqual([]);
+      const back = await stored(finished);
+      expect(back.map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('a full batch is written without waiting for the timer', async () => {

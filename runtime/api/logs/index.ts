@@ -4,6 +4,7 @@
 import type { GatewaySetup } from '../../server/start.ts';
 import type { Handler } from '../../server/server.ts';
 import { RequestLog } from '../../telemetry/request-log.ts';
+import { restoreSpilled, spillRecords } from '../../telemetry/log-spill.ts';
 import type { TelemetrySettings } from '../../telemetry/settings.ts';
 import { logHandlers } from './handlers.ts';
 
@@ -11,8 +12,10 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
   const handlers: Record<string, Handler> = logHandlers(setup.store.requestLogs);
   const served = new Set(setup.gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) setup.gateway.registerHandler(name, handler);
-  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log);
+  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, (texts) => spillRecords(setup.dataDir, texts));
   setup.onClose(() => log.close());
+  // What an earlier stop could not write (its store was away), off the start's path.
+  void restoreSpilled(setup.dataDir, setup.store.requestLogs, setup.logger);
   if (!settings.requestLog) {
     // Nothing new is written, but the records of earlier runs are still served: they still age out.
     log.startRetention();
