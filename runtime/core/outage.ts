@@ -29,10 +29,11 @@ export class Outage {
     this.#logger[this.#level](this.#failedEvent, fields());
   }
 
-  /** A success: ends an outage (logged) if there is one. */
-  recovered(fields: LogFields = {}): void {
-    if (!this.#down) return;
+  /** A success: ends an outage (logged) if there is one, and says whether it did. */
+  recovered(fields: LogFields = {}): boolean {
+    if (!this.#down) return false;
     this.#down = false;
     this.#logger.info(this.#recoveredEvent, fields);
+    return true;
   }
 }

@@ -49,7 +49,7 @@ export async function restoreSpilled(dataDir: string, store: RequestLogStore, lo
       restored += lines.length;
       logger.info('request_log_spill_restored', { file: name, records: lines.length });
     } catch (error) {
-      logger.error('request_log_spill_restore_failed', { file: name, error: describeError(error), note: 'the file is kept and written at the next start' });
+      logger.error('request_log_spill_restore_failed', { file: name, error: describeError(error), note: 'the file is kept, and tried again when the store answers or at the next start' });
       return restored;
     }
   }

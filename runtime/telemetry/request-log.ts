@@ -48,6 +48,13 @@ const RETENTION_BATCH = 1_000;
 /** Emptied batches kept for reuse: one being written and one filling is the steady state. */
 const SPARE_BATCHES = 2;
 
+/** Keeps the records a closing log could not write, and writes kept ones when the store answers again. */
+export interface LogSpill {
+  /** Keeps the records' texts; returns where (a file's path). */
+  keep(texts: readonly string[]): string;
+  storeIsBack(): void;
+}
+
 export class RequestLog {
   readonly #store: RequestLogStore;
   readonly #logger: GatewayLogger;
@@ -65,10 +72,10 @@ export class RequestLog {
   #closed = false;
   readonly #outage: Outage;
 
-  readonly #spill: ((texts: readonly string[]) => string) | null;
+  readonly #spill: LogSpill | null;
 
-  /** `spill`: keeps the records the store refused at close somewhere else, and says where (a file's path). */
-  constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now, spill: ((texts: readonly string[]) => string) | null = null) {
+  /** `spill`: where the records the store refused at close are kept, and what to do when the store is back. */
+  constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now, spill: LogSpill | null = null) {
     this.#store = store;
     this.#spill = spill;
     this.#logger = logger;
@@ -154,7 +161,8 @@ export class RequestLog {
       try {
         await this.#store.insert(batch);
         this.#written += batch.count;
-        this.#outage.recovered({ written: batch.count });
+        // Records an earlier stop kept while the store was away go in now that it answers.
+        if (this.#outage.recovered({ written: batch.count })) this.#spill?.storeIsBack();
         this.#recycle(batch);
       } catch (error) {
         this.#keep(batches.slice(i));
@@ -223,7 +231,7 @@ export class RequestLog {
         for (let i = 0; i < shared.ends.length; i++) texts.push(textAt(i));
       }
       try {
-        const file = this.#spill(texts);
+        const file = this.#spill.keep(texts);
         this.#logger.warn('request_log_spilled', { records: texts.length, file, note: 'the store did not take them; the next start writes them' });
         this.#batches = [this.#newBatch(0)];
         this.#queued = 0;

@@ -107,7 +107,8 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
   it('keeps a refused batch for the next flush, logs the failure once and the recovery', async () => {
     const store = new Interrupted(ctx.store.requestLogs);
     const logger = recorder();
-    const log = new RequestLog(store, logger, { queueMax: 100, batchSize: 1000 });
+    let backs = 0;
+    const log = new RequestLog(store, logger, { queueMax: 100, batchSize: 1000 }, Date.now, { keep: () => 'unused', storeIsBack: () => void backs++ });
     const finished = records(4);
     store.down = true;
     for (const record of finished.slice(0, 2)) log.write(record);
@@ -120,6 +121,8 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     await log.flush();
     expect({ queued: log.queued, written: log.written }).toEqual({ queued: 0, written: 4 });
     expect(logger.events).toEqual(['request_log_write_failed', 'request_log_recovered']);
+    // The store is back: records an earlier stop kept are written now too.
+    expect(backs).toBe(1);
     expect((await stored(finished)).length).toBe(4);
   });
 
@@ -191,12 +194,14 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     try {
       const store = new Interrupted(ctx.store.requestLogs);
       const logger = recorder();
-      const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, (texts) => spillRecords(dataDir, texts));
+      let backs = 0;
+      const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => spillRecords(dataDir, texts), storeIsBack: () => void backs++ });
       const finished = records(30);
       store.down = true;
       for (const record of finished) log.write(record);
       await log.close();
       expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled']);
+      expect(backs).toBe(0);
       expect(log.dropped).toBe(0);
       const files = readdirSync(dataDir);
       expect(files).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);

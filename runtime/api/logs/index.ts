@@ -12,10 +12,12 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
   const handlers: Record<string, Handler> = logHandlers(setup.store.requestLogs);
   const served = new Set(setup.gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) setup.gateway.registerHandler(name, handler);
-  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, (texts) => spillRecords(setup.dataDir, texts));
+  // What an earlier stop could not write (its store was away): off the start's path, and again when
+  // the store answers after an outage (it may have been away at this start too).
+  const restore = (): void => void restoreSpilled(setup.dataDir, setup.store.requestLogs, setup.logger);
+  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, { keep: (texts) => spillRecords(setup.dataDir, texts), storeIsBack: restore });
   setup.onClose(() => log.close());
-  // What an earlier stop could not write (its store was away), off the start's path.
-  void restoreSpilled(setup.dataDir, setup.store.requestLogs, setup.logger);
+  restore();
   if (!settings.requestLog) {
     // Nothing new is written, but the records of earlier runs are still served: they still age out.
     log.startRetention();
