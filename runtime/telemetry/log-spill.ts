@@ -1,6 +1,7 @@
 // Records the request log still held when the process stopped, because its store did not answer
 // during the last flushes (a database outage over a deploy), are kept in a file under the data
-// directory instead of being lost, and written to the store at the next start. One file per stop,
+// directory instead of being lost, and written to the store at the next start (or when the log's
+// writes recover after an outage that spans that start). One file per stop,
 // written under a temporary name and renamed, so a process starting beside a stopping one never
 // reads half a file; records already written are the same records (the store ignores a second
 // insert of an id), so two processes importing one file at once write each record once.
