@@ -2,7 +2,7 @@
 // here; the store itself runs on both backends in test/store/usage-budgets.conformance.test.ts): a
 // group that spent its budget is still refused by a fresh process, a write the store refuses is kept
 // and written later, and, whatever fails in between, the store ends up holding every charge once.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc } from '@fast-check/vitest';
@@ -155,6 +155,53 @@ it('a write the store refuses is kept for the next one, logged once until it rec
   await journal.close();
   expect(logger.events).toContain('usage_budgets_write_recovered');
   expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: P, period: 'm2026-11', group: '["g"]', used: 3, endsAt: MONTH_END }]);
+});
+
+it('a stop the store refuses keeps the spends in a file, which the next start adds once, so a spent budget stays spent', async () => {
+  const backing = flaky(store.usageBudgets);
+  const logger = recordingLogger();
+  const journal = new BudgetJournal(backing, logger, () => NOW, dir);
+  backing.failing = true;
+  journal.note(charge('["spent"]', 7));
+  await journal.write();
+  journal.note(charge('["spent"]', 4));
+  await journal.close();
+  expect(logger.events).toEqual(['usage_budgets_write_failed', 'usage_budgets_spilled']);
+  expect(readdirSync(dir).filter((name) => name.startsWith('usage-budgets-pending-'))).toHaveLength(1);
+  expect(await store.usageBudgets.load(NOW)).toEqual([]);
+
+  // The next start, its store back: the spends are added, the file deleted, the group refused.
+  const after = new MemoryCounters();
+  const restarted = recordingLogger();
+  expect(await new BudgetJournal(store.usageBudgets, restarted, () => NOW, dir).restore(after)).toBe(1);
+  expect(restarted.events).toEqual(['pending_writes_restored']);
+  expect(readdirSync(dir).filter((name) => name.startsWith('usage-budgets-pending-'))).toEqual([]);
+  expect(after.admitNow([], [{ policyId: P, group: '["spent"]', period: 'm2026-11', limit: 10 }], NOW)).toMatchObject({ allowed: false, budgets: [11] });
+  // A second start adds nothing again.
+  expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW, dir).restore(new MemoryCounters())).toBe(1);
+  expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: P, period: 'm2026-11', group: '["spent"]', used: 11, endsAt: MONTH_END }]);
+});
+
+it('spends kept by a stop are added when a journal\'s writes recover, and counted', async () => {
+  const backing = flaky(store.usageBudgets);
+  const stopping = new BudgetJournal(backing, recordingLogger(), () => NOW, dir);
+  backing.failing = true;
+  stopping.note(charge('["kept"]', 5));
+  await stopping.close();
+  // A process starting while its store refuses writes: the file stays.
+  const logger = recordingLogger();
+  const journal = new BudgetJournal(backing, logger, () => NOW, dir);
+  const counters = new MemoryCounters({ onBudgetCharge: journal.note });
+  await journal.restore(counters);
+  expect(logger.events).toEqual(['pending_writes_failed']);
+  counters.chargeNow([], [charge('["other"]', 1)], NOW);
+  await journal.write();
+  // The store answers again: the kept spends go in with this process's, and are counted here.
+  backing.failing = false;
+  await journal.write();
+  expect(logger.events).toEqual(['pending_writes_failed', 'usage_budgets_write_failed', 'usage_budgets_write_recovered', 'pending_writes_restored']);
+  expect(readdirSync(dir).filter((name) => name.startsWith('usage-budgets-pending-'))).toEqual([]);
+  expect(counters.admitNow([], [{ policyId: P, group: '["kept"]', period: 'm2026-11', limit: 10 }], NOW)).toMatchObject({ budgets: [5] });
 });
 
 it('many groups are written a slice at a time, letting the event loop in between; a slice that fails is kept with the rest', async () => {

@@ -10,7 +10,8 @@ import type { GatewayLogger } from '../../runtime/core/log.ts';
 import type { RecordBatch } from '../../runtime/core/record-batch.ts';
 import type { RequestLogStore } from '../../runtime/store/request-log-store.ts';
 import { RequestLog } from '../../runtime/telemetry/request-log.ts';
-import { restoreSpilled, spillRecords } from '../../runtime/telemetry/log-spill.ts';
+import { keepPending, takePending } from '../../runtime/store/pending-files.ts';
+import { insertAll } from '../../runtime/api/logs/index.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -195,7 +196,7 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
       const store = new Interrupted(ctx.store.requestLogs);
       const logger = recorder();
       let backs = 0;
-      const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => spillRecords(dataDir, texts), storeIsBack: () => void backs++ });
+      const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: () => void backs++ });
       const finished = records(30);
       store.down = true;
       for (const record of finished) log.write(record);
@@ -209,13 +210,14 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
 
       // The next start, its store still away: the file stays.
       const restarting = recorder();
-      expect(await restoreSpilled(dataDir, store, restarting)).toBe(0);
-      expect(restarting.events).toEqual(['request_log_spill_restore_failed']);
+      const restore = () => takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), restarting);
+      expect(await restore()).toBe(0);
+      expect(restarting.events).toEqual(['pending_writes_failed']);
       expect(readdirSync(dataDir)).toEqual(files);
-      // Back: written, and written once even when two starts read the same file.
+      // Back: written once, even when two restores run at once (one takes the file).
       store.down = false;
-      const [first, second] = await Promise.all([restoreSpilled(dataDir, store, recorder()), restoreSpilled(dataDir, store, recorder())]);
-      expect(first + second).toBeGreaterThanOrEqual(30);
+      const [first, second] = await Promise.all([restore(), restore()]);
+      expect(first + second).toBe(30);
       expect(readdirSync(dataDir)).toEqual([]);
       const back = await stored(finished);
       expect(back.map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());

@@ -4,7 +4,12 @@
 import type { GatewaySetup } from '../../server/start.ts';
 import type { Handler } from '../../server/server.ts';
 import { RequestLog } from '../../telemetry/request-log.ts';
-import { restoreSpilled, spillRecords } from '../../telemetry/log-spill.ts';
+import { keepPending, takePending } from '../../store/pending-files.ts';
+import { RecordBatch } from '../../core/record-batch.ts';
+import type { RequestLogStore } from '../../store/request-log-store.ts';
+
+/** Records per insert when kept records are written back (the log's own batch size). */
+const RESTORE_BATCH = 500;
 import type { TelemetrySettings } from '../../telemetry/settings.ts';
 import { logHandlers } from './handlers.ts';
 
@@ -14,8 +19,8 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) setup.gateway.registerHandler(name, handler);
   // What an earlier stop could not write (its store was away): off the start's path, and again when
   // the store answers after an outage (it may have been away at this start too).
-  const restore = (): void => void restoreSpilled(setup.dataDir, setup.store.requestLogs, setup.logger);
-  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, { keep: (texts) => spillRecords(setup.dataDir, texts), storeIsBack: restore });
+  const restore = (): void => void takePending(setup.dataDir, 'request-log', (lines) => insertAll(setup.store.requestLogs, lines), setup.logger);
+  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, { keep: (texts) => keepPending(setup.dataDir, 'request-log', texts), storeIsBack: restore });
   setup.onClose(() => log.close());
   restore();
   if (!settings.requestLog) {
@@ -26,4 +31,9 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
   setup.onRecord(log.write);
   log.start();
   return log;
+}
+
+/** Records as JSON texts, written in the log's batches (a record written before is the same record). */
+export async function insertAll(store: RequestLogStore, texts: readonly string[]): Promise<void> {
+  for (let from = 0; from < texts.length; from += RESTORE_BATCH) await store.insert(RecordBatch.of(texts.slice(from, from + RESTORE_BATCH)));
 }

@@ -33,7 +33,7 @@ export async function setupLimits(setup: GatewaySetup, services: Services, redis
  * falls back to during an outage are not journaled.)
  */
 async function journaledCounters(setup: GatewaySetup, now: () => number): Promise<LimitCounters> {
-  const journal = new BudgetJournal(setup.store.usageBudgets, setup.logger, now);
+  const journal = new BudgetJournal(setup.store.usageBudgets, setup.logger, now, setup.dataDir);
   const counters = new MemoryCounters({ onBudgetCharge: journal.note });
   const restored = await journal.restore(counters);
   if (restored > 0) setup.logger.info('usage_budgets_restored', { groups: restored });

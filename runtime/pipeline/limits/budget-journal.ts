@@ -6,12 +6,15 @@
 // processes sharing a store each add their own charges and none overwrites another's; each write
 // returns the store's totals, and a group this process charges is raised to what all of them spent,
 // so processes sharing a PostgreSQL store hold one budget within about a second of each other.
+// What a stop could not write (the store away: charges pile up in memory during an outage) is kept
+// in a file under the data directory and added by the next start (runtime/store/pending-files.ts).
 import { describeError, type GatewayLogger } from '../../core/log.ts';
 import { Outage } from '../../core/outage.ts';
 import type { BudgetSpend, UsageBudgetStore } from '../../store/usage-budget-store.ts';
 import type { BudgetCharge } from './counters.ts';
 import type { MemoryCounters } from './memory-counters.ts';
 import { deleteInSlices } from '../../store/delete-in-slices.ts';
+import { keepPending, takePending } from '../../store/pending-files.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How often charges are written: a crash loses at most this much of the spend. */
@@ -39,9 +42,12 @@ export class BudgetJournal {
   readonly #outage: Outage;
   /** The counts the store's totals are fed back into (set by restore). */
   #counters: MemoryCounters | null = null;
+  /** Where spends a stop could not write are kept (null: nowhere, they are lost). */
+  readonly #dataDir: string | null;
 
-  constructor(store: UsageBudgetStore, logger: GatewayLogger, now: () => number = Date.now) {
+  constructor(store: UsageBudgetStore, logger: GatewayLogger, now: () => number = Date.now, dataDir: string | null = null) {
     this.#store = store;
+    this.#dataDir = dataDir;
     this.#logger = logger;
     this.#outage = new Outage(logger, 'usage_budgets_write_failed', 'usage_budgets_write_recovered', 'error');
     this.#now = now;
@@ -51,6 +57,7 @@ export class BudgetJournal {
   async restore(counters: MemoryCounters): Promise<number> {
     const now = this.#now();
     await this.#deleteEnded(now);
+    await this.#addKept();
     const spends = await this.#store.load(now);
     for (const spend of spends) counters.raiseBudget(spend);
     this.#counters = counters;
@@ -88,6 +95,24 @@ export class BudgetJournal {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     await this.write();
+    if (this.#pending.size === 0 || this.#dataDir === null) return;
+    const spends = [...this.#pending.values()];
+    try {
+      const file = keepPending(this.#dataDir, 'usage-budgets', spends.map((spend) => JSON.stringify(spend)));
+      this.#pending = new Map();
+      this.#logger.warn('usage_budgets_spilled', { groups: spends.length, file, note: 'the store did not take them; the next start adds them' });
+    } catch (error) {
+      this.#logger.error('usage_budgets_spill_failed', { groups: spends.length, error: describeError(error) });
+    }
+  }
+
+  /** Adds the spends an earlier stop kept in files (at start, and when the store answers again); returns how many. */
+  async #addKept(): Promise<number> {
+    if (this.#dataDir === null) return 0;
+    return takePending(this.#dataDir, 'usage-budgets', async (lines) => {
+      const spends = lines.map((line) => JSON.parse(line) as BudgetSpend);
+      for (let from = 0; from < spends.length; from += WRITE_CHUNK) await this.#store.add(spends.slice(from, from + WRITE_CHUNK));
+    }, this.#logger);
   }
 
   get pending(): number {
@@ -105,7 +130,10 @@ export class BudgetJournal {
         const totals = await this.#store.add(slice.map(([, spend]) => spend));
         slice.forEach(([key, spend], i) => this.#raise(key, spend, totals[i]!));
       }
-      this.#outage.recovered({ groups: spends.length });
+      // Spends a stop kept while the store was away go in now, and the counts take them in.
+      if (this.#outage.recovered({ groups: spends.length }) && (await this.#addKept()) > 0) {
+        for (const spend of await this.#store.load(this.#now())) this.#counters?.raiseBudget(spend);
+      }
     } catch (error) {
       // Nothing is lost: the spends not written (the failed slice rolled back whole) go back, with
       // anything charged to the same groups meanwhile.
