@@ -1,0 +1,45 @@
+// Files of writes a stop kept: taken by renaming, written once, put back when the write fails, and a
+// file a process took and did not finish (it died, or it was an earlier process with this pid) is
+// pending again; one a live process is writing is left to it.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { silentLogger } from '../../runtime/core/log.ts';
+import { keepPending, takePending } from '../../runtime/store/pending-files.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-pending-'));
+  dirs.push(dir);
+  return dir;
+}
+
+it('writes each kept file once and deletes it; a failed write puts it back', async () => {
+  const dir = folder();
+  keepPending(dir, 'request-log', ['{"a":1}', '{"a":2}']);
+  keepPending(dir, 'usage-budgets', ['{"b":1}']);
+  const written: string[][] = [];
+  await expect(takePending(dir, 'request-log', async () => { throw new Error('down'); }, silentLogger)).resolves.toBe(0);
+  expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/), expect.stringMatching(/^usage-budgets-pending-.*\.jsonl$/)]);
+  expect(await takePending(dir, 'request-log', async (lines) => void written.push(lines), silentLogger)).toBe(2);
+  expect(written).toEqual([['{"a":1}', '{"a":2}']]);
+  expect(readdirSync(dir)).toEqual([expect.stringMatching(/^usage-budgets-pending-/)]);
+  expect(await takePending(dir, 'request-log', async (lines) => void written.push(lines), silentLogger)).toBe(0);
+});
+
+it('takes again a file whose taker is gone, and leaves one a live process holds', async () => {
+  const dir = folder();
+  const name = 'usage-budgets-pending-1-2-ab.jsonl';
+  // A dead pid (beyond the kernel's range), an earlier process with this pid, and a live one (the parent).
+  writeFileSync(join(dir, `${name}.taken-4194305-aaaa`), '{"n":1}\n');
+  writeFileSync(join(dir, `usage-budgets-pending-3-4-cd.jsonl.taken-${process.pid}-bbbb`), '{"n":2}\n');
+  writeFileSync(join(dir, `usage-budgets-pending-5-6-ef.jsonl.taken-${process.ppid}-cccc`), '{"n":3}\n');
+  const written: string[] = [];
+  expect(await takePending(dir, 'usage-budgets', async (lines) => void written.push(...lines), silentLogger)).toBe(2);
+  expect(written.sort()).toEqual(['{"n":1}', '{"n":2}']);
+  expect(readdirSync(dir)).toEqual([`usage-budgets-pending-5-6-ef.jsonl.taken-${process.ppid}-cccc`]);
+});
