@@ -137,6 +137,32 @@ describe('usage limits over time (fake clock)', () => {
   });
 });
 
+describe('unpriced answers', () => {
+  it('a cost budget that matches an answer without a price says so once per policy and model, and charges nothing', async () => {
+    const warned: Array<Record<string, unknown>> = [];
+    const logger = { ...silentLogger, warn: (event: string, fields?: Record<string, unknown>) => void (event === 'usage_limit_unpriced' && warned.push(fields!)) };
+    const limits = new Limits({ counters: new MemoryCounters(), now: () => Date.UTC(2026, 10, 2), logger, metrics: null, alerts: { emit: () => undefined } as never });
+    limits.use([], [usage('spend', { type: 'cost', creditLimit: 1 })]);
+    const answer = async (model: string, costUsd: number | null) => {
+      const verdict = await limits.judge(limits.policies.request, subject());
+      expect(verdict).toMatchObject({ admitted: true });
+      const record = { ...newRequestRecord('trace', 'POST', '/v1/chat/completions'), provider: 'vendor', modelAnswered: model, costUsd };
+      record.usage = { inputTokens: 5, outputTokens: 5, cachedInputTokens: 0, totalTokens: 10, estimated: false };
+      limits.charge((verdict as { charge: never }).charge, record);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    await answer('house-model', null);
+    await answer('house-model', null);
+    await answer('other-house-model', null);
+    await answer('gpt-4o-mini', 0.5);
+    expect(warned).toEqual([
+      expect.objectContaining({ policy_id: 'spend', provider: 'vendor', model: 'house-model' }),
+      expect.objectContaining({ policy_id: 'spend', provider: 'vendor', model: 'other-house-model' }),
+    ]);
+    expect((await limits.judge(limits.policies.request, subject()))).toMatchObject({ admitted: true });
+  });
+});
+
 describe('periods', () => {
   const time = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) });
   test.prop([time, fc.constantFrom('weekly' as const, 'monthly' as const)])('a period holds its instant, ends where the next begins, and weeks begin on Monday', (t, reset) => {

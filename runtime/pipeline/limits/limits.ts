@@ -36,11 +36,29 @@ export interface LimitsOptions {
   alerts: UsageAlerts;
 }
 
+/** Distinct (policy, provider, model) unpriced warnings kept, so a client choosing models freely cannot grow the set. */
+const MAX_UNPRICED_SAID = 1000;
+
 export class Limits {
   /** Read by the stages on every request; replaced whole, never changed in place. */
   policies: CompiledPolicies = NONE;
   readonly counters: LimitCounters;
   readonly #options: LimitsOptions;
+
+  /** (policy, provider, model) already said to charge nothing: said once each, up to a bound. */
+  readonly #unpricedSaid = new Set<string>();
+
+  /**
+   * A cost budget matched an answer the pricing table has no price for: it charges nothing, which an
+   * operator cannot see from the budget's count. Said once per policy and model.
+   */
+  #unpriced(policyId: string, record: RequestRecord): void {
+    const model = record.modelAnswered ?? record.modelRequested;
+    const key = `${policyId}\n${record.provider}\n${model}`;
+    if (this.#unpricedSaid.has(key) || this.#unpricedSaid.size >= MAX_UNPRICED_SAID) return;
+    this.#unpricedSaid.add(key);
+    this.#options.logger.warn('usage_limit_unpriced', { policy_id: policyId, provider: record.provider, model, note: 'the pricing table has no price for this model, so its answers cost 0 against this cost budget: add it with GATEWAY_PRICING_FILE' });
+  }
 
   constructor(options: LimitsOptions) {
     this.counters = options.counters;
@@ -105,6 +123,7 @@ export class Limits {
     const budgets: BudgetCharge[] = [];
     const charged: Array<{ policy: CompiledUsageLimit; group: string; period: string }> = [];
     for (const { policy, group } of pending.budgets) {
+      if (policy.type === 'cost' && record.costUsd === null) this.#unpriced(policy.id, record);
       const amount = policy.type === 'tokens' ? usage.totalTokens : (record.costUsd ?? 0);
       if (!(amount > 0)) continue;
       const period = periodAt(policy.periodicReset, now);
