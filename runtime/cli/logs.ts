@@ -9,6 +9,7 @@ import { CACHE_STATUS, type RequestRecord } from '../core/request-record.ts';
 import { type GeneratedValidator, validateQuery } from '../core/validate.ts';
 import { DEFAULT_DATA_DIR, openGatewayStore } from '../store/open-store.ts';
 import type { RequestLogFilter, RequestLogStore } from '../store/request-log-store.ts';
+import { StoreUnavailableError } from '../store/sql/sql-database.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
 
 const validateListQuery = validators.validateRequestLogListQuery as unknown as GeneratedValidator;
@@ -31,7 +32,8 @@ Filters:
 
 Options:
   --limit N      records to print (1 to 1000, default 50)
-  --follow, -f   keep printing new records as they are written (oldest first), until interrupted
+  --follow, -f   keep printing new records as they are written (oldest first), until interrupted;
+                 a store that stops answering meanwhile is waited for
   --json         one JSON object per line, as GET /v1/logs returns them
   --data DIR     data directory holding the embedded store (default ${DEFAULT_DATA_DIR})
   -h, --help     show this help
@@ -146,16 +148,27 @@ async function follow(list: List, filter: RequestLogFilter, newestPrinted: Reque
   // creation time, so a poll reads what arrived since, not the whole log again); with none printed,
   // from a minute before the start, for requests that began earlier and finish while it follows.
   let since = newestPrinted?.createdAt ?? Date.now() - 60_000;
+  // A store that stops answering (a database restart) is waited for, as `tail -f` waits for its file.
+  let away = false;
   while (!stop) {
     const fresh: RequestRecord[] = [];
     // Newest first: page back until the last printed record.
     let after: string | undefined;
-    for (;;) {
-      const page = await list({ ...filter, fromMs: Math.max(filter.fromMs ?? 0, since) }, { after, limit: 500 });
-      const unseen = page.records.filter((record) => last === null || record.id > last);
-      fresh.push(...unseen);
-      if (!page.hasMore || page.next === null || unseen.length < page.records.length) break;
-      after = page.next;
+    try {
+      for (;;) {
+        const page = await list({ ...filter, fromMs: Math.max(filter.fromMs ?? 0, since) }, { after, limit: 500 });
+        const unseen = page.records.filter((record) => last === null || record.id > last);
+        fresh.push(...unseen);
+        if (!page.hasMore || page.next === null || unseen.length < page.records.length) break;
+        after = page.next;
+      }
+      if (away) process.stderr.write('gateway logs: the store answers again\n');
+      away = false;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      if (!away) process.stderr.write(`gateway logs: ${error.message}; still following, until it answers again\n`);
+      away = true;
+      fresh.length = 0;
     }
     for (const record of fresh.reverse()) print(record);
     if (fresh.length > 0) {

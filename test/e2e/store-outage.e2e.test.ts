@@ -6,7 +6,9 @@
 // mid-run completes afterwards with every line exactly once.
 import { randomBytes } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ import { TEST_DATABASE_URL } from '../store/backends.ts';
 import { chatLine, jsonl, until } from '../jobs/harness.ts';
 
 const ADMIN = 'gw_store-outage-admin-key-0123456789abcd';
+const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const LINES = 30;
 /** Short leases and polls, so a batch cut off by the outage is taken up again within a second of its end. */
 const BATCH_ENV = { GATEWAY_BATCH_LEASE_MS: '500', GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_CONCURRENCY: '2' };
@@ -193,6 +196,29 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
       await db.close();
     }
   });
+  it('`gateway logs --follow` waits out the outage and goes on following', async () => {
+    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--json'], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+    let out = '';
+    let err = '';
+    follower.stdout.on('data', (chunk) => (out += chunk));
+    follower.stderr.on('data', (chunk) => (err += chunk));
+    const exited = new Promise<number | null>((resolve) => follower.on('exit', (code) => resolve(code)));
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      await closeDatabase();
+      await until(async () => err, (text) => text.includes('still following'), 10_000, 'the follower to say it waits');
+      await openDatabase();
+      const trace = `followed-${randomBytes(4).toString('hex')}`;
+      expect((await chat(trace)).status).toBe(200);
+      await until(async () => out, (text) => text.includes(trace), 15_000, 'the record to be followed');
+      expect(err).toContain('the store answers again');
+      follower.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      if (follower.exitCode === null) follower.kill('SIGKILL');
+    }
+  });
+
   it('keeps the records a stop during the outage could not write in the data folder, and writes them at the next start', async () => {
     await closeDatabase();
     const trace = `at-stop-${randomBytes(4).toString('hex')}`;

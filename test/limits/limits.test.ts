@@ -145,10 +145,10 @@ describe('unpriced answers', () => {
     limits.use([], [usage('spend', { type: 'cost', creditLimit: 1 })]);
     const answer = async (model: string, costUsd: number | null) => {
       const verdict = await limits.judge(limits.policies.request, subject());
-      expect(verdict).toMatchObject({ admitted: true });
+      if (verdict === null || !verdict.admitted || verdict.charge === null) throw new Error(`not admitted with a charge: ${JSON.stringify(verdict)}`);
       const record = { ...newRequestRecord('trace', 'POST', '/v1/chat/completions'), provider: 'vendor', modelAnswered: model, costUsd };
       record.usage = { inputTokens: 5, outputTokens: 5, cachedInputTokens: 0, totalTokens: 10, estimated: false };
-      limits.charge((verdict as { charge: never }).charge, record);
+      limits.charge(verdict.charge, record);
       await new Promise((resolve) => setImmediate(resolve));
     };
     await answer('house-model', null);
