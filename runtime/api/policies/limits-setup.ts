@@ -30,7 +30,7 @@ export async function setupLimits(setup: GatewaySetup, services: Services, redis
 /**
  * Memory counters whose usage budgets are read back from the store and written to it as they are
  * charged, so a restart keeps what each group spent. (Redis keeps its own; the memory counters Redis
- * falls back to during an outage are not journaled.)
+ * falls back to during an outage are added to Redis when it answers: fail-open-counters.ts.)
  */
 async function journaledCounters(setup: GatewaySetup, now: () => number): Promise<LimitCounters> {
   const journal = new BudgetJournal(setup.store.usageBudgets, setup.logger, now, setup.dataDir);
