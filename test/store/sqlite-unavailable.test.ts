@@ -14,10 +14,15 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-it('answers a write lock held elsewhere past the busy timeout with StoreUnavailableError', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-busy-'));
+/** A database file of the test's own, removed afterwards. */
+function databaseFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-unavailable-'));
   dirs.push(dir);
-  const file = join(dir, 'gateway.sqlite');
+  return join(dir, 'gateway.sqlite');
+}
+
+it('answers a write lock held elsewhere past the busy timeout with StoreUnavailableError', async () => {
+  const file = databaseFile();
   // Another process's connection: its own handle on the file, holding the write lock.
   const other = new DatabaseSync(file);
   other.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (id TEXT PRIMARY KEY)');
@@ -39,9 +44,7 @@ it('answers a write lock held elsewhere past the busy timeout with StoreUnavaila
 });
 
 it('answers a full disk with StoreUnavailableError', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-full-'));
-  dirs.push(dir);
-  const file = join(dir, 'gateway.sqlite');
+  const file = databaseFile();
   const connection = new DatabaseSync(file);
   connection.exec('CREATE TABLE t (v TEXT)');
   // The file may not grow past its current pages: the next page it needs is a full disk to SQLite.
