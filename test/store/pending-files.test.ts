@@ -1,22 +1,14 @@
 // Files of writes a stop kept: taken by renaming, written once, put back when the write fails, and a
 // file a process took and did not finish (it died, or it was an earlier process with this pid) is
 // pending again; one a live process is writing is left to it.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { tempDirs } from '../support/temp-dirs.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
 import { keepPending, takePending } from '../../runtime/store/pending-files.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-pending-'));
-  dirs.push(dir);
-  return dir;
-}
+const folder = tempDirs('gateway-pending');
 
 it('writes each kept file once and deletes it; a failed write puts it back', async () => {
   const dir = folder();

@@ -1,25 +1,15 @@
 // A SQLite file another process holds locked past the busy timeout, or one whose disk is full, is a
 // store that does not answer (StoreUnavailableError: the API's 503 store_unavailable), not a failed
 // statement.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { tempDirs } from '../support/temp-dirs.ts';
 import { StoreUnavailableError, UniqueViolationError } from '../../runtime/store/sql/sql-database.ts';
 import { SqliteDatabase } from '../../runtime/store/sqlite/sqlite-database.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A database file of the test's own, removed afterwards. */
-function databaseFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-unavailable-'));
-  dirs.push(dir);
-  return join(dir, 'gateway.sqlite');
-}
+const folder = tempDirs('gateway-unavailable');
+const databaseFile = (): string => join(folder(), 'gateway.sqlite');
 
 it('answers a write lock held elsewhere past the busy timeout with StoreUnavailableError', async () => {
   const file = databaseFile();
