@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { SemanticIndex } from '../../runtime/pipeline/cache/semantic-index.ts';
 import { watchEventLoop } from '../support/event-loop-watch.ts';
+import { until } from '../jobs/harness.ts';
 
 const FAR = 4_000_000_000_000;
 
@@ -110,6 +111,22 @@ describe('semantic index', () => {
     } finally {
       await index.close();
     }
+  });
+
+  it('tells once when its thread dies, and answers every lookup as a miss from then on', async () => {
+    // A thread that says it is ready and dies at its first message.
+    const dying = new URL(`data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.postMessage({ op: 'ready' }); parentPort.on('message', () => process.exit(3));")}`);
+    const stopped: string[] = [];
+    const index = await SemanticIndex.create(100, Date.now, (reason) => void stopped.push(reason), dying);
+    try {
+      index.add('s', Float32Array.from([1, 0]), 'k', FAR);
+      await until(async () => stopped, (reasons) => reasons.length > 0, 5000);
+      expect(stopped).toEqual(['it exited with code 3']);
+      expect(await index.nearest('s', Float32Array.from([1, 0]))).toBeNull();
+    } finally {
+      await index.close();
+    }
+    expect(stopped).toHaveLength(1);
   });
 
   it('answers every lookup as a miss once closed, never an error', async () => {

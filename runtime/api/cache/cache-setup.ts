@@ -37,9 +37,12 @@ export async function setupCache(setup: GatewaySetup, resolver: ConfigResolver, 
 async function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: SemanticSettings | null, redis: Redis | null): Promise<SemanticCache | null> {
   if (settings === null) return null;
   const services = resolver.services;
+  let indexRunning = true;
   const index = await SemanticIndex.create(settings.maxEntries, services.now, (reason) => {
+    indexRunning = false;
     setup.logger.error('semantic_index_stopped', { reason, note: 'every semantic lookup is a SEMANTIC MISS until the gateway restarts' });
   });
+  setup.backendStatus('semantic_index', () => indexRunning);
   const semantic = new SemanticCache(index, routeEmbedder(resolver, settings, setup.logger, services.metrics), settings.threshold);
   setup.onClose(() => index.close());
   services.metrics?.addSources({ semanticVectors: () => index.size });

@@ -58,10 +58,10 @@ export class SemanticIndex {
   /**
    * Starts the index thread, which loads the native library; fails with a clear message when it is
    * not installed. `onStopped`: told once if the thread dies (not when closed); every lookup is a
-   * miss from then on.
+   * miss from then on. `thread`: the thread's code (tests give one that dies).
    */
-  static async create(maxEntries: number, now: () => number = Date.now, onStopped: (reason: string) => void = () => {}): Promise<SemanticIndex> {
-    const worker = new Worker(workerUrl(), {
+  static async create(maxEntries: number, now: () => number = Date.now, onStopped: (reason: string) => void = () => {}, thread: URL = workerUrl()): Promise<SemanticIndex> {
+    const worker = new Worker(thread, {
       workerData: { resolveFrom: import.meta.url } satisfies IndexWorkerData,
       // The vectors are native memory; the thread's own heap holds only messages.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
