@@ -41,7 +41,8 @@ export async function setupJobs(setup: GatewaySetup, resolver: ConfigResolver, o
   const routes = gateway.routes.routes;
   const runner = new BatchRunner({ batches: store.batches, files: store.files, resolver, routes, sealer, logger, settings, onRecord: setup.recordFinished });
   const contract = new ProviderContract(settings.contractMode, logger);
-  const deps: JobDeps = { store, resolver, credentials: options.credentials ?? (() => null), settings, logger, runner, sealer, contract, catalog, routes };
+  const storeUp = setup.backends.get('store');
+  const deps: JobDeps = { store, resolver, credentials: options.credentials ?? (() => null), settings, logger, runner, sealer, contract, catalog, routes, storeAnswers: () => storeUp?.() ?? true };
 
   const handlers: Record<string, Handler> = {
     ...fileHandlers(deps),

@@ -22,4 +22,6 @@ export interface JobDeps {
   contract: ProviderContract;
   catalog: ModelCatalog;
   routes: readonly RouteSpec[];
+  /** Whether the store answered the change feed's last poll (false during an outage). */
+  storeAnswers(): boolean;
 }

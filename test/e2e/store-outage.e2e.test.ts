@@ -165,6 +165,31 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     expect(ids).toEqual(Array.from({ length: LINES }, (_, i) => `o-${i}`));
   });
 
+  it('does not ask the provider for an emulated response it could not store', async () => {
+    const responses = (store: boolean) => fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-provider': 'ollama', 'x-gateway-custom-host': mock.baseURL, authorization: `Bearer ${VENDOR_MOCK_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: `outage ${store}`, store }),
+    });
+    await closeDatabase();
+    try {
+      await until(async () => (await storeHealth()).store.status, (status) => status === 'unavailable', 5000, 'the outage to be seen');
+      const asked = mock.requests.length;
+      const refused = await responses(true);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
+      expect(mock.requests.length).toBe(asked);
+      // Not to be stored: answered as usual.
+      const answered = await responses(false);
+      expect(answered.status).toBe(200);
+      expect(mock.requests.length).toBe(asked + 1);
+    } finally {
+      await openDatabase();
+      await until(async () => (await storeHealth()).store.status, (status) => status === 'ok', 5000, 'the store back');
+    }
+  });
+
   it('gives up on a database that accepts connections and never answers, as unavailable', async () => {
     // A firewall that drops packets, or a server stuck before its handshake: the socket opens, nothing comes back.
     const silent = createServer((socket) => socket.on('error', () => undefined));

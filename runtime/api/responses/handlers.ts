@@ -20,6 +20,7 @@ import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outp
 import { sendResponseEvents } from './events.ts';
 import { estimateTokens } from '../../core/token-estimate.ts';
 import { fitConversation } from './truncation.ts';
+import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
 
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
   const { store } = deps;
@@ -39,6 +40,9 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       if (previousId !== null && previous === null) throw notFound('response', previousId, '/previous_response_id');
       if (body.background === true) throw new GatewayError('unsupported_parameter', 'background responses are not emulated over chat completions.', '/background');
       refuseUnemulated(body);
+      // A response to store, while the store is known to be away, is not asked of the provider: the
+      // write would fail after the provider was paid, and the client's retries would pay again.
+      if (body.store !== false && !deps.storeAnswers()) throw new StoreUnavailableError('the store does not answer, so a response to be stored is not asked of the provider');
       await emulate(deps, ctx, router, body, previous?.conversation as ChatMessage[] | undefined ?? []);
     },
 
