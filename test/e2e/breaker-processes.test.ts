@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
-import { type ServeProcess, startPrivateRedis, startServe, until } from './serve-processes.ts';
+import { type ServeProcess, startPrivateRedis, startServe, until, stopServes } from './serve-processes.ts';
 
 const ADMIN_KEY = 'gw_breaker-process-admin-key-0123456789abcde';
 
@@ -65,8 +65,7 @@ describe('circuit breakers across processes', () => {
       expect(await chat(a)).toMatchObject({ status: 200, used: 'config.targets[1]' });
       expect(mock.requests.length).toBe(before + 1);
     } finally {
-      for (const p of processes) p.child.kill('SIGTERM');
-      await Promise.all(processes.map((p) => p.exited));
+      await stopServes(...processes);
       await redis.kill();
     }
   });
@@ -91,8 +90,7 @@ describe('circuit breakers across processes', () => {
       const metrics = await (await fetch(`${serve.url}/metrics`)).text();
       expect(Number(/^gateway_breaker_sync_failures_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
     } finally {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
+      await stopServes(serve);
       await redis.kill();
     }
   });

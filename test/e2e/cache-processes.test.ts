@@ -10,7 +10,7 @@ import { serveSetup } from '../../runtime/cli/serve.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
 import { startGateway } from '../../runtime/server/start.ts';
 import { BAG_OF_WORDS_MODEL, startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
-import { type ServeProcess, startPrivateRedis, startServe, until } from './serve-processes.ts';
+import { type ServeProcess, startPrivateRedis, startServe, until, stopServes } from './serve-processes.ts';
 
 const ADMIN_KEY = 'gw_cache-process-admin-key-0123456789abcdefg';
 
@@ -78,8 +78,7 @@ describe('response cache across processes', () => {
       const chats = mock.requests.filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.json).includes(run));
       expect(chats.length).toBe(2);
     } finally {
-      for (const p of processes) p.child.kill('SIGTERM');
-      await Promise.all(processes.map((p) => p.exited));
+      await stopServes(...processes);
       await redis.kill();
     }
   });

@@ -12,7 +12,7 @@ import { startGateway } from '../../runtime/server/start.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { createLocation, type StoreLocation } from '../store/backends.ts';
 import { TEST_REDIS_URL } from '../limits/backends.ts';
-import { type ServeProcess, startPrivateRedis, startServe } from './serve-processes.ts';
+import { type ServeProcess, startPrivateRedis, startServe, stopServes } from './serve-processes.ts';
 
 const ADMIN_KEY = 'gw_limit-process-admin-key-0123456789abcdefg';
 
@@ -64,8 +64,7 @@ describe('limits across processes', () => {
       // Each process admitted some: the limit is shared, not split.
       for (let p = 0; p < 3; p++) expect(statuses.filter((s, i) => i % 3 === p && s === 200).length).toBeGreaterThan(0);
     } finally {
-      for (const p of processes) p.child.kill('SIGTERM');
-      await Promise.all(processes.map((p) => p.exited));
+      await stopServes(...processes);
       await location.remove();
     }
   });

@@ -12,6 +12,12 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
+/** Stops serve processes the way a supervisor does (SIGTERM: drain, then exit) and waits for them. */
+export async function stopServes(...processes: ServeProcess[]): Promise<void> {
+  for (const p of processes) p.child.kill('SIGTERM');
+  await Promise.all(processes.map((p) => p.exited));
+}
+
 /**
  * Starts `gateway serve --port 0 --data DIR [extra args]` and resolves with its URL once it listens.
  * `entry` runs another build of the command (a one-file bundle), from `cwd`.

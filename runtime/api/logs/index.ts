@@ -3,13 +3,10 @@
 // the server has drained. Call it last in the setup, so its shutdown hook runs after the others.
 import type { GatewaySetup } from '../../server/start.ts';
 import type { Handler } from '../../server/server.ts';
-import { RequestLog } from '../../telemetry/request-log.ts';
+import { DEFAULT_REQUEST_LOG_SETTINGS, RequestLog } from '../../telemetry/request-log.ts';
 import { keepPending, takePending } from '../../store/pending-files.ts';
 import { RecordBatch } from '../../core/record-batch.ts';
 import type { RequestLogStore } from '../../store/request-log-store.ts';
-
-/** Records per insert when kept records are written back (the log's own batch size). */
-const RESTORE_BATCH = 500;
 import type { TelemetrySettings } from '../../telemetry/settings.ts';
 import { logHandlers } from './handlers.ts';
 
@@ -35,5 +32,6 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
 
 /** Records as JSON texts, written in the log's batches (a record written before is the same record). */
 export async function insertAll(store: RequestLogStore, texts: readonly string[]): Promise<void> {
-  for (let from = 0; from < texts.length; from += RESTORE_BATCH) await store.insert(RecordBatch.of(texts.slice(from, from + RESTORE_BATCH)));
+  const size = DEFAULT_REQUEST_LOG_SETTINGS.batchSize;
+  for (let from = 0; from < texts.length; from += size) await store.insert(RecordBatch.of(texts.slice(from, from + size)));
 }

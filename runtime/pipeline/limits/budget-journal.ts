@@ -123,6 +123,7 @@ export class BudgetJournal {
     const spends = [...this.#pending];
     this.#pending = new Map();
     let written = 0;
+    let recovered = false;
     try {
       for (; written < spends.length; written += WRITE_CHUNK) {
         if (written > 0) await nextTurn();
@@ -130,10 +131,7 @@ export class BudgetJournal {
         const totals = await this.#store.add(slice.map(([, spend]) => spend));
         slice.forEach(([key, spend], i) => this.#raise(key, spend, totals[i]!));
       }
-      // Spends a stop kept while the store was away go in now, and the counts take them in.
-      if (this.#outage.recovered({ groups: spends.length }) && (await this.#addKept()) > 0) {
-        for (const spend of await this.#store.load(this.#now())) this.#counters?.raiseBudget(spend);
-      }
+      recovered = this.#outage.recovered({ groups: spends.length });
     } catch (error) {
       // Nothing is lost: the spends not written (the failed slice rolled back whole) go back, with
       // anything charged to the same groups meanwhile.
@@ -146,7 +144,19 @@ export class BudgetJournal {
       return;
     }
     const now = this.#now();
+    // The store is back: spends a stop kept while it was away go in now, and the counts take them in.
+    if (recovered) await this.#catchUp(now);
     if (now - this.#lastDelete >= DELETE_ENDED_EVERY_MS) await this.#deleteEnded(now);
+  }
+
+  /** Adds the kept spends, then raises the counts to the store's totals; a failure waits for the next recovery or start. */
+  async #catchUp(now: number): Promise<void> {
+    if ((await this.#addKept()) === 0) return;
+    try {
+      for (const spend of await this.#store.load(now)) this.#counters?.raiseBudget(spend);
+    } catch (error) {
+      this.#outage.failed(() => ({ error: describeError(error) }));
+    }
   }
 
   /** The group's count becomes the store's total plus what was charged here since this write took it. */
