@@ -75,6 +75,9 @@ Environment:
   GATEWAY_LOG_QUEUE_MAX        records waiting to be written at most; past it they are dropped and
                                counted (default 20000)
   GATEWAY_LOG_FLUSH_MS         how often waiting records are written, at least 10 (default 500)
+  GATEWAY_LOG_SPILL_MAX_BYTES  disk the records kept in files under --data while the store is away
+                               may take; past it they are dropped and counted (default 1073741824;
+                               0 keeps none)
   GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
   GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
   REDIS_URL                    count rate and usage limits, keep cached answers and circuit breakers

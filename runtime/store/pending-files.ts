@@ -7,7 +7,8 @@
 // are added, so a file is deleted as soon as it is written, and two readers never both take it:
 // each renames it to a name of its own first).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 
@@ -20,15 +21,50 @@ const OWN_TOKEN = randomBytes(4).toString('hex');
 /** The kinds of pending writes, by the file name's prefix. */
 export type PendingKind = 'request-log' | 'usage-budgets';
 
-/** Writes `lines` (JSON texts, no newline inside) to a new owner-only file under `dataDir`; returns its path. */
-export function keepPending(dataDir: string, kind: PendingKind, lines: readonly string[]): string {
-  mkdirSync(dataDir, { recursive: true });
+/** A kept file would take the pending files of its kind past their bound. */
+export class PendingFilesFullError extends Error {
+  constructor(kind: PendingKind, heldBytes: number, maxBytes: number) {
+    super(`the ${kind} files pending already hold ${heldBytes} bytes; the bound is ${maxBytes}`);
+    this.name = 'PendingFilesFullError';
+  }
+}
+
+/**
+ * Writes `lines` (JSON texts, no newline inside) to a new owner-only file under `dataDir`; resolves
+ * to its path once it is there whole. Off the event loop: a running request log keeps its overflow
+ * this way during an outage, ~15 MB at a time. Refused (PendingFilesFullError) when the pending
+ * files of `kind` under `dataDir`, whoever kept them, would hold more than `maxBytes` with it: an
+ * outage of hours must not fill the disk the store may share.
+ */
+export async function keepPending(dataDir: string, kind: PendingKind, lines: readonly string[], maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+  await mkdir(dataDir, { recursive: true });
+  const text = `${lines.join('\n')}\n`;
+  if (Number.isFinite(maxBytes)) {
+    const held = await pendingBytes(dataDir, kind);
+    if (held + Buffer.byteLength(text) > maxBytes) throw new PendingFilesFullError(kind, held, maxBytes);
+  }
   const name = `${kind}-pending-${Date.now()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const temporary = join(dataDir, `.${name}.tmp`);
   const file = join(dataDir, `${name}${SUFFIX}`);
-  writeFileSync(temporary, `${lines.join('\n')}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  try {
+    await writeFile(temporary, text, { mode: 0o600 });
+    await rename(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
   return file;
+}
+
+/** Bytes the pending files of `kind` hold, taken ones included (a file vanishing meanwhile counts 0). */
+async function pendingBytes(dataDir: string, kind: PendingKind): Promise<number> {
+  const prefix = `${kind}-pending-`;
+  let total = 0;
+  for (const name of await readdir(dataDir)) {
+    if (!name.startsWith(prefix)) continue;
+    total += await stat(join(dataDir, name)).then((file) => file.size, () => 0);
+  }
+  return total;
 }
 
 /**

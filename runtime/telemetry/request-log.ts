@@ -1,9 +1,11 @@
 // The request-log writer: finished records are queued in memory and written in batches, never on
 // the request path and never awaited by it. The queue is bounded; past the bound a record is dropped
 // and counted (never a blocked or crashed request). Records that could not be written are kept for
-// the next flush while they fit. `close` writes what is queued (the server calls it once drained,
-// so a SIGTERM loses no acknowledged record), and hands what the store still refuses then to `spill`
-// (a file the next start writes: runtime/telemetry/log-spill.ts). Retention runs in the background.
+// the next flush; while the store is away, a queue that reaches its bound is handed to `spill` (a
+// file written to the store when it answers again: runtime/store/pending-files.ts), so an outage
+// longer than the queue holds loses nothing either. `close` writes what is queued (the server calls
+// it once drained, so a SIGTERM loses no acknowledged record), and spills what the store still
+// refuses then, for the next start. Retention runs in the background.
 import type { RequestRecord } from '../core/request-record.ts';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 import { Outage } from '../core/outage.ts';
@@ -48,10 +50,10 @@ const RETENTION_BATCH = 1_000;
 /** Emptied batches kept for reuse: one being written and one filling is the steady state. */
 const SPARE_BATCHES = 2;
 
-/** Keeps the records a closing log could not write, and writes kept ones when the store answers again. */
+/** Keeps the records the store could not take, and writes kept ones when the store answers again. */
 export interface LogSpill {
-  /** Keeps the records' texts; returns where (a file's path). */
-  keep(texts: readonly string[]): string;
+  /** Keeps the records' texts; resolves to where (a file's path) once they are kept. */
+  keep(texts: readonly string[]): Promise<string>;
   storeIsBack(): void;
 }
 
@@ -73,6 +75,8 @@ export class RequestLog {
   readonly #outage: Outage;
 
   readonly #spill: LogSpill | null;
+  /** The queue being kept in a file while the store is away; one at a time (its texts are in memory until then). */
+  #spilling: Promise<void> | null = null;
 
   /** `spill`: where the records the store refused at close are kept, and what to do when the store is back. */
   constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now, spill: LogSpill | null = null) {
@@ -107,7 +111,7 @@ export class RequestLog {
 
   /** Queues a finished record. Never throws, never waits. */
   readonly write = (record: RequestRecord): void => {
-    if (this.#closed || this.#queued >= this.#settings.queueMax) {
+    if (this.#closed || (this.#queued >= this.#settings.queueMax && !this.#spillQueue())) {
       this.#dropped++;
       return;
     }
@@ -172,9 +176,20 @@ export class RequestLog {
     }
   }
 
-  /** Batches a store refused, kept for the next flush ahead of newer records, the oldest dropped past the bound. */
+  /**
+   * Batches a store refused, kept for the next flush ahead of newer records. Past the bound, the
+   * whole queue goes to the spill file; without one (or with a spill still being written), the
+   * oldest are dropped.
+   */
   #keep(failed: RecordBatch[]): void {
-    let over = failed.reduce((n, batch) => n + batch.count, 0) + this.#queued - this.#settings.queueMax;
+    const refused = failed.reduce((n, batch) => n + batch.count, 0);
+    if (refused + this.#queued > this.#settings.queueMax && this.#spill !== null && this.#spilling === null) {
+      this.#batches = failed.concat(this.#batches);
+      this.#queued += refused;
+      this.#spillQueue();
+      return;
+    }
+    let over = refused + this.#queued - this.#settings.queueMax;
     for (const batch of failed) {
       if (over <= 0) break;
       const dropped = Math.min(over, batch.count);
@@ -185,6 +200,45 @@ export class RequestLog {
     const kept = failed.filter((batch) => batch.count > 0);
     this.#queued += kept.reduce((n, batch) => n + batch.count, 0);
     this.#batches = kept.concat(this.#batches);
+  }
+
+  /**
+   * While the store is away, hands every queued record to the spill file and empties the queue;
+   * false (nothing done) when the store is not known to be away, there is no spill, or one is still
+   * being written. Once the file is whole, the store is asked to take it if it came back meanwhile
+   * (the write-back it triggered looked before the file was there).
+   */
+  #spillQueue(): boolean {
+    const spill = this.#spill;
+    if (spill === null || this.#spilling !== null || !this.#outage.down) return false;
+    const texts = this.#takeTexts();
+    this.#spilling = spill.keep(texts).then(
+      (file) => {
+        this.#logger.warn('request_log_spilled', { records: texts.length, file, note: 'the store is away: they are written when it answers again, or by the next start' });
+        if (!this.#outage.down) spill.storeIsBack();
+      },
+      (error: unknown) => {
+        this.#dropped += texts.length;
+        this.#logger.error('request_log_spill_failed', { records: texts.length, error: describeError(error) });
+      },
+    ).finally(() => {
+      this.#spilling = null;
+    });
+    return true;
+  }
+
+  /** Every queued record's text, oldest first; the queue is left empty. */
+  #takeTexts(): string[] {
+    const texts: string[] = [];
+    for (const batch of this.#batches) {
+      const shared = batch.shared();
+      const textAt = recordReader(shared);
+      for (let i = 0; i < shared.ends.length; i++) texts.push(textAt(i));
+      this.#recycle(batch);
+    }
+    this.#batches = [this.#newBatch(0)];
+    this.#queued = 0;
+    return texts;
   }
 
   /** A batch for at least `bytes` more: a spare one when it is large enough. */
@@ -223,27 +277,21 @@ export class RequestLog {
     // One more try for records a failing store kept.
     if (this.#queued > 0) await this.flush();
     this.#closed = true;
-    if (this.#queued > 0 && this.#spill !== null) {
-      const texts: string[] = [];
-      for (const batch of this.#batches) {
-        const shared = batch.shared();
-        const textAt = recordReader(shared);
-        for (let i = 0; i < shared.ends.length; i++) texts.push(textAt(i));
-      }
+    // A spill of the running outage finishes first: its file is then there for the next start.
+    while (this.#spilling !== null) await this.#spilling;
+    if (this.#queued === 0) return;
+    const count = this.#queued;
+    const texts = this.#takeTexts();
+    if (this.#spill !== null) {
       try {
-        const file = this.#spill.keep(texts);
-        this.#logger.warn('request_log_spilled', { records: texts.length, file, note: 'the store did not take them; the next start writes them' });
-        this.#batches = [this.#newBatch(0)];
-        this.#queued = 0;
+        const file = await this.#spill.keep(texts);
+        this.#logger.warn('request_log_spilled', { records: count, file, note: 'the store did not take them; the next start writes them' });
+        return;
       } catch (error) {
-        this.#logger.error('request_log_spill_failed', { records: texts.length, error: describeError(error) });
+        this.#logger.error('request_log_spill_failed', { records: count, error: describeError(error) });
       }
     }
-    if (this.#queued > 0) {
-      this.#logger.error('request_log_lost_on_close', { records: this.#queued });
-      this.#dropped += this.#queued;
-      this.#batches = [this.#newBatch(0)];
-      this.#queued = 0;
-    }
+    this.#logger.error('request_log_lost_on_close', { records: count });
+    this.#dropped += count;
   }
 }

@@ -11,6 +11,8 @@ export interface TelemetrySettings {
   /** GATEWAY_METRICS_KEY: when set, /metrics wants it as a bearer token or x-gateway-api-key. */
   metricsKey: string | null;
   log: RequestLogSettings;
+  /** GATEWAY_LOG_SPILL_MAX_BYTES: what the records kept in files while the store is away may take on disk. */
+  logSpillMaxBytes: number;
   /** GATEWAY_LOG_BODIES=on: request and response bodies in records, capped, credentials redacted. */
   logBodies: boolean;
   /** GATEWAY_LOG_BODY_MAX_BYTES: the cap per body. */
@@ -32,6 +34,8 @@ export function telemetrySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
       queueMax: envInteger(env, 'GATEWAY_LOG_QUEUE_MAX', DEFAULT_REQUEST_LOG_SETTINGS.queueMax, 1),
       flushMs: envInteger(env, 'GATEWAY_LOG_FLUSH_MS', DEFAULT_REQUEST_LOG_SETTINGS.flushMs, 10),
     },
+    // ~1.4 million plain records: over 20 minutes of an outage at 1,000 requests a second.
+    logSpillMaxBytes: envInteger(env, 'GATEWAY_LOG_SPILL_MAX_BYTES', 1024 ** 3, 0),
     logBodies: onOff(env.GATEWAY_LOG_BODIES, false, 'GATEWAY_LOG_BODIES'),
     logBodyMaxBytes: envInteger(env, 'GATEWAY_LOG_BODY_MAX_BYTES', 16 * 1024, 1),
     catalogPath: env.GATEWAY_MODEL_CATALOG || BUILT_IN_CATALOG,

@@ -2,8 +2,9 @@
 // sessions ended, as a restart or an outage does): routed requests still answer from memory, the
 // endpoints that need the database answer 503 store_unavailable with Retry-After (never a 500), the
 // outage is logged once when it starts and once when it ends, the records of requests made
-// meanwhile reach the log once the database answers again, and a gateway-managed batch cut off
-// mid-run completes afterwards with every line exactly once.
+// meanwhile reach the log once the database answers again (kept in files when there are more than
+// its queue holds), and a gateway-managed batch cut off mid-run completes afterwards with every line
+// exactly once.
 import { randomBytes } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import { spawn } from 'node:child_process';
@@ -258,5 +259,41 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     const found = await until(async () => (await (await call('GET', `/v1/logs?trace_id=${trace}`)).json()) as { data?: Array<{ status: number }> }, (page) => page.data?.length === 1, 10_000, 'the spilled record');
     expect(found.data![0]!.status).toBe(200);
     expect(readdirSync(dir).filter((name) => name.startsWith('request-log-pending-'))).toEqual([]);
+  });
+
+  it('keeps the records of an outage longer than the log queue holds in files, and writes every one when the store is back', async () => {
+    // A queue of 20 records: the outage outlasts it several times over.
+    await gateway.close();
+    const saved = process.env.GATEWAY_LOG_QUEUE_MAX;
+    process.env.GATEWAY_LOG_QUEUE_MAX = '20';
+    try {
+      gateway = await start();
+    } finally {
+      if (saved === undefined) delete process.env.GATEWAY_LOG_QUEUE_MAX;
+      else process.env.GATEWAY_LOG_QUEUE_MAX = saved;
+    }
+    const seen = (name: string) => events.filter(([, event]) => event === name).length;
+    const failures = seen('request_log_write_failed');
+    const spills = seen('request_log_spilled');
+    await closeDatabase();
+    const tag = `long-${randomBytes(4).toString('hex')}`;
+    const tagged = (i: number) => fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-metadata': JSON.stringify({ outage: tag, n: String(i) }), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `hi ${i}` }] }),
+    });
+    expect((await tagged(0)).status).toBe(200);
+    // The writer has found the store away (its next flush failed).
+    await until(async () => seen('request_log_write_failed'), (n) => n > failures, 5000, 'the failed flush');
+    for (let i = 1; i < 100; i++) expect((await tagged(i)).status).toBe(200);
+    await until(async () => seen('request_log_spilled'), (n) => n >= spills + 4, 5000, 'the full queues kept in files');
+    expect(readdirSync(dir).filter((name) => name.startsWith('request-log-pending-')).length).toBeGreaterThanOrEqual(4);
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_log_dropped_records 0$/m);
+
+    await openDatabase();
+    const page = await until(async () => (await (await call('GET', `/v1/logs?metadata.outage=${tag}&limit=1000`)).json()) as { data?: Array<{ metadata: { n: string } }> }, (found) => found.data?.length === 100, 15_000, 'every record of the outage');
+    expect(page.data!.map((record) => Number(record.metadata.n)).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await until(async () => readdirSync(dir).filter((name) => name.startsWith('request-log-pending-')), (files) => files.length === 0, 5000, 'the files written and deleted');
   });
 });

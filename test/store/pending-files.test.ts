@@ -1,19 +1,19 @@
 // Files of writes a stop kept: taken by renaming, written once, put back when the write fails, and a
 // file a process took and did not finish (it died, or it was an earlier process with this pid) is
-// pending again; one a live process is writing is left to it.
-import { readdirSync, writeFileSync } from 'node:fs';
+// pending again; one a live process is writing is left to it. A kind's files stay within their disk bound.
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { tempDirs } from '../support/temp-dirs.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
-import { keepPending, takePending } from '../../runtime/store/pending-files.ts';
+import { keepPending, PendingFilesFullError, takePending } from '../../runtime/store/pending-files.ts';
 
 const folder = tempDirs('gateway-pending');
 
 it('writes each kept file once and deletes it; a failed write puts it back', async () => {
   const dir = folder();
-  keepPending(dir, 'request-log', ['{"a":1}', '{"a":2}']);
-  keepPending(dir, 'usage-budgets', ['{"b":1}']);
+  await keepPending(dir, 'request-log', ['{"a":1}', '{"a":2}']);
+  await keepPending(dir, 'usage-budgets', ['{"b":1}']);
   const written: string[][] = [];
   await expect(takePending(dir, 'request-log', async () => { throw new Error('down'); }, silentLogger)).resolves.toBe(0);
   expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/), expect.stringMatching(/^usage-budgets-pending-.*\.jsonl$/)]);
@@ -34,4 +34,21 @@ it('takes again a file whose taker is gone, and leaves one a live process holds'
   expect(await takePending(dir, 'usage-budgets', async (lines) => void written.push(...lines), silentLogger)).toBe(2);
   expect(written.sort()).toEqual(['{"n":1}', '{"n":2}']);
   expect(readdirSync(dir)).toEqual([`usage-budgets-pending-5-6-ef.jsonl.taken-${process.ppid}-cccc`]);
+});
+
+it('refuses a file that would take the pending files of its kind past the bound, leaving nothing behind', async () => {
+  const dir = folder();
+  const line = JSON.stringify({ n: 'x'.repeat(90) });
+  const lines = Array.from({ length: 10 }, () => line);
+  const size = 10 * (line.length + 1);
+  await keepPending(dir, 'request-log', lines, 2 * size);
+  // Another kind's files do not count; a file being taken does.
+  await keepPending(dir, 'usage-budgets', lines);
+  const [kept] = readdirSync(dir).filter((name) => name.startsWith('request-log-'));
+  renameSync(join(dir, kept!), join(dir, `${kept!}.taken-${process.ppid}-dddd`));
+  await keepPending(dir, 'request-log', lines, 2 * size);
+  await expect(keepPending(dir, 'request-log', ['{}'], 2 * size)).rejects.toBeInstanceOf(PendingFilesFullError);
+  await expect(keepPending(dir, 'request-log', ['{}'], 0)).rejects.toThrow(/already hold \d+ bytes; the bound is 0/);
+  expect(readdirSync(dir).filter((name) => name.startsWith('request-log-')).length).toBe(2);
+  expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
 });

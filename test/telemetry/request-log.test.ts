@@ -1,6 +1,7 @@
 // The request-log writer (runtime/telemetry/request-log.ts) on the real stores of both backends: the
 // queue is bounded and counts what it drops, a batch the store refused is written by a later flush,
-// close writes what is queued, and what it wrote reads back as the records that finished.
+// close writes what is queued, and what it wrote reads back as the records that finished; while the
+// store is away, a full queue goes to a file that is written back when the store answers.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,11 @@ class Interrupted implements RequestLogStore {
 function recorder(): GatewayLogger & { events: string[] } {
   const events: string[] = [];
   return { events, info: (event) => void events.push(event), warn: (event) => void events.push(event), error: (event) => void events.push(event) };
+}
+
+/** Waits until `event` was logged. */
+function logged(logger: { events: string[] }, event: string): Promise<string[]> {
+  return until(async () => logger.events, (events) => events.includes(event), 5_000, event);
 }
 
 describe.each(BACKENDS)('request log writer on %s', (backend) => {
@@ -109,7 +115,7 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     const store = new Interrupted(ctx.store.requestLogs);
     const logger = recorder();
     let backs = 0;
-    const log = new RequestLog(store, logger, { queueMax: 100, batchSize: 1000 }, Date.now, { keep: () => 'unused', storeIsBack: () => void backs++ });
+    const log = new RequestLog(store, logger, { queueMax: 100, batchSize: 1000 }, Date.now, { keep: async () => 'unused', storeIsBack: () => void backs++ });
     const finished = records(4);
     store.down = true;
     for (const record of finished.slice(0, 2)) log.write(record);
@@ -141,6 +147,82 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     store.down = false;
     await log.close();
     expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+  });
+
+  it('while the store is away, a queue at its bound goes to a file, written back once the store answers', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
+    try {
+      const store = new Interrupted(ctx.store.requestLogs);
+      const logger = recorder();
+      const restore = () => void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
+      const log = new RequestLog(store, logger, { queueMax: 3, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: restore });
+      const finished = records(3);
+      const later = records(2).map((r) => ({ ...r, metadata: finished[0]!.metadata }));
+      store.down = true;
+      for (const record of finished) log.write(record);
+      await log.flush();
+      // The refused three fill the queue; the next record finds it full and sends the three to a file.
+      for (const record of later) log.write(record);
+      expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 2, dropped: 0 });
+      await logged(logger, 'request_log_spilled');
+      expect(readdirSync(dataDir)).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);
+      store.down = false;
+      await log.flush();
+      await logged(logger, 'pending_writes_restored');
+      expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled', 'request_log_recovered', 'pending_writes_restored']);
+      expect(readdirSync(dataDir)).toEqual([]);
+      expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual([...finished, ...later].map((r) => r.traceId).sort());
+      expect(log.dropped).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file still being written when the store comes back is written back once it is whole', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
+    try {
+      const store = new Interrupted(ctx.store.requestLogs);
+      const logger = recorder();
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let backs = 0;
+      const restore = () => {
+        backs++;
+        void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
+      };
+      const log = new RequestLog(store, logger, { queueMax: 2, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => gate.then(() => keepPending(dataDir, 'request-log', texts)), storeIsBack: restore });
+      const finished = records(3);
+      store.down = true;
+      for (const record of finished.slice(0, 2)) log.write(record);
+      await log.flush();
+      log.write(finished[2]!);
+      store.down = false;
+      await log.flush();
+      // Back before the file was there: the write-back it started found nothing.
+      expect(backs).toBe(1);
+      open();
+      await logged(logger, 'pending_writes_restored');
+      expect(backs).toBe(2);
+      expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a spill that fails drops (and counts) its records, and the queue takes new ones', async () => {
+    const store = new Interrupted(ctx.store.requestLogs);
+    const logger = recorder();
+    const log = new RequestLog(store, logger, { queueMax: 2, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: async () => { throw new Error('ENOSPC: no space left on device'); }, storeIsBack: () => undefined });
+    const finished = records(3);
+    store.down = true;
+    for (const record of finished.slice(0, 2)) log.write(record);
+    await log.flush();
+    log.write(finished[2]!);
+    await logged(logger, 'request_log_spill_failed');
+    expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 1, dropped: 2 });
+    store.down = false;
+    await log.close();
+    expect((await stored(finished)).map((r) => r.traceId)).toEqual([finished[2]!.traceId]);
   });
 
   it('records outgrowing a batch go on in the next; one larger than a batch gets one of its own; all read back whole', async () => {

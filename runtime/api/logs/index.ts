@@ -17,7 +17,7 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
   // What an earlier stop could not write (its store was away): off the start's path, and again when
   // the store answers after an outage (it may have been away at this start too).
   const restore = (): void => void takePending(setup.dataDir, 'request-log', (lines) => insertAll(setup.store.requestLogs, lines), setup.logger);
-  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, { keep: (texts) => keepPending(setup.dataDir, 'request-log', texts), storeIsBack: restore });
+  const log = new RequestLog(setup.store.requestLogs, setup.logger, settings.log, undefined, { keep: (texts) => keepPending(setup.dataDir, 'request-log', texts, settings.logSpillMaxBytes), storeIsBack: restore });
   setup.onClose(() => log.close());
   restore();
   if (!settings.requestLog) {

@@ -98,7 +98,7 @@ export class BudgetJournal {
     if (this.#pending.size === 0 || this.#dataDir === null) return;
     const spends = [...this.#pending.values()];
     try {
-      const file = keepPending(this.#dataDir, 'usage-budgets', spends.map((spend) => JSON.stringify(spend)));
+      const file = await keepPending(this.#dataDir, 'usage-budgets', spends.map((spend) => JSON.stringify(spend)));
       this.#pending = new Map();
       this.#logger.warn('usage_budgets_spilled', { groups: spends.length, file, note: 'the store did not take them; the next start adds them' });
     } catch (error) {
