@@ -22100,7 +22100,7 @@ return errors === 0;
 validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateHealth = validate130;
-const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"},"configs":{"type":"object","description":"The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.","additionalProperties":true},"store":{"type":"object","description":"The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.","required":["backend","status"],"additionalProperties":false,"properties":{"backend":{"enum":["sqlite","postgres"]},"status":{"enum":["ok","unavailable"]}}},"redis":{"type":"object","description":"With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}}}};
+const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"},"configs":{"type":"object","description":"The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.","additionalProperties":true},"store":{"type":"object","description":"The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.","required":["backend","status"],"additionalProperties":false,"properties":{"backend":{"enum":["sqlite","postgres"]},"status":{"enum":["ok","unavailable"]}}},"semantic_index":{"type":"object","description":"With a semantic cache (GATEWAY_SEMANTIC_CACHE_EMBEDDINGS): whether its index thread runs. Once it stopped, every semantic lookup is a SEMANTIC MISS until a restart.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}},"redis":{"type":"object","description":"With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}}}};
 
 function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/health.json" */;
@@ -22210,21 +22210,21 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.redis !== undefined){
-let data5 = data.redis;
+if(data.semantic_index !== undefined){
+let data5 = data.semantic_index;
 const _errs11 = errors;
 if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if((data5.status === undefined) && (missing2 = "status")){
-validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate130.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data5){
 if(!(key1 === "status")){
-validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate130.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22233,6 +22233,47 @@ if(_errs13 === errors){
 if(data5.status !== undefined){
 let data6 = data5.status;
 if(!((data6 === "ok") || (data6 === "unavailable"))){
+validate130.errors = [{instancePath:instancePath+"/semantic_index/status",schemaPath:"#/properties/semantic_index/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.semantic_index.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.redis !== undefined){
+let data7 = data.redis;
+const _errs15 = errors;
+if(errors === _errs15){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing3;
+if((data7.status === undefined) && (missing3 = "status")){
+validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs17 = errors;
+for(const key2 in data7){
+if(!(key2 === "status")){
+validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs17 === errors){
+if(data7.status !== undefined){
+let data8 = data7.status;
+if(!((data8 === "ok") || (data8 === "unavailable"))){
 validate130.errors = [{instancePath:instancePath+"/redis/status",schemaPath:"#/properties/redis/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.redis.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -22245,10 +22286,11 @@ validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -2194,6 +2194,12 @@ export interface Health {
     status: 'ok' | 'unavailable';
   };
   /**
+   * With a semantic cache (GATEWAY_SEMANTIC_CACHE_EMBEDDINGS): whether its index thread runs. Once it stopped, every semantic lookup is a SEMANTIC MISS until a restart.
+   */
+  semantic_index?: {
+    status: 'ok' | 'unavailable';
+  };
+  /**
    * With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.
    */
   redis?: {

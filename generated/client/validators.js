@@ -5800,7 +5800,7 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate38.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateHealth = validate39;
-var schema81 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/health.json", "title": "Health", "description": "Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).", "type": "object", "required": ["status"], "additionalProperties": true, "properties": { "status": { "const": "ok" }, "configs": { "type": "object", "description": "The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.", "additionalProperties": true }, "store": { "type": "object", "description": "The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.", "required": ["backend", "status"], "additionalProperties": false, "properties": { "backend": { "enum": ["sqlite", "postgres"] }, "status": { "enum": ["ok", "unavailable"] } } }, "redis": { "type": "object", "description": "With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.", "required": ["status"], "additionalProperties": false, "properties": { "status": { "enum": ["ok", "unavailable"] } } } } };
+var schema81 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/health.json", "title": "Health", "description": "Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).", "type": "object", "required": ["status"], "additionalProperties": true, "properties": { "status": { "const": "ok" }, "configs": { "type": "object", "description": "The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.", "additionalProperties": true }, "store": { "type": "object", "description": "The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.", "required": ["backend", "status"], "additionalProperties": false, "properties": { "backend": { "enum": ["sqlite", "postgres"] }, "status": { "enum": ["ok", "unavailable"] } } }, "semantic_index": { "type": "object", "description": "With a semantic cache (GATEWAY_SEMANTIC_CACHE_EMBEDDINGS): whether its index thread runs. Once it stopped, every semantic lookup is a SEMANTIC MISS until a restart.", "required": ["status"], "additionalProperties": false, "properties": { "status": { "enum": ["ok", "unavailable"] } } }, "redis": { "type": "object", "description": "With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.", "required": ["status"], "additionalProperties": false, "properties": { "status": { "enum": ["ok", "unavailable"] } } } } };
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -5912,11 +5912,11 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.redis !== void 0) {
-      let data5 = data.redis;
+    if (data.semantic_index !== void 0) {
+      let data5 = data.semantic_index;
       if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
         if (data5.status === void 0) {
-          const err9 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
+          const err9 = { instancePath: instancePath + "/semantic_index", schemaPath: "#/properties/semantic_index/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -5926,7 +5926,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         }
         for (const key1 in data5) {
           if (!(key1 === "status")) {
-            const err10 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+            const err10 = { instancePath: instancePath + "/semantic_index", schemaPath: "#/properties/semantic_index/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -5938,7 +5938,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         if (data5.status !== void 0) {
           let data6 = data5.status;
           if (!(data6 === "ok" || data6 === "unavailable")) {
-            const err11 = { instancePath: instancePath + "/redis/status", schemaPath: "#/properties/redis/properties/status/enum", keyword: "enum", params: { allowedValues: schema81.properties.redis.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err11 = { instancePath: instancePath + "/semantic_index/status", schemaPath: "#/properties/semantic_index/properties/status/enum", keyword: "enum", params: { allowedValues: schema81.properties.semantic_index.properties.status.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -5948,7 +5948,7 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err12 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err12 = { instancePath: instancePath + "/semantic_index", schemaPath: "#/properties/semantic_index/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -5957,12 +5957,57 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.redis !== void 0) {
+      let data7 = data.redis;
+      if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+        if (data7.status === void 0) {
+          const err13 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        for (const key2 in data7) {
+          if (!(key2 === "status")) {
+            const err14 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+        if (data7.status !== void 0) {
+          let data8 = data7.status;
+          if (!(data8 === "ok" || data8 === "unavailable")) {
+            const err15 = { instancePath: instancePath + "/redis/status", schemaPath: "#/properties/redis/properties/status/enum", keyword: "enum", params: { allowedValues: schema81.properties.redis.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/redis", schemaPath: "#/properties/redis/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err13];
+      vErrors = [err17];
     } else {
-      vErrors.push(err13);
+      vErrors.push(err17);
     }
     errors++;
   }

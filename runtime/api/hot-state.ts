@@ -40,9 +40,7 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
       connection.disconnect();
     });
     redis = connection;
-    const up = (): boolean => connection.status === 'ready';
-    setup.backendStatus('redis', up);
-    setup.healthDetail('redis', () => ({ status: up() ? 'ok' : 'unavailable' }));
+    setup.backendStatus('redis', () => connection.status === 'ready');
     await shareBreakers(setup, resolver, connection, settings.commandTimeoutMs);
   }
   return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };

@@ -41,9 +41,9 @@ export interface GatewaySetup {
   recordFinished(record: RequestRecord): void;
   /** Adds a field to GET /v1/health's answer, read on every health request. */
   healthDetail(name: string, value: () => unknown): void;
-  /** Whether each backend the gateway depends on answers (`store`, `redis`), read when asked (/metrics). */
+  /** Whether each backend the gateway depends on answers (`store`, `redis`, `semantic_index`), read when asked (/metrics). */
   readonly backends: ReadonlyMap<string, () => boolean>;
-  /** Registers a backend's state for `backends`. */
+  /** Registers a backend's state for `backends`, and as `{"status": "ok" | "unavailable"}` under its name in GET /v1/health. */
   backendStatus(name: string, up: () => boolean): void;
 }
 
@@ -136,7 +136,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
       recordFinished,
       healthDetail: (name, value) => healthDetails.set(name, value),
       backends,
-      backendStatus: (name, up) => backends.set(name, up),
+      backendStatus: (name, up) => {
+        backends.set(name, up);
+        healthDetails.set(name, () => ({ status: up() ? 'ok' : 'unavailable' }));
+      },
     });
   } catch (err) {
     await store.close();

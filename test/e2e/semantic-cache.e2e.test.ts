@@ -73,6 +73,12 @@ describe('semantic cache', () => {
     expect(chats()).toBe(chatsBefore + 1);
   });
 
+  it('reports its index thread in /v1/health and /metrics', async () => {
+    const health = (await (await fetch(`${gateway.url}/v1/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', semantic_index: { status: 'ok' } });
+    expect(await (await fetch(`${gateway.url}/metrics`)).text()).toMatch(/^gateway_backend_up\{backend="semantic_index"\} 1$/m);
+  });
+
   it('matches only within the same scope: another system prompt or model is a miss', async () => {
     await ask('Which planet is the largest one');
     expect((await ask('which planet is the largest one here', 'You answer at length.')).status).toBe('SEMANTIC MISS');

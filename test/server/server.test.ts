@@ -54,6 +54,20 @@ describe('health and authentication', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
   });
 
+  it('reports each backend a setup registers under its name, ok or unavailable, and stays ok itself', async () => {
+    let up = true;
+    const probed = await startTestGateway({ setup: async (setup) => setup.backendStatus('probe', () => up) });
+    try {
+      expect((await send(probed.url, { path: '/v1/health' })).json()).toEqual({ status: 'ok', store: { backend: 'sqlite', status: 'ok' }, probe: { status: 'ok' } });
+      up = false;
+      const down = await send(probed.url, { path: '/v1/health' });
+      expect(down.status).toBe(200);
+      expect(down.json()).toEqual({ status: 'ok', store: { backend: 'sqlite', status: 'ok' }, probe: { status: 'unavailable' } });
+    } finally {
+      await probed.close();
+    }
+  });
+
   it('rejects a missing key with 401 missing_gateway_api_key', async () => {
     const res = await send(gw.url, { method: 'POST', path: '/v1/chat/completions', body: '{}' });
     expect(res.status).toBe(401);
