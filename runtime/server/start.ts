@@ -167,15 +167,20 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     registerHandler: (name, handler) => gateway.registerHandler(name, handler),
     close() {
       if (closing === null) {
+        // Held until the stop is done: the pg pool waits for a free connection on an unref'd timer, and
+        // a process with nothing else in its event loop would exit in the middle of its last writes.
+        const stillStopping = setInterval(() => undefined, 60_000);
         closing = (async () => {
           try {
             await gateway.close();
+            // The hooks' last writes must end inside an orchestrator's grace period, the database answering or not.
+            store.stopping();
             for (const hook of closeHooks) await hook().catch((error: unknown) => logger.error('shutdown_hook_failed', { error: describeError(error) }));
           } finally {
             await options.tracing?.shutdown().catch((error: unknown) => logger.error('tracing_shutdown_failed', { error: describeError(error) }));
             await store.close();
           }
-        })();
+        })().finally(() => clearInterval(stillStopping));
       }
       return closing;
     },

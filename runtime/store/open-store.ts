@@ -54,6 +54,8 @@ export interface GatewayStore {
   readonly requestLogs: RequestLogStore;
   /** Revisions of every record kind, polled to keep in-memory copies current across processes. */
   readonly changes: ChangeFeed;
+  /** The process is stopping: from now on statements give up on a database that does not answer within seconds. */
+  stopping(): void;
   /** Stops the change feed, then closes the connection(s). */
   close(): Promise<void>;
 }
@@ -119,6 +121,7 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions, re
     responses: new SqlResponseStore(db),
     requestLogs: requestLogs ?? new SqlRequestLogStore(db),
     changes,
+    stopping: () => db.stopping(),
     close() {
       closing ??= changes.close().then(() => requestLogs?.close()).finally(() => db.close());
       return closing;

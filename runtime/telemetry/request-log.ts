@@ -11,6 +11,7 @@ import { describeError, type GatewayLogger } from '../core/log.ts';
 import { Outage } from '../core/outage.ts';
 import type { RequestLogStore } from '../store/request-log-store.ts';
 import { RecordBatch, recordReader } from '../core/record-batch.ts';
+import { OneAtATime } from '../core/one-at-a-time.ts';
 import { deleteInSlices } from '../store/delete-in-slices.ts';
 
 export interface RequestLogSettings {
@@ -68,7 +69,7 @@ export class RequestLog {
   readonly #spare: RecordBatch[] = [];
   #dropped = 0;
   #written = 0;
-  #flushing: Promise<void> | null = null;
+  readonly #flushes = new OneAtATime(() => this.#flushOnce());
   #timer: ReturnType<typeof setInterval> | null = null;
   #retentionTimer: ReturnType<typeof setInterval> | null = null;
   #closed = false;
@@ -125,7 +126,7 @@ export class RequestLog {
       open.append(text);
     }
     this.#queued++;
-    if ((this.#queued >= this.#settings.batchSize || this.#batches.length > 1) && this.#flushing === null) void this.flush();
+    if ((this.#queued >= this.#settings.batchSize || this.#batches.length > 1) && !this.#flushes.running) void this.flush();
   };
 
   /** Records dropped because the queue was full (or the log closed). */
@@ -141,18 +142,13 @@ export class RequestLog {
     return this.#queued;
   }
 
-  /** Writes everything queued now; one flush at a time (a second caller waits for the running one, then flushes again). */
-  async flush(): Promise<void> {
-    while (this.#flushing !== null) await this.#flushing;
-    if (this.#queued === 0) return;
-    // Set before the flush starts: a record written while it takes the batches must not start a second one.
-    this.#flushing = Promise.resolve().then(() => this.#flushOnce()).finally(() => {
-      this.#flushing = null;
-    });
-    await this.#flushing;
+  /** Writes everything queued now; one flush at a time (runtime/core/one-at-a-time.ts). */
+  flush(): Promise<void> {
+    return this.#flushes.run();
   }
 
   async #flushOnce(): Promise<void> {
+    if (this.#queued === 0) return;
     const batches = this.#batches;
     this.#batches = [this.#newBatch(0)];
     this.#queued = 0;
@@ -274,8 +270,8 @@ export class RequestLog {
     if (this.#retentionTimer !== null) clearInterval(this.#retentionTimer);
     this.#timer = this.#retentionTimer = null;
     await this.flush();
-    // One more try for records a failing store kept.
-    if (this.#queued > 0) await this.flush();
+    // Records that finished while it ran; not a second try at a store that just failed (a stop must not wait twice).
+    if (this.#queued > 0 && !this.#outage.down) await this.flush();
     this.#closed = true;
     // A spill of the running outage finishes first: its file is then there for the next start.
     while (this.#spilling !== null) await this.#spilling;

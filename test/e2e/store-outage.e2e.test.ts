@@ -20,7 +20,8 @@ import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { StoreUnavailableError } from '../../runtime/store/sql/sql-database.ts';
 import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
-import { PostgresDatabase } from '../../runtime/store/postgres/postgres-database.ts';
+import { PostgresDatabase, STOPPING_TIMEOUT_MS } from '../../runtime/store/postgres/postgres-database.ts';
+import { startSilentProxy } from '../support/silent-proxy.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { TEST_DATABASE_URL } from '../store/backends.ts';
 import { chatLine, jsonl, until } from '../jobs/harness.ts';
@@ -208,6 +209,89 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     }
   });
 
+  it('gives up on statements of a database that went silent under open connections; a stop cuts those waiting, and close ends', async () => {
+    const proxy = await startSilentProxy(Number(new URL(TEST_DATABASE_URL).port || 5432));
+    const through = Object.assign(new URL(databaseUrl), { port: String(proxy.port) }).toString();
+    const quick = new PostgresDatabase({ connectionString: through, statementTimeoutMs: 400 });
+    const patient = new PostgresDatabase({ connectionString: through, statementTimeoutMs: 60_000 });
+    try {
+      expect(await quick.get('SELECT 1 AS one')).toEqual({ one: 1 });
+      // Two connections open: one for the held transaction, one for the statement left waiting.
+      expect(await Promise.all([patient.get('SELECT 1 AS one'), patient.get('SELECT pg_sleep(0.05), 2 AS two')])).toEqual([{ one: 1 }, { pg_sleep: '', two: 2 }]);
+      // A transaction that holds its client between two statements when the connection goes.
+      let resume!: () => void;
+      const paused = new Promise<void>((resolve) => (resume = resolve));
+      const held = patient.transaction(async (tx) => {
+        await tx.get('SELECT 1 AS one');
+        await paused;
+        return tx.get('SELECT 2 AS two');
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      proxy.silent = true;
+
+      let started = Date.now();
+      await expect(quick.get('SELECT 1 AS one')).rejects.toThrow(new StoreUnavailableError('PostgreSQL: no answer to a statement within its timeout'));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+      expect(Date.now() - started).toBeLessThan(3000);
+
+      // Waiting under the serving timeout (a minute): a stop gives it STOPPING_TIMEOUT_MS more, then cuts it.
+      const waiting = patient.get('SELECT 1 AS one');
+      await new Promise((r) => setTimeout(r, 100));
+      started = Date.now();
+      patient.stopping();
+      await expect(waiting).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(STOPPING_TIMEOUT_MS + 1000);
+      // The held transaction's client was cut between its statements: its next one fails, the process lives.
+      resume();
+      await expect(held).rejects.toBeInstanceOf(StoreUnavailableError);
+
+      // Half-closed connections the database never acknowledges are cut too.
+      started = Date.now();
+      await Promise.all([quick.close(), patient.close()]);
+      expect(Date.now() - started).toBeLessThan(2 * STOPPING_TIMEOUT_MS + 1000);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a stop against a database gone silent ends within seconds and keeps its records for the next start', async () => {
+    const proxy = await startSilentProxy(Number(new URL(TEST_DATABASE_URL).port || 5432));
+    const through = Object.assign(new URL(databaseUrl), { port: String(proxy.port) }).toString();
+    const silentDir = await mkdtemp(join(tmpdir(), 'gateway-silent-'));
+    try {
+      const quiet = await startGateway({ port: 0, dataDir: silentDir, databaseUrl: through, configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger, storePollMs: 100, setup: serveSetup });
+      const send = (traceId: string) => fetch(`${quiet.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-trace-id': traceId, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      // Pooled connections open and in use (the change feed polls), then nothing comes back on them.
+      await new Promise((r) => setTimeout(r, 300));
+      proxy.silent = true;
+      const trace = `silent-${randomBytes(4).toString('hex')}`;
+      expect((await send(trace)).status).toBe(200);
+      const spilled = events.filter(([, event]) => event === 'request_log_spilled').length;
+      const started = Date.now();
+      await quiet.close();
+      // Its writes waited on connections that never answer (30 s each while serving); a stop gives them seconds.
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(events.filter(([, event]) => event === 'request_log_spilled').length).toBe(spilled + 1);
+      expect(readdirSync(silentDir).filter((name) => name.startsWith('request-log-pending-'))).toHaveLength(1);
+
+      // The next start on that folder, its database answering: the record is written.
+      const next = await startGateway({ port: 0, dataDir: silentDir, databaseUrl, configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger, storePollMs: 100, setup: serveSetup });
+      try {
+        const page = await until(async () => (await (await fetch(`${next.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': ADMIN } })).json()) as { data?: unknown[] }, (found) => found.data?.length === 1, 10_000, 'the kept record');
+        expect(page.data).toHaveLength(1);
+      } finally {
+        await next.close();
+      }
+    } finally {
+      await proxy.close();
+      await rm(silentDir, { recursive: true, force: true });
+    }
+  });
+
   it('tells a database that refuses connections apart from a statement that failed', async () => {
     const db = await openPostgresDatabase({ connectionString: databaseUrl });
     try {
@@ -249,8 +333,9 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     await closeDatabase();
     const trace = `at-stop-${randomBytes(4).toString('hex')}`;
     expect((await chat(trace)).status).toBe(200);
+    const spilled = events.filter(([, event]) => event === 'request_log_spilled').length;
     await gateway.close();
-    expect(events.filter(([, event]) => event === 'request_log_spilled')).toHaveLength(1);
+    expect(events.filter(([, event]) => event === 'request_log_spilled')).toHaveLength(spilled + 1);
     expect(events.filter(([, event]) => event === 'request_log_lost_on_close')).toEqual([]);
     expect(readdirSync(dir).filter((name) => name.startsWith('request-log-pending-'))).toHaveLength(1);
 

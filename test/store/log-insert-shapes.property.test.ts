@@ -33,7 +33,7 @@ function recording(inner: SqlDatabase, rowsPerInsert: number[]): SqlDatabase {
       return tx.run(sql, params);
     },
   });
-  return { dialect: inner.dialect, all: inner.all.bind(inner), get: inner.get.bind(inner), run: inner.run.bind(inner), transaction: (work) => inner.transaction((tx) => work(note(tx))), close: () => inner.close() };
+  return { dialect: inner.dialect, all: inner.all.bind(inner), get: inner.get.bind(inner), run: inner.run.bind(inner), transaction: (work) => inner.transaction((tx) => work(note(tx))), stopping: () => inner.stopping(), close: () => inner.close() };
 }
 
 const texts = (n: number, organisationId: string) =>

@@ -225,6 +225,30 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     expect((await stored(finished)).map((r) => r.traceId)).toEqual([finished[2]!.traceId]);
   });
 
+  it('a store slow to fail gets one flush at a time, not one per timer tick queued behind it; close waits for one', async () => {
+    const store = new Interrupted(ctx.store.requestLogs);
+    let inserts = 0;
+    // Fails after 100 ms, as a database that times out does; the timer ticks every 5 ms meanwhile.
+    const slow: RequestLogStore = { ...store, list: store.list, get: store.get, deleteOlderThan: store.deleteOlderThan, insert: async (batch) => {
+      inserts++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return store.insert(batch);
+    } };
+    store.down = true;
+    const log = new RequestLog(slow, recorder(), { flushMs: 5, batchSize: 1000 }, Date.now, { keep: async () => 'kept', storeIsBack: () => undefined });
+    log.start();
+    const finished = records(2);
+    for (const record of finished) log.write(record);
+    await new Promise((resolve) => setTimeout(resolve, 550));
+    // ~5 inserts of 100 ms in 550 ms; the ~100 ticks meanwhile share the one flush after each.
+    expect(inserts).toBeGreaterThanOrEqual(3);
+    expect(inserts).toBeLessThanOrEqual(7);
+    const closing = Date.now();
+    await log.close();
+    // The running flush and one more, then the file: not the ticks' flushes back to back.
+    expect(Date.now() - closing).toBeLessThan(600);
+  });
+
   it('records outgrowing a batch go on in the next; one larger than a batch gets one of its own; all read back whole', async () => {
     const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, batchBytes: 4096, flushMs: 60_000 });
     const finished = records(30);

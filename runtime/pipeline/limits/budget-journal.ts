@@ -10,6 +10,7 @@
 // in a file under the data directory and added by the next start (runtime/store/pending-files.ts).
 import { describeError, type GatewayLogger } from '../../core/log.ts';
 import { Outage } from '../../core/outage.ts';
+import { OneAtATime } from '../../core/one-at-a-time.ts';
 import type { BudgetSpend, UsageBudgetStore } from '../../store/usage-budget-store.ts';
 import type { BudgetCharge } from './counters.ts';
 import type { MemoryCounters } from './memory-counters.ts';
@@ -36,7 +37,7 @@ export class BudgetJournal {
   readonly #now: () => number;
   /** Charged and not yet written: (policy, period, group) → spend to add. */
   #pending = new Map<string, BudgetSpend>();
-  #writing: Promise<void> | null = null;
+  readonly #writes = new OneAtATime(() => this.#writeOnce());
   #timer: NodeJS.Timeout | null = null;
   #lastDelete = 0;
   readonly #outage: Outage;
@@ -81,13 +82,8 @@ export class BudgetJournal {
   }
 
   /** Adds what was charged since the last write to the store; on failure it is kept for the next one. */
-  async write(): Promise<void> {
-    while (this.#writing !== null) await this.#writing;
-    if (this.#pending.size === 0) return;
-    this.#writing = this.#writeOnce().finally(() => {
-      this.#writing = null;
-    });
-    await this.#writing;
+  write(): Promise<void> {
+    return this.#writes.run();
   }
 
   /** Stops the timer and writes what is pending (called after the server drained, before the store closes). */
@@ -120,6 +116,7 @@ export class BudgetJournal {
   }
 
   async #writeOnce(): Promise<void> {
+    if (this.#pending.size === 0) return;
     const spends = [...this.#pending];
     this.#pending = new Map();
     let written = 0;

@@ -1,5 +1,7 @@
 // SqlDatabase on PostgreSQL through a pg Pool. Statements are written with `?` placeholders (the
 // dialect both backends share) and numbered here; a transaction keeps one pooled client for its span.
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
 
@@ -20,23 +22,47 @@ const DEFAULT_POOL_SIZE = 10;
  * answers, held every API call and the shutdown's last log flush until TCP gave up (minutes).
  */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/**
+ * How long a statement waits for the database's answer. A pooled connection to a database that stopped
+ * answering (a network partition, a server stuck before it replies) otherwise holds its statement for
+ * ever: TCP keepalive never fires on a connection with data in flight. Far above any statement the
+ * gateway sends (a filtered `GET /v1/logs` page over millions of rows included); migrations, which may
+ * rewrite a large table, run without it.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * Both waits once the process is stopping (`stopping()`): its last writes (request records, budget
+ * spends, batch leases) then fail within seconds against a database that does not answer, and what
+ * they held is kept in files under --data, well inside an orchestrator's grace period (30 s by default
+ * in Kubernetes, 10 s of which the drain may take).
+ */
+export const STOPPING_TIMEOUT_MS = 2000;
 
 export interface PostgresOptions {
   connectionString: string;
   poolSize?: number;
   connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
 }
 
 interface Queryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(query: pg.QueryConfig): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 export class PostgresDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #direct: SqlExecutor;
+  #statementTimeoutMs: number;
+  /** Every client the pool holds, so a close that the database does not answer can cut them. */
+  readonly #clients = new Set<pg.PoolClient>();
+  /** Clients a statement or transaction holds now. */
+  readonly #busy = new Set<pg.PoolClient>();
+  /** Called when the last client ended, while close waits for that. */
+  #allEnded: (() => void) | null = null;
 
   constructor(options: PostgresOptions) {
+    this.#statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? DEFAULT_POOL_SIZE,
@@ -46,20 +72,31 @@ export class PostgresDatabase implements SqlDatabase {
     });
     // An idle client that loses its connection emits 'error' on the pool; unhandled, that would end the process.
     this.#pool.on('error', () => undefined);
+    this.#pool.on('connect', (client) => {
+      this.#clients.add(client);
+      // A connection lost while a caller holds the client between statements (cut at a stop, or the
+      // server gone) is an 'error' event; unhandled it would end the process. The caller's next
+      // statement fails with it (not queryable: the store is unavailable).
+      client.on('error', () => undefined);
+    });
+    this.#pool.on('remove', (client) => {
+      this.#clients.delete(client);
+      if (this.#clients.size === 0) this.#allEnded?.();
+    });
+    const timeout = (): number => this.#statementTimeoutMs;
     // A statement outside a transaction borrows a client as pool.query would, but a client the pool
     // cannot get (the server refuses or is gone) is told apart from a statement that failed.
-    const pool = this.#pool;
-    this.#direct = executor({
-      async query(text, values) {
-        const client = await connected(pool);
+    this.#direct = executor(timeout, {
+      query: async (query) => {
+        const client = await this.#borrow();
         let lost: Error | undefined;
         try {
-          return await client.query(text, values);
+          return await client.query(query);
         } catch (error) {
           if (translate(error) instanceof StoreUnavailableError) lost = error as Error;
           throw error;
         } finally {
-          client.release(lost);
+          this.#giveBack(client, lost);
         }
       },
     });
@@ -78,21 +115,49 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await connected(this.#pool);
+    const client = await this.#borrow();
+    const tx = executor(() => this.#statementTimeoutMs, client);
     let broken = false;
     try {
-      await client.query('BEGIN');
-      const result = await work(executor(client));
-      await client.query('COMMIT');
+      await tx.run('BEGIN');
+      const result = await work(tx);
+      await tx.run('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
+      // A connection that stopped answering is dropped, not asked to roll back (that would wait again).
+      if (error instanceof StoreUnavailableError) broken = true;
+      else await tx.run('ROLLBACK').catch(() => {
         broken = true;
       });
-      throw translate(error);
+      throw error;
     } finally {
-      client.release(broken);
+      this.#giveBack(client, broken);
     }
+  }
+
+  /**
+   * The process is stopping: from now on a connection and a statement each wait at most
+   * STOPPING_TIMEOUT_MS, and a statement already waiting (under the serving timeout) gets as long
+   * again before its connection is cut.
+   */
+  stopping(): void {
+    this.#statementTimeoutMs = Math.min(this.#statementTimeoutMs, STOPPING_TIMEOUT_MS);
+    this.#pool.options.connectionTimeoutMillis = Math.min(this.#pool.options.connectionTimeoutMillis || STOPPING_TIMEOUT_MS, STOPPING_TIMEOUT_MS);
+    const waiting = [...this.#busy];
+    setTimeout(() => {
+      for (const client of waiting) if (this.#busy.has(client)) cut(client);
+    }, STOPPING_TIMEOUT_MS).unref();
+  }
+
+  async #borrow(): Promise<pg.PoolClient> {
+    const client = await connected(this.#pool);
+    this.#busy.add(client);
+    return client;
+  }
+
+  #giveBack(client: pg.PoolClient, lost: Error | boolean | undefined): void {
+    this.#busy.delete(client);
+    client.release(lost);
   }
 
   /** Runs `work` with one client of the pool (migrations need a session for their advisory lock). */
@@ -105,15 +170,34 @@ export class PostgresDatabase implements SqlDatabase {
     }
   }
 
+  /**
+   * Ends the pool's connections. The pool resolves once it asked each to end; a connection ends when
+   * the database acknowledges its goodbye, and one the database does not answer stays half-closed
+   * until TCP gives up (minutes, keeping the process alive): after STOPPING_TIMEOUT_MS it is cut.
+   */
   async close(): Promise<void> {
+    const allEnded = new Promise<void>((resolve) => (this.#allEnded = resolve));
     await this.#pool.end();
+    if (this.#clients.size === 0) return;
+    await Promise.race([allEnded, sleep(STOPPING_TIMEOUT_MS, undefined, { ref: false })]);
+    for (const client of this.#clients) cut(client);
   }
 }
 
-function executor(target: Queryable): SqlExecutor {
+/**
+ * Drops a client's connection at once: its statement fails (the store is unavailable) and the pool
+ * removes it. pg's client has no public way to do that without a goodbye the peer must acknowledge.
+ */
+function cut(client: pg.PoolClient): void {
+  (client as unknown as { connection: { stream: Socket } }).connection.stream.destroy();
+}
+
+/** Statements on `target`, each waiting `timeoutMs()` at most for its answer. */
+function executor(timeoutMs: () => number, target: Queryable): SqlExecutor {
   const query = async (sql: string, params: readonly SqlValue[] = []) => {
     try {
-      return await target.query(numbered(sql), params as SqlValue[]);
+      // query_timeout is read from a query's config by pg's client, though its types leave it out.
+      return await target.query({ text: numbered(sql), values: params as SqlValue[], query_timeout: timeoutMs() } as pg.QueryConfig);
     } catch (error) {
       throw translate(error);
     }
@@ -157,5 +241,7 @@ function translate(error: unknown): unknown {
   const message = (error as Error).message ?? '';
   if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || NETWORK_ERRORS.has(code))) return new StoreUnavailableError(`PostgreSQL: ${message}`, { cause: error });
   if (code === undefined && /^Connection terminated|not queryable/.test(message)) return new StoreUnavailableError(`PostgreSQL: ${message}`, { cause: error });
+  // pg's query_timeout: the connection is dropped when released (lost), so no late answer is read as another's.
+  if (code === undefined && message === 'Query read timeout') return new StoreUnavailableError('PostgreSQL: no answer to a statement within its timeout', { cause: error });
   return error;
 }

@@ -21,6 +21,11 @@ export interface SqlDatabase extends SqlExecutor {
    * resolves and rolled back when it throws.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * The process is stopping: a database that does not answer makes its last writes fail within
+   * seconds (they are then kept in files), not wait as long as a serving process would.
+   */
+  stopping(): void;
   close(): Promise<void>;
 }
 

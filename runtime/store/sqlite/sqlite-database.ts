@@ -70,6 +70,9 @@ export class SqliteDatabase implements SqlDatabase {
     });
   }
 
+  /** A local file: nothing to wait for that a stop would shorten (the busy timeout is short already). */
+  stopping(): void {}
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
