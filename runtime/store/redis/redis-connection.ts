@@ -14,6 +14,10 @@ export interface RedisSettings {
 }
 
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 250;
+/** How often a ready connection is asked for PING (see watchLiveness). */
+export const LIVENESS_EVERY_MS = 1000;
+/** Unanswered PINGs in a row after which the connection is dropped and made again. */
+const LIVENESS_MISSES = 2;
 
 export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisSettings | null {
   const url = env.REDIS_URL?.trim();
@@ -49,6 +53,11 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
     if (lastError !== '') logger.info('redis_ready', {});
     lastError = '';
   });
+  watchLiveness(redis, settings.commandTimeoutMs, (error) => {
+    if (error === lastError) return;
+    lastError = error;
+    logger.warn('redis_unavailable', { error, note });
+  });
   try {
     await redis.connect();
   } catch (error) {
@@ -59,4 +68,36 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
     }
   }
   return redis;
+}
+
+/**
+ * A Redis that stops answering on an open connection (a network partition, a server stuck) leaves
+ * the connection "ready": every command then waits its full timeout before the caller falls back,
+ * 250 ms added to each cached or limited request for as long as it lasts, and /v1/health says ok.
+ * A PING a second finds that out: after LIVENESS_MISSES unanswered in a row the connection is
+ * dropped and made again. Until the new one passes its ready check, commands fail at once (no
+ * offline queue) and the gateway serves from process-local state without the wait.
+ */
+function watchLiveness(redis: Redis, timeoutMs: number, onSilent: (error: string) => void): void {
+  let misses = 0;
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking || redis.status !== 'ready') return;
+    asking = true;
+    redis.ping().then(
+      () => {
+        misses = 0;
+      },
+      () => {
+        if (++misses < LIVENESS_MISSES || redis.status !== 'ready') return;
+        misses = 0;
+        onSilent(`no answer to ${LIVENESS_MISSES} PINGs in a row within ${timeoutMs} ms each; connecting again`);
+        redis.disconnect(true);
+      },
+    ).finally(() => {
+      asking = false;
+    });
+  }, LIVENESS_EVERY_MS);
+  timer.unref();
+  redis.on('end', () => clearInterval(timer));
 }
