@@ -123,6 +123,9 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** How long a stopped server waits for what is still open to end by itself before it exits. */
+const EXIT_GRACE_MS = 1000;
+
 /** The data plane, then the control plane (which loads the --configs folder itself: it owns saved configs), then virtual keys, then files, batches, fine-tuning and responses. */
 export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   const telemetry = telemetrySettingsFromEnv();
@@ -226,5 +229,9 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
   await running.close();
   process.off('SIGINT', force);
   process.off('SIGTERM', force);
+  // Everything the gateway holds is written or kept in files by now. A request still open to a
+  // collector or a database that does not answer (each gives up on its own, in seconds to minutes)
+  // must not hold the exit; with nothing open, the process ends before this fires.
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
   return EXIT_OK;
 }

@@ -11,10 +11,14 @@ import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_
 import {
   ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_GEN_AI_USAGE_INPUT_TOKENS, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayLogger } from '../core/log.ts';
 import { Outage } from '../core/outage.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import type { AttemptSpan, RequestSpan, Tracing, TracingSettings } from './tracing.ts';
+
+/** How long a stopping process waits for the collector to take its last spans. */
+const SHUTDOWN_WAIT_MS = 2000;
 
 /** The gateway's own trace id (x-gateway-trace-id), next to OpenTelemetry's. */
 const ATTR_GATEWAY_TRACE_ID = 'gateway.trace_id';
@@ -53,8 +57,18 @@ export class OtelTracing implements Tracing {
     return new OtelRequestSpan(this.#tracer, this.#propagator, span, trace.setSpan(parent, span));
   }
 
+  /**
+   * Sends the spans still batched, for SHUTDOWN_WAIT_MS at most: the exporter's own timeout is 10 s,
+   * which a collector that accepts and never answers made every stop wait.
+   */
   async shutdown(): Promise<void> {
-    await this.#provider.shutdown();
+    const gaveUp = sleep(SHUTDOWN_WAIT_MS, 'gave up', { ref: false });
+    const flushed = this.#provider.shutdown();
+    // Its failure after the wait is over is nobody's to handle (the stop went on without it).
+    flushed.catch(() => undefined);
+    if ((await Promise.race([flushed, gaveUp])) === 'gave up') {
+      throw new Error(`the collector did not take the last spans within ${SHUTDOWN_WAIT_MS} ms; they are dropped`);
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // it, exports to a test collector what the real OTLP/HTTP exporter sends; the client's traceparent
 // is the parent of the request's server span, each upstream attempt is a client span under it, and
 // the provider receives the attempt's traceparent. Without the setting, the SDK is never loaded.
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,25 @@ describe('tracing', () => {
     } finally {
       receiver.refuseWith = null;
       await traced.close();
+    }
+  });
+
+  it('a stop gives a collector that accepts and never answers 2 s for the last spans, then goes on without them', async () => {
+    const silent = createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const events: string[] = [];
+    const logger = { info: (event: string) => void events.push(event), warn: (event: string) => void events.push(event), error: (event: string) => void events.push(event) };
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-silent'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger, setup: serveSetup, tracing: await startTracing(settings, logger) });
+    try {
+      await fetch(`${traced.url}/v1/models`, { headers: { 'x-gateway-api-key': ADMIN } }).then((res) => res.arrayBuffer());
+      const started = Date.now();
+      await traced.close();
+      // The exporter's own timeout is 10 s.
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(events).toContain('tracing_shutdown_failed');
+    } finally {
+      silent.close();
     }
   });
 
