@@ -79,7 +79,7 @@ export class RequestLog {
   /** The queue being kept in a file while the store is away; one at a time (its texts are in memory until then). */
   #spilling: Promise<void> | null = null;
 
-  /** `spill`: where the records the store refused at close are kept, and what to do when the store is back. */
+  /** `spill`: where records the store refused are kept (at close, or a full queue while it is away), and what to do when it is back. */
   constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now, spill: LogSpill | null = null) {
     this.#store = store;
     this.#spill = spill;
