@@ -113,14 +113,41 @@ describe('a provider whose answer breaks', () => {
 describe('a provider whose answer is larger than the gateway holds', () => {
   let e2e: E2E;
   let raw: RawProvider;
+  let streams: RawProvider;
+  /** A streamed chat answer of `events` content events of 1,000 characters each. */
+  const sse = (events: number): string => {
+    const chunk = (delta: unknown, finish: string | null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const body = Array.from({ length: events }, () => chunk({ content: 'word '.repeat(200) }, null)).join('') + chunk({}, 'stop') + 'data: [DONE]\n\n';
+    return `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  };
 
   beforeAll(async () => {
     raw = await startRawProvider(() => ({ bytes: httpAnswer(200, `{"id":"big","pad":"${'x'.repeat(200_000)}"}`) }));
+    // Odd requests get a long stream (~230 KB), even ones a short one.
+    streams = await startRawProvider((index) => ({ bytes: sse(index % 2 === 0 ? 200 : 2) }));
     e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_MAX_BYTES: '65536' } });
   });
   afterAll(async () => {
     await e2e?.close();
     await raw?.close();
+    await streams?.close();
+  });
+
+  it('streams a long answer whole past an output check that only reports, which errors as not judged instead of holding it all', async () => {
+    const config = JSON.stringify({ ...target(0), custom_host: streams.baseURL, output_guardrails: [{ id: 'words', 'default.wordCount': { maxWords: 1_000_000 } }] });
+    const ask = async (traceId: string) => {
+      const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'x-gateway-trace-id': traceId, 'content-type': 'application/json' }, body: JSON.stringify({ ...JSON.parse(CHAT), stream: true }) });
+      expect(res.status).toBe(200);
+      return { text: await res.text(), record: await e2e.recordOf(traceId) };
+    };
+    const long = await ask('long-stream-judged');
+    expect(long.text.length).toBeGreaterThan(200_000);
+    expect(long.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const [unjudged] = long.record.hookResults!.afterRequestHooks[0]!.checks;
+    expect(unjudged).toMatchObject({ id: 'default.wordCount', verdict: true, explanation: null, error: expect.stringMatching(/longer than the 65536 bytes the gateway holds to judge it \(GATEWAY_UPSTREAM_MAX_BYTES\); not judged$/) });
+    // A stream within the bound is judged as before.
+    const short = await ask('short-stream-judged');
+    expect(short.record.hookResults!.afterRequestHooks[0]!.checks[0]).toMatchObject({ verdict: true, error: null, explanation: expect.stringContaining('400 words') });
   });
 
   it('answers 502 provider_response_too_large past GATEWAY_UPSTREAM_MAX_BYTES', async () => {

@@ -23,7 +23,8 @@ import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts'
 import { answerText, requestText, rewriteAnswer, rewriteRequest } from './hook-text.ts';
 import { rewrittenForm } from '../../core/form-body.ts';
 import { boundaryOf } from '../../core/multipart.ts';
-import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase } from './run-hooks.ts';
+import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
+import { poolSettings } from '../../upstream/pools.ts';
 
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
@@ -155,14 +156,36 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   return { ...outcome, response: kept };
 }
 
-/** A stream that flows to the client as it comes; its hooks judge it once it ended (they can only report). */
+/**
+ * A stream that flows to the client as it comes; its hooks judge it once it ended (they can only
+ * report). What they judge is kept as it goes by, up to the most the gateway holds of a provider's
+ * answer (GATEWAY_UPSTREAM_MAX_BYTES): a longer stream flows on whole, its checks errored as not judged.
+ */
 function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hooks: readonly PreparedHook[]): UpstreamResponse {
   const ctx = contextOf(x);
   const io = ANSWER_BODY[x.endpoint];
+  const limit = poolSettings().maxBufferedBytes;
   const chunks: Buffer[] = [];
+  let kept = 0;
+  let tooLong = false;
+  const keep = (chunk: Buffer): void => {
+    if (tooLong) return;
+    kept += chunk.length;
+    if (kept <= limit) chunks.push(chunk);
+    else {
+      tooLong = true;
+      chunks.length = 0;
+    }
+  };
   let settle!: () => void;
   run.track(new Promise<void>((resolve) => (settle = resolve)));
   const judge = (): void => {
+    if (tooLong) {
+      const reason = `the streamed answer is longer than the ${limit} bytes the gateway holds to judge it (GATEWAY_UPSTREAM_MAX_BYTES); not judged`;
+      run.add(unjudgedPhase(hooks, reason, null), run.after, run.attemptFeedback);
+      settle();
+      return;
+    }
     const held = holdStream(x.endpoint, Buffer.concat(chunks));
     chunks.length = 0;
     void Promise.resolve(runPhase(hooks, 'after', ctx, held.answer, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)).finally(settle);
@@ -172,7 +195,7 @@ function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hook
     headers: response.headers,
     forwardTo(res) {
       // The bytes the client gets, from the response's own writes (no second read of the upstream body).
-      attachTap(res, { write: (chunk) => void chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), end() {} });
+      attachTap(res, { write: (chunk) => keep(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), end() {} });
       return response.forwardTo(res).then(judge, (error: unknown) => {
         settle();
         throw error;
@@ -180,7 +203,7 @@ function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hook
     },
     readAll() {
       return response.readAll().then((body) => {
-        chunks.push(body);
+        keep(body);
         judge();
         return body;
       }, (error: unknown) => {

@@ -124,6 +124,16 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
   return pending.length === 0 ? finish() : Promise.all(pending).then(finish);
 }
 
+/**
+ * The phase of `hooks` when there was nothing they could judge (`reason`): every check errored, so
+ * each fails only if it fails on errors, as when a check itself throws.
+ */
+export function unjudgedPhase(hooks: readonly PreparedHook[], reason: string, body: unknown): PhaseRun {
+  const started = performance.now();
+  const error = new Error(reason);
+  return assemble(hooks, hooks.map((hook) => hook.checks.map((check) => errored(check, error, started))), body, started);
+}
+
 function assemble(hooks: readonly PreparedHook[], results: CheckResult[][], body: unknown, started: number): PhaseRun {
   const executionTimeMs = elapsed(started);
   let current = body;
