@@ -7,8 +7,8 @@
 // are added, so a file is deleted as soon as it is written, and two readers never both take it:
 // each renames it to a name of its own first).
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 
@@ -38,16 +38,21 @@ export class PendingFilesFullError extends Error {
  */
 export async function keepPending(dataDir: string, kind: PendingKind, lines: readonly string[], maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
   await mkdir(dataDir, { recursive: true });
-  const text = `${lines.join('\n')}\n`;
   if (Number.isFinite(maxBytes)) {
     const held = await pendingBytes(dataDir, kind);
-    if (held + Buffer.byteLength(text) > maxBytes) throw new PendingFilesFullError(kind, held, maxBytes);
+    let bytes = 0;
+    for (const line of lines) bytes += Buffer.byteLength(line) + 1;
+    if (held + bytes > maxBytes) throw new PendingFilesFullError(kind, held, maxBytes);
   }
   const name = `${kind}-pending-${Date.now()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const temporary = join(dataDir, `.${name}.tmp`);
   const file = join(dataDir, `${name}${SUFFIX}`);
   try {
-    await writeFile(temporary, text, { mode: 0o600 });
+    // Line by line, never one string: a queue of records with bodies (~33 KB each) passes V8's
+    // longest string (~512 MB) joined.
+    await writeFile(temporary, (function* () {
+      for (const line of lines) yield `${line}\n`;
+    })(), { mode: 0o600 });
     await rename(temporary, file);
   } catch (error) {
     rmSync(temporary, { force: true });
@@ -95,11 +100,16 @@ export async function takePending(dataDir: string, kind: PendingKind, write: (li
     } catch {
       continue;
     }
-    const lines = readFileSync(taken, 'utf8').split('\n').filter((line) => line !== '');
+    let lines: string[];
     try {
+      lines = linesOf(await readFile(taken));
       await write(lines);
     } catch (error) {
-      renameSync(taken, file);
+      try {
+        renameSync(taken, file);
+      } catch {
+        // Gone or unmovable: a later start finds it under the taken name, its taker dead.
+      }
       logger.error('pending_writes_failed', { kind, file: name, error: describeError(error), note: 'the file is kept and written when the store answers again, or at the next start' });
       return written;
     }
@@ -122,4 +132,16 @@ function alive(pid: number, token: string): boolean {
     // EPERM: it exists, as another user's.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The non-empty lines of a file, each its own string (the whole file as one could pass V8's longest string). */
+function linesOf(bytes: Buffer): string[] {
+  const lines: string[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    if (end > start) lines.push(bytes.toString('utf8', start, end));
+    start = end + 1;
+  }
+  return lines;
 }

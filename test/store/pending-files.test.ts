@@ -1,7 +1,7 @@
 // Files of writes a stop kept: taken by renaming, written once, put back when the write fails, and a
 // file a process took and did not finish (it died, or it was an earlier process with this pid) is
 // pending again; one a live process is writing is left to it. A kind's files stay within their disk bound.
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { tempDirs } from '../support/temp-dirs.ts';
@@ -51,4 +51,21 @@ it('refuses a file that would take the pending files of its kind past the bound,
   await expect(keepPending(dir, 'request-log', ['{}'], 0)).rejects.toThrow(/already hold \d+ bytes; the bound is 0/);
   expect(readdirSync(dir).filter((name) => name.startsWith('request-log-')).length).toBe(2);
   expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+});
+
+it('reads each line back as it was kept, multi-byte text included; a file it cannot read stays for later, without a throw', async () => {
+  const dir = folder();
+  const lines = ['{"t":"ü😀 日本"}', '{"t":"x"}', JSON.stringify({ t: 'é'.repeat(70_000) })];
+  await keepPending(dir, 'request-log', lines);
+  const read: string[] = [];
+  expect(await takePending(dir, 'request-log', async (got) => void read.push(...got), silentLogger)).toBe(3);
+  expect(read).toEqual(lines);
+  // A folder where a file should be: reading it fails (EISDIR); it is put back and the failure logged.
+  const odd = join(dir, 'request-log-pending-1-2-ab.jsonl');
+  mkdirSync(odd);
+  const events: string[] = [];
+  const logger = { ...silentLogger, error: (event: string) => void events.push(event) };
+  await expect(takePending(dir, 'request-log', async () => undefined, logger)).resolves.toBe(0);
+  expect(events).toEqual(['pending_writes_failed']);
+  expect(readdirSync(dir)).toEqual(['request-log-pending-1-2-ab.jsonl']);
 });
