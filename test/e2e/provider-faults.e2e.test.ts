@@ -123,7 +123,7 @@ describe('a provider whose answer is larger than the gateway holds', () => {
 
   beforeAll(async () => {
     raw = await startRawProvider(() => ({ bytes: httpAnswer(200, `{"id":"big","pad":"${'x'.repeat(200_000)}"}`) }));
-    // Odd requests get a long stream (~230 KB), even ones a short one.
+    // The first request gets a long stream (~230 KB), the second a short one, and so on.
     streams = await startRawProvider((index) => ({ bytes: sse(index % 2 === 0 ? 200 : 2) }));
     e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_MAX_BYTES: '65536' } });
   });
