@@ -56,8 +56,9 @@ export class PostgresDatabase implements SqlDatabase {
   #statementTimeoutMs: number;
   /** Every client the pool holds, so a close that the database does not answer can cut them. */
   readonly #clients = new Set<pg.PoolClient>();
-  /** Clients a statement or transaction holds now. */
-  readonly #busy = new Set<pg.PoolClient>();
+  /** Clients a statement or transaction holds now, each with the number of its borrowing. */
+  readonly #busy = new Map<pg.PoolClient, number>();
+  #borrowings = 0;
   /** Called when the last client ended, while close waits for that. */
   #allEnded: (() => void) | null = null;
 
@@ -143,15 +144,16 @@ export class PostgresDatabase implements SqlDatabase {
   stopping(): void {
     this.#statementTimeoutMs = Math.min(this.#statementTimeoutMs, STOPPING_TIMEOUT_MS);
     this.#pool.options.connectionTimeoutMillis = Math.min(this.#pool.options.connectionTimeoutMillis || STOPPING_TIMEOUT_MS, STOPPING_TIMEOUT_MS);
+    // Each borrowing, not each client: one given back and borrowed again meanwhile is not cut.
     const waiting = [...this.#busy];
     setTimeout(() => {
-      for (const client of waiting) if (this.#busy.has(client)) cut(client);
+      for (const [client, borrowing] of waiting) if (this.#busy.get(client) === borrowing) cut(client);
     }, STOPPING_TIMEOUT_MS).unref();
   }
 
   async #borrow(): Promise<pg.PoolClient> {
     const client = await connected(this.#pool);
-    this.#busy.add(client);
+    this.#busy.set(client, ++this.#borrowings);
     return client;
   }
 
