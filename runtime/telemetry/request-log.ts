@@ -78,6 +78,8 @@ export class RequestLog {
   readonly #spill: LogSpill | null;
   /** The queue being kept in a file while the store is away; one at a time (its texts are in memory until then). */
   #spilling: Promise<void> | null = null;
+  /** A file was kept while a write was still waiting for the store: the next write that goes through sends it. */
+  #keptUnwritten = false;
 
   /** `spill`: where records the store refused are kept (at close, or a full queue while it is away), and what to do when it is back. */
   constructor(store: RequestLogStore, logger: GatewayLogger, settings: Partial<RequestLogSettings> = {}, now: () => number = Date.now, spill: LogSpill | null = null) {
@@ -161,8 +163,12 @@ export class RequestLog {
       try {
         await this.#store.insert(batch);
         this.#written += batch.count;
-        // Records an earlier stop kept while the store was away go in now that it answers.
-        if (this.#outage.recovered({ written: batch.count })) this.#spill?.storeIsBack();
+        // Records kept in files while the store was away (by an earlier stop, or by this log while a
+        // write hung) go in now that it answers.
+        if (this.#outage.recovered({ written: batch.count }) || this.#keptUnwritten) {
+          this.#keptUnwritten = false;
+          this.#spill?.storeIsBack();
+        }
         this.#recycle(batch);
       } catch (error) {
         this.#keep(batches.slice(i));
@@ -199,19 +205,21 @@ export class RequestLog {
   }
 
   /**
-   * While the store is away, hands every queued record to the spill file and empties the queue;
-   * false (nothing done) when the store is not known to be away, there is no spill, or one is still
-   * being written. Once the file is whole, the store is asked to take it if it came back meanwhile
-   * (the write-back it triggered looked before the file was there).
+   * While the store is away, or has not answered the write in flight (a database that stopped
+   * answering takes its statement timeout, 30 s, to fail), hands every queued record to the spill
+   * file and empties the queue; false (nothing done) when neither holds, there is no spill, or one is
+   * still being written. Once the file is whole, it is sent back now if the store answers (it came
+   * back while the file was written), else by the next write that goes through.
    */
   #spillQueue(): boolean {
     const spill = this.#spill;
-    if (spill === null || this.#spilling !== null || !this.#outage.down) return false;
+    if (spill === null || this.#spilling !== null || (!this.#outage.down && !this.#flushes.running)) return false;
     const texts = this.#takeTexts();
     this.#spilling = spill.keep(texts).then(
       (file) => {
         this.#logger.warn('request_log_spilled', { records: texts.length, file, note: 'the store is away: they are written when it answers again, or by the next start' });
-        if (!this.#outage.down) spill.storeIsBack();
+        if (this.#outage.down || this.#flushes.running) this.#keptUnwritten = true;
+        else spill.storeIsBack();
       },
       (error: unknown) => {
         this.#dropped += texts.length;

@@ -178,6 +178,43 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     }
   });
 
+  it('a full queue while a write waits on a store that does not answer goes to a file too, sent once that write goes through', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
+    try {
+      const store = new Interrupted(ctx.store.requestLogs);
+      const logger = recorder();
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      let hung = true;
+      // The first insert waits (a database gone silent, before its statement timeout), then goes through.
+      const silent: RequestLogStore = { list: store.list, get: store.get, deleteOlderThan: store.deleteOlderThan, insert: async (batch) => {
+        if (hung) {
+          hung = false;
+          await answered;
+        }
+        return store.insert(batch);
+      } };
+      const restore = () => void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
+      const log = new RequestLog(silent, logger, { queueMax: 3, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: restore });
+      const finished = records(7).map((r, i, all) => ({ ...r, metadata: all[0]!.metadata }));
+      for (const record of finished.slice(0, 2)) log.write(record);
+      const writing = log.flush();
+      // The write hangs; three more fill the queue, and the next finds it full: a file, not a drop.
+      for (const record of finished.slice(2)) log.write(record);
+      await logged(logger, 'request_log_spilled');
+      expect(log.dropped).toBe(0);
+      expect(logger.events).not.toContain('pending_writes_restored');
+      answer();
+      await writing;
+      await log.flush();
+      await logged(logger, 'pending_writes_restored');
+      expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a file still being written when the store comes back is written back once it is whole', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
     try {
