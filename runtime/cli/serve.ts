@@ -10,6 +10,7 @@ import { telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { startTracing, tracingSettingsFromEnv } from '../telemetry/tracing.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
+import { DEFAULT_TIMEOUTS } from '../server/server.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { LOG_WRITER_PLACEMENTS, type LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
@@ -40,6 +41,9 @@ Environment:
   DATABASE_URL                 PostgreSQL URL: store records there (shared by every gateway process)
                                instead of the SQLite file under --data
   GATEWAY_STORE_POLL_MS        how often changes made by other processes are picked up (default ${DEFAULT_POLL_MS})
+  GATEWAY_DRAIN_MS             how long a stop lets in-flight requests finish before it cuts them
+                               (default ${DEFAULT_TIMEOUTS.drainMs}; keep it a few seconds under the grace
+                               period your supervisor gives before SIGKILL)
   GATEWAY_API_KEY              stored (hashed) as an admin key at start unless the store already has it
   GATEWAY_RETRY_BASE_MS        backoff base for retries (default 1000)
   GATEWAY_RETRY_MAX_MS         cap on any single retry wait (default 30000)
@@ -184,6 +188,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       databaseUrl: process.env.DATABASE_URL || null,
       storePollMs: envInteger(process.env, 'GATEWAY_STORE_POLL_MS', DEFAULT_POLL_MS, 10),
+      timeouts: { ...extra.timeouts, drainMs: envInteger(process.env, 'GATEWAY_DRAIN_MS', DEFAULT_TIMEOUTS.drainMs, 0) },
       logWriter: logWriterFromEnv(process.env),
       seedApiKey: process.env.GATEWAY_API_KEY || null,
     };

@@ -14,9 +14,11 @@ export interface ClientWatcher {
   clientClosed(): void;
 }
 
-/** Shared by every response of one server: set when it starts draining, and told when each response is done. */
+/** Shared by every response of one server: set when it starts draining, and told when each response starts and is done. */
 export interface DrainState {
   draining: boolean;
+  /** Called once per response that will be told done (its close is watched). */
+  responseStarted(): void;
   /** Called once per response when it closed (finished or cut short). */
   responseDone(res: GatewayResponse): void;
 }
@@ -41,6 +43,7 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   watchClose(watcher: ClientWatcher): void {
     this.watcher = watcher;
     this.on('close', onClose);
+    this.drain?.responseStarted();
   }
 
   override writeHead(statusCode: number, messageOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], maybeHeaders?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {

@@ -35,6 +35,9 @@ export interface ServerTimeouts {
   drainMs: number;
 }
 
+/** How long a closed server waits for the records of its last responses (async hooks' checks time out sooner). */
+const RECORDS_WAIT_MS = 5000;
+
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { keepAliveMs: 75_000, headersMs: 30_000, requestMs: 300_000, drainMs: 10_000 };
 /** Room for inline configs in x-gateway-config, which outgrow Node's 16 KiB default. */
 export const DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
@@ -86,11 +89,24 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Every response checks it as it writes its head, so a drain closes each connection after its response.
   const onRecord = options.onRecord ?? null;
   const tracing = options.tracing ?? null;
+  // Responses whose records are not handed on yet: a stop waits for them (closeAllConnections cuts a
+  // response's socket, and the response tells its close after the server's own close).
+  let unrecorded = 0;
+  let allRecorded: (() => void) | null = null;
+  const recorded = (): void => {
+    if (--unrecorded === 0) allRecorded?.();
+  };
   const drain: DrainState = {
     draining: false,
+    responseStarted() {
+      unrecorded++;
+    },
     responseDone(res) {
       const record = res.record;
-      if (record === null || (onRecord === null && res.span === null)) return;
+      if (record === null || (onRecord === null && res.span === null)) {
+        recorded();
+        return;
+      }
       // A client that left before any status line was sent gets nginx's 499 "client closed request".
       record.status = res.headersSent ? res.statusCode : 499;
       const now = performance.now();
@@ -102,6 +118,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           onRecord?.(record);
         } catch (err) {
           logger.error('request_record_failed', { trace_id: record.traceId, error: describeError(err) });
+        } finally {
+          recorded();
         }
       };
       // Async hooks still judging the answer: the record is written with their results.
@@ -242,7 +260,13 @@ export function createGateway(options: GatewayOptions): Gateway {
         server.close(() => {
           clearInterval(sweep);
           clearTimeout(cut);
-          resolve();
+          if (unrecorded === 0) {
+            resolve();
+            return;
+          }
+          // Records of responses cut at the deadline, and of async hooks still judging (each bounded by its own timeout).
+          allRecorded = resolve;
+          setTimeout(resolve, RECORDS_WAIT_MS).unref();
         });
         server.closeIdleConnections();
       });

@@ -1,12 +1,16 @@
 // A `gateway serve` process asked to stop ends within seconds even when what it talks to has stopped
 // answering: an OpenTelemetry collector that accepts and never answers gets 2 s for the last spans
-// (its exporter would wait 10), and a request still open after the stop does not hold the exit.
+// (its exporter would wait 10), and a request still open after the stop does not hold the exit;
+// in-flight requests get GATEWAY_DRAIN_MS to finish, and their records are written.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type ServeProcess, startServe } from './serve-processes.ts';
+import { startVendorMock, VENDOR_MOCK_KEY } from '../mocks/vendor/index.ts';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { openStore } from '../../runtime/store/open-store.ts';
 
 it('stops within seconds while its collector accepts and never answers', async () => {
   const silent = createServer((socket) => socket.on('error', () => undefined));
@@ -24,6 +28,45 @@ it('stops within seconds while its collector accepts and never answers', async (
   } finally {
     if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
     silent.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('gives in-flight requests GATEWAY_DRAIN_MS, then cuts them, and still writes their records', async () => {
+  const mock = await startVendorMock({ label: 'drain' });
+  // A stream that sends its first frames and then nothing for a minute.
+  mock.script({ path: '/v1/chat/completions', stallAfter: 2, times: 1 });
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-serve-drain-'));
+  let serve: ServeProcess | undefined;
+  try {
+    await mkdir(join(dir, 'configs'));
+    await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
+    const key = 'gw_serve-drain-key-0123456789abcdefghij';
+    serve = await startServe({ GATEWAY_API_KEY: key, GATEWAY_DRAIN_MS: '300' }, join(dir, 'data'), ['--configs', join(dir, 'configs'), '--no-watch']);
+    const res = await fetch(`${serve.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': key, 'x-gateway-config': 'chat', 'x-gateway-trace-id': 'drained-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    const started = Date.now();
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    // 300 ms of drain, the last writes and the exit: far from the 10 s default.
+    expect(Date.now() - started).toBeLessThan(5000);
+    await reader.cancel().catch(() => undefined);
+    const store = openStore(join(dir, 'data'));
+    try {
+      const page = await store.requestLogs.list({ traceId: 'drained-stream' }, { limit: 10 });
+      expect(page.records).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
+    await mock.close();
     await rm(dir, { recursive: true, force: true });
   }
 });
