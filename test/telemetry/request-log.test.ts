@@ -2,8 +2,7 @@
 // queue is bounded and counts what it drops, a batch the store refused is written by a later flush,
 // close writes what is queued, and what it wrote reads back as the records that finished; while the
 // store is away, a full queue goes to a file that is written back when the store answers.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
@@ -15,6 +14,7 @@ import { keepPending, takePending } from '../../runtime/store/pending-files.ts';
 import { insertAll } from '../../runtime/api/logs/index.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
 import { until } from '../jobs/harness.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 /** The real store, made to refuse writes while `down` is set (a database that went away and came back). */
 class Interrupted implements RequestLogStore {
@@ -46,6 +46,8 @@ function recorder(): GatewayLogger & { events: string[] } {
 function logged(logger: { events: string[] }, event: string): Promise<string[]> {
   return until(async () => logger.events, (events) => events.includes(event), 5_000, event);
 }
+
+const folder = tempDirs('gateway-spill');
 
 describe.each(BACKENDS)('request log writer on %s', (backend) => {
   const ctx = storeForSuite(backend, { beforeAll, afterAll });
@@ -150,100 +152,86 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
   });
 
   it('while the store is away, a queue at its bound goes to a file, written back once the store answers', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
-    try {
-      const store = new Interrupted(ctx.store.requestLogs);
-      const logger = recorder();
-      const restore = () => void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
-      const log = new RequestLog(store, logger, { queueMax: 3, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: restore });
-      const finished = records(3);
-      const later = records(2).map((r) => ({ ...r, metadata: finished[0]!.metadata }));
-      store.down = true;
-      for (const record of finished) log.write(record);
-      await log.flush();
-      // The refused three fill the queue; the next record finds it full and sends the three to a file.
-      for (const record of later) log.write(record);
-      expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 2, dropped: 0 });
-      await logged(logger, 'request_log_spilled');
-      expect(readdirSync(dataDir)).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);
-      store.down = false;
-      await log.flush();
-      await logged(logger, 'pending_writes_restored');
-      expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled', 'request_log_recovered', 'pending_writes_restored']);
-      expect(readdirSync(dataDir)).toEqual([]);
-      expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual([...finished, ...later].map((r) => r.traceId).sort());
-      expect(log.dropped).toBe(0);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const dataDir = folder();
+    const store = new Interrupted(ctx.store.requestLogs);
+    const logger = recorder();
+    const restore = () => void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
+    const log = new RequestLog(store, logger, { queueMax: 3, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: restore });
+    const finished = records(3);
+    const later = records(2).map((r) => ({ ...r, metadata: finished[0]!.metadata }));
+    store.down = true;
+    for (const record of finished) log.write(record);
+    await log.flush();
+    // The refused three fill the queue; the next record finds it full and sends the three to a file.
+    for (const record of later) log.write(record);
+    expect({ queued: log.queued, dropped: log.dropped }).toEqual({ queued: 2, dropped: 0 });
+    await logged(logger, 'request_log_spilled');
+    expect(readdirSync(dataDir)).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);
+    store.down = false;
+    await log.flush();
+    await logged(logger, 'pending_writes_restored');
+    expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled', 'request_log_recovered', 'pending_writes_restored']);
+    expect(readdirSync(dataDir)).toEqual([]);
+    expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual([...finished, ...later].map((r) => r.traceId).sort());
+    expect(log.dropped).toBe(0);
   });
 
   it('a full queue while a write waits on a store that does not answer goes to a file too, sent once that write goes through', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
-    try {
-      const store = new Interrupted(ctx.store.requestLogs);
-      const logger = recorder();
-      let answer!: () => void;
-      const answered = new Promise<void>((resolve) => (answer = resolve));
-      let hung = true;
-      // The first insert waits (a database gone silent, before its statement timeout), then goes through.
-      const silent: RequestLogStore = { list: store.list, get: store.get, deleteOlderThan: store.deleteOlderThan, insert: async (batch) => {
-        if (hung) {
-          hung = false;
-          await answered;
-        }
-        return store.insert(batch);
-      } };
-      const restore = () => void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
-      const log = new RequestLog(silent, logger, { queueMax: 3, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: restore });
-      const finished = records(7).map((r, i, all) => ({ ...r, metadata: all[0]!.metadata }));
-      for (const record of finished.slice(0, 2)) log.write(record);
-      const writing = log.flush();
-      // The write hangs; three more fill the queue, and the next finds it full: a file, not a drop.
-      for (const record of finished.slice(2)) log.write(record);
-      await logged(logger, 'request_log_spilled');
-      expect(log.dropped).toBe(0);
-      expect(logger.events).not.toContain('pending_writes_restored');
-      answer();
-      await writing;
-      await log.flush();
-      await logged(logger, 'pending_writes_restored');
-      expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
-      expect(readdirSync(dataDir)).toEqual([]);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const dataDir = folder();
+    const store = new Interrupted(ctx.store.requestLogs);
+    const logger = recorder();
+    const { promise: answered, resolve: answer } = Promise.withResolvers<void>();
+    let hung = true;
+    // The first insert waits (a database gone silent, before its statement timeout), then goes through.
+    const silent: RequestLogStore = { list: store.list, get: store.get, deleteOlderThan: store.deleteOlderThan, insert: async (batch) => {
+      if (hung) {
+        hung = false;
+        await answered;
+      }
+      return store.insert(batch);
+    } };
+    const restore = () => void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
+    const log = new RequestLog(silent, logger, { queueMax: 3, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: restore });
+    const finished = records(7).map((r, i, all) => ({ ...r, metadata: all[0]!.metadata }));
+    for (const record of finished.slice(0, 2)) log.write(record);
+    const writing = log.flush();
+    // The write hangs; three more fill the queue, and the next finds it full: a file, not a drop.
+    for (const record of finished.slice(2)) log.write(record);
+    await logged(logger, 'request_log_spilled');
+    expect(log.dropped).toBe(0);
+    expect(logger.events).not.toContain('pending_writes_restored');
+    answer();
+    await writing;
+    await log.flush();
+    await logged(logger, 'pending_writes_restored');
+    expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('a file still being written when the store comes back is written back once it is whole', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
-    try {
-      const store = new Interrupted(ctx.store.requestLogs);
-      const logger = recorder();
-      let open!: () => void;
-      const gate = new Promise<void>((resolve) => (open = resolve));
-      let backs = 0;
-      const restore = () => {
-        backs++;
-        void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
-      };
-      const log = new RequestLog(store, logger, { queueMax: 2, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => gate.then(() => keepPending(dataDir, 'request-log', texts)), storeIsBack: restore });
-      const finished = records(3);
-      store.down = true;
-      for (const record of finished.slice(0, 2)) log.write(record);
-      await log.flush();
-      log.write(finished[2]!);
-      store.down = false;
-      await log.flush();
-      // Back before the file was there: the write-back it started found nothing.
-      expect(backs).toBe(1);
-      open();
-      await logged(logger, 'pending_writes_restored');
-      expect(backs).toBe(2);
-      expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const dataDir = folder();
+    const store = new Interrupted(ctx.store.requestLogs);
+    const logger = recorder();
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+    let backs = 0;
+    const restore = () => {
+      backs++;
+      void takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), logger);
+    };
+    const log = new RequestLog(store, logger, { queueMax: 2, batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => gate.then(() => keepPending(dataDir, 'request-log', texts)), storeIsBack: restore });
+    const finished = records(3);
+    store.down = true;
+    for (const record of finished.slice(0, 2)) log.write(record);
+    await log.flush();
+    log.write(finished[2]!);
+    store.down = false;
+    await log.flush();
+    // Back before the file was there: the write-back it started found nothing.
+    expect(backs).toBe(1);
+    open();
+    await logged(logger, 'pending_writes_restored');
+    expect(backs).toBe(2);
+    expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
   });
 
   it('a spill that fails drops (and counts) its records, and the queue takes new ones', async () => {
@@ -334,39 +322,35 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
   });
 
   it('close spills what the store still refuses to a file, which the next start writes once and deletes', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));
-    try {
-      const store = new Interrupted(ctx.store.requestLogs);
-      const logger = recorder();
-      let backs = 0;
-      const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: () => void backs++ });
-      const finished = records(30);
-      store.down = true;
-      for (const record of finished) log.write(record);
-      await log.close();
-      expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled']);
-      expect(backs).toBe(0);
-      expect(log.dropped).toBe(0);
-      const files = readdirSync(dataDir);
-      expect(files).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);
-      expect(statSync(join(dataDir, files[0]!)).mode & 0o777).toBe(0o600);
+    const dataDir = folder();
+    const store = new Interrupted(ctx.store.requestLogs);
+    const logger = recorder();
+    let backs = 0;
+    const log = new RequestLog(store, logger, { batchSize: 1000, flushMs: 60_000 }, Date.now, { keep: (texts) => keepPending(dataDir, 'request-log', texts), storeIsBack: () => void backs++ });
+    const finished = records(30);
+    store.down = true;
+    for (const record of finished) log.write(record);
+    await log.close();
+    expect(logger.events).toEqual(['request_log_write_failed', 'request_log_spilled']);
+    expect(backs).toBe(0);
+    expect(log.dropped).toBe(0);
+    const files = readdirSync(dataDir);
+    expect(files).toEqual([expect.stringMatching(/^request-log-pending-.*\.jsonl$/)]);
+    expect(statSync(join(dataDir, files[0]!)).mode & 0o777).toBe(0o600);
 
-      // The next start, its store still away: the file stays.
-      const restarting = recorder();
-      const restore = () => takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), restarting);
-      expect(await restore()).toBe(0);
-      expect(restarting.events).toEqual(['pending_writes_failed']);
-      expect(readdirSync(dataDir)).toEqual(files);
-      // Back: written once, even when two restores run at once (one takes the file).
-      store.down = false;
-      const [first, second] = await Promise.all([restore(), restore()]);
-      expect(first + second).toBe(30);
-      expect(readdirSync(dataDir)).toEqual([]);
-      const back = await stored(finished);
-      expect(back.map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    // The next start, its store still away: the file stays.
+    const restarting = recorder();
+    const restore = () => takePending(dataDir, 'request-log', (lines) => insertAll(store, lines), restarting);
+    expect(await restore()).toBe(0);
+    expect(restarting.events).toEqual(['pending_writes_failed']);
+    expect(readdirSync(dataDir)).toEqual(files);
+    // Back: written once, even when two restores run at once (one takes the file).
+    store.down = false;
+    const [first, second] = await Promise.all([restore(), restore()]);
+    expect(first + second).toBe(30);
+    expect(readdirSync(dataDir)).toEqual([]);
+    const back = await stored(finished);
+    expect(back.map((r) => r.traceId).sort()).toEqual(finished.map((r) => r.traceId).sort());
   });
 
   it('a full batch is written without waiting for the timer', async () => {
