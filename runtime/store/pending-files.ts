@@ -8,7 +8,7 @@
 // each renames it to a name of its own first).
 import { randomBytes } from 'node:crypto';
 import { readdirSync, renameSync, rmSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type GatewayLogger } from '../core/log.ts';
 
@@ -55,7 +55,7 @@ export async function keepPending(dataDir: string, kind: PendingKind, lines: rea
     })(), { mode: 0o600 });
     await rename(temporary, file);
   } catch (error) {
-    rmSync(temporary, { force: true });
+    await rm(temporary, { force: true });
     throw error;
   }
   return file;

@@ -284,18 +284,17 @@ export class RequestLog {
     // A spill of the running outage finishes first: its file is then there for the next start.
     while (this.#spilling !== null) await this.#spilling;
     if (this.#queued === 0) return;
-    const count = this.#queued;
     const texts = this.#takeTexts();
     if (this.#spill !== null) {
       try {
         const file = await this.#spill.keep(texts);
-        this.#logger.warn('request_log_spilled', { records: count, file, note: 'the store did not take them; the next start writes them' });
+        this.#logger.warn('request_log_spilled', { records: texts.length, file, note: 'the store did not take them; the next start writes them' });
         return;
       } catch (error) {
-        this.#logger.error('request_log_spill_failed', { records: count, error: describeError(error) });
+        this.#logger.error('request_log_spill_failed', { records: texts.length, error: describeError(error) });
       }
     }
-    this.#logger.error('request_log_lost_on_close', { records: count });
-    this.#dropped += count;
+    this.#logger.error('request_log_lost_on_close', { records: texts.length });
+    this.#dropped += texts.length;
   }
 }

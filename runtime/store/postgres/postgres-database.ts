@@ -54,6 +54,8 @@ export class PostgresDatabase implements SqlDatabase {
   readonly #pool: pg.Pool;
   readonly #direct: SqlExecutor;
   #statementTimeoutMs: number;
+  /** The statement timeout as it is when a statement starts (shorter once stopping). */
+  readonly #timeout = (): number => this.#statementTimeoutMs;
   /** Every client the pool holds, so a close that the database does not answer can cut them. */
   readonly #clients = new Set<pg.PoolClient>();
   /** Clients a statement or transaction holds now, each with the number of its borrowing. */
@@ -84,10 +86,9 @@ export class PostgresDatabase implements SqlDatabase {
       this.#clients.delete(client);
       if (this.#clients.size === 0) this.#allEnded?.();
     });
-    const timeout = (): number => this.#statementTimeoutMs;
     // A statement outside a transaction borrows a client as pool.query would, but a client the pool
     // cannot get (the server refuses or is gone) is told apart from a statement that failed.
-    this.#direct = executor(timeout, {
+    this.#direct = executor(this.#timeout, {
       query: async (query) => {
         const client = await this.#borrow();
         let lost: Error | undefined;
@@ -117,7 +118,7 @@ export class PostgresDatabase implements SqlDatabase {
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#borrow();
-    const tx = executor(() => this.#statementTimeoutMs, client);
+    const tx = executor(this.#timeout, client);
     let broken = false;
     try {
       await tx.run('BEGIN');

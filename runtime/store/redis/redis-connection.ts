@@ -43,29 +43,23 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
   });
   const note = 'serving with process-local state until Redis answers';
   let lastError = '';
-  redis.on('error', (error: Error) => {
-    // Once per distinct message: a down Redis retries every 2 s and would flood the log.
-    if (error.message === lastError) return;
-    lastError = error.message;
-    logger.warn('redis_unavailable', { error: error.message, note });
-  });
+  // Once per distinct message: a down Redis retries every 2 s and would flood the log.
+  const unavailable = (error: string): void => {
+    if (error === lastError) return;
+    lastError = error;
+    logger.warn('redis_unavailable', { error, note });
+  };
+  redis.on('error', (error: Error) => unavailable(error.message));
   redis.on('ready', () => {
     if (lastError !== '') logger.info('redis_ready', {});
     lastError = '';
   });
-  watchLiveness(redis, settings.commandTimeoutMs, (error) => {
-    if (error === lastError) return;
-    lastError = error;
-    logger.warn('redis_unavailable', { error, note });
-  });
+  watchLiveness(redis, settings.commandTimeoutMs, unavailable);
   try {
     await redis.connect();
   } catch (error) {
     // The connection's own error event said why, unless the connect failed before one came.
-    if (lastError === '') {
-      lastError = (error as Error).message;
-      logger.warn('redis_unavailable', { error: lastError, note });
-    }
+    if (lastError === '') unavailable((error as Error).message);
   }
   return redis;
 }
