@@ -2,13 +2,20 @@
 // the store's revisions: one small query per interval, the same on SQLite and PostgreSQL. Writers
 // log each change in the same transaction (sql/record-change.ts); a reader that sees a higher
 // revision fetches the changed IDs and hands them to the kind's listeners.
-import type { SqlDatabase } from './sql/sql-database.ts';
+import { type SqlDatabase, StoreUnavailableError } from './sql/sql-database.ts';
 
 /** The IDs written since the last delivery, or `all` when the log no longer reaches back that far. */
 export type StoreChange = { kind: string; all: false; ids: string[] } | { kind: string; all: true };
 export type ChangeListener = (change: StoreChange) => Promise<void> | void;
 
 export const DEFAULT_POLL_MS = 1000;
+
+/**
+ * A poll still unanswered after this long is reported as failing while it goes on waiting: a database
+ * gone silent under open connections fails a statement only at its timeout (30 s on PostgreSQL), and
+ * until then /v1/health and `gateway_backend_up` would say the store is fine.
+ */
+export const POLL_STALL_MS = 5000;
 
 export interface ChangeFeedOptions {
   /** Called when a listener or a poll fails; the feed keeps going. */
@@ -73,9 +80,14 @@ export class ChangeFeed {
     if (this.#closed || this.#pollMs <= 0) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
+      const stalled = setTimeout(() => this.#onError(new StoreUnavailableError(`no answer to the change feed's poll within ${POLL_STALL_MS} ms`), null), POLL_STALL_MS);
+      stalled.unref();
       this.refresh()
         .catch((error: unknown) => this.#onError(error, null))
-        .finally(() => this.#schedule());
+        .finally(() => {
+          clearTimeout(stalled);
+          this.#schedule();
+        });
     }, this.#pollMs);
     this.#timer.unref();
   }

@@ -19,6 +19,7 @@ import { serveSetup } from '../../runtime/cli/serve.ts';
 import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { StoreUnavailableError } from '../../runtime/store/sql/sql-database.ts';
+import { POLL_STALL_MS } from '../../runtime/store/change-feed.ts';
 import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres.ts';
 import { PostgresDatabase, STOPPING_TIMEOUT_MS } from '../../runtime/store/postgres/postgres-database.ts';
 import { startSilentProxy } from '../support/silent-proxy.ts';
@@ -270,6 +271,11 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
       proxy.silent = true;
       const trace = `silent-${randomBytes(4).toString('hex')}`;
       expect((await send(trace)).status).toBe(200);
+      // Its polls wait on the silent connections (30 s each): health says so once one waited POLL_STALL_MS.
+      const silentSince = Date.now();
+      const health = await until(async () => (await (await fetch(`${quiet.url}/v1/health`)).json()) as { store?: { status: string } }, (body) => body.store?.status === 'unavailable', POLL_STALL_MS + 3000, 'the store reported unavailable');
+      expect(health.store).toEqual({ backend: 'postgres', status: 'unavailable' });
+      expect(Date.now() - silentSince).toBeGreaterThanOrEqual(POLL_STALL_MS - 500);
       const spilled = events.filter(([, event]) => event === 'request_log_spilled').length;
       const started = Date.now();
       await quiet.close();
