@@ -21,7 +21,7 @@ export const CONFIG_ERRORS = {
   CFG_INVALID_QUERY_FIELD: 'A query field must be `metadata.<key>`, `params.<path>` or `url.pathname`.',
   CFG_INVALID_OPERAND: 'The operand does not fit the operator.',
   CFG_INVALID_REGEX: 'The `$regex` pattern is not a valid regular expression.',
-  CFG_FORWARD_HEADER_NOT_ALLOWED: 'A `forward_headers` entry names one of the gateway\'s own headers (x-gateway-*) or a header of the client\'s connection (hop-by-hop, host, content-length, expect), which are never sent to a provider.',
+  CFG_FORWARD_HEADER_NOT_ALLOWED: 'A `forward_headers` entry names one of the gateway\'s own headers (x-gateway-*) a header of the client\'s connection (hop-by-hop, host, content-length, expect) or accept-encoding, which are never sent to a provider.',
   CFG_REGEX_UNSUPPORTED: 'The `$regex` pattern needs backtracking (back-references, lookaround), which the linear-time engine does not run.',
   CFG_ALL_WEIGHTS_ZERO: 'Every target of a loadbalance strategy has weight 0, so none could ever be picked.',
   CFG_TOO_MANY_RETRIES: '`retry.attempts` is above the maximum of 5.',

@@ -2,7 +2,9 @@
 // x-gateway-forward-headers asks, and why: every x-gateway-* header (the gateway key, its options,
 // and cloud credentials sent as headers, such as x-gateway-cloudc-secret-access-key), and the
 // headers that describe the client's connection to the gateway rather than the message (hop-by-hop,
-// `host`, `content-length`, `expect`: the upstream layer drops them and sets its own). Used by the
+// `host`, `content-length`, `expect`: the upstream layer drops them and sets its own), and
+// `accept-encoding`: the gateway reads providers' answers (usage, cache, guardrails, translation), so
+// it always asks for them uncompressed. Used by the
 // compiler (a config naming one is refused), the header parser (400), the transport (never sent)
 // and the upstream layer (runtime/upstream/hop-by-hop.ts).
 /** The prefix of every header the gateway itself reads or writes. */
@@ -28,11 +30,18 @@ export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
  */
 export const REQUEST_ONLY_DROPPED: ReadonlySet<string> = new Set(['host', 'content-length', 'expect']);
 
+/**
+ * What every upstream request says it accepts, whatever the client accepts: answers the gateway reads
+ * must come as sent, and the gateway compresses nothing itself, so what the client gets is identity too.
+ */
+export const UPSTREAM_ACCEPT_ENCODING = 'identity';
+
 /** Why `name` is never sent to a provider (a sentence to follow "… is never forwarded: "); null when it may be. */
 export function neverForwardedBecause(name: string): string | null {
   const lower = name.toLowerCase();
   if (lower.startsWith(GATEWAY_HEADER_PREFIX)) return 'it is one of the gateway\'s own headers, which are never sent to a provider';
   if (HOP_BY_HOP_HEADERS.has(lower) || REQUEST_ONLY_DROPPED.has(lower)) return 'it describes the connection to the gateway, not the request; the gateway sets its own on the provider\'s connection';
+  if (lower === 'accept-encoding') return `the gateway reads providers' answers (usage, cache, guardrails) and always asks for them uncompressed (accept-encoding: ${UPSTREAM_ACCEPT_ENCODING})`;
   return null;
 }
 

@@ -226,6 +226,13 @@ const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
 /** Endpoints whose non-streamed answers are JSON the client reads whole. */
 const WHOLE_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
+/** Why an answer may not read as JSON: compressed although every upstream request asks for identity (hop-by-hop.ts). */
+function compressedBy(headers: Record<string, string | string[]>): string {
+  const encoding = headers['content-encoding'];
+  const named = Array.isArray(encoding) ? encoding.join(', ') : encoding;
+  return named === undefined || named.trim() === '' || named.trim().toLowerCase() === 'identity' ? '' : ` (it is compressed, content-encoding ${JSON.stringify(named)}, though the gateway asked for an uncompressed answer)`;
+}
+
 /**
  * A 2xx non-streamed JSON answer is read whole (bounded by GATEWAY_UPSTREAM_MAX_BYTES) before the
  * client sees a byte of it: a body that breaks, is cut short, or is not a JSON object is a failed
@@ -238,7 +245,7 @@ function wholeAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | Up
   if (typeof type === 'string' && type.startsWith('text/event-stream')) return response;
   return response.readAll().then(
     (body) => {
-      if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', 'The provider answered 2xx with a body that is not a JSON object.');
+      if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', `The provider answered 2xx with a body that is not a JSON object${compressedBy(response.headers)}.`);
       const headers: Record<string, string | string[]> = { ...response.headers, 'content-length': String(body.length) };
       delete headers['transfer-encoding'];
       return bufferedResponse(response.status, headers, body);

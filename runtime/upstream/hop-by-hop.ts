@@ -1,7 +1,7 @@
 // Headers that describe one connection, not the message (RFC 9110 §7.6.1): they must not cross the
 // proxy in either direction. Names listed in a `Connection` header are hop-by-hop too.
 
-import { HOP_BY_HOP_HEADERS, REQUEST_ONLY_DROPPED } from '../../compiler/config/forwarding.ts';
+import { HOP_BY_HOP_HEADERS, REQUEST_ONLY_DROPPED, UPSTREAM_ACCEPT_ENCODING } from '../../compiler/config/forwarding.ts';
 
 // The fixed sets are defined with the rule that refuses forwarding them (compiler/config/forwarding.ts).
 export { HOP_BY_HOP_HEADERS, REQUEST_ONLY_DROPPED };
@@ -38,7 +38,10 @@ function connectionNominated(headers: Record<string, string | string[] | undefin
   return named;
 }
 
-/** Headers to send upstream: hop-by-hop, host, content-length and expect removed. Names must be lower-case. */
+/**
+ * Headers to send upstream: hop-by-hop, host, content-length and expect removed, and an uncompressed
+ * answer asked for (forwarding.ts says why). Names must be lower-case.
+ */
 export function requestHeadersForUpstream(headers: Record<string, string>): Record<string, string> {
   const named = connectionNominated(headers);
   const out: Record<string, string> = {};
@@ -47,6 +50,7 @@ export function requestHeadersForUpstream(headers: Record<string, string>): Reco
     if (HOP_BY_HOP_HEADERS.has(name) || REQUEST_ONLY_DROPPED.has(name) || named.has(name)) continue;
     setOwn(out, name, headers[name]);
   }
+  out['accept-encoding'] = UPSTREAM_ACCEPT_ENCODING;
   return out;
 }
 

@@ -7,7 +7,7 @@ import { RE2JS } from 're2js';
 import { escapeToken } from './reference-validity.ts';
 
 /** RFC 9110's hop-by-hop headers (and the proxy-era ones), with what the client's connection alone decides: host, content-length, expect. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect']);
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'accept-encoding']);
 
 export type Expected = { code: string; pointer: string };
 
@@ -49,7 +49,7 @@ function node(config: unknown, at: string, depth: number, out: Expected[]): void
     statusCodes(retry.on_status_codes, `${at}/retry/on_status_codes`, out);
   }
   statusCodes(config.on_status_codes, `${at}/on_status_codes`, out);
-  // The gateway's own headers (x-gateway-*, any case) and those of the client's connection are never forwarded to a provider.
+  // The gateway's own headers (x-gateway-*, any case), those of the client's connection and accept-encoding are never forwarded to a provider.
   if (Array.isArray(config.forward_headers)) {
     config.forward_headers.forEach((name, i) => {
       if (typeof name === 'string' && (/^x-gateway-/i.test(name) || CONNECTION_HEADERS.has(name.toLowerCase()))) out.push({ code: 'CFG_FORWARD_HEADER_NOT_ALLOWED', pointer: `${at}/forward_headers/${i}` });

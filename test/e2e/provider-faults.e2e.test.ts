@@ -1,5 +1,6 @@
 // A provider that answers garbage is a failed attempt, never something the gateway relays as if it
 // were an answer: it is retried and falls back like any 5xx, and alone it is 502 with a stable code.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
 import { httpAnswer, type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
@@ -78,11 +79,14 @@ describe('a provider that never answers', () => {
 describe('a provider whose answer breaks', () => {
   let e2e: E2E;
   const providers: RawProvider[] = [];
-  const broken: Record<string, () => string> = {
+  const gzipped = gzipSync(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [] }));
+  const broken: Record<string, () => string | Buffer> = {
     'HTML': () => httpAnswer(200, '<html><body>Bad gateway</body></html>').replace('application/json', 'text/html'),
     'invalid JSON': () => httpAnswer(200, '{"id": "chatcmpl-1", "choices": ['),
     'a body cut short (5,000 bytes declared, 37 sent)': () => httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.co', 5000),
     'broken chunked encoding': () => 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n10\r\n{"id":"chatcmpl-\r\nZZ\r\n',
+    // The gateway asks for accept-encoding: identity; this one compresses anyway.
+    'a gzip body it was not asked for': () => Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: ${gzipped.length}\r\n\r\n`), gzipped]),
   };
 
   beforeAll(async () => {
@@ -105,7 +109,9 @@ describe('a provider whose answer breaks', () => {
 
       const alone = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: raw.baseURL }), 'content-type': 'application/json' }, body: CHAT });
       expect(alone.status).toBe(502);
-      expect((await errorOf(alone)).code).toBe('provider_invalid_response');
+      const error = await errorOf(alone);
+      expect(error.code).toBe('provider_invalid_response');
+      if (name.includes('gzip')) expect(error.message).toContain('it is compressed, content-encoding "gzip", though the gateway asked for an uncompressed answer');
     });
   }
 });

@@ -208,4 +208,10 @@ describe('x-gateway-forward-headers never forwards the gateway\'s own headers', 
       expect(() => parseForwardHeaders(`x-request-id, ${name}`)).toThrow(/describes the connection to the gateway/);
     }
   });
+
+  it('refuses accept-encoding: every provider is asked for an uncompressed answer, which the gateway reads', () => {
+    for (const name of ['accept-encoding', 'Accept-Encoding']) {
+      expect(() => parseForwardHeaders(`x-request-id, ${name}`)).toThrow(/always asks for them uncompressed/);
+    }
+  });
 });

@@ -22,7 +22,7 @@ import { request } from 'undici';
 
 const token = fc.stringMatching(/^[a-z0-9!#$%&'*+.^_`|~-]{1,16}$/);
 /** Names drawn partly from the hop-by-hop set so collisions are common, partly arbitrary tokens. */
-const headerName = fc.oneof(fc.constantFrom(...HOP_BY_HOP_HEADERS, ...REQUEST_ONLY_DROPPED, 'authorization', 'x-a', 'x-b'), token);
+const headerName = fc.oneof(fc.constantFrom(...HOP_BY_HOP_HEADERS, ...REQUEST_ONLY_DROPPED, 'accept-encoding', 'authorization', 'x-a', 'x-b'), token);
 const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,30}$/);
 
 /** A Connection value naming some headers, with the list syntax's optional spaces and empty items. */
@@ -32,7 +32,7 @@ const connectionValue = fc
 
 describe('hop-by-hop header stripping', () => {
   test.prop({ headers: fc.dictionary(headerName, headerValue, { maxKeys: 12 }), connection: fc.option(connectionValue) }, { numRuns: 300 })(
-    'requests keep exactly the end-to-end headers, values untouched',
+    'requests keep exactly the end-to-end headers, values untouched, and ask for an uncompressed answer',
     ({ headers, connection }) => {
       const input: Record<string, string> = { ...headers };
       if (connection !== null) input.connection = connection;
@@ -43,12 +43,13 @@ describe('hop-by-hop header stripping', () => {
           .filter((t) => t !== ''),
       );
       const out = requestHeadersForUpstream(input);
-      for (const name of Object.keys(input)) {
+      expect(out['accept-encoding']).toBe('identity');
+      for (const name of Object.keys(input).filter((n) => n !== 'accept-encoding')) {
         const dropped = HOP_BY_HOP_HEADERS.has(name) || REQUEST_ONLY_DROPPED.has(name) || nominated.has(name);
         expect(Object.hasOwn(out, name)).toBe(!dropped);
         if (!dropped) expect(out[name]).toBe(input[name]);
       }
-      expect(Object.keys(out).every((name) => Object.hasOwn(input, name))).toBe(true);
+      expect(Object.keys(out).every((name) => name === 'accept-encoding' || Object.hasOwn(input, name))).toBe(true);
       expect(requestHeadersForUpstream(out)).toEqual(out);
     },
   );
@@ -81,7 +82,7 @@ describe('hop-by-hop header stripping', () => {
     const input = JSON.parse('{"__proto__": "x", "te": "trailers"}') as Record<string, string>;
     const out = requestHeadersForUpstream(input);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
-    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(Object.keys(out)).toEqual(['__proto__', 'accept-encoding']);
   });
 });
 
@@ -133,6 +134,7 @@ describe('hop-by-hop stripping on the wire', () => {
         'Proxy-Authorization: Basic Zm9vOmJhcg==',
         'Upgrade: h2c',
         'X-Kept: yes',
+        'Accept-Encoding: gzip, br',
         'Content-Length: 4',
         '',
         'body',
@@ -147,6 +149,8 @@ describe('hop-by-hop stripping on the wire', () => {
     const seen = mock.requests.at(-1)!;
     expect(seen.body).toBe('body');
     expect(seen.headers['x-kept']).toBe('yes');
+    // The gateway reads answers: it asks for them uncompressed whatever the client accepts.
+    expect(seen.headers['accept-encoding']).toBe('identity');
     for (const name of ['x-session-secret', 'keep-alive', 'te', 'trailer', 'proxy-authorization', 'upgrade']) {
       expect(seen.headers[name], name).toBeUndefined();
     }

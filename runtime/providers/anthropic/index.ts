@@ -35,7 +35,7 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
       return {
         url: joinUrl(base, '/messages'),
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity' },
+        headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json' },
         body: jsonBuffer(request),
         response: {
           provider: NAME,

@@ -58,7 +58,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       const model = typeof body.model === 'string' && body.model !== '' ? body.model : undefined;
       if (model === undefined) throw new GatewayError('invalid_request_body', `The provider "${NAME}" needs a model.`, 'model');
       const modelPath = `/projects/${encodeURIComponent(project)}/locations/${location}/publishers/google/models/${encodeURIComponent(model)}`;
-      Object.assign(headers, { 'content-type': 'application/json', 'accept-encoding': 'identity' });
+      Object.assign(headers, { 'content-type': 'application/json' });
       const strict = call.strictVendorCompliance;
       const error = (status: number, errorBody: Buffer) => fromCloudbError(NAME, status, errorBody);
       // A cached token the provider no longer accepts (revoked, rotated key) must not be reused, even

@@ -54,7 +54,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
         url = joinUrl(base, `/model/${encodeURIComponent(model)}/${streamed ? 'converse-stream' : 'converse'}`);
         body = jsonBuffer(toConverseRequest(chat, NAME));
         method = 'POST';
-        headers = { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json', 'accept-encoding': 'identity' };
+        headers = { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
         response = {
           provider: NAME,
           json: (json) => fromConverseResponse(json as ConverseResponse, model, strict),
