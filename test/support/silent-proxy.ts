@@ -1,20 +1,23 @@
 // A TCP proxy in front of a real server that can go silent: connections stay open and accepted, and
 // nothing passes either way (a network partition, or a server stuck before it answers). What TCP
-// keepalive never notices, since every socket on the way is alive.
+// keepalive never notices, since every socket on the way is alive. Its target can move for new
+// connections while the open ones stay where they were, as a name does after a failover.
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface SilentProxy {
   readonly port: number;
   /** Silent from now on (true) or passing bytes again (false). */
   silent: boolean;
+  /** Where new connections go; open ones stay on the port they were made to. */
+  targetPort: number;
   close(): Promise<void>;
 }
 
 export async function startSilentProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<SilentProxy> {
   const sockets = new Set<Socket>();
-  const proxy: { silent: boolean } = { silent: false };
+  const proxy: { silent: boolean; targetPort: number } = { silent: false, targetPort };
   const server: Server = createServer((client) => {
-    const upstream = connect(targetPort, targetHost);
+    const upstream = connect(proxy.targetPort, targetHost);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('error', () => undefined);

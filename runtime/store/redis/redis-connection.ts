@@ -18,6 +18,8 @@ export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 250;
 export const LIVENESS_EVERY_MS = 1000;
 /** Unanswered PINGs in a row after which the connection is dropped and made again. */
 const LIVENESS_MISSES = 2;
+/** At most one reconnection per this long for READONLY answers (see openRedis). */
+export const READONLY_RECONNECT_EVERY_MS = 5000;
 
 export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisSettings | null {
   const url = env.REDIS_URL?.trim();
@@ -32,15 +34,6 @@ export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Redi
 export async function openRedis(settings: RedisSettings, logger: GatewayLogger): Promise<Redis> {
   // Loaded only here: a gateway without REDIS_URL never holds the client's modules (~12 MB of RSS at start).
   const { Redis } = await import('ioredis');
-  const redis = new Redis(settings.url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: settings.commandTimeoutMs,
-    connectTimeout: Math.max(1000, settings.commandTimeoutMs * 4),
-    lazyConnect: true,
-    // Keep trying, at most every 2 s: the gateway serves meanwhile.
-    retryStrategy: (times) => Math.min(times * 100, 2000),
-  });
   const note = 'serving with process-local state until Redis answers';
   let lastError = '';
   // Once per distinct message: a down Redis retries every 2 s and would flood the log.
@@ -49,6 +42,28 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
     lastError = error;
     logger.warn('redis_unavailable', { error, note });
   };
+  // A failover behind a name (a managed Redis's primary endpoint) leaves open connections on the old
+  // primary, now a replica: it answers reads and refuses every write with READONLY for as long as
+  // they last, and PING keeps them "ready". Connecting again reaches the new primary. At most once
+  // per READONLY_RECONNECT_EVERY_MS: a REDIS_URL that names a replica would otherwise reconnect on
+  // every write (and its commands fail meanwhile), not only fail the writes.
+  let readonlyReconnectAt = -Infinity;
+  const readonlyReconnect = (error: Error): 1 | false => {
+    if (!error.message.startsWith('READONLY') || performance.now() - readonlyReconnectAt < READONLY_RECONNECT_EVERY_MS) return false;
+    readonlyReconnectAt = performance.now();
+    unavailable(`${error.message.split('.')[0]}: the server is a replica now; connecting again`);
+    return 1;
+  };
+  const redis = new Redis(settings.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: settings.commandTimeoutMs,
+    connectTimeout: Math.max(1000, settings.commandTimeoutMs * 4),
+    lazyConnect: true,
+    // Keep trying, at most every 2 s: the gateway serves meanwhile.
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+    reconnectOnError: readonlyReconnect,
+  });
   redis.on('error', (error: Error) => unavailable(error.message));
   redis.on('ready', () => {
     if (lastError !== '') logger.info('redis_ready', {});
