@@ -137,6 +137,29 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     expect(count('request_log_recovered')).toBe(1);
   });
 
+  it('answers 503 while the database takes no writes (read-only), and writes the records made meanwhile once it does', async () => {
+    // What a standby the address still leads to after a failover does, or a managed database that
+    // turned read-only as its disk filled: every session starts read-only, reads work.
+    const during = `read-only-${randomBytes(4).toString('hex')}`;
+    const failedBefore = events.filter(([, event]) => event === 'request_log_write_failed').length;
+    await admin(`ALTER DATABASE ${database} SET default_transaction_read_only = on`);
+    try {
+      await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
+      expect((await chat(during)).status).toBe(200);
+      expect((await call('GET', '/v1/configs')).status).toBe(200);
+      const refused = await call('POST', '/v1/configs', { id: 'read-only-one', config: { provider: 'openai', api_key: 'sk-x' } });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
+      await until(async () => events.filter(([, event]) => event === 'request_log_write_failed').length, (failed) => failed > failedBefore, 5000, 'the refused log write');
+    } finally {
+      await admin(`ALTER DATABASE ${database} RESET default_transaction_read_only`);
+    }
+    // The connections that were refused a write were dropped; new ones start writable.
+    const found = await until(async () => (await (await call('GET', `/v1/logs?trace_id=${during}`)).json()) as { data?: unknown[] }, (page) => page.data?.length === 1, 10_000, 'the record made while read-only');
+    expect(found.data).toHaveLength(1);
+    expect((await call('POST', '/v1/configs', { id: 'read-only-one', config: { provider: 'openai', api_key: 'sk-x' } })).status).toBe(200);
+  });
+
   it('completes a gateway-managed batch the outage cut off, every line exactly once', async () => {
     // A provider without a batch API, so the gateway runs the batch; slow answers, so the outage lands mid-run.
     mock.script({ path: '/v1/chat/completions', delayMs: 40, times: 100_000 });

@@ -10,10 +10,13 @@ const CHECK_VIOLATION = '23514';
 /**
  * Failures of the server or the connection rather than of the statement: SQLSTATE class 08
  * (connection exception), class 53 (insufficient resources: disk full, out of memory, too many
- * connections), 57P01-57P03 (shut down, crashed, not accepting yet); the network's own errors; and
- * pg's own message when the socket closed under a query.
+ * connections), 57P01-57P03 (shut down, crashed, not accepting yet), 25006 (a write refused by a
+ * read-only database: a standby the address still leads to after a failover, or a managed service
+ * that turned read-only as its disk filled; the connection is dropped like the others, so the next
+ * one reaches whatever the address names by then); the network's own errors; and pg's own message
+ * when the socket closed under a query.
  */
-const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$)/;
+const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$|25006$)/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const DEFAULT_POOL_SIZE = 10;
 /**
