@@ -47,12 +47,15 @@ export interface PrivateRedis {
   restart(): Promise<void>;
 }
 
-/** A redis-server of the test's own on a free port, so killing it disturbs no other test. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+/**
+ * A redis-server of the test's own on a free port (or `port`), so killing it disturbs no other test;
+ * `args`: more of its command-line settings.
+ */
+export async function startPrivateRedis(options: { port?: number; args?: readonly string[] } = {}): Promise<PrivateRedis> {
+  const port = options.port ?? (await freePort());
   let server: ChildProcess;
   const start = async () => {
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(options.args ?? [])]);
     await waitForPort(port);
   };
   await start();

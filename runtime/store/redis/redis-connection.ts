@@ -30,7 +30,24 @@ export function redisSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Redi
   return { url, commandTimeoutMs: envInteger(env, 'GATEWAY_REDIS_TIMEOUT_MS', DEFAULT_REDIS_COMMAND_TIMEOUT_MS, 1) };
 }
 
-/** Connects, waiting at most `commandTimeoutMs` × 4 for the first connection; a Redis that is not up yet is logged, not fatal. */
+export const REDIS_CLUSTER_UNSUPPORTED = 'REDIS_URL names a node of a Redis Cluster (cluster_enabled:1 in INFO cluster), which the gateway does not support: its limit scripts and cache entries use keys in several hash slots, which a cluster spreads over nodes. Use one Redis (standalone, or a primary with replicas behind one address).';
+
+/**
+ * True when the server is a Redis Cluster node. Found out at connect, not by the first MOVED or
+ * CROSSSLOT answer: those would make every limit and cache call fall back to the process for as long
+ * as it ran, with /v1/health saying ok. A server that refuses INFO (a proxy) is taken as not one.
+ */
+async function isClusterNode(redis: Redis): Promise<boolean> {
+  const info = await redis.info('cluster').catch(() => '');
+  return /^cluster_enabled:1\s*$/m.test(info);
+}
+
+/**
+ * Connects, waiting at most `commandTimeoutMs` × 4 for the first connection; a Redis that is not up
+ * yet is logged, not fatal. A Redis Cluster node is refused: thrown when it answers at once, else
+ * logged (`redis_cluster_unsupported`) and disconnected for good once it does, the gateway going on
+ * with process-local state.
+ */
 export async function openRedis(settings: RedisSettings, logger: GatewayLogger): Promise<Redis> {
   // Loaded only here: a gateway without REDIS_URL never holds the client's modules (~12 MB of RSS at start).
   const { Redis } = await import('ioredis');
@@ -65,16 +82,29 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
     reconnectOnError: readonlyReconnect,
   });
   redis.on('error', (error: Error) => unavailable(error.message));
+  let starting = true;
   redis.on('ready', () => {
     if (lastError !== '') logger.info('redis_ready', {});
     lastError = '';
+    // At start the caller is told (below); later, the one place to say so is the log.
+    if (!starting) void refuseCluster();
   });
+  const refuseCluster = async (): Promise<boolean> => {
+    if (!(await isClusterNode(redis))) return false;
+    redis.disconnect(false);
+    if (!starting) logger.error('redis_cluster_unsupported', { error: REDIS_CLUSTER_UNSUPPORTED, note: 'serving with process-local state' });
+    return true;
+  };
   watchLiveness(redis, settings.commandTimeoutMs, unavailable);
   try {
     await redis.connect();
+    if (await refuseCluster()) throw new Error(REDIS_CLUSTER_UNSUPPORTED);
   } catch (error) {
+    if ((error as Error).message === REDIS_CLUSTER_UNSUPPORTED) throw error;
     // The connection's own error event said why, unless the connect failed before one came.
     if (lastError === '') unavailable((error as Error).message);
+  } finally {
+    starting = false;
   }
   return redis;
 }
