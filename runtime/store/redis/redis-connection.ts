@@ -38,8 +38,8 @@ export const REDIS_CLUSTER_UNSUPPORTED = 'REDIS_URL names a node of a Redis Clus
  * as it ran, with /v1/health saying ok. A server that refuses INFO (a proxy) is taken as not one.
  */
 async function isClusterNode(redis: Redis): Promise<boolean> {
-  const info = await redis.info('cluster').catch(() => '');
-  return /^cluster_enabled:1\s*$/m.test(info);
+  const info = await redis.call('INFO', 'cluster').catch(() => '');
+  return typeof info === 'string' && /^cluster_enabled:1\s*$/m.test(info);
 }
 
 /**
