@@ -2,6 +2,7 @@
 // several processes or a Redis that dies.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
@@ -55,7 +56,10 @@ export async function startPrivateRedis(options: { port?: number; args?: readonl
   const port = options.port ?? (await freePort());
   let server: ChildProcess;
   const start = async () => {
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(options.args ?? [])]);
+    // Replication (a test's failover) would write snapshot files into the working directory: the
+    // snapshot goes over the socket and is loaded from it instead, and the directory is the system's
+    // temporary one.
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--repl-diskless-load', 'swapdb', ...(options.args ?? [])], { cwd: tmpdir() });
     await waitForPort(port);
   };
   await start();
