@@ -61,6 +61,7 @@ export class GatewayMetrics {
   readonly #cacheSaved: CounterChild;
   readonly #cacheFailures: CounterSeries<'operation'>;
   readonly #embeddingFailures: CounterChild;
+  readonly #embeddingSkips: CounterChild;
 
   readonly #sources: MetricSources = {};
   /** The series children of one kind of request, made once: one map lookup per request. */
@@ -89,6 +90,7 @@ export class GatewayMetrics {
     this.#cacheSaved = new CounterSeries('gateway_cache_saved_usd_total', 'USD cache hits saved: what the stored answers cost when the provider gave them.', [], this.registry).child({});
     this.#cacheFailures = new CounterSeries('gateway_cache_backend_failures_total', 'Cache lookups (get) and stores (set) Redis failed or did not answer; the request went on uncached.', ['operation'] as const, this.registry);
     this.#embeddingFailures = new CounterSeries('gateway_cache_embedding_failures_total', 'Semantic-cache embedding calls that failed; each such request was a SEMANTIC MISS.', [], this.registry).child({});
+    this.#embeddingSkips = new CounterSeries('gateway_cache_embedding_skipped_total', 'Semantic-cache lookups skipped without an embedding call while the embeddings route was failing; each such request was a SEMANTIC MISS.', [], this.registry).child({});
     new Gauge({ name: 'gateway_cache_semantic_vectors', help: 'Vectors the semantic-cache index of this process holds.', registers, collect() { this.set(self.semanticVectors?.() ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_bytes', help: 'Bytes the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().bytes ?? 0); } });
     new Gauge({ name: 'gateway_cache_memory_entries', help: 'Answers the in-memory response cache holds.', registers, collect() { this.set(self.cacheMemory?.().entries ?? 0); } });
@@ -196,6 +198,10 @@ export class GatewayMetrics {
 
   cacheEmbeddingFailure(): void {
     this.#embeddingFailures.inc();
+  }
+
+  cacheEmbeddingSkipped(): void {
+    this.#embeddingSkips.inc();
   }
 
   cacheBackendFailure(operation: 'get' | 'set'): void {

@@ -10,6 +10,7 @@ import { serveSetup } from '../../runtime/cli/serve.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { BAG_OF_WORDS_MODEL, startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { startRawProvider } from '../mocks/http/raw-provider.ts';
 
 const ADMIN = 'gw_semantic-e2e-admin-key-0123456789abcdef';
 const SETTINGS = ['GATEWAY_SEMANTIC_CACHE_EMBEDDINGS', 'GATEWAY_SEMANTIC_CACHE_MODEL', 'GATEWAY_SEMANTIC_CACHE_THRESHOLD'] as const;
@@ -111,6 +112,39 @@ describe('semantic cache', () => {
       const named = await startGateway({ port: 0, dataDir: join(dir, 'data-named'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup });
       await named.close();
     } finally {
+      process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = embeddings;
+    }
+  });
+
+  it('skips embedding for a while after an embeddings route stopped answering, instead of making every request wait for it', async () => {
+    const silent = await startRawProvider(() => ({ stall: true }));
+    const embeddings = process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS;
+    // The route's own timeout stands in for the cache's 10 s: the first request waits for it, once.
+    process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: silent.baseURL, request_timeout: 400 });
+    const stalled = await startGateway({ port: 0, dataDir: join(dir, 'data-stalled'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup });
+    try {
+      const client = new OpenAI({ baseURL: `${stalled.url}/v1`, apiKey: VENDOR_MOCK_KEY, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'semantic' } });
+      const timed = async (content: string) => {
+        const started = performance.now();
+        const { response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }).withResponse();
+        return { status: response.headers.get('x-gateway-cache-status'), ms: performance.now() - started };
+      };
+      const first = await timed('Is anyone listening to embeddings today?');
+      expect(first).toMatchObject({ status: 'SEMANTIC MISS' });
+      expect(first.ms).toBeGreaterThanOrEqual(400);
+      // Within the first second after the failure: no embedding call, no wait.
+      for (const question of ['Second question right after', 'Third one', 'A fourth']) {
+        const next = await timed(question);
+        expect(next.status).toBe('SEMANTIC MISS');
+        expect(next.ms).toBeLessThan(300);
+      }
+      expect(silent.requests).toBe(1);
+      const metrics = await (await fetch(`${stalled.url}/metrics`)).text();
+      expect(metrics).toMatch(/^gateway_cache_embedding_failures_total 1$/m);
+      expect(metrics).toMatch(/^gateway_cache_embedding_skipped_total 3$/m);
+    } finally {
+      await stalled.close();
+      await silent.close();
       process.env.GATEWAY_SEMANTIC_CACHE_EMBEDDINGS = embeddings;
     }
   });
