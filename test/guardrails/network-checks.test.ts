@@ -40,11 +40,16 @@ describe('default.jwt', () => {
   let sign: (claims: Record<string, unknown>, expiresIn?: string) => Promise<string>;
   let signForeign: () => Promise<string>;
   let keysUp = true;
+  let keysSlow = false;
   beforeAll(async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const foreign = await generateKeyPair('RS256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-    jwks = await serve((_req, _body, res) => (keysUp ? json(res, 200, { keys: [jwk] }) : json(res, 503, {})));
+    jwks = await serve((_req, _body, res) => {
+      const answer = () => (keysUp ? json(res, 200, { keys: [jwk] }) : json(res, 503, {}));
+      if (keysSlow) setTimeout(answer, 200);
+      else answer();
+    });
     sign = (claims, expiresIn = '1h') => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuedAt().setExpirationTime(expiresIn).setSubject('user-1').sign(privateKey);
     signForeign = () => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuedAt().setExpirationTime('1h').sign(foreign.privateKey);
   });
@@ -73,6 +78,22 @@ describe('default.jwt', () => {
     const token = await sign({});
     await Promise.all([1, 2, 3, 4].map(() => jwt(input('', { headers: { 'x-auth-token': token } }))));
     expect(jwks.received.length - before).toBe(1);
+  });
+
+  it('fetches the key set for every request waiting on it even when the first of them is abandoned by its client', async () => {
+    keysSlow = true;
+    try {
+      const jwt = check({ cacheMaxAge: 60 });
+      const token = await sign({});
+      const leaving = new AbortController();
+      const first = Promise.resolve(jwt(input('', { headers: { 'x-auth-token': token }, signal: leaving.signal })));
+      const second = Promise.resolve(jwt(input('', { headers: { 'x-auth-token': token } })));
+      setTimeout(() => leaving.abort(new Error('the client left')), 20);
+      await expect(first).rejects.toThrow('the client left');
+      expect((await second).verdict).toBe(true);
+    } finally {
+      keysSlow = false;
+    }
   });
 
   it('throws when the key set cannot be fetched (the hook runner fails it unless failOnError is false)', async () => {

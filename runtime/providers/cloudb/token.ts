@@ -3,6 +3,7 @@
 // before they expire, and concurrent requests share one exchange.
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { GatewayError } from '../../core/errors.ts';
+import { untilAborted } from '../../core/until-aborted.ts';
 import { send } from '../../upstream/send.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../../upstream/types.ts';
 import type { HostPolicy } from '../host-policy.ts';
@@ -15,25 +16,6 @@ const JWT_LIFETIME_S = 3600;
 const REFRESH_MARGIN_MS = 5 * 60_000;
 const CACHE_LIMIT = 1000;
 const EXCHANGE_TIMEOUT_MS = 30_000;
-
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 export interface ServiceAccount {
   clientEmail: string;

@@ -6,6 +6,7 @@
 import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
+import { untilAborted } from '../../../core/until-aborted.ts';
 
 const JWKS_TIMEOUT_MS = 5000;
 
@@ -29,10 +30,11 @@ export const jwt: CheckDefinition = {
     let fetching: Promise<JWTVerifyGetKey> | null = null;
     const keySet = async (signal: AbortSignal): Promise<JWTVerifyGetKey> => {
       if (keys !== null && keys.expires > tools.now()) return keys.getKey;
-      // Concurrent requests share one fetch.
+      // Concurrent requests share one fetch, bounded by its own timeout: each stops waiting when its
+      // client leaves, and the fetch goes on for the others.
       fetching ??= (async () => {
         try {
-          const answer = await hookHttp(tools.hostPolicy, url, 'jwksUri', { method: 'GET', timeoutMs: JWKS_TIMEOUT_MS, signal });
+          const answer = await hookHttp(tools.hostPolicy, url, 'jwksUri', { method: 'GET', timeoutMs: JWKS_TIMEOUT_MS });
           if (answer.status !== 200) throw new Error(`the key set at ${url.host} answered ${answer.status}`);
           const { createLocalJWKSet } = await loadJose();
           const getKey = createLocalJWKSet(JSON.parse(answer.body.toString('utf8')) as JSONWebKeySet);
@@ -42,7 +44,7 @@ export const jwt: CheckDefinition = {
           fetching = null;
         }
       })();
-      return fetching;
+      return untilAborted(fetching, signal);
     };
     return async (input) => {
       const raw = input.headers[header];
