@@ -83,10 +83,20 @@ function codeOf(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** TLS verification failures a certificate authority the process does not know causes. */
+const UNKNOWN_CA_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED']);
+
+/**
+ * What to do about a provider's certificate from a private authority (a self-hosted model server):
+ * Node's own message suggests a flag of the node command, which `gateway serve` users do not type.
+ */
+const UNKNOWN_CA_HINT = 'to trust a private certificate authority, start the gateway with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (or NODE_OPTIONS=--use-system-ca for the system\'s store)';
+
 /** Classifies an error undici reported before the response status arrived. */
 export function beforeResponseError(cause: unknown): UpstreamError {
   const code = codeOf(cause);
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  let detail = cause instanceof Error ? cause.message : String(cause);
+  if (code !== undefined && UNKNOWN_CA_CODES.has(code)) detail = `${detail.replace(/; if the root CA is installed locally.*$/, '')}; ${UNKNOWN_CA_HINT}`;
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return new UpstreamTimeoutError(`provider did not send headers in time: ${detail}`, { cause });
   }
