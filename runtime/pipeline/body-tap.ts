@@ -8,6 +8,11 @@ export interface BodyTap {
   write(chunk: Buffer | string): void;
   /** The body is complete; not called when it broke off. */
   end(): void;
+  /**
+   * The body stopped before its end: the client left, or the provider's answer broke. Called once,
+   * instead of end, before the request's record is handed on.
+   */
+  brokeOff(): void;
 }
 
 /** A response that feeds a tap from its writes (the gateway's own ServerResponse). */
@@ -44,6 +49,11 @@ class BothTaps implements BodyTap {
     this.#first.end();
     this.#second.end();
   }
+
+  brokeOff(): void {
+    this.#first.brokeOff();
+    this.#second.brokeOff();
+  }
 }
 
 /**
@@ -61,11 +71,17 @@ export function tapped(response: UpstreamResponse, tap: BodyTap): UpstreamRespon
       return response.forwardTo(res);
     },
     readAll(): Promise<Buffer> {
-      return response.readAll().then((body) => {
-        tap.write(body);
-        tap.end();
-        return body;
-      });
+      return response.readAll().then(
+        (body) => {
+          tap.write(body);
+          tap.end();
+          return body;
+        },
+        (error: unknown) => {
+          tap.brokeOff();
+          throw error;
+        },
+      );
     },
     discard: () => response.discard(),
   };

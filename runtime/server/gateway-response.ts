@@ -81,12 +81,22 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
     super.end(chunk, encodingOrCallback, callback);
     if (hasBody) tap.write(chunk);
     if (complete) tap.end();
+    else tap.brokeOff();
     return this;
   }
 }
 
 // One shared function instead of a closure per response.
 function onClose(this: GatewayResponse): void {
-  if (!this.writableFinished) this.watcher?.clientClosed();
+  if (!this.writableFinished) {
+    // Cut short (the client left, or the provider's stream broke): what the tap saw is told before
+    // the record is handed on, so the usage generated until then is logged and charged.
+    const tap = this.bodyTap;
+    if (tap !== null) {
+      this.bodyTap = null;
+      tap.brokeOff();
+    }
+    this.watcher?.clientClosed();
+  }
   this.drain?.responseDone(this);
 }

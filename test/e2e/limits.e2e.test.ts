@@ -152,6 +152,32 @@ describe('rate and usage limits', () => {
     expect(refused.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
   });
 
+  it('a stream the client leaves before its end is charged what was streamed until then (an estimate), so stopping early does not dodge a budget', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'left-early' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'left-early' });
+    mock.script({ path: '/v1/chat/completions', frameDelayMs: 300 });
+    const leaving = new AbortController();
+    const stream = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'please say quite a number of words back to me now' }], stream: true, stream_options: { include_usage: true } }, { signal: leaving.signal });
+    let read = 0;
+    // The SDK ends the iteration (or throws its abort error) once the request is aborted.
+    await (async () => {
+      for await (const chunk of stream) {
+        void chunk;
+        if (++read === 2) leaving.abort();
+      }
+    })().catch(() => undefined);
+    expect(read).toBe(2);
+    // Charged once the gateway saw the client go: the next request finds the budget spent.
+    const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the stream cut short');
+    expect(usage.data[0]).toMatchObject({ exhausted: true });
+    const refused = await send(sdk);
+    expect(refused.status).toBe(412);
+    // Its record says what was counted: an estimate of the streamed part.
+    const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=left-early&status=200')).body, (page) => page.data?.length === 1, 3000, 'the record of the stream cut short');
+    expect(logged.data[0]).toMatchObject({ stream: true, usage: { estimated: true } });
+    expect(logged.data[0].usage.output_tokens).toBeGreaterThan(0);
+  });
+
   it('a cost budget answers 412 once spent, alerts once at its threshold, and its usage endpoint says so', async () => {
     const id = await policy('usage-limits', { type: 'cost', credit_limit: 0.00001, alert_threshold: 0.000001, conditions: [{ key: 'metadata.test', value: 'budget' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'budget' });

@@ -32,6 +32,11 @@ class Collector implements BodyTap {
     this.#finish();
   }
 
+  /** A broken answer is never stored. */
+  brokeOff(): void {
+    this.#chunks = [];
+  }
+
   /** The upstream body was forwarded to its end (forwardTo resolved). */
   forwarded(): void {
     this.#forwarded = true;

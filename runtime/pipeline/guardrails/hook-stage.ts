@@ -195,7 +195,8 @@ function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hook
     headers: response.headers,
     forwardTo(res) {
       // The bytes the client gets, from the response's own writes (no second read of the upstream body).
-      attachTap(res, { write: (chunk) => keep(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), end() {} });
+      // A cut answer is settled by forwardTo's rejection below, not by the tap.
+      attachTap(res, { write: (chunk) => keep(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), end() {}, brokeOff() {} });
       return response.forwardTo(res).then(judge, (error: unknown) => {
         settle();
         throw error;

@@ -53,6 +53,11 @@ export class JsonUsageTap implements BodyTap {
     }
     this.#done(this.#record);
   }
+
+  /** What arrived is read the same way: a whole answer the client left during has its usage; a cut one has none. */
+  brokeOff(): void {
+    this.end();
+  }
 }
 
 export class SseUsageTap implements BodyTap {
@@ -98,6 +103,15 @@ export class SseUsageTap implements BodyTap {
       record.usage = { inputTokens: input, outputTokens: output, cachedInputTokens: 0, totalTokens: input + output, estimated: true };
     }
     this.#done(record);
+  }
+
+  /**
+   * A stream cut short (the client left, the provider broke off) was generated, and billed, up to
+   * there: its usage chunk if one came, else the estimate of what was streamed, as at a normal end.
+   * Not counting it would let a client stop reading just before the end and never be charged.
+   */
+  brokeOff(): void {
+    this.end();
   }
 
   #data(data: string): void {
