@@ -37,6 +37,8 @@ export interface ServerTimeouts {
 
 /** How long a closed server waits for the records of its last responses (async hooks' checks time out sooner). */
 const RECORDS_WAIT_MS = 5000;
+/** The same store failure answered 503 is logged at most once in this long. */
+const STORE_FAILURE_LOG_EVERY_MS = 60_000;
 
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { keepAliveMs: 75_000, headersMs: 30_000, requestMs: 300_000, drainMs: 10_000 };
 /** Room for inline configs in x-gateway-config, which outgrow Node's 16 KiB default. */
@@ -175,14 +177,28 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (!ctx.res.headersSent && !ctx.res.destroyed) throw new Error(`handler ${route.handler} returned without responding`);
   }
 
+  // What made the store answer 503, logged: a whole outage also shows in the change feed's and the
+  // request log's events, but a failure only some calls meet (a disk that filled fails a file upload,
+  // not the small writes) would otherwise be seen by the clients alone.
+  let storeFailureLogged = '';
+  let storeFailureLoggedAt = -Infinity;
+  function storeFailed(ctx: RequestContext, err: StoreUnavailableError): void {
+    const now = performance.now();
+    if (err.message === storeFailureLogged && now - storeFailureLoggedAt < STORE_FAILURE_LOG_EVERY_MS) return;
+    storeFailureLogged = err.message;
+    storeFailureLoggedAt = now;
+    logger.warn('store_call_failed', { trace_id: ctx.traceId, method: ctx.method, path: ctx.path, error: describeError(err), note: 'answered 503 store_unavailable; the same failure is logged at most once a minute' });
+  }
+
   function fail(ctx: RequestContext, err: unknown): void {
     if (err instanceof GatewayError) {
       sendGatewayError(ctx.res, err);
       return;
     }
     if (err instanceof ClientAbortedError || ctx.clientGone) return;
-    // Not a bug of ours: the outage is logged once by the change feed and the request log.
+    // Not a bug of ours: a 503 the client may try again, and a log line for the operator.
     if (err instanceof StoreUnavailableError) {
+      storeFailed(ctx, err);
       if (!ctx.res.headersSent) ctx.res.setHeader(RETRY_AFTER_HEADER, '1');
       sendGatewayError(ctx.res, new GatewayError('store_unavailable'));
       return;

@@ -115,6 +115,11 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
       expect(res.headers.get('retry-after')).toBe('1');
       expect(answer).toEqual({ error: { message: expect.any(String), type: 'server_error', param: null, code: 'store_unavailable' } });
     }
+    // The operator is told why, once for the same failure however many calls meet it.
+    const whyLogged = events.filter(([, event]) => event === 'store_call_failed').length;
+    expect(whyLogged).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 5; i++) expect((await call('GET', '/v1/configs')).status).toBe(503);
+    expect(events.filter(([, event]) => event === 'store_call_failed').length).toBe(whyLogged);
     // Several polls of the change feed and the log writer fail meanwhile.
     await new Promise((r) => setTimeout(r, 1500));
     expect(events.filter(([, event]) => event === 'request_failed')).toEqual([]);
