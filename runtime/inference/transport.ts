@@ -166,6 +166,7 @@ export class InferenceTransport {
       headers: this.#headers(req, plan.forwardHeaders, prepared.headers),
       body: prepared.body,
       signal,
+      timeoutMs: req.timeoutOverrideMs ?? plan.requestTimeoutMs,
     });
     const mapping = prepared.response;
     const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));

@@ -186,7 +186,8 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
       timer.dispose();
       if (timer.timedOut() || this.#options.isTimeoutError(error)) {
         const limit = req.timeoutOverrideMs ?? plan.requestTimeoutMs;
-        const timeout = new GatewayError('request_timeout', limit === null ? undefined : `The provider did not answer within ${limit} ms.`);
+        // Without a limit of the request's, the upstream layer's safety timeout fired: its message says which and how to wait longer.
+        const timeout = new GatewayError('request_timeout', limit !== null ? `The provider did not answer within ${limit} ms.` : timer.timedOut() ? undefined : `The provider did not answer: ${(error as Error).message}.`);
         // No response arrived, as with a connection failure: it counts against the circuit.
         breakers.record(breakerKey, plan.breaker, 'connection_error');
         return errorOutcome(timeout, plan.path, provider);

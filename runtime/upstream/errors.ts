@@ -3,6 +3,8 @@
 // timeout (undici's own long safety timeouts) → 408, request → 500 (a gateway bug, not the provider).
 // An abort through the request's signal is not wrapped: `send` rejects with `signal.reason` itself.
 
+import { poolSettings } from './pools.ts';
+
 export type UpstreamErrorCode =
   | 'upstream_connection_failed'
   | 'upstream_timeout'
@@ -98,7 +100,11 @@ export function beforeResponseError(cause: unknown): UpstreamError {
   let detail = cause instanceof Error ? cause.message : String(cause);
   if (code !== undefined && UNKNOWN_CA_CODES.has(code)) detail = `${detail.replace(/; if the root CA is installed locally.*$/, '')}; ${UNKNOWN_CA_HINT}`;
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
-    return new UpstreamTimeoutError(`provider did not send headers in time: ${detail}`, { cause });
+    // The gateway's own limit, not a config's: the message names it and how to wait longer.
+    const waited = code === 'UND_ERR_HEADERS_TIMEOUT'
+      ? `no response headers within ${poolSettings().headersTimeoutMs} ms (GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS)`
+      : `nothing for ${poolSettings().bodyTimeoutMs} ms (GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS)`;
+    return new UpstreamTimeoutError(`${waited}; a config's request_timeout (or x-gateway-request-timeout) sets a longer wait`, { cause });
   }
   if (code !== undefined && REQUEST_CODES.has(code)) {
     return new UpstreamRequestError(`upstream request rejected: ${detail}`, { cause });
@@ -109,6 +115,8 @@ export function beforeResponseError(cause: unknown): UpstreamError {
 
 /** Classifies an error undici reported while the body was flowing. */
 export function duringBodyError(cause: unknown): UpstreamBodyError {
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  const detail = codeOf(cause) === 'UND_ERR_BODY_TIMEOUT'
+    ? `nothing for ${poolSettings().bodyTimeoutMs} ms in the middle of the answer (GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS)`
+    : cause instanceof Error ? cause.message : String(cause);
   return new UpstreamBodyError(`provider body broke: ${detail}`, { cause });
 }

@@ -50,11 +50,14 @@ export function send(req: UpstreamRequest): Promise<UpstreamResponse> {
       return;
     }
     const exchange = new UpstreamExchange(req.signal, { resolve, reject });
+    const options: Dispatcher.DispatchOptions = { path: req.path, method: req.method, headers: requestHeadersForUpstream(req.headers), body: req.body };
+    const limit = req.timeoutMs;
+    if (limit !== undefined && limit !== null) {
+      options.headersTimeout = limit;
+      options.bodyTimeout = limit;
+    }
     try {
-      pool.dispatch(
-        { path: req.path, method: req.method, headers: requestHeadersForUpstream(req.headers), body: req.body },
-        exchange,
-      );
+      pool.dispatch(options, exchange);
     } catch (cause) {
       exchange.onResponseError(null, cause as Error);
     }

@@ -13,6 +13,13 @@ export interface UpstreamRequest {
   body: Buffer | null;
   /** Aborts the exchange (client went away, or the attempt timed out). */
   signal: AbortSignal;
+  /**
+   * The attempt's own time limit (a config's request_timeout, x-gateway-request-timeout, a check's
+   * timeout), which `signal` enforces: the pools' safety timeouts for headers and between body
+   * chunks (60 s by default) give way to it, so a limit longer than theirs is the one that holds.
+   * Absent or null: the safety timeouts apply.
+   */
+  timeoutMs?: number | null;
 }
 
 export interface UpstreamResponse {

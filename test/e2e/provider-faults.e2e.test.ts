@@ -47,15 +47,20 @@ describe('a provider that answers with a status HTTP does not have', () => {
 describe('a provider that never answers', () => {
   let e2e: E2E;
   let stalled: RawProvider;
+  /** Sends a stream's headers and first event, then nothing, the socket kept open. */
+  let pausing: RawProvider;
 
   beforeAll(async () => {
     stalled = await startRawProvider(() => ({ stall: true }));
-    // The server default is 60 s; a short one keeps the test fast and shows it is a setting.
-    e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300' } });
+    const event = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'thinking' }, finish_reason: null }] })}\n\n`;
+    pausing = await startRawProvider(() => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`, keepOpen: true }));
+    // The server defaults are 60 s; short ones keep the test fast and show they are settings.
+    e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300', GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '300' } });
   });
   afterAll(async () => {
     await e2e?.close();
     await stalled?.close();
+    await pausing?.close();
   });
 
   it('times out without a request_timeout, and the fallback answers', async () => {
@@ -68,11 +73,36 @@ describe('a provider that never answers', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
-  it('alone is answered 408 request_timeout', async () => {
+  it('alone is answered 408 request_timeout, naming the setting that timed out and how to wait longer', async () => {
     const config = JSON.stringify({ ...target(0), custom_host: stalled.baseURL });
     const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: CHAT });
     expect(res.status).toBe(408);
-    expect((await errorOf(res)).code).toBe('request_timeout');
+    const error = await errorOf(res);
+    expect(error.code).toBe('request_timeout');
+    expect(error.message).toBe('The provider did not answer: no response headers within 300 ms (GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS); a config\'s request_timeout (or x-gateway-request-timeout) sets a longer wait.');
+    // A limit of the request's own is named as such.
+    const own = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: stalled.baseURL, request_timeout: 100 }), 'content-type': 'application/json' }, body: CHAT });
+    expect(own.status).toBe(408);
+    expect((await errorOf(own)).message).toBe('The provider did not answer within 100 ms.');
+  });
+
+  it('waits as long as a request_timeout longer than the safety timeout says, not the safety timeout', async () => {
+    const started = performance.now();
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: stalled.baseURL, request_timeout: 1500 }), 'content-type': 'application/json' }, body: CHAT });
+    expect(res.status).toBe(408);
+    expect((await errorOf(res)).message).toBe('The provider did not answer within 1500 ms.');
+    // Cut at 300 ms (undici checks its timers about once a second, so at up to ~1.3 s) before the fix.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1450);
+  });
+
+  it('lets a stream pause as long as its request_timeout allows, past the idle timeout between chunks', async () => {
+    const started = performance.now();
+    const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'think first' }] });
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: pausing.baseURL, request_timeout: 1500 }), 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('thinking');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1450);
   });
 });
 

@@ -21,7 +21,7 @@ export async function hookHttp(policy: HostPolicy, url: URL, param: string, init
     headers['content-length'] = String(body.length);
   }
   try {
-    const response = await send({ origin: url.origin, path: `${url.pathname}${url.search}`, method: init.method, headers, body, signal });
+    const response = await send({ origin: url.origin, path: `${url.pathname}${url.search}`, method: init.method, headers, body, signal, timeoutMs: init.timeoutMs });
     return { status: response.status, body: await response.readAll() };
   } catch (error) {
     if (timeout.aborted) throw new Error(`no answer from ${url.host} within ${init.timeoutMs} ms`);
