@@ -10,7 +10,7 @@ import { telemetrySettingsFromEnv } from '../telemetry/settings.ts';
 import { startTracing, tracingSettingsFromEnv } from '../telemetry/tracing.ts';
 import { DEFAULT_POLL_MS } from '../store/change-feed.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, type GatewaySetup, type StartGatewayOptions, startGateway } from '../server/start.ts';
-import { DEFAULT_TIMEOUTS } from '../server/server.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUTS, maxBodyBytesFromEnv } from '../server/server.ts';
 import { DEFAULT_DATA_DIR } from '../store/open-store.ts';
 import { LOG_WRITER_PLACEMENTS, type LogWriterPlacement } from '../store/sqlite/sqlite-request-log-store.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
@@ -44,6 +44,8 @@ Environment:
   GATEWAY_DRAIN_MS             how long a stop lets in-flight requests finish before it cuts them
                                (default ${DEFAULT_TIMEOUTS.drainMs}; keep it a few seconds under the grace
                                period your supervisor gives before SIGKILL)
+  GATEWAY_MAX_BODY_BYTES       largest request body the server takes (default ${DEFAULT_MAX_BODY_BYTES}, 2097152 to
+                               1073741824; each body in flight is held in memory whole)
   GATEWAY_API_KEY              stored (hashed) as an admin key at start unless the store already has it
   GATEWAY_RETRY_BASE_MS        backoff base for retries (default 1000)
   GATEWAY_RETRY_MAX_MS         cap on any single retry wait (default 30000)
@@ -53,7 +55,8 @@ Environment:
                                generated on first start (processes sharing PostgreSQL must share it)
   GATEWAY_CUSTOM_HOST_ALLOWLIST  comma-separated hosts, addresses and CIDR ranges custom_host may use
                                (default: any host but link-local and cloud metadata addresses)
-  GATEWAY_FILE_MAX_BYTES       largest file an upload to /v1/files may carry (default 26214400, at most 32505856)
+  GATEWAY_FILE_MAX_BYTES       largest file an upload to /v1/files may carry (default 26214400, or
+                               GATEWAY_MAX_BODY_BYTES less 1048576 when that is less; at most that)
   GATEWAY_BATCH_CONCURRENCY    lines of one gateway-managed batch in flight at once (default 8)
   GATEWAY_BATCH_MAX_RUNNING    gateway-managed batches one process runs at once (default 4)
   GATEWAY_BATCH_LEASE_MS       how long the batches of a process that died wait before another takes
@@ -189,6 +192,7 @@ export async function runServe(argv: string[], extra: StartGatewayOptions = {}):
       databaseUrl: process.env.DATABASE_URL || null,
       storePollMs: envInteger(process.env, 'GATEWAY_STORE_POLL_MS', DEFAULT_POLL_MS, 10),
       timeouts: { ...extra.timeouts, drainMs: envInteger(process.env, 'GATEWAY_DRAIN_MS', DEFAULT_TIMEOUTS.drainMs, 0) },
+      maxBodyBytes: maxBodyBytesFromEnv(process.env),
       logWriter: logWriterFromEnv(process.env),
       seedApiKey: process.env.GATEWAY_API_KEY || null,
     };

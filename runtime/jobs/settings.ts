@@ -1,6 +1,6 @@
 // Settings of files, batches, fine-tuning and responses, read from the environment once at start.
 import { envInteger } from '../core/env-integer.ts';
-import { DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
+import { maxBodyBytesFromEnv } from '../server/server.ts';
 
 export type ContractMode = 'lenient' | 'strict';
 
@@ -24,10 +24,12 @@ export interface JobSettings {
 /** Room for the form fields, part headers and boundaries around an uploaded file. */
 export const FORM_OVERHEAD = 1024 * 1024;
 /**
- * The largest file limit that works: the server refuses any body over DEFAULT_MAX_BODY_BYTES before a
- * handler runs, so a file limit that leaves no room for the form around the file would not be met.
+ * The largest file limit that works: the server refuses any body over its limit (GATEWAY_MAX_BODY_BYTES)
+ * before a handler runs, so a file limit that leaves no room for the form around the file would not be met.
  */
-export const MAX_FILE_MAX_BYTES = DEFAULT_MAX_BODY_BYTES - FORM_OVERHEAD;
+export function maxFileMaxBytes(env: NodeJS.ProcessEnv): number {
+  return maxBodyBytesFromEnv(env) - FORM_OVERHEAD;
+}
 
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
   fileMaxBytes: 25 * 1024 * 1024,
@@ -56,9 +58,11 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
 }
 
 function fileMaxBytesFromEnv(env: NodeJS.ProcessEnv): number {
-  const limit = envInteger(env, 'GATEWAY_FILE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileMaxBytes, 1);
-  if (limit > MAX_FILE_MAX_BYTES) {
-    throw new Error(`GATEWAY_FILE_MAX_BYTES must be at most ${MAX_FILE_MAX_BYTES}, not ${limit}: the server refuses request bodies over ${DEFAULT_MAX_BODY_BYTES} bytes, so a larger file would never arrive`);
+  const most = maxFileMaxBytes(env);
+  // Unset, it follows a body limit lowered below the default's room; set, it must fit in the body limit.
+  const limit = envInteger(env, 'GATEWAY_FILE_MAX_BYTES', Math.min(DEFAULT_JOB_SETTINGS.fileMaxBytes, most), 1);
+  if (limit > most) {
+    throw new Error(`GATEWAY_FILE_MAX_BYTES must be at most ${most}, not ${limit}: the server refuses request bodies over ${most + FORM_OVERHEAD} bytes (GATEWAY_MAX_BODY_BYTES), so a larger file would never arrive`);
   }
   return limit;
 }

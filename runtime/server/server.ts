@@ -17,6 +17,7 @@ import type { Tracing } from '../telemetry/tracing.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
 import { StoreUnavailableError } from '../store/sql/sql-database.ts';
 import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
+import { envInteger } from '../core/env-integer.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 
@@ -45,6 +46,17 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = { keepAliveMs: 75_000, headersMs
 export const DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
 /** Fits the largest common provider upload (25 MB audio) with multipart overhead. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Bounds of GATEWAY_MAX_BODY_BYTES: a body is held in memory whole (a retry sends it again). */
+export const MIN_MAX_BODY_BYTES = 2 * 1024 * 1024;
+export const MAX_MAX_BODY_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * GATEWAY_MAX_BODY_BYTES: the largest request body the server takes. Raised for what the default
+ * refuses and providers accept (a chat of many images; a vendor vision request may carry 50 MB).
+ */
+export function maxBodyBytesFromEnv(env: NodeJS.ProcessEnv): number {
+  return envInteger(env, 'GATEWAY_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, MIN_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES);
+}
 
 export interface GatewayOptions {
   routes: readonly RouteSpec[];
