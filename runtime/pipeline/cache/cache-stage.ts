@@ -23,6 +23,7 @@ import type { CacheService } from './cache-service.ts';
 import type { CacheTags } from './response-cache.ts';
 import { splitRequest } from './request-text.ts';
 import { storing } from './storing-response.ts';
+import { carriesError } from './answer-error.ts';
 
 const CACHED_ENDPOINTS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
@@ -112,8 +113,10 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
     if (response === null || outcome.status < 200 || outcome.status >= 300) return { ...outcome, headers };
     const tags: CacheTags = { organisation: x.caller?.organisationId ?? '', namespace: x.options.cacheNamespace, configId };
     const keep = (body: Buffer): void => {
+      const content = contentHeaders(response);
+      if (carriesError(body, content['content-type']?.startsWith('text/event-stream') === true)) return;
       const storedAt = now();
-      const answer: CachedAnswer = { status: response.status, headers: contentHeaders(response), body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };
+      const answer: CachedAnswer = { status: response.status, headers: content, body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };
       metrics?.cacheStored(body.length);
       const stored = store.set(key, answer, ttlMs, tags);
       // The vector once the answer is in the store, so no process matches it before it can be read.
