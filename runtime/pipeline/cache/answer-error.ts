@@ -5,14 +5,16 @@ import { SseParser } from '../../providers/shared/sse.ts';
 import { peekMember } from '../log/json-peek.ts';
 import { MAX_EVENT_CHARS } from '../log/usage-tap.ts';
 
+const ERROR_NAME = Buffer.from('"error"');
+
 /** True when the JSON answer, or any event of the stream, has a top-level `error` that is not null. */
 export function carriesError(body: Buffer, stream: boolean): boolean {
-  if (!stream) return hasError(body);
+  // Most answers cannot have the member: a native search first, the precise read only when it finds the name.
+  if (!stream) return body.includes(ERROR_NAME) && hasError(body);
   const parser = new SseParser(MAX_EVENT_CHARS, 'skip');
   for (const events of [parser.push(body), parser.end()]) {
     for (const event of events) {
       if (event.event === 'error') return true;
-      // Most events cannot have the member: the precise read only for those whose text names it.
       if (event.data.includes('"error"') && hasError(Buffer.from(event.data))) return true;
     }
   }
