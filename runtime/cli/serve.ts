@@ -101,7 +101,8 @@ Environment:
                                inline config; without it a config with a semantic cache is refused
   GATEWAY_SEMANTIC_CACHE_MODEL the embedding model sent on it (required with it)
   GATEWAY_SEMANTIC_CACHE_THRESHOLD  cosine similarity a semantic match needs (default 0.95)
-  GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES  vectors the semantic index keeps (default 100000)
+  GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES  vectors the semantic index keeps (default 100000; each key scope
+                                      after the first counts as 16 more)
   OTEL_EXPORTER_OTLP_ENDPOINT  an OpenTelemetry collector (OTLP/HTTP): send a span per request and per
                                upstream attempt (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: the full traces
                                URL; OTEL_SERVICE_NAME, default model-gateway); off when unset

@@ -3,7 +3,7 @@
 // vector; bulk loading finds the same as adding one by one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { SemanticIndex } from '../../runtime/pipeline/cache/semantic-index.ts';
+import { SCOPE_ENTRIES, SemanticIndex } from '../../runtime/pipeline/cache/semantic-index.ts';
 import { watchEventLoop } from '../support/event-loop-watch.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -66,6 +66,20 @@ describe('semantic index', () => {
     now = 2500;
     expect((await index.nearest('s', Float32Array.from([1, 0])))!.entryKey).toBe('live');
     expect(index.size).toBe(1);
+  });
+
+  it('counts each further scope\'s own index against the bound, so one vector per scope cannot grow it', async () => {
+    const index = await SemanticIndex.create(1 + 2 * (SCOPE_ENTRIES + 1));
+    for (const scope of ['s1', 's2', 's3', 's4', 's5']) index.add(scope, Float32Array.from([1, 0]), `${scope}-entry`, FAR);
+    // Three scopes of one vector each fit (3 vectors and 2 × SCOPE_ENTRIES); the oldest two went.
+    expect(index.size).toBe(3);
+    expect(await index.nearest('s1', Float32Array.from([1, 0]))).toBeNull();
+    expect(await index.nearest('s2', Float32Array.from([1, 0]))).toBeNull();
+    expect((await index.nearest('s5', Float32Array.from([1, 0])))!.entryKey).toBe('s5-entry');
+    // One scope holds as many vectors as the bound.
+    for (let i = 0; i < 40; i++) index.add('s5', Float32Array.from([1, i]), `many-${i}`, FAR);
+    expect(index.size).toBe(1 + 2 * (SCOPE_ENTRIES + 1));
+    expect(await index.nearest('s3', Float32Array.from([1, 0]))).toBeNull();
   });
 
   it('replaces the vector of an entry stored again, and evicts the oldest past its bound', async () => {

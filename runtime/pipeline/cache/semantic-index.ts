@@ -1,7 +1,8 @@
 // The semantic cache's vector index, in this process (ARCHITECTURE §6): one HNSW index (usearch,
 // cosine) per key scope, so a match is only ever an answer to a request that differs in its text
 // alone. Each vector points at the stored answer's key in the response cache; a match whose entry
-// has expired there is a miss. Bounded by entries: past the bound the oldest vectors go first.
+// has expired there is a miss. Bounded by entries, each scope's own index counting as SCOPE_ENTRIES
+// more: past the bound the oldest vectors go first (and a scope with none left, its index).
 // The native indexes live on a thread of their own (semantic-index-worker.ts), so adding and
 // searching never hold up the serving thread; this side keeps which id is which entry, its expiry
 // and the eviction order, and a lookup is one message there and back.
@@ -13,6 +14,15 @@ import type { IndexMessage, IndexReply, IndexWorkerData } from './semantic-index
 
 /** How many nearest vectors a lookup reads, so expired ones near the top do not hide a live match. */
 const CANDIDATES = 4;
+
+/**
+ * What each scope's index costs beyond its vectors, in entries of the bound: a usearch index holds
+ * ~48 KB of its own, about what 16 vectors of 1,536 dimensions take in a shared one (measured: 54 KB
+ * for a one-vector index, 3.7 KB a vector in a large one). Without it, a semantic route keyed by
+ * per-user metadata made one index per user: 100,000 one-vector scopes, ~5.5 GB instead of the
+ * ~0.4 GB the bound stands for. The first scope is not charged, so a small bound still keeps vectors.
+ */
+export const SCOPE_ENTRIES = 16;
 
 export interface SemanticMatch {
   /** The response-cache key of the matched answer. */
@@ -139,7 +149,7 @@ export class SemanticIndex {
     // Ids grow with insertion, so the oldest live one is at or past the floor: each id is passed
     // once (iterating the Map from its start walked the holes its deletions leave: ~90 µs an add
     // at 100,000 entries).
-    while (this.#vectors.size > this.#maxEntries) {
+    while (this.#vectors.size + Math.max(0, this.#scopes.size - 1) * SCOPE_ENTRIES > this.#maxEntries) {
       this.#remove(this.#floor);
       this.#floor++;
     }
