@@ -178,6 +178,19 @@ describe('rate and usage limits', () => {
     expect(logged.data[0].usage.output_tokens).toBeGreaterThan(0);
   });
 
+  it('a Responses API call forwarded to the provider is metered and charged like a chat, so it is no way around a budget', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'responses' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'responses' });
+    const first = await sdk.responses.create({ model: 'gpt-4o-mini', input: 'hello there, how are you' });
+    expect(first.usage!.total_tokens).toBeGreaterThan(5);
+    const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the Responses call');
+    expect(usage.data[0]).toMatchObject({ used: first.usage!.total_tokens, exhausted: true });
+    await expect(sdk.responses.create({ model: 'gpt-4o-mini', input: 'and again' })).rejects.toMatchObject({ status: 412 });
+    const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=responses&status=200')).body, (page) => page.data?.length === 1, 3000, 'the record of the Responses call');
+    expect(logged.data[0]).toMatchObject({ path: '/v1/responses', usage: { total_tokens: first.usage!.total_tokens, estimated: false } });
+    expect(logged.data[0].cost_usd).toBeGreaterThan(0);
+  });
+
   it('a cost budget answers 412 once spent, alerts once at its threshold, and its usage endpoint says so', async () => {
     const id = await policy('usage-limits', { type: 'cost', credit_limit: 0.00001, alert_threshold: 0.000001, conditions: [{ key: 'metadata.test', value: 'budget' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'budget' });

@@ -36,6 +36,19 @@ describe('SseUsageTap', () => {
     expect({ usage: bytewise.usage, model: bytewise.modelAnswered }).toEqual({ usage: whole.usage, model: whole.modelAnswered });
   });
 
+  it('reads a Responses API stream: the model and usage of its last event, else an estimate of its text deltas', () => {
+    const frame = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const response = (extra: Record<string, unknown>) => ({ id: 'resp_1', object: 'response', model: 'gpt-4o-2024-08-06', status: 'completed', output: [], ...extra });
+    const deltas = [frame('response.created', { response: response({ status: 'in_progress', usage: null }) }), frame('response.output_text.delta', { item_id: 'msg_1', delta: 'Hello there, ' }), frame('response.output_text.delta', { item_id: 'msg_1', delta: 'friend.' })];
+    const usage = { input_tokens: 12, input_tokens_details: { cached_tokens: 2 }, output_tokens: 4, total_tokens: 16 };
+    const complete = tapped([Buffer.from(deltas.join('') + frame('response.completed', { response: response({ usage }) }))]);
+    expect(complete.modelAnswered).toBe('gpt-4o-2024-08-06');
+    expect(complete.usage).toEqual({ inputTokens: 12, outputTokens: 4, cachedInputTokens: 2, totalTokens: 16, estimated: false });
+    // Cut before its last event: the streamed text, estimated.
+    const cut = tapped([Buffer.from(deltas.join(''))]);
+    expect(cut.usage).toMatchObject({ inputTokens: 10, outputTokens: Math.ceil('Hello there, friend.'.length / 4), estimated: true });
+  });
+
   it('skips a line past the cap to its end, then reads the lines after it', () => {
     const usage = (p: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: p, completion_tokens: 1, total_tokens: p + 1 } })}`;
     const chunks = (...texts: string[]) => texts.map((t) => Buffer.from(t));

@@ -16,6 +16,8 @@ import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit } from '../../core/request-record.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
+/** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
+const METERED_OPERATIONS = new Set(['createResponse']);
 /** How far into an unparsed request body the requested model is looked for. */
 const MODEL_SCAN_BYTES = 64 * 1024;
 
@@ -54,7 +56,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const contentType = response.headers['content-type'];
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
-  if (!METERED.has(x.endpoint) || response.status < 200 || response.status >= 300) return outcome;
+  if (!(METERED.has(x.endpoint) || (x.operationId !== null && METERED_OPERATIONS.has(x.operationId))) || response.status < 200 || response.status >= 300) return outcome;
   const provider = outcome.provider;
   const price = (): void => {
     const cost = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);

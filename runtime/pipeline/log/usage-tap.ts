@@ -123,7 +123,15 @@ export class SseUsageTap implements BodyTap {
       return;
     }
     if (chunk === null || typeof chunk !== 'object') return;
-    const fields = chunk as Record<string, unknown>;
+    let fields = chunk as Record<string, unknown>;
+    // The Responses API's stream: its text in output_text.delta events, its model and usage in the
+    // response object of the last event (response.completed, incomplete or failed).
+    if (typeof fields.type === 'string' && fields.type.startsWith('response.')) {
+      if (fields.type === 'response.output_text.delta' && typeof fields.delta === 'string') this.#outputChars += fields.delta.length;
+      const response = fields.response;
+      if (response === null || typeof response !== 'object') return;
+      fields = response as Record<string, unknown>;
+    }
     if (this.#record.modelAnswered === null && typeof fields.model === 'string') this.#record.modelAnswered = fields.model;
     const usage = usageOf(fields.usage);
     if (usage !== null) this.#usage = usage;
