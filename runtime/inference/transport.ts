@@ -4,7 +4,7 @@
 // builds the request and says how to read the answer.
 import { hasKeys } from '../core/has-keys.ts';
 import type { PlanLeaf } from '../core/plan.ts';
-import type { LeafTarget } from '../router/router-runtime.ts';
+import { attemptLimitMs, type LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
@@ -166,7 +166,7 @@ export class InferenceTransport {
       headers: this.#headers(req, plan.forwardHeaders, prepared.headers),
       body: prepared.body,
       signal,
-      timeoutMs: req.timeoutOverrideMs ?? plan.requestTimeoutMs,
+      timeoutMs: attemptLimitMs(req, plan),
     });
     const mapping = prepared.response;
     const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));

@@ -34,6 +34,11 @@ export interface RoutedRequest {
 }
 
 /** A leaf as the runtime holds it: its plan plus what was derived once at router build time. */
+/** An attempt's own time limit: x-gateway-request-timeout, else the target's request_timeout; null: none. */
+export function attemptLimitMs(req: Pick<RoutedRequest, 'timeoutOverrideMs'>, plan: Pick<PlanLeaf, 'requestTimeoutMs'>): number | null {
+  return req.timeoutOverrideMs ?? plan.requestTimeoutMs;
+}
+
 export interface LeafTarget {
   plan: PlanLeaf;
   /** Circuit-breaker identity: config ID + leaf path (breakerKeyFor adds what a request's routing headers name). */
@@ -177,7 +182,8 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
     const breakerKey = plan.breaker === null ? leaf.breakerKey : breakerKeyFor(leaf, req);
     // Claims the half-open trial slot when there is one; a leaf tried "anyway" goes ahead regardless.
     breakers.canAttempt(breakerKey, plan.breaker);
-    const timer = attemptSignal(req.signal, req.timeoutOverrideMs ?? plan.requestTimeoutMs);
+    const limit = attemptLimitMs(req, plan);
+    const timer = attemptSignal(req.signal, limit);
     try {
       const response = await transport(req, leaf, timer.signal);
       breakers.record(breakerKey, plan.breaker, response.status);
@@ -185,9 +191,8 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
     } catch (error) {
       timer.dispose();
       if (timer.timedOut() || this.#options.isTimeoutError(error)) {
-        const limit = req.timeoutOverrideMs ?? plan.requestTimeoutMs;
         // Without a limit of the request's, the upstream layer's safety timeout fired: its message says which and how to wait longer.
-        const timeout = new GatewayError('request_timeout', limit !== null ? `The provider did not answer within ${limit} ms.` : timer.timedOut() ? undefined : `The provider did not answer: ${(error as Error).message}.`);
+        const timeout = new GatewayError('request_timeout', limit !== null ? `The provider did not answer within ${limit} ms.` : `The provider did not answer: ${(error as Error).message}.`);
         // No response arrived, as with a connection failure: it counts against the circuit.
         breakers.record(breakerKey, plan.breaker, 'connection_error');
         return errorOutcome(timeout, plan.path, provider);

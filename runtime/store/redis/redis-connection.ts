@@ -83,18 +83,18 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
   });
   redis.on('error', (error: Error) => unavailable(error.message));
   let starting = true;
-  redis.on('ready', () => {
-    if (lastError !== '') logger.info('redis_ready', {});
-    lastError = '';
-    // At start the caller is told (below); later, the one place to say so is the log.
-    if (!starting) void refuseCluster();
-  });
   const refuseCluster = async (): Promise<boolean> => {
     if (!(await isClusterNode(redis))) return false;
     redis.disconnect(false);
     if (!starting) logger.error('redis_cluster_unsupported', { error: REDIS_CLUSTER_UNSUPPORTED, note: 'serving with process-local state' });
     return true;
   };
+  redis.on('ready', () => {
+    if (lastError !== '') logger.info('redis_ready', {});
+    lastError = '';
+    // At start the caller is told (below); later, the one place to say so is the log.
+    if (!starting) void refuseCluster();
+  });
   watchLiveness(redis, settings.commandTimeoutMs, unavailable);
   try {
     await redis.connect();
