@@ -33,7 +33,7 @@ export function createInferenceHandler(resolver: ConfigResolver): Handler {
     const x = httpExchange(ctx, router, { method, upstreamPath: upstreamPathOf(ctx), rawBody: sentBody });
     let outcome;
     try {
-      outcome = await router.run(x);
+      outcome = await ctx.routed(router.run(x));
     } catch (error) {
       if (ctx.clientGone) return;
       throw error;

@@ -94,6 +94,10 @@ export class InferenceTransport {
       const stored = storedIntegration(plan, req.options.virtualKey, this.#credentials);
       const providerName = providerOfTarget(plan, stored, req.headerProvider);
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
+      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false });
+      attempt.leafPath = plan.path;
+      attempt.provider = providerName;
+      attempt.awaitingAnswer = false;
       const adapter = this.#providers.get(providerName);
       // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
@@ -167,6 +171,7 @@ export class InferenceTransport {
       body: prepared.body,
       signal,
       timeoutMs: attemptLimitMs(req, plan),
+      progress: req.upstreamTry,
     });
     const mapping = prepared.response;
     const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));

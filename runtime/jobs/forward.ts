@@ -40,7 +40,7 @@ export interface ForwardRequest {
 
 export async function forward(deps: JobDeps, router: LoadedRouter, ctx: RequestContext, request: ForwardRequest): Promise<Outcome> {
   try {
-    return await router.run(httpExchange(ctx, router, { method: request.method, upstreamPath: request.upstreamPath, rawBody: request.body ?? null, opaqueBody: request.opaqueBody }));
+    return await ctx.routed(router.run(httpExchange(ctx, router, { method: request.method, upstreamPath: request.upstreamPath, rawBody: request.body ?? null, opaqueBody: request.opaqueBody })));
   } catch (error) {
     if (ctx.clientGone) throw new GatewayError('internal_error', 'The client went away.');
     throw error;

@@ -8,6 +8,7 @@ import type { RoutePlan } from '../core/plan.ts';
 import type { EndpointKind, ProviderOptions } from '../providers/types.ts';
 import type { RoutedRequest } from '../router/router-runtime.ts';
 import type { RequestRecord } from '../core/request-record.ts';
+import type { SendProgress } from '../upstream/types.ts';
 
 /** What the server parsed of the x-gateway-* option headers (RequestContext, or a stored request's headers). */
 export interface ParsedGatewayHeaders {
@@ -57,6 +58,12 @@ export interface Caller {
   organisationId: string;
 }
 
+/** The upstream try the transport began last: what a request its client left is logged and charged with. */
+export interface UpstreamTry extends SendProgress {
+  leafPath: string;
+  provider: string;
+}
+
 /** Where the exchange came from: a client over HTTP, a line of a gateway-managed batch, or the chat call behind an emulated Responses request. */
 export type ExchangeSource = 'http' | 'batch' | 'responses';
 
@@ -85,6 +92,8 @@ export interface Exchange extends RoutedRequest {
    * when a listener is set, even with the request log off.
    */
   afterUsage: Array<(record: RequestRecord) => void> | null;
+  /** Null until the transport begins a try; one object per exchange, updated by each try. */
+  upstreamTry: UpstreamTry | null;
   /** Parses the body once (400 `invalid_json`; the route's body validator applies), stores it in `params` and returns it. */
   json(): Promise<unknown>;
 }

@@ -3,7 +3,7 @@
 import type { RoutePlan } from '../core/plan.ts';
 import type { EndpointKind } from '../providers/types.ts';
 import type { RequestRecord } from '../core/request-record.ts';
-import type { Caller, Exchange, ExchangeSource, GatewayOptions } from './exchange.ts';
+import type { Caller, Exchange, ExchangeSource, GatewayOptions, UpstreamTry } from './exchange.ts';
 
 /** Route handler names (generated/routes.ts) → the provider endpoint they call; anything else is a pass-through. */
 const ENDPOINTS: Readonly<Record<string, EndpointKind>> = {
@@ -56,6 +56,7 @@ class RoutedExchange implements Exchange {
   readonly headerProvider: string | null;
   readonly routeIdentity: string;
   afterUsage: Array<(record: RequestRecord) => void> | null = null;
+  upstreamTry: UpstreamTry | null = null;
   #state: Map<string, unknown> | null = null;
   readonly #readJson: () => Promise<unknown>;
 

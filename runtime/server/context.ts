@@ -67,6 +67,11 @@ export class RequestContext {
   cacheNamespace: string | null = null;
   /** True once the client connection closed before the response finished. */
   clientGone = false;
+  /**
+   * The route's run (see `routed`). A client that leaves while it goes on has its record wait for the
+   * run to give up, so what routing learnt (the target, what the provider was sent) is in the record.
+   */
+  private routing: Promise<unknown> | null = null;
 
   private readonly settings: RequestSettings;
   private queryValue: Readonly<Record<string, unknown>> | null = null;
@@ -158,13 +163,27 @@ export class RequestContext {
     return value;
   }
 
+  /** Notes the route's run (a router's pipeline) for `clientClosed`, and returns it. */
+  routed<T>(run: Promise<T>): Promise<T> {
+    this.routing = run;
+    return run;
+  }
+
   /** Marks the client as gone and fires the signal; called when the response closes unfinished. */
   clientClosed(): void {
     if (this.clientGone) return;
     this.clientGone = true;
     this.abortController?.abort(clientGoneReason());
+    const routing = this.routing;
+    if (routing === null) return;
+    // Settled once the stages have seen the run end (they record it as it unwinds); never rejects.
+    const ran = routing.then(nothing, nothing);
+    const before = this.record.settling;
+    this.record.settling = before === null ? ran : Promise.all([before, ran]).then(nothing);
   }
 }
+
+function nothing(): void {}
 
 function clientGoneReason(): Error {
   return new DOMException('The client closed the connection.', 'AbortError');

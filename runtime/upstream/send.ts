@@ -3,7 +3,7 @@
 // drop it (retry, fallback) before a single body byte moves.
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { UpstreamRequest, UpstreamResponse } from './types.ts';
+import type { SendProgress, UpstreamRequest, UpstreamResponse } from './types.ts';
 import {
   ClientClosedError,
   UpstreamDiscardedError,
@@ -49,7 +49,7 @@ export function send(req: UpstreamRequest): Promise<UpstreamResponse> {
       reject(new UpstreamRequestError(`invalid upstream origin ${JSON.stringify(req.origin)}`, { cause }));
       return;
     }
-    const exchange = new UpstreamExchange(req.signal, { resolve, reject });
+    const exchange = new UpstreamExchange(req.signal, { resolve, reject }, req.progress ?? null);
     const options: Dispatcher.DispatchOptions = { path: req.path, method: req.method, headers: requestHeadersForUpstream(req.headers), body: req.body };
     const limit = req.timeoutMs;
     if (limit !== undefined && limit !== null) {
@@ -73,6 +73,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   headers: Record<string, string | string[]> = {};
 
   #signal: AbortSignal;
+  readonly #progress: SendProgress | null;
   #started: Settler<UpstreamResponse> | null;
   #controller: DispatchController | null = null;
   /** Set when we abort before undici handed us a controller (request still queued or connecting). */
@@ -93,8 +94,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   #finished: Settler<Buffer | undefined> | null = null;
   #drainTimer: ReturnType<typeof setTimeout> | undefined = undefined;
 
-  constructor(signal: AbortSignal, started: Settler<UpstreamResponse>) {
+  constructor(signal: AbortSignal, started: Settler<UpstreamResponse>, progress: SendProgress | null) {
     this.#signal = signal;
+    this.#progress = progress;
     this.#started = started;
     signal.addEventListener('abort', this.#onSignalAbort, { once: true });
   }
@@ -103,7 +105,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   onRequestStart(controller: DispatchController): void {
     this.#controller = controller;
-    if (this.#pendingAbort !== null) controller.abort(this.#pendingAbort);
+    if (this.#pendingAbort !== null) {
+      controller.abort(this.#pendingAbort);
+      return;
+    }
+    // undici calls this as it writes the request to a connection (not while it waits in the queue).
+    if (this.#progress !== null) this.#progress.awaitingAnswer = true;
   }
 
   onResponseStart(controller: DispatchController, statusCode: number, headers: ResponseHeaders): void {
@@ -115,6 +122,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
       this.#fail(broken);
       return;
     }
+    if (this.#progress !== null) this.#progress.awaitingAnswer = false;
     this.status = statusCode;
     this.headers = responseHeadersForClient(headers);
     const length = headers['content-length'];
@@ -176,6 +184,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   }
 
   onResponseError(_controller: DispatchController | null, error: Error): void {
+    // A try that failed of itself (not aborted by us) is not with the provider any more.
+    if (this.#progress !== null && this.#abortReason === undefined) this.#progress.awaitingAnswer = false;
     const reason = this.#abortReason !== undefined ? this.#abortReason : error;
     if (this.#phase === 'awaiting-response') {
       this.#fail(this.#abortReason !== undefined ? reason : beforeResponseError(error));

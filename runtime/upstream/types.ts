@@ -20,6 +20,17 @@ export interface UpstreamRequest {
    * Absent or null: the safety timeouts apply.
    */
   timeoutMs?: number | null;
+  /** Kept up to date with whether the provider has the request and has not answered yet (see SendProgress). */
+  progress?: SendProgress | null;
+}
+
+/**
+ * Whether a request is with the provider: set when it is written to a connection, cleared when the
+ * answer's status line comes or the try fails of itself. An abort (the client left, the attempt's
+ * time ran out) leaves it set: the provider had the request and may have worked on it.
+ */
+export interface SendProgress {
+  awaitingAnswer: boolean;
 }
 
 export interface UpstreamResponse {

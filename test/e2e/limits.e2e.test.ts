@@ -178,6 +178,45 @@ describe('rate and usage limits', () => {
     expect(logged.data[0].usage.output_tokens).toBeGreaterThan(0);
   });
 
+  it('a request the client leaves while the provider works on it is charged its input (an estimate), so leaving before each answer does not dodge a budget', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'left-waiting' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'left-waiting' });
+    mock.script({ path: '/v1/chat/completions', delayMs: 1000 });
+    const leaving = new AbortController();
+    const before = mock.requests.length;
+    const asked = sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'please say quite a number of words back to me now' }] }, { signal: leaving.signal });
+    // Left once the provider has the request.
+    await until(async () => mock.requests.length, (n) => n > before, 3000, 'the request at the provider');
+    leaving.abort();
+    await expect(asked).rejects.toThrow();
+    const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the request left waiting');
+    expect(usage.data[0]).toMatchObject({ exhausted: true });
+    expect(await send(sdk)).toMatchObject({ status: 412 });
+    // Its record names where it went and what was counted: the input, estimated.
+    const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=left-waiting&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the request left waiting');
+    expect(logged.data[0]).toMatchObject({ status: 499, config_id: 'chat', target: 'config', provider: 'vendor', model_requested: 'gpt-4o-mini', stream: false, usage: { output_tokens: 0, estimated: true } });
+    expect(logged.data[0].usage.input_tokens).toBeGreaterThan(5);
+  });
+
+  it('a request the client leaves while its retry waits, after the provider answered an error, is charged nothing', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'left-retrying' }], group_by: [{ key: 'api_key' }] });
+    const config = JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, retry: { attempts: 2, on_status_codes: [503], use_retry_after_headers: true } });
+    const sdk = client({ test: 'left-retrying' }, config);
+    mock.script({ path: '/v1/chat/completions', status: 503, retryAfterMs: 5000 });
+    const leaving = new AbortController();
+    const before = mock.requests.length;
+    const asked = sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'please say quite a number of words back to me now' }] }, { signal: leaving.signal });
+    await until(async () => mock.requests.length, (n) => n > before, 3000, 'the first try at the provider');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leaving.abort();
+    await expect(asked).rejects.toThrow();
+    const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=left-retrying&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the request left retrying');
+    expect(logged.data[0]).toMatchObject({ status: 499, provider: 'vendor', usage: null, cost_usd: null });
+    expect(mock.requests.length).toBe(before + 1);
+    const usage = (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body;
+    expect(usage.data[0]?.used ?? 0).toBe(0);
+  });
+
   it('a Responses API call forwarded to the provider is metered and charged like a chat, so it is no way around a budget', async () => {
     const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'responses' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'responses' });

@@ -119,3 +119,39 @@ describe('abort through the request signal', () => {
     expect(mock.requests.slice(before)).toHaveLength(1);
   });
 });
+
+describe('send progress: whether the provider has the request', () => {
+  it('is set once the request is written, stays set when the request is aborted then, and is cleared by an answer', async () => {
+    mock.script({ delayMs: 2000 });
+    const controller = new AbortController();
+    const progress = { awaitingAnswer: false };
+    const before = mock.requests.length;
+    const pending = rejection(send({ ...listModels(mock.url, controller.signal), progress }));
+    await newRequestSeen(before);
+    expect(progress.awaitingAnswer).toBe(true);
+    controller.abort(new Error('client left'));
+    await pending;
+    expect(progress.awaitingAnswer).toBe(true);
+    const answered = { awaitingAnswer: false };
+    const response = await send({ ...listModels(mock.url), progress: answered });
+    expect(answered.awaitingAnswer).toBe(false);
+    await response.readAll();
+  });
+
+  it('is never set for a request aborted while it waited for a connection, nor for a refused connection', async () => {
+    configurePools({ connections: 1 });
+    mock.script({ stallAfter: 1 });
+    const busy = await send(chatStream(mock.url, 30));
+    const controller = new AbortController();
+    const queued = { awaitingAnswer: false };
+    const pending = rejection(send({ ...listModels(mock.url, controller.signal), progress: queued }));
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort(new Error('queued too long'));
+    await pending;
+    expect(queued.awaitingAnswer).toBe(false);
+    busy.discard();
+    const refused = { awaitingAnswer: false };
+    await rejection(send({ ...listModels('http://127.0.0.1:1'), progress: refused }));
+    expect(refused.awaitingAnswer).toBe(false);
+  });
+});

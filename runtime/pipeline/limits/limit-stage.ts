@@ -56,8 +56,15 @@ async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x:
   const verdict = await limits.judge(set, subject);
   if (verdict === null) return next(x);
   if (!verdict.admitted) return errorOutcome(verdict.error, leafPath, provider, verdict.headers);
-  const outcome = await next(x);
   const charge = verdict.charge;
+  let outcome: Outcome;
+  try {
+    outcome = await next(x);
+  } catch (error) {
+    // The client left: the log stage charges what the provider was sent, if it had the request.
+    if (charge !== null && x.signal.aborted) (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
+    throw error;
+  }
   if (charge !== null && outcome.response !== null && outcome.status >= 200 && outcome.status < 300) {
     (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
   }

@@ -29,7 +29,10 @@ export const logStage: Stage = {
     if (!services.recording && services.limits === null) return null;
     // Routers built from provider headers have no config of their own to name.
     const configId = plan.configId.startsWith('headers:') ? null : plan.configId;
-    const fn: StageFn = (x, next) => next(x).then((outcome) => recordOutcome(x, outcome, configId, services));
+    const fn: StageFn = (x, next) => next(x).then(
+      (outcome) => recordOutcome(x, outcome, configId, services),
+      (error: unknown) => recordAbandoned(x, error, configId, services),
+    );
     return fn;
   },
 };
@@ -39,38 +42,74 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   // whose gateway keeps limits but has no policy matching it pays nothing here.
   if (!services.recording && x.afterUsage === null) return outcome;
   const record = x.record;
-  record.configId = configId;
+  recordRequest(x, configId, services);
   record.targetPath = outcome.leafPath === '' ? null : outcome.leafPath;
   record.provider = outcome.provider === '' ? null : outcome.provider;
   record.retries = outcome.retries;
-  // A cache stage that ran has said HIT, MISS, …; any other routed answer had no cache.
-  if (record.cacheStatus === null) record.cacheStatus = CACHE_STATUS.disabled;
   if (outcome.error !== null) record.errorCode = outcome.error.code;
-  const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
-  if (record.modelRequested === null) {
-    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : requestedModel(x.rawBody, x.options.passedHeaders['content-type']);
-  }
-  if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
   const response = outcome.response;
   if (response === null) return outcome;
   const contentType = response.headers['content-type'];
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
-  if (!(METERED.has(x.endpoint) || (x.operationId !== null && METERED_OPERATIONS.has(x.operationId))) || response.status < 200 || response.status >= 300) return outcome;
+  if (!isMetered(x) || response.status < 200 || response.status >= 300) return outcome;
   const provider = outcome.provider;
-  const price = (): void => {
-    const cost = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
-    // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
-    if (isCacheHit(record.cacheStatus)) {
-      record.savedCostUsd = cost;
-      record.costUsd = cost === null ? null : 0;
-    } else record.costUsd = cost;
-    const listeners = x.afterUsage;
-    if (listeners !== null) for (const listener of listeners) listener(record);
-  };
+  const price = (): void => priceUsage(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const tap = stream ? new SseUsageTap(record, () => inputTokens(x), price, bodyBytes) : new JsonUsageTap(record, price, bodyBytes);
   return { ...outcome, response: tapped(response, tap) };
+}
+
+/**
+ * The client left before any answer, and the route gave up with it: the record still says where the
+ * request went. When the provider had the request and had not answered, its input is estimated,
+ * priced and charged: the provider worked on the prompt (most go on to generate the answer too, and
+ * bill it), so a client that leaves before each answer must not go uncounted by limits and budgets.
+ */
+function recordAbandoned(x: Exchange, error: unknown, configId: string | null, services: Services): never {
+  if (!x.signal.aborted || (!services.recording && x.afterUsage === null)) throw error;
+  const record = x.record;
+  recordRequest(x, configId, services);
+  const attempt = x.upstreamTry;
+  if (attempt === null) throw error;
+  record.targetPath = attempt.leafPath === '' ? null : attempt.leafPath;
+  record.provider = attempt.provider === '' ? null : attempt.provider;
+  if (attempt.awaitingAnswer && isMetered(x)) {
+    const input = inputTokens(x);
+    record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
+    priceUsage(x, attempt.provider, services);
+  }
+  throw error;
+}
+
+/** What the record knows once the route ran, answered or not: the config, the model asked for, the request's body (when bodies are logged). */
+function recordRequest(x: Exchange, configId: string | null, services: Services): void {
+  const record = x.record;
+  record.configId = configId;
+  // A cache stage that ran has said HIT, MISS, …; any other routed request had no cache.
+  if (record.cacheStatus === null) record.cacheStatus = CACHE_STATUS.disabled;
+  const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
+  if (record.modelRequested === null) {
+    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : requestedModel(x.rawBody, x.options.passedHeaders['content-type']);
+  }
+  if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
+}
+
+function isMetered(x: Exchange): boolean {
+  return METERED.has(x.endpoint) || (x.operationId !== null && METERED_OPERATIONS.has(x.operationId));
+}
+
+/** Prices the record's usage and tells who waits for it (limits charge it). */
+function priceUsage(x: Exchange, provider: string, services: Services): void {
+  const record = x.record;
+  const cost = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
+  // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
+  if (isCacheHit(record.cacheStatus)) {
+    record.savedCostUsd = cost;
+    record.costUsd = cost === null ? null : 0;
+  } else record.costUsd = cost;
+  const listeners = x.afterUsage;
+  if (listeners !== null) for (const listener of listeners) listener(record);
 }
 
 /** The body's `model`: a JSON member, looked for without a parse, or an upload's form field. */
