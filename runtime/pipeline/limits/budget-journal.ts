@@ -17,6 +17,7 @@ import type { MemoryCounters } from './memory-counters.ts';
 import { deleteInSlices } from '../../store/delete-in-slices.ts';
 import { keepPending, takePending } from '../../store/pending-files.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ENDED_KEPT_MS, ENDED_SWEEP_EVERY_MS } from './periods.ts';
 
 /** How often charges are written: a crash loses at most this much of the spend. */
 export const BUDGET_WRITE_MS = 1000;
@@ -25,9 +26,6 @@ export const BUDGET_WRITE_MS = 1000;
  * in which thousands of groups spent is written a slice at a time with the event loop let in between.
  */
 export const WRITE_CHUNK = 128;
-/** A period's budgets are kept this long after it ends (a clock a little behind still finds them). */
-const ENDED_KEPT_MS = 86_400_000;
-const DELETE_ENDED_EVERY_MS = 3_600_000;
 /** Ended budgets deleted per statement. */
 const DELETE_CHUNK = 1_000;
 
@@ -143,7 +141,7 @@ export class BudgetJournal {
     const now = this.#now();
     // The store is back: spends a stop kept while it was away go in now, and the counts take them in.
     if (recovered) await this.#catchUp(now);
-    if (now - this.#lastDelete >= DELETE_ENDED_EVERY_MS) await this.#deleteEnded(now);
+    if (now - this.#lastDelete >= ENDED_SWEEP_EVERY_MS) await this.#deleteEnded(now);
   }
 
   /** Adds the kept spends, then raises the counts to the store's totals; a failure waits for the next recovery or start. */

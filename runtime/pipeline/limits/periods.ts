@@ -10,6 +10,10 @@ export interface Period {
 }
 
 const DAY_MS = 86_400_000;
+/** A period's budgets are kept this long after it ends (a clock a little behind still finds them). */
+export const ENDED_KEPT_MS = DAY_MS;
+/** How often budgets kept past their period are deleted (from the store, or from Redis). */
+export const ENDED_SWEEP_EVERY_MS = 3_600_000;
 const CUMULATIVE: Period = { id: 'all', endsAt: null };
 
 export function periodAt(reset: PeriodicReset | null, now: number): Period {

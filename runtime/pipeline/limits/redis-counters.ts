@@ -9,16 +9,24 @@
 //                                      (ms): trimmed of expired groups as it is written, so groups that come and go
 //                                      (one per user) do not pile up while traffic keeps the set alive
 //   bg:<policy>:<period>         set of the groups with a budget in the period (each has its b: key)
-// Both are for the usage endpoints.
+//   ended                        sorted set of the `<policy>:<period>` of budgets with a periodic reset,
+//                                      each scored by when its keys are to go (a day after the period)
+// The group sets are for the usage endpoints. Budget keys never expire in Redis: a key with an expiry
+// is one Redis may evict under `maxmemory-policy volatile-*` (the usual setting of managed Redis, and
+// what makes room among the cache's entries), and an evicted budget would start over. The gateway
+// deletes a period's keys itself once it is a day over (sweepEnded).
 // The running sum keeps an admission O(1): only buckets that left the window since the last write
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
 import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
+import { ENDED_KEPT_MS } from './periods.ts';
 
 const PREFIX = 'gw:lim:';
-const DAY_MS = 86_400_000;
+const ENDED_KEY = `${PREFIX}ended`;
+/** Periods, and groups of one, handled per command by sweepEnded. */
+const SWEEP_SLICE = 500;
 
 // Drops the buckets of a window hash older than `oldest`; returns its sum and newest bucket (nil when empty).
 const PRUNE = `
@@ -98,8 +106,9 @@ end
 return {allowed, windows, spent}
 `;
 
-// KEYS: window keys…, budget keys…, window group sets…, budget group sets…; ARGV: now, #windows,
-// #budgets, span, then per window: bucket ms, amount, group; per budget: amount, alert (or ''), ttl ms (or ''), group.
+// KEYS: window keys…, budget keys…, window group sets…, budget group sets…, the ended index; ARGV:
+// now, #windows, #budgets, span, then per window: bucket ms, amount, group; per budget: amount, alert
+// (or ''), when its keys go (ms, or '' for a budget without reset), `<policy>:<period>`, group.
 // Returns per budget the count after the charge when it crossed its alert threshold, else ''.
 const CHARGE = PRUNE + `
 local now = tonumber(ARGV[1]); local nw = tonumber(ARGV[2]); local nb = tonumber(ARGV[3]); local span = tonumber(ARGV[4])
@@ -113,19 +122,15 @@ end
 local crossed = {}
 local bbase = 4 + nw * 3
 for k = 1, nb do
-  local base = bbase + (k - 1) * 4
+  local base = bbase + (k - 1) * 5
   local amount = tonumber(ARGV[base + 1])
   local after = tonumber(redis.call('INCRBYFLOAT', KEYS[nw + k], ARGV[base + 1]))
   local before = after - amount
   local alert = ARGV[base + 2]
   crossed[k] = ''
   if alert ~= '' and before < tonumber(alert) and after >= tonumber(alert) then crossed[k] = tostring(after) end
-  local gset = KEYS[nw + nb + nw + k]
-  redis.call('SADD', gset, ARGV[base + 4])
-  if ARGV[base + 3] ~= '' then
-    redis.call('PEXPIRE', KEYS[nw + k], ARGV[base + 3])
-    redis.call('PEXPIRE', gset, ARGV[base + 3])
-  end
+  redis.call('SADD', KEYS[nw + nb + nw + k], ARGV[base + 5])
+  if ARGV[base + 3] ~= '' then redis.call('ZADD', KEYS[nw + nb + nw + nb + 1], ARGV[base + 3], ARGV[base + 4]) end
 end
 return crossed
 `;
@@ -172,10 +177,11 @@ export class RedisCounters implements LimitCounters {
       ...budgets.map((b) => budgetKey(b.policyId, b.period, b.group)),
       ...windows.map((w) => windowGroupsKey(w.policyId)),
       ...budgets.map((b) => budgetGroupsKey(b.policyId, b.period)),
+      ENDED_KEY,
     ];
     const args: Array<string | number> = [now, windows.length, budgets.length, WINDOW_BUCKETS];
     for (const w of windows) args.push(bucketMsOf(w.windowMs), Math.round(w.amount), w.group);
-    for (const b of budgets) args.push(String(b.amount), b.alertAt === null ? '' : String(b.alertAt), b.endsAt === null ? '' : Math.max(1, b.endsAt + DAY_MS - now), b.group);
+    for (const b of budgets) args.push(String(b.amount), b.alertAt === null ? '' : String(b.alertAt), b.endsAt === null ? '' : b.endsAt + ENDED_KEPT_MS, `${b.policyId}:${b.period}`, b.group);
     const crossed = await this.#redis.gwLimitCharge(keys.length, ...keys, ...args);
     return crossed.map((after) => (after === '' ? null : Number(after)));
   }
@@ -206,6 +212,30 @@ export class RedisCounters implements LimitCounters {
     if (groups.length === 0) return { items: [], total: all.length };
     const values = await this.#redis.mget(...groups.map((group) => budgetKey(policyId, period, group)));
     return { items: groups.map((group, i) => ({ group, used: Number(values[i] ?? 0) })), total: all.length };
+  }
+
+  /**
+   * Deletes the budget keys of periods more than a day over, a slice of groups at a time (never one
+   * long command: Redis serves every process's requests meanwhile). Every process may run it; a key
+   * deleted twice is no harm. Returns the budgets deleted.
+   */
+  async sweepEnded(now: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const ended = await this.#redis.zrangebyscore(ENDED_KEY, '-inf', now, 'LIMIT', 0, SWEEP_SLICE);
+      if (ended.length === 0) return deleted;
+      for (const policyPeriod of ended) {
+        const groupsKey = `${PREFIX}bg:${policyPeriod}`;
+        let cursor = '0';
+        do {
+          const [next, groups] = await this.#redis.sscan(groupsKey, cursor, 'COUNT', SWEEP_SLICE);
+          cursor = next;
+          if (groups.length > 0) deleted += await this.#redis.unlink(...groups.map((group) => `${PREFIX}b:${policyPeriod}:${group}`));
+        } while (cursor !== '0');
+        await this.#redis.unlink(groupsKey);
+        await this.#redis.zrem(ENDED_KEY, policyPeriod);
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { GatewayLogger } from '../../core/log.ts';
 import { envInteger } from '../../core/env-integer.ts';
+import { warnOfMemoryPolicy } from './memory-policy.ts';
 
 export interface RedisSettings {
   url: string;
@@ -94,6 +95,7 @@ export async function openRedis(settings: RedisSettings, logger: GatewayLogger):
     lastError = '';
     // At start the caller is told (below); later, the one place to say so is the log.
     if (!starting) void refuseCluster();
+    void warnOfMemoryPolicy(redis, logger);
   });
   watchLiveness(redis, settings.commandTimeoutMs, unavailable);
   try {
