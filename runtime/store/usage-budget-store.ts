@@ -1,6 +1,7 @@
 // What usage-limit groups have spent, kept in the store so budgets survive a restart. The counts
-// that requests are checked against live in memory (runtime/pipeline/limits/memory-counters.ts);
-// this is their journal: written in batches off the request path, read once at start.
+// that requests are checked against live in memory (runtime/pipeline/limits/memory-counters.ts) or
+// in Redis; this is their journal: written in batches off the request path, read at start (and
+// when a Redis that lost its data is seeded again).
 
 /** One group's spend in one period of one policy. */
 export interface BudgetSpend {

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSetup } from '../../runtime/cli/serve.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
-import { startGateway } from '../../runtime/server/start.ts';
+import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { createLocation, type StoreLocation } from '../store/backends.ts';
 import { TEST_REDIS_URL } from '../limits/backends.ts';
 import { type ServeProcess, startPrivateRedis, startServe, stopServes } from './serve-processes.ts';
+import { until } from '../jobs/harness.ts';
 
 const ADMIN_KEY = 'gw_limit-process-admin-key-0123456789abcdefg';
 
@@ -30,8 +31,8 @@ function chatRequest(url: string, mock: VendorMock, metadata: Record<string, str
   });
 }
 
-async function createPolicy(url: string, body: unknown): Promise<string> {
-  const res = await fetch(`${url}/v1/policies/rate-limits`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN_KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function createPolicy(url: string, body: unknown, kind: 'rate-limits' | 'usage-limits' = 'rate-limits'): Promise<string> {
+  const res = await fetch(`${url}/v1/policies/${kind}`, { method: 'POST', headers: { 'x-gateway-api-key': ADMIN_KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const created = (await res.json()) as { id: string };
   expect(res.status, JSON.stringify(created)).toBe(200);
   return created.id;
@@ -69,18 +70,54 @@ describe('limits across processes', () => {
     }
   });
 
-  it('keeps serving when its Redis dies: limits fall back to the process, counted in /metrics, never a 5xx', { timeout: 60_000 }, async () => {
-    const redis = await startPrivateRedis();
-    const dir = await mkdtemp(join(tmpdir(), 'gateway-limits-redis-'));
+  /** A gateway in this process on `redisUrl`, its data in `dir`. */
+  async function gatewayOn(redisUrl: string, dir: string): Promise<RunningGateway> {
     const saved = { REDIS_URL: process.env.REDIS_URL, GATEWAY_REDIS_TIMEOUT_MS: process.env.GATEWAY_REDIS_TIMEOUT_MS };
-    process.env.REDIS_URL = redis.url;
+    process.env.REDIS_URL = redisUrl;
     process.env.GATEWAY_REDIS_TIMEOUT_MS = '100';
-    const gateway = await startGateway({ port: 0, dataDir: dir, seedApiKey: ADMIN_KEY, logger: silentLogger, storePollMs: 50, setup: serveSetup }).finally(() => {
+    return startGateway({ port: 0, dataDir: dir, seedApiKey: ADMIN_KEY, logger: silentLogger, storePollMs: 50, setup: serveSetup }).finally(() => {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
     });
+  }
+
+  it('keeps a usage budget when its Redis restarts empty: the store\'s journal seeds it back', { timeout: 60_000 }, async () => {
+    const redis = await startPrivateRedis();
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-budget-redis-'));
+    const gateway = await gatewayOn(redis.url, dir);
+    try {
+      const run = randomUUID();
+      const id = await createPolicy(gateway.url, { type: 'tokens', credit_limit: 12, periodic_reset: 'monthly', conditions: [{ key: 'metadata.run', value: run }], group_by: [{ key: 'api_key' }] }, 'usage-limits');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const spent: number[] = [];
+      while (spent.length < 10 && spent.at(-1) !== 412) {
+        spent.push(await chatRequest(gateway.url, mock, { run }));
+        // Charged after the answer: let the charge land before the next check.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(spent.at(-1)).toBe(412);
+      const used = async () => ((await (await fetch(`${gateway.url}/v1/policies/usage-limits/${id}/usage`, { headers: { 'x-gateway-api-key': ADMIN_KEY } })).json()) as { data?: Array<{ used: number }> }).data?.[0]?.used ?? 0;
+      const before = await used();
+      expect(before).toBeGreaterThanOrEqual(12);
+      // The journal writes each second; then Redis loses everything (a restart without persistence).
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await redis.kill();
+      await redis.restart();
+      await until(used, (now) => now === before, 10_000, 'the budget seeded back into the new Redis');
+      expect(await chatRequest(gateway.url, mock, { run })).toBe(412);
+    } finally {
+      await gateway.close();
+      await redis.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps serving when its Redis dies: limits fall back to the process, counted in /metrics, never a 5xx', { timeout: 60_000 }, async () => {
+    const redis = await startPrivateRedis();
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-limits-redis-'));
+    const gateway = await gatewayOn(redis.url, dir);
     try {
       const run = randomUUID();
       await createPolicy(gateway.url, { type: 'requests', unit: 'rpm', value: 3, conditions: [{ key: 'metadata.run', value: run }], group_by: [{ key: 'api_key' }] });

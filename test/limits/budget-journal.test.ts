@@ -70,7 +70,7 @@ it('a group that spent its budget is still refused after a restart; one with bud
   await journal.close();
 
   const after = new MemoryCounters();
-  expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(after)).toBe(3);
+  expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW).restore(after)).toHaveLength(3);
   const budget = (group: string, period = 'm2026-11') => ({ policyId: P, group, period, limit: 10 });
   expect(after.admitNow([], [budget('["spent"]')], NOW)).toMatchObject({ allowed: false, budgets: [11] });
   expect(after.admitNow([], [budget('["some"]')], NOW)).toMatchObject({ allowed: true, budgets: [2] });
@@ -173,12 +173,12 @@ it('a stop the store refuses keeps the spends in a file, which the next start ad
   // The next start, its store back: the spends are added, the file deleted, the group refused.
   const after = new MemoryCounters();
   const restarted = recordingLogger();
-  expect(await new BudgetJournal(store.usageBudgets, restarted, () => NOW, dir).restore(after)).toBe(1);
+  expect(await new BudgetJournal(store.usageBudgets, restarted, () => NOW, dir).restore(after)).toHaveLength(1);
   expect(restarted.events).toEqual(['pending_writes_restored']);
   expect(readdirSync(dir).filter((name) => name.startsWith('usage-budgets-pending-'))).toEqual([]);
   expect(after.admitNow([], [{ policyId: P, group: '["spent"]', period: 'm2026-11', limit: 10 }], NOW)).toMatchObject({ allowed: false, budgets: [11] });
   // A second start adds nothing again.
-  expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW, dir).restore(new MemoryCounters())).toBe(1);
+  expect(await new BudgetJournal(store.usageBudgets, recordingLogger(), () => NOW, dir).restore(new MemoryCounters())).toHaveLength(1);
   expect(await store.usageBudgets.load(NOW)).toEqual([{ policyId: P, period: 'm2026-11', group: '["spent"]', used: 11, endsAt: MONTH_END }]);
 });
 

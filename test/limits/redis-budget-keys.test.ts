@@ -51,4 +51,20 @@ describe('budget keys in Redis', () => {
     expect(await counters.sweepEnded(ENDS + ENDED_KEPT_MS)).toBe(groups.length);
     expect(await redis.exists(`gw:lim:bg:${id}:w2001-09-03`, `gw:lim:b:${id}:w2001-09-03:["u0"]`, `gw:lim:b:${id}:w2001-09-03:["u1233"]`)).toBe(0);
   });
+
+  it('are seeded from the store\'s totals: raised where Redis holds less, never lowered, and listed; Redis then says it holds them', async () => {
+    const id = randomUUID();
+    await counters.charge([], [charge(id, '["kept"]', 'm2001-09', ENDS, 9)], T);
+    await counters.seedBudgets([
+      { policyId: id, period: 'm2001-09', group: '["kept"]', used: 4, endsAt: ENDS },
+      { policyId: id, period: 'm2001-09', group: '["raised"]', used: 6.5, endsAt: ENDS },
+      { policyId: id, period: 'all', group: '["raised"]', used: 2, endsAt: null },
+    ]);
+    expect((await counters.budgetUsage(id, 'm2001-09', ALL, null)).items).toEqual([{ group: '["kept"]', used: 9 }, { group: '["raised"]', used: 6.5 }]);
+    expect((await counters.budgetUsage(id, 'all', ALL, null)).items).toEqual([{ group: '["raised"]', used: 2 }]);
+    expect(await redis.pttl(`gw:lim:b:${id}:m2001-09:["raised"]`)).toBe(-1);
+    expect(Number(await redis.zscore('gw:lim:ended', `${id}:m2001-09`))).toBe(ENDS + ENDED_KEPT_MS);
+    expect(await counters.holdsBudgets()).toBe(true);
+    await counters.sweepEnded(ENDS + ENDED_KEPT_MS);
+  });
 });

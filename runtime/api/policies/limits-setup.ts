@@ -9,6 +9,8 @@ import { FailOpenCounters } from '../../pipeline/limits/fail-open-counters.ts';
 import { Limits } from '../../pipeline/limits/limits.ts';
 import { MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
 import { RedisCounters } from '../../pipeline/limits/redis-counters.ts';
+import { JournaledCounters } from '../../pipeline/limits/journaled-counters.ts';
+import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { ENDED_SWEEP_EVERY_MS } from '../../pipeline/limits/periods.ts';
 import { UsageAlerts } from '../../pipeline/limits/usage-alerts.ts';
 import type { Services } from '../../pipeline/services.ts';
@@ -19,7 +21,7 @@ import { envHttpUrl } from '../../core/env-url.ts';
 /** `redis`: the process's one Redis connection (REDIS_URL), or null: counters in this process. */
 export async function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
   const { logger } = setup;
-  const counters = redis === null ? await journaledCounters(setup, services.now) : redisCounters(setup, services, redis);
+  const counters = redis === null ? await journaledCounters(setup, services.now) : await redisCounters(setup, services, redis);
   const alerts = new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger));
   // After the server drained: the last answers' charges may still raise alerts.
   setup.onClose(() => alerts.close());
@@ -28,19 +30,50 @@ export async function setupLimits(setup: GatewaySetup, services: Services, redis
   return limits;
 }
 
-/** Counters in Redis, falling back to this process's memory while it is away; ended periods' budgets are deleted hourly. */
-function redisCounters(setup: GatewaySetup, services: Services, redis: Redis): LimitCounters {
+/**
+ * Counters in Redis, falling back to this process's memory while it is away. Budget charges are also
+ * journaled to the store, and Redis is seeded from it whenever it does not hold the budgets (at start,
+ * and each time its connection is made again: a Redis restarted without persistence comes back
+ * empty). Ended periods' budgets are deleted from Redis hourly.
+ */
+async function redisCounters(setup: GatewaySetup, services: Services, redis: Redis): Promise<LimitCounters> {
+  const { logger } = setup;
   const counters = new RedisCounters(redis);
-  const sweep = (): void => {
+  const journal = new BudgetJournal(setup.store.usageBudgets, logger, services.now, setup.dataDir);
+  const restored = await journal.restore(null);
+  let seeding = false;
+  const seedIfLost = async (known: BudgetSpend[] | null): Promise<void> => {
+    // Redis away: its next connection tries again.
+    if (seeding || redis.status !== 'ready') return;
+    seeding = true;
+    try {
+      if (await counters.holdsBudgets()) return;
+      const spends = known ?? (await journal.current());
+      await counters.seedBudgets(spends);
+      logger.info('usage_budgets_seeded', { groups: spends.length, note: 'Redis did not hold the budgets (new, or it lost its data): raised to what the store holds' });
+    } catch (error) {
+      logger.error('usage_budgets_seed_failed', { error: describeError(error), note: 'tried again when the connection is made again, and hourly' });
+    } finally {
+      seeding = false;
+    }
+  };
+  redis.on('ready', () => void seedIfLost(null));
+  await seedIfLost(restored);
+  const hourly = (): void => {
+    void seedIfLost(null);
     // Redis away: the next hour's sweep finds the same periods.
     if (redis.status !== 'ready') return;
-    counters.sweepEnded(services.now()).catch((error: unknown) => setup.logger.error('usage_budgets_cleanup_failed', { error: describeError(error) }));
+    counters.sweepEnded(services.now()).catch((error: unknown) => logger.error('usage_budgets_cleanup_failed', { error: describeError(error) }));
   };
-  const timer = setInterval(sweep, ENDED_SWEEP_EVERY_MS);
+  const timer = setInterval(hourly, ENDED_SWEEP_EVERY_MS);
   timer.unref();
-  setup.onClose(async () => clearInterval(timer));
-  sweep();
-  return new FailOpenCounters(counters, setup.logger, () => services.metrics?.limitCounterFallback());
+  hourly();
+  journal.start();
+  setup.onClose(async () => {
+    clearInterval(timer);
+    await journal.close();
+  });
+  return new JournaledCounters(new FailOpenCounters(counters, logger, () => services.metrics?.limitCounterFallback()), journal.note);
 }
 
 /**
@@ -52,7 +85,7 @@ async function journaledCounters(setup: GatewaySetup, now: () => number): Promis
   const journal = new BudgetJournal(setup.store.usageBudgets, setup.logger, now, setup.dataDir);
   const counters = new MemoryCounters({ onBudgetCharge: journal.note });
   const restored = await journal.restore(counters);
-  if (restored > 0) setup.logger.info('usage_budgets_restored', { groups: restored });
+  if (restored.length > 0) setup.logger.info('usage_budgets_restored', { groups: restored.length });
   journal.start();
   setup.onClose(() => journal.close());
   return counters;

@@ -1,5 +1,7 @@
-// Usage-limit budgets counted in this process's memory (no REDIS_URL) are journaled to the store,
-// so a restart does not start every budget over: a monthly cost limit must not reset on each deploy.
+// Usage-limit budgets are journaled to the store, so a restart does not start every budget over: a
+// monthly cost limit must not reset on each deploy. Counted in this process's memory (no REDIS_URL),
+// the journal is what a start reads back; with Redis, it is what a Redis that lost its data is
+// seeded from (runtime/api/policies/limits-setup.ts).
 // Requests are still checked against memory only (the request path awaits no database); what was
 // charged since the last write is added to the store each second, off the path, and at shutdown;
 // the budgets of periods not yet over are read back once at start. Writes add (never set), so
@@ -52,15 +54,24 @@ export class BudgetJournal {
     this.#now = now;
   }
 
-  /** Reads the budgets of periods not over yet into `counters`, and drops those long over from the store. */
-  async restore(counters: MemoryCounters): Promise<number> {
+  /**
+   * Adds what an earlier stop kept in files, drops budgets long over from the store, and returns the
+   * budgets of periods not over yet, raised into `counters` when given (memory counters, which the
+   * store's totals then keep raised on each write; null with Redis, which is seeded from them instead).
+   */
+  async restore(counters: MemoryCounters | null): Promise<BudgetSpend[]> {
     const now = this.#now();
     await this.#deleteEnded(now);
     await this.#addKept();
     const spends = await this.#store.load(now);
-    for (const spend of spends) counters.raiseBudget(spend);
+    if (counters !== null) for (const spend of spends) counters.raiseBudget(spend);
     this.#counters = counters;
-    return spends.length;
+    return spends;
+  }
+
+  /** The store's budgets of periods not over yet: what every process wrote until its last second. */
+  current(): Promise<BudgetSpend[]> {
+    return this.#store.load(this.#now());
   }
 
   /** Notes charges memory just counted (MemoryCounters calls this for every budget charge). */

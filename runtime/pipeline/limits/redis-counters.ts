@@ -9,6 +9,7 @@
 //                                      (ms): trimmed of expired groups as it is written, so groups that come and go
 //                                      (one per user) do not pile up while traffic keeps the set alive
 //   bg:<policy>:<period>         set of the groups with a budget in the period (each has its b: key)
+//   budgets-seeded               set once Redis holds the store's budgets (see seedBudgets)
 //   ended                        sorted set of the `<policy>:<period>` of budgets with a periodic reset,
 //                                      each scored by when its keys are to go (a day after the period)
 // The group sets are for the usage endpoints. Budget keys never expire in Redis: a key with an expiry
@@ -20,6 +21,7 @@
 import type { Redis } from 'ioredis';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
+import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
 import { ENDED_KEPT_MS } from './periods.ts';
 
@@ -27,6 +29,10 @@ const PREFIX = 'gw:lim:';
 const ENDED_KEY = `${PREFIX}ended`;
 /** Periods, and groups of one, handled per command by sweepEnded. */
 const SWEEP_SLICE = 500;
+/** Set once Redis holds the store's budgets (seedBudgets); never expires, so its absence means Redis lost its data. */
+const SEEDED_KEY = `${PREFIX}budgets-seeded`;
+/** Budgets per script call when seeding (a call stays well under the command timeout). */
+const SEED_SLICE = 200;
 
 // Drops the buckets of a window hash older than `oldest`; returns its sum and newest bucket (nil when empty).
 const PRUNE = `
@@ -135,11 +141,27 @@ end
 return crossed
 `;
 
+// KEYS: budget keys…, their group sets…, the ended index; ARGV: #budgets, then per budget: what the
+// store holds, when its keys go (ms, or ''), `<policy>:<period>`, group. Raises each budget to the
+// store's count where Redis holds less; never lowers one.
+const SEED = `
+local n = tonumber(ARGV[1])
+for k = 1, n do
+  local base = 1 + (k - 1) * 4
+  local have = tonumber(redis.call('GET', KEYS[k]) or '0')
+  if tonumber(ARGV[base + 1]) > have then redis.call('SET', KEYS[k], ARGV[base + 1]) end
+  redis.call('SADD', KEYS[n + k], ARGV[base + 4])
+  if ARGV[base + 2] ~= '' then redis.call('ZADD', KEYS[n + n + 1], ARGV[base + 2], ARGV[base + 3]) end
+end
+return n
+`;
+
 type Reply = [number, Array<[string, string, string[]]>, string[]];
 
 interface ScriptedRedis extends Redis {
   gwLimitAdmit(numKeys: number, ...args: Array<string | number>): Promise<Reply>;
   gwLimitCharge(numKeys: number, ...args: Array<string | number>): Promise<string[]>;
+  gwLimitSeed(numKeys: number, ...args: Array<string | number>): Promise<number>;
 }
 
 export class RedisCounters implements LimitCounters {
@@ -148,6 +170,7 @@ export class RedisCounters implements LimitCounters {
   constructor(redis: Redis) {
     redis.defineCommand('gwLimitAdmit', { lua: ADMIT });
     redis.defineCommand('gwLimitCharge', { lua: CHARGE });
+    redis.defineCommand('gwLimitSeed', { lua: SEED });
     this.#redis = redis as ScriptedRedis;
   }
 
@@ -212,6 +235,26 @@ export class RedisCounters implements LimitCounters {
     if (groups.length === 0) return { items: [], total: all.length };
     const values = await this.#redis.mget(...groups.map((group) => budgetKey(policyId, period, group)));
     return { items: groups.map((group, i) => ({ group, used: Number(values[i] ?? 0) })), total: all.length };
+  }
+
+  /**
+   * Whether this Redis holds the budgets the store has: false when it is new to the gateway, or lost
+   * its data (restarted without persistence, flushed, failed over to a replica that had not caught up).
+   */
+  async holdsBudgets(): Promise<boolean> {
+    return (await this.#redis.exists(SEEDED_KEY)) === 1;
+  }
+
+  /** Raises each budget to what the store holds where Redis holds less, then marks Redis as holding them. */
+  async seedBudgets(spends: readonly BudgetSpend[]): Promise<void> {
+    for (let from = 0; from < spends.length; from += SEED_SLICE) {
+      const slice = spends.slice(from, from + SEED_SLICE);
+      const keys = [...slice.map((b) => budgetKey(b.policyId, b.period, b.group)), ...slice.map((b) => budgetGroupsKey(b.policyId, b.period)), ENDED_KEY];
+      const args: Array<string | number> = [slice.length];
+      for (const b of slice) args.push(String(b.used), b.endsAt === null ? '' : b.endsAt + ENDED_KEPT_MS, `${b.policyId}:${b.period}`, b.group);
+      await this.#redis.gwLimitSeed(keys.length, ...keys, ...args);
+    }
+    await this.#redis.set(SEEDED_KEY, String(Date.now()));
   }
 
   /**
