@@ -8,7 +8,8 @@ import type {
 import { parseQuery } from './query.ts';
 import { startsProviderGroup } from './provider-group.ts';
 
-export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504];
+/** Statuses retried when a `retry` names none: rate limited, and the transient server errors, the messages-style API's 529 "overloaded" included. */
+export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504, 529];
 
 type RawConfig = Record<string, unknown>;
 

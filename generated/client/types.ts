@@ -617,7 +617,7 @@ export interface Config {
      */
     attempts: number;
     /**
-     * Statuses that trigger a retry (default 429, 500, 502, 503, 504).
+     * Statuses that trigger a retry (default 429, 500, 502, 503, 504, 529).
      */
     on_status_codes?: number[];
     /**

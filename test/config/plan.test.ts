@@ -40,7 +40,7 @@ describe('inheritance', () => {
   // [config field, parent value, child value, plan field, planned parent value, planned child value]
   const rows: Array<[string, unknown, unknown, keyof PlanLeaf, unknown, unknown]> = [
     ['retry', { attempts: 2 }, { attempts: 4, on_status_codes: [503], use_retry_after_headers: true }, 'retry',
-      { attempts: 2, onStatusCodes: [429, 500, 502, 503, 504], useRetryAfterHeaders: false }, { attempts: 4, onStatusCodes: [503], useRetryAfterHeaders: true }],
+      { attempts: 2, onStatusCodes: [429, 500, 502, 503, 504, 529], useRetryAfterHeaders: false }, { attempts: 4, onStatusCodes: [503], useRetryAfterHeaders: true }],
     ['cache', { mode: 'simple' }, { mode: 'semantic', max_age: 60 }, 'cache', { mode: 'simple', maxAgeSeconds: null }, { mode: 'semantic', maxAgeSeconds: 60 }],
     ['cb_config', { failure_threshold: 3, cooldown_interval: 30000 }, { failure_threshold: 1, cooldown_interval: 60000, failure_status_codes: [500] }, 'breaker',
       { failureThreshold: 3, cooldownMs: 30000, failureStatusCodes: null }, { failureThreshold: 1, cooldownMs: 60000, failureStatusCodes: [500] }],
@@ -124,8 +124,8 @@ describe('defaults', () => {
     expect(p.root.weight).toBe(1);
   });
   it('retry: the default status codes, Retry-After headers off', () => {
-    expect(DEFAULT_RETRY_STATUS_CODES).toEqual([429, 500, 502, 503, 504]);
-    expect(leaf(p, 0).retry).toEqual({ attempts: 1, onStatusCodes: [429, 500, 502, 503, 504], useRetryAfterHeaders: false });
+    expect(DEFAULT_RETRY_STATUS_CODES).toEqual([429, 500, 502, 503, 504, 529]);
+    expect(leaf(p, 0).retry).toEqual({ attempts: 1, onStatusCodes: [429, 500, 502, 503, 504, 529], useRetryAfterHeaders: false });
   });
   it('nothing set means null or empty, never invented values', () => {
     expect(leaf(p, 1)).toMatchObject({
@@ -238,7 +238,7 @@ function checkAgainstReference(planned: PlanNode, chain: Obj[], path: string): v
   const retry = nearest(chain, 'retry') as Obj | undefined;
   expect(planned.retry).toEqual(retry === undefined ? null : {
     attempts: retry.attempts,
-    onStatusCodes: (retry.on_status_codes as number[] | undefined) ?? [429, 500, 502, 503, 504],
+    onStatusCodes: (retry.on_status_codes as number[] | undefined) ?? [...DEFAULT_RETRY_STATUS_CODES],
     useRetryAfterHeaders: retry.use_retry_after_headers === true,
   });
   const cache = nearest(chain, 'cache') as Obj | undefined;

@@ -144,6 +144,15 @@ describe('families reached by headers alone (SPEC §5.2, §5.4)', () => {
     expect(seen.headers['anthropic-version']).toBe('2023-06-01');
   });
 
+  it('messages-style: an "overloaded" 529 is retried by a retry that names no statuses', async () => {
+    messages.script({ path: '/v1/messages', status: 529 });
+    const before = messages.requests.length;
+    const config = JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL, retry: { attempts: 1 } });
+    const data = await sdk({ 'x-gateway-config': config }).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'once more' }] });
+    expect(data.choices[0].message.content).toBe('[messages] once more');
+    expect(messages.requests.slice(before).map((r) => r.status)).toEqual([529, 200]);
+  });
+
   it('cloud A: x-gateway-clouda-deployment-id and -api-version, the Bearer token converted to api-key', async () => {
     const data = await sdk({
       'x-gateway-provider': 'clouda',
