@@ -20,6 +20,7 @@ export const GATEWAY_ERRORS = {
   invalid_request_body: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid for this endpoint.' },
   invalid_query: { status: 400, type: 'invalid_request_error', message: 'The query string is not valid for this endpoint.' },
   invalid_header: { status: 400, type: 'invalid_request_error', message: 'A gateway header is not valid.' },
+  unstorable_text: { status: 400, type: 'invalid_request_error', message: 'A text value of the request holds a NUL character (U+0000), which the store cannot keep.' },
   malformed_request: { status: 400, type: 'invalid_request_error', message: 'The request is not valid HTTP.' },
   invalid_config: { status: 400, type: 'invalid_request_error', message: 'The config is not valid.' },
   invalid_guardrail: { status: 400, type: 'invalid_request_error', message: 'The guardrail is not valid.' },

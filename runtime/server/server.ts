@@ -15,7 +15,7 @@ import { sendGatewayError } from './respond.ts';
 import { newTraceId, type RequestRecord, type RouteKind } from '../core/request-record.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
-import { StoreUnavailableError } from '../store/sql/sql-database.ts';
+import { StoreUnavailableError, UnstorableTextError } from '../store/sql/sql-database.ts';
 import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
 import { envInteger } from '../core/env-integer.ts';
 
@@ -208,6 +208,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       return;
     }
     if (err instanceof ClientAbortedError || ctx.clientGone) return;
+    if (err instanceof UnstorableTextError) {
+      sendGatewayError(ctx.res, new GatewayError('unstorable_text', err.message));
+      return;
+    }
     // Not a bug of ours: a 503 the client may try again, and a log line for the operator.
     if (err instanceof StoreUnavailableError) {
       storeFailed(ctx, err);

@@ -13,6 +13,7 @@ import type { RequestLogStore } from '../store/request-log-store.ts';
 import { RecordBatch, recordReader } from '../core/record-batch.ts';
 import { OneAtATime } from '../core/one-at-a-time.ts';
 import { deleteInSlices } from '../store/delete-in-slices.ts';
+import { DataRefusedError } from '../store/sql/sql-database.ts';
 
 export interface RequestLogSettings {
   /** Records held in memory at most; past it a new record is dropped and counted. */
@@ -161,7 +162,13 @@ export class RequestLog {
         continue;
       }
       try {
-        await this.#store.insert(batch);
+        try {
+          await this.#store.insert(batch);
+        } catch (error) {
+          // The store refused values of these records: one bad record must not hold back the others for ever.
+          if (!(error instanceof DataRefusedError)) throw error;
+          await this.#insertEach(batch, error);
+        }
         this.#written += batch.count;
         // Records kept in files while the store was away (by an earlier stop, or by this log while a
         // write hung) go in now that it answers.
@@ -176,6 +183,36 @@ export class RequestLog {
         return;
       }
     }
+  }
+
+  /**
+   * Writes a batch the store refused one record at a time, and drops (counts and logs) the records it
+   * refuses on their own values; the batch is left holding the ones written. Any other failure meanwhile
+   * throws, and the whole batch is kept (records written twice are the same rows).
+   */
+  async #insertEach(batch: RecordBatch, batchError: unknown): Promise<void> {
+    const shared = batch.shared();
+    const textAt = recordReader(shared);
+    const written: string[] = [];
+    let refused = 0;
+    let firstError: unknown = null;
+    for (let i = 0; i < shared.ends.length; i++) {
+      const text = textAt(i);
+      try {
+        await this.#store.insert(RecordBatch.of([text]));
+        written.push(text);
+      } catch (error) {
+        if (!(error instanceof DataRefusedError)) throw error;
+        refused++;
+        firstError ??= error;
+      }
+    }
+    // Refused as a batch and taken one by one: the batch's failure was passing, not a record's.
+    if (refused === 0) return;
+    this.#dropped += refused;
+    this.#logger.error('request_log_records_refused', { records: refused, written: written.length, error: describeError(firstError ?? batchError), note: 'the store refused these records on their own; they are dropped so the others are written' });
+    batch.clear();
+    for (const text of written) batch.append(text);
   }
 
   /**

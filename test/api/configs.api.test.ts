@@ -122,6 +122,14 @@ describe.each(BACKENDS)('configs API on %s', (backend) => {
     }
   });
 
+  it('refuses text with U+0000, which PostgreSQL cannot store, with 400 unstorable_text on either backend, and saves nothing', async () => {
+    const refused = await api.call('POST', '/v1/configs', { body: { id: 'nul-name', name: 'Team\u0000A', config: VALID } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'unstorable_text', type: 'invalid_request_error' });
+    expect((await api.call('GET', '/v1/configs/nul-name')).status).toBe(404);
+    expect((await api.call('GET', '/v1/configs/nul%00name')).body.error.code).toBe('unstorable_text');
+  });
+
   it('shows file configs read-only beside API configs; the file wins on an ID clash', async () => {
     const file = await api.call('GET', '/v1/configs/from-file');
     expect(file.body).toMatchObject({ id: 'from-file', source: 'file', version: 1, config: FILE_SHOWN, name: null });

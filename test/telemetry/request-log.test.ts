@@ -309,6 +309,34 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(expected);
   });
 
+  it('a record the store refuses on its own values is dropped, counted and logged; the records batched with it are written, and the next flush is not held back', async () => {
+    const logger = recorder();
+    const log = new RequestLog(ctx.store.requestLogs, logger, { batchSize: 1000, flushMs: 60_000 });
+    const finished = records(6);
+    // A value no store keeps (U+0000 in a text column the writer does not clean): refused on both backends alike.
+    finished[2] = { ...finished[2]!, apiKeyId: 'key\u0000id' };
+    for (const record of finished) log.write(record);
+    await log.flush();
+    expect({ written: log.written, dropped: log.dropped, queued: log.queued }).toEqual({ written: 5, dropped: 1, queued: 0 });
+    expect(logger.events).toContain('request_log_records_refused');
+    expect((await stored(finished)).map((r) => r.traceId).sort()).toEqual(finished.filter((_, i) => i !== 2).map((r) => r.traceId).sort());
+    const later = records(2);
+    for (const record of later) log.write(record);
+    await log.flush();
+    expect((await stored(later)).length).toBe(2);
+  });
+
+  it('a model name with U+0000 (a client\'s) is kept with U+FFFD in its place, and a filter with U+0000 finds it', async () => {
+    const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, flushMs: 60_000 });
+    const finished = records(2);
+    finished[0] = { ...finished[0]!, modelRequested: 'gpt\u0000x', modelAnswered: 'gpt\u0000x', provider: 'vendor\u0000' };
+    for (const record of finished) log.write(record);
+    await log.flush();
+    expect({ written: log.written, dropped: log.dropped }).toEqual({ written: 2, dropped: 0 });
+    const found = await ctx.store.requestLogs.list({ model: 'gpt\u0000x', metadata: finished[0]!.metadata }, { limit: 10 });
+    expect(found.records.map((r) => [r.traceId, r.modelRequested, r.provider])).toEqual([[finished[0]!.traceId, 'gpt\uFFFDx', 'vendor\uFFFD']]);
+  });
+
   it('close writes what is queued, and drops (and counts) what comes after', async () => {
     const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, flushMs: 60_000 });
     log.start();

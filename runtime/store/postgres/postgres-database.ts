@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
+import { CheckViolationError, DataRefusedError, refuseUnstorableText, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
 
 const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
@@ -17,6 +17,8 @@ const CHECK_VIOLATION = '23514';
  * when the socket closed under a query.
  */
 const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$|25006$)/;
+/** SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): the values, not the server. */
+const DATA_REFUSED_STATES = /^2[23]/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const DEFAULT_POOL_SIZE = 10;
 /**
@@ -201,6 +203,7 @@ function cut(client: pg.PoolClient): void {
 /** Statements on `target`, each waiting `timeoutMs()` at most for its answer. */
 function executor(timeoutMs: () => number, target: Queryable): SqlExecutor {
   const query = async (sql: string, params: readonly SqlValue[] = []) => {
+    refuseUnstorableText(params);
     try {
       // query_timeout is read from a query's config by pg's client, though its types leave it out.
       return await target.query({ text: numbered(sql), values: params as SqlValue[], query_timeout: timeoutMs() } as pg.QueryConfig);
@@ -249,5 +252,6 @@ function translate(error: unknown): unknown {
   if (code === undefined && /^Connection terminated|not queryable/.test(message)) return new StoreUnavailableError(`PostgreSQL: ${message}`, { cause: error });
   // pg's query_timeout: the connection is dropped when released (lost), so no late answer is read as another's.
   if (code === undefined && message === 'Query read timeout') return new StoreUnavailableError('PostgreSQL: no answer to a statement within its timeout', { cause: error });
+  if (typeof code === 'string' && DATA_REFUSED_STATES.test(code)) return new DataRefusedError(`PostgreSQL: ${message}`, { cause: error });
   return error;
 }

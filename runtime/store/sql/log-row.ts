@@ -37,7 +37,20 @@ export interface LogRow {
 /** Appends the values of LOG_COLUMNS for a record's JSON text to `params`. */
 export function pushRowValues(params: SqlValue[], text: string): void {
   const { columns, rest } = splitRecord(text);
-  params.push(columns.id, columns.traceId, columns.createdAt, columns.status, columns.provider, columns.modelRequested, columns.modelAnswered, columns.configId, columns.apiKeyId, columns.cacheStatus, columns.organisationId, JSON.stringify(columns.metadata), rest);
+  params.push(
+    columns.id, columns.traceId, columns.createdAt, columns.status, storableText(columns.provider), storableText(columns.modelRequested), storableText(columns.modelAnswered),
+    storableText(columns.configId), columns.apiKeyId, columns.cacheStatus, columns.organisationId, JSON.stringify(columns.metadata), rest,
+  );
+}
+
+/**
+ * A column's text as the store can keep it: U+0000, which PostgreSQL's text cannot hold (a whole
+ * batch of records was refused for one), becomes U+FFFD. The members written as JSON (`metadata`,
+ * `record`) carry it escaped. A client's model name is the usual way one comes in; filters on these
+ * columns go through the same replacement, so they still find the record.
+ */
+export function storableText<T extends string | null | undefined>(value: T): T {
+  return (typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value) as T;
 }
 
 /**

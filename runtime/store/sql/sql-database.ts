@@ -29,14 +29,40 @@ export interface SqlDatabase extends SqlExecutor {
   close(): Promise<void>;
 }
 
+/**
+ * The database refused the values themselves, not for its own state: the same statement with the same
+ * values fails every time (PostgreSQL's SQLSTATE classes 22 and 23, SQLite's constraint, too-big and
+ * mismatch results). A writer of many records (the request log) drops such a record rather than
+ * keeping it, and the others with it, for ever.
+ */
+export class DataRefusedError extends Error {
+  override readonly name: string = 'DataRefusedError';
+}
+
 /** A UNIQUE or PRIMARY KEY constraint refused the write: the record already exists. */
-export class UniqueViolationError extends Error {
+export class UniqueViolationError extends DataRefusedError {
   override readonly name = 'UniqueViolationError';
 }
 
 /** A CHECK constraint refused the write: the record would break one of its own rules. */
-export class CheckViolationError extends Error {
+export class CheckViolationError extends DataRefusedError {
   override readonly name = 'CheckViolationError';
+}
+
+/**
+ * A text value holds U+0000 (NUL), which PostgreSQL's text type cannot store. Both backends refuse it
+ * before running the statement, so a request answers alike on either (400 `unstorable_text`); text
+ * the gateway writes of its own accord (the request log's columns) is made storable first.
+ */
+export class UnstorableTextError extends DataRefusedError {
+  override readonly name = 'UnstorableTextError';
+}
+
+/** Throws UnstorableTextError when a string parameter holds U+0000. */
+export function refuseUnstorableText(params: readonly SqlValue[]): void {
+  for (const value of params) {
+    if (typeof value === 'string' && value.includes('\u0000')) throw new UnstorableTextError('A text value of the request holds a NUL character (U+0000), which the store cannot keep.');
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { idPrefixAt, type RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
-import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf } from './log-row.ts';
+import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf, storableText } from './log-row.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
@@ -129,7 +129,7 @@ export class SqlRequestLogStore implements RequestLogStore {
   async get(id: string, visibleTo?: string): Promise<RequestRecord | null> {
     const { where, params } = this.#where({ visibleTo });
     where.push('id = ?');
-    const row = await this.#db.get<LogRow>(`SELECT ${SELECTED} FROM request_logs WHERE ${where.join(' AND ')}`, [...params, id]);
+    const row = await this.#db.get<LogRow>(`SELECT ${SELECTED} FROM request_logs WHERE ${where.join(' AND ')}`, [...params, storableText(id)]);
     return row === undefined ? null : recordOf(row);
   }
 
@@ -142,10 +142,11 @@ export class SqlRequestLogStore implements RequestLogStore {
   #where(filter: RequestLogFilter): { where: string[]; params: SqlValue[] } {
     const where: string[] = [];
     const params: SqlValue[] = [];
+    // Every value as the columns keep it (storableText): a filter that holds U+0000 finds what was stored for it.
     const equal = (column: string, value: string | undefined): void => {
       if (value === undefined) return;
       where.push(`${column} = ?`);
-      params.push(value);
+      params.push(storableText(value));
     };
     equal('trace_id', filter.traceId);
     equal('provider', filter.provider);
@@ -154,7 +155,7 @@ export class SqlRequestLogStore implements RequestLogStore {
     equal('cache_status', filter.cacheStatus);
     if (filter.model !== undefined) {
       where.push('(model_requested = ? OR model_answered = ?)');
-      params.push(filter.model, filter.model);
+      params.push(storableText(filter.model), storableText(filter.model));
     }
     if (filter.status !== undefined) {
       where.push('status BETWEEN ? AND ?');
@@ -166,11 +167,12 @@ export class SqlRequestLogStore implements RequestLogStore {
     }
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       if (this.#db.dialect === 'postgres') {
+        // The metadata column is JSON, where U+0000 is escaped; only the parameters need the replacement.
         where.push('(metadata::jsonb ->> ?) = ?');
-        params.push(key, value);
+        params.push(storableText(key), storableText(value));
       } else {
         where.push('json_extract(metadata, ?) = ?');
-        params.push(`$.${JSON.stringify(key)}`, value);
+        params.push(`$.${JSON.stringify(key)}`, storableText(value));
       }
     }
     return { where, params };

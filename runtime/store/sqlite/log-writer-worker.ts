@@ -9,6 +9,7 @@ import type { SharedRecords } from '../../core/record-batch.ts';
 import { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from './database.ts';
 import { SqliteDatabase } from './sqlite-database.ts';
+import { DataRefusedError, StoreUnavailableError } from '../sql/sql-database.ts';
 
 export interface InsertMessage {
   id: number;
@@ -16,7 +17,8 @@ export interface InsertMessage {
   records: SharedRecords;
 }
 
-export type InsertReply = { id: number; ok: true } | { id: number; ok: false; message: string };
+/** `kind`: what the failure was (the errors' classes do not cross threads). */
+export type InsertReply = { id: number; ok: true } | { id: number; ok: false; message: string; kind: 'unavailable' | 'data-refused' | 'other' };
 
 // Its modules are loaded: into the compile cache now (when on), so a process that is killed later
 // still leaves the next start's writer a cache to load from.
@@ -29,6 +31,6 @@ const store = new SqlRequestLogStore(db);
 parentPort!.on('message', (message: InsertMessage) => {
   store.insertShared(message.records).then(
     () => parentPort!.postMessage({ id: message.id, ok: true } satisfies InsertReply),
-    (error: unknown) => parentPort!.postMessage({ id: message.id, ok: false, message: (error as Error).message } satisfies InsertReply),
+    (error: unknown) => parentPort!.postMessage({ id: message.id, ok: false, message: (error as Error).message, kind: error instanceof StoreUnavailableError ? 'unavailable' : error instanceof DataRefusedError ? 'data-refused' : 'other' } satisfies InsertReply),
   );
 });

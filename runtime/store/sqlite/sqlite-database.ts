@@ -4,7 +4,7 @@
 // every connection this process opens on it: a second connection's BEGIN IMMEDIATE would otherwise
 // block the thread (busy timeout) while the first connection's transaction waits for that thread.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { CheckViolationError, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
+import { CheckViolationError, DataRefusedError, refuseUnstorableText, type SqlDatabase, type SqlExecutor, type SqlValue, StoreUnavailableError, UniqueViolationError } from '../sql/sql-database.ts';
 
 // SQLite extended result codes (https://sqlite.org/rescode.html).
 const SQLITE_CONSTRAINT_CHECK = 275;
@@ -18,6 +18,11 @@ const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 const SQLITE_FULL = 13;
 const UNAVAILABLE_CODES = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL]);
+/** Primary codes of values the file cannot take, whatever its state: too big, a constraint, a type mismatch. */
+const SQLITE_TOOBIG = 18;
+const SQLITE_CONSTRAINT = 19;
+const SQLITE_MISMATCH = 20;
+const DATA_REFUSED_CODES = new Set([SQLITE_TOOBIG, SQLITE_CONSTRAINT, SQLITE_MISMATCH]);
 
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = 'sqlite' as const;
@@ -32,9 +37,9 @@ export class SqliteDatabase implements SqlDatabase {
     this.#db = db;
     this.#queue = fileQueue(file);
     this.#direct = {
-      all: async (sql, params = []) => this.#call(() => this.#statement(sql).all(...params)) as never,
-      get: async (sql, params = []) => this.#call(() => this.#statement(sql).get(...params)) as never,
-      run: async (sql, params = []) => this.#call(() => Number(this.#statement(sql).run(...params).changes)),
+      all: async (sql, params = []) => this.#call(() => this.#statement(sql).all(...checked(params))) as never,
+      get: async (sql, params = []) => this.#call(() => this.#statement(sql).get(...checked(params))) as never,
+      run: async (sql, params = []) => this.#call(() => Number(this.#statement(sql).run(...checked(params)).changes)),
     };
   }
 
@@ -107,6 +112,12 @@ export class SqliteDatabase implements SqlDatabase {
   }
 }
 
+/** The parameters, once refuseUnstorableText passed them (SQLite could store U+0000; PostgreSQL cannot, and both answer alike). */
+function checked(params: readonly SqlValue[]): SqlValue[] {
+  refuseUnstorableText(params);
+  return params as SqlValue[];
+}
+
 interface FileQueue {
   file: string;
   tail: Promise<unknown>;
@@ -130,5 +141,6 @@ function translate(error: unknown): unknown {
   if (code === SQLITE_CONSTRAINT_UNIQUE || code === SQLITE_CONSTRAINT_PRIMARYKEY) return new UniqueViolationError((error as Error).message, { cause: error });
   if (code === SQLITE_CONSTRAINT_CHECK) return new CheckViolationError((error as Error).message, { cause: error });
   if (typeof code === 'number' && UNAVAILABLE_CODES.has(code & 0xff)) return new StoreUnavailableError(`SQLite: ${(error as Error).message}`, { cause: error });
+  if (typeof code === 'number' && DATA_REFUSED_CODES.has(code & 0xff)) return new DataRefusedError(`SQLite: ${(error as Error).message}`, { cause: error });
   return error;
 }

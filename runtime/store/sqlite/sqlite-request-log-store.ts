@@ -12,6 +12,7 @@ import { type RecordBatch, type SharedRecords, sliceShared } from '../../core/re
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { RequestLogFilter, RequestLogPage, RequestLogStore } from '../request-log-store.ts';
 import { ROWS_PER_INSERT, type SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
+import { DataRefusedError, StoreUnavailableError } from '../sql/sql-database.ts';
 import { cpuBudget } from './cpu-budget.ts';
 import type { InsertMessage, InsertReply } from './log-writer-worker.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -124,7 +125,7 @@ export class SqliteRequestLogStore implements RequestLogStore {
       if (waiting === undefined) return;
       this.#pending.delete(reply.id);
       if (reply.ok) waiting.resolve();
-      else waiting.reject(new Error(reply.message));
+      else waiting.reject(reply.kind === 'unavailable' ? new StoreUnavailableError(reply.message) : reply.kind === 'data-refused' ? new DataRefusedError(reply.message) : new Error(reply.message));
     });
     worker.on('error', (error) => this.#failAll(error));
     worker.on('exit', () => {
