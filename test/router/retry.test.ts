@@ -153,8 +153,8 @@ describe('runWithRetries', () => {
     expect(result.retries).toBe(2);
   });
 
-  test('the default list is 429, 500, 502, 503, 504', () => {
-    expect([...DEFAULT_RETRY_STATUS_CODES]).toEqual([429, 500, 502, 503, 504]);
+  test('the default list is 429, 500, 502, 503, 504 and 529', () => {
+    expect([...DEFAULT_RETRY_STATUS_CODES]).toEqual([429, 500, 502, 503, 504, 529]);
   });
 
   test('a retry-after HTTP date is honoured when asked to', async () => {
