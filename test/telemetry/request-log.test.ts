@@ -15,6 +15,7 @@ import { insertAll } from '../../runtime/api/logs/index.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
 import { until } from '../jobs/harness.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
+import pg from 'pg';
 
 /** The real store, made to refuse writes while `down` is set (a database that went away and came back). */
 class Interrupted implements RequestLogStore {
@@ -335,6 +336,33 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     expect({ written: log.written, dropped: log.dropped }).toEqual({ written: 2, dropped: 0 });
     const found = await ctx.store.requestLogs.list({ model: 'gpt\u0000x', metadata: finished[0]!.metadata }, { limit: 10 });
     expect(found.records.map((r) => [r.traceId, r.modelRequested, r.provider])).toEqual([[finished[0]!.traceId, 'gpt\uFFFDx', 'vendor\uFFFD']]);
+  });
+
+  it('metadata with U+0000 (x-gateway-metadata may escape it) is kept with U+FFFD, and metadata filters still work over its row', async () => {
+    const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, flushMs: 60_000 });
+    const finished = records(2);
+    const run = finished[0]!.metadata.run!;
+    finished[0] = { ...finished[0]!, metadata: { run, team: 'a\u0000b', ['__proto__']: 'p\u0000' } };
+    for (const record of finished) log.write(record);
+    await log.flush();
+    expect(log.written).toBe(2);
+    const all = await ctx.store.requestLogs.list({ metadata: { run } }, { limit: 10 });
+    expect(all.records).toHaveLength(2);
+    const found = await ctx.store.requestLogs.list({ metadata: { run, team: 'a\u0000b' } }, { limit: 10 });
+    expect(found.records.map((r) => r.traceId)).toEqual([finished[0]!.traceId]);
+    expect(Object.entries(found.records[0]!.metadata).sort()).toEqual([['__proto__', 'p\uFFFD'], ['run', run], ['team', 'a\uFFFDb']]);
+    if (backend !== 'postgres') return;
+    // A row an earlier version wrote with the escape itself, which jsonb refuses: the filters read past it, and match it as U+FFFD.
+    const legacy = records(1)[0]!;
+    const client = new pg.Client({ connectionString: ctx.location.databaseUrl! });
+    await client.connect();
+    try {
+      await client.query('INSERT INTO request_logs (id, trace_id, created_ms, status, metadata, record) VALUES ($1, $2, $3, 200, $4, $5)', [legacy.id, legacy.traceId, legacy.createdAt, JSON.stringify({ run, team: 'old\u0000' }), '{"method":"POST"}']);
+    } finally {
+      await client.end();
+    }
+    expect((await ctx.store.requestLogs.list({ metadata: { run } }, { limit: 10 })).records).toHaveLength(3);
+    expect((await ctx.store.requestLogs.list({ metadata: { run, team: 'old\u0000' } }, { limit: 10 })).records.map((r) => r.traceId)).toEqual([legacy.traceId]);
   });
 
   it('close writes what is queued, and drops (and counts) what comes after', async () => {

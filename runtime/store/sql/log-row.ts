@@ -39,8 +39,20 @@ export function pushRowValues(params: SqlValue[], text: string): void {
   const { columns, rest } = splitRecord(text);
   params.push(
     columns.id, columns.traceId, columns.createdAt, columns.status, storableText(columns.provider), storableText(columns.modelRequested), storableText(columns.modelAnswered),
-    storableText(columns.configId), columns.apiKeyId, columns.cacheStatus, columns.organisationId, JSON.stringify(columns.metadata), rest,
+    storableText(columns.configId), columns.apiKeyId, columns.cacheStatus, columns.organisationId, metadataText(columns.metadata), rest,
   );
+}
+
+/**
+ * The metadata column's JSON, with U+0000 in a key or value (a client can send `\u0000` in
+ * x-gateway-metadata) replaced as in the text columns: PostgreSQL's jsonb, which its metadata filter
+ * reads the column as, refuses that escape.
+ */
+function metadataText(metadata: Record<string, string>): string {
+  const text = JSON.stringify(metadata);
+  if (!text.includes('\\u0000')) return text;
+  // fromEntries defines each key as its own (a `__proto__` key stays a key).
+  return JSON.stringify(Object.fromEntries(Object.entries(metadata).map(([key, value]) => [storableText(key), storableText(value)])));
 }
 
 /**

@@ -167,8 +167,10 @@ export class SqlRequestLogStore implements RequestLogStore {
     }
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       if (this.#db.dialect === 'postgres') {
-        // The metadata column is JSON, where U+0000 is escaped; only the parameters need the replacement.
-        where.push('(metadata::jsonb ->> ?) = ?');
+        // jsonb refuses the escape of U+0000, so one row written with it (before the writer replaced
+        // it) would fail every metadata filter that reaches it: the escape is replaced in the text
+        // first (an escaped backslash before `u0000` stays valid JSON too).
+        where.push("(replace(metadata, '\\u0000', '\\ufffd')::jsonb ->> ?) = ?");
         params.push(storableText(key), storableText(value));
       } else {
         where.push('json_extract(metadata, ?) = ?');
