@@ -9,12 +9,19 @@ import { fc } from '@fast-check/vitest';
 import type { E2E } from '../e2e/harness.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
-const PATHS = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/models', '/v1/logs', '/v1/configs', '/v1/files', '/v1/health', '/metrics', '/v1/x/../../etc/passwd', '/%ff', '/v1/%00'];
+const PATHS = [
+  '/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/models', '/v1/logs', '/v1/configs', '/v1/files', '/v1/health', '/metrics', '/v1/x/../../etc/passwd', '/%ff', '/v1/%00',
+  '/v1/logs?model=a%00b', '/v1/logs?metadata.team=a', '/v1/logs?metadata.%00=x', '/v1/configs/a%00b',
+];
 const HEADERS = ['x-gateway-config', 'x-gateway-provider', 'x-gateway-custom-host', 'x-gateway-metadata', 'x-gateway-trace-id', 'x-gateway-request-timeout', 'x-gateway-forward-headers', 'x-gateway-cache-namespace', 'x-gateway-virtual-key', 'traceparent', 'authorization', 'content-type'];
 
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('{', '[]', 'null', '{"strategy":{"mode":"fallback"},"targets":[]}', '{"provider":"openai","custom_host":"http://169.254.169.254"}', `${'['.repeat(300)}${']'.repeat(300)}`, '\u2028', '__proto__', '{"__proto__":{"x":1}}', 'x-gateway-api-key'),
+  fc.constantFrom(
+    '{', '[]', 'null', '{"strategy":{"mode":"fallback"},"targets":[]}', '{"provider":"openai","custom_host":"http://169.254.169.254"}', `${'['.repeat(300)}${']'.repeat(300)}`, '\u2028', '__proto__', '{"__proto__":{"x":1}}', 'x-gateway-api-key',
+    // U+0000 escaped in JSON (a header cannot carry the byte itself): text PostgreSQL cannot store.
+    '{"team":"a\\u0000b","\\u0000":"x"}', '{"model":"a\\u0000b","messages":[{"role":"user","content":"hi\\u0000"}]}', '{"id":"c\\u0000","config":{"provider":"openai"}}',
+  ),
   fc.json({ maxDepth: 3 }),
 );
 
@@ -31,6 +38,24 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.record({
   headers: fc.dictionary(fc.constantFrom(...HEADERS), hostileString.map((s) => s.replace(/[\r\n\0]/g, ' ')), { maxKeys: 5 }),
   body: fc.option(fc.oneof(hostileString, fc.json({ maxDepth: 4 }), fc.constant('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')), { nil: undefined }),
 });
+
+/** Any text, control characters and U+0000 included, often short. */
+const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('a\u0000b', '\u0000', '\uFFFD', '\uD800', '__proto__', ''));
+
+/**
+ * Well-formed chat requests through a saved config whose client-chosen text (the model, the metadata,
+ * the messages) is hostile: they reach the provider, the request log and its filters, where the
+ * store's own refusals would show (a record batch refused, a filter that fails on a row).
+ */
+export const fuzzChat: fc.Arbitrary<FuzzRequest> = fc
+  .record({ model: anyText, metadata: fc.dictionary(anyText, anyText, { maxKeys: 3 }), content: anyText, stream: fc.boolean() })
+  .map(({ model, metadata, content, stream }) => ({
+    method: 'POST' as const,
+    path: '/v1/chat/completions',
+    // JSON escapes every control character, so the header carries them as text.
+    headers: { 'x-gateway-config': 'chat', 'content-type': 'application/json', authorization: 'Bearer sk-test', 'x-gateway-metadata': JSON.stringify(metadata).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream }),
+  }));
 
 /** Sends one request and checks the invariants; returns a description of what broke, or null. */
 export async function checkOne(e2e: E2E, request: FuzzRequest): Promise<string | null> {

@@ -342,7 +342,7 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     const log = new RequestLog(ctx.store.requestLogs, recorder(), { batchSize: 1000, flushMs: 60_000 });
     const finished = records(2);
     const run = finished[0]!.metadata.run!;
-    finished[0] = { ...finished[0]!, metadata: { run, team: 'a\u0000b', ['__proto__']: 'p\u0000' } };
+    finished[0] = { ...finished[0]!, metadata: { run, team: 'a\u0000b', ['__proto__']: 'p\u0000', half: '\udc00x' } };
     for (const record of finished) log.write(record);
     await log.flush();
     expect(log.written).toBe(2);
@@ -350,19 +350,23 @@ describe.each(BACKENDS)('request log writer on %s', (backend) => {
     expect(all.records).toHaveLength(2);
     const found = await ctx.store.requestLogs.list({ metadata: { run, team: 'a\u0000b' } }, { limit: 10 });
     expect(found.records.map((r) => r.traceId)).toEqual([finished[0]!.traceId]);
-    expect(Object.entries(found.records[0]!.metadata).sort()).toEqual([['__proto__', 'p\uFFFD'], ['run', run], ['team', 'a\uFFFDb']]);
+    expect(Object.entries(found.records[0]!.metadata).sort()).toEqual([['__proto__', 'p\uFFFD'], ['half', '\uFFFDx'], ['run', run], ['team', 'a\uFFFDb']]);
     if (backend !== 'postgres') return;
     // A row an earlier version wrote with the escape itself, which jsonb refuses: the filters read past it, and match it as U+FFFD.
-    const legacy = records(1)[0]!;
+    const [legacy, lone] = records(2) as [RequestRecord, RequestRecord];
     const client = new pg.Client({ connectionString: ctx.location.databaseUrl! });
     await client.connect();
     try {
-      await client.query('INSERT INTO request_logs (id, trace_id, created_ms, status, metadata, record) VALUES ($1, $2, $3, 200, $4, $5)', [legacy.id, legacy.traceId, legacy.createdAt, JSON.stringify({ run, team: 'old\u0000' }), '{"method":"POST"}']);
+      const insert = 'INSERT INTO request_logs (id, trace_id, created_ms, status, metadata, record) VALUES ($1, $2, $3, 200, $4, $5)';
+      await client.query(insert, [legacy.id, legacy.traceId, legacy.createdAt, JSON.stringify({ run, team: 'old\u0000' }), '{"method":"POST"}']);
+      // A lone surrogate half, which JSON.stringify escapes and jsonb refuses too.
+      await client.query(insert, [lone.id, lone.traceId, lone.createdAt, JSON.stringify({ run, team: 'half\ud800' }), '{"method":"POST"}']);
     } finally {
       await client.end();
     }
-    expect((await ctx.store.requestLogs.list({ metadata: { run } }, { limit: 10 })).records).toHaveLength(3);
+    expect((await ctx.store.requestLogs.list({ metadata: { run } }, { limit: 10 })).records).toHaveLength(4);
     expect((await ctx.store.requestLogs.list({ metadata: { run, team: 'old\u0000' } }, { limit: 10 })).records.map((r) => r.traceId)).toEqual([legacy.traceId]);
+    expect((await ctx.store.requestLogs.list({ metadata: { run, team: 'half\ud800' } }, { limit: 10 })).records.map((r) => r.traceId)).toEqual([lone.traceId]);
   });
 
   it('close writes what is queued, and drops (and counts) what comes after', async () => {

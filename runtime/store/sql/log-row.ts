@@ -44,25 +44,31 @@ export function pushRowValues(params: SqlValue[], text: string): void {
 }
 
 /**
- * The metadata column's JSON, with U+0000 in a key or value (a client can send `\u0000` in
- * x-gateway-metadata) replaced as in the text columns: PostgreSQL's jsonb, which its metadata filter
- * reads the column as, refuses that escape.
+ * The metadata column's JSON, with U+0000 or a lone surrogate half in a key or value (a client can
+ * send `\u0000` or `\ud800` in x-gateway-metadata) replaced as in the text columns: PostgreSQL's
+ * jsonb, which its metadata filter reads the column as, refuses either escape. JSON.stringify
+ * escapes exactly those (a surrogate pair stays as it is), so its text shows when to clean.
  */
 function metadataText(metadata: Record<string, string>): string {
   const text = JSON.stringify(metadata);
-  if (!text.includes('\\u0000')) return text;
+  if (!UNSTORABLE_ESCAPE.test(text)) return text;
   // fromEntries defines each key as its own (a `__proto__` key stays a key).
   return JSON.stringify(Object.fromEntries(Object.entries(metadata).map(([key, value]) => [storableText(key), storableText(value)])));
 }
 
+/** The JSON escapes of U+0000 and of a surrogate half (or such text after an escaped backslash: a needless, harmless clean). */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+
 /**
  * A column's text as the store can keep it: U+0000, which PostgreSQL's text cannot hold (a whole
- * batch of records was refused for one), becomes U+FFFD. The members written as JSON (`metadata`,
- * `record`) carry it escaped. A client's model name is the usual way one comes in; filters on these
- * columns go through the same replacement, so they still find the record.
+ * batch of records was refused for one), and a lone surrogate half (not text: the driver's UTF-8
+ * would replace it anyway, and jsonb refuses its escape) become U+FFFD. A client's model name or
+ * metadata is the usual way one comes in; filters on these columns go through the same
+ * replacement, so they still find the record.
  */
 export function storableText<T extends string | null | undefined>(value: T): T {
-  return (typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value) as T;
+  if (typeof value !== 'string' || (!value.includes('\u0000') && value.isWellFormed())) return value;
+  return value.toWellFormed().replaceAll('\u0000', '\uFFFD') as T;
 }
 
 /**

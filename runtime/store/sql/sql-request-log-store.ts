@@ -167,10 +167,11 @@ export class SqlRequestLogStore implements RequestLogStore {
     }
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       if (this.#db.dialect === 'postgres') {
-        // jsonb refuses the escape of U+0000, so one row written with it (before the writer replaced
-        // it) would fail every metadata filter that reaches it: the escape is replaced in the text
-        // first (an escaped backslash before `u0000` stays valid JSON too).
-        where.push("(replace(metadata, '\\u0000', '\\ufffd')::jsonb ->> ?) = ?");
+        // jsonb refuses the escapes of U+0000 and of a lone surrogate half, so one row written with
+        // one (before the writer replaced them) would fail every metadata filter that reaches it:
+        // they are replaced in the text first. JSON.stringify escapes a surrogate only when it is
+        // alone; an escaped backslash before such text stays valid JSON after the replacement too.
+        where.push(`(regexp_replace(metadata, '${ESCAPES_JSONB_REFUSES}', '\uFFFD', 'g')::jsonb ->> ?) = ?`);
         params.push(storableText(key), storableText(value));
       } else {
         where.push('json_extract(metadata, ?) = ?');
@@ -180,6 +181,12 @@ export class SqlRequestLogStore implements RequestLogStore {
     return { where, params };
   }
 }
+
+/**
+ * A PostgreSQL regular expression (in a standard SQL string, where a backslash is itself) for the
+ * JSON escapes of U+0000 and of a surrogate half, which jsonb refuses; replaced by U+FFFD itself.
+ */
+const ESCAPES_JSONB_REFUSES = String.raw`\\u(0000|[dD][89abAB][0-9a-fA-F]{2})`;
 
 /**
  * Conditions on the id: below `cursor`, from `floor` on, and the filter's time range (ids begin with
