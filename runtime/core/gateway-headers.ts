@@ -16,6 +16,7 @@ export {
   CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, GATEWAY_HEADER_PREFIX, LAST_USED_OPTION_INDEX_HEADER, METADATA_HEADER, PROVIDER_HEADER,
   REQUEST_TIMEOUT_HEADER, RETRY_ATTEMPT_COUNT_HEADER, TRACE_ID_HEADER, VIRTUAL_KEY_HEADER,
 } from '../../compiler/config/gateway-header-names.ts';
+import { parseJson } from './json-parse.ts';
 
 /** Longest timeout a Node timer can hold; larger values would fire at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;
@@ -55,7 +56,7 @@ export function parseMetadata(value: string | undefined): Metadata {
   let parsed: unknown;
   const text = headerText(value);
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch {
     throw invalid(METADATA_HEADER, `must be a JSON object whose values are strings; it is not valid JSON${jsonErrorDetail(text)}.`);
   }

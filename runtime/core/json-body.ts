@@ -3,13 +3,14 @@
 // `invalid_json`, located without quoting the body (compiler/config/json-syntax-error.ts).
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { GatewayError } from './errors.ts';
+import { parseJson } from './json-parse.ts';
 
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) throw new GatewayError('invalid_json', 'The request body is not valid JSON: the body is empty.');
   const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   const text = body.toString('utf8', start);
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     throw new GatewayError('invalid_json', `The request body is not valid JSON${jsonErrorDetail(text)}.`);
   }

@@ -18,6 +18,7 @@ import type { InferenceTransport } from './transport.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { withoutEffect } from '../../compiler/config/without-effect.ts';
 import { EVERY_ROUTING_HEADER } from '../pipeline/options.ts';
+import { parseJson } from '../core/json-parse.ts';
 
 
 /** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */
@@ -136,7 +137,7 @@ export class ConfigResolver {
   #compileInline(text: string): LoadedRouter {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch {
       // Not V8's message: it quotes the text around the error, and an inline config holds credentials.
       throw new GatewayError('invalid_config', `The ${CONFIG_HEADER} header is neither a saved config ID nor valid JSON${jsonErrorDetail(text)}.`, CONFIG_HEADER);

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { TimeSlice } from '../core/time-slice.ts';
+import { parseJson } from '../core/json-parse.ts';
 
 export const BATCH_ENDPOINTS: readonly string[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings'];
 /** The vendor's limit on requests per batch file. */
@@ -85,7 +86,7 @@ export async function parseBatchFile(content: Buffer, endpoint: string | null): 
 function checkLine(text: string, n: number, endpoint: string | null, seen: Set<string>): { customId: string; body: Record<string, unknown> } | Omit<BatchLineProblem, 'line'> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch {
     // Located in our words (the one scan config files use): V8's message quotes the text around it.
     return { code: 'invalid_json', param: null, message: `Line ${n} is not valid JSON${jsonErrorDetail(text)}.` };

@@ -44,6 +44,11 @@ describe('parsers', () => {
     });
   });
 
+  it('reads a metadata key written with an escape as itself, after another client sent a key with a backslash (V8 bug: nodejs/node#63785)', () => {
+    parseMetadata('{"team":"a","x\\\\":"poison"}');
+    expect(Object.keys(parseMetadata('{"team":"a","x\\n":"b"}'))).toEqual(['team', 'x\n']);
+  });
+
   it('rejects metadata that is not an object of strings', () => {
     for (const bad of ['', 'null', '[]', '"s"', '1', '{"a":1}', '{"_user":null}', '{"a":{"b":"c"}}', '{"a":["x"]}', '{"a":true}', '{a:1}']) {
       invalidHeader(() => parseMetadata(bad), 'x-gateway-metadata');

@@ -17,6 +17,7 @@ import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, 
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
 import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
 const DEFAULT_FILE_LIMIT = 10_000;
@@ -216,7 +217,7 @@ async function firstBadJsonLine(data: Buffer): Promise<{ line: number | null; me
     lines++;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJson(line);
     } catch {
       return { line: lineNumber, message: `Line ${lineNumber} is not valid JSON${jsonErrorDetail(line)}.` };
     }

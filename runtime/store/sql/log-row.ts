@@ -6,6 +6,7 @@
 // they read back the same.
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { SqlValue } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 /** The columns of a row, in the table's order. */
 export const LOG_COLUMNS = ['id', 'trace_id', 'created_ms', 'status', 'provider', 'model_requested', 'model_answered', 'config_id', 'api_key_id', 'cache_status', 'organisation_id', 'metadata', 'record'] as const;
@@ -119,7 +120,7 @@ export function recordOf(row: LogRow): RequestRecord {
     apiKeyId: row.api_key_id,
     cacheStatus: row.cache_status as RequestRecord['cacheStatus'],
     organisationId: row.organisation_id,
-    metadata: JSON.parse(row.metadata) as RequestRecord['metadata'],
+    metadata: parseJson(row.metadata) as RequestRecord['metadata'],
     ...(JSON.parse(row.record) as Omit<RequestRecord, keyof ColumnMembers>),
   };
 }
