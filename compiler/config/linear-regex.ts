@@ -12,6 +12,9 @@ export type PatternCheck = { ok: true } | { ok: false; unsupported: boolean; mes
 export function checkPattern(pattern: string): PatternCheck {
   try {
     RE2JS.compile(pattern);
+    if (opensClassWithBracket(pattern)) {
+      return { ok: false, unsupported: true, message: 'a character class that begins with "]" ("[]" or "[^]") matches nothing or any character in JavaScript, but holds a literal "]" on the linear engine: write "\\]" for the character, "[\\s\\S]" for any character' };
+    }
     return { ok: true };
   } catch (error) {
     let validJs = true;
@@ -22,6 +25,31 @@ export function checkPattern(pattern: string): PatternCheck {
     }
     return { ok: false, unsupported: validJs, message: (error as Error).message.replace(/^error parsing regexp: /, '') };
   }
+}
+
+/**
+ * Whether an unescaped `[` opens a class with `]` or `^]`: the one place the two engines read the
+ * same text differently and both accept it (found by test/router/query.test.ts's comparison).
+ */
+function opensClassWithBracket(pattern: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c !== '[') continue;
+    const first = pattern[i + 1] === '^' ? i + 2 : i + 1;
+    if (pattern[first] === ']') return true;
+    inClass = true;
+    i = first - 1;
+  }
+  return false;
 }
 
 /** Compiles a pattern that `checkPattern` accepted. */

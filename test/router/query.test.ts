@@ -1,4 +1,4 @@
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
 import { compareEq, eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../compiler/config/query-operators.ts';
 import { checkPattern, compilePattern } from '../../compiler/config/linear-regex.ts';
@@ -96,6 +96,11 @@ describe('comparison operators', () => {
     const started = performance.now();
     for (const n of [32, 1000, 100_000]) expect(matches(`${'a'.repeat(n)}!`, pattern)).toBe(false);
     expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('refuses a class that begins with "]", which JavaScript and the linear engine read differently', () => {
+    for (const pattern of ['[]]*', '[^]]', 'a[]]b']) expect(checkPattern(pattern)).toMatchObject({ ok: false, unsupported: true });
+    for (const pattern of ['[\\]]', '\\[]', '[a]]', '[[]]']) expect(checkPattern(pattern)).toEqual({ ok: true });
   });
 
   test.prop([fc.stringMatching(/^[a-z0-9.^$*+?|()\[\]-]{0,12}$/), fc.string({ maxLength: 30 })], { numRuns: 300 })(
