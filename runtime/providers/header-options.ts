@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { unreadOptions } from '../../compiler/config/unread-options.ts';
 import { HEADER_PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../core/errors.ts';
+import { parseJson } from '../core/json-parse.ts';
 
 const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -68,7 +69,7 @@ export function refuseUnreadOptionHeaders(options: Readonly<Record<string, unkno
 
 function parseJsonOrText(value: string): unknown {
   try {
-    return JSON.parse(value);
+    return parseJson(value);
   } catch {
     return value;
   }

@@ -5,6 +5,7 @@ import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shar
 import { SseParser } from '../shared/sse.ts';
 import type { StreamMapper } from '../types.ts';
 import { finishReasonOf, promptTokensOf, statusOfErrorType, type MessagesUsage } from './response.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export interface MessagesStreamOptions {
   provider: string;
@@ -48,7 +49,7 @@ export class MessagesStreamMapper implements StreamMapper {
     if (this.#failed || this.#stopped) return '';
     let payload: Record<string, any>;
     try {
-      payload = JSON.parse(data) as Record<string, any>;
+      payload = parseJson(data) as Record<string, any>;
     } catch {
       this.#failed = true;
       return brokenStreamFrame(this.#options.provider, `an event is not JSON (${name})`);

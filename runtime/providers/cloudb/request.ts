@@ -7,6 +7,7 @@ import {
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
@@ -97,7 +98,7 @@ function turnOf(message: ChatMessage, callNames: ReadonlyMap<string, string>): G
 /** A function response must be an object: a JSON object answer as it is, anything else under `content`. */
 function responseObject(text: string): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJson(text);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
     // plain text

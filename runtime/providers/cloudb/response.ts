@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { unixNow, type ChatUsage, type FinishReason } from '../shared/chat-chunks.ts';
 import type { ChatCompletion, ChatToolCall } from '../shared/chat.ts';
 import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export interface ResponsePart {
   text?: string;
@@ -90,7 +91,7 @@ export function fromCloudbError(provider: string, status: number, body: Buffer):
   let json: unknown = jsonObjectOf(body);
   if (json === null) {
     try {
-      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      const parsed: unknown = parseJson(body.toString('utf8'));
       if (Array.isArray(parsed)) json = parsed[0];
     } catch {
       // not JSON

@@ -5,6 +5,7 @@ import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shar
 import { SseParser } from '../shared/sse.ts';
 import type { StreamMapper } from '../types.ts';
 import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export interface GenerateContentStreamOptions {
   provider: string;
@@ -45,7 +46,7 @@ export class GenerateContentStreamMapper implements StreamMapper {
     if (this.#failed) return '';
     let event: GenerateContentResponse & { error?: { code?: unknown; message?: unknown; status?: unknown } };
     try {
-      event = JSON.parse(data) as typeof event;
+      event = parseJson(data) as typeof event;
     } catch {
       this.#failed = true;
       return brokenStreamFrame(this.#options.provider, 'an event is not JSON');

@@ -6,6 +6,7 @@ import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shar
 import type { StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export interface ConverseStreamOptions {
   provider: string;
@@ -58,7 +59,7 @@ export class ConverseStreamMapper implements StreamMapper {
       const type = String(message.headers[':exception-type'] ?? message.headers[':error-code'] ?? 'internalServerException');
       let text = typeof message.headers[':error-message'] === 'string' ? (message.headers[':error-message'] as string) : '';
       try {
-        const payload = JSON.parse(message.payload.toString('utf8')) as { message?: unknown; Message?: unknown };
+        const payload = parseJson(message.payload.toString('utf8')) as { message?: unknown; Message?: unknown };
         text = String(payload.message ?? payload.Message ?? text);
       } catch {
         // the header message (or none)
@@ -67,7 +68,7 @@ export class ConverseStreamMapper implements StreamMapper {
     }
     let payload: Record<string, any>;
     try {
-      payload = JSON.parse(message.payload.toString('utf8')) as Record<string, any>;
+      payload = parseJson(message.payload.toString('utf8')) as Record<string, any>;
     } catch {
       this.#failed = true;
       return brokenStreamFrame(this.#options.provider, 'an event payload is not JSON');

@@ -2,6 +2,7 @@
 // helpers every family shares (text of a content array, data URLs, tool-call arguments).
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatUsage, FinishReason } from './chat-chunks.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export interface ChatTextPart { type: 'text'; text: string }
 export interface ChatImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }
@@ -101,7 +102,7 @@ export function argumentsObject(call: ChatToolCall): Record<string, unknown> {
   if (text === '' || text === undefined) return {};
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch {
     value = undefined;
   }

@@ -1,3 +1,4 @@
+import { parseJson } from '../../core/json-parse.ts';
 // Provider errors in the gateway's body shape: `{error: {message, type, param, code, provider}}`,
 // which the vendor SDKs read like the vendor's own, with the provider named.
 
@@ -25,7 +26,7 @@ export function mappedError(provider: string, status: number, message: string, c
 /** Parses an error body as JSON; null when it is not a JSON object. */
 export function jsonObjectOf(body: Buffer): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(body.toString('utf8'));
+    const value: unknown = parseJson(body.toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;

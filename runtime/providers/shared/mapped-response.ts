@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { endInTurn } from '../../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { ResponseMapping, StreamMapper } from '../types.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 const BODY_HEADERS = new Set(['content-length', 'content-type', 'content-encoding', 'content-md5', 'etag']);
 
@@ -17,13 +18,14 @@ export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping
   const ok = upstream.status >= 200 && upstream.status < 300;
   if (!ok) return mapping.error === undefined ? upstream : buffered(upstream, (body) => mapping.error!(upstream.status, body, upstream.headers));
   if (mapping.stream !== undefined) return streamed(upstream, mapping.stream());
-  if (mapping.json !== undefined) return buffered(upstream, (body) => mapping.json!(parseJson(body)));
+  if (mapping.json !== undefined) return buffered(upstream, (body) => mapping.json!(bodyJson(body)));
   return upstream;
 }
 
-function parseJson(body: Buffer): unknown {
+/** The answer's body as JSON; undefined when it is not JSON. */
+function bodyJson(body: Buffer): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return parseJson(body.toString('utf8'));
   } catch {
     return undefined;
   }
