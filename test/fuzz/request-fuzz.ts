@@ -57,6 +57,25 @@ export const fuzzChat: fc.Arbitrary<FuzzRequest> = fc
     body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream }),
   }));
 
+/**
+ * Well-formed control-plane writes whose client-chosen text (IDs, names, templates, conditions) is
+ * hostile: they reach the store, where its own refusals would show as 500s.
+ */
+export const fuzzControlPlane: fc.Arbitrary<FuzzRequest> = fc
+  .record({ id: anyText, name: anyText, text: anyText, kind: fc.constantFrom('configs', 'prompts', 'guardrails', 'api-keys', 'virtual-keys', 'policies/usage-limits', 'policies/rate-limits') })
+  .map(({ id, name, text, kind }) => {
+    const bodies: Record<typeof kind, unknown> = {
+      configs: { id, name, config: { provider: 'openai', api_key: 'sk-test', override_params: { user: text } } },
+      prompts: { id, name, messages: [{ role: 'user', content: `${text} {{x}}` }] },
+      guardrails: { id, name, checks: [{ id: 'default.contains', parameters: { words: [text], operator: 'any' } }], deny: true },
+      'api-keys': { name, scope: 'inference' },
+      'virtual-keys': { name, provider: 'openai', api_key: text === '' ? 'sk-x' : text },
+      'policies/usage-limits': { type: 'tokens', credit_limit: 10, conditions: [{ key: `metadata.${name}`, value: text }], group_by: [{ key: `metadata.${id}` }] },
+      'policies/rate-limits': { type: 'requests', unit: 'rpm', value: 10, conditions: [{ key: `metadata.${name}`, value: text }], group_by: [{ key: 'api_key' }] },
+    };
+    return { method: 'POST' as const, path: `/v1/${kind}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(bodies[kind]) };
+  });
+
 /** Sends one request and checks the invariants; returns a description of what broke, or null. */
 export async function checkOne(e2e: E2E, request: FuzzRequest): Promise<string | null> {
   const headers = { 'x-gateway-api-key': 'gw-e2e-key', ...request.headers };

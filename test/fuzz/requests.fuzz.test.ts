@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, startE2E, target } from '../e2e/harness.ts';
-import { checkOne, fuzzChat, fuzzRequest, liveHeap } from './request-fuzz.ts';
+import { checkOne, fuzzChat, fuzzControlPlane, fuzzRequest, liveHeap } from './request-fuzz.ts';
 import { type GatewayLogger, silentLogger } from '../../runtime/core/log.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,7 +72,7 @@ describe('hostile requests on a PostgreSQL store', () => {
   it(`never get a 500, and every record is written and found by the log's filters (${PG_RUNS} cases)`, { timeout: Math.max(120_000, PG_RUNS * 100) }, async () => {
     const target = { gateway } as E2E;
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fuzzRequest, fuzzChat), async (request) => {
+      fc.asyncProperty(fc.oneof(fuzzRequest, fuzzChat, fuzzControlPlane), async (request) => {
         const problem = await checkOne(target, request);
         expect(problem, JSON.stringify(request)).toBeNull();
       }),
