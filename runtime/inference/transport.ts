@@ -94,7 +94,8 @@ export class InferenceTransport {
       const stored = storedIntegration(plan, req.options.virtualKey, this.#credentials);
       const providerName = providerOfTarget(plan, stored, req.headerProvider);
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
-      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false });
+      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false, tries: 0 });
+      attempt.tries = attempt.leafPath === plan.path ? attempt.tries + 1 : 1;
       attempt.leafPath = plan.path;
       attempt.provider = providerName;
       attempt.awaitingAnswer = false;

@@ -62,6 +62,8 @@ export interface Caller {
 export interface UpstreamTry extends SendProgress {
   leafPath: string;
   provider: string;
+  /** Tries of this leaf so far in the request (its first, then retries). */
+  tries: number;
 }
 
 /** Where the exchange came from: a client over HTTP, a line of a gateway-managed batch, or the chat call behind an emulated Responses request. */

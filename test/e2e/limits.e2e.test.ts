@@ -194,7 +194,7 @@ describe('rate and usage limits', () => {
     expect(await send(sdk)).toMatchObject({ status: 412 });
     // Its record names where it went and what was counted: the input, estimated.
     const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=left-waiting&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the request left waiting');
-    expect(logged.data[0]).toMatchObject({ status: 499, config_id: 'chat', target: 'config', provider: 'vendor', model_requested: 'gpt-4o-mini', stream: false, usage: { output_tokens: 0, estimated: true } });
+    expect(logged.data[0]).toMatchObject({ status: 499, config_id: 'chat', target: 'config', provider: 'vendor', model_requested: 'gpt-4o-mini', retries: 0, stream: false, usage: { output_tokens: 0, estimated: true } });
     expect(logged.data[0].usage.input_tokens).toBeGreaterThan(5);
   });
 
@@ -211,10 +211,25 @@ describe('rate and usage limits', () => {
     leaving.abort();
     await expect(asked).rejects.toThrow();
     const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=left-retrying&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the request left retrying');
-    expect(logged.data[0]).toMatchObject({ status: 499, provider: 'vendor', usage: null, cost_usd: null });
+    // The first try was answered (503), and the client left during the wait before the second.
+    expect(logged.data[0]).toMatchObject({ status: 499, provider: 'vendor', retries: 0, usage: null, cost_usd: null });
     expect(mock.requests.length).toBe(before + 1);
     const usage = (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body;
     expect(usage.data[0]?.used ?? 0).toBe(0);
+  });
+
+  it('a request the client leaves during a retry is logged with the retries spent and charged its input', async () => {
+    const config = JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, retry: { attempts: 2, on_status_codes: [503], use_retry_after_headers: true } });
+    const sdk = client({ test: 'left-retried' }, config);
+    mock.script({ path: '/v1/chat/completions', status: 503, retryAfterMs: 20 }, { path: '/v1/chat/completions', delayMs: 1000 });
+    const leaving = new AbortController();
+    const before = mock.requests.length;
+    const asked = sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'please say quite a number of words back to me now' }] }, { signal: leaving.signal });
+    await until(async () => mock.requests.length, (n) => n >= before + 2, 3000, 'the retry at the provider');
+    leaving.abort();
+    await expect(asked).rejects.toThrow();
+    const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=left-retried&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the request left during its retry');
+    expect(logged.data[0]).toMatchObject({ status: 499, provider: 'vendor', retries: 1, usage: { output_tokens: 0, estimated: true } });
   });
 
   it('a Responses API call forwarded to the provider is metered and charged like a chat, so it is no way around a budget', async () => {

@@ -74,6 +74,7 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
   if (attempt === null) throw error;
   record.targetPath = attempt.leafPath === '' ? null : attempt.leafPath;
   record.provider = attempt.provider === '' ? null : attempt.provider;
+  record.retries = attempt.tries - 1;
   if (attempt.awaitingAnswer && isMetered(x)) {
     const input = inputTokens(x);
     record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
