@@ -107,7 +107,7 @@ class OtelRequestSpan implements RequestSpan {
   attempt(target: string, provider: string, model: string | null): AttemptSpan {
     const span = this.#tracer.startSpan(`upstream ${provider}`, {
       kind: SpanKind.CLIENT,
-      attributes: { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GATEWAY_TARGET]: target, ...(model === null ? {} : { [ATTR_GEN_AI_REQUEST_MODEL]: model }) },
+      attributes: { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GATEWAY_TARGET]: target, ...(model === null ? {} : { [ATTR_GEN_AI_REQUEST_MODEL]: wellFormed(model) }) },
     }, this.#context);
     const carrier: Record<string, string> = {};
     this.#propagator.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
@@ -127,8 +127,8 @@ class OtelRequestSpan implements RequestSpan {
     const operation = record.operationId === null ? undefined : OPERATIONS[record.operationId];
     if (operation !== undefined) span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, operation);
     if (record.provider !== null) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, record.provider);
-    if (record.modelRequested !== null) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, record.modelRequested);
-    if (record.modelAnswered !== null) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, record.modelAnswered);
+    if (record.modelRequested !== null) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, wellFormed(record.modelRequested));
+    if (record.modelAnswered !== null) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, wellFormed(record.modelAnswered));
     if (record.usage !== null) {
       span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, record.usage.inputTokens);
       span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.outputTokens);
@@ -138,4 +138,13 @@ class OtelRequestSpan implements RequestSpan {
     if (record.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end(record.createdAt + record.latencyMs);
   }
+}
+
+/**
+ * A client's (or a provider's) text as an attribute: a lone surrogate half becomes U+FFFD, as
+ * OpenTelemetry asks of exporters. OTLP strings must be valid UTF-8, and a collector refuses the
+ * whole batch for one that is not, so one request's odd model name would drop every span sent with it.
+ */
+function wellFormed(text: string): string {
+  return text.isWellFormed() ? text : text.toWellFormed();
 }

@@ -22,6 +22,8 @@ export interface OtlpReceiver {
   contentTypes: string[];
   /** While set, exports are refused with this status (a collector that is down or rejects them). */
   refuseWith: number | null;
+  /** Export batches refused for a string that is not UTF-8 (as a collector refuses them). */
+  refusedBatches: number;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         resourceSpans: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans: Array<{ spans: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; status?: { code?: number } }> }> }>;
       };
+      // As a collector's protobuf JSON reader does: OTLP strings are UTF-8, and a lone surrogate's
+      // escape is none, so the whole batch is refused (400, nothing kept).
+      const strings = JSON.stringify(body).match(/\\ud[89a-f][0-9a-f]{2}/gi) ?? [];
+      if (strings.length > 0) {
+        receiver.refusedBatches++;
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":3,"message":"invalid UTF-8 in a string field"}');
+        return;
+      }
       for (const resource of body.resourceSpans) {
         const serviceName = attributes(resource.resource?.attributes)['service.name'] as string | undefined;
         for (const scope of resource.scopeSpans) {
@@ -74,6 +84,6 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  receiver = { url: `http://127.0.0.1:${port}`, spans, contentTypes, refuseWith: null, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  receiver = { url: `http://127.0.0.1:${port}`, spans, contentTypes, refuseWith: null, refusedBatches: 0, close: () => new Promise((resolve) => server.close(() => resolve())) };
   return receiver;
 }

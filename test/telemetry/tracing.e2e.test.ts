@@ -75,6 +75,25 @@ describe('tracing', () => {
     expect(sent?.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${attempts[1].spanId}-01`);
   });
 
+  it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-utf8'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
+    try {
+      const send = (traceId: string, model: string) => fetch(`${traced.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'fallback', 'x-gateway-trace-id': traceId, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      }).then((res) => res.arrayBuffer());
+      await Promise.all([send('gw-trace-odd', 'gpt\ud800'), send('gw-trace-plain', 'gpt-4o-mini')]);
+    } finally {
+      await traced.close();
+    }
+    expect(receiver.refusedBatches).toBe(0);
+    const odd = receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === 'gw-trace-odd');
+    expect(odd?.attributes['gen_ai.request.model']).toBe('gpt\uFFFD');
+    expect(receiver.spans.some((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === 'gw-trace-plain')).toBe(true);
+  });
+
   it('logs a collector that refuses exports once when it starts and once when it takes them again', async () => {
     const events: string[] = [];
     const logger = { info: (event: string) => void events.push(event), warn: (event: string) => void events.push(event), error: (event: string) => void events.push(event) };
