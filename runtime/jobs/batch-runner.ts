@@ -21,6 +21,7 @@ import type { RouteSealer } from './route-headers.ts';
 import type { Caller } from '../pipeline/exchange.ts';
 import { RETRY_AFTER_MS_HEADER } from '../core/retry-after-headers.ts';
 import type { JobSettings } from './settings.ts';
+import { parseJson } from '../core/json-parse.ts';
 
 export interface BatchRunnerDeps {
   batches: BatchStore;
@@ -293,7 +294,7 @@ export class BatchRunner {
       record.status = 429;
       record.errorCode = 'rate_limited';
     } else {
-      const response = (JSON.parse(result.line) as { response?: { status_code?: number } | null }).response;
+      const response = (parseJson(result.line) as { response?: { status_code?: number } | null }).response;
       record.status = typeof response?.status_code === 'number' ? response.status_code : 500;
     }
     record.latencyMs = Date.now() - record.createdAt;
@@ -380,7 +381,7 @@ function requestId(header: string | string[] | undefined): string {
 function parseBody(bytes: Buffer): unknown {
   const text = bytes.toString('utf8');
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     return text;
   }

@@ -12,6 +12,7 @@ import { GatewayError } from '../core/errors.ts';
 import { sendGatewayError } from '../server/respond.ts';
 import type { JobDeps } from './deps.ts';
 import { type ProviderApi, routeHasApi } from './provider-apis.ts';
+import { parseJson } from '../core/json-parse.ts';
 
 const ROUTING_HEADERS = [CONFIG_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER];
 
@@ -75,7 +76,7 @@ export async function readAnswer(ctx: RequestContext, outcome: Outcome): Promise
   }
   let json: unknown;
   try {
-    json = JSON.parse(bytes.toString('utf8'));
+    json = parseJson(bytes.toString('utf8'));
   } catch {
     json = undefined;
   }

@@ -3,6 +3,7 @@
 // not open, and a wrong master key is reported as such rather than as corrupt data.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { MasterKey } from './master-key.ts';
+import { parseJson } from '../core/json-parse.ts';
 
 const VERSION = 'v1';
 
@@ -32,7 +33,7 @@ export function open(master: MasterKey, recordId: string, box: string): Record<s
     decipher.setAAD(aad(recordId));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     const plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]);
-    return JSON.parse(plain.toString('utf8')) as Record<string, unknown>;
+    return parseJson(plain.toString('utf8')) as Record<string, unknown>;
   } catch {
     throw new SecretBoxError('the sealed box does not open (tampered, or sealed for another record)');
   }

@@ -1,3 +1,4 @@
+import { parseJson } from '../core/json-parse.ts';
 // What a logged body may show (GATEWAY_LOG_BODIES=on): credentials replaced, then capped. A JSON body
 // has the values of credential-named keys replaced at any depth; any text has bearer tokens and
 // secret-key-shaped strings replaced. Bodies are data the client sent or the provider answered, so
@@ -11,7 +12,7 @@ export function redactBody(body: Buffer | string, maxBytes: number): string {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   let shown: string;
   try {
-    shown = JSON.stringify(redactValue(JSON.parse(text), 0));
+    shown = JSON.stringify(redactValue(parseJson(text), 0));
   } catch {
     shown = redactText(text);
   }

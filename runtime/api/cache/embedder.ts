@@ -14,6 +14,7 @@ import { gatewayOptions } from '../../pipeline/options.ts';
 import type { GatewayMetrics } from '../../telemetry/metrics.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { EmbeddingBackoff, type EmbeddingCall } from './embedding-backoff.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 /** Longest wait for one embedding; past it the request goes on as a SEMANTIC MISS. */
 const EMBED_TIMEOUT_MS = 10_000;
@@ -69,7 +70,7 @@ export function routeEmbedder(resolver: ConfigResolver, settings: SemanticSettin
         response.discard();
         return failed(`status ${response.status}`, x, call);
       }
-      const answer = JSON.parse((await response.readAll()).toString('utf8')) as { data?: Array<{ embedding?: unknown }> };
+      const answer = parseJson((await response.readAll()).toString('utf8')) as { data?: Array<{ embedding?: unknown }> };
       const embedding = answer.data?.[0]?.embedding;
       if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((v) => typeof v === 'number' && Number.isFinite(v))) return failed('the answer has no embedding', x, call);
       lastFailure = '';

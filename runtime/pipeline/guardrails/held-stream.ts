@@ -7,6 +7,7 @@
 // multi-line data joined.
 import type { EndpointKind } from '../../providers/types.ts';
 import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 interface HeldEvent extends SseEvent {
   /** The `data:` JSON, when the event carries an object (not `[DONE]`). */
@@ -74,7 +75,7 @@ export function errorEventStream(body: unknown): Buffer {
 function jsonOf(data: string): Record<string, unknown> | null {
   if (data === '' || data === '[DONE]') return null;
   try {
-    const parsed: unknown = JSON.parse(data);
+    const parsed: unknown = parseJson(data);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
     return null;

@@ -25,6 +25,7 @@ import { rewrittenForm } from '../../core/form-body.ts';
 import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
 import { poolSettings } from '../../upstream/pools.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
@@ -128,7 +129,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   if (held !== null) answer = held.answer;
   else {
     try {
-      answer = JSON.parse(bytes.toString('utf8'));
+      answer = parseJson(bytes.toString('utf8'));
     } catch {
       // Not JSON although it says so: judged as an answer without text.
       answer = null;

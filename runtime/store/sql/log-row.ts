@@ -82,14 +82,14 @@ export function splitRecord(text: string): { columns: ColumnMembers; rest: strin
   for (let cut = text.indexOf(REST_START); cut !== -1; cut = text.indexOf(REST_START, cut + 1)) {
     let prefix: unknown;
     try {
-      prefix = JSON.parse(`${text.slice(0, cut)}}`);
+      prefix = parseJson(`${text.slice(0, cut)}}`);
     } catch {
       continue;
     }
     if (holdsExactlyColumns(prefix)) return { columns: prefix, rest: `{${text.slice(cut + 1)}` };
     break;
   }
-  const whole = JSON.parse(text) as Record<string, unknown>;
+  const whole = parseJson(text) as Record<string, unknown>;
   const columns: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const key in whole) (COLUMN_MEMBERS.has(key) ? columns : rest)[key] = whole[key];
@@ -121,6 +121,6 @@ export function recordOf(row: LogRow): RequestRecord {
     cacheStatus: row.cache_status as RequestRecord['cacheStatus'],
     organisationId: row.organisation_id,
     metadata: parseJson(row.metadata) as RequestRecord['metadata'],
-    ...(JSON.parse(row.record) as Omit<RequestRecord, keyof ColumnMembers>),
+    ...(parseJson(row.record) as Omit<RequestRecord, keyof ColumnMembers>),
   };
 }

@@ -9,6 +9,7 @@ import { insertFile } from './sql-file-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 const BATCHES_KIND = RECORD_KINDS.batches;
 const COLUMNS =
@@ -275,8 +276,8 @@ function toRecord(row: BatchRow, live: { completed: number; failed: number } | n
       completed: row.completed !== null ? Number(row.completed) : (live?.completed ?? 0),
       failed: row.failed !== null ? Number(row.failed) : (live?.failed ?? 0),
     },
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
-    errors: row.errors === null ? null : (JSON.parse(row.errors) as BatchLineError[]),
+    metadata: row.metadata === null ? null : (parseJson(row.metadata) as Record<string, string>),
+    errors: row.errors === null ? null : (parseJson(row.errors) as BatchLineError[]),
     route: row.route,
     leaseOwner: row.lease_owner,
     leaseExpiresMs: num(row.lease_expires_ms),

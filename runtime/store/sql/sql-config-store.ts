@@ -6,6 +6,7 @@ import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 const CONFIGS_KIND = RECORD_KINDS.configs;
 
@@ -76,7 +77,7 @@ function toRecord(row: ConfigRow): SavedConfigRecord {
   return {
     id: row.id,
     name: row.name,
-    config: JSON.parse(row.config) as Record<string, unknown>,
+    config: parseJson(row.config) as Record<string, unknown>,
     version: Number(row.version),
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,

@@ -7,6 +7,7 @@ import { nowIso, recordChange } from './record-change.ts';
 import { selectPage } from './select-page.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 const KIND = RECORD_KINDS.guardrails;
 
@@ -77,7 +78,7 @@ function toRecord(row: GuardrailRow): StoredGuardrailRecord {
   return {
     id: row.id,
     name: row.name,
-    guardrail: JSON.parse(row.guardrail) as NamedGuardrail,
+    guardrail: parseJson(row.guardrail) as NamedGuardrail,
     version: Number(row.version),
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,

@@ -5,6 +5,7 @@ import { type Page, type PageRequest, pageClause } from '../page.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 const PROMPTS_KIND = RECORD_KINDS.prompts;
 
@@ -59,7 +60,7 @@ export class SqlPromptStore implements PromptStore {
   async versions(id: string): Promise<PromptVersion[] | null> {
     const rows = await this.#db.all<PromptRow>(`${SELECT_AT_VERSION} WHERE p.id = ? ORDER BY v.version`, [id]);
     if (rows.length === 0) return null;
-    return rows.map((row) => ({ version: Number(row.version), template: JSON.parse(row.template) as PromptTemplate, description: row.description, createdAt: row.created_at }));
+    return rows.map((row) => ({ version: Number(row.version), template: parseJson(row.template) as PromptTemplate, description: row.description, createdAt: row.created_at }));
   }
 
   async addVersion(id: string, input: { name?: string; template: PromptTemplate; description: string | null }): Promise<PromptRecord | null> {
@@ -100,7 +101,7 @@ function toRecord(row: PromptRow): PromptRecord {
     name: row.name,
     version: Number(row.version),
     latestVersion: Number(row.latest_version),
-    template: JSON.parse(row.template) as PromptTemplate,
+    template: parseJson(row.template) as PromptTemplate,
     versionDescription: row.description,
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,

@@ -9,6 +9,8 @@ import { jsonOrUndefined, setColumns, whereEquals } from './clauses.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
+import type { PolicyCondition, PolicyGroupBy } from '../policy-fields.ts';
 
 const RATE_LIMITS_KIND = RECORD_KINDS.rateLimits;
 
@@ -109,8 +111,8 @@ function toPolicy(row: RateLimitRow): RateLimitPolicy {
     unit: row.unit as RateLimitUnit,
     value: Number(row.value),
     status: row.status as PolicyStatus,
-    conditions: JSON.parse(row.conditions),
-    groupBy: JSON.parse(row.group_by),
+    conditions: parseJson(row.conditions) as PolicyCondition[],
+    groupBy: parseJson(row.group_by) as PolicyGroupBy[],
     workspaceId: row.workspace_id,
     organisationId: row.organisation_id,
     createdAt: row.created_at,

@@ -3,6 +3,7 @@ import { RECORD_KINDS } from '../record-kinds.ts';
 import type { ResponseStore, StoredResponseRecord } from '../response-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 interface ResponseRow {
   id: string;
@@ -37,8 +38,8 @@ export class SqlResponseStore implements ResponseStore {
       id: row.id,
       organisationId: row.organisation_id,
       createdIso: row.created_iso,
-      body: JSON.parse(row.body) as Record<string, unknown>,
-      conversation: JSON.parse(row.conversation) as unknown[],
+      body: parseJson(row.body) as Record<string, unknown>,
+      conversation: parseJson(row.conversation) as unknown[],
     };
   }
 }

@@ -9,6 +9,8 @@ import { jsonOrUndefined, setColumns, whereEquals } from './clauses.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
+import type { PolicyCondition, PolicyGroupBy } from '../policy-fields.ts';
 
 const USAGE_LIMITS_KIND = RECORD_KINDS.usageLimits;
 
@@ -101,8 +103,8 @@ function toPolicy(row: UsageLimitRow): UsageLimitPolicy {
     creditLimit: Number(row.credit_limit),
     alertThreshold: row.alert_threshold === null ? null : Number(row.alert_threshold),
     periodicReset: row.periodic_reset as PeriodicReset | null,
-    conditions: JSON.parse(row.conditions),
-    groupBy: JSON.parse(row.group_by),
+    conditions: parseJson(row.conditions) as PolicyCondition[],
+    groupBy: parseJson(row.group_by) as PolicyGroupBy[],
     workspaceId: row.workspace_id,
     organisationId: row.organisation_id,
     createdAt: row.created_at,

@@ -5,6 +5,7 @@ import { selectPage } from './select-page.ts';
 import { VIRTUAL_KEYS_KIND, type VirtualKeyInput, type VirtualKeyRecord, type VirtualKeyStore } from '../virtual-key-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 interface VirtualKeyRow {
   id: string;
@@ -81,10 +82,10 @@ function toRecord(row: VirtualKeyRow): VirtualKeyRecord {
     name: row.name,
     slug: row.slug,
     provider: row.provider,
-    options: JSON.parse(row.options) as Record<string, unknown>,
+    options: parseJson(row.options) as Record<string, unknown>,
     sealed: row.sealed,
     keyHint: row.key_hint,
-    secretNames: JSON.parse(row.secret_names) as string[],
+    secretNames: parseJson(row.secret_names) as string[],
     version: Number(row.version),
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,

@@ -1,3 +1,4 @@
+import { parseJson } from '../../../core/json-parse.ts';
 // The JSON an answer holds: the whole text, or else the first ``` code fence whose content parses
 // (models often wrap JSON in ```json … ```). Shared by jsonSchema and jsonKeys.
 
@@ -18,7 +19,7 @@ export function jsonInText(text: string): FoundJson {
 function parse(text: string): FoundJson {
   if (text === '') return { found: false };
   try {
-    return { found: true, value: JSON.parse(text) };
+    return { found: true, value: parseJson(text) };
   } catch {
     return { found: false };
   }

@@ -5,6 +5,7 @@
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
 import { hookEvent } from './hook-event.ts';
+import { parseJson } from '../../../core/json-parse.ts';
 
 export const webhook: CheckDefinition = {
   kind: 'verdict',
@@ -15,7 +16,7 @@ export const webhook: CheckDefinition = {
     return async (input) => {
       const answer = await hookHttp(tools.hostPolicy, url, 'webhookURL', { method: 'POST', headers, json: hookEvent(input), timeoutMs, signal: input.signal });
       if (answer.status < 200 || answer.status >= 300) throw new Error(`the webhook answered ${answer.status}`);
-      const parsed = JSON.parse(answer.body.toString('utf8')) as { verdict?: unknown; transformedData?: unknown; explanation?: unknown };
+      const parsed = parseJson(answer.body.toString('utf8')) as { verdict?: unknown; transformedData?: unknown; explanation?: unknown };
       if (typeof parsed?.verdict !== 'boolean') throw new Error('the webhook answer has no boolean "verdict"');
       const explanation = typeof parsed.explanation === 'string' ? parsed.explanation : `the webhook said ${parsed.verdict ? 'pass' : 'fail'}`;
       const transformed = parsed.transformedData;
