@@ -340,6 +340,19 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
       await db.close();
     }
   });
+  it('answers a statement the server cancelled (its own statement_timeout) or a lock it gave up on as unavailable, not as a failed statement', async () => {
+    const db = await openPostgresDatabase({ connectionString: databaseUrl });
+    try {
+      await expect(db.transaction(async (tx) => {
+        await tx.run("SET LOCAL statement_timeout = '20ms'");
+        return tx.get('SELECT pg_sleep(1) AS slept');
+      })).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    } finally {
+      await db.close();
+    }
+  });
+
   it('`gateway logs --follow` waits out the outage and goes on following', async () => {
     const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--json'], { env: { ...process.env, DATABASE_URL: databaseUrl } });
     let out = '';

@@ -13,10 +13,12 @@ const CHECK_VIOLATION = '23514';
  * connections), 57P01-57P03 (shut down, crashed, not accepting yet), 25006 (a write refused by a
  * read-only database: a standby the address still leads to after a failover, or a managed service
  * that turned read-only as its disk filled; the connection is dropped like the others, so the next
- * one reaches whatever the address names by then); the network's own errors; and pg's own message
- * when the socket closed under a query.
+ * one reaches whatever the address names by then); 57014 (cancelled: a server-side
+ * `statement_timeout`, or an administrator), 55P03 (a `lock_timeout`), 40001 and 40P01 (a
+ * serialization failure, a deadlock: the same statement may go through when tried again); the
+ * network's own errors; and pg's own message when the socket closed under a query.
  */
-const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$|25006$)/;
+const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$|25006$|57014$|55P03$|40001$|40P01$)/;
 /** SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): the values, not the server. */
 const DATA_REFUSED_STATES = /^2[23]/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
