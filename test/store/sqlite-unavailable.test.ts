@@ -1,5 +1,5 @@
-// A SQLite file another process holds locked past the busy timeout, or one whose disk is full, is a
-// store that does not answer (StoreUnavailableError: the API's 503 store_unavailable), not a failed
+// A SQLite file another process holds locked past the busy timeout, one whose disk is full, or one
+// that turned read-only, is a store that does not answer (StoreUnavailableError: the API's 503 store_unavailable), not a failed
 // statement.
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
@@ -30,6 +30,23 @@ it('answers a write lock held elsewhere past the busy timeout with StoreUnavaila
   } finally {
     await db.close();
     other.close();
+  }
+});
+
+it('answers a file that takes no writes (read-only) with StoreUnavailableError, and writes again once it does', async () => {
+  const file = databaseFile();
+  const connection = new DatabaseSync(file);
+  connection.exec('CREATE TABLE t (v TEXT)');
+  const db = new SqliteDatabase(connection, file);
+  try {
+    // What SQLite answers for a file or folder that turned read-only: SQLITE_READONLY.
+    connection.exec('PRAGMA query_only = 1');
+    await expect(db.run('INSERT INTO t (v) VALUES (?)', ['x'])).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await db.all('SELECT v FROM t')).toEqual([]);
+    connection.exec('PRAGMA query_only = 0');
+    expect(await db.run('INSERT INTO t (v) VALUES (?)', ['x'])).toBe(1);
+  } finally {
+    await db.close();
   }
 });
 

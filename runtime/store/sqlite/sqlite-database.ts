@@ -12,12 +12,15 @@ const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 /**
  * Primary codes of a file that cannot take the statement now: another connection (another process on
- * the file) held the lock past the busy timeout, or the disk is full.
+ * the file) held the lock past the busy timeout, the disk is full, the file or its folder turned
+ * read-only (a volume remounted read-only after disk errors), or the disk failed a read or write.
  */
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_READONLY = 8;
+const SQLITE_IOERR = 10;
 const SQLITE_FULL = 13;
-const UNAVAILABLE_CODES = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL]);
+const UNAVAILABLE_CODES = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL]);
 /** Primary codes of values the file cannot take, whatever its state: too big, a constraint, a type mismatch. */
 const SQLITE_TOOBIG = 18;
 const SQLITE_CONSTRAINT = 19;
