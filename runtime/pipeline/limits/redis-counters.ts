@@ -239,7 +239,8 @@ export class RedisCounters implements LimitCounters {
 
   /**
    * Whether this Redis holds the budgets the store has: false when it is new to the gateway, or lost
-   * its data (restarted without persistence, flushed, failed over to a replica that had not caught up).
+   * its data (restarted without persistence, flushed). A replica promoted while behind holds the
+   * marker and misses only the charges it had not received.
    */
   async holdsBudgets(): Promise<boolean> {
     return (await this.#redis.exists(SEEDED_KEY)) === 1;
