@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf, splitRecord } from '../../runtime/store/sql/log-row.ts';
 import type { SqlValue } from '../../runtime/store/sql/sql-database.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
+import { storableText } from '../../runtime/store/sql/log-row.ts';
 
 const COLUMN_MEMBERS = ['id', 'traceId', 'createdAt', 'status', 'provider', 'modelRequested', 'modelAnswered', 'configId', 'apiKeyId', 'cacheStatus', 'organisationId', 'metadata'];
 const tricky = fc.constantFrom('method', ',"method":', 'metadata', 'hookResults', 'a"b', 'x', '}');
@@ -37,12 +39,29 @@ function rowOf(text: string): LogRow {
   return Object.fromEntries(LOG_COLUMNS.map((column, i) => [column, values[i]])) as unknown as LogRow;
 }
 
-/** What JSON keeps of a record (`settling` is never a value a stored record has). */
+/** What JSON keeps of a record (`settling` is never a value a stored record has); parseJson, as V8's JSON.parse can misread an escaped key (runtime/core/json-parse.ts). */
 function stored(r: RequestRecord): unknown {
-  return JSON.parse(JSON.stringify(r));
+  return parseJson(JSON.stringify(r));
 }
 
 describe('request-log rows', () => {
+  const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('\u0000', 'a\ud800', '\udc00b', '\ud83d\ude00'));
+  test.prop([fc.dictionary(anyText, anyText, { maxKeys: 4 }), fc.option(anyText, { nil: null })], { numRuns: 300 })(
+    'hold only text a store can keep in their columns and metadata (U+FFFD for U+0000 and lone surrogate halves), and read back so',
+    (metadata, model) => {
+      const r = Object.assign(newRequestRecord('trace', 'POST', '/v1/chat/completions'), { status: 200, metadata, modelRequested: model, provider: model });
+      const row = rowOf(JSON.stringify(r));
+      for (const value of [row.metadata, row.model_requested, row.provider]) {
+        if (value === null) continue;
+        expect(value.includes('\u0000') || !value.isWellFormed()).toBe(false);
+        expect(/\\u(0000|d[89a-f])/i.test(value)).toBe(false);
+      }
+      const read = recordOf(row);
+      expect(read.metadata).toEqual(Object.fromEntries(Object.entries(metadata).map(([k, v]) => [storableText(k), storableText(v)])));
+      expect(read.modelRequested).toBe(storableText(model));
+    },
+  );
+
   test.prop([record], { numRuns: 300 })('read back as the whole record, with no column member in `record`', (r) => {
     const text = JSON.stringify(r);
     const row = rowOf(text);
