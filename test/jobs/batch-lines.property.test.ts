@@ -5,6 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { MAX_REPORTED_ERRORS, outputLine, parseBatchFile } from '../../runtime/jobs/batch-lines.ts';
 import { watchEventLoop } from '../support/event-loop-watch.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 
 const endpoint = fc.constantFrom('/v1/chat/completions', '/v1/completions', '/v1/embeddings');
 const body = fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/).filter((k) => k !== 'stream'), fc.jsonValue(), { maxKeys: 4 });
@@ -43,7 +44,7 @@ describe('parseBatchFile', () => {
       const parsed = (await parseBatchFile(Buffer.from(text), against));
       expect(parsed.errors).toEqual([]);
       // Bodies compare as JSON reads them back (-0 is written as 0).
-      expect(parsed.lines).toEqual(requests.map((r, i) => ({ index: i, lineNumber: numbers[i], customId: r.custom_id, body: JSON.parse(JSON.stringify(r.body)) })));
+      expect(parsed.lines).toEqual(requests.map((r, i) => ({ index: i, lineNumber: numbers[i], customId: r.custom_id, body: parseJson(JSON.stringify(r.body)) })));
     }
   });
 

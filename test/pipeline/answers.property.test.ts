@@ -4,6 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { withMember } from '../../runtime/pipeline/answers.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 
 const key = fc.constantFrom('hook_results', 'id', 'é', 'choices');
 const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
@@ -15,7 +16,7 @@ describe('withMember', () => {
     const body = Buffer.from(`${before}${JSON.stringify(value, null, indent)}${after}`);
     const out = withMember(body, 'hook_results', member);
     expect(out).not.toBeNull();
-    expect(JSON.parse(out!.toString('utf8'))).toEqual(JSON.parse(JSON.stringify({ ...value, hook_results: member })));
+    expect(parseJson(out!.toString('utf8'))).toEqual(parseJson(JSON.stringify({ ...value, hook_results: member })));
   });
 
   test.prop([fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))], { numRuns: 100 })('is null for JSON that is not an object', (value) => {

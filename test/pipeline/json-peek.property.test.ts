@@ -5,6 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { peekLeadingAndTrailing, peekMember, peekMembers, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
 import { newRecordId, newTraceId } from '../../runtime/core/request-record.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 
 const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
 const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
@@ -12,7 +13,7 @@ const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 })
 describe('peekMember', () => {
   test.prop([object, key, fc.constantFrom(undefined, 2, '\t')], { numRuns: 300 })('equals a full parse for every top-level key, in any layout', (value, wanted, indent) => {
     const body = Buffer.from(JSON.stringify(value, null, indent));
-    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    const expected = Object.hasOwn(value, wanted) ? parseJson(JSON.stringify(value[wanted])) : undefined;
     expect(peekMember(body, wanted)).toEqual(expected);
   });
 
@@ -28,7 +29,7 @@ describe('peekMember', () => {
 
 /** What a full parse gives for `wanted` (a copy, as JSON text would give it), undefined when absent. */
 function parsed(value: Record<string, unknown>, wanted: string): unknown {
-  return Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+  return Object.hasOwn(value, wanted) ? parseJson(JSON.stringify(value[wanted])) : undefined;
 }
 
 describe('peekMembers', () => {
@@ -41,7 +42,7 @@ describe('peekMembers', () => {
   test.prop([key, key, fc.jsonValue({ maxDepth: 2 })], { numRuns: 200 })('never takes a key inside a member it already read for a top-level one', (first, second, nested) => {
     fc.pre(first !== second);
     const body = Buffer.from(JSON.stringify({ [first]: { [second]: nested, list: [{ [second]: nested }] }, text: `"${second}": 1` }));
-    expect(peekMembers(body, [first, second])).toEqual([{ [second]: JSON.parse(JSON.stringify(nested)), list: [{ [second]: JSON.parse(JSON.stringify(nested)) }] }, undefined]);
+    expect(peekMembers(body, [first, second])).toEqual([{ [second]: parseJson(JSON.stringify(nested)), list: [{ [second]: parseJson(JSON.stringify(nested)) }] }, undefined]);
   });
 
   test.prop([object, fc.array(key, { minLength: 1, maxLength: 4 })], { numRuns: 200 })('gives a key asked for more than once its value each time', (value, wanted) => {
@@ -67,20 +68,20 @@ describe('peekLeadingAndTrailing', () => {
 describe('peekTrailingMember', () => {
   test.prop([object, key, fc.constantFrom(undefined, 2, '\t')], { numRuns: 300 })('equals a full parse for every top-level key, in any layout', (value, wanted, indent) => {
     const body = Buffer.from(JSON.stringify(value, null, indent));
-    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    const expected = Object.hasOwn(value, wanted) ? parseJson(JSON.stringify(value[wanted])) : undefined;
     expect(peekTrailingMember(body, wanted)).toEqual(expected);
   });
 
   // A long first member makes the body long enough for the search from the end (2 KB and more).
   test.prop([object, key, fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, 2), fc.integer({ min: 0, max: 3000 })], { numRuns: 300 })('is not misled by the key nested or quoted after the top-level one', (value, wanted, nested, indent, pad) => {
     const body = Buffer.from(JSON.stringify({ aa: 'x'.repeat(pad), ...value, zz: { [wanted]: nested }, list: [{ [wanted]: nested }], text: `x,"${wanted}": 1}`, [`x"${wanted}`]: [nested] }, null, indent));
-    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    const expected = Object.hasOwn(value, wanted) ? parseJson(JSON.stringify(value[wanted])) : undefined;
     expect(peekTrailingMember(body, wanted)).toEqual(expected);
   });
 
   test.prop([object, key, fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 3000 })], { numRuns: 200 })('reads the key however far from either end it is', (value, wanted, before, after) => {
     const body = Buffer.from(JSON.stringify({ aa: 'x'.repeat(before), ...value, zz: 'x'.repeat(after) }));
-    const expected = Object.hasOwn(value, wanted) ? JSON.parse(JSON.stringify(value[wanted])) : undefined;
+    const expected = Object.hasOwn(value, wanted) ? parseJson(JSON.stringify(value[wanted])) : undefined;
     expect(peekTrailingMember(body, wanted)).toEqual(expected);
   });
 

@@ -7,6 +7,7 @@ import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { fingerprint, loadMasterKey, masterKeyFrom, type MasterKey } from '../../runtime/store/master-key.ts';
 import { open, seal, SecretBoxError } from '../../runtime/store/secret-box.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 
 const master = (fill: number): MasterKey => {
   const key = Buffer.alloc(32, fill);
@@ -15,7 +16,7 @@ const master = (fill: number): MasterKey => {
 
 describe('secret box', () => {
   test.prop([fc.dictionary(fc.string(), fc.jsonValue()), fc.string({ minLength: 1 })])('opens what it sealed, for the same record and key', (secrets, id) => {
-    expect(open(master(1), id, seal(master(1), id, secrets))).toEqual(JSON.parse(JSON.stringify(secrets)));
+    expect(open(master(1), id, seal(master(1), id, secrets))).toEqual(parseJson(JSON.stringify(secrets)));
   });
 
   test.prop([fc.dictionary(fc.string(), fc.string()), fc.nat(), fc.integer({ min: 0, max: 5 })])('a changed character anywhere in the box fails to open', (secrets, at, delta) => {

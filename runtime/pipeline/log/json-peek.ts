@@ -1,3 +1,4 @@
+import { parseJson } from '../../core/json-parse.ts';
 // Reading one top-level member of a JSON object without parsing the whole text: one linear scan
 // that tracks strings and nesting, then JSON.parse of that member's value alone. Used on every
 // metered answer (`usage`, `model`) and on request bodies the route did not parse (`model`), where
@@ -181,7 +182,7 @@ function skipSpaceBack(body: Buffer, from: number): number {
 /** Parses `body[start, stop)`, a value whose end is already known; undefined when it is not JSON. */
 function parseRange(body: Buffer, start: number, stop: number): unknown {
   try {
-    return JSON.parse(body.toString('utf8', start, stop));
+    return parseJson(body.toString('utf8', start, stop));
   } catch {
     return undefined;
   }
