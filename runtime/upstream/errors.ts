@@ -109,9 +109,14 @@ export function beforeResponseError(cause: unknown): UpstreamError {
   if (code !== undefined && REQUEST_CODES.has(code)) {
     return new UpstreamRequestError(`upstream request rejected: ${detail}`, { cause });
   }
+  // undici's word for an answer its HTTP/1.1 reader gives up on: most often an unsolicited
+  // `100 Continue`, which RFC 9110 lets a server send and undici does not accept.
+  if (code === 'UND_ERR_SOCKET' && detail === 'bad response') detail = BAD_RESPONSE_HINT;
   // Refused, reset, DNS, TLS, connect timeout, socket closed: all mean "could not get an answer".
   return new UpstreamConnectionError(`provider unreachable: ${detail}`, { cause });
 }
+
+const BAD_RESPONSE_HINT = 'its answer is not HTTP/1.1 the gateway\'s client reads (an unsolicited "100 Continue" before the status line, which the client refuses, or bytes that are no response); the provider, or a proxy in front of it, must answer without it';
 
 /** Classifies an error undici reported while the body was flowing. */
 export function duringBodyError(cause: unknown): UpstreamBodyError {

@@ -54,6 +54,23 @@ describe('errors before the status line', () => {
     expect(((error as Error).cause as { code?: string }).code).toBe('ECONNREFUSED');
   });
 
+  it('says what a "bad response" is: an unsolicited 100 Continue, which the HTTP client refuses', async () => {
+    const server = createServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const error = await failureOf(send(listModels(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+      expect(error).toBeInstanceOf(UpstreamConnectionError);
+      expect((error as Error).message).toContain('100 Continue');
+    } finally {
+      server.close();
+    }
+  });
+
   it('maps a provider hanging up before answering to UpstreamConnectionError', async () => {
     mock.script({ hangUp: true });
     const error = await failureOf(send(listModels(mock.url)));
