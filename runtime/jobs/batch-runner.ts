@@ -294,7 +294,8 @@ export class BatchRunner {
       record.status = 429;
       record.errorCode = 'rate_limited';
     } else {
-      const response = (parseJson(result.line) as { response?: { status_code?: number } | null }).response;
+      // The gateway's own line, read for one member of its own naming: no key a client chose is read.
+      const response = (JSON.parse(result.line) as { response?: { status_code?: number } | null }).response;
       record.status = typeof response?.status_code === 'number' ? response.status_code : 500;
     }
     record.latencyMs = Date.now() - record.createdAt;

@@ -209,7 +209,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (err instanceof ClientAbortedError || ctx.clientGone) return;
     if (err instanceof UnstorableTextError) {
-      sendGatewayError(ctx.res, new GatewayError('unstorable_text', err.message));
+      sendGatewayError(ctx.res, new GatewayError('unstorable_text'));
       return;
     }
     // Not a bug of ours: a 503 the client may try again, and a log line for the operator.

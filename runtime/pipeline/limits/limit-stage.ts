@@ -57,17 +57,19 @@ async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x:
   if (verdict === null) return next(x);
   if (!verdict.admitted) return errorOutcome(verdict.error, leafPath, provider, verdict.headers);
   const charge = verdict.charge;
+  // The log stage tells the usage once it is known (runtime/pipeline/log/log-stage.ts).
+  const chargeUsage = (): void => {
+    if (charge !== null) (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
+  };
   let outcome: Outcome;
   try {
     outcome = await next(x);
   } catch (error) {
-    // The client left: the log stage charges what the provider was sent, if it had the request.
-    if (charge !== null && x.signal.aborted) (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
+    // The client left: charged what the provider was sent, if it had the request.
+    if (x.signal.aborted) chargeUsage();
     throw error;
   }
-  if (charge !== null && outcome.response !== null && outcome.status >= 200 && outcome.status < 300) {
-    (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
-  }
+  if (outcome.response !== null && outcome.status >= 200 && outcome.status < 300) chargeUsage();
   const headers = verdict.headers;
   if (headers === null) return outcome;
   // The stage closer to the provider (an attempt's limits) has the more specific numbers: its headers win.

@@ -61,7 +61,7 @@ export class UnstorableTextError extends DataRefusedError {
 /** Throws UnstorableTextError when a string parameter holds U+0000. */
 export function refuseUnstorableText(params: readonly SqlValue[]): void {
   for (const value of params) {
-    if (typeof value === 'string' && value.includes('\u0000')) throw new UnstorableTextError('A text value of the request holds a NUL character (U+0000), which the store cannot keep.');
+    if (typeof value === 'string' && value.includes('\u0000')) throw new UnstorableTextError('a statement parameter holds U+0000, which PostgreSQL text cannot store');
   }
 }
 
