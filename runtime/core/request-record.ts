@@ -29,6 +29,22 @@ export const CACHE_STATUS = {
 
 export type CacheStatus = (typeof CACHE_STATUS)[keyof typeof CACHE_STATUS];
 
+/**
+ * The most of a model name a record keeps (UTF-16 code units). The name comes from the client's body
+ * or the provider's answer, unbounded; it becomes a log column, a metric label and a span attribute,
+ * so a longer one is kept as its start and an ellipsis. The request itself is sent unchanged.
+ */
+export const MAX_RECORDED_MODEL_LENGTH = 256;
+
+/** `name` as a record keeps it: at most MAX_RECORDED_MODEL_LENGTH code units, never half a surrogate pair. */
+export function recordedModel(name: string): string {
+  if (name.length <= MAX_RECORDED_MODEL_LENGTH) return name;
+  let end = MAX_RECORDED_MODEL_LENGTH - 1;
+  const last = name.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${name.slice(0, end)}\u2026`;
+}
+
 /** Whether the answer came from the cache, not from a provider (zero provider cost, nothing to charge). */
 export function isCacheHit(status: string | null): boolean {
   return status === CACHE_STATUS.hit || status === CACHE_STATUS.semanticHit;

@@ -103,6 +103,25 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     expect([...first.data, ...second.data].map((r) => r.id)).toEqual(all.data.map((r) => r.id));
   });
 
+  it('keeps a long model name shortened in the record and the metrics, finds it by its full name, and sends it unchanged', async () => {
+    const team = `long-${randomUUID().slice(0, 8)}`;
+    // An astral character straddles the cut: the record never keeps half of it.
+    const model = `${'m'.repeat(254)}😀${'x'.repeat(6000)}`;
+    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-metadata': JSON.stringify({ team }), 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(((await res.json()) as { model: string }).model).toBe(model);
+    const kept = `${'m'.repeat(254)}\u2026`;
+    const page = await until(() => logs(`metadata.team=${team}`), (p) => p.data.length === 1, 5000, 'the record');
+    expect(page.data[0]).toMatchObject({ model_requested: kept, model_answered: kept });
+    expect((await logs(`metadata.team=${team}&model=${encodeURIComponent(model)}`)).data).toHaveLength(1);
+    expect((await logs(`metadata.team=${team}&model=${encodeURIComponent(kept)}`)).data).toHaveLength(1);
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toContain(`model="${kept}"`);
+    expect(metrics).not.toContain('x'.repeat(100));
+  });
+
   it('answers 400 for a bad filter, 404 for an unknown id, and 403 for an inference key', async () => {
     const bad = await fetch(`${gateway.url}/v1/logs?status=2yy`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(bad.status).toBe(400);

@@ -6,6 +6,7 @@ import type { RequestLogFilter, RequestLogStore } from '../../store/request-log-
 import type { Handler } from '../../server/server.ts';
 import { notFound, pathParam, requireAdmin, sendOk } from '../http.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { recordedModel } from '../../core/request-record.ts';
 import { canonicalProvider } from '../../../compiler/config/providers.ts';
 import { requestLogWire } from './wire.ts';
 
@@ -49,7 +50,8 @@ export function filterOf(query: Readonly<Record<string, unknown>>, visibleTo?: s
     status: statusRange(stringOf(query.status)),
     // Records carry canonical names: `provider=openai` finds the vendor's.
     provider: providerOf(query.provider),
-    model: stringOf(query.model),
+    // Records keep a long model name shortened; the filter shortens it the same way to find them.
+    model: typeof query.model === 'string' ? recordedModel(query.model) : undefined,
     configId: stringOf(query.config_id),
     apiKeyId: stringOf(query.api_key_id),
     cacheStatus: stringOf(query.cache_status),

@@ -13,7 +13,7 @@ import { formModel } from '../../core/form-body.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, estimateTokens } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
-import { CACHE_STATUS, isCacheHit } from '../../core/request-record.ts';
+import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
@@ -91,7 +91,8 @@ function recordRequest(x: Exchange, configId: string | null, services: Services)
   if (record.cacheStatus === null) record.cacheStatus = CACHE_STATUS.disabled;
   const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
   if (record.modelRequested === null) {
-    record.modelRequested = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : requestedModel(x.rawBody, x.options.passedHeaders['content-type']);
+    const model = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : requestedModel(x.rawBody, x.options.passedHeaders['content-type']);
+    record.modelRequested = model === null ? null : recordedModel(model);
   }
   if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
 }

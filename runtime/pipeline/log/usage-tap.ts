@@ -2,7 +2,7 @@
 // `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate
 // (runtime/core/token-estimate.ts) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
 // SSE event past MAX_EVENT_CHARS is dropped (the events after it are still read).
-import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
+import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing } from './json-peek.ts';
@@ -46,7 +46,7 @@ export class JsonUsageTap implements BodyTap {
       // A body that is not a JSON object (audio, an odd answer) simply has neither.
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       const [model, used] = peekLeadingAndTrailing(body, 'model', 'usage');
-      if (typeof model === 'string') this.#record.modelAnswered = model;
+      if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
       const usage = usageOf(used);
       if (usage !== null) this.#record.usage = usage;
       if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
@@ -132,7 +132,7 @@ export class SseUsageTap implements BodyTap {
       if (response === null || typeof response !== 'object') return;
       fields = response as Record<string, unknown>;
     }
-    if (this.#record.modelAnswered === null && typeof fields.model === 'string') this.#record.modelAnswered = fields.model;
+    if (this.#record.modelAnswered === null && typeof fields.model === 'string') this.#record.modelAnswered = recordedModel(fields.model);
     const usage = usageOf(fields.usage);
     if (usage !== null) this.#usage = usage;
     const choices = fields.choices;

@@ -1,6 +1,7 @@
 // One OpenTelemetry client span per upstream attempt, a child of the request's server span, whose
 // traceparent goes to the provider in place of the client's. Not in any chain when tracing is off;
 // an exchange without a server span (a batch line) is passed through untouched.
+import { recordedModel } from '../../core/request-record.ts';
 import type { RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
@@ -23,7 +24,7 @@ export const attemptTraceStage: Stage = {
       const span = x.state.get(REQUEST_SPAN) as RequestSpan | undefined;
       if (span === undefined) return next(x);
       const params = x.params as { model?: unknown } | undefined;
-      const attempt = span.attempt(path, node.provider ?? x.options.provider ?? 'unknown', typeof params?.model === 'string' ? params.model : x.record.modelRequested);
+      const attempt = span.attempt(path, node.provider ?? x.options.provider ?? 'unknown', typeof params?.model === 'string' ? recordedModel(params.model) : x.record.modelRequested);
       x.options.passedHeaders.traceparent = attempt.traceparent;
       return next(x).then(
         (outcome) => {
