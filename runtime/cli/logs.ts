@@ -187,8 +187,17 @@ function printLine(record: RequestRecord): void {
   const time = new Date(record.createdAt).toISOString();
   const tokens = record.usage === null ? '-' : `${record.usage.inputTokens}+${record.usage.outputTokens}${record.usage.estimated ? '~' : ''}`;
   const cost = record.costUsd === null ? '-' : `$${record.costUsd.toFixed(6)}`;
-  const model = record.modelAnswered ?? record.modelRequested ?? '-';
+  const model = shown(record.modelAnswered ?? record.modelRequested ?? '-');
   // What the cache did, where a cache was consulted (HIT, MISS, SEMANTIC HIT, …); '-' otherwise.
   const cache = record.cacheStatus === null || record.cacheStatus === CACHE_STATUS.disabled ? '-' : record.cacheStatus;
-  process.stdout.write(`${time}  ${record.status}  ${record.method} ${record.path}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${tokens} tok  ${cost}  ${cache}  ${record.traceId}\n`);
+  process.stdout.write(`${time}  ${record.status}  ${shown(record.method)} ${shown(record.path)}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${tokens} tok  ${cost}  ${cache}  ${record.traceId}\n`);
+}
+
+/**
+ * A client's text (its body's model, its path) as a terminal line may show it: control characters,
+ * which could move the cursor, retitle the window or start a new line that looks like a record, are
+ * written as escapes.
+ */
+export function shown(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

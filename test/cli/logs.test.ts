@@ -63,6 +63,16 @@ describe('gateway logs', () => {
     expect(uncached.stdout).toMatch(/ \$0\.000012 {2}- {2}trace-/);
   });
 
+  it("writes a client's control characters as escapes: a model name cannot drive the terminal or forge a line", async () => {
+    const hostile = `hostile-${randomUUID().slice(0, 6)}`;
+    await store.requestLogs.insert(RecordBatch.of([JSON.stringify({ ...record(hostile, 200, now), modelRequested: 'm\u001b]0;owned\u0007\n2026-01-01  200  forged\u009b2J\u007f' })]));
+    const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${hostile}`]);
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout.trim().split('\n')).toHaveLength(1);
+    expect(out.stdout).toContain('m\\x1b]0;owned\\x07\\x0a2026-01-01  200  forged\\x9b2J\\x7f  12.5 ms');
+    expect(out.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
   it('refuses a bad filter with the usage and exit 2, and has --help', () => {
     const bad = gatewayLogs(['--data', location.dataDir, '--status', '2yy']);
     expect(bad.status).toBe(2);
