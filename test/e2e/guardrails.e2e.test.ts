@@ -44,6 +44,14 @@ describe('hooks and guardrails', () => {
           after_request_hooks: [{ id: 'async-json', async: true, checks: [{ id: 'default.jsonKeys', parameters: { keys: ['answer'] } }], on_fail: { feedback: { value: -1 } } }],
         },
         pii: { ...target(0), input_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+        'text-endpoints': {
+          ...target(0),
+          input_guardrails: [
+            { id: 'no-secret', deny: true, 'default.regexMatch': { rule: 'secret', not: true } },
+            { id: 'pii', 'default.piiRedact': {} },
+            { id: 'models', deny: true, 'default.modelWhitelist': { models: ['gpt-3.5-turbo-instruct', 'text-embedding-3-small'] } },
+          ],
+        },
         'fallback-past-denied': {
           strategy: { mode: 'fallback', on_status_codes: [446] },
           targets: [target(0, { output_guardrails: [{ id: 'not-mock0', deny: true, 'default.contains': { words: ['mock0'], operator: 'none' } }] }), target(1)],
@@ -132,6 +140,36 @@ describe('hooks and guardrails', () => {
     expect(received).toContain('[PHONE]');
     expect(received).toContain('[CREDIT_CARD]');
     expect(completion.choices[0].message.content).not.toContain('jane.doe');
+  });
+
+  it('judges and redacts the prompt of a completion and the input of an embedding; token ids, which no check can read, fail the checks that read text', async () => {
+    const send = (path: string, body: object) => e2e.fetch(path, { method: 'POST', headers: { 'x-gateway-config': 'text-endpoints', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const before = e2e.mocks[0].requests.length;
+    const denied = await send('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: ['hello', 'the secret plan'] });
+    expect(denied.status).toBe(446);
+    const redacted = await send('/v1/embeddings', { model: 'text-embedding-3-small', input: ['hi', 'write to jane.doe@example.com'] });
+    expect(redacted.status).toBe(200);
+    const passed = await send('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'mail jane.doe@example.com' });
+    expect(passed.status).toBe(200);
+    expect(((await passed.json()) as { choices: Array<{ text: string }> }).choices[0].text).toContain('[EMAIL]');
+    const received = e2e.mocks[0].requests.slice(before).map((r) => r.body).join('\n');
+    expect(received).not.toContain('secret plan');
+    expect(received).not.toContain('jane.doe');
+    expect(received).toContain('[EMAIL]');
+
+    for (const [path, body] of [['/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: [[9, 10, 11]] }], ['/v1/embeddings', { model: 'text-embedding-3-small', input: [1, 2, 3] }]] as const) {
+      const sent = e2e.mocks[0].requests.length;
+      const res = await send(path, body);
+      expect(res.status).toBe(446);
+      const answer = (await res.json()) as { hook_results: { before_request_hooks: Array<{ id: string; verdict: boolean; checks: Array<{ verdict: boolean; explanation: string }> }> } };
+      const field = path === '/v1/completions' ? 'prompt' : 'input';
+      const byId = Object.fromEntries(answer.hook_results.before_request_hooks.map((h) => [h.id, h]));
+      expect(byId['no-secret'].checks[0]).toMatchObject({ verdict: false, explanation: `the ${field} is token ids, which no check can read as text; not judged` });
+      expect(byId.pii.verdict).toBe(false);
+      // A check that reads the request around the text still judges it.
+      expect(byId.models.checks[0].verdict).toBe(true);
+      expect(e2e.mocks[0].requests.length).toBe(sent);
+    }
   });
 
   it('moves past a denied answer to the next target when on_status_codes include 446', async () => {

@@ -51,6 +51,11 @@ export interface CheckTools {
 export type CheckDefinition =
   | {
       kind: 'verdict';
+      /**
+       * Whether the check judges the text (not the request around it): such a check cannot judge a
+       * prompt or input of token ids, and fails on one instead of being run (hook-text.ts).
+       */
+      readsText: boolean;
       prepare(parameters: Record<string, unknown>, tools: CheckTools): CheckFn;
       /** Whether a check that cannot run (it threw) fails when its `failOnError` parameter is absent; default false (it passes, with the error reported). */
       failOnErrorByDefault?: boolean;

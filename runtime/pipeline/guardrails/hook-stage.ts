@@ -20,7 +20,7 @@ import type { Stage, StageFn } from '../stage.ts';
 import { HookRun } from './hook-run.ts';
 import { hookSpecs, sameHooks } from './hook-spec.ts';
 import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts';
-import { answerText, requestText, rewriteAnswer, rewriteRequest } from './hook-text.ts';
+import { answerText, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from './hook-text.ts';
 import { rewrittenForm } from '../../core/form-body.ts';
 import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
@@ -34,8 +34,8 @@ const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions'
 const REQUEST_BODY: Record<string, PhaseBody> = {};
 const ANSWER_BODY: Record<string, PhaseBody> = {};
 for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 'models', 'passthrough'] as const) {
-  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
-  ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
+  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), unreadable: (body) => unreadableRequestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
+  ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), unreadable: () => null, rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
 }
 
 export const hookStage: Stage = {

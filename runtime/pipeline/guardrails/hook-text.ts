@@ -40,6 +40,20 @@ export function requestText(endpoint: EndpointKind, params: unknown): string {
   return '';
 }
 
+/**
+ * Why the request has text checks cannot read, or null: a prompt (completions) or an input
+ * (embeddings) given as token ids, which only the model's tokenizer could turn back into text. Judged
+ * as "" such a request would pass every deny rule on its text, so its text checks fail instead.
+ */
+export function unreadableRequestText(endpoint: EndpointKind, params: unknown): string | null {
+  if (!isObject(params)) return null;
+  const field = endpoint === 'completions' ? 'prompt' : endpoint === 'embeddings' ? 'input' : null;
+  if (field === null) return null;
+  const value = params[field];
+  const tokenIds = typeof value === 'number' || (Array.isArray(value) && value.some((v) => typeof v === 'number' || Array.isArray(v)));
+  return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
+}
+
 export function answerText(endpoint: EndpointKind, answer: unknown): string {
   if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
   const first = answer.choices[0];

@@ -15,6 +15,8 @@ interface PreparedCheck {
   transform: TextTransform | null;
   failOnDetection: boolean;
   failOnError: boolean;
+  /** Judges the text (every transformer does): it fails on a body whose text cannot be read. */
+  readsText: boolean;
 }
 
 export interface PreparedHook {
@@ -39,6 +41,8 @@ export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & {
 /** How a phase reads and rewrites its body (the request's params before, the answer after). */
 export interface PhaseBody {
   textOf(body: unknown): string;
+  /** Why `body` has text no check can read (token ids), or null. */
+  unreadable(body: unknown): string | null;
   rewrite(body: unknown, transform: TextTransform): Rewritten;
 }
 
@@ -59,10 +63,10 @@ export function prepareHooks(specs: readonly HookSpec[], tools: CheckTools): Pre
       const definition = BUILT_IN_CHECKS[id];
       if (definition.kind === 'transform') {
         const prepared = definition.prepare(parameters);
-        return { id, run: null, transform: prepared.transform, failOnDetection: prepared.failOnDetection, failOnError: false };
+        return { id, run: null, transform: prepared.transform, failOnDetection: prepared.failOnDetection, failOnError: false, readsText: true };
       }
       const failOnError = typeof parameters.failOnError === 'boolean' ? parameters.failOnError : definition.failOnErrorByDefault === true;
-      return { id, run: definition.prepare(parameters, tools), transform: null, failOnDetection: false, failOnError };
+      return { id, run: definition.prepare(parameters, tools), transform: null, failOnDetection: false, failOnError, readsText: definition.readsText };
     });
     return { spec, checks, hasTransform: checks.some((c) => c.transform !== null) };
   });
@@ -78,11 +82,17 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
   const started = performance.now();
   const results: CheckResult[][] = hooks.map(() => []);
   let current = body;
+  // Text no check can read fails every check that reads text, rather than passing them all as "".
+  const unreadable = io.unreadable(body);
   hooks.forEach((hook, h) => {
     if (!hook.hasTransform) return;
     for (const check of hook.checks) {
       if (check.transform === null) continue;
       const t0 = performance.now();
+      if (unreadable !== null) {
+        results[h].push(unread(check, unreadable, t0));
+        continue;
+      }
       const rewritten = io.rewrite(current, check.transform);
       if (apply) current = rewritten.value;
       const verdict = !(check.failOnDetection && rewritten.found > 0);
@@ -106,6 +116,10 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
     for (const check of hook.checks) {
       if (check.run === null) continue;
       const t0 = performance.now();
+      if (unreadable !== null && check.readsText) {
+        results[h].push(unread(check, unreadable, t0));
+        continue;
+      }
       let out: CheckVerdict | Promise<CheckVerdict>;
       try {
         out = check.run(input);
@@ -171,6 +185,10 @@ function judged(check: PreparedCheck, verdict: CheckVerdict, t0: number): CheckR
   const result: CheckResult = { id: check.id, verdict: verdict.verdict, explanation: verdict.explanation, error: null, executionTimeMs: elapsed(t0) };
   if (verdict.transformedBody !== undefined) result.transformedBody = verdict.transformedBody;
   return result;
+}
+
+function unread(check: PreparedCheck, reason: string, t0: number): CheckResult {
+  return { id: check.id, verdict: false, explanation: reason, error: null, executionTimeMs: elapsed(t0) };
 }
 
 function errored(check: PreparedCheck, error: unknown, t0: number): CheckResult {

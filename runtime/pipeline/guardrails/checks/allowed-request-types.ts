@@ -3,6 +3,7 @@ import type { CheckDefinition } from '../check.ts';
 
 export const allowedRequestTypes: CheckDefinition = {
   kind: 'verdict',
+  readsText: false,
   prepare(parameters) {
     const allowed = Array.isArray(parameters.allowedTypes) ? new Set(parameters.allowedTypes as string[]) : null;
     const blocked = new Set(Array.isArray(parameters.blockedTypes) ? (parameters.blockedTypes as string[]) : []);

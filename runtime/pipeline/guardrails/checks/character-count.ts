@@ -18,6 +18,7 @@ export function countCharacters(text: string): number {
 
 export const characterCount: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const bounds = withinBounds(parameters.minCharacters, parameters.maxCharacters, 'character');
     return (input) => {

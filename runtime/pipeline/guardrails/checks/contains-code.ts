@@ -40,6 +40,7 @@ export function fenceTags(text: string): string[] {
 
 export const containsCode: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const format = parameters.format as string;
     const tags = new Set(FENCE_TAGS[format]);

@@ -16,6 +16,7 @@ export function containsWord(text: string, word: string): boolean {
 
 export const contains: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const words = (parameters.words as string[]).map((w) => w.toLowerCase());
     const operator = parameters.operator ?? 'any';

@@ -3,6 +3,7 @@ import { type CheckDefinition, verdictOf } from '../check.ts';
 
 export const endsWith: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const suffix = parameters.suffix as string;
     return (input) => {

@@ -5,6 +5,7 @@ import { jsonInText } from './json-in-text.ts';
 
 export const jsonKeys: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const keys = parameters.keys as string[];
     const operator = parameters.operator ?? 'any';

@@ -6,6 +6,7 @@ import { jsonInText } from './json-in-text.ts';
 
 export const jsonSchema: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     // An Ajv of its own: one shared by every check refused a schema whose $id it had seen, so the
     // same schema in a second hook, or in the config reloaded, failed to build.

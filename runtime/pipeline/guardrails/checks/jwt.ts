@@ -16,6 +16,7 @@ const loadJose = (): Promise<typeof import('jose')> => (jose ??= import('jose'))
 
 export const jwt: CheckDefinition = {
   kind: 'verdict',
+  readsText: false,
   failOnErrorByDefault: true,
   prepare(parameters, tools) {
     const url = new URL(parameters.jwksUri as string);

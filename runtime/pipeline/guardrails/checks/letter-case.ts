@@ -7,6 +7,7 @@ const UPPER = /[\p{Lu}\p{Lt}]/u;
 
 export const allUppercase: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     return (input) => {
       const holds = !LOWER.test(input.text);
@@ -17,6 +18,7 @@ export const allUppercase: CheckDefinition = {
 
 export const allLowercase: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     return (input) => {
       const holds = !UPPER.test(input.text);

@@ -8,6 +8,7 @@ const LOG_TIMEOUT_MS = 3000;
 
 export const log: CheckDefinition = {
   kind: 'verdict',
+  readsText: false,
   prepare(parameters, tools) {
     const url = new URL(parameters.logURL as string);
     const headers = (parameters.headers as Record<string, string> | undefined) ?? {};

@@ -3,6 +3,7 @@ import { type CheckDefinition, verdictOf } from '../check.ts';
 
 export const modelWhitelist: CheckDefinition = {
   kind: 'verdict',
+  readsText: false,
   prepare(parameters) {
     const models = new Set(parameters.models as string[]);
     return (input) => {

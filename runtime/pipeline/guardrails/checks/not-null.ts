@@ -3,6 +3,7 @@ import { type CheckDefinition, verdictOf } from '../check.ts';
 
 export const notNull: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     return (input) => {
       const holds = input.text.trim() !== '';

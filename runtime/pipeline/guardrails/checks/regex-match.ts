@@ -5,6 +5,7 @@ import { type CheckDefinition, verdictOf } from '../check.ts';
 
 export const regexMatch: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const rule = parameters.rule as string;
     const pattern = compilePattern(rule);

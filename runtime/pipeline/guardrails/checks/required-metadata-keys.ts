@@ -3,6 +3,7 @@ import { type CheckDefinition, operatorHolds } from '../check.ts';
 
 export const requiredMetadataKeys: CheckDefinition = {
   kind: 'verdict',
+  readsText: false,
   prepare(parameters) {
     const keys = parameters.metadataKeys as string[];
     const operator = parameters.operator ?? 'any';

@@ -18,6 +18,7 @@ export function countSentences(text: string): number {
 
 export const sentenceCount: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const bounds = withinBounds(parameters.minSentences, parameters.maxSentences, 'sentence');
     return (input) => {

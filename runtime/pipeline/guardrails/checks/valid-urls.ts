@@ -44,6 +44,7 @@ export function isPublicAddress(address: string): boolean {
 
 export const validUrls: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters, tools) {
     const onlyDns = parameters.onlyDNS === true;
     const resolvesPublicly = async (host: string): Promise<boolean> => {

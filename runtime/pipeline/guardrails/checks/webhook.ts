@@ -9,6 +9,7 @@ import { parseJson } from '../../../core/json-parse.ts';
 
 export const webhook: CheckDefinition = {
   kind: 'verdict',
+  readsText: false,
   prepare(parameters, tools) {
     const url = new URL(parameters.webhookURL as string);
     const headers = (parameters.headers as Record<string, string> | undefined) ?? {};

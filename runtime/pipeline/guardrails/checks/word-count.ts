@@ -21,6 +21,7 @@ function isSpace(code: number): boolean {
 
 export const wordCount: CheckDefinition = {
   kind: 'verdict',
+  readsText: true,
   prepare(parameters) {
     const bounds = withinBounds(parameters.minWords, parameters.maxWords, 'word');
     return (input) => {

@@ -1,0 +1,101 @@
+// What hooks read and rewrite, on every endpoint with text: checks judge the last user message (its
+// text parts joined), the prompt or the input (strings joined by newlines), the first choice of an
+// answer; transformers leave no copy of what they replace in any message, part, string or choice, and
+// give back the very same body when they found nothing; a prompt or input of token ids is unreadable.
+import { describe, expect } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { answerText, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from '../../runtime/pipeline/guardrails/hook-text.ts';
+import type { TextTransform } from '../../runtime/pipeline/guardrails/check.ts';
+
+const RUNS = { numRuns: 150 };
+const MARK = 'SECRET';
+const words = fc.array(fc.constantFrom('hello', 'world', MARK, 'plan', '', ' ', 'x\ny'), { maxLength: 4 }).map((w) => w.join(' '));
+
+/** Replaces every MARK, counting them: what regexReplace and piiRedact do. */
+const redact: TextTransform = (text) => {
+  const found = text.split(MARK).length - 1;
+  return { text: text.replaceAll(MARK, '[R]'), found };
+};
+const count = (text: string): number => text.split(MARK).length - 1;
+
+const textPart = words.map((text) => ({ type: 'text', text }));
+const imagePart = fc.constant({ type: 'image_url', image_url: { url: `https://example.com/${MARK}.png` } });
+const content = fc.oneof(words, fc.array(fc.oneof(textPart, imagePart), { maxLength: 3 }), fc.constant(null));
+const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'developer'), content });
+const chat = fc.record({ model: fc.constant('m'), messages: fc.array(message, { maxLength: 5 }) });
+const strings = fc.oneof(words, fc.array(words, { minLength: 1, maxLength: 4 }));
+const tokenIds = fc.oneof(fc.array(fc.nat(50_000), { minLength: 1, maxLength: 4 }), fc.array(fc.array(fc.nat(50_000), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }));
+
+function contentText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return '';
+  return value.filter((p) => p.type === 'text').map((p) => p.text).join('');
+}
+
+/** Every text a transformer should have rewritten, in a chat body. */
+function chatTexts(body: { messages: Array<{ content: unknown }> }): string[] {
+  return body.messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : Array.isArray(m.content) ? m.content.filter((p) => p.type === 'text').map((p) => p.text as string) : []));
+}
+
+describe('hook text', () => {
+  test.prop([chat], RUNS)('chat: checks read the last user message, its text parts joined', (body) => {
+    const users = body.messages.filter((m) => m.role === 'user');
+    expect(requestText('chat', body)).toBe(users.length === 0 ? '' : contentText(users[users.length - 1].content));
+    expect(unreadableRequestText('chat', body)).toBeNull();
+  });
+
+  test.prop([fc.constantFrom('completions', 'embeddings' as const), strings], RUNS)('completions and embeddings: the prompt or input, strings joined by newlines', (endpoint, value) => {
+    const field = endpoint === 'completions' ? 'prompt' : 'input';
+    expect(requestText(endpoint, { model: 'm', [field]: value })).toBe(typeof value === 'string' ? value : value.join('\n'));
+    expect(unreadableRequestText(endpoint, { model: 'm', [field]: value })).toBeNull();
+  });
+
+  test.prop([fc.constantFrom('completions', 'embeddings' as const), tokenIds, fc.array(words, { maxLength: 2 })], RUNS)('a prompt or input of token ids is unreadable, even mixed with strings', (endpoint, ids, mixedWith) => {
+    const field = endpoint === 'completions' ? 'prompt' : 'input';
+    const value = [...mixedWith, ...ids];
+    expect(unreadableRequestText(endpoint, { model: 'm', [field]: value })).toBe(`the ${field} is token ids, which no check can read as text; not judged`);
+    expect(unreadableRequestText(endpoint, { model: 'm', [field]: 42 })).not.toBeNull();
+  });
+
+  test.prop([chat], RUNS)('chat: a transformer rewrites every message and text part, and counts each find; nothing found, the same body', (body) => {
+    const before = chatTexts(body).reduce((n, t) => n + count(t), 0);
+    const out = rewriteRequest('chat', body, redact);
+    expect(out.found).toBe(before);
+    if (before === 0) expect(out.value).toBe(body);
+    const rewritten = out.value as typeof body;
+    expect(chatTexts(rewritten).some((t) => t.includes(MARK))).toBe(false);
+    // Only text is rewritten: an image part keeps its URL, roles stay.
+    expect(rewritten.messages.map((m) => m.role)).toEqual(body.messages.map((m) => m.role));
+    expect(JSON.stringify(rewritten).split(`${MARK}.png`).length).toBe(JSON.stringify(body).split(`${MARK}.png`).length);
+  });
+
+  test.prop([fc.constantFrom('completions', 'embeddings' as const), strings], RUNS)('completions and embeddings: a transformer rewrites every string of the prompt or input', (endpoint, value) => {
+    const field = endpoint === 'completions' ? 'prompt' : 'input';
+    const body = { model: 'm', [field]: value };
+    const before = (typeof value === 'string' ? [value] : value).reduce((n, t) => n + count(t), 0);
+    const out = rewriteRequest(endpoint, body, redact);
+    expect(out.found).toBe(before);
+    if (before === 0) expect(out.value).toBe(body);
+    expect(JSON.stringify(out.value).includes(MARK)).toBe(false);
+  });
+
+  const choice = fc.record({ index: fc.nat(3), message: fc.record({ role: fc.constant('assistant'), content }), text: words });
+  test.prop([fc.constantFrom('chat', 'completions' as const), fc.array(choice, { maxLength: 3 })], RUNS)('answers: checks read the first choice, transformers rewrite every choice', (endpoint, choices) => {
+    const answer = { id: 'a', choices: endpoint === 'chat' ? choices.map(({ text: _, ...c }) => c) : choices.map(({ message: _, ...c }) => c) };
+    const first = choices[0];
+    expect(answerText(endpoint, answer)).toBe(first === undefined ? '' : endpoint === 'chat' ? contentText(first.message.content) : first.text);
+    const texts = choices.map((c) => (endpoint === 'chat' ? chatTexts({ messages: [c.message] }).join('') : c.text));
+    const out = rewriteAnswer(endpoint, answer, redact);
+    expect(out.found).toBe(texts.reduce((n, t) => n + count(t), 0));
+    if (out.found === 0) expect(out.value).toBe(answer);
+    const after = (out.value as typeof answer).choices.map((c) => JSON.stringify(endpoint === 'chat' ? chatTexts({ messages: [(c as { message: { content: unknown } }).message] }) : (c as { text: string }).text));
+    expect(after.some((t) => t.includes(MARK))).toBe(false);
+  });
+
+  test.prop([fc.constantFrom('chat', 'completions', 'embeddings' as const), fc.oneof(fc.constant(null), fc.string(), fc.array(fc.nat()))], RUNS)('a body that is not an object has no text and is never rewritten', (endpoint, body) => {
+    expect(requestText(endpoint, body)).toBe('');
+    expect(unreadableRequestText(endpoint, body)).toBeNull();
+    expect(rewriteRequest(endpoint, body, redact)).toEqual({ value: body, found: 0 });
+    expect(rewriteAnswer(endpoint, body, redact)).toEqual({ value: body, found: 0 });
+  });
+});
