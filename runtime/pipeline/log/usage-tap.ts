@@ -6,7 +6,7 @@ import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/r
 import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing } from './json-peek.ts';
-import { redactBody } from '../../telemetry/redact.ts';
+import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { tokensOfChars } from '../../core/token-estimate.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -67,7 +67,7 @@ export class SseUsageTap implements BodyTap {
   readonly #bodyBytes: number;
   /** An event past the cap is dropped and the events after it are read (the final usage comes last). */
   readonly #parser = new SseParser(MAX_EVENT_CHARS, 'skip');
-  /** The body as sent, up to one byte past the cap, when bodies are logged. */
+  /** The body as sent, up to a margin past the cap, when bodies are logged. */
   #kept: Buffer[] = [];
   #keptBytes = 0;
   #usage: TokenUsage | null = null;
@@ -83,9 +83,10 @@ export class SseUsageTap implements BodyTap {
 
   write(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    // One byte past the cap is enough for redactBody to mark the body as truncated.
-    if (this.#bodyBytes > 0 && this.#keptBytes <= this.#bodyBytes) {
-      const piece = bytes.subarray(0, this.#bodyBytes + 1 - this.#keptBytes);
+    // A margin past the cap: redactBody sees a secret the cap cuts whole (and marks the body truncated).
+    const keep = this.#bodyBytes + REDACT_MARGIN;
+    if (this.#bodyBytes > 0 && this.#keptBytes < keep) {
+      const piece = bytes.subarray(0, keep - this.#keptBytes);
       this.#kept.push(piece);
       this.#keptBytes += piece.length;
     }
