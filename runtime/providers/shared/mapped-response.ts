@@ -8,6 +8,8 @@ import { endInTurn } from '../../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { ResponseMapping, StreamMapper } from '../types.ts';
 import { parseJson } from '../../core/json-parse.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { brokenStreamFrame } from './chat-chunks.ts';
 
 const BODY_HEADERS = new Set(['content-length', 'content-type', 'content-encoding', 'content-md5', 'etag']);
 
@@ -17,9 +19,52 @@ export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping
   mapping.observe?.(upstream.status);
   const ok = upstream.status >= 200 && upstream.status < 300;
   if (!ok) return mapping.error === undefined ? upstream : buffered(upstream, (body) => mapping.error!(upstream.status, body, upstream.headers));
-  if (mapping.stream !== undefined) return streamed(upstream, mapping.stream());
-  if (mapping.json !== undefined) return buffered(upstream, (body) => mapping.json!(bodyJson(body)));
+  if (mapping.stream !== undefined) return streamed(upstream, new ShapeGuard(mapping.provider, mapping.stream()));
+  if (mapping.json !== undefined) return buffered(upstream, (body) => {
+    try {
+      return mapping.json!(bodyJson(body));
+    } catch {
+      throw new GatewayError('provider_invalid_response', UNDOCUMENTED, null, { provider: mapping.provider });
+    }
+  });
   return upstream;
+}
+
+// Said without the JavaScript error's wording ("Cannot read properties of null"), which names none of the provider's fields.
+const UNDOCUMENTED = "The provider's answer does not have the shape its API documents, so it cannot be translated.";
+
+/**
+ * A mapper reads the provider's events as its API documents them; an event of another shape (null,
+ * a list where an object belongs) makes it throw. The client then gets a broken-stream frame that
+ * says so, and nothing more of the stream, instead of a JavaScript error's wording.
+ */
+class ShapeGuard implements StreamMapper {
+  readonly #provider: string;
+  readonly #inner: StreamMapper;
+  #failed = false;
+
+  constructor(provider: string, inner: StreamMapper) {
+    this.#provider = provider;
+    this.#inner = inner;
+  }
+
+  push(chunk: Buffer): string {
+    return this.#guarded(() => this.#inner.push(chunk));
+  }
+
+  end(): string {
+    return this.#guarded(() => this.#inner.end());
+  }
+
+  #guarded(map: () => string): string {
+    if (this.#failed) return '';
+    try {
+      return map();
+    } catch {
+      this.#failed = true;
+      return brokenStreamFrame(this.#provider, "an event does not have the shape the provider's API documents");
+    }
+  }
 }
 
 /** The answer's body as JSON; undefined when it is not JSON. */
