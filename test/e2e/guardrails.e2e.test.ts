@@ -44,6 +44,7 @@ describe('hooks and guardrails', () => {
           after_request_hooks: [{ id: 'async-json', async: true, checks: [{ id: 'default.jsonKeys', parameters: { keys: ['answer'] } }], on_fail: { feedback: { value: -1 } } }],
         },
         pii: { ...target(0), input_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+        'pii-async': { ...target(0), input_guardrails: [{ id: 'pii-async', async: true, 'default.piiRedact': {} }, { id: 'no-secret-async', async: true, 'default.regexMatch': { rule: 'secret', not: true }, on_fail: { feedback: { value: -1 } } }] },
         'text-endpoints': {
           ...target(0),
           input_guardrails: [
@@ -170,6 +171,20 @@ describe('hooks and guardrails', () => {
       expect(byId.models.checks[0].verdict).toBe(true);
       expect(e2e.mocks[0].requests.length).toBe(sent);
     }
+  });
+
+  it('runs async input guardrails beside the request: they report (a transformer finds, it does not replace), the status stays 200', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const res = await raw('pii-async', 'my secret is jane.doe@example.com');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(e2e.mocks[0].requests.slice(before).map((r) => r.body).join('')).toContain('jane.doe@example.com');
+    const traceId = res.headers.get('x-gateway-trace-id')!;
+    const record = await e2e.recordOf(traceId);
+    const byId = Object.fromEntries((record.hookResults?.beforeRequestHooks ?? []).map((h) => [h.id, h]));
+    expect(byId['pii-async']).toMatchObject({ async: true, verdict: true, checks: [{ explanation: 'found 1, not replaced: an async hook only reports' }] });
+    expect(byId['no-secret-async']).toMatchObject({ async: true, verdict: false });
+    expect(record.feedback).toEqual([expect.objectContaining({ hook_id: 'no-secret-async', value: -1 })]);
   });
 
   it('moves past a denied answer to the next target when on_status_codes include 446', async () => {

@@ -96,7 +96,7 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
       const rewritten = io.rewrite(current, check.transform);
       if (apply) current = rewritten.value;
       const verdict = !(check.failOnDetection && rewritten.found > 0);
-      results[h].push({ id: check.id, verdict, explanation: rewritten.found === 0 ? 'nothing to replace' : `replaced ${rewritten.found}`, error: null, executionTimeMs: elapsed(t0) });
+      results[h].push({ id: check.id, verdict, explanation: rewritten.found === 0 ? 'nothing to replace' : apply ? `replaced ${rewritten.found}` : `found ${rewritten.found}, not replaced: an async hook only reports`, error: null, executionTimeMs: elapsed(t0) });
     }
   });
   // One literal, one shape for every check input.
