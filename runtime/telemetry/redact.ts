@@ -25,13 +25,13 @@ const WINDOW_EXTRA = 64 * 1024;
 const SPACE = /[ \t\n\r]*/y;
 const LITERAL = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null/y;
 
-export function redactBody(body: Buffer | string, maxBytes: number): string {
+/** `partial`: `body` is only the start of a longer one (a stream kept up to a margin past the cap). */
+export function redactBody(body: Buffer | string, maxBytes: number, partial = false): string {
   const window = maxBytes * WINDOW_FACTOR + WINDOW_EXTRA;
-  const size = typeof body === 'string' ? body.length : body.length;
-  const whole = size <= window;
+  const whole = body.length <= window;
   const text = typeof body === 'string' ? (whole ? body : body.slice(0, window)) : body.subarray(0, window).toString('utf8');
   let shown: string;
-  const cut = !whole;
+  const cut = !whole || partial;
   if (whole) {
     // Within the window, the native parser is the fastest way to the same answer.
     try {
@@ -82,15 +82,12 @@ function redactJson(text: string, maxBytes: number): string | null {
     length += piece.length;
     if (length > limit) throw STOP;
   };
-  // The window ended: the body goes on past it.
-  const ended = (): never => {
-    throw STOP;
-  };
   const space = (): void => {
     SPACE.lastIndex = at;
     SPACE.test(text);
     at = SPACE.lastIndex;
-    if (at >= text.length) ended();
+    // The window ended: the body goes on past it.
+    if (at >= text.length) throw STOP;
   };
   const expect = (char: string): void => {
     space();
@@ -128,11 +125,11 @@ function redactJson(text: string, maxBytes: number): string | null {
     space();
     let depth = 0;
     for (;;) {
-      if (at >= text.length) ended();
+      if (at >= text.length) throw STOP;
       const char = text[at];
       if (char === '"') {
         const end = stringEnd();
-        if (end === -1) ended();
+        if (end === -1) throw STOP;
         at = end + 1;
       } else if (char === '{' || char === '[') {
         depth += 1;

@@ -58,7 +58,7 @@ describe('GATEWAY_LOG_BODIES=on', () => {
     }
   });
 
-  it('keeps the capped start of a body larger than the cap, and of a 12 MB upload', async () => {
+  it('keeps the capped start of a body larger than the cap, of a long stream, and of a 12 MB upload', async () => {
     const traceId = `bodies-${randomUUID()}`;
     const long = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${'word '.repeat(10_000)} ${SECRET}` }] };
     await (await fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers(traceId), 'content-type': 'application/json' }, body: JSON.stringify(long) })).text();
@@ -66,6 +66,15 @@ describe('GATEWAY_LOG_BODIES=on', () => {
     expect(record.request_body!.endsWith('…[truncated]')).toBe(true);
     expect(Buffer.byteLength(record.request_body!.replace(/…\[truncated\]$/, ''))).toBeLessThanOrEqual(CAP);
     expect(record.request_body!.startsWith('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"word word')).toBe(true);
+
+    // A stream longer than what is kept: marked as cut even when redaction made the kept part shorter than the cap.
+    const streamTrace = `bodies-${randomUUID()}`;
+    const longSecret = `sk-${'L'.repeat(200)}`;
+    const secrets = { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: `${longSecret} `.repeat(150) }] };
+    await (await fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers(streamTrace), 'content-type': 'application/json' }, body: JSON.stringify(secrets) })).text();
+    const streamed = await recordOf(streamTrace);
+    expect(streamed.response_body!.endsWith('…[truncated]')).toBe(true);
+    expect(streamed.response_body).not.toContain('LLLLLLLL');
 
     const uploadTrace = `bodies-${randomUUID()}`;
     const form = new FormData();

@@ -70,6 +70,8 @@ export class SseUsageTap implements BodyTap {
   /** The body as sent, up to a margin past the cap, when bodies are logged. */
   #kept: Buffer[] = [];
   #keptBytes = 0;
+  /** More arrived than was kept: the logged body is marked as truncated, however short redaction made it. */
+  #partial = false;
   #usage: TokenUsage | null = null;
   #outputChars = 0;
 
@@ -89,14 +91,15 @@ export class SseUsageTap implements BodyTap {
       const piece = bytes.subarray(0, keep - this.#keptBytes);
       this.#kept.push(piece);
       this.#keptBytes += piece.length;
-    }
+      if (piece.length < bytes.length) this.#partial = true;
+    } else if (this.#bodyBytes > 0 && bytes.length > 0) this.#partial = true;
     for (const event of this.#parser.push(bytes)) this.#data(event.data);
   }
 
   end(): void {
     for (const event of this.#parser.end()) this.#data(event.data);
     const record = this.#record;
-    if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes);
+    if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
     if (this.#usage !== null) record.usage = this.#usage;
     else {
       const input = this.#inputEstimate();
