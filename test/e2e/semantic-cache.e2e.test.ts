@@ -88,6 +88,19 @@ describe('semantic cache', () => {
     expect((await ask('which planet is the largest one here')).status).toBe('SEMANTIC HIT');
   });
 
+  it('compares the words only: the same question about another picture is a miss, about the same picture a hit', async () => {
+    const about = async (question: string, url: string) => {
+      const { response } = await sdk().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: question }, { type: 'image_url', image_url: { url } }] }] }).withResponse();
+      return response.headers.get('x-gateway-cache-status');
+    };
+    expect(await about('What animal is in this picture', 'https://example.com/cat.png')).toBe('SEMANTIC MISS');
+    const before = chats();
+    expect(await about('what animal is in this picture please', 'https://example.com/dog.png')).toBe('SEMANTIC MISS');
+    expect(chats()).toBe(before + 1);
+    expect(await about('what animal is in this picture please', 'https://example.com/cat.png')).toBe('SEMANTIC HIT');
+    expect(chats()).toBe(before + 1);
+  });
+
   it('a failed embedding call makes the request a SEMANTIC MISS, never an error', async () => {
     mock.script({ path: '/v1/embeddings', status: 500 });
     const answer = await ask('An embedding that fails to come back');

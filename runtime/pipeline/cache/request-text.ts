@@ -1,6 +1,7 @@
-// What the semantic cache compares: the request's text (the non-system messages of a chat, or a
-// completion's prompt), and the rest of the request, which must match exactly (model, parameters,
-// system messages, stream or not): a semantic match only ever differs in that text.
+// What the semantic cache compares: the request's text (the words of the non-system messages of a
+// chat, or a completion's prompt), and the rest of the request, which must match exactly (model,
+// parameters, system messages, stream or not, images and tool calls): a semantic match only ever
+// differs in that text.
 
 import { type ChatMessage, textOf } from '../../providers/shared/chat.ts';
 
@@ -18,19 +19,33 @@ export function splitRequest(endpoint: 'chat' | 'completions', params: unknown):
   const body = params as Record<string, unknown>;
   if (endpoint === 'completions') {
     const { prompt, ...rest } = body;
-    return { text: typeof prompt === 'string' ? prompt : Array.isArray(prompt) ? prompt.filter((p) => typeof p === 'string').join('\n') : '', rest };
+    // Only the words are compared: a list of prompts is several questions (one choice each), and
+    // token ids are not words, so the prompt's form, and any token ids, must match exactly.
+    if (typeof prompt === 'string') return { text: prompt, rest };
+    if (!Array.isArray(prompt)) return { text: '', rest: body };
+    const text = prompt.filter((p) => typeof p === 'string').join('\n');
+    return { text, rest: { ...rest, prompt: prompt.map((p) => (typeof p === 'string' ? '' : p)) } };
   }
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const texts: string[] = [];
   const kept: unknown[] = [];
   for (const message of messages) {
     const role = (message as { role?: unknown } | null)?.role;
-    if (typeof role === 'string' && SYSTEM_ROLES.has(role)) kept.push(message);
-    else {
-      // The role stays in the scope (a user turn is not an assistant turn); the words are compared.
-      kept.push({ role });
-      texts.push(textOf((message as ChatMessage).content));
+    if (message === null || typeof message !== 'object' || (typeof role === 'string' && SYSTEM_ROLES.has(role))) {
+      kept.push(message);
+      continue;
     }
+    // Only the words are compared. The rest of the turn stays in the scope and must match exactly:
+    // its role, tool calls and their ids, and every part that is not text (an image, audio, a file),
+    // so "what is in this picture?" about another picture is not the same question.
+    const { content, ...turn } = message as Record<string, unknown>;
+    const media = Array.isArray(content) ? content.filter((part) => !isTextPart(part)) : [];
+    kept.push(media.length === 0 ? turn : { ...turn, content: media });
+    texts.push(textOf(content as ChatMessage['content']));
   }
   return { text: texts.join('\n').trim(), rest: { ...body, messages: kept } };
+}
+
+function isTextPart(part: unknown): boolean {
+  return part !== null && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string';
 }
