@@ -1,7 +1,7 @@
 // What the semantic cache compares and what must match exactly (docs/cache.md): two requests that
-// differ only in the words of their non-system messages (or their prompt) share a scope; any other
-// difference (an image, a tool call, a role, a system message, a parameter, the prompt's form, token
-// ids) gives another scope, so a semantic hit is only ever an answer to the same question in other words.
+// differ only in the words of their user and assistant turns (or their prompt) share a scope; any
+// other difference (an image, a tool call or result, a role, a system message, a parameter, the
+// prompt's form, token ids) gives another scope, so a semantic hit is only ever an answer to the same question in other words.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { canonicalJson } from '../../runtime/core/canonical-json.ts';
@@ -22,12 +22,12 @@ const chat = fc.record({ model: fc.constantFrom('a', 'b'), messages: fc.array(me
 
 const scope = (endpoint: 'chat' | 'completions', body: unknown): string => canonicalJson(splitRequest(endpoint, body).rest);
 
-/** The same request with the words of every non-system message replaced. */
+/** The same request with the words of every user and assistant turn replaced. */
 function reworded(body: { messages: Array<Record<string, unknown>> }, words: string): typeof body {
   return {
     ...body,
     messages: body.messages.map((m) => {
-      if (m.role === 'system') return m;
+      if (m.role === 'system' || m.role === 'tool') return m;
       if (typeof m.content === 'string') return { ...m, content: words };
       if (Array.isArray(m.content)) return { ...m, content: m.content.map((p: { type: string }) => (p.type === 'text' ? { ...p, text: words } : p)) };
       return m;
@@ -56,6 +56,13 @@ describe('the semantic split', () => {
       if (newPart.type === 'text') expect(scope('chat', { ...body, messages: withPart })).toBe(scope('chat', body));
       else expect(scope('chat', { ...body, messages: withPart })).not.toBe(scope('chat', body));
     }
+  });
+
+  test.prop([chat, words], RUNS)("another tool result or system message: another scope (they are data and instructions, not phrasing)", (body, other) => {
+    const i = body.messages.findIndex((m) => m.role === 'tool' || m.role === 'system');
+    fc.pre(i !== -1 && body.messages[i].content !== other);
+    const messages = body.messages.map((m, j) => (j === i ? { ...m, content: other } : m));
+    expect(scope('chat', { ...body, messages })).not.toBe(scope('chat', body));
   });
 
   test('the same question about another picture is another scope', () => {

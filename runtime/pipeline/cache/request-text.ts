@@ -1,11 +1,15 @@
-// What the semantic cache compares: the request's text (the words of the non-system messages of a
-// chat, or a completion's prompt), and the rest of the request, which must match exactly (model,
-// parameters, system messages, stream or not, images and tool calls): a semantic match only ever
-// differs in that text.
+// What the semantic cache compares: the request's text (the words of a chat's user and assistant
+// turns, or a completion's prompt), and the rest of the request, which must match exactly (model,
+// parameters, system messages, tool results, stream or not, images and tool calls): a semantic match
+// only ever differs in that text.
 
 import { type ChatMessage, textOf } from '../../providers/shared/chat.ts';
 
-const SYSTEM_ROLES = new Set(['system', 'developer']);
+/**
+ * Turns compared exactly, not by their words: the instructions, and what tools returned (data, where
+ * "20 °C" and "30 °C" read alike to an embedding and are not the same answer).
+ */
+const EXACT_ROLES = new Set(['system', 'developer', 'tool', 'function']);
 
 export interface SplitRequest {
   /** The text embedded; '' when the request has none (then the request is a SEMANTIC MISS). */
@@ -31,7 +35,7 @@ export function splitRequest(endpoint: 'chat' | 'completions', params: unknown):
   const kept: unknown[] = [];
   for (const message of messages) {
     const role = (message as { role?: unknown } | null)?.role;
-    if (message === null || typeof message !== 'object' || (typeof role === 'string' && SYSTEM_ROLES.has(role))) {
+    if (message === null || typeof message !== 'object' || (typeof role === 'string' && EXACT_ROLES.has(role))) {
       kept.push(message);
       continue;
     }
