@@ -46,6 +46,22 @@ describe.each(BACKENDS)('files on %s', (backend) => {
     expect(gw.vendor[0].requests.filter((r) => r.path.startsWith('/v1/files'))).toEqual([]);
   });
 
+  it('serves a file back under any name: the download names it exactly (filename*, UTF-8) with an ASCII stand-in', async () => {
+    const client = gw.client({});
+    const content = jsonl([chatLine('a', 'hello')]);
+    for (const filename of ['日本語の報告.jsonl', 'naïve\u0007\u202e😀.jsonl', 'plain.jsonl']) {
+      const file = await client.files.create({ file: await toFile(Buffer.from(content), filename), purpose: 'batch' });
+      expect(file.filename).toBe(filename);
+      const res = await client.files.content(file.id);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(content);
+      const disposition = res.headers.get('content-disposition')!;
+      const encoded = /filename\*=UTF-8''(.+)$/.exec(disposition);
+      if (filename === 'plain.jsonl') expect(disposition).toBe('attachment; filename="plain.jsonl"');
+      else expect(decodeURIComponent(encoded![1])).toBe(filename);
+    }
+  });
+
   it('forwards uploads, reads, lists and deletes to a provider with a files API', async () => {
     const mock = gw.vendor[0];
     const client = gw.client(vendorHeaders(mock));

@@ -18,6 +18,7 @@ import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
 import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 import { parseJson } from '../../core/json-parse.ts';
+import { attachmentDisposition } from './content-disposition.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
 const DEFAULT_FILE_LIMIT = 10_000;
@@ -98,7 +99,7 @@ export function fileHandlers(deps: JobDeps): Record<string, Handler> {
       if (record === null) return toProvider(ctx, 'GET', '/content');
       const content = await store.files.content(record.organisationId, record.id);
       if (content === null) throw notFound('file', record.id, 'file_id');
-      ctx.res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(content.length), 'content-disposition': `attachment; filename="${record.filename.replace(/["\\\r\n]/g, '_')}"` });
+      ctx.res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(content.length), 'content-disposition': attachmentDisposition(record.filename) });
       ctx.res.end(content);
     },
 
