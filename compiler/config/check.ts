@@ -5,6 +5,7 @@ import type { ConfigError } from './errors.ts';
 import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
 import { checkHooks } from './hook-checks.ts';
 import { checkProviderNames } from './provider-check.ts';
+import { checkHeaderValues } from './header-values.ts';
 import { checkSemantics } from './semantic.ts';
 import type { GuardrailLookup } from './guardrail-lookup.ts';
 
@@ -19,6 +20,7 @@ export function checkConfigErrors(config: unknown, guardrails: GuardrailLookup |
   errors.push(...checkSemantics(config));
   errors.push(...checkHooks(config, guardrails));
   errors.push(...checkProviderNames(config));
+  errors.push(...checkHeaderValues(config));
   return sortByPointer(errors);
 }
 

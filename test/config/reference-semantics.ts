@@ -23,6 +23,14 @@ const KNOWN_CHECKS = new Set(
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Text sent to the provider in a header: the credential and every string provider option (the manifest, read as data). */
+const SENT_TEXT = new Set([
+  'api_key',
+  ...(JSON.parse(readFileSync(fileURLToPath(new URL('../../schema/providers.json', import.meta.url)), 'utf8')) as { options: Array<{ key: string; type: string }> }).options.filter((o) => o.type === 'string').map((o) => o.key),
+]);
+/** What node's HTTP client accepts in a header value: tab, printable ASCII, Latin-1. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** Provider names from the manifest, read here as data (not through the compiler's module). */
 const KNOWN_PROVIDERS = new Set(
   (JSON.parse(readFileSync(fileURLToPath(new URL('../../schema/providers.json', import.meta.url)), 'utf8')) as { providers: Array<{ name: string; aliases?: string[] }> }).providers.flatMap((p) => [p.name, ...(p.aliases ?? [])]),
@@ -43,6 +51,9 @@ function node(config: unknown, at: string, depth: number, out: Expected[]): void
   // A provider name must be known (any case); `@slug` names a stored provider, resolved per request.
   const provider = config.provider;
   if (typeof provider === 'string' && provider !== '' && !provider.startsWith('@') && !KNOWN_PROVIDERS.has(provider.toLowerCase())) out.push({ code: 'CFG_UNKNOWN_PROVIDER', pointer: `${at}/provider` });
+  for (const [key, value] of Object.entries(config)) {
+    if (SENT_TEXT.has(key) && typeof value === 'string' && !HEADER_VALUE.test(value)) out.push({ code: 'CFG_INVALID_FORMAT', pointer: `${at}/${escapeToken(key)}` });
+  }
   const retry = config.retry;
   if (isObject(retry)) {
     if (typeof retry.attempts === 'number' && retry.attempts > MAX_RETRIES) out.push({ code: 'CFG_TOO_MANY_RETRIES', pointer: `${at}/retry/attempts` });

@@ -110,6 +110,10 @@ describe('the virtual-keys API', () => {
     await bad({ provider: 'anthropic', api_key: 'k', mystery: 1 }, '/mystery');
     await bad({ provider: 'anthropic', api_key: 'k', slug: 'Bad Slug' }, '/slug');
     await bad({ provider: 'cloudc', cloudc_region: 7 }, '/cloudc_region');
+    // What is sent in a header must be what a header can carry: a key read from a file keeps its newline.
+    await bad({ provider: 'anthropic', api_key: 'sk-ant-0123456789\n' }, '/api_key');
+    await bad({ provider: 'anthropic', api_key: 'sk-日本' }, '/api_key');
+    await bad({ provider: 'cloudc', cloudc_region: 'us-east-1', cloudc_session_token: 'tok\r\nx-evil: 1' }, '/cloudc_session_token');
     const account = await api('POST', '/v1/virtual-keys', { provider: 'cloudb', cloudb_service_account_json: { client_email: 'x@y' } });
     expect(((await account.json()) as { error: { code: string } }).error.code).toBe('invalid_provider_option');
     await created({ provider: 'anthropic', api_key: 'k-one', slug: 'taken' });

@@ -14,7 +14,7 @@ import type { GatewayStore } from '../../store/open-store.ts';
 import { UniqueViolationError } from '../../store/sql/sql-database.ts';
 import type { VirtualKeyInput, VirtualKeyRecord } from '../../store/virtual-key-store.ts';
 import { deletedBody, listBody, notFound, pageOf, pathParam, requireAdmin, sendOk } from '../http.ts';
-import { badField, checkOption, keyHint, OPTION_FIELDS, SECRET_FIELDS, SLUG } from './fields.ts';
+import { badField, checkOption, checkSentText, keyHint, OPTION_FIELDS, SECRET_FIELDS, SLUG } from './fields.ts';
 import type { MasterKey } from '../../store/master-key.ts';
 import type { ConfigCatalog } from '../configs/config-catalog.ts';
 import { open, seal } from '../../store/secret-box.ts';
@@ -174,8 +174,10 @@ function applyBody(fields: Fields, body: Record<string, unknown>, providers: Pro
         break;
       case 'api_key':
         if (value === null) delete next.secrets.api_key;
-        else if (typeof value === 'string' && value !== '') next.secrets.api_key = value;
-        else throw badField('/api_key', 'api_key must be a non-empty string, or null to remove it.');
+        else if (typeof value === 'string' && value !== '') {
+          checkSentText('api_key', value);
+          next.secrets.api_key = value;
+        } else throw badField('/api_key', 'api_key must be a non-empty string, or null to remove it.');
         break;
       default: {
         if (!Object.hasOwn(OPTION_FIELDS, key)) throw badField(`/${key}`, `Unknown field "${key}": a virtual key holds provider, api_key, name, slug and provider options.`);
