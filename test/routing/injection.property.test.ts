@@ -65,7 +65,8 @@ const injectionArb: fc.Arbitrary<Injection> = fc
       name,
       // A provider name must be known, but a provider slug (`@…`) may be any text: it carries the hostile string.
       provider: `@${str()}`,
-      api_key: str(),
+      // A credential goes into a header, so only what a header can carry compiles (compiler/config/header-values.ts): its quotes, backslashes and `${` stay.
+      api_key: str().replace(/[^\t\x20-\x7e\x80-\xff]/g, '_'),
       custom_host: `https://${str()}`,
       override_params: { model: str(), [k[next % k.length]]: str() },
       forward_headers: [str()],
