@@ -137,7 +137,7 @@ function escapeToken(token: string): string {
 
 /** The pointer of the value at fault (for `required`, the missing property) and a readable sentence. */
 export function describeFirstError(errors: readonly ValidationErrorLike[] | null | undefined): { pointer: string; message: string } {
-  const error = errors?.[0];
+  const error = mostTelling(errors);
   if (error === undefined) return { pointer: '', message: 'the value is not valid.' };
   const at = error.instancePath ?? '';
   const params = error.params ?? {};
@@ -159,4 +159,28 @@ export function describeFirstError(errors: readonly ValidationErrorLike[] | null
     default:
       return { pointer: at, message: `${at || 'the value'} ${error.message ?? `fails ${error.keyword}`}.` };
   }
+}
+
+/**
+ * The error that says most. Ajv stops at the first failing rule, except inside anyOf/oneOf, where it
+ * keeps each alternative's failure before the combinator's own: the first of those is the first
+ * alternative's ("/input must be string" for a list whose item is wrong). The one that got furthest
+ * into the value is about what the client meant: deepest first, then a rule about the value's
+ * members over one about its type.
+ */
+function mostTelling(errors: readonly ValidationErrorLike[] | null | undefined): ValidationErrorLike | undefined {
+  if (errors === null || errors === undefined || errors.length === 0) return undefined;
+  if (!errors.some((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) return errors[0];
+  let best = errors[0];
+  let bestScore = -1;
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    const depth = (error.instancePath ?? '').split('/').length;
+    const score = depth * 2 + (error.keyword === 'type' || error.keyword === 'enum' ? 0 : 1);
+    if (score > bestScore) {
+      best = error;
+      bestScore = score;
+    }
+  }
+  return best;
 }

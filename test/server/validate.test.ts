@@ -98,6 +98,16 @@ describe('validateBody and error descriptions', () => {
     expect(() => validateBody(body, { model: 'm' })).not.toThrow();
   });
 
+  it('inside anyOf, names the alternative that got furthest into the value, not the first alternative', () => {
+    const either = compile({ type: 'object', properties: { input: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', required: ['role'], properties: { role: { type: 'string' } } } }] } } });
+    expect(rejection(() => validateBody(either, { input: [null] }))).toMatchObject({ param: '/input/0', message: 'Invalid request body: /input/0 must be object.' });
+    expect(rejection(() => validateBody(either, { input: [{}] }))).toMatchObject({ param: '/input/0/role', message: 'Invalid request body: /input/0/role is required.' });
+    // Nothing to choose between: the first alternative's type.
+    expect(rejection(() => validateBody(either, { input: 5 })).param).toBe('/input');
+    // The real Responses validator: an item of the input list, not "/input must be string".
+    expect(rejection(() => validateBody(generated.validateResponseCreate as GeneratedValidator, { model: 'm', input: [{ role: 'user', content: [null] }] })).param).toBe('/input/0/content/0');
+  });
+
   it('describes an empty error list without failing', () => {
     expect(describeFirstError(null)).toEqual({ pointer: '', message: 'the value is not valid.' });
   });
