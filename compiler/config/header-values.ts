@@ -4,11 +4,12 @@
 // key read from a file keeps the newline it ends with), made every request through the target a 500:
 // the HTTP client refuses such a header. Refused where the value is given instead: in a config
 // (compile, and serve's start once `${NAME}` is filled in) and in a virtual key.
-import type { ConfigError } from './errors.ts';
+import { type ConfigError, MAX_TARGET_DEPTH } from './errors.ts';
+import { isPlainObject } from './query.ts';
 import { PROVIDER_OPTIONS } from './providers.ts';
 
 /** The config keys whose text is sent: the credential and the provider options that are strings. */
-export const SENT_TEXT_KEYS: ReadonlySet<string> = new Set(['api_key', ...PROVIDER_OPTIONS.filter((option) => option.type === 'string').map((option) => option.key)]);
+const SENT_TEXT_KEYS: ReadonlySet<string> = new Set(['api_key', ...PROVIDER_OPTIONS.filter((option) => option.type === 'string').map((option) => option.key)]);
 
 /** What in `text` no header can carry, in words; null when a header can carry all of it. */
 export function headerTextProblem(text: string): string | null {
@@ -19,24 +20,26 @@ export function headerTextProblem(text: string): string | null {
   return bad.index === text.length - 1 && (code === 0x0a || code === 0x0d) ? `${what} at its end` : what;
 }
 
-/** Each config node (the root and every target, at any depth): its sent text, checked. */
-export function checkHeaderValues(config: unknown, at = ''): ConfigError[] {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) return [];
-  const node = config as Record<string, unknown>;
+/** Each config node (the root and every target, as deep as targets may nest): its sent text, checked. */
+export function checkHeaderValues(config: unknown): ConfigError[] {
   const errors: ConfigError[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (!SENT_TEXT_KEYS.has(key) || typeof value !== 'string') continue;
-    const problem = headerTextProblem(value);
-    if (problem === null) continue;
-    const pointer = `${at}/${key}`;
-    // The value is never echoed: it is most often a credential.
-    errors.push({
-      code: 'CFG_INVALID_FORMAT',
-      pointer,
-      message: `"${key}" (${pointer}) holds ${problem}, which no HTTP header can carry; the gateway sends this value to the provider.`,
-      hint: problem.endsWith('at its end') ? 'a value read from a file often keeps its last newline: remove it' : 'use the value the provider gave, in printable ASCII',
-    });
-  }
-  if (Array.isArray(node.targets)) node.targets.forEach((target, i) => errors.push(...checkHeaderValues(target, `${at}/targets/${i}`)));
+  const walk = (node: unknown, at: string, depth: number): void => {
+    if (!isPlainObject(node) || depth > MAX_TARGET_DEPTH) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (!SENT_TEXT_KEYS.has(key) || typeof value !== 'string') continue;
+      const problem = headerTextProblem(value);
+      if (problem === null) continue;
+      const pointer = `${at}/${key}`;
+      // The value is never echoed: it is most often a credential.
+      errors.push({
+        code: 'CFG_INVALID_FORMAT',
+        pointer,
+        message: `"${key}" (${pointer}) holds ${problem}, which no HTTP header can carry; the gateway sends this value to the provider.`,
+        hint: problem.endsWith('at its end') ? 'a value read from a file often keeps its last newline: remove it' : 'use the value the provider gave, in printable ASCII',
+      });
+    }
+    if (Array.isArray(node.targets)) node.targets.forEach((child, i) => walk(child, `${at}/targets/${i}`, depth + 1));
+  };
+  walk(config, '', 0);
   return errors;
 }

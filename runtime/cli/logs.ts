@@ -198,6 +198,6 @@ function printLine(record: RequestRecord): void {
  * which could move the cursor, retitle the window or start a new line that looks like a record, are
  * written as escapes.
  */
-export function shown(text: string): string {
+function shown(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

@@ -34,7 +34,7 @@ export type CacheStatus = (typeof CACHE_STATUS)[keyof typeof CACHE_STATUS];
  * or the provider's answer, unbounded; it becomes a log column, a metric label and a span attribute,
  * so a longer one is kept as its start and an ellipsis. The request itself is sent unchanged.
  */
-export const MAX_RECORDED_MODEL_LENGTH = 256;
+const MAX_RECORDED_MODEL_LENGTH = 256;
 
 /** `name` as a record keeps it: at most MAX_RECORDED_MODEL_LENGTH code units, never half a surrogate pair. */
 export function recordedModel(name: string): string {

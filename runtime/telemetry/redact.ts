@@ -59,12 +59,10 @@ export function redactText(text: string): string {
   return text.replace(SECRET_TEXT, (match, bearer: string | undefined) => (bearer !== undefined ? `${bearer}${REDACTED}` : REDACTED));
 }
 
-/** The scan stopped: the output passed the cap, or the window ended inside the body. */
-class Stop {}
-const STOP = new Stop();
-/** The text is not JSON: it is redacted as text instead. */
-class NotJson {}
-const NOT_JSON = new NotJson();
+/** Thrown by the scan: the output passed the cap, or the window ended inside the body. */
+const STOP = Symbol('stop');
+/** Thrown by the scan: the text is not JSON, and is redacted as text instead. */
+const NOT_JSON = Symbol('not JSON');
 
 /**
  * The compact, redacted JSON of `text`, the start of a longer body, up to a little past `maxBytes`

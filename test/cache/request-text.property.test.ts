@@ -65,6 +65,11 @@ describe('the semantic split', () => {
     expect(scope('chat', { ...body, messages })).not.toBe(scope('chat', body));
   });
 
+  test('a part that is no object (the client\'s JSON: null, a number) is not text, and keeps its place in the scope', () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: [null, 7, { type: 'text', text: 'hello there' }] }] };
+    expect(splitRequest('chat', body)).toEqual({ text: 'hello there', rest: { model: 'm', messages: [{ role: 'user', content: [null, 7] }] } });
+  });
+
   test('the same question about another picture is another scope', () => {
     const ask = (url: string) => ({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is in this picture?' }, { type: 'image_url', image_url: { url } }] }] });
     expect(splitRequest('chat', ask('https://example.com/a.png')).text).toBe('what is in this picture?');

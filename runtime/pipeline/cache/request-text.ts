@@ -3,7 +3,7 @@
 // parameters, system messages, tool results, stream or not, images and tool calls): a semantic match
 // only ever differs in that text.
 
-import { type ChatMessage, textOf } from '../../providers/shared/chat.ts';
+import { isTextPart, textOf } from '../../providers/shared/chat.ts';
 
 /**
  * Turns compared exactly, not by their words: the instructions, and what tools returned (data, where
@@ -45,11 +45,7 @@ export function splitRequest(endpoint: 'chat' | 'completions', params: unknown):
     const { content, ...turn } = message as Record<string, unknown>;
     const media = Array.isArray(content) ? content.filter((part) => !isTextPart(part)) : [];
     kept.push(media.length === 0 ? turn : { ...turn, content: media });
-    texts.push(textOf(content as ChatMessage['content']));
+    texts.push(textOf(content));
   }
   return { text: texts.join('\n').trim(), rest: { ...body, messages: kept } };
-}
-
-function isTextPart(part: unknown): boolean {
-  return part !== null && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string';
 }

@@ -3,6 +3,7 @@
 // content. Transformers (regexReplace, piiRedact, a webhook's text) rewrite every text: all messages'
 // contents and text parts, every prompt or input string, every choice of an answer, so no copy of a
 // redacted value slips past in an earlier message or a second choice.
+import { isTextPart, textOf } from '../../providers/shared/chat.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { TextTransform } from './check.ts';
 
@@ -12,13 +13,9 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The text of a chat message's content: the string, or its text parts joined. */
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  let text = '';
-  for (const part of content) if (isObject(part) && part.type === 'text' && typeof part.text === 'string') text += part.text;
-  return text;
+/** The member of a completion or embedding request that holds its text; null for other endpoints (chat has messages). */
+function textField(endpoint: EndpointKind): 'prompt' | 'input' | null {
+  return endpoint === 'completions' ? 'prompt' : endpoint === 'embeddings' ? 'input' : null;
 }
 
 function joinedStrings(value: unknown): string {
@@ -31,13 +28,12 @@ export function requestText(endpoint: EndpointKind, params: unknown): string {
   if (endpoint === 'chat' && Array.isArray(params.messages)) {
     for (let i = params.messages.length - 1; i >= 0; i--) {
       const message = params.messages[i];
-      if (isObject(message) && message.role === 'user') return contentText(message.content);
+      if (isObject(message) && message.role === 'user') return textOf(message.content);
     }
     return '';
   }
-  if (endpoint === 'completions') return joinedStrings(params.prompt);
-  if (endpoint === 'embeddings') return joinedStrings(params.input);
-  return '';
+  const field = textField(endpoint);
+  return field === null ? '' : joinedStrings(params[field]);
 }
 
 /**
@@ -46,9 +42,8 @@ export function requestText(endpoint: EndpointKind, params: unknown): string {
  * as "" such a request would pass every deny rule on its text, so its text checks fail instead.
  */
 export function unreadableRequestText(endpoint: EndpointKind, params: unknown): string | null {
-  if (!isObject(params)) return null;
-  const field = endpoint === 'completions' ? 'prompt' : endpoint === 'embeddings' ? 'input' : null;
-  if (field === null) return null;
+  const field = textField(endpoint);
+  if (!isObject(params) || field === null) return null;
   const value = params[field];
   const tokenIds = typeof value === 'number' || (Array.isArray(value) && value.some((v) => typeof v === 'number' || Array.isArray(v)));
   return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
@@ -58,7 +53,7 @@ export function answerText(endpoint: EndpointKind, answer: unknown): string {
   if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
   const first = answer.choices[0];
   if (!isObject(first)) return '';
-  if (endpoint === 'chat') return isObject(first.message) ? contentText(first.message.content) : '';
+  if (endpoint === 'chat') return isObject(first.message) ? textOf(first.message.content) : '';
   if (endpoint === 'completions') return typeof first.text === 'string' ? first.text : '';
   return '';
 }
@@ -81,7 +76,7 @@ export function rewriteRequest(endpoint: EndpointKind, params: unknown, transfor
     const messages = params.messages.map((message) => (isObject(message) ? { ...message, content: rewriteContent(message.content, apply) } : message));
     return found === 0 ? { value: params, found } : { value: { ...params, messages }, found };
   }
-  const field = endpoint === 'completions' ? 'prompt' : endpoint === 'embeddings' ? 'input' : null;
+  const field = textField(endpoint);
   if (field === null) return { value: params, found: 0 };
   const rewritten = rewriteStrings(params[field], apply);
   return found === 0 ? { value: params, found } : { value: { ...params, [field]: rewritten }, found };
@@ -108,7 +103,7 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
 function rewriteContent(content: unknown, apply: (text: string) => string): unknown {
   if (typeof content === 'string') return apply(content);
   if (!Array.isArray(content)) return content;
-  return content.map((part) => (isObject(part) && part.type === 'text' && typeof part.text === 'string' ? { ...part, text: apply(part.text) } : part));
+  return content.map((part) => (isTextPart(part) ? { ...part, text: apply(part.text) } : part));
 }
 
 function rewriteStrings(value: unknown, apply: (text: string) => string): unknown {

@@ -76,12 +76,17 @@ export function includeUsage(request: ChatRequest): boolean {
   return request.stream_options?.include_usage === true;
 }
 
+/** A content part that carries text. Parts are the client's JSON: a `null` or a number among them is no text part. */
+export function isTextPart(part: unknown): part is { type: 'text'; text: string } {
+  return part !== null && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string';
+}
+
 /** The text of a message content: a string, or its text parts joined. */
-export function textOf(content: ChatMessage['content']): string {
+export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let text = '';
-  for (const part of content) if (part.type === 'text' && typeof part.text === 'string') text += part.text;
+  for (const part of content) if (isTextPart(part)) text += part.text;
   return text;
 }
 

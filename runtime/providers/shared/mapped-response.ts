@@ -23,7 +23,9 @@ export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping
   if (mapping.json !== undefined) return buffered(upstream, (body) => {
     try {
       return mapping.json!(bodyJson(body));
-    } catch {
+    } catch (error) {
+      // A mapper's own refusal stands; anything else is the answer's shape.
+      if (error instanceof GatewayError) throw error;
       throw new GatewayError('provider_invalid_response', UNDOCUMENTED, null, { provider: mapping.provider });
     }
   });
