@@ -188,7 +188,9 @@ function redactJson(text: string, maxBytes: number): string | null {
     }
     if (char === '"') {
       const read = readString();
-      emit(JSON.stringify(redactText(read.value)));
+      const quoted = JSON.stringify(redactText(read.value));
+      // The start of a longer string stays open: no closing quote the body did not have there.
+      emit(read.whole ? quoted : quoted.slice(0, -1));
       if (!read.whole) throw STOP;
       return;
     }

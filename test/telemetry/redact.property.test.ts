@@ -85,6 +85,14 @@ describe('redactBody', () => {
     expect(shown).not.toContain('DDDDDDDD');
   });
 
+  test('a string the window ends inside, before the cap, is shown open: no closing quote the body did not have', () => {
+    // Found by the property above (seed 1056737694): a long credential fills most of the window.
+    const body = JSON.stringify([{ api_key: { nested: [`cred-${'q'.repeat(68_529)}`] } }, '', 'y'.repeat(200_000)]);
+    const shown = redactBody(Buffer.from(body), 1000);
+    expect(shown.endsWith('y…[truncated]')).toBe(true);
+    expect(reference(body, 1000).startsWith(shown.replace(/…\[truncated\]$/, ''))).toBe(true);
+  });
+
   test.prop([fc.oneof(fc.string({ maxLength: 400 }), fc.tuple(fc.string({ maxLength: 40 }), secret, fc.string({ maxLength: 40 })).map((p) => p.join(' ')), fc.constant('{"a": 1,'), fc.constant('{"api_key": "cred-abcdef"')), cap], RUNS)('text that is not JSON: its secrets replaced, cut at the cap', (body, maxBytes) => {
     const shown = redactBody(Buffer.from(body), maxBytes);
     // Replacing a secret shortens the text, so the cut may show less than the whole-body redaction: never more.
