@@ -134,21 +134,45 @@ const KNOWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(REQUEST_HEADERS);
 
 /**
  * Refuses an x-gateway-* header the gateway does not read: a misspelt option (`x-gateway-cache-namespce`)
- * would otherwise be ignored, and the request served as if it had not been sent. `rawHeaders` is
- * node:http's flat name/value list (names as sent); only names that start with "x" are looked at.
+ * would otherwise be ignored, and the request served as if it had not been sent; and one of them
+ * sent twice (SENT_TWICE). `rawHeaders` is node:http's flat name/value list (names as sent); only
+ * names that start with "x" are looked at.
  */
 export function refuseUnknownGatewayHeaders(rawHeaders: readonly string[]): void {
-  for (let i = 0; i < rawHeaders.length; i += 2) refuseUnknownGatewayHeader(rawHeaders[i]);
+  let seen: string[] | null = null;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (!refuseUnknownGatewayHeader(name)) continue;
+    const lower = name.toLowerCase();
+    if (lower === FORWARD_HEADERS_HEADER) continue;
+    if (seen === null) seen = [lower];
+    else if (seen.includes(lower)) throw invalid(lower, SENT_TWICE);
+    else seen.push(lower);
+  }
 }
 
-/** The check of one header name (any case), for headers given as a map (simulate). */
-export function refuseUnknownGatewayHeader(name: string): void {
-  if (name.length <= GATEWAY_HEADER_PREFIX.length || (name.charCodeAt(0) | 0x20) !== 0x78 || KNOWN_REQUEST_HEADERS.has(name)) return;
+/**
+ * node:http joins a repeated header's values with ", ": a config id would become "a, b" (then
+ * refused as an unknown config), a trace id "a, b", a namespace "a, b". Each gateway header holds
+ * one value, so a repeat is refused by name. `x-gateway-forward-headers` is a list, for which
+ * joining repeats is what HTTP defines (RFC 9110 §5.3).
+ */
+const SENT_TWICE = 'was sent more than once; send it once (its values would be joined with ", ").';
+
+/**
+ * The check of one header name (any case), for headers given as a map (simulate); true when the
+ * name is one of the gateway's headers.
+ */
+export function refuseUnknownGatewayHeader(name: string): boolean {
+  if (name.length <= GATEWAY_HEADER_PREFIX.length || (name.charCodeAt(0) | 0x20) !== 0x78) return false;
+  if (KNOWN_REQUEST_HEADERS.has(name)) return true;
   const lower = name.toLowerCase();
-  if (!lower.startsWith(GATEWAY_HEADER_PREFIX) || KNOWN_REQUEST_HEADERS.has(lower)) return;
+  if (!lower.startsWith(GATEWAY_HEADER_PREFIX)) return false;
+  if (KNOWN_REQUEST_HEADERS.has(lower)) return true;
   const hint = didYouMean(lower, REQUEST_HEADERS);
   throw invalid(lower, `is not a header of this gateway, which would leave it without effect${hint === undefined ? '.' : `; ${hint}`}`);
 }
+
 
 /** A client trace id is echoed in a response header and logged, so it must be short printable ASCII. */
 export function isValidTraceId(value: string): boolean {

@@ -158,6 +158,34 @@ describe('over HTTP', () => {
     expect((await post(every)).status).toBe(200);
   });
 
+  /** Sends one header line per [name, value] pair, as written (repeats kept); returns status and body. */
+  async function postLines(lines: readonly (readonly [string, string])[]): Promise<{ status: number; body: any }> {
+    const head = `POST /v1/embeddings HTTP/1.1\r\nhost: x\r\nconnection: close\r\nx-gateway-api-key: ${TEST_KEY}\r\ncontent-length: 2\r\n`;
+    const answer = await sendRaw(gw.url, Buffer.from(`${head}${lines.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n{}`));
+    const text = Buffer.from(answer, 'latin1').toString('utf8');
+    return { status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) };
+  }
+
+  const oneValued = ['x-gateway-config', 'x-gateway-trace-id', 'x-gateway-metadata', 'x-gateway-cache-namespace', 'x-gateway-request-timeout', 'x-gateway-cloudb-region'];
+  const anyCase = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((up) => [...name].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
+
+  test.prop([fc.constantFrom(...oneValued).chain((name) => fc.tuple(fc.constant(name), anyCase(name), anyCase(name))), fc.nat(3)], { numRuns: 30 })(
+    'refuses a one-valued gateway header sent twice (in any case), which node would join into "a, b", naming it',
+    async ([name, first, second], between) => {
+      const others = Array.from({ length: between }, (_, i) => [`x-other-${i}`, 'v'] as const);
+      const res = await postLines([[first, '1'], ...others, [second, '1']]);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_header', param: name });
+      expect(res.body.error.message).toContain('more than once');
+    },
+  );
+
+  it('joins a repeated x-gateway-forward-headers, a list as HTTP defines repeats of one', async () => {
+    const res = await postLines([['x-gateway-forward-headers', 'X-A'], ['X-Gateway-Forward-Headers', 'x-b, x-a']]);
+    expect(res.status).toBe(200);
+    expect(res.body.forwardHeaders).toEqual(['x-a', 'x-b']);
+  });
+
   const metadataObject = fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 40, unit: 'grapheme' }), { maxKeys: 8 });
 
   /** Sends the header as raw UTF-8 bytes, as curl does with non-ASCII text; returns the parsed body. */
