@@ -19,7 +19,7 @@ export function storedIntegration(plan: PlanLeaf, requestKey: string | null, cre
   if (slug !== null) {
     const found = credentials?.slug(slug);
     if (found === undefined) throw new GatewayError('unknown_provider_slug', `No integration "@${slug}" is stored in this gateway.`, 'provider');
-    return found;
+    return usable(found, `@${slug}`, 'provider');
   }
   const found = credentials?.virtualKey(virtualKey!);
   if (found === undefined) {
@@ -27,7 +27,13 @@ export function storedIntegration(plan: PlanLeaf, requestKey: string | null, cre
     const asSlug = credentials?.slug(virtualKey!) === undefined ? '' : ` "${virtualKey}" is the slug of one: name it as the provider, "@${virtualKey}" (x-gateway-provider or a config's provider).`;
     throw new GatewayError('unknown_virtual_key', `No virtual key has the ID "${virtualKey}" in this gateway.${asSlug}`, plan.virtualKey !== null ? 'virtual_key' : VIRTUAL_KEY_HEADER);
   }
-  return found;
+  return usable(found, `virtual key "${virtualKey}"`, plan.virtualKey !== null ? 'virtual_key' : VIRTUAL_KEY_HEADER);
+}
+
+/** 400 for a stored integration the provider could not be called with (StoredIntegration.unusable). */
+function usable(found: StoredIntegration, named: string, param: string): StoredIntegration {
+  if (found.unusable === null) return found;
+  throw new GatewayError('invalid_provider_option', `The integration behind ${named} cannot be used: ${found.unusable}. Store a corrected value: PUT /v1/virtual-keys/${found.id}.`, param);
 }
 
 /** The provider a target calls: its own, its virtual key's or slug's, else the request's x-gateway-provider; null when none. */

@@ -10,6 +10,11 @@ export interface StoredIntegration {
   apiKey: string | null;
   /** Provider options under config field names (`clouda_region`, `cloudb_service_account_json`, …). */
   options: Readonly<Record<string, unknown>>;
+  /**
+   * Why the integration cannot be called, found once when it was loaded: a credential or option
+   * stored before the API refused values no HTTP header can carry (a trailing newline). Null when usable.
+   */
+  unusable: string | null;
 }
 
 export interface StoredCredentials {

@@ -62,8 +62,8 @@ describe('model catalog', () => {
 
 describe('provider APIs', () => {
   const credentials: StoredCredentials = {
-    virtualKey: (id) => (id === 'vk-vendor' ? { id: 'vk-vendor', provider: 'openai', apiKey: 'k', options: {} } : undefined),
-    slug: (name) => (name === 'anth' ? { id: 'vk-anth', provider: 'anthropic', apiKey: 'k', options: {} } : undefined),
+    virtualKey: (id) => (id === 'vk-vendor' ? { id: 'vk-vendor', provider: 'openai', apiKey: 'k', options: {}, unusable: null } : undefined),
+    slug: (name) => (name === 'anth' ? { id: 'vk-anth', provider: 'anthropic', apiKey: 'k', options: {}, unusable: null } : undefined),
   };
 
   it('knows which providers have which APIs, aliases included', () => {

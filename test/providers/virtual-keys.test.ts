@@ -14,6 +14,8 @@ import { setupInference } from '../../runtime/inference/index.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { SQLITE_FILE_NAME } from '../../runtime/store/sqlite/database.ts';
+import { fingerprint, masterKeyFrom } from '../../runtime/store/master-key.ts';
+import { seal } from '../../runtime/store/secret-box.ts';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
@@ -248,6 +250,46 @@ describe('at rest', () => {
     const file = join(dir, 'data', 'master.key');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(Buffer.from((await readFile(file, 'utf8')).trim(), 'base64')).toHaveLength(32);
+  });
+
+  it('answers 400 naming a key stored before credentials were checked whose api_key no header can carry (it was a 500 on every call)', async () => {
+    const storedDir = join(dir, 'stored-before');
+    const env = { GATEWAY_MASTER_KEY: Buffer.alloc(32, 5).toString('base64') };
+    const first = await start(storedDir, env);
+    const res = await api('POST', '/v1/virtual-keys', { provider: 'anthropic', slug: 'from-file', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }, ADMIN, first);
+    const key = (await res.json()) as { id: string };
+    await first.close();
+    // What an older gateway stored: the key as read from a file, its newline kept.
+    const master = { key: masterKeyFrom(env.GATEWAY_MASTER_KEY, 'test'), id: fingerprint(masterKeyFrom(env.GATEWAY_MASTER_KEY, 'test')), source: 'env' as const };
+    const db = new DatabaseSync(join(storedDir, SQLITE_FILE_NAME));
+    try {
+      db.prepare('UPDATE virtual_keys SET sealed = ? WHERE id = ?').run(seal(master, key.id, { api_key: `${MESSAGES_MOCK_KEY}\n` }), key.id);
+    } finally {
+      db.close();
+    }
+    const second = await start(storedDir, env);
+    try {
+      for (const headers of [{ 'x-gateway-provider': '@from-file' }, { 'x-gateway-virtual-key': key.id }]) {
+        const answer = await fetch(`${second.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': ADMIN, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(chat('stored before')),
+        });
+        expect(answer.status).toBe(400);
+        const { error } = (await answer.json()) as { error: { code: string; message: string } };
+        expect(error.code).toBe('invalid_provider_option');
+        expect(error.message).toContain('api_key holds a line break');
+        expect(error.message).toContain(`PUT /v1/virtual-keys/${key.id}`);
+        expect(error.message).not.toContain(MESSAGES_MOCK_KEY);
+      }
+      // Stored again through the API, corrected, it is used at once.
+      const fixed = await api('PUT', `/v1/virtual-keys/${key.id}`, { api_key: MESSAGES_MOCK_KEY }, ADMIN, second);
+      expect(fixed.status).toBe(200);
+      const data = await sdk({ 'x-gateway-provider': '@from-file' }, second).chat.completions.create(chat('fixed'));
+      expect(data.choices[0].message.content).toBe('[vk-messages] fixed');
+    } finally {
+      await second.close();
+    }
   });
 
   it('serves stored keys after a restart with the same master key, and refuses to start with another', async () => {

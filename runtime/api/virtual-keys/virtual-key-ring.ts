@@ -1,6 +1,7 @@
 // Virtual keys held in memory, opened once: the request path looks a key or a slug up in a map and
 // never reads the database. The ring loads at start and follows the store's change feed, so a key
 // written through any process reaches every process.
+import { headerTextProblem } from '../../../compiler/config/header-values.ts';
 import { canonicalProvider } from '../../../compiler/config/providers.ts';
 import type { StoredCredentials, StoredIntegration } from '../../providers/stored-credentials.ts';
 import type { GatewayLogger } from '../../core/log.ts';
@@ -8,6 +9,21 @@ import type { StoreChange } from '../../store/change-feed.ts';
 import type { VirtualKeyRecord, VirtualKeyStore } from '../../store/virtual-key-store.ts';
 import type { MasterKey } from '../../store/master-key.ts';
 import { open, SecretBoxError } from '../../store/secret-box.ts';
+
+/**
+ * The first string the gateway would send in a header that no header can carry, described without
+ * its value (a secret); null when every one can be sent. The API refuses such values since they were
+ * found to fail every call with a 500; keys stored before that are still loaded, and named here.
+ */
+function unsendableField(integration: StoredIntegration): string | null {
+  const fields: [string, unknown][] = [['api_key', integration.apiKey], ...Object.entries(integration.options)];
+  for (const [name, value] of fields) {
+    if (typeof value !== 'string') continue;
+    const problem = headerTextProblem(value);
+    if (problem !== null) return `its ${name} holds ${problem}, which no HTTP header can carry`;
+  }
+  return null;
+}
 
 export class VirtualKeyRing implements StoredCredentials {
   readonly #store: VirtualKeyStore;
@@ -77,13 +93,17 @@ export class VirtualKeyRing implements StoredCredentials {
       return null;
     }
     const { api_key: apiKey, ...secretOptions } = secrets;
-    return {
+    const integration: StoredIntegration = {
       id: record.id,
       // Keys stored before names were made canonical on create may hold an alias.
       provider: canonicalProvider(record.provider),
       apiKey: typeof apiKey === 'string' ? apiKey : null,
       options: Object.freeze({ ...record.options, ...secretOptions }),
+      unusable: null,
     };
+    integration.unusable = unsendableField(integration);
+    if (integration.unusable !== null) this.#logger.error('virtual_key_unusable', { virtual_key_id: record.id, reason: integration.unusable });
+    return integration;
   }
 
   #install(record: VirtualKeyRecord, integration: StoredIntegration): void {
