@@ -1,18 +1,19 @@
 // `gateway mock-provider`: a local stand-in for the vendor's API, so a first routed request needs no
 // provider account and no network, and CI can route against something real. It answers chat
-// completions (JSON or SSE), completions, embeddings and the model list in the vendor's wire format;
+// completions and responses (JSON or SSE), completions, embeddings and the model list in the vendor's wire format;
 // the reply is "[mock] " and the prompt's words. Any bearer key is accepted. --fail-every N makes
 // every Nth request answer --fail-status, to watch retries and fallback work.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from '../core/node-http.ts';
 import type { AddressInfo } from 'node:net';
+import { responseEvents } from '../api/responses/events.ts';
 import { bagOfWordsOf } from './bag-of-words.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 
 export const MOCK_PROVIDER_USAGE = `Usage: gateway mock-provider [--port N] [--host H] [--fail-every N] [--fail-status CODE] [--latency MS]
 
-Runs a local provider that speaks the vendor's API (chat completions with and without streaming,
-completions, embeddings, models) and answers "[mock]" followed by the prompt's words. Its embeddings
+Runs a local provider that speaks the vendor's API (chat completions and responses with and without
+streaming, completions, embeddings, models) and answers "[mock]" followed by the prompt's words. Its embeddings
 are a hashed bag of words: texts sharing most of their words get close vectors, so a semantic cache
 can be tried with it (docs/cache.md). Prints one line
 with its base URL when ready; SIGINT or SIGTERM stop it. Point a config at it:
@@ -128,8 +129,7 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
   const created = Math.floor(Date.now() / 1000);
   if (path === '/v1/chat/completions') {
     const messages = Array.isArray(body.messages) ? (body.messages as unknown[]).filter(isObject) : [];
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    const words = reply(typeof lastUser?.content === 'string' ? lastUser.content : '');
+    const words = reply(lastUserText(messages));
     const usage = { prompt_tokens: messages.length * 4, completion_tokens: words.length, total_tokens: messages.length * 4 + words.length };
     if (body.stream === true) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -142,6 +142,7 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
     }
     return json(res, 200, { id: 'chatcmpl-mock', object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }], usage });
   }
+  if (path === '/v1/responses') return responses(res, body, model, created);
   if (path === '/v1/completions') {
     const words = reply(typeof body.prompt === 'string' ? body.prompt : '');
     return json(res, 200, { id: 'cmpl-mock', object: 'text_completion', created, model, choices: [{ index: 0, text: words.join(''), finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 4, completion_tokens: words.length, total_tokens: 4 + words.length } });
@@ -152,6 +153,46 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
     return json(res, 200, { object: 'list', data, model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
   }
   json(res, 404, { error: { message: `no route POST ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+}
+
+/**
+ * The Responses API (create only; the mock stores nothing, so a `previous_response_id` is not found,
+ * as the vendor answers for one it does not hold). The answer is the chat answer's, in Responses
+ * terms; `stream: true` sends the vendor's event sequence.
+ */
+function responses(res: ServerResponse, body: Record<string, unknown>, model: string, created: number): void {
+  if (typeof body.previous_response_id === 'string') {
+    return json(res, 404, { error: { message: `Previous response with id '${body.previous_response_id}' not found: the mock provider stores no responses.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
+  }
+  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]).filter(isObject) : [];
+  const words = reply(lastUserText(items));
+  const text = words.join('');
+  const inputTokens = items.length * 4;
+  const response = {
+    id: `resp_mock${created}`, object: 'response', created_at: created, status: 'completed', error: null, incomplete_details: null,
+    instructions: typeof body.instructions === 'string' ? body.instructions : null, max_output_tokens: body.max_output_tokens ?? null, model,
+    output: [{ id: 'msg_mock', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
+    output_text: text, parallel_tool_calls: true, previous_response_id: null, reasoning: null, store: false,
+    temperature: body.temperature ?? 1, text: body.text ?? { format: { type: 'text' } }, tool_choice: 'auto', tools: [], top_p: body.top_p ?? 1, truncation: 'disabled',
+    usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: words.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + words.length },
+    metadata: body.metadata ?? {},
+  };
+  if (body.stream !== true) return json(res, 200, response);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of responseEvents(response, { obfuscation: false })) res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+  res.end();
+}
+
+/**
+ * The text of the last user turn: a chat message's or a Responses input item's content, a string or
+ * a list of text parts (`text`, `input_text`); other parts are skipped.
+ */
+function lastUserText(turns: readonly Record<string, unknown>[]): string {
+  const last = [...turns].reverse().find((turn) => turn.role === 'user');
+  const content = last?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.filter(isObject).map((part) => (typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text') ? part.text : '')).join(' ');
 }
 
 /** "[mock]" and the prompt's words, one token per word. */

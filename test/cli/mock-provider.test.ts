@@ -34,7 +34,15 @@ it('answers 400 for a body that is JSON but not an object, and odd messages are 
   expect(chat.json.choices[0].message.content).toBe('[mock] still here');
 });
 
-test.prop([fc.constantFrom('/chat/completions', '/completions', '/embeddings'), fc.jsonValue({ maxDepth: 3 })], { numRuns: 150 })('answers any JSON on every path and keeps serving', async (path, value) => {
+it('reads text parts of a message, and answers a previous_response_id as not found, since it stores nothing', async () => {
+  const chat = await post('/chat/completions', JSON.stringify({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'two' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'parts' }] }] }));
+  expect(chat.json.choices[0].message.content).toBe('[mock] two parts');
+  const chained = await post('/responses', JSON.stringify({ model: 'm', input: 'again', previous_response_id: 'resp_1' }));
+  expect(chained.status).toBe(404);
+  expect(chained.json.error).toMatchObject({ code: 'previous_response_not_found', param: 'previous_response_id' });
+});
+
+test.prop([fc.constantFrom('/chat/completions', '/completions', '/embeddings', '/responses'), fc.jsonValue({ maxDepth: 3 })], { numRuns: 150 })('answers any JSON on every path and keeps serving', async (path, value) => {
   const answer = await post(path, JSON.stringify(value));
   expect([200, 400]).toContain(answer.status);
   expect((await fetch(`${base}/models`)).status).toBe(200);

@@ -57,6 +57,22 @@ describe('quick start without a provider account', () => {
     expect(embedding.data[0].embedding).toHaveLength(64);
   });
 
+  it('routes a Responses call to the mock, streamed and not (the vendor has the API, so the gateway forwards it)', async () => {
+    const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'any-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'mock' } });
+    const response = await client.responses.create({ model: 'mock-chat', input: 'Hello responses' });
+    expect(response.output_text).toBe('[mock] Hello responses');
+    expect(response.usage?.output_tokens).toBe(3);
+    const stream = await client.responses.create({ model: 'mock-chat', stream: true, input: [{ role: 'user', content: [{ type: 'input_text', text: 'streamed' }, { type: 'input_text', text: 'parts' }] }] });
+    let text = '';
+    let completed: string | null = null;
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.completed') completed = event.response.output_text;
+    }
+    expect(text).toBe('[mock] streamed parts');
+    expect(completed).toBe(text);
+  });
+
   it("lets a semantic cache be tried on the mock's bag-of-words embeddings, as docs/cache.md shows", async () => {
     const semantic = await startServe({
       GATEWAY_API_KEY: KEY,
