@@ -69,10 +69,21 @@ export function validateQuery(validator: GeneratedValidator, query: Readonly<Rec
     const error = validator.errors?.[0];
     if (budget-- === 0 || error === undefined || !coerceAt(value, error)) {
       const { pointer, message } = describeFirstError(validator.errors);
-      throw new GatewayError('invalid_query', `Invalid query string: ${message}`, pointer);
+      throw new GatewayError('invalid_query', `Invalid query string: ${repeatedParameter(value, error) ?? message}`, pointer);
     }
   }
   return value;
+}
+
+/**
+ * `?limit=1&limit=2` reads as a list where the schema takes one value: "must be integer" would
+ * puzzle whoever wrote two integers, so the message says what happened.
+ */
+function repeatedParameter(value: Record<string, unknown>, error: ValidationErrorLike | undefined): string | null {
+  if (error?.keyword !== 'type') return null;
+  const path = pointerTokens(error.instancePath ?? '');
+  if (path.length !== 1 || !Array.isArray(value[path[0]])) return null;
+  return `/${path[0]} takes one value, and it is given ${(value[path[0]] as unknown[]).length === 1 ? 'as a list (with [])' : 'more than once'}.`;
 }
 
 /** Turns `?a=1&a=2&b[]=x` into `{a: ['1','2'], b: ['x']}`; a single `a=1` stays a string. */

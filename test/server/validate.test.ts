@@ -60,6 +60,15 @@ describe('validateQuery', () => {
     }
   });
 
+  it('says a one-valued parameter was given more than once (or as a list) rather than that it has the wrong type', () => {
+    for (const [raw, said] of [['limit=1&limit=2', 'more than once'], ['after=a&after=b&after=c', 'more than once'], ['limit[]=1', 'as a list (with [])']]) {
+      const err = rejection(() => validateQuery(listQuery, parseQuery(raw)));
+      expect(err.message, raw).toMatch(new RegExp(`^Invalid query string: /\\w+ takes one value, and it is given ${said.replace(/[()[\]]/g, '\\$&')}\\.$`));
+    }
+    // A list parameter may repeat; an item of the wrong type is named by its own pointer.
+    expect(rejection(() => validateQuery(listQuery, parseQuery('ids=1&ids=x'))).message).toContain('/ids/1 must be integer');
+  });
+
   test.prop([fc.dictionary(fc.constantFrom('limit', 'ratio', 'strict', 'after', 'include', 'ids', 'x'), fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 })))], {
     numRuns: 300,
   })('either returns a value the schema accepts or throws invalid_query, and never loops', (query) => {
