@@ -27,8 +27,16 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * A config file's text without the byte-order mark some editors (Notepad, PowerShell's Out-File)
+ * write first: JSON.parse refuses it, and the file is valid JSON to whoever wrote it.
+ */
+export function withoutByteOrderMark(source: string): string {
+  return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+}
+
 export function parseWithPositions(source: string): ParsedSource {
-  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  const text = withoutByteOrderMark(source);
   const lineStarts = computeLineStarts(text);
   let value: unknown;
   try {

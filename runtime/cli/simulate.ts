@@ -12,6 +12,7 @@ import { reportText } from '../simulate/report-text.ts';
 import { DEFAULT_SEED, DEFAULT_SIMULATED_PATH, metadataHeader, SIMULATED_PATHS, simulate } from '../simulate/simulate.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, reportUsageError, UsageError } from './args.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
+import { withoutByteOrderMark } from '../../compiler/config/json-locate.ts';
 
 export const SIMULATE_USAGE = `Usage: gateway simulate CONFIG --request FILE [--fail TARGET=OUTCOME[,OUTCOME…]]… [options]
 
@@ -102,9 +103,9 @@ async function readRequest(file: string): Promise<string> {
     if (file === '-') {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      return withoutByteOrderMark(Buffer.concat(chunks).toString('utf8'));
     }
-    return await readFile(file, 'utf8');
+    return withoutByteOrderMark(await readFile(file, 'utf8'));
   } catch (error) {
     throw new UsageError(`cannot read --request ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }

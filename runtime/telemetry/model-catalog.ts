@@ -8,6 +8,7 @@ import * as validators from '../../generated/validators.js';
 import type { CatalogModel, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
 import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
+import { withoutByteOrderMark } from '../../compiler/config/json-locate.ts';
 
 const validateCatalog = validators.validateModelCatalog as unknown as GeneratedValidator;
 export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url);
@@ -26,6 +27,7 @@ function catalogData(path: string | URL, variable: string): unknown {
   } catch (error) {
     throw new Error(`${variable} ${String(path)}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
+  text = withoutByteOrderMark(text);
   try {
     return JSON.parse(text);
   } catch {

@@ -31,4 +31,16 @@ describe('config files', () => {
     expect(errors.map((e) => [e.configId, e.pointer])).toEqual([['broken', '/targets']]);
     expect(longest).toBeLessThan(100);
   });
+
+  it('reads a file that starts with a byte-order mark (written by Notepad or PowerShell) as the JSON it is; serve stopped with V8\'s message quoting the file', async () => {
+    const bom = await mkdtemp(join(tmpdir(), 'gateway-config-bom-'));
+    try {
+      await writeFile(join(bom, 'bom.json'), `\ufeff${JSON.stringify({ provider: 'openai', api_key: 'sk-bom', custom_host: 'http://127.0.0.1:9/v1' })}`);
+      const { files, errors } = await readConfigFiles(bom);
+      expect(errors).toEqual([]);
+      expect(files[0].config).toEqual({ provider: 'openai', api_key: 'sk-bom', custom_host: 'http://127.0.0.1:9/v1' });
+    } finally {
+      await rm(bom, { recursive: true, force: true });
+    }
+  });
 });

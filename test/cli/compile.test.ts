@@ -80,6 +80,16 @@ describe('runCompile', () => {
     expect((await compile('--configs', configs, '--strict')).code).toBe(1);
   });
 
+  it('checks a file that starts with a byte-order mark as the JSON it is, its warnings at the same places (it crashed with V8\'s message quoting the file)', async () => {
+    const configs = join(temp, 'configs');
+    mkdirSync(configs);
+    await writeFile(join(configs, 'keys.json'), '\ufeff{\n  "provider": "vendor",\n  "api_key": "sk-live-abcdefghijklmnop"\n}');
+    const run = await compile('--configs', configs);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/warning .*keys\.json:3:14 {2}CFG_LITERAL_CREDENTIAL {2}\/api_key/);
+    expect(run.stdout + run.stderr).not.toContain('abcdefghijklmnop');
+  });
+
   it('warns, located, about a circuit breaker no fallback or loadbalance acts on, and a field no strategy reads; --strict fails', async () => {
     const configs = join(temp, 'breakers');
     mkdirSync(configs);

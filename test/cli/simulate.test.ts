@@ -1,6 +1,8 @@
 // `gateway simulate`: the shipped examples simulated from the command line — tries in order with
 // their backoff, the answer and headers, repeatable by seed — and every usage mistake a clear exit 2.
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSimulate } from '../../runtime/cli/simulate.ts';
 import { capturedOutput } from '../support/captured-output.ts';
@@ -24,6 +26,19 @@ describe('gateway simulate', () => {
     expect(run.stdout).toContain('answer: 200 from config (vendor) after 2 retries');
     expect(run.stdout).toContain('x-gateway-retry-attempt-count: 2');
     expect(run.stdout).not.toContain('sk-example');
+  });
+
+  it('reads a config and a request file that start with a byte-order mark', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-simulate-bom-'));
+    try {
+      writeFileSync(join(dir, 'config.json'), `\ufeff${readFileSync(example('retry-with-headers.json'), 'utf8')}`);
+      writeFileSync(join(dir, 'request.json'), `\ufeff${readFileSync(REQUEST, 'utf8')}`);
+      const run = await simulateCli(join(dir, 'config.json'), '--request', join(dir, 'request.json'), '--fail', 'config=200');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('answer: 200 from config (vendor)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('follows conditions on --metadata into nested fallbacks, by path or by name', async () => {

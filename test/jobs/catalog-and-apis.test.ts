@@ -54,6 +54,9 @@ describe('model catalog', () => {
       expect(() => ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, broken)).toThrow(`GATEWAY_PRICING_FILE ${broken} is not valid JSON at character 45: expected a property name in double quotes, found '}' (no comma before a closing bracket)`);
       expect(() => ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, invalid)).toThrow(new RegExp(`^GATEWAY_PRICING_FILE ${invalid} is not valid at /models/0`));
       expect(ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, extra).cost('gpt-4o-mini', { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 1_000_000 })).toBe(3);
+      // Written by an editor that puts a byte-order mark first: still the same JSON.
+      writeFileSync(extra, `\ufeff${JSON.stringify({ models: [{ id: 'gpt-4o-mini', context_window: 5, pricing: { input_per_million: 1, output_per_million: 2 } }] })}`);
+      expect(ModelCatalog.loadWithOverlay(BUILT_IN_CATALOG, extra).cost('gpt-4o-mini', { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 1_000_000 })).toBe(3);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,6 +3,7 @@
 import { basename } from 'node:path';
 import { jsonFilesIn } from '../../../compiler/config/embedded-files.ts';
 import { checkConfigSource, type ConfigError, type GuardrailLookup, type RoutePlan } from '../../../compiler/config/index.ts';
+import { withoutByteOrderMark } from '../../../compiler/config/json-locate.ts';
 import { InvalidSavedConfigsError } from '../../inference/index.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 
@@ -40,7 +41,7 @@ export async function readConfigFiles(dir: string, guardrails: GuardrailLookup |
       errors.push(...result.errors);
       continue;
     }
-    files.push({ id, path: file.path, source: file.text, config: JSON.parse(file.text) as Record<string, unknown>, plan: result.plan, modifiedAt: file.modifiedAt.toISOString() });
+    files.push({ id, path: file.path, source: file.text, config: JSON.parse(withoutByteOrderMark(file.text)) as Record<string, unknown>, plan: result.plan, modifiedAt: file.modifiedAt.toISOString() });
   }
   return { files, errors };
 }
