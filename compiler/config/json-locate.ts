@@ -35,6 +35,16 @@ export function withoutByteOrderMark(source: string): string {
   return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
 }
 
+const UTF16_MESSAGE = 'the file is UTF-16 text (as Windows PowerShell\'s ">" and Out-File write it); save it as UTF-8';
+
+/**
+ * Text read as UTF-8 from a UTF-16 file: its byte-order mark (FF FE or FE FF) became two U+FFFD, and
+ * an ASCII character's zero byte a U+0000 beside it. The syntax error would name a "�" at 1:1.
+ */
+function isUtf16(text: string): boolean {
+  return (text.charCodeAt(0) === 0xfffd && text.charCodeAt(1) === 0xfffd) || (text.length > 1 && (text.charCodeAt(0) === 0 || text.charCodeAt(1) === 0));
+}
+
 export function parseWithPositions(source: string): ParsedSource {
   const text = withoutByteOrderMark(source);
   const lineStarts = computeLineStarts(text);
@@ -44,6 +54,7 @@ export function parseWithPositions(source: string): ParsedSource {
   } catch {
     // Our own scan, not V8's message: that one quotes the text around the error (in a config, often
     // a credential) and gives no position for an unexpected token.
+    if (isUtf16(text)) return { ok: false, message: UTF16_MESSAGE, position: { line: 1, column: 1 } };
     const error = jsonSyntaxError(text) ?? { offset: text.length, message: 'not valid JSON' };
     return { ok: false, message: error.message, position: toPosition(lineStarts, error.offset) };
   }

@@ -140,6 +140,13 @@ describe('positions survive real-world file formats', () => {
   it('a byte-order mark is not a column', () => {
     expect(locate('\ufeff{"virtual_key": 1}')).toEqual([['CFG_WRONG_TYPE', '/virtual_key', 1, 17]]);
   });
+  it('a UTF-16 file (read as UTF-8) is said to be one, not "unexpected \'�\'"', () => {
+    for (const bytes of [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"virtual_key": "v"}', 'utf16le')]), Buffer.from('{"virtual_key": "v"}', 'utf16le').swap16()]) {
+      const result = checkConfigSource(bytes.toString('utf8'), 'example');
+      expect(result.ok).toBe(false);
+      expect(result.ok ? null : result.errors[0]).toMatchObject({ code: 'CFG_INVALID_JSON', line: 1, column: 1, message: expect.stringContaining('the file is UTF-16 text') });
+    }
+  });
   it('characters outside the BMP count as two UTF-16 units, as editors count them', () => {
     expect(locate('{"name": "😀", "virtual_key": 1}')).toEqual([['CFG_WRONG_TYPE', '/virtual_key', 1, 31]]);
   });
