@@ -4,8 +4,27 @@
 // bundles it like the other createRequire loads (compiler/cli/build.ts, bundledRequires).
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { checkPattern, compilePattern, testPattern } from './linear-regex.ts';
 
 let loaded: typeof Ajv2020 | null = null;
+
+/** How a schema's refused pattern is described (the config check gives it its own hint). */
+export const PATTERN_PROBLEM = 'the pattern';
+
+/**
+ * A schema's `pattern` and `patternProperties` run on the linear-time engine, as every other user
+ * pattern does: on Ajv's default (JavaScript's backtracking RegExp), `"pattern": "^(a+)+$"` in an
+ * input guardrail (an inline config can carry one) held the event loop for seconds on 30 letters a
+ * client wrote. A pattern the engine cannot run makes the schema fail to compile, with the reason.
+ */
+function linearRegExp(pattern: string): { test: (text: string) => boolean; toString: () => string } {
+  const check = checkPattern(pattern);
+  if (!check.ok) throw new Error(`${PATTERN_PROBLEM} ${JSON.stringify(pattern)} ${check.unsupported ? 'needs what the linear-time engine (RE2 syntax) does not run' : 'is not valid'}: ${check.message}`);
+  const compiled = compilePattern(pattern);
+  return { test: (text) => testPattern(compiled, text), toString: () => pattern };
+}
+/** Ajv names the engine in code it generates for standalone modules, which checks never are. */
+linearRegExp.code = 'linearRegExp';
 
 /**
  * A new Ajv with the options every check schema is compiled with. One per schema: a shared one keeps
@@ -13,5 +32,5 @@ let loaded: typeof Ajv2020 | null = null;
  */
 export function newCheckSchemaAjv(): Ajv2020 {
   loaded ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020;
-  return new loaded({ strict: false, allErrors: false, validateFormats: false });
+  return new loaded({ strict: false, allErrors: false, validateFormats: false, code: { regExp: linearRegExp } });
 }

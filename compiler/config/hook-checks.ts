@@ -6,7 +6,7 @@
 // pointer to where it is, and a "did you mean" where one helps.
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
 import requestTypesSchema from '../../schema/checks/allowedRequestTypes-check.json' with { type: 'json' };
-import { newCheckSchemaAjv } from './check-schema-ajv.ts';
+import { newCheckSchemaAjv, PATTERN_PROBLEM } from './check-schema-ajv.ts';
 import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
 import { checkPattern } from './linear-regex.ts';
@@ -20,6 +20,8 @@ const GUARDRAIL_FIELDS = ['input_guardrails', 'output_guardrails'] as const;
 /** Keys of a guardrail object that are not checks. */
 export const GUARDRAIL_RESERVED_KEYS: ReadonlySet<string> = new Set(['id', 'deny', 'async', 'on_fail', 'on_success']);
 const CHECK_IDS = Object.keys(CHECKS);
+const RE2_HINT = 'patterns use RE2 syntax: classes, alternation, anchors and repetition work; rewrite lookarounds and back-references';
+
 /** Checks whose `rule` parameter is a pattern. */
 const PATTERN_CHECKS = new Set(['default.regexMatch', 'default.regexReplace']);
 /** Counting checks' bounds: a minimum above the maximum admits no count, so the check could never pass. */
@@ -176,7 +178,7 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
         code: 'CFG_INVALID_CHECK_REGEX',
         pointer: `${parametersPointer}/rule`,
         message: `${id}: the rule ${checked.unsupported ? 'needs backtracking (a back-reference or lookaround), which the linear-time engine does not run' : 'is not a valid regular expression'}: ${checked.message}.`,
-        hint: 'patterns use RE2 syntax: classes, alternation, anchors and repetition work; rewrite lookarounds and back-references',
+        hint: RE2_HINT,
       });
     }
   }
@@ -212,7 +214,13 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
   if (id === 'default.jsonSchema' && isPlainObject(params.schema)) {
     const problem = schemaProblem(params.schema);
     if (problem !== null) {
-      errors.push({ code: 'CFG_INVALID_CHECK_SCHEMA', pointer: `${parametersPointer}/schema`, message: `default.jsonSchema: the schema is not a valid JSON Schema: ${problem}.`, hint: 'write a JSON Schema (draft 2020-12), e.g. {"type": "object", "required": ["answer"]}' });
+      const ofPattern = problem.startsWith(PATTERN_PROBLEM);
+      errors.push({
+        code: 'CFG_INVALID_CHECK_SCHEMA',
+        pointer: `${parametersPointer}/schema`,
+        message: ofPattern ? `default.jsonSchema: in the schema, ${problem}.` : `default.jsonSchema: the schema is not a valid JSON Schema: ${problem}.`,
+        hint: ofPattern ? `a schema's pattern and patternProperties run on the linear-time engine: ${RE2_HINT}` : 'write a JSON Schema (draft 2020-12), e.g. {"type": "object", "required": ["answer"]}',
+      });
     }
   }
 }
