@@ -2,6 +2,7 @@
 // The `gateway` command: a thin dispatcher. Each subcommand lives in its own module and returns its
 // exit code; this file only picks the module, so `gateway --help` loads nothing else.
 import module from 'node:module';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { describeSkippedTuning, pendingTuning, reexec, reexecBlocker } from './memory-tuning.js';
 import { nodeVersionProblem } from './node-version.js';
 
@@ -107,7 +108,15 @@ async function main(argv) {
   return COMMANDS[command](rest);
 }
 
-main(process.argv.slice(2)).then(
+/**
+ * A thread the gateway starts from this same file: in the one-file build the code it needs (Ajv, the
+ * linear-time regex engine) is already in the file, and a second copy carried for the thread alone
+ * would add ~0.3 MB. `gatewayThread` (runtime/pipeline/guardrails/checks/json-schema-thread.ts) says which.
+ */
+const thread = isMainThread ? undefined : workerData?.gatewayThread;
+
+if (thread === 'json-schema') await load(() => import('../runtime/pipeline/guardrails/checks/json-schema-worker.ts'));
+else main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -20,7 +20,7 @@ export const CHECKS: Readonly<Record<string, CheckSpec>> = {
   "default.containsCode": { id: "default.containsCode", validate: validateContainsCodeCheck as CheckSpec['validate'], parameters: ["format","not"], required: ["format"] },
   "default.endsWith": { id: "default.endsWith", validate: validateEndsWithCheck as CheckSpec['validate'], parameters: ["suffix","not"], required: ["suffix"] },
   "default.jsonKeys": { id: "default.jsonKeys", validate: validateJsonKeysCheck as CheckSpec['validate'], parameters: ["keys","operator"], required: ["keys"] },
-  "default.jsonSchema": { id: "default.jsonSchema", validate: validateJsonSchemaCheck as CheckSpec['validate'], parameters: ["schema","not"], required: ["schema"] },
+  "default.jsonSchema": { id: "default.jsonSchema", validate: validateJsonSchemaCheck as CheckSpec['validate'], parameters: ["schema","not","failOnError"], required: ["schema"] },
   "default.jwt": { id: "default.jwt", validate: validateJwtCheck as CheckSpec['validate'], parameters: ["jwksUri","headerKey","algorithms","cacheMaxAge","clockTolerance","maxTokenAge","failOnError"], required: ["jwksUri","headerKey"] },
   "default.log": { id: "default.log", validate: validateLogCheck as CheckSpec['validate'], parameters: ["logURL","headers"], required: ["logURL"] },
   "default.modelWhitelist": { id: "default.modelWhitelist", validate: validateModelWhitelistCheck as CheckSpec['validate'], parameters: ["models","not"], required: ["models"] },

@@ -630,7 +630,7 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateJsonSchemaCheck = validate28;
-const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/jsonSchema-check.json","title":"JsonSchemaCheck","description":"Parameters of the check `default.jsonSchema`. Passes when the text is JSON (also inside a ``` code fence) that the JSON Schema `schema` accepts.","type":"object","additionalProperties":false,"required":["schema"],"properties":{"schema":{"type":"object","description":"A JSON Schema (draft 2020-12); checked when the config compiles."},"not":{"type":"boolean","default":false,"description":"Invert the verdict: the check passes when its condition does not hold."}}};
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/jsonSchema-check.json","title":"JsonSchemaCheck","description":"Parameters of the check `default.jsonSchema`. Passes when the text is JSON (also inside a ``` code fence) that the JSON Schema `schema` accepts.","type":"object","additionalProperties":false,"required":["schema"],"properties":{"schema":{"type":"object","description":"A JSON Schema (draft 2020-12); checked when the config compiles."},"not":{"type":"boolean","default":false,"description":"Invert the verdict: the check passes when its condition does not hold."},"failOnError":{"type":"boolean","default":true,"description":"Whether the check fails when it cannot run (the validation ran past its time limit of 250 ms and was stopped); false lets the request pass and reports the error."}}};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/checks/jsonSchema-check.json" */;
@@ -653,7 +653,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "schema") || (key0 === "not"))){
+if(!(((key0 === "schema") || (key0 === "not")) || (key0 === "failOnError"))){
 validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -683,6 +683,19 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.failOnError !== undefined){
+const _errs6 = errors;
+if(typeof data.failOnError !== "boolean"){
+validate28.errors = [{instancePath:instancePath+"/failOnError",schemaPath:"#/properties/failOnError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

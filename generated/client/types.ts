@@ -338,6 +338,10 @@ export interface JsonSchemaCheck {
    * Invert the verdict: the check passes when its condition does not hold.
    */
   not?: boolean;
+  /**
+   * Whether the check fails when it cannot run (the validation ran past its time limit of 250 ms and was stopped); false lets the request pass and reports the error.
+   */
+  failOnError?: boolean;
 }
 /**
  * Parameters of the check `default.jwt`. Passes when the request header headerKey carries a JWT (Bearer or bare) whose signature verifies against the JSON Web Key Set at jwksUri and whose claims are current.

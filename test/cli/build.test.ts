@@ -126,6 +126,19 @@ describe('gateway build', () => {
       body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'answer in prose' }] }),
     });
     expect(notJson.status).toBe(446);
+    // JSON to judge: the validation runs on its thread, which the file starts from itself.
+    const inline = JSON.stringify({
+      provider: 'vendor', api_key: 'mock', custom_host: `http://127.0.0.1:${mockPort}/v1`,
+      input_guardrails: [{ id: 'shape', deny: true, 'default.jsonSchema': { schema: { type: 'object', required: ['answer'] } } }],
+    });
+    for (const [content, status] of [['{"answer": 42}', 200], ['{"other": 42}', 446]] as const) {
+      const judged = await fetch(`${serve.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': inline, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content }] }),
+      });
+      expect(judged.status, await judged.text()).toBe(status);
+    }
     const configs = await (await fetch(`${serve.url}/v1/configs`, { headers: { 'x-gateway-api-key': KEY } })).text();
     expect(configs).toContain('guarded');
     for (const text of [await readFile(bundle, 'utf8'), await readFile(join(work, 'dist', 'gateway.mjs.map'), 'utf8'), configs, built.stdout, built.stderr]) {

@@ -52,6 +52,38 @@ describe('patterns from clients', () => {
     }
   });
 
+  it('stops a jsonSchema validation whose work is exponential in the JSON at its time limit: the deny rule denies, and other requests are answered meanwhile', async () => {
+    const schema = { $defs: { n: { oneOf: [{ properties: { a: { $ref: '#/$defs/n' } } }, { allOf: [{ properties: { a: { $ref: '#/$defs/n' } } }, { required: ['b'] }] }] } }, $ref: '#/$defs/n' };
+    const guarded = JSON.stringify({ ...target(0), input_guardrails: [{ id: 'shape', deny: true, 'default.jsonSchema': { schema } }] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const plain = JSON.stringify(target(0)).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const ask = (config: string, content: string) => e2e.fetch('/v1/chat/completions', {
+      method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] }),
+    });
+    // 150 characters: 2^40 steps of validation on the serving thread would have held it for days.
+    const deep = `${'{"a":'.repeat(40)}{}${'}'.repeat(40)}`;
+    const started = performance.now();
+    const slow = ask(guarded, deep);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const meanwhile = performance.now();
+    const other = await ask(plain, 'hello');
+    expect(other.status).toBe(200);
+    expect(performance.now() - meanwhile).toBeLessThan(200);
+    const denied = await slow;
+    expect(denied.status).toBe(446);
+    const body = (await denied.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ error?: string }> }> } };
+    expect(body.hook_results.before_request_hooks[0].checks[0].error).toMatch(/^validating took longer than \d+ ms, the limit of one validation, and was stopped$/);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect((await ask(guarded, '{"a": {}}')).status).toBe(200);
+    // failOnError: false lets such a request through, with the error reported.
+    const lenient = guarded.replace('"default.jsonSchema":{', '"default.jsonSchema":{"failOnError":false,');
+    expect(lenient).not.toBe(guarded);
+    const passed = await ask(lenient, deep);
+    expect(passed.status).toBe(200);
+    const reported = (await passed.json()) as { hook_results: { before_request_hooks: Array<{ verdict: boolean; checks: Array<{ error?: string }> }> } };
+    expect(reported.hook_results.before_request_hooks[0]).toMatchObject({ verdict: true, checks: [{ error: expect.stringMatching(/^validating took longer than/) }] });
+  });
+
   it("refuses a jsonSchema guardrail whose schema's pattern needs backtracking, saying so", async () => {
     const config = JSON.stringify({ ...target(0), input_guardrails: [{ 'default.jsonSchema': { schema: { type: 'string', pattern: '^(a)\\1$' } } }] });
     const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: '{}' });

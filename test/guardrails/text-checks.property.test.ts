@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { FENCE_TAGS } from '../../runtime/pipeline/guardrails/checks/contains-code.ts';
-import { judge } from './check-input.ts';
+import { input, judge, verdictCheck } from './check-input.ts';
 
 const RUNS = { numRuns: 150 };
 const ALPHABET = ['a', 'B', 'é', 'É', '1', ' ', '\n', '\t', '.', '!', '?', ',', 'x', 'Y', '😀'];
@@ -74,16 +74,18 @@ describe('text checks against their descriptions', () => {
     expect(judge('default.jsonKeys', { keys, operator }, wrapped(value, how)).verdict).toBe(how !== 2 && holds);
   });
 
-  test.prop([object, fc.integer({ min: 0, max: 2 }), not], RUNS)('jsonSchema: the JSON, also in a code fence, fits the schema', (value, how, inverted) => {
+  test.prop([object, fc.integer({ min: 0, max: 2 }), not], RUNS)('jsonSchema: the JSON, also in a code fence, fits the schema', async (value, how, inverted) => {
     const schema = { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } };
     const fits = typeof value.answer === 'string';
-    expect(judge('default.jsonSchema', { schema, not: inverted }, wrapped(value, how)).verdict).toBe((how !== 2 && fits) !== inverted);
+    expect((await verdictCheck('default.jsonSchema', { schema, not: inverted })(input(wrapped(value, how)))).verdict).toBe((how !== 2 && fits) !== inverted);
   });
 
-  it('jsonSchema: a schema with an $id is prepared again, as a second hook or a reloaded config does', () => {
+  it('jsonSchema: a schema with an $id is prepared again, as a second hook or a reloaded config does', async () => {
     const schema = () => ({ $id: 'https://example.com/answer.json', type: 'object', required: ['answer'] });
-    expect(judge('default.jsonSchema', { schema: schema() }, '{"answer": 1}').verdict).toBe(true);
-    expect(judge('default.jsonSchema', { schema: schema() }, '{"other": 1}').verdict).toBe(false);
+    expect((await verdictCheck('default.jsonSchema', { schema: schema() })(input('{"answer": 1}'))).verdict).toBe(true);
+    expect((await verdictCheck('default.jsonSchema', { schema: schema() })(input('{"other": 1}'))).verdict).toBe(false);
+    // Another schema under the same $id: each is compiled on its own.
+    expect((await verdictCheck('default.jsonSchema', { schema: { ...schema(), required: ['other'] } })(input('{"other": 1}'))).verdict).toBe(true);
   });
 
   const formats = Object.keys(FENCE_TAGS);

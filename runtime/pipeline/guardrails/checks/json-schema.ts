@@ -1,22 +1,26 @@
 // default.jsonSchema: the text is JSON (or holds it in a code fence) that the `schema` accepts. The
-// schema was checked when the config compiled; it is compiled once here, when the router is built.
-import { newCheckSchemaAjv } from '../../../../compiler/config/check-schema-ajv.ts';
+// schema was checked when the config compiled; the validation runs on a thread of its own with a time
+// limit (json-schema-thread.ts), as a schema can take time exponential in the JSON it judges. A
+// validation stopped at the limit is a check that could not run, and fails unless failOnError says
+// otherwise: a deny rule must not be passed by JSON made slow to judge.
+import { canonicalJson } from '../../../core/canonical-json.ts';
 import { type CheckDefinition, verdictOf } from '../check.ts';
 import { jsonInText } from './json-in-text.ts';
+import { jsonSchemaThread } from './json-schema-thread.ts';
 
 export const jsonSchema: CheckDefinition = {
   kind: 'verdict',
   readsText: true,
+  failOnErrorByDefault: true,
   prepare(parameters) {
-    // An Ajv of its own: one shared by every check refused a schema whose $id it had seen, so the
-    // same schema in a second hook, or in the config reloaded, failed to build.
-    const validate = newCheckSchemaAjv().compile(parameters.schema as object);
-    return (input) => {
+    // The thread keeps each schema compiled under this text: equal schemas (the same guardrail in
+    // several routes, a config reloaded) are compiled once.
+    const schema = canonicalJson(parameters.schema);
+    return async (input) => {
       const json = jsonInText(input.text);
       if (!json.found) return verdictOf(false, parameters, 'no JSON in the text');
-      const holds = validate(json.value) === true;
-      const first = validate.errors?.[0];
-      return verdictOf(holds, parameters, holds ? 'the JSON fits the schema' : `the JSON does not fit the schema: ${first === undefined ? '' : `${first.instancePath || '/'} ${first.message ?? ''}`}`.trim());
+      const judged = await jsonSchemaThread().judge(schema, json.value);
+      return verdictOf(judged.holds, parameters, judged.holds ? 'the JSON fits the schema' : `the JSON does not fit the schema: ${judged.problem ?? ''}`.trim());
     };
   },
 };

@@ -1,0 +1,135 @@
+// The serving thread's side of default.jsonSchema's validation thread (json-schema-worker.ts): one
+// thread per process, started by the first validation, validations answered in the order sent. The
+// one being run has a time limit: past it the thread is ended (the only way to stop a validation),
+// that validation fails as a check that could not run, and the ones queued behind it go to a new
+// thread. A thread that dies any other way (out of its memory bound) is treated the same.
+import { Worker } from 'node:worker_threads';
+import { EMBEDDED_FILES } from '../../../../compiler/config/embedded-files.ts';
+import type { JudgeMessage, JudgeReply } from './json-schema-worker.ts';
+
+/** How long one validation may run. A schema a person wrote validates an answer in well under 1 ms. */
+export const JSON_SCHEMA_TIME_LIMIT_MS = 250;
+/** The thread's heap bound: a validation that would build more is ended, not the process. */
+const THREAD_HEAP_MB = 64;
+
+export interface Judged {
+  holds: boolean;
+  /** The first thing the schema refused, when it did not hold. */
+  problem: string | null;
+}
+
+interface Pending {
+  message: JudgeMessage;
+  resolve(judged: Judged): void;
+  reject(error: Error): void;
+}
+
+export class JsonSchemaThread {
+  readonly #limitMs: number;
+  #worker: Worker | null = null;
+  /** Whether the thread has loaded: its start-up is not a validation's time. */
+  #ready = false;
+  /** Sent and unanswered, in the order sent: the first is the one the thread runs. */
+  readonly #queue: Pending[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #nextId = 0;
+
+  constructor(limitMs = JSON_SCHEMA_TIME_LIMIT_MS) {
+    this.#limitMs = limitMs;
+  }
+
+  /** Whether `value` fits the schema given as canonical JSON text (the worker's cache key). */
+  judge(schema: string, value: unknown): Promise<Judged> {
+    return new Promise<Judged>((resolve, reject) => {
+      const pending: Pending = { message: { id: this.#nextId++, schema, value }, resolve, reject };
+      this.#queue.push(pending);
+      try {
+        this.#thread().postMessage(pending.message);
+      } catch (error) {
+        // The value could not be copied to the thread (it came from JSON, so this is not expected).
+        this.#queue.splice(this.#queue.indexOf(pending), 1);
+        reject(error as Error);
+        return;
+      }
+      if (this.#queue.length === 1 && this.#ready) this.#startClock();
+    });
+  }
+
+  /** Ends the thread; validations still queued fail. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = null;
+    this.#stopClock();
+    for (const pending of this.#queue.splice(0)) pending.reject(new Error('the gateway is stopping'));
+    await worker?.terminate();
+  }
+
+  #thread(): Worker {
+    if (this.#worker !== null) return this.#worker;
+    const worker = new Worker(workerUrl(), { workerData: { gatewayThread: 'json-schema' }, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
+    this.#ready = false;
+    // Idle, the thread must not keep a process alive; while a validation runs, the clock's timer does.
+    worker.unref();
+    worker.on('message', (reply: JudgeReply) => this.#answered(worker, reply));
+    worker.on('error', (error) => this.#lost(worker, `the validation thread failed: ${error.message}`));
+    worker.on('exit', (code) => this.#lost(worker, `the validation thread stopped (exit code ${code})`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #answered(worker: Worker, reply: JudgeReply): void {
+    if (worker !== this.#worker) return;
+    if ('ready' in reply) {
+      this.#ready = true;
+      if (this.#queue.length > 0) this.#startClock();
+      return;
+    }
+    const pending = this.#queue[0];
+    if (pending === undefined || pending.message.id !== reply.id) return;
+    this.#queue.shift();
+    this.#stopClock();
+    if (this.#queue.length > 0) this.#startClock();
+    if ('failed' in reply) pending.reject(new Error(reply.failed));
+    else pending.resolve({ holds: reply.holds, problem: reply.problem });
+  }
+
+  /** The running validation fails with `reason`; the thread is ended and the rest go to a new one. */
+  #lost(worker: Worker, reason: string): void {
+    if (worker !== this.#worker) return;
+    this.#worker = null;
+    this.#stopClock();
+    void worker.terminate();
+    this.#queue.shift()?.reject(new Error(reason));
+    const waiting = this.#queue.splice(0);
+    for (const pending of waiting) {
+      this.#queue.push(pending);
+      this.#thread().postMessage(pending.message);
+    }
+  }
+
+  #startClock(): void {
+    const worker = this.#worker!;
+    this.#timer = setTimeout(() => this.#lost(worker, `validating took longer than ${this.#limitMs} ms, the limit of one validation, and was stopped`), this.#limitMs);
+  }
+
+  #stopClock(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}
+
+let shared: JsonSchemaThread | null = null;
+
+/** The process's validation thread, created with the first route that has a jsonSchema check. */
+export function jsonSchemaThread(): JsonSchemaThread {
+  shared ??= new JsonSchemaThread();
+  return shared;
+}
+
+/**
+ * In a one-file build, the file itself (its entry, bin/gateway.js, runs the thread's module when
+ * started with `gatewayThread`: Ajv and the regex engine are in the file already); the source file otherwise.
+ */
+function workerUrl(): URL {
+  return EMBEDDED_FILES === null ? new URL('./json-schema-worker.ts', import.meta.url) : new URL(import.meta.url);
+}

@@ -1,0 +1,59 @@
+// default.jsonSchema validates on a thread of its own with a time limit: a schema whose work grows
+// exponentially with the JSON (oneOf alternatives recursing through $ref) or quadratically
+// (uniqueItems over objects) is stopped at the limit, the serving thread never waits on it, the
+// check fails (a deny rule cannot be passed by JSON made slow to judge), and validations queued
+// behind it are answered by a new thread.
+import { afterAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../runtime/core/canonical-json.ts';
+import { JsonSchemaThread } from '../../runtime/pipeline/guardrails/checks/json-schema-thread.ts';
+import { watchEventLoop } from '../support/event-loop-watch.ts';
+import { input, verdictCheck } from './check-input.ts';
+
+/** Each level tries both alternatives, and the second fails only after recursing: 2^depth work. */
+const EXPONENTIAL = { $defs: { n: { oneOf: [{ properties: { a: { $ref: '#/$defs/n' } } }, { allOf: [{ properties: { a: { $ref: '#/$defs/n' } } }, { required: ['b'] }] }] } }, $ref: '#/$defs/n' };
+const nested = (depth: number): unknown => {
+  let value: unknown = {};
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+};
+const ANSWER = { type: 'object', required: ['answer'] };
+
+describe('the jsonSchema validation thread', () => {
+  const thread = new JsonSchemaThread(200);
+  afterAll(() => thread.close());
+
+  it('stops a validation at its limit while the serving thread keeps running, and answers the ones queued behind it', async () => {
+    expect(await thread.judge(canonicalJson(ANSWER), { answer: 1 })).toEqual({ holds: true, problem: null });
+    const watch = watchEventLoop();
+    const started = performance.now();
+    const [before, slow, after, later] = await Promise.allSettled([
+      thread.judge(canonicalJson(ANSWER), { answer: 'first' }),
+      thread.judge(canonicalJson(EXPONENTIAL), nested(40)),
+      thread.judge(canonicalJson(ANSWER), { other: 1 }),
+      thread.judge(canonicalJson(EXPONENTIAL), nested(3)),
+    ]);
+    const longest = watch.stop();
+    expect(before).toEqual({ status: 'fulfilled', value: { holds: true, problem: null } });
+    expect(slow).toMatchObject({ status: 'rejected', reason: { message: 'validating took longer than 200 ms, the limit of one validation, and was stopped' } });
+    expect(after).toEqual({ status: 'fulfilled', value: { holds: false, problem: "/ must have required property 'answer'" } });
+    expect(later).toEqual({ status: 'fulfilled', value: { holds: true, problem: null } });
+    // 2^40 steps would take days; the limit and a new thread's start are what it took.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(longest).toBeLessThan(100);
+  });
+
+  it('stops uniqueItems over a long array of objects (quadratic in the array) the same way', async () => {
+    const items = Array.from({ length: 30_000 }, (_, i) => ({ a: [i] }));
+    await expect(thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items)).rejects.toThrow('longer than 200 ms');
+    expect(await thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items.slice(0, 100))).toEqual({ holds: true, problem: null });
+  });
+});
+
+describe('default.jsonSchema', () => {
+  it('fails on a validation stopped at the limit by default, and the check says why', async () => {
+    const check = verdictCheck('default.jsonSchema', { schema: EXPONENTIAL });
+    await expect(check(input(JSON.stringify(nested(40))))).rejects.toThrow(/validating took longer than \d+ ms/);
+    expect((await check(input(JSON.stringify(nested(4))))).verdict).toBe(true);
+    expect((await verdictCheck('default.jsonSchema', { schema: ANSWER })(input('{"answer": 42}'))).verdict).toBe(true);
+  });
+});
