@@ -26,7 +26,7 @@ export const CHECKS: Readonly<Record<string, CheckSpec>> = {
   "default.modelWhitelist": { id: "default.modelWhitelist", validate: validateModelWhitelistCheck as CheckSpec['validate'], parameters: ["models","not"], required: ["models"] },
   "default.notNull": { id: "default.notNull", validate: validateNotNullCheck as CheckSpec['validate'], parameters: ["not"], required: [] },
   "default.piiRedact": { id: "default.piiRedact", validate: validatePiiRedactCheck as CheckSpec['validate'], parameters: ["categories","redactText","failOnDetection"], required: [] },
-  "default.regexMatch": { id: "default.regexMatch", validate: validateRegexMatchCheck as CheckSpec['validate'], parameters: ["rule","not"], required: ["rule"] },
+  "default.regexMatch": { id: "default.regexMatch", validate: validateRegexMatchCheck as CheckSpec['validate'], parameters: ["rule","not","failOnError"], required: ["rule"] },
   "default.regexReplace": { id: "default.regexReplace", validate: validateRegexReplaceCheck as CheckSpec['validate'], parameters: ["rule","redactText","failOnDetection"], required: ["rule"] },
   "default.requiredMetadataKeys": { id: "default.requiredMetadataKeys", validate: validateRequiredMetadataKeysCheck as CheckSpec['validate'], parameters: ["metadataKeys","operator"], required: ["metadataKeys"] },
   "default.sentenceCount": { id: "default.sentenceCount", validate: validateSentenceCountCheck as CheckSpec['validate'], parameters: ["minSentences","maxSentences","not"], required: [] },

@@ -1296,7 +1296,7 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRegexMatchCheck = validate34;
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/regexMatch-check.json","title":"RegexMatchCheck","description":"Parameters of the check `default.regexMatch`. Passes when the text matches the regular expression `rule` (RE2 syntax: no back-references or lookaround).","type":"object","additionalProperties":false,"required":["rule"],"properties":{"rule":{"type":"string","minLength":1,"description":"The pattern; checked when the config compiles."},"not":{"type":"boolean","default":false,"description":"Invert the verdict: the check passes when its condition does not hold."}}};
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/checks/regexMatch-check.json","title":"RegexMatchCheck","description":"Parameters of the check `default.regexMatch`. Passes when the text matches the regular expression `rule` (RE2 syntax: no back-references or lookaround).","type":"object","additionalProperties":false,"required":["rule"],"properties":{"rule":{"type":"string","minLength":1,"description":"The pattern; checked when the config compiles."},"not":{"type":"boolean","default":false,"description":"Invert the verdict: the check passes when its condition does not hold."},"failOnError":{"type":"boolean","default":true,"description":"Whether the check fails when it cannot run (the text is too long to match against the rule within the engine's bound: characters × the rule's compiled steps at most 20,000,000); false lets the request pass and reports the error."}}};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/checks/regexMatch-check.json" */;
@@ -1319,7 +1319,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "rule") || (key0 === "not"))){
+if(!(((key0 === "rule") || (key0 === "not")) || (key0 === "failOnError"))){
 validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1357,6 +1357,19 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.failOnError !== undefined){
+const _errs6 = errors;
+if(typeof data.failOnError !== "boolean"){
+validate34.errors = [{instancePath:instancePath+"/failOnError",schemaPath:"#/properties/failOnError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -19,7 +19,7 @@ export const PATTERN_PROBLEM = 'the pattern';
  */
 function linearRegExp(pattern: string): { test: (text: string) => boolean; toString: () => string } {
   const check = checkPattern(pattern);
-  if (!check.ok) throw new Error(`${PATTERN_PROBLEM} ${JSON.stringify(pattern)} ${check.unsupported ? 'needs what the linear-time engine (RE2 syntax) does not run' : 'is not valid'}: ${check.message}`);
+  if (!check.ok) throw new Error(`${PATTERN_PROBLEM} ${JSON.stringify(pattern)} ${check.unsupported ? 'cannot run on the linear-time engine (RE2 syntax)' : 'is not valid'}: ${check.message}`);
   const compiled = compilePattern(pattern);
   return { test: (text) => testPattern(compiled, text), toString: () => pattern };
 }

@@ -20,7 +20,7 @@ const GUARDRAIL_FIELDS = ['input_guardrails', 'output_guardrails'] as const;
 /** Keys of a guardrail object that are not checks. */
 export const GUARDRAIL_RESERVED_KEYS: ReadonlySet<string> = new Set(['id', 'deny', 'async', 'on_fail', 'on_success']);
 const CHECK_IDS = Object.keys(CHECKS);
-const RE2_HINT = 'patterns use RE2 syntax: classes, alternation, anchors and repetition work; rewrite lookarounds and back-references';
+const RE2_HINT = 'patterns use RE2 syntax: classes, alternation, anchors and repetition work; rewrite lookarounds and back-references, and keep counts ({n}) small';
 
 /** Checks whose `rule` parameter is a pattern. */
 const PATTERN_CHECKS = new Set(['default.regexMatch', 'default.regexReplace']);
@@ -177,7 +177,7 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
       errors.push({
         code: 'CFG_INVALID_CHECK_REGEX',
         pointer: `${parametersPointer}/rule`,
-        message: `${id}: the rule ${checked.unsupported ? 'needs backtracking (a back-reference or lookaround), which the linear-time engine does not run' : 'is not a valid regular expression'}: ${checked.message}.`,
+        message: `${id}: the rule ${checked.unsupported ? 'cannot run on the linear-time engine' : 'is not a valid regular expression'}: ${checked.message}.`,
         hint: RE2_HINT,
       });
     }

@@ -2,20 +2,43 @@
 // (re2js: RE2's semantics), so no pattern and no input can stall the event loop: `^(a+)+$` against
 // 32 × "a" + "!" takes microseconds instead of seconds. Patterns that need backtracking (back-
 // references, lookahead, lookbehind) are refused when the config is compiled.
+//
+// Linear in the text, times the size of the compiled pattern: the engine follows each of its steps
+// (instructions) for every character when its state cache cannot hold the pattern's states. Counted
+// repetition multiplies the size (`[a-z]{1000}` is a thousand steps), and three such groups held the
+// event loop 7.5 s on 50 KB of letters. So a pattern is refused past MAX_PATTERN_STEPS, and one match
+// never looks at more than MAX_MATCH_WORK characters × steps (PatternWorkError).
 import { RE2JS } from 're2js';
 
-export type LinearPattern = RE2JS;
+/** A compiled pattern and its size in steps. */
+export interface LinearPattern {
+  readonly regex: RE2JS;
+  readonly steps: number;
+}
 
+/** The most steps a compiled pattern may have: a counted repetition of a class up to {1000} fits. */
+export const MAX_PATTERN_STEPS = 1_100;
+/**
+ * The most characters × steps one match may cover. Where the engine's state cache gives out (text
+ * made to defeat it) a character costs ~30 ns per step when testing and ~60 when replacing, so this
+ * holds one match to ~0.6 s (test) or ~1.2 s (replace) at worst; on ordinary text the cache holds
+ * and the same match takes milliseconds. A 20-step pattern judges texts of up to a million characters.
+ */
+export const MAX_MATCH_WORK = 20_000_000;
+
+/** `unsupported`: a valid JavaScript pattern the engine does not run (the message says why). */
 export type PatternCheck = { ok: true } | { ok: false; unsupported: boolean; message: string };
+
+/** A text too long to match against a pattern within MAX_MATCH_WORK. */
+export class PatternWorkError extends Error {
+  override readonly name = 'PatternWorkError';
+}
 
 /** Whether `pattern` compiles on the linear engine; `unsupported` when it is a valid JavaScript pattern the engine cannot run. */
 export function checkPattern(pattern: string): PatternCheck {
+  let compiled: RE2JS;
   try {
-    RE2JS.compile(pattern);
-    if (opensClassWithBracket(pattern)) {
-      return { ok: false, unsupported: true, message: 'a character class that begins with "]" ("[]" or "[^]") matches nothing or any character in JavaScript, but holds a literal "]" on the linear engine: write "\\]" for the character, "[\\s\\S]" for any character' };
-    }
-    return { ok: true };
+    compiled = RE2JS.compile(pattern);
   } catch (error) {
     let validJs = true;
     try {
@@ -23,8 +46,17 @@ export function checkPattern(pattern: string): PatternCheck {
     } catch {
       validJs = false;
     }
-    return { ok: false, unsupported: validJs, message: (error as Error).message.replace(/^error parsing regexp: /, '') };
+    const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
+    return { ok: false, unsupported: validJs, message: validJs ? `it needs backtracking (${reason}): the engine has no back-references or lookaround` : reason };
   }
+  if (opensClassWithBracket(pattern)) {
+    return { ok: false, unsupported: true, message: 'a character class that begins with "]" ("[]" or "[^]") matches nothing or any character in JavaScript, but holds a literal "]" on the linear engine: write "\\]" for the character, "[\\s\\S]" for any character' };
+  }
+  const steps = stepsOf(compiled);
+  if (steps > MAX_PATTERN_STEPS) {
+    return { ok: false, unsupported: true, message: `it compiles to ${steps} steps, more than ${MAX_PATTERN_STEPS}, and a match may follow every step for every character: counted repetition ({n}) multiplies a pattern's size, so write fewer or smaller counts` };
+  }
+  return { ok: true };
 }
 
 /**
@@ -52,13 +84,33 @@ function opensClassWithBracket(pattern: string): boolean {
   return false;
 }
 
-/** Compiles a pattern that `checkPattern` accepted. */
-export function compilePattern(pattern: string): LinearPattern {
-  return RE2JS.compile(pattern);
+/** The compiled program's length; re2js is pinned (package.json), and test/router/query.test.ts checks it is read. */
+function stepsOf(regex: RE2JS): number {
+  const steps = (regex as unknown as { re2Input?: { prog?: { inst?: unknown[] } } }).re2Input?.prog?.inst?.length;
+  if (typeof steps !== 'number') throw new Error('re2js does not expose the size of a compiled pattern (re2Input.prog.inst): the version in package.json must be one that does');
+  return steps;
 }
 
-/** Whether the pattern matches anywhere in `text` (RegExp.prototype.test's meaning), in time linear in the text. */
+/** Compiles a pattern that `checkPattern` accepted. */
+export function compilePattern(pattern: string): LinearPattern {
+  const regex = RE2JS.compile(pattern);
+  return { regex, steps: stepsOf(regex) };
+}
+
+function bound(pattern: LinearPattern, text: string): void {
+  if (text.length * pattern.steps <= MAX_MATCH_WORK) return;
+  throw new PatternWorkError(`the text (${text.length} characters) is too long to match against the pattern /${pattern.regex.pattern()}/ (${pattern.steps} steps): at most ${Math.floor(MAX_MATCH_WORK / pattern.steps)} characters for it`);
+}
+
+/** Whether the pattern matches anywhere in `text` (RegExp.prototype.test's meaning); PatternWorkError past MAX_MATCH_WORK. */
 export function testPattern(pattern: LinearPattern, text: string): boolean {
+  bound(pattern, text);
   // `test` runs on re2js's DFA without a Matcher: about 4× faster than matcher(text).find().
-  return pattern.test(text);
+  return pattern.regex.test(text);
+}
+
+/** `text` with every match replaced by what `replacement` returns (taken literally); PatternWorkError past MAX_MATCH_WORK. */
+export function replacePattern(pattern: LinearPattern, text: string, replacement: () => string): string {
+  bound(pattern, text);
+  return pattern.regex.matcher(text).replaceAll(replacement);
 }

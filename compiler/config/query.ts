@@ -111,7 +111,7 @@ function checkOperand(operator: ComparisonOperator, operand: unknown, at: string
         const check = checkPattern(operand);
         if (check.ok) return true;
         errors.push(check.unsupported
-          ? { code: 'CFG_REGEX_UNSUPPORTED', pointer: at, message: `The pattern ${JSON.stringify(operand)} needs backtracking (${check.message}); patterns run on a linear-time engine, which has no back-references or lookaround.` }
+          ? { code: 'CFG_REGEX_UNSUPPORTED', pointer: at, message: `The pattern ${JSON.stringify(operand)} cannot run on the linear-time engine patterns run on: ${check.message}.` }
           : { code: 'CFG_INVALID_REGEX', pointer: at, message: `Invalid regular expression ${JSON.stringify(operand)}: ${check.message}.` });
         return false;
       }

@@ -446,6 +446,10 @@ export interface RegexMatchCheck {
    * Invert the verdict: the check passes when its condition does not hold.
    */
   not?: boolean;
+  /**
+   * Whether the check fails when it cannot run (the text is too long to match against the rule within the engine's bound: characters × the rule's compiled steps at most 20,000,000); false lets the request pass and reports the error.
+   */
+  failOnError?: boolean;
 }
 /**
  * Parameters of the check `default.regexReplace`. A transformer: replaces every match of `rule` in the text with redactText; fails when something matched and failOnDetection is true.

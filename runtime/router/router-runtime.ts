@@ -7,7 +7,7 @@ import type { UpstreamResponse } from '../upstream/types.ts';
 import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
-import { compilePattern } from '../../compiler/config/linear-regex.ts';
+import { compilePattern, type LinearPattern, PatternWorkError } from '../../compiler/config/linear-regex.ts';
 import { LEAF_DEFAULTS } from '../../compiler/config/route-plan.ts';
 import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../compiler/config/query-operators.ts';
 import { runWithRetries, type RetryOptions } from './retry.ts';
@@ -105,7 +105,15 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   readonly lte = lte;
   readonly inList = inList;
   readonly notInList = notInList;
-  readonly matches = matches;
+  /** A `$regex` condition; a value too long to match within the engine's bound is refused (400), not judged. */
+  readonly matches = (value: unknown, pattern: LinearPattern): boolean => {
+    try {
+      return matches(value, pattern);
+    } catch (error) {
+      if (error instanceof PatternWorkError) throw new GatewayError('invalid_request_body', `A condition of the config tests a value with $regex, and ${error.message}.`);
+      throw error;
+    }
+  };
   readonly field = readField;
   readonly pattern = compilePattern;
 

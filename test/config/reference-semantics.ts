@@ -200,11 +200,14 @@ function operatorRules(operator: string, operand: unknown, at: string, out: Expe
   }
 }
 
-/** Patterns run on a linear-time engine (RE2): valid JavaScript that needs backtracking is refused. */
+/**
+ * Patterns run on a linear-time engine (RE2): valid JavaScript that needs backtracking is refused,
+ * and so is a pattern whose compiled program has more than 1,100 instructions.
+ */
 function linear(pattern: string): boolean {
   try {
-    RE2JS.compile(pattern);
-    return true;
+    const compiled = RE2JS.compile(pattern) as unknown as { re2Input: { prog: { inst: unknown[] } } };
+    return compiled.re2Input.prog.inst.length <= 1_100;
   } catch {
     return false;
   }

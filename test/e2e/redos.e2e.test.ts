@@ -92,9 +92,37 @@ describe('patterns from clients', () => {
     expect(error.errors).toEqual(expect.arrayContaining([expect.objectContaining({
       code: 'CFG_INVALID_CHECK_SCHEMA',
       pointer: '/input_guardrails/0/default.jsonSchema/schema',
-      message: 'default.jsonSchema: in the schema, the pattern "^(a)\\\\1$" needs what the linear-time engine (RE2 syntax) does not run: invalid escape sequence: `\\1`.',
+      message: 'default.jsonSchema: in the schema, the pattern "^(a)\\\\1$" cannot run on the linear-time engine (RE2 syntax): it needs backtracking (invalid escape sequence: `\\1`): the engine has no back-references or lookaround.',
       hint: expect.stringContaining('RE2 syntax'),
     })]));
+  });
+
+  it('bounds characters × steps of one match: a longer text fails a regexMatch deny rule, and a longer value is refused by a $regex condition', async () => {
+    const mock = e2e.mocks[0].baseURL;
+    const guarded = JSON.stringify({ ...target(0), input_guardrails: [{ id: 'no-keys', deny: true, 'default.regexMatch': { rule: 'sk-[A-Za-z0-9]{40}', not: true } }] }).replaceAll('{{mock0}}', mock);
+    const conditional = JSON.stringify({
+      strategy: { mode: 'conditional', conditions: [{ query: { 'params.model': { $regex: '^[a-z]{200}$' } }, then: 'a' }], default: 'a' },
+      targets: [{ name: 'a', ...target(0) }],
+    }).replaceAll('{{mock0}}', mock);
+    const ask = (config: string, model: string, content: string) => e2e.fetch('/v1/chat/completions', {
+      method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }] }),
+    });
+    expect((await ask(guarded, 'm', 'no key here')).status).toBe(200);
+    const long = await ask(guarded, 'm', 'x'.repeat(2_000_000));
+    expect(long.status).toBe(446);
+    const body = (await long.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ error: string | null }> }> } };
+    expect(body.hook_results.before_request_hooks[0].checks[0].error).toMatch(/^the text \(2000000 characters\) is too long to match against the pattern/);
+    // A redaction that cannot run fails its hook (the text went on unredacted), and a deny rule denies.
+    const redacting = JSON.stringify({ ...target(0), input_guardrails: [{ id: 'redact', deny: true, 'default.regexReplace': { rule: 'sk-[A-Za-z0-9]{40}' } }] }).replaceAll('{{mock0}}', mock);
+    expect((await ask(redacting, 'm', `my key sk-${'a'.repeat(40)}`)).status).toBe(200);
+    const unredacted = await ask(redacting, 'm', 'x'.repeat(2_000_000));
+    expect(unredacted.status).toBe(446);
+    expect(((await unredacted.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ error: string | null }> }> } }).hook_results.before_request_hooks[0].checks[0].error).toMatch(/too long to match/);
+    expect((await ask(conditional, 'm', 'hi')).status).toBe(200);
+    const refused = await ask(conditional, 'a'.repeat(200_000), 'hi');
+    expect(refused.status).toBe(400);
+    expect(await errorOf(refused)).toMatchObject({ code: 'invalid_request_body', message: expect.stringContaining('A condition of the config tests a value with $regex, and the text (200000 characters) is too long') });
   });
 
   it('refuses a pattern that needs backtracking, with its own code and pointer', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { test, fc } from '@fast-check/vitest';
 import { compareEq, eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../compiler/config/query-operators.ts';
-import { checkPattern, compilePattern } from '../../compiler/config/linear-regex.ts';
+import { checkPattern, compilePattern, MAX_MATCH_WORK, PatternWorkError, replacePattern, testPattern } from '../../compiler/config/linear-regex.ts';
 
 const MISSING = undefined;
 const ops = { eq, ne, gt, gte, lt, lte, inList, notInList } as const;
@@ -96,6 +96,41 @@ describe('comparison operators', () => {
     const started = performance.now();
     for (const n of [32, 1000, 100_000]) expect(matches(`${'a'.repeat(n)}!`, pattern)).toBe(false);
     expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('reads the size of a compiled pattern in steps (re2js keeps it internal: a version that moves it fails here)', () => {
+    expect(compilePattern('abc').steps).toBeGreaterThan(3);
+    expect(compilePattern('[a-z]{1000}').steps).toBeGreaterThan(1000);
+  });
+
+  it('refuses a pattern that compiles to more steps than the bound, whose every character could cost each step', () => {
+    expect(checkPattern('[a-z]{1000}')).toEqual({ ok: true });
+    expect(checkPattern('.{0,500}')).toEqual({ ok: true });
+    const refused = checkPattern('[a-z]{1000}[a-z]{1000}');
+    expect(refused).toMatchObject({ ok: false, unsupported: true, message: expect.stringMatching(/^it compiles to \d+ steps, more than 1100/) });
+  });
+
+  test.prop([fc.integer({ min: 1, max: 60 }), fc.nat({ max: 40 })], { numRuns: 40 })(
+    'matches a text up to characters × steps of MAX_MATCH_WORK, and refuses a longer one without looking at it',
+    (count, extra) => {
+      const pattern = compilePattern(`[a-z]{${count}}[0-9]`);
+      const most = Math.floor(MAX_MATCH_WORK / pattern.steps);
+      expect(testPattern(pattern, `${'a'.repeat(Math.min(most, 5000) - 1)}1`)).toBe(true);
+      const tooLong = 'a'.repeat(most + 1 + extra);
+      expect(() => testPattern(pattern, tooLong)).toThrow(PatternWorkError);
+      expect(() => replacePattern(pattern, tooLong, () => 'x')).toThrow(/^the text \(\d+ characters\) is too long to match against the pattern \/\[a-z\]\{\d+\}\[0-9\]\/ \(\d+ steps\): at most \d+ characters for it$/);
+    },
+  );
+
+  test('holds the worst text for the largest pattern allowed (one the state cache cannot hold) to about a second', () => {
+    // Three {1000} groups (3,000 steps) took 7.5 s on 50 KB of letters; one group under the bound, at
+    // the most text the bound lets through, is the worst that can be asked of a match now.
+    const pattern = compilePattern('[a-z]{500}[a-z]{500}[0-9]');
+    const text = 'a'.repeat(Math.floor(MAX_MATCH_WORK / pattern.steps));
+    const started = performance.now();
+    expect(testPattern(pattern, text)).toBe(false);
+    expect(replacePattern(pattern, text, () => 'x')).toBe(text);
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('refuses a class that begins with "]", which JavaScript and the linear engine read differently', () => {

@@ -63,7 +63,8 @@ export function prepareHooks(specs: readonly HookSpec[], tools: CheckTools): Pre
       const definition = BUILT_IN_CHECKS[id];
       if (definition.kind === 'transform') {
         const prepared = definition.prepare(parameters);
-        return { id, run: null, transform: prepared.transform, failOnDetection: prepared.failOnDetection, failOnError: false, readsText: true };
+        // A transformer that could not run left its text as it was (unredacted): it fails.
+        return { id, run: null, transform: prepared.transform, failOnDetection: prepared.failOnDetection, failOnError: true, readsText: true };
       }
       const failOnError = typeof parameters.failOnError === 'boolean' ? parameters.failOnError : definition.failOnErrorByDefault === true;
       return { id, run: definition.prepare(parameters, tools), transform: null, failOnDetection: false, failOnError, readsText: definition.readsText };
@@ -93,7 +94,13 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
         results[h].push(unread(check, unreadable, t0));
         continue;
       }
-      const rewritten = io.rewrite(current, check.transform);
+      let rewritten: Rewritten;
+      try {
+        rewritten = io.rewrite(current, check.transform);
+      } catch (error) {
+        results[h].push(errored(check, error, t0));
+        continue;
+      }
       if (apply) current = rewritten.value;
       const verdict = !(check.failOnDetection && rewritten.found > 0);
       results[h].push({ id: check.id, verdict, explanation: rewritten.found === 0 ? 'nothing to replace' : apply ? `replaced ${rewritten.found}` : `found ${rewritten.found}, not replaced: an async hook only reports`, error: null, executionTimeMs: elapsed(t0) });

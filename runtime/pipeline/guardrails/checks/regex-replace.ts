@@ -1,7 +1,7 @@
 // default.regexReplace, a transformer: every match of `rule` (linear-time engine) in every text of the
 // request or answer is replaced by `redactText`, before the provider (input) or the client (output)
 // sees it. With failOnDetection, a text that had a match fails the check.
-import { compilePattern } from '../../../../compiler/config/linear-regex.ts';
+import { compilePattern, replacePattern } from '../../../../compiler/config/linear-regex.ts';
 import type { CheckDefinition } from '../check.ts';
 
 export const regexReplace: CheckDefinition = {
@@ -14,7 +14,7 @@ export const regexReplace: CheckDefinition = {
       transform(text) {
         let found = 0;
         // A function replacement is taken literally: `$1` in redactText stays `$1`.
-        const replaced = pattern.matcher(text).replaceAll(() => {
+        const replaced = replacePattern(pattern, text, () => {
           found++;
           return redactText;
         });
