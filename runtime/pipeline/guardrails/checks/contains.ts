@@ -1,28 +1,27 @@
 // default.contains: the text holds the words as the operator says (any, all, none), case-insensitive
-// and as whole words: "cat" is in "a cat." but not in "concatenate". A word may be a phrase.
+// and as whole words: "cat" is in "a cat." but not in "concatenate". A word may be a phrase. The words
+// are looked for in one pass over the text (whole-words.ts); a list whose words overlap in the text
+// too much to judge makes a check that could not run, which fails: a deny rule must not be passed so.
 import { type CheckDefinition, operatorHolds } from '../check.ts';
-
-const WORD_CHAR = /[\p{L}\p{N}_]/u;
-
-/** Whether `word` (lower case) occurs in `text` (lower case) with no letter, digit or underscore right before or after it. */
-export function containsWord(text: string, word: string): boolean {
-  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
-    const before = at === 0 ? '' : text[at - 1];
-    const after = text[at + word.length] ?? '';
-    if (!WORD_CHAR.test(before) && !WORD_CHAR.test(after)) return true;
-  }
-  return false;
-}
+import { WholeWords } from './whole-words.ts';
 
 export const contains: CheckDefinition = {
   kind: 'verdict',
   readsText: true,
+  failOnErrorByDefault: true,
   prepare(parameters) {
     const words = (parameters.words as string[]).map((w) => w.toLowerCase());
     const operator = parameters.operator ?? 'any';
+    const matcher = new WholeWords(words);
+    const indexOf = new Map<string, number>();
+    words.forEach((word, index) => {
+      if (!indexOf.has(word)) indexOf.set(word, index);
+    });
+    // "any" and "none" are decided by the first word found; "all" needs every one.
+    const enough = operator === 'all' ? words.length : 1;
     return (input) => {
-      const text = input.text.toLowerCase();
-      const { holds, found } = operatorHolds(operator, words, (word) => containsWord(text, word));
+      const present = matcher.found(input.text.toLowerCase(), enough);
+      const { holds, found } = operatorHolds(operator, words, (word) => present.has(indexOf.get(word)!));
       return { verdict: holds, explanation: `${operator}: found ${found.length === 0 ? 'none' : found.join(', ')} of ${words.join(', ')}` };
     };
   },
