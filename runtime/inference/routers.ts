@@ -1,7 +1,7 @@
 // Turns a RoutePlan into a live router: emit its source once, instantiate it with `new Function`
 // (never a cache-busting import, which leaks: ARCHITECTURE §8) over a RouterRuntime, and compose
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { headersSetByEveryAdapter } from '../../compiler/config/adapter-headers.ts';
 import { emitRouter } from '../../compiler/config/emit.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
@@ -60,10 +60,29 @@ export function defaultServices(): Services {
   return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()), resolveTarget: null };
 }
 
-/** Check tools over a host policy, resolving names with the system resolver. */
-export function defaultCheckTools(hostPolicy: HostPolicy): CheckTools {
-  return { hostPolicy, now: Date.now, resolve: async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address) };
+/**
+ * Check tools over a host policy. Names are resolved by DNS queries of their own (c-ares), with a
+ * timeout: the system resolver (getaddrinfo) runs on libuv's four threads, which the gateway's own
+ * connections resolve on too, and a name that never answers held one for its whole timeout.
+ * `dnsServers`: the servers asked (the system's when null).
+ */
+export function defaultCheckTools(hostPolicy: HostPolicy, dnsServers: readonly string[] | null = null): CheckTools {
+  const resolver = new Resolver({ timeout: CHECK_DNS_TIMEOUT_MS, tries: 1 });
+  if (dnsServers !== null) resolver.setServers(dnsServers);
+  return {
+    hostPolicy,
+    now: Date.now,
+    resolve: async (hostname) => {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+      const addresses = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
+      if (addresses.length === 0) throw v4.status === 'rejected' ? v4.reason : new Error(`${hostname} has no address`);
+      return addresses;
+    },
+  };
 }
+
+/** How long one DNS query of a check waits for an answer (it is sent once: c-ares doubles the wait for each retry). */
+const CHECK_DNS_TIMEOUT_MS = 1000;
 
 export function buildRouter(plan: RoutePlan, deps: RouterDeps): LoadedRouter {
   const services = deps.services ?? defaultServices();

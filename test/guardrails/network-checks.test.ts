@@ -1,10 +1,12 @@
 // The checks that call out, against local test servers: jwt (a JSON Web Key Set served over HTTP,
 // tokens signed with jose), webhook (verdicts, transformedData, timeouts, errors), log, and validUrls
 // with DNS through an injected resolver. Every URL passes the custom-host safety policy first.
+import { createSocket } from 'node:dgram';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultCheckTools } from '../../runtime/inference/routers.ts';
 import { HostPolicy } from '../../runtime/providers/host-policy.ts';
 import { input, tools, verdictCheck } from './check-input.ts';
 
@@ -177,6 +179,30 @@ describe('default.validUrls', () => {
     expect((await check({ onlyDNS: true })(input('https://metadata.example/'))).verdict).toBe(false);
     expect((await check({ onlyDNS: true })(input('https://nowhere.example/'))).verdict).toBe(false);
     expect((await check({ onlyDNS: true, not: true })(input('https://nowhere.example/'))).verdict).toBe(true);
+  });
+
+  it('with onlyDNS, resolves at most 20 distinct hosts: a text naming more fails without a query', async () => {
+    const asked: string[] = [];
+    const counting = verdictCheck('default.validUrls', { onlyDNS: true }, tools({ resolve: async (host) => (asked.push(host), ['93.184.215.14']), hostPolicy: new HostPolicy() }));
+    const text = (n: number) => Array.from({ length: n }, (_, i) => `https://h${i}.example/`).join(' ');
+    expect((await counting(input(`${text(20)} ${text(20)}`))).verdict).toBe(true);
+    expect(asked).toHaveLength(20);
+    const many = await counting(input(text(21)));
+    expect(many).toMatchObject({ verdict: false, explanation: 'the text names 21 hosts, more than the 20 a check resolves' });
+    expect(asked).toHaveLength(20);
+  });
+
+  it("the gateway's resolver gives up on a DNS server that never answers within its timeout (1 s), off libuv's threads", async () => {
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    try {
+      const { resolve } = defaultCheckTools(new HostPolicy(), [`127.0.0.1:${silent.address().port}`]);
+      const started = performance.now();
+      await expect(resolve('never.example')).rejects.toThrow();
+      expect(performance.now() - started).toBeLessThan(2500);
+    } finally {
+      silent.close();
+    }
   });
 
   it('with onlyDNS, judges an IPv6 address that carries an IPv4 one by the IPv4 address', async () => {

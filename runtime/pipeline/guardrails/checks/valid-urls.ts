@@ -42,6 +42,9 @@ export function isPublicAddress(address: string): boolean {
   return embedded === null || isPublicAddress(embedded);
 }
 
+/** Distinct hosts one onlyDNS check resolves at most; a text naming more fails the check. */
+export const MAX_RESOLVED_HOSTS = 20;
+
 export const validUrls: CheckDefinition = {
   kind: 'verdict',
   readsText: true,
@@ -64,7 +67,11 @@ export const validUrls: CheckDefinition = {
         hosts.push(host);
       }
       if (!onlyDns || hosts.length === 0) return verdictOf(true, parameters, urls.length === 0 ? 'no URLs' : `${urls.length} valid URLs`);
-      return Promise.all([...new Set(hosts)].map(async (host) => ({ host, ok: await resolvesPublicly(host) }))).then((verdicts) => {
+      const distinct = [...new Set(hosts)];
+      // Each name is a DNS query the gateway makes for whoever wrote the text: a text of ten thousand
+      // names would have queued ten thousand lookups ahead of the gateway's own connections.
+      if (distinct.length > MAX_RESOLVED_HOSTS) return verdictOf(false, parameters, `the text names ${distinct.length} hosts, more than the ${MAX_RESOLVED_HOSTS} a check resolves`);
+      return Promise.all(distinct.map(async (host) => ({ host, ok: await resolvesPublicly(host) }))).then((verdicts) => {
         const bad = verdicts.find((v) => !v.ok);
         return verdictOf(bad === undefined, parameters, bad === undefined ? `${urls.length} URLs resolve to public addresses` : `${bad.host} does not resolve to a public address`);
       });
