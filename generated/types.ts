@@ -339,7 +339,7 @@ export interface JsonSchemaCheck {
    */
   not?: boolean;
   /**
-   * Whether the check fails when it cannot run (the validation ran past its time limit of 250 ms and was stopped); false lets the request pass and reports the error.
+   * Whether the check fails when it cannot run (the validation ran past its time limit of 1 s and was stopped); false lets the request pass and reports the error.
    */
   failOnError?: boolean;
 }

@@ -19,7 +19,7 @@ const nested = (depth: number): unknown => {
 const ANSWER = { type: 'object', required: ['answer'] };
 
 describe('the jsonSchema validation thread', () => {
-  const thread = new JsonSchemaThread(200);
+  const thread = new JsonSchemaThread(500);
   afterAll(() => thread.close());
 
   it('stops a validation at its limit while the serving thread keeps running, and answers the ones queued behind it', async () => {
@@ -34,17 +34,32 @@ describe('the jsonSchema validation thread', () => {
     ]);
     const longest = watch.stop();
     expect(before).toEqual({ status: 'fulfilled', value: { holds: true, problem: null } });
-    expect(slow).toMatchObject({ status: 'rejected', reason: { message: 'validating took longer than 200 ms, the limit of one validation, and was stopped' } });
+    expect(slow).toMatchObject({ status: 'rejected', reason: { message: 'validating took longer than 500 ms, the limit of one validation, and was stopped' } });
     expect(after).toEqual({ status: 'fulfilled', value: { holds: false, problem: "/ must have required property 'answer'" } });
     expect(later).toEqual({ status: 'fulfilled', value: { holds: true, problem: null } });
     // 2^40 steps would take days; the limit and a new thread's start are what it took.
     expect(performance.now() - started).toBeLessThan(5000);
-    expect(longest).toBeLessThan(100);
+    expect(longest).toBeLessThan(250);
+  });
+
+  it('keeps an answer that came in time while the serving thread was busy past the limit (timers run before messages are read)', async () => {
+    await thread.judge(canonicalJson(ANSWER), { answer: 0 });
+    const judged = thread.judge(canonicalJson(ANSWER), { answer: 'in time' });
+    // Busy in the event loop's check phase (setImmediate): the next turn runs the limit's timer before
+    // it reads the answer's message.
+    await new Promise<void>((resolve) => setImmediate(() => {
+      const until = performance.now() + 700;
+      while (performance.now() < until) {
+        // The serving thread busy with something else; the validation thread answers meanwhile.
+      }
+      resolve();
+    }));
+    expect(await judged).toEqual({ holds: true, problem: null });
   });
 
   it('stops uniqueItems over a long array of objects (quadratic in the array) the same way', async () => {
     const items = Array.from({ length: 30_000 }, (_, i) => ({ a: [i] }));
-    await expect(thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items)).rejects.toThrow('longer than 200 ms');
+    await expect(thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items)).rejects.toThrow('longer than 500 ms');
     expect(await thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items.slice(0, 100))).toEqual({ holds: true, problem: null });
   });
 });

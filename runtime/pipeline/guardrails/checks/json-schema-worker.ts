@@ -3,7 +3,7 @@
 // that recurse through `$ref` take time exponential in the depth of a 150-character JSON, and
 // `uniqueItems` over objects quadratic in the array's length. Here such a validation holds this
 // thread only, and the serving thread ends it at its time limit by ending the thread.
-import { parentPort } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { newCheckSchemaAjv } from '../../../../compiler/config/check-schema-ajv.ts';
 
@@ -14,20 +14,31 @@ export interface JudgeMessage {
   value: unknown;
 }
 
-export type JudgeReply = { id: number; holds: boolean; problem: string | null } | { id: number; failed: string } | { ready: true };
+export type JudgeReply =
+  | { id: number; holds: boolean; problem: string | null }
+  | { id: number; failed: string }
+  /** The schema was compiled for this validation, which starts now (its time limit counts from here). */
+  | { id: number; compiled: true }
+  | { ready: true };
 
 /** Compiled schemas kept (the most recently used): inline configs can bring a new schema with each request. */
 const KEPT_SCHEMAS = 256;
 
 const compiled = new Map<string, ValidateFunction>();
 
-function validatorOf(schema: string): ValidateFunction {
+/** The port the serving thread reads answers from (json-schema-thread.ts). */
+const replies = (workerData as { replies: MessagePort }).replies;
+
+function validatorOf(id: number, schema: string): ValidateFunction {
   let validate = compiled.get(schema);
   if (validate !== undefined) {
     compiled.delete(schema);
   } else {
+    // Compiling is not judging: the serving thread compiled this schema once already, when the
+    // config was checked, and a fresh thread's first compile is slow (nothing is optimised yet).
     validate = newCheckSchemaAjv().compile(JSON.parse(schema) as object);
     if (compiled.size >= KEPT_SCHEMAS) compiled.delete(compiled.keys().next().value!);
+    replies.postMessage({ id, compiled: true } satisfies JudgeReply);
   }
   compiled.set(schema, validate);
   return validate;
@@ -36,16 +47,16 @@ function validatorOf(schema: string): ValidateFunction {
 parentPort!.on('message', ({ id, schema, value }: JudgeMessage) => {
   let reply: JudgeReply;
   try {
-    const validate = validatorOf(schema);
+    const validate = validatorOf(id, schema);
     const holds = validate(value) === true;
     const first = validate.errors?.[0];
     reply = { id, holds, problem: holds || first === undefined ? null : `${first.instancePath || '/'} ${first.message ?? ''}`.trim() };
   } catch (error) {
     reply = { id, failed: (error as Error).message };
   }
-  parentPort!.postMessage(reply);
+  replies.postMessage(reply);
 });
 
 // Ajv loaded before the first validation's clock starts (the serving thread waits for this).
 newCheckSchemaAjv();
-parentPort!.postMessage({ ready: true } satisfies JudgeReply);
+replies.postMessage({ ready: true } satisfies JudgeReply);
