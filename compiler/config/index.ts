@@ -1,6 +1,7 @@
 // The programmatic face of the config compiler, shared by `gateway compile` and by the runtime for
 // inline configs: the same check → plan (→ emit) pipeline for both.
 import { MAX_CONFIG_DEPTH, nestsDeeperThan } from './json-depth.ts';
+import { MAX_CALLS_PER_REQUEST, worstCaseCalls } from './call-budget.ts';
 import { checkConfigErrors } from './check.ts';
 import { type ConfigError, isKeyError } from './errors.ts';
 import { locate, parseWithPositions } from './json-locate.ts';
@@ -35,7 +36,19 @@ export function checkConfig(value: unknown, configId = 'inline', options: CheckO
   const guardrails = options.guardrails ?? null;
   const errors = checkConfigErrors(config, guardrails);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, plan: planConfig(config as Record<string, unknown>, configId, guardrails) };
+  const plan = planConfig(config as Record<string, unknown>, configId, guardrails);
+  if (worstCaseCalls(plan.root) > MAX_CALLS_PER_REQUEST) {
+    return {
+      ok: false,
+      errors: [{
+        code: 'CFG_TOO_MANY_CALLS',
+        pointer: '',
+        message: `One request could call providers more than ${MAX_CALLS_PER_REQUEST} times through this config, the most allowed: a fallback tries each of its targets in turn, and each target makes 1 + retry.attempts calls.`,
+        hint: 'use fewer fallback targets or fewer retries on them; a loadbalance or conditional strategy calls only the target it picks',
+      }],
+    };
+  }
+  return { ok: true, plan };
 }
 
 /**

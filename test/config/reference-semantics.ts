@@ -39,7 +39,22 @@ const KNOWN_PROVIDERS = new Set(
 export function referenceSemanticErrors(config: unknown): Expected[] {
   const out: Expected[] = [];
   node(config, '', 0, out);
+  // Counted on a config that is otherwise valid: one request may call providers at most 200 times.
+  if (out.length === 0 && calls(config, 0) > 200) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
   return out;
+}
+
+/** Provider calls one request can make, at worst: a fallback tries every target, other modes one; a target 1 + its retries (its own, else inherited). */
+function calls(config: unknown, inheritedRetries: number): number {
+  if (!isObject(config)) return 0;
+  const retries = isObject(config.retry) && typeof config.retry.attempts === 'number' ? config.retry.attempts : inheritedRetries;
+  const targets = Array.isArray(config.targets) ? config.targets : null;
+  const mode = isObject(config.strategy) ? config.strategy.mode : undefined;
+  if (targets === null || mode === undefined) return 1 + retries;
+  const each = targets.map((target) => calls(target, retries));
+  if (mode === 'fallback') return each.reduce((a, b) => a + b, 0);
+  if (mode === 'single') return each[0] ?? 0;
+  return Math.max(0, ...each);
 }
 
 function node(config: unknown, at: string, depth: number, out: Expected[]): void {

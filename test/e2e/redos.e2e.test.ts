@@ -125,6 +125,17 @@ describe('patterns from clients', () => {
     expect(await errorOf(refused)).toMatchObject({ code: 'invalid_request_body', message: expect.stringContaining('A condition of the config tests a value with $regex, and the text (200000 characters) is too long') });
   });
 
+  it('refuses an inline config that could call providers more than 200 times for one request', async () => {
+    const fallback = (n: number) => JSON.stringify({ strategy: { mode: 'fallback' }, retry: { attempts: 5 }, targets: Array.from({ length: n }, () => target(0)) }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const ask = (config: string) => e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    expect((await ask(fallback(33))).status).toBe(200);
+    const refused = await ask(fallback(34));
+    expect(refused.status).toBe(400);
+    const error = await errorOf(refused);
+    expect(error.code).toBe('invalid_config');
+    expect(error.errors).toEqual([expect.objectContaining({ code: 'CFG_TOO_MANY_CALLS', pointer: '' })]);
+  });
+
   it('refuses a pattern that needs backtracking, with its own code and pointer', async () => {
     const config = JSON.stringify({
       strategy: { mode: 'conditional', conditions: [{ query: { 'params.model': { $regex: '^(a)\\1$' } }, then: 'a' }], default: 'a' },
