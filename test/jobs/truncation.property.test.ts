@@ -5,7 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../runtime/api/responses/conversation.ts';
 import { estimateMessageTokens as messageTokens } from '../../runtime/core/token-estimate.ts';
-import { fitConversation, units } from '../../runtime/api/responses/truncation.ts';
+import { fitConversation, MAX_STORED_CONVERSATION_BYTES, storedConversation, units } from '../../runtime/api/responses/truncation.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 
 let serial = 0;
@@ -63,5 +63,36 @@ describe('fitConversation', () => {
     const each = messageTokens(messages[0]);
     const kept = fitConversation(messages, { contextWindow: each * 4, reserved: 0, truncation: 'auto' });
     expect(kept.map((x) => Number(String(x.content).split(' ')[0]))).toEqual([1, 2, 6, 7]);
+  });
+});
+
+describe('storedConversation', () => {
+  const bytes = (messages: ChatMessage[]) => units(messages).reduce((sum, unit) => sum + Buffer.byteLength(JSON.stringify(unit)), 0);
+
+  test.prop([conversation, fc.integer({ min: 1, max: 4000 })])('keeps all that fits the bound, else the first and latest units and as many whole middle ones, in order, within it', (messages, max) => {
+    const kept = storedConversation(messages, max);
+    if (bytes(messages) <= max) {
+      expect(kept).toEqual(messages);
+      return;
+    }
+    const all = units(messages);
+    const keptUnits = units(kept);
+    expect(keptUnits[0]).toEqual(all[0]);
+    expect(keptUnits[keptUnits.length - 1]).toEqual(all[all.length - 1]);
+    if (keptUnits.length > 2) expect(bytes(kept)).toBeLessThanOrEqual(max);
+    let at = 0;
+    for (const unit of keptUnits) {
+      while (at < all.length && JSON.stringify(all[at]) !== JSON.stringify(unit)) at++;
+      expect(at).toBeLessThan(all.length);
+      at++;
+    }
+  });
+
+  it('bounds a conversation at 8 MiB, more than any model reads', () => {
+    const turn = (n: number): ChatMessage => ({ role: n % 2 ? 'user' : 'assistant', content: `${n} ${'x'.repeat(1024 * 1024)}` });
+    const messages = Array.from({ length: 12 }, (_, n) => turn(n));
+    const kept = storedConversation(messages);
+    expect(bytes(kept)).toBeLessThanOrEqual(MAX_STORED_CONVERSATION_BYTES);
+    expect(kept.map((m) => Number(String(m.content).split(' ')[0]))).toEqual([0, 1, 2, 3, 9, 10, 11]);
   });
 });

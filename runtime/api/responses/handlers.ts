@@ -19,7 +19,7 @@ import { inResponsesTerms } from './chat-terms.ts';
 import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';
 import { sendResponseEvents } from './events.ts';
 import { estimateTokens } from '../../core/token-estimate.ts';
-import { fitConversation } from './truncation.ts';
+import { fitConversation, storedConversation } from './truncation.ts';
 import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
 
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
@@ -184,8 +184,9 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     ...(body.user !== undefined ? { user: body.user } : {}),
   };
   if (body.store !== false) {
-    // The whole conversation is kept (not the truncated one): a later turn decides its own truncation.
-    await deps.store.responses.create({ id, organisationId, body: response, conversation: [...conversation, result.assistant] });
+    // The whole conversation is kept (not the truncated one): a later turn decides its own
+    // truncation; past what any model reads, its middle is dropped (storedConversation).
+    await deps.store.responses.create({ id, organisationId, body: response, conversation: storedConversation([...conversation, result.assistant]) });
   }
   const cost = deps.catalog.cost(String(response.model), { inputTokens: result.usage.input_tokens, cachedInputTokens: result.usage.input_tokens_details.cached_tokens, outputTokens: result.usage.output_tokens });
   deps.logger.info('response_emulated', { trace_id: ctx.traceId, response_id: id, model: response.model, provider: outcome.provider, stored: body.store !== false, cost_usd: cost });

@@ -52,3 +52,28 @@ export function fitConversation(messages: readonly ChatMessage[], options: FitOp
   }
   return kept.flatMap((i) => groups[i]);
 }
+
+/**
+ * The most a stored conversation keeps, in bytes of JSON: more than any model reads (two million
+ * tokens are about 8 MB of text). Each turn of a chain stores the whole conversation and the next
+ * turn loads it, so without a bound a chain with `truncation: "auto"` (or a model the catalog does
+ * not know, whose window is not checked) grew every row, and the work of every later turn, forever.
+ */
+export const MAX_STORED_CONVERSATION_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The conversation a stored response keeps: all of it, or with middle units dropped (never the first
+ * or the latest, as `auto` truncation drops them) until its JSON is at most `maxBytes`.
+ */
+export function storedConversation(messages: readonly ChatMessage[], maxBytes = MAX_STORED_CONVERSATION_BYTES): ChatMessage[] {
+  const groups = units(messages);
+  const size = groups.map((group) => Buffer.byteLength(JSON.stringify(group)));
+  let total = size.reduce((a, b) => a + b, 0);
+  if (total <= maxBytes) return [...messages];
+  const kept = groups.map((_, i) => i);
+  while (total > maxBytes && kept.length > 2) {
+    const [dropped] = kept.splice(Math.floor(kept.length / 2), 1);
+    total -= size[dropped];
+  }
+  return kept.flatMap((i) => groups[i]);
+}
