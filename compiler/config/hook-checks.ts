@@ -6,7 +6,8 @@
 // pointer to where it is, and a "did you mean" where one helps.
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
 import requestTypesSchema from '../../schema/checks/allowedRequestTypes-check.json' with { type: 'json' };
-import { newCheckSchemaAjv, PATTERN_PROBLEM } from './check-schema-ajv.ts';
+import { PATTERN_PROBLEM } from './check-schema-ajv.ts';
+import { schemaProblem } from './check-schema-problem.ts';
 import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
 import { checkPattern } from './linear-regex.ts';
@@ -237,12 +238,4 @@ function requestTypesProblem(allowed: unknown, blocked: unknown): string | null 
   return null;
 }
 
-/** Why a JSON Schema does not compile, or null. */
-function schemaProblem(schema: Record<string, unknown>): string | null {
-  try {
-    newCheckSchemaAjv().compile(schema);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
+

@@ -1,0 +1,81 @@
+// Whether a jsonSchema check's schema is one the check can run, found without compiling it. Ajv's
+// compile generates code, and its time grows faster than the schema (1,000 properties: ~1 s): on the
+// thread that checks an inline config, a 60 KB header held every request that long, and a fresh Ajv
+// per schema added ~50 ms of compiling the draft 2020-12 meta-schema to even a tiny one. So the
+// schema is validated against the meta-schema (one shared Ajv: validating stores nothing), its
+// patterns are checked for the linear-time engine, and its local `$ref`s are resolved; the compile
+// itself happens on the check's own thread (runtime/pipeline/guardrails/checks/json-schema-thread.ts),
+// where anything else it refuses makes the check one that could not run.
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { newCheckSchemaAjv, PATTERN_PROBLEM } from './check-schema-ajv.ts';
+import { checkPattern } from './linear-regex.ts';
+
+/** Keywords whose value is one schema, a list of schemas, or a map of names to schemas (draft 2020-12, and the draft-07 ones Ajv still reads). */
+const ONE_SCHEMA = new Set(['additionalItems', 'items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+const SCHEMA_LIST = new Set(['items', 'allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SCHEMA_MAP = new Set(['$defs', 'definitions', 'properties', 'patternProperties', 'dependencies', 'dependentSchemas']);
+
+let metaSchema: Ajv2020 | null = null;
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Every object in a schema position, the root first (boolean schemas hold nothing to check). */
+function subschemas(root: Record<string, unknown>): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const schema = pending.pop();
+    if (!isObject(schema)) continue;
+    found.push(schema);
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (Array.isArray(value)) {
+        if (SCHEMA_LIST.has(keyword)) pending.push(...value);
+      } else if (SCHEMA_MAP.has(keyword)) {
+        if (isObject(value)) pending.push(...Object.values(value));
+      } else if (ONE_SCHEMA.has(keyword)) {
+        pending.push(value);
+      }
+    }
+  }
+  return found;
+}
+
+/** The value a `#/…` JSON pointer names in `root`, or undefined. */
+function atPointer(root: unknown, fragment: string): unknown {
+  let value = root;
+  for (const raw of fragment.slice(2).split('/')) {
+    let token: string;
+    try {
+      token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (Array.isArray(value)) value = /^(0|[1-9][0-9]*)$/.test(token) ? value[Number(token)] : undefined;
+    else if (isObject(value) && Object.hasOwn(value, token)) value = value[token];
+    else return undefined;
+  }
+  return value;
+}
+
+/** Why `schema` cannot be a jsonSchema check's schema, or null. */
+export function schemaProblem(schema: Record<string, unknown>): string | null {
+  metaSchema ??= newCheckSchemaAjv();
+  if (metaSchema.validateSchema(schema) !== true) return `schema is invalid: ${metaSchema.errorsText(metaSchema.errors)}`;
+  const all = subschemas(schema);
+  const anchors = new Set<unknown>(all.flatMap((s) => [s.$anchor, s.$dynamicAnchor]));
+  // A nested $id starts a resource of its own, against which "#/…" resolves: left to the compile.
+  const nestedIds = all.slice(1).some((s) => s.$id !== undefined);
+  for (const subschema of all) {
+    const patterns = [...(typeof subschema.pattern === 'string' ? [subschema.pattern] : []), ...(isObject(subschema.patternProperties) ? Object.keys(subschema.patternProperties) : [])];
+    for (const pattern of patterns) {
+      const check = checkPattern(pattern);
+      if (!check.ok) return `${PATTERN_PROBLEM} ${JSON.stringify(pattern)} ${check.unsupported ? 'cannot run on the linear-time engine (RE2 syntax)' : 'is not valid'}: ${check.message}`;
+    }
+    for (const ref of [subschema.$ref, subschema.$dynamicRef]) {
+      if (typeof ref !== 'string' || ref === '#' || nestedIds) continue;
+      const resolves = ref.startsWith('#/') ? isObject(atPointer(schema, ref)) || typeof atPointer(schema, ref) === 'boolean' : ref.startsWith('#') ? anchors.has(ref.slice(1)) : true;
+      if (!resolves) return `the $ref ${JSON.stringify(ref)} names nothing in the schema`;
+    }
+  }
+  return null;
+}
