@@ -64,11 +64,13 @@ describe('patterns from clients', () => {
     const deep = `${'{"a":'.repeat(40)}{}${'}'.repeat(40)}`;
     const started = performance.now();
     const slow = ask(guarded, deep);
+    let slowAnswered = false;
+    void slow.then(() => (slowAnswered = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const meanwhile = performance.now();
     const other = await ask(plain, 'hello');
     expect(other.status).toBe(200);
-    expect(performance.now() - meanwhile).toBeLessThan(200);
+    // Answered while the validation was still running (it runs until its 1 s limit).
+    expect(slowAnswered).toBe(false);
     const denied = await slow;
     expect(denied.status).toBe(446);
     const body = (await denied.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ error?: string }> }> } };

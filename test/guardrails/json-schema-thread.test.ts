@@ -39,7 +39,8 @@ describe('the jsonSchema validation thread', () => {
     expect(later).toEqual({ status: 'fulfilled', value: { holds: true, problem: null } });
     // 2^40 steps would take days; the limit and a new thread's start are what it took.
     expect(performance.now() - started).toBeLessThan(5000);
-    expect(longest).toBeLessThan(250);
+    // The serving thread never waited for the validation, which would have run for days.
+    expect(longest).toBeLessThan(1000);
   });
 
   it('keeps an answer that came in time while the serving thread was busy past the limit (timers run before messages are read)', async () => {
