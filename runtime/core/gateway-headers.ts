@@ -173,7 +173,6 @@ export function refuseUnknownGatewayHeader(name: string): boolean {
   throw invalid(lower, `is not a header of this gateway, which would leave it without effect${hint === undefined ? '.' : `; ${hint}`}`);
 }
 
-
 /** A client trace id is echoed in a response header and logged, so it must be short printable ASCII. */
 export function isValidTraceId(value: string): boolean {
   return value.length <= MAX_TRACE_ID_LENGTH && PRINTABLE.test(value);
