@@ -8,9 +8,6 @@ import { checkPattern, compilePattern, testPattern } from './linear-regex.ts';
 
 let loaded: typeof Ajv2020 | null = null;
 
-/** How a schema's refused pattern is described (the config check gives it its own hint). */
-export const PATTERN_PROBLEM = 'the pattern';
-
 /**
  * A schema's `pattern` and `patternProperties` run on the linear-time engine, as every other user
  * pattern does: on Ajv's default (JavaScript's backtracking RegExp), `"pattern": "^(a+)+$"` in an
@@ -18,13 +15,19 @@ export const PATTERN_PROBLEM = 'the pattern';
  * client wrote. A pattern the engine cannot run makes the schema fail to compile, with the reason.
  */
 function linearRegExp(pattern: string): { test: (text: string) => boolean; toString: () => string } {
-  const check = checkPattern(pattern);
-  if (!check.ok) throw new Error(`${PATTERN_PROBLEM} ${JSON.stringify(pattern)} ${check.unsupported ? 'cannot run on the linear-time engine (RE2 syntax)' : 'is not valid'}: ${check.message}`);
+  const problem = schemaPatternProblem(pattern);
+  if (problem !== null) throw new Error(problem);
   const compiled = compilePattern(pattern);
   return { test: (text) => testPattern(compiled, text), toString: () => pattern };
 }
 /** Ajv names the engine in code it generates for standalone modules, which checks never are. */
 linearRegExp.code = 'linearRegExp';
+
+/** Why a schema's `pattern` (or `patternProperties` key) cannot run on the linear-time engine, or null. */
+export function schemaPatternProblem(pattern: string): string | null {
+  const check = checkPattern(pattern);
+  return check.ok ? null : `the pattern ${JSON.stringify(pattern)} ${check.unsupported ? 'cannot run on the linear-time engine (RE2 syntax)' : 'is not valid'}: ${check.message}`;
+}
 
 /**
  * A new Ajv with the options every check schema is compiled with. One per schema: a shared one keeps

@@ -7,8 +7,7 @@
 // itself happens on the check's own thread (runtime/pipeline/guardrails/checks/json-schema-thread.ts),
 // where anything else it refuses makes the check one that could not run.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { newCheckSchemaAjv, PATTERN_PROBLEM } from './check-schema-ajv.ts';
-import { checkPattern } from './linear-regex.ts';
+import { newCheckSchemaAjv, schemaPatternProblem } from './check-schema-ajv.ts';
 
 /** Keywords whose value is one schema, a list of schemas, or a map of names to schemas (draft 2020-12, and the draft-07 ones Ajv still reads). */
 const ONE_SCHEMA = new Set(['additionalItems', 'items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
@@ -57,10 +56,19 @@ function atPointer(root: unknown, fragment: string): unknown {
   return value;
 }
 
-/** Why `schema` cannot be a jsonSchema check's schema, or null. */
-export function schemaProblem(schema: Record<string, unknown>): string | null {
+/** Whether a `#/…` pointer names a schema (an object or a boolean) in `root`, or `#name` an anchor; other references are left to the compile. */
+function refResolves(root: Record<string, unknown>, ref: string, anchors: ReadonlySet<unknown>): boolean {
+  if (ref.startsWith('#/')) {
+    const target = atPointer(root, ref);
+    return isObject(target) || typeof target === 'boolean';
+  }
+  return ref.startsWith('#') ? anchors.has(ref.slice(1)) : true;
+}
+
+/** Why `schema` cannot be a jsonSchema check's schema (`ofPattern`: a pattern the linear-time engine refuses), or null. */
+export function schemaProblem(schema: Record<string, unknown>): { message: string; ofPattern: boolean } | null {
   metaSchema ??= newCheckSchemaAjv();
-  if (metaSchema.validateSchema(schema) !== true) return `schema is invalid: ${metaSchema.errorsText(metaSchema.errors)}`;
+  if (metaSchema.validateSchema(schema) !== true) return { message: `schema is invalid: ${metaSchema.errorsText(metaSchema.errors)}`, ofPattern: false };
   const all = subschemas(schema);
   const anchors = new Set<unknown>(all.flatMap((s) => [s.$anchor, s.$dynamicAnchor]));
   // A nested $id starts a resource of its own, against which "#/…" resolves: left to the compile.
@@ -68,13 +76,12 @@ export function schemaProblem(schema: Record<string, unknown>): string | null {
   for (const subschema of all) {
     const patterns = [...(typeof subschema.pattern === 'string' ? [subschema.pattern] : []), ...(isObject(subschema.patternProperties) ? Object.keys(subschema.patternProperties) : [])];
     for (const pattern of patterns) {
-      const check = checkPattern(pattern);
-      if (!check.ok) return `${PATTERN_PROBLEM} ${JSON.stringify(pattern)} ${check.unsupported ? 'cannot run on the linear-time engine (RE2 syntax)' : 'is not valid'}: ${check.message}`;
+      const problem = schemaPatternProblem(pattern);
+      if (problem !== null) return { message: problem, ofPattern: true };
     }
     for (const ref of [subschema.$ref, subschema.$dynamicRef]) {
       if (typeof ref !== 'string' || ref === '#' || nestedIds) continue;
-      const resolves = ref.startsWith('#/') ? isObject(atPointer(schema, ref)) || typeof atPointer(schema, ref) === 'boolean' : ref.startsWith('#') ? anchors.has(ref.slice(1)) : true;
-      if (!resolves) return `the $ref ${JSON.stringify(ref)} names nothing in the schema`;
+      if (!refResolves(schema, ref, anchors)) return { message: `the $ref ${JSON.stringify(ref)} names nothing in the schema`, ofPattern: false };
     }
   }
   return null;

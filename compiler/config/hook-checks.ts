@@ -6,7 +6,6 @@
 // pointer to where it is, and a "did you mean" where one helps.
 import { CHECKS, type CheckSpec } from '../../generated/checks.ts';
 import requestTypesSchema from '../../schema/checks/allowedRequestTypes-check.json' with { type: 'json' };
-import { PATTERN_PROBLEM } from './check-schema-ajv.ts';
 import { schemaProblem } from './check-schema-problem.ts';
 import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
@@ -215,11 +214,11 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
   if (id === 'default.jsonSchema' && isPlainObject(params.schema)) {
     const problem = schemaProblem(params.schema);
     if (problem !== null) {
-      const ofPattern = problem.startsWith(PATTERN_PROBLEM);
+      const { message, ofPattern } = problem;
       errors.push({
         code: 'CFG_INVALID_CHECK_SCHEMA',
         pointer: `${parametersPointer}/schema`,
-        message: ofPattern ? `default.jsonSchema: in the schema, ${problem}.` : `default.jsonSchema: the schema is not a valid JSON Schema: ${problem}.`,
+        message: ofPattern ? `default.jsonSchema: in the schema, ${message}.` : `default.jsonSchema: the schema is not a valid JSON Schema: ${message}.`,
         hint: ofPattern ? `a schema's pattern and patternProperties run on the linear-time engine: ${RE2_HINT}` : 'write a JSON Schema (draft 2020-12), e.g. {"type": "object", "required": ["answer"]}',
       });
     }
@@ -237,5 +236,3 @@ function requestTypesProblem(allowed: unknown, blocked: unknown): string | null 
   if (passing.length === REQUEST_TYPES.length) return allowed === undefined && refused.size === 0 ? 'neither allowedTypes nor blockedTypes is given, so every endpoint passes' : 'every endpoint is allowed and none blocked, so every one passes';
   return null;
 }
-
-

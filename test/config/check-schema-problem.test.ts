@@ -38,7 +38,13 @@ describe('schemaProblem', () => {
   it.each(SCHEMAS)('%j', (schema, problem) => {
     const found = schemaProblem(schema);
     if (problem === null) expect(found).toBeNull();
-    else expect(found).toMatch(problem);
+    else expect(found).toEqual({ message: expect.stringMatching(problem), ofPattern: found!.message.startsWith('the pattern') });
+  });
+
+  it('says which problems are patterns the linear-time engine refuses', () => {
+    expect(schemaProblem({ pattern: '(a)\\1' })?.ofPattern).toBe(true);
+    expect(schemaProblem({ type: 'objekt' })?.ofPattern).toBe(false);
+    expect(schemaProblem({ $ref: '#nowhere' })?.ofPattern).toBe(false);
   });
 
   it('agrees with compiling the schema, but for patterns only the linear-time engine refuses', () => {

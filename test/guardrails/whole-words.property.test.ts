@@ -23,15 +23,15 @@ const word = fc.array(unit, { minLength: 1, maxLength: 5 }).map((parts) => parts
 
 describe('whole words', () => {
   test.prop([fc.array(word, { minLength: 1, maxLength: 8 }), text], { numRuns: 500 })('finds exactly the words the definition finds', (words, t) => {
-    const expected = new Set(words.flatMap((w, i) => (holdsWhole(t, w) ? [i] : [])));
+    const expected = new Set(words.filter((w) => holdsWhole(t, w)));
     expect(new WholeWords(words).found(t)).toEqual(expected);
   });
 
   test.prop([fc.array(word, { minLength: 1, maxLength: 8 }), text, fc.integer({ min: 1, max: 3 })], { numRuns: 300 })('stops at `enough` words, each one the definition finds', (words, t, enough) => {
     const found = new WholeWords(words).found(t, enough);
-    const all = words.flatMap((w, i) => (holdsWhole(t, w) ? [i] : []));
-    expect(found.size).toBe(Math.min(enough, all.length));
-    for (const index of found) expect(all).toContain(index);
+    const all = new Set(words.filter((w) => holdsWhole(t, w)));
+    expect(found.size).toBe(Math.min(enough, all.size));
+    for (const w of found) expect(all).toContain(w);
   });
 
   it('refuses a list that makes many words end, none whole, at every place of the text, rather than take time per word', () => {
@@ -44,6 +44,6 @@ describe('whole words', () => {
   it('looks a thousand words up in one pass over a long text', () => {
     const words = Array.from({ length: 1000 }, (_, i) => `word${i}x`);
     const found = new WholeWords(words).found(`${'the quick brown fox jumps over the lazy dog '.repeat(50_000)} and word999x.`);
-    expect(found).toEqual(new Set([999]));
+    expect(found).toEqual(new Set(['word999x']));
   });
 });

@@ -13,15 +13,11 @@ export const contains: CheckDefinition = {
     const words = (parameters.words as string[]).map((w) => w.toLowerCase());
     const operator = parameters.operator ?? 'any';
     const matcher = new WholeWords(words);
-    const indexOf = new Map<string, number>();
-    words.forEach((word, index) => {
-      if (!indexOf.has(word)) indexOf.set(word, index);
-    });
     // "any" and "none" are decided by the first word found; "all" needs every one.
-    const enough = operator === 'all' ? words.length : 1;
+    const enough = operator === 'all' ? new Set(words).size : 1;
     return (input) => {
       const present = matcher.found(input.text.toLowerCase(), enough);
-      const { holds, found } = operatorHolds(operator, words, (word) => present.has(indexOf.get(word)!));
+      const { holds, found } = operatorHolds(operator, words, (word) => present.has(word));
       return { verdict: holds, explanation: `${operator}: found ${found.length === 0 ? 'none' : found.join(', ')} of ${words.join(', ')}` };
     };
   },

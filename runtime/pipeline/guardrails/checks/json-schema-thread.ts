@@ -120,11 +120,7 @@ export class JsonSchemaThread {
     this.#stopClock();
     void worker.terminate();
     this.#queue.shift()?.reject(new Error(reason));
-    const waiting = this.#queue.splice(0);
-    for (const pending of waiting) {
-      this.#queue.push(pending);
-      this.#thread().postMessage(pending.message);
-    }
+    for (const pending of this.#queue) this.#thread().postMessage(pending.message);
   }
 
   #startClock(): void {

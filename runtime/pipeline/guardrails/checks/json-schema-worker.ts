@@ -6,6 +6,7 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { newCheckSchemaAjv } from '../../../../compiler/config/check-schema-ajv.ts';
+import { evictOldest } from '../../../core/evict-oldest.ts';
 
 /** Validate `value` against the schema whose canonical JSON text is `schema`. */
 export interface JudgeMessage {
@@ -34,13 +35,13 @@ function validatorOf(id: number, schema: string): ValidateFunction {
   if (validate !== undefined) {
     compiled.delete(schema);
   } else {
-    // Compiling is not judging: the serving thread compiled this schema once already, when the
-    // config was checked, and a fresh thread's first compile is slow (nothing is optimised yet).
+    // Compiling is not judging: its time depends on the schema alone, not on the JSON judged, and a
+    // fresh thread's first compile is slow (nothing is optimised yet).
     validate = newCheckSchemaAjv().compile(JSON.parse(schema) as object);
-    if (compiled.size >= KEPT_SCHEMAS) compiled.delete(compiled.keys().next().value!);
     replies.postMessage({ id, compiled: true } satisfies JudgeReply);
   }
   compiled.set(schema, validate);
+  evictOldest(compiled, KEPT_SCHEMAS);
   return validate;
 }
 

@@ -24,7 +24,7 @@ export class WholeWordsTooCostly extends Error {
 }
 
 export class WholeWords {
-  readonly #lengths: number[];
+  readonly #words: readonly string[];
   /** Per node: child node by UTF-16 unit. */
   readonly #next: Array<Map<number, number>> = [new Map()];
   readonly #fail: number[] = [0];
@@ -34,7 +34,7 @@ export class WholeWords {
   readonly #endLink: number[] = [-1];
 
   constructor(words: readonly string[]) {
-    this.#lengths = words.map((word) => word.length);
+    this.#words = words;
     words.forEach((word, index) => {
       let node = 0;
       for (let i = 0; i < word.length; i++) {
@@ -71,11 +71,11 @@ export class WholeWords {
   }
 
   /**
-   * The indices of the words `text` holds whole. `enough`: stop once this many are found (1 for
-   * "any"/"none"). WholeWordsTooCostly when the candidates to look at pass MAX_CANDIDATES_PER_CHAR.
+   * The words `text` holds whole. `enough`: stop once this many are found (1 for "any"/"none").
+   * WholeWordsTooCostly when the candidates to look at pass MAX_CANDIDATES_PER_CHAR.
    */
-  found(text: string, enough = Infinity): Set<number> {
-    const found = new Set<number>();
+  found(text: string, enough = Infinity): Set<string> {
+    const found = new Set<string>();
     let budget = MAX_CANDIDATES_PER_CHAR * text.length + 1024;
     let node = 0;
     for (let i = 0; i < text.length; i++) {
@@ -89,9 +89,10 @@ export class WholeWords {
       // Every word ending here has the same next character: a letter after it ends none whole.
       if (isWordChar(text, i + 1)) continue;
       for (let at = this.#ends[node]!.length > 0 ? node : this.#endLink[node]!; at !== -1; at = this.#endLink[at]!) {
-        for (const word of this.#ends[at]!) {
+        for (const index of this.#ends[at]!) {
           if (--budget < 0) throw new WholeWordsTooCostly(`the words overlap in the text too much to judge (more than ${MAX_CANDIDATES_PER_CHAR} candidate places per character)`);
-          if (found.has(word) || isWordChar(text, i - this.#lengths[word]!)) continue;
+          const word = this.#words[index]!;
+          if (found.has(word) || isWordChar(text, i - word.length)) continue;
           found.add(word);
           if (found.size >= enough) return found;
         }
