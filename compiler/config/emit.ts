@@ -205,7 +205,7 @@ class Emitter {
           case '$regex': {
             const regex = name(`regex_${this.regexCount++}`);
             this.declarations.push(js`const ${regex} = rt.pattern(${query.value});`);
-            return js`rt.matches(${field}, ${regex})`;
+            return js`rt.matches(req, ${field}, ${regex})`;
           }
           default:
             return js`rt.${name(OPERATOR_FUNCTIONS[query.operator])}(${field}, ${this.constant(query.value)})`;

@@ -25,6 +25,12 @@ export const MAX_PATTERN_STEPS = 1_100;
  * and the same match takes milliseconds. A 20-step pattern judges texts of up to a million characters.
  */
 export const MAX_MATCH_WORK = 20_000_000;
+/**
+ * The most characters × steps one request's `$regex` conditions may cover together (~1.2 s at
+ * worst): a config may test one long value with any number of conditions. Guardrail checks have a
+ * time budget of their own per request (runtime/pipeline/guardrails/check-budget.ts).
+ */
+export const MAX_REQUEST_PATTERN_WORK = 2 * MAX_MATCH_WORK;
 
 /** `unsupported`: a valid JavaScript pattern the engine does not run (the message says why). */
 export type PatternCheck = { ok: true } | { ok: false; unsupported: boolean; message: string };

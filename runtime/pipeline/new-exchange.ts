@@ -55,6 +55,7 @@ class RoutedExchange implements Exchange {
   readonly timeoutOverrideMs: number | null;
   readonly headerProvider: string | null;
   readonly routeIdentity: string;
+  patternWork = 0;
   afterUsage: Array<(record: RequestRecord) => void> | null = null;
   upstreamTry: UpstreamTry | null = null;
   #state: Map<string, unknown> | null = null;

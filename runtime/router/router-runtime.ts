@@ -7,7 +7,7 @@ import type { UpstreamResponse } from '../upstream/types.ts';
 import { attemptSignal, NOTHING_TO_DISPOSE } from './abort.ts';
 import type { CircuitBreakers } from './breaker.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
-import { compilePattern, type LinearPattern, PatternWorkError } from '../../compiler/config/linear-regex.ts';
+import { compilePattern, type LinearPattern, MAX_MATCH_WORK, MAX_REQUEST_PATTERN_WORK, PatternWorkError } from '../../compiler/config/linear-regex.ts';
 import { LEAF_DEFAULTS } from '../../compiler/config/route-plan.ts';
 import { eq, gt, gte, inList, lt, lte, matches, ne, notInList, readField } from '../../compiler/config/query-operators.ts';
 import { runWithRetries, type RetryOptions } from './retry.ts';
@@ -31,6 +31,8 @@ export interface RoutedRequest {
    * request's. '' (or absent) when the request sends none.
    */
   routeIdentity?: string;
+  /** Characters × steps the request's `$regex` conditions have looked at so far (MAX_REQUEST_PATTERN_WORK). */
+  patternWork?: number;
 }
 
 /** A leaf as the runtime holds it: its plan plus what was derived once at router build time. */
@@ -105,8 +107,20 @@ export class RouterRuntime<R extends RoutedRequest = RoutedRequest> {
   readonly lte = lte;
   readonly inList = inList;
   readonly notInList = notInList;
-  /** A `$regex` condition; a value too long to match within the engine's bound is refused (400), not judged. */
-  readonly matches = (value: unknown, pattern: LinearPattern): boolean => {
+  /**
+   * A `$regex` condition; a value too long to match within the engine's bound is refused (400), not
+   * judged, and so is a request whose conditions together would look at more than
+   * MAX_REQUEST_PATTERN_WORK: a config may hold any number of conditions on one long value.
+   */
+  readonly matches = (req: R, value: unknown, pattern: LinearPattern): boolean => {
+    if (typeof value !== 'string') return false;
+    const cost = value.length * pattern.steps;
+    const work = (req.patternWork ?? 0) + cost;
+    // A value past the bound of one match is refused by the match itself, with its own message.
+    if (work > MAX_REQUEST_PATTERN_WORK && cost <= MAX_MATCH_WORK) {
+      throw new GatewayError('invalid_request_body', `The config's $regex conditions would look at more than ${MAX_REQUEST_PATTERN_WORK} characters × pattern steps for this request (this one: ${value.length} characters against /${pattern.regex.pattern()}/, ${pattern.steps} steps); shorten the values they test.`);
+    }
+    req.patternWork = work;
     try {
       return matches(value, pattern);
     } catch (error) {

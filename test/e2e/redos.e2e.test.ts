@@ -2,6 +2,7 @@
 // (`^(a+)+$`, which backtracks exponentially in JavaScript) against 32 × "a" + "!" is answered at
 // once, and a pattern that needs backtracking is refused as a config error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilePattern, MAX_MATCH_WORK, MAX_REQUEST_PATTERN_WORK } from '../../compiler/config/linear-regex.ts';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
 
 describe('patterns from clients', () => {
@@ -125,6 +126,60 @@ describe('patterns from clients', () => {
     const refused = await ask(conditional, 'a'.repeat(200_000), 'hi');
     expect(refused.status).toBe(400);
     expect(await errorOf(refused)).toMatchObject({ code: 'invalid_request_body', message: expect.stringContaining('A condition of the config tests a value with $regex, and the text (200000 characters) is too long') });
+  });
+
+  it("bounds a request's $regex conditions together: conditions that each fit the bound of one match are refused once they would pass the request's", async () => {
+    const rule = '^[a-z]{200}$';
+    const steps = compilePattern(rule).steps;
+    // Each condition may look at this value (within the bound of one match); two fit the request's bound, three do not.
+    const length = Math.floor(MAX_MATCH_WORK / steps);
+    expect(2 * length * steps).toBeLessThanOrEqual(MAX_REQUEST_PATTERN_WORK);
+    expect(3 * length * steps).toBeGreaterThan(MAX_REQUEST_PATTERN_WORK);
+    const conditional = (conditions: number) => JSON.stringify({
+      strategy: { mode: 'conditional', conditions: Array.from({ length: conditions }, () => ({ query: { 'params.model': { $regex: rule } }, then: 'a' })), default: 'a' },
+      targets: [{ name: 'a', ...target(0) }],
+    }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const ask = (config: string) => e2e.fetch('/v1/chat/completions', {
+      method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: `${'a'.repeat(length - 1)}!`, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const two = await ask(conditional(2));
+    await two.arrayBuffer();
+    expect(two.status).toBe(200);
+    const many = await ask(conditional(300));
+    expect(many.status).toBe(400);
+    expect(await errorOf(many)).toMatchObject({
+      code: 'invalid_request_body',
+      message: `The config's $regex conditions would look at more than ${MAX_REQUEST_PATTERN_WORK} characters × pattern steps for this request (this one: ${length} characters against /${rule}/, ${steps} steps); shorten the values they test.`,
+    });
+  });
+
+  it("bounds a request's checks together: two hundred checks each at the pattern bound answer after the request's check budget, the rest failed unrun", async () => {
+    // Random a and b defeat the engine's state cache on this 104-step rule: each check costs
+    // milliseconds to a second, two hundred of them tens of seconds to minutes without the budget.
+    let x = 1;
+    let content = '';
+    for (let i = 0; i < 150_000; i++) {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      content += (x >> 16) & 1 ? 'a' : 'b';
+    }
+    const guardrails = Array.from({ length: 200 }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: 'a[ab]{100}[0-9]', not: true } }));
+    const config = JSON.stringify({ ...target(0), input_guardrails: guardrails }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const started = performance.now();
+    const res = await e2e.fetch('/v1/chat/completions', {
+      method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] }),
+    });
+    const body = (await res.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ verdict: boolean; error: string | null; execution_time_ms?: number }> }> } };
+    const elapsed = performance.now() - started;
+    expect(res.status).toBe(446);
+    const checks = body.hook_results.before_request_hooks.map((h) => h.checks[0]);
+    const ran = checks.filter((c) => c.error === null);
+    expect(ran.length).toBeGreaterThan(0);
+    expect(ran.length).toBeLessThan(200);
+    expect(checks[199]).toMatchObject({ verdict: false, error: expect.stringMatching(/^not run: this request's checks had already held the gateway for \d+ ms, and one request's checks may take at most 2000 ms$/) });
+    // 2 s of checks and the one running when it ran out (at most ~0.6 s at this pattern's bound), with room for a loaded machine.
+    expect(elapsed).toBeLessThan(8_000);
   });
 
   it('refuses an inline config that could call providers more than 200 times for one request', async () => {

@@ -6,6 +6,7 @@ import type { HookResult, RequestRecord } from '../../core/request-record.ts';
 import type { Exchange } from '../exchange.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { FeedbackEntry, PhaseRun } from './run-hooks.ts';
+import { CheckBudget } from './check-budget.ts';
 
 const STATE_KEY = 'hooks';
 
@@ -22,6 +23,8 @@ export class HookRun {
   deniedIn: 'before' | 'after' | null = null;
   /** The answer an output phase read whole (a JSON object): hook_results go into its bytes without a second read. */
   answer: { response: UpstreamResponse; bytes: Buffer } | null = null;
+  /** The time every phase and try of this request may spend in checks. */
+  readonly budget = new CheckBudget();
   #pending: Array<Promise<void>> = [];
 
   static of(x: Exchange): HookRun | undefined {

@@ -100,7 +100,7 @@ export const attemptHookStage: Stage = {
 async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: HookRun, into: HookRun['before'], feedback: HookRun['feedback']): Promise<boolean> {
   if (x.rawBody !== null) await x.json();
   const io = REQUEST_BODY[x.endpoint];
-  const ctx = contextOf(x);
+  const ctx = contextOf(x, run);
   const waited = hooks.filter((h) => !h.spec.async);
   const later = hooks.filter((h) => h.spec.async);
   if (later.length > 0) {
@@ -135,7 +135,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
       answer = null;
     }
   }
-  const ctx = contextOf(x);
+  const ctx = contextOf(x, run);
   let judged = answer;
   if (waited.length > 0) {
     const phase = await runPhase(waited, 'after', ctx, answer, io);
@@ -163,7 +163,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
  * answer (GATEWAY_UPSTREAM_MAX_BYTES): a longer stream flows on whole, its checks errored as not judged.
  */
 function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hooks: readonly PreparedHook[]): UpstreamResponse {
-  const ctx = contextOf(x);
+  const ctx = contextOf(x, run);
   const io = ANSWER_BODY[x.endpoint];
   const limit = poolSettings().maxBufferedBytes;
   const chunks: Buffer[] = [];
@@ -250,7 +250,7 @@ function withStatus(response: UpstreamResponse, status: number): UpstreamRespons
   return { status, headers: response.headers, forwardTo: (res) => response.forwardTo(res), readAll: () => response.readAll(), discard: () => response.discard() };
 }
 
-function contextOf(x: Exchange): PhaseContext {
+function contextOf(x: Exchange, run: HookRun): PhaseContext {
   const params = x.params as { model?: unknown } | undefined;
   return {
     endpoint: x.endpoint,
@@ -259,6 +259,7 @@ function contextOf(x: Exchange): PhaseContext {
     headers: x.options.checkHeaders,
     request: x.params,
     signal: x.signal,
+    budget: run.budget,
   } as PhaseContext;
 }
 

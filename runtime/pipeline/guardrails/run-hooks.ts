@@ -2,12 +2,15 @@
 // the one before left, so every check judges the text the provider (or the client) will get; then
 // every other check of every hook runs at once (a hook's checks and the phase's hooks concurrently).
 // Synchronous checks are called directly: a phase of cheap checks awaits nothing. A hook passes when
-// all its checks pass; a check that throws has errored, and fails only if it fails on errors.
+// all its checks pass; a check that throws has errored, and fails only if it fails on errors. Every
+// check and transformer spends the request's check budget (check-budget.ts); once it is spent the
+// rest fail unrun.
 import type { HookResult } from '../../core/request-record.ts';
 import { BUILT_IN_CHECKS } from './check-registry.ts';
 import type { CheckFn, CheckInput, CheckTools, CheckVerdict, HookPhase, TextTransform } from './check.ts';
 import type { Feedback, HookSpec } from './hook-spec.ts';
 import type { Rewritten } from './hook-text.ts';
+import type { CheckBudget } from './check-budget.ts';
 
 interface PreparedCheck {
   id: string;
@@ -35,8 +38,8 @@ export interface FeedbackEntry {
   errored_checks: string[];
 }
 
-/** What a phase reads besides its text. */
-export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & { request: unknown };
+/** What a phase reads besides its text, and the request's check budget it spends. */
+export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & { request: unknown; budget: CheckBudget };
 
 /** How a phase reads and rewrites its body (the request's params before, the answer after). */
 export interface PhaseBody {
@@ -85,6 +88,7 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
   let current = body;
   // Text no check can read fails every check that reads text, rather than passing them all as "".
   const unreadable = io.unreadable(body);
+  const budget = ctx.budget;
   hooks.forEach((hook, h) => {
     if (!hook.hasTransform) return;
     for (const check of hook.checks) {
@@ -94,9 +98,14 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
         results[h].push(unread(check, unreadable, t0));
         continue;
       }
+      if (!budget.open) {
+        results[h].push(notRun(check, budget, t0));
+        continue;
+      }
       let rewritten: Rewritten;
       try {
-        rewritten = io.rewrite(current, check.transform);
+        // Charged per text: one transformer rewrites every message.
+        rewritten = io.rewrite(current, budget.metered(check.transform));
       } catch (error) {
         results[h].push(errored(check, error, t0));
         continue;
@@ -127,12 +136,19 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
         results[h].push(unread(check, unreadable, t0));
         continue;
       }
+      if (!budget.open) {
+        results[h].push(notRun(check, budget, t0));
+        continue;
+      }
       let out: CheckVerdict | Promise<CheckVerdict>;
       try {
         out = check.run(input);
       } catch (error) {
         results[h].push(errored(check, error, t0));
         continue;
+      } finally {
+        // What ran on this thread; a check that calls out is charged until it returned its promise.
+        budget.charge(t0);
       }
       if (out instanceof Promise) {
         const slot = results[h].length;
@@ -196,6 +212,11 @@ function judged(check: PreparedCheck, verdict: CheckVerdict, t0: number): CheckR
 
 function unread(check: PreparedCheck, reason: string, t0: number): CheckResult {
   return { id: check.id, verdict: false, explanation: reason, error: null, executionTimeMs: elapsed(t0) };
+}
+
+/** A check the request's budget left no time for: it fails whatever its failOnError (check-budget.ts says why). */
+function notRun(check: PreparedCheck, budget: CheckBudget, t0: number): CheckResult {
+  return { id: check.id, verdict: false, explanation: null, error: budget.spentReason(), executionTimeMs: elapsed(t0) };
 }
 
 function errored(check: PreparedCheck, error: unknown, t0: number): CheckResult {

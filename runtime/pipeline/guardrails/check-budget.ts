@@ -1,0 +1,56 @@
+// One request's checks share a time budget on the serving thread. Each check is bounded on its own
+// (a pattern's work per match, contains' candidates, the body limit), but a config may hold any
+// number of checks, and an inline config is client input: a thousand regexMatch checks with the
+// largest pattern, each at its bound on a crafted text, held the thread for minutes. So once a
+// request's synchronous check work (every phase, every try) reaches REQUEST_CHECK_TIME_MS, the
+// checks after it are not run and fail, whatever their failOnError: padding a prompt until the
+// budget is spent must not let a deny rule pass unjudged.
+
+import type { TextTransform } from './check.ts';
+
+/** The most time one request's checks and transformers may hold the serving thread; a check already running finishes. */
+export const REQUEST_CHECK_TIME_MS = 2_000;
+
+export class CheckBudget {
+  readonly limitMs: number;
+  #spentMs = 0;
+
+  constructor(limitMs = REQUEST_CHECK_TIME_MS) {
+    this.limitMs = limitMs;
+  }
+
+  get spentMs(): number {
+    return this.#spentMs;
+  }
+
+  /** Whether the checks still to run may run. */
+  get open(): boolean {
+    return this.#spentMs < this.limitMs;
+  }
+
+  /** Counts the time since `t0` (performance.now()) a check held the thread. */
+  charge(t0: number): void {
+    this.#spentMs += performance.now() - t0;
+  }
+
+  /**
+   * `transform` counted per text it rewrites (a transformer rewrites every message): once the budget
+   * is spent, the next text throws, and the transformer fails as one that could not run.
+   */
+  metered(transform: TextTransform): TextTransform {
+    return (text) => {
+      if (!this.open) throw new Error(this.spentReason());
+      const t0 = performance.now();
+      try {
+        return transform(text);
+      } finally {
+        this.charge(t0);
+      }
+    };
+  }
+
+  /** Why a check was not run. */
+  spentReason(): string {
+    return `not run: this request's checks had already held the gateway for ${Math.round(this.#spentMs)} ms, and one request's checks may take at most ${this.limitMs} ms`;
+  }
+}
