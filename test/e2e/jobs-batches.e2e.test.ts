@@ -137,6 +137,35 @@ describe.each(BACKENDS)('batches on %s', (backend) => {
     expect(((await cancel.json()) as { error: { message: string } }).error.message).toBe("Cannot cancel a batch with status 'completed'.");
   });
 
+  it('runs a 24h batch itself, each line charged, when a usage-limits policy may count it, though the provider has a batch API', async () => {
+    const created = await fetch(`${gw.url}/v1/policies/usage-limits`, {
+      method: 'POST', headers: { 'x-gateway-api-key': GATEWAY_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'tokens', credit_limit: 1_000_000, conditions: [{ key: 'metadata.team', value: 'budgeted' }], group_by: [{ key: 'api_key' }] }),
+    });
+    const policy = (await created.json()) as { id: string };
+    expect(created.status, JSON.stringify(policy)).toBe(200);
+    const policyId = policy.id;
+    // Within one change-feed interval every router sees it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const mock = gw.vendor[0];
+    const headers = { ...vendorHeaders(mock), 'x-gateway-metadata': JSON.stringify({ team: 'budgeted' }) };
+    const client = gw.client(headers);
+    const file = await client.files.create({ file: await toFile(Buffer.from(jsonl([chatLine('b-0', 'one'), chatLine('b-1', 'two')])), 'b.jsonl'), purpose: 'batch' });
+    const forwardedBefore = mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches').length;
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(batch.id).toMatch(/^batch_gw/);
+    expect(mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches').length).toBe(forwardedBefore);
+    const done = await settled(batch.id, headers);
+    expect(done).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 2, failed: 0 } });
+    expect((await lines(done.output_file_id, headers)).map((l) => l.custom_id).sort()).toEqual(['b-0', 'b-1']);
+    const usage = await until(async () => (await (await fetch(`${gw.url}/v1/policies/usage-limits/${policyId}/usage`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json()) as { data: Array<{ used: number }> }, (body) => (body.data[0]?.used ?? 0) > 0, 5000, 'the lines charged');
+    expect(usage.data[0].used).toBeGreaterThan(0);
+    // Another team's batch, which no policy counts, is forwarded as before.
+    const other = { ...vendorHeaders(mock), 'x-gateway-metadata': JSON.stringify({ team: 'free' }) };
+    const forwarded = await gw.client(other).batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(forwarded.id).not.toMatch(/^batch_gw/);
+  });
+
   it('runs the batch itself when the provider has no batch API, and fails one whose lines do not match its endpoint', async () => {
     const mock = gw.vendor[0];
     const headers = plainHeaders(mock);

@@ -91,6 +91,22 @@ describe('matching', () => {
     h.limits.use([], []);
     expect(h.limits.policies.request.empty && h.limits.policies.attempt.empty).toBe(true);
   });
+
+  it('says a budget may count a request (a batch, before its lines are routed) by its request-level conditions alone; rate limits never', () => {
+    const h = harness(0);
+    h.limits.use([rate('r', {})], []);
+    expect(h.limits.budgetMayCount(subject())).toBe(false);
+    h.limits.use([], [usage('team', { conditions: [{ key: 'metadata.team', value: 'eng-*' }] })]);
+    expect(h.limits.budgetMayCount(subject({ metadata: { team: 'eng-ml' } }))).toBe(true);
+    expect(h.limits.budgetMayCount(subject({ metadata: { team: 'ops' } }))).toBe(false);
+    expect(h.limits.budgetMayCount(subject())).toBe(false);
+    // Target-level conditions are not known before a line is routed: such a policy may count it.
+    h.limits.use([], [usage('gpt', { conditions: [{ key: 'api_key', value: 'key-1' }, { key: 'model', value: 'gpt-4o' }] })]);
+    expect(h.limits.budgetMayCount(subject())).toBe(true);
+    expect(h.limits.budgetMayCount(subject({ apiKey: 'key-2' }))).toBe(false);
+    h.limits.use([], [usage('by-provider', { groupBy: [{ key: 'provider' }] })]);
+    expect(h.limits.budgetMayCount(subject())).toBe(true);
+  });
 });
 
 describe('usage limits over time (fake clock)', () => {

@@ -1,6 +1,6 @@
 // /v1/batches (SPEC §2.4, §3, §4.7, §4.8). A batch is forwarded to the routed provider when every
-// target it may pick has a batch API, its window is not `immediate` and its input file is the
-// provider's. Otherwise the gateway runs it (runtime/jobs/batch-runner.ts): the create answers with
+// target it may pick has a batch API, its window is not `immediate`, its input file is the
+// provider's and no usage-limits policy may count its lines. Otherwise the gateway runs it (runtime/jobs/batch-runner.ts): the create answers with
 // the batch `validating`, and each line then goes through the same router as a live request.
 import { randomBytes } from 'node:crypto';
 import type { Batch as BatchWire, BatchCreate, BatchList } from '../../../generated/types.ts';
@@ -18,6 +18,9 @@ import type { Handler } from '../../server/server.ts';
 import type { BatchRecord } from '../../store/batch-store.ts';
 import type { GatewayFileRecord } from '../../store/file-store.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
+import { policyConfigId } from '../../pipeline/limits/limit-stage.ts';
+import type { ApiKeyRecord } from '../../store/api-key-store.ts';
+import type { Metadata } from '../../core/gateway-headers.ts';
 
 /** Both windows have the vendor's 24 hours to finish; `immediate` only says the gateway starts at once. */
 const EXPIRY_SECONDS = 24 * 60 * 60;
@@ -52,19 +55,38 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
     return store.files.create({ organisationId, purpose: 'batch', filename: `copy-of-${fileId}.jsonl`, content: answer.bytes });
   }
 
+  /**
+   * Whether a usage-limits policy may count the batch's lines: the provider's batch would run where
+   * the gateway never sees its usage, so such a batch is run by the gateway, each line charged.
+   */
+  function underBudget(caller: ApiKeyRecord, router: LoadedRouter, metadata: Metadata): boolean {
+    const limits = deps.resolver.services.limits;
+    if (limits === null) return false;
+    return limits.budgetMayCount({
+      apiKey: caller.id,
+      workspaceId: caller.workspaceId,
+      organisationId: caller.organisationId,
+      config: policyConfigId(router.plan.configId),
+      metadata,
+      provider: null,
+      virtualKey: null,
+      model: null,
+    });
+  }
+
   return {
     'batches.create': async (ctx) => {
       const caller = callerOf(ctx);
       const body = (await ctx.json()) as BatchCreate;
       const router = resolveRouter(ctx.headers, deps.resolver);
       const localInput = await store.files.get(caller.organisationId, body.input_file_id);
-      if (body.completion_window !== 'immediate' && localInput === null && forwardable(router, ctx, deps, 'batches')) {
+      const options = gatewayOptions(ctx.headers, ctx, router);
+      if (body.completion_window !== 'immediate' && localInput === null && forwardable(router, ctx, deps, 'batches') && !underBudget(caller, router, options.metadata)) {
         await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/batches', body: await ctx.readBody() }));
         return;
       }
       // The headers each line will be routed with, checked now as a live request's are: one the route
       // would refuse (a provider-option or routing header no target reads) must not fail every line.
-      const options = gatewayOptions(ctx.headers, ctx, router);
       if (options.headersJudgedPerCall) refuseUnreadHeaders(router.plan.root, options, deps.credentials());
       const content = await inputContent(ctx, router, body.input_file_id);
       if (content === null) return;

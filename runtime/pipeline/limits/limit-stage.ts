@@ -79,18 +79,21 @@ async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x:
 /** What the policies can read of this request; at the request level (`leaf` null) the target-level keys are unknown. `target`: what the leaf resolved to. */
 function subjectOf(x: Exchange, leaf: PlanLeaf | null, target: ResolvedTarget | null): LimitSubject {
   const caller = x.caller;
-  const configId = x.plan.configId;
   return {
     apiKey: caller?.keyId ?? null,
     workspaceId: caller?.workspaceId ?? null,
     organisationId: caller?.organisationId ?? null,
-    // Inline and header-built routers have no config id a policy could name.
-    config: configId.startsWith('inline:') || configId.startsWith('headers:') ? null : configId,
+    config: policyConfigId(x.plan.configId),
     metadata: x.options.metadata,
     provider: target === null || target.provider === '' ? null : target.provider,
     virtualKey: target === null ? null : target.virtualKey,
     model: leaf === null ? null : modelSent(x, leaf),
   };
+}
+
+/** The id a policy's `config` condition reads: a saved config's; inline and header-built routers have none. */
+export function policyConfigId(configId: string): string | null {
+  return configId.startsWith('inline:') || configId.startsWith('headers:') ? null : configId;
 }
 
 /** The model this target is sent: its override_params model, else the request's. */

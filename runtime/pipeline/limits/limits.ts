@@ -70,6 +70,15 @@ export class Limits {
     this.policies = compilePolicies(rateLimits, usageLimits);
   }
 
+  /**
+   * Whether a usage-limits policy may count what a request with this subject uses, whichever target
+   * serves it (a batch's lines, before any of them is routed).
+   */
+  budgetMayCount(subject: LimitSubject): boolean {
+    const { request, attempt } = this.policies;
+    return request.usage.some((p) => p.matches(subject)) || attempt.usage.some((p) => p.mayMatch(subject));
+  }
+
   /** Null: no policy of the set matches the request. */
   async judge(set: PolicySet, subject: LimitSubject): Promise<Verdict | null> {
     const rate: Array<{ policy: CompiledRateLimit; group: string }> = [];

@@ -61,6 +61,11 @@ interface CompiledBase {
   id: string;
   limit: number;
   matches(s: LimitSubject): boolean;
+  /**
+   * Whether the policy may match a request with this subject whatever target it reaches: its
+   * conditions on request-level keys hold (those on provider, virtual_key and model are not judged).
+   */
+  mayMatch(s: LimitSubject): boolean;
   /** The group's key: the JSON array of the group_by values ("" for a missing one). */
   groupOf(s: LimitSubject): string;
   groupBy: readonly string[];
@@ -95,12 +100,16 @@ export interface CompiledPolicies {
   attempt: PolicySet;
 }
 
+function isTargetKey(key: string): boolean {
+  return (TARGET_KEYS as readonly string[]).includes(key);
+}
+
 export const WINDOW_MS = { rpm: 60_000, rph: 3_600_000, rpd: 86_400_000 } as const;
 
 export function compilePolicies(rateLimits: readonly RateLimitPolicy[], usageLimits: readonly UsageLimitPolicy[]): CompiledPolicies {
   const rate = rateLimits.filter((p) => p.status === 'active').map(compileRate);
   const usage = usageLimits.map(compileUsage);
-  const targetLevel = (p: CompiledBase & { keys: readonly string[] }): boolean => p.keys.some((k) => (TARGET_KEYS as readonly string[]).includes(k));
+  const targetLevel = (p: CompiledBase & { keys: readonly string[] }): boolean => p.keys.some(isTargetKey);
   const set = (r: typeof rate, u: typeof usage): PolicySet => ({ empty: r.length === 0 && u.length === 0, rate: r, usage: u });
   return {
     request: set(rate.filter((p) => !targetLevel(p)), usage.filter((p) => !targetLevel(p))),
@@ -110,6 +119,7 @@ export function compilePolicies(rateLimits: readonly RateLimitPolicy[], usageLim
 
 function base(p: RateLimitPolicy | UsageLimitPolicy, limit: number): CompiledBase & { keys: readonly string[] } {
   const predicates = p.conditions.map((c) => predicateOf(c.key, c.value));
+  const requestPredicates = p.conditions.filter((c) => !isTargetKey(c.key)).map((c) => predicateOf(c.key, c.value));
   const groupBy = p.groupBy.map((g) => g.key);
   const readers = groupBy.map(readerOf);
   return {
@@ -118,6 +128,7 @@ function base(p: RateLimitPolicy | UsageLimitPolicy, limit: number): CompiledBas
     groupBy,
     keys: [...p.conditions.map((c) => c.key), ...groupBy],
     matches: predicates.length === 0 ? () => true : (s) => predicates.every((test) => test(s)),
+    mayMatch: (s) => requestPredicates.every((test) => test(s)),
     groupOf: readers.length === 0 ? () => '[]' : (s) => JSON.stringify(readers.map((read) => read(s) ?? '')),
   };
 }
