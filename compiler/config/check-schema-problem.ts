@@ -8,6 +8,7 @@
 // where anything else it refuses makes the check one that could not run.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { newCheckSchemaAjv, schemaPatternProblem } from './check-schema-ajv.ts';
+import { checkPattern, type PatternChecker } from './linear-regex.ts';
 
 /** Keywords whose value is one schema, a list of schemas, or a map of names to schemas (draft 2020-12, and the draft-07 ones Ajv still reads). */
 const ONE_SCHEMA = new Set(['additionalItems', 'items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
@@ -66,7 +67,7 @@ function refResolves(root: Record<string, unknown>, ref: string, anchors: Readon
 }
 
 /** Why `schema` cannot be a jsonSchema check's schema (`ofPattern`: a pattern the linear-time engine refuses), or null. */
-export function schemaProblem(schema: Record<string, unknown>): { message: string; ofPattern: boolean } | null {
+export function schemaProblem(schema: Record<string, unknown>, checkOne: PatternChecker = checkPattern): { message: string; ofPattern: boolean } | null {
   metaSchema ??= newCheckSchemaAjv();
   if (metaSchema.validateSchema(schema) !== true) return { message: `schema is invalid: ${metaSchema.errorsText(metaSchema.errors)}`, ofPattern: false };
   const all = subschemas(schema);
@@ -76,7 +77,7 @@ export function schemaProblem(schema: Record<string, unknown>): { message: strin
   for (const subschema of all) {
     const patterns = [...(typeof subschema.pattern === 'string' ? [subschema.pattern] : []), ...(isObject(subschema.patternProperties) ? Object.keys(subschema.patternProperties) : [])];
     for (const pattern of patterns) {
-      const problem = schemaPatternProblem(pattern);
+      const problem = schemaPatternProblem(pattern, checkOne);
       if (problem !== null) return { message: problem, ofPattern: true };
     }
     for (const ref of [subschema.$ref, subschema.$dynamicRef]) {

@@ -8,6 +8,7 @@ import { checkProviderNames } from './provider-check.ts';
 import { checkHeaderValues } from './header-values.ts';
 import { checkSemantics } from './semantic.ts';
 import type { GuardrailLookup } from './guardrail-lookup.ts';
+import { patternBudget } from './linear-regex.ts';
 
 export function checkConfigErrors(config: unknown, guardrails: GuardrailLookup | null = null): ConfigError[] {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
@@ -17,8 +18,10 @@ export function checkConfigErrors(config: unknown, guardrails: GuardrailLookup |
   if (!validateConfigAllErrors(config)) {
     errors.push(...formatSchemaErrors((validateConfigAllErrors.errors ?? []) as SchemaError[], config));
   }
-  errors.push(...checkSemantics(config));
-  errors.push(...checkHooks(config, guardrails));
+  // One budget for every pattern of the config: conditions, rules and schema patterns alike.
+  const patterns = patternBudget();
+  errors.push(...checkSemantics(config, patterns));
+  errors.push(...checkHooks(config, guardrails, patterns));
   errors.push(...checkProviderNames(config));
   errors.push(...checkHeaderValues(config));
   return sortByPointer(errors);

@@ -9,7 +9,7 @@ import requestTypesSchema from '../../schema/checks/allowedRequestTypes-check.js
 import { schemaProblem } from './check-schema-problem.ts';
 import { type ConfigError, KEY_ERRORS, MAX_TARGET_DEPTH } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
-import { checkPattern } from './linear-regex.ts';
+import { checkPattern, type PatternChecker, patternBudget } from './linear-regex.ts';
 import { isPlainObject } from './query.ts';
 import { formatSchemaErrors, type SchemaError } from './schema-errors.ts';
 import { didYouMean } from './suggest.ts';
@@ -32,7 +32,8 @@ const BOUNDS: Readonly<Record<string, readonly [string, string, string]>> = {
 };
 
 /** Every hook and guardrail of the config's target tree; named guardrails must be in `guardrails`. */
-export function checkHooks(config: unknown, named: GuardrailLookup | null = null): ConfigError[] {
+/** `patterns` checks each rule and schema pattern (checkConfigErrors passes the config's patternBudget). */
+export function checkHooks(config: unknown, named: GuardrailLookup | null = null, patterns: PatternChecker = checkPattern): ConfigError[] {
   const errors: ConfigError[] = [];
   const walk = (node: unknown, at: string, depth: number): void => {
     // Deeper trees are reported by the semantic rules (CFG_TOO_DEEP).
@@ -45,7 +46,7 @@ export function checkHooks(config: unknown, named: GuardrailLookup | null = null
         hook.checks.forEach((check, c) => {
           if (!isPlainObject(check) || typeof check.id !== 'string') return;
           const pointer = `${at}/${field}/${h}/checks/${c}`;
-          checkOne(check.id, check.parameters, `${pointer}/id`, `${pointer}/parameters`, config, errors);
+          checkOne(check.id, check.parameters, `${pointer}/id`, `${pointer}/parameters`, config, errors, patterns);
         });
       });
     }
@@ -77,7 +78,7 @@ export function checkHooks(config: unknown, named: GuardrailLookup | null = null
         for (const [key, parameters] of Object.entries(guardrail)) {
           if (GUARDRAIL_RESERVED_KEYS.has(key)) continue;
           const at = `${pointer}/${escapePointerToken(key)}`;
-          checkOne(key, parameters, at, at, config, errors);
+          checkOne(key, parameters, at, at, config, errors, patterns);
         }
       });
     }
@@ -130,12 +131,13 @@ function checkDistinctIds(node: Record<string, unknown>, at: string, errors: Con
  */
 export function checkNamedGuardrail(guardrail: Record<string, unknown>): ConfigError[] {
   const errors: ConfigError[] = [];
+  const patterns = patternBudget();
   if (guardrail.async === true && denies(guardrail)) {
     errors.push({ code: 'CFG_ASYNC_GUARDRAIL_DENIES', pointer: '/async', message: 'An async guardrail runs after the request went on and only logs, so it cannot deny.', hint: 'drop "async" to let it deny, or drop "deny" to keep it async' });
   }
   const checks = Array.isArray(guardrail.checks) ? guardrail.checks : [];
   checks.forEach((check, i) => {
-    if (isPlainObject(check) && typeof check.id === 'string') checkOne(check.id, check.parameters ?? {}, `/checks/${i}/id`, `/checks/${i}/parameters`, guardrail, errors);
+    if (isPlainObject(check) && typeof check.id === 'string') checkOne(check.id, check.parameters ?? {}, `/checks/${i}/id`, `/checks/${i}/parameters`, guardrail, errors, patterns);
   });
   return errors;
 }
@@ -146,7 +148,7 @@ function denies(guardrail: Record<string, unknown>): boolean {
   return guardrail.deny === true || (isPlainObject(onFail) && onFail.deny === true) || (isPlainObject(onSuccess) && onSuccess.deny === true);
 }
 
-function checkOne(id: string, parameters: unknown, idPointer: string, parametersPointer: string, config: unknown, errors: ConfigError[]): void {
+function checkOne(id: string, parameters: unknown, idPointer: string, parametersPointer: string, config: unknown, errors: ConfigError[], patterns: PatternChecker): void {
   const spec: CheckSpec | undefined = Object.hasOwn(CHECKS, id) ? CHECKS[id] : undefined;
   if (spec === undefined) {
     errors.push({
@@ -172,7 +174,7 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
   }
   const params = parameters as Record<string, unknown>;
   if (PATTERN_CHECKS.has(id) && typeof params.rule === 'string') {
-    const checked = checkPattern(params.rule);
+    const checked = patterns(params.rule);
     if (!checked.ok) {
       errors.push({
         code: 'CFG_INVALID_CHECK_REGEX',
@@ -212,7 +214,7 @@ function checkOne(id: string, parameters: unknown, idPointer: string, parameters
     }
   }
   if (id === 'default.jsonSchema' && isPlainObject(params.schema)) {
-    const problem = schemaProblem(params.schema);
+    const problem = schemaProblem(params.schema, patterns);
     if (problem !== null) {
       const { message, ofPattern } = problem;
       errors.push({

@@ -32,8 +32,24 @@ export const MAX_MATCH_WORK = 20_000_000;
  */
 export const MAX_REQUEST_PATTERN_WORK = 2 * MAX_MATCH_WORK;
 
-/** `unsupported`: a valid JavaScript pattern the engine does not run (the message says why). */
-export type PatternCheck = { ok: true } | { ok: false; unsupported: boolean; message: string };
+/**
+ * The most steps one config's patterns may compile to together, each counting PATTERN_OVERHEAD_STEPS
+ * besides its own: at most 200 patterns, or 18 of the largest. Compiling costs ~0.1 µs a step and
+ * tens of µs a pattern, and an inline config is checked on the serving thread: a 60 KB header of a
+ * thousand `{1000}` patterns held it for ~0.3 s (1.4 s on a slow VM), each new config again.
+ */
+export const MAX_CONFIG_PATTERN_STEPS = 20_000;
+/** What a pattern counts against MAX_CONFIG_PATTERN_STEPS besides its steps: compiling even `a` costs tens of µs. */
+export const PATTERN_OVERHEAD_STEPS = 100;
+
+/**
+ * `unsupported`: a valid JavaScript pattern the engine does not run (the message says why). `steps`:
+ * the compiled size, 0 when the pattern did not compile.
+ */
+export type PatternCheck = { ok: true; steps: number } | { ok: false; unsupported: boolean; message: string; steps: number };
+
+/** checkPattern, or a checker that also holds a config's patterns to a bound (patternBudget). */
+export type PatternChecker = (pattern: string) => PatternCheck;
 
 /** A text too long to match against a pattern within MAX_MATCH_WORK. */
 export class PatternWorkError extends Error {
@@ -53,16 +69,32 @@ export function checkPattern(pattern: string): PatternCheck {
       validJs = false;
     }
     const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
-    return { ok: false, unsupported: validJs, message: validJs ? `it needs backtracking (${reason}): the engine has no back-references or lookaround` : reason };
-  }
-  if (opensClassWithBracket(pattern)) {
-    return { ok: false, unsupported: true, message: 'a character class that begins with "]" ("[]" or "[^]") matches nothing or any character in JavaScript, but holds a literal "]" on the linear engine: write "\\]" for the character, "[\\s\\S]" for any character' };
+    return { ok: false, unsupported: validJs, message: validJs ? `it needs backtracking (${reason}): the engine has no back-references or lookaround` : reason, steps: 0 };
   }
   const steps = stepsOf(compiled);
-  if (steps > MAX_PATTERN_STEPS) {
-    return { ok: false, unsupported: true, message: `it compiles to ${steps} steps, more than ${MAX_PATTERN_STEPS}, and a match may follow every step for every character: counted repetition ({n}) multiplies a pattern's size, so write fewer or smaller counts` };
+  if (opensClassWithBracket(pattern)) {
+    return { ok: false, unsupported: true, message: 'a character class that begins with "]" ("[]" or "[^]") matches nothing or any character in JavaScript, but holds a literal "]" on the linear engine: write "\\]" for the character, "[\\s\\S]" for any character', steps };
   }
-  return { ok: true };
+  if (steps > MAX_PATTERN_STEPS) {
+    return { ok: false, unsupported: true, message: `it compiles to ${steps} steps, more than ${MAX_PATTERN_STEPS}, and a match may follow every step for every character: counted repetition ({n}) multiplies a pattern's size, so write fewer or smaller counts`, steps };
+  }
+  return { ok: true, steps };
+}
+
+/**
+ * A checker for the patterns of one config: checkPattern, until the patterns checked so far have
+ * compiled to MAX_CONFIG_PATTERN_STEPS; the patterns after that are not compiled and fail.
+ */
+export function patternBudget(): PatternChecker {
+  let spent = 0;
+  return (pattern) => {
+    if (spent >= MAX_CONFIG_PATTERN_STEPS) {
+      return { ok: false, unsupported: true, message: `the config's patterns before it already compile to ${spent} steps, and one config's patterns may compile to at most ${MAX_CONFIG_PATTERN_STEPS} together (each counting ${PATTERN_OVERHEAD_STEPS} besides its own steps): use fewer or smaller patterns, or one pattern with alternatives (a|b) in place of many`, steps: 0 };
+    }
+    const check = checkPattern(pattern);
+    spent += PATTERN_OVERHEAD_STEPS + check.steps;
+    return check;
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // Syntax: an object whose keys are `$and` / `$or` (arrays of queries) or fields (`metadata.<key>`,
 // `params.<path>`, `url.pathname`); a field's value is a bare value (meaning `$eq`) or an object of
 // operators, all of which must hold.
-import { checkPattern } from './linear-regex.ts';
+import { checkPattern, type PatternChecker } from './linear-regex.ts';
 import type { ComparisonOperator, FieldRef, PlanQuery } from './route-plan.ts';
 import type { ConfigError } from './errors.ts';
 import { escapePointerToken } from './json-locate.ts';
@@ -11,7 +11,8 @@ import { didYouMean } from './suggest.ts';
 const COMPARISONS: readonly ComparisonOperator[] = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$regex'];
 const ALL_OPERATORS = [...COMPARISONS, '$and', '$or'];
 
-export function parseQuery(raw: unknown, pointer: string, errors: ConfigError[]): PlanQuery {
+/** `patterns` checks each `$regex` (a config check passes its patternBudget). */
+export function parseQuery(raw: unknown, pointer: string, errors: ConfigError[], patterns: PatternChecker = checkPattern): PlanQuery {
   const all: PlanQuery[] = [];
   if (!isPlainObject(raw)) {
     errors.push({ code: 'CFG_WRONG_TYPE', pointer, message: `The query at ${pointer} must be an object.` });
@@ -20,24 +21,24 @@ export function parseQuery(raw: unknown, pointer: string, errors: ConfigError[])
   for (const [key, value] of Object.entries(raw)) {
     const at = `${pointer}/${escapePointerToken(key)}`;
     if (key === '$and' || key === '$or') {
-      const parts = parseList(value, at, errors);
+      const parts = parseList(value, at, errors, patterns);
       all.push(key === '$and' ? { op: 'and', all: parts } : { op: 'or', any: parts });
     } else if (key.startsWith('$')) {
       errors.push({ code: 'CFG_UNKNOWN_OPERATOR', pointer: at, message: `Unknown query operator "${key}" at ${at}.`, hint: didYouMean(key, ALL_OPERATORS) ?? 'at the top of a query only $and and $or are operators' });
     } else {
       const field = parseField(key, at, errors);
-      if (field) all.push(...parseConditions(field, value, at, errors));
+      if (field) all.push(...parseConditions(field, value, at, errors, patterns));
     }
   }
   return all.length === 1 ? all[0] : { op: 'and', all };
 }
 
-function parseList(value: unknown, at: string, errors: ConfigError[]): PlanQuery[] {
+function parseList(value: unknown, at: string, errors: ConfigError[], patterns: PatternChecker): PlanQuery[] {
   if (!Array.isArray(value) || value.length === 0) {
     errors.push({ code: 'CFG_INVALID_OPERAND', pointer: at, message: `${at.slice(at.lastIndexOf('/') + 1)} needs a non-empty array of queries.` });
     return [];
   }
-  return value.map((item, index) => parseQuery(item, `${at}/${index}`, errors));
+  return value.map((item, index) => parseQuery(item, `${at}/${index}`, errors, patterns));
 }
 
 /** `messages[0]`: an item of an array written with brackets. */
@@ -66,7 +67,7 @@ function parseField(key: string, at: string, errors: ConfigError[]): FieldRef | 
   return null;
 }
 
-function parseConditions(field: FieldRef, value: unknown, at: string, errors: ConfigError[]): PlanQuery[] {
+function parseConditions(field: FieldRef, value: unknown, at: string, errors: ConfigError[], patterns: PatternChecker): PlanQuery[] {
   const isOperatorObject = isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'));
   if (!isOperatorObject) return [{ op: 'compare', field, operator: '$eq', value }];
   const out: PlanQuery[] = [];
@@ -81,14 +82,14 @@ function parseConditions(field: FieldRef, value: unknown, at: string, errors: Co
       });
       continue;
     }
-    if (checkOperand(operator as ComparisonOperator, operand, opAt, errors)) {
+    if (checkOperand(operator as ComparisonOperator, operand, opAt, errors, patterns)) {
       out.push({ op: 'compare', field, operator: operator as ComparisonOperator, value: operand });
     }
   }
   return out;
 }
 
-function checkOperand(operator: ComparisonOperator, operand: unknown, at: string, errors: ConfigError[]): boolean {
+function checkOperand(operator: ComparisonOperator, operand: unknown, at: string, errors: ConfigError[], patterns: PatternChecker): boolean {
   switch (operator) {
     case '$in':
     case '$nin':
@@ -108,7 +109,7 @@ function checkOperand(operator: ComparisonOperator, operand: unknown, at: string
         return false;
       }
       {
-        const check = checkPattern(operand);
+        const check = patterns(operand);
         if (check.ok) return true;
         errors.push(check.unsupported
           ? { code: 'CFG_REGEX_UNSUPPORTED', pointer: at, message: `The pattern ${JSON.stringify(operand)} cannot run on the linear-time engine patterns run on: ${check.message}.` }

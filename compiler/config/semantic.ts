@@ -4,14 +4,16 @@ import { neverForwardedBecause } from './forwarding.ts';
 import { MAX_RETRY_ATTEMPTS, MAX_TARGET_DEPTH, type ConfigError } from './errors.ts';
 import { isPlainObject, parseQuery } from './query.ts';
 import { didYouMean } from './suggest.ts';
+import { checkPattern, type PatternChecker } from './linear-regex.ts';
 
-export function checkSemantics(config: unknown): ConfigError[] {
+/** `patterns` checks each `$regex` (checkConfigErrors passes the config's patternBudget). */
+export function checkSemantics(config: unknown, patterns: PatternChecker = checkPattern): ConfigError[] {
   const errors: ConfigError[] = [];
-  checkNode(config, '', 0, errors);
+  checkNode(config, '', 0, errors, patterns);
   return errors;
 }
 
-function checkNode(node: unknown, at: string, depth: number, errors: ConfigError[]): void {
+function checkNode(node: unknown, at: string, depth: number, errors: ConfigError[], patterns: PatternChecker): void {
   if (!isPlainObject(node)) return;
   if (depth > MAX_TARGET_DEPTH) {
     errors.push({ code: 'CFG_TOO_DEEP', pointer: at, message: `Targets are nested ${depth} levels deep; at most ${MAX_TARGET_DEPTH} are allowed.` });
@@ -32,11 +34,11 @@ function checkNode(node: unknown, at: string, depth: number, errors: ConfigError
       hint: 'add "strategy": {"mode": "fallback"} (or loadbalance, conditional, single)',
     });
   }
-  if (strategy && targets) checkStrategy(strategy, targets, at, errors);
-  targets?.forEach((child, index) => checkNode(child, `${at}/targets/${index}`, depth + 1, errors));
+  if (strategy && targets) checkStrategy(strategy, targets, at, errors, patterns);
+  targets?.forEach((child, index) => checkNode(child, `${at}/targets/${index}`, depth + 1, errors, patterns));
 }
 
-function checkStrategy(strategy: Record<string, unknown>, targets: unknown[], at: string, errors: ConfigError[]): void {
+function checkStrategy(strategy: Record<string, unknown>, targets: unknown[], at: string, errors: ConfigError[], patterns: PatternChecker): void {
   checkStatusCodes(strategy.on_status_codes, `${at}/strategy/on_status_codes`, errors);
   if (targets.length === 0) {
     errors.push({ code: 'CFG_STRATEGY_WITHOUT_TARGETS', pointer: `${at}/targets`, message: 'The strategy has an empty "targets" array.', hint: 'add at least one target' });
@@ -72,7 +74,7 @@ function checkStrategy(strategy: Record<string, unknown>, targets: unknown[], at
       strategy.conditions.forEach((condition, index) => {
         if (!isPlainObject(condition)) return;
         const pointer = `${at}/strategy/conditions/${index}`;
-        if (isPlainObject(condition.query)) parseQuery(condition.query, `${pointer}/query`, errors);
+        if (isPlainObject(condition.query)) parseQuery(condition.query, `${pointer}/query`, errors, patterns);
         checkName(condition.then, `${pointer}/then`);
       });
     }

@@ -36,8 +36,12 @@ const KNOWN_PROVIDERS = new Set(
   (JSON.parse(readFileSync(fileURLToPath(new URL('../../schema/providers.json', import.meta.url)), 'utf8')) as { providers: Array<{ name: string; aliases?: string[] }> }).providers.flatMap((p) => [p.name, ...(p.aliases ?? [])]),
 );
 
+/** Steps the config's patterns compiled to so far, each counting 100 more: past 20,000 the rest are refused. */
+let patternSteps = 0;
+
 export function referenceSemanticErrors(config: unknown): Expected[] {
   const out: Expected[] = [];
+  patternSteps = 0;
   node(config, '', 0, out);
   // Counted on a config that is otherwise valid: one request may call providers at most 200 times.
   if (out.length === 0 && calls(config, 0) > 200) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
@@ -210,8 +214,10 @@ function operatorRules(operator: string, operand: unknown, at: string, out: Expe
   else if (['$gt', '$gte', '$lt', '$lte'].includes(operator) && typeof operand !== 'number' && typeof operand !== 'string') out.push({ code: 'CFG_INVALID_OPERAND', pointer: at });
   else if (operator === '$regex') {
     if (typeof operand !== 'string') out.push({ code: 'CFG_INVALID_OPERAND', pointer: at });
+    else if (patternSteps >= 20_000) out.push({ code: 'CFG_REGEX_UNSUPPORTED', pointer: at });
     else if (!compiles(operand)) out.push({ code: 'CFG_INVALID_REGEX', pointer: at });
     else if (!linear(operand)) out.push({ code: 'CFG_REGEX_UNSUPPORTED', pointer: at });
+    if (typeof operand === 'string') patternSteps += 100 + programSize(operand);
   }
 }
 
@@ -220,11 +226,17 @@ function operatorRules(operator: string, operand: unknown, at: string, out: Expe
  * and so is a pattern whose compiled program has more than 1,100 instructions.
  */
 function linear(pattern: string): boolean {
+  const size = programSize(pattern);
+  return size > 0 && size <= 1_100;
+}
+
+/** Instructions of the pattern's RE2 program; 0 when RE2 cannot compile it. */
+function programSize(pattern: string): number {
   try {
     const compiled = RE2JS.compile(pattern) as unknown as { re2Input: { prog: { inst: unknown[] } } };
-    return compiled.re2Input.prog.inst.length <= 1_100;
+    return compiled.re2Input.prog.inst.length;
   } catch {
-    return false;
+    return 0;
   }
 }
 

@@ -2,7 +2,7 @@
 // (`^(a+)+$`, which backtracks exponentially in JavaScript) against 32 × "a" + "!" is answered at
 // once, and a pattern that needs backtracking is refused as a config error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compilePattern, MAX_MATCH_WORK, MAX_REQUEST_PATTERN_WORK } from '../../compiler/config/linear-regex.ts';
+import { compilePattern, MAX_CONFIG_PATTERN_STEPS, MAX_MATCH_WORK, MAX_REQUEST_PATTERN_WORK, PATTERN_OVERHEAD_STEPS } from '../../compiler/config/linear-regex.ts';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
 
 describe('patterns from clients', () => {
@@ -129,7 +129,8 @@ describe('patterns from clients', () => {
   });
 
   it("bounds a request's $regex conditions together: conditions that each fit the bound of one match are refused once they would pass the request's", async () => {
-    const rule = '^[a-z]{200}$';
+    // A small pattern, so that a hundred conditions fit the budget of one config's patterns.
+    const rule = '^[a-z]{20}$';
     const steps = compilePattern(rule).steps;
     // Each condition may look at this value (within the bound of one match); two fit the request's bound, three do not.
     const length = Math.floor(MAX_MATCH_WORK / steps);
@@ -146,7 +147,7 @@ describe('patterns from clients', () => {
     const two = await ask(conditional(2));
     await two.arrayBuffer();
     expect(two.status).toBe(200);
-    const many = await ask(conditional(300));
+    const many = await ask(conditional(100));
     expect(many.status).toBe(400);
     expect(await errorOf(many)).toMatchObject({
       code: 'invalid_request_body',
@@ -154,16 +155,17 @@ describe('patterns from clients', () => {
     });
   });
 
-  it("bounds a request's checks together: two hundred checks each at the pattern bound answer after the request's check budget, the rest failed unrun", async () => {
-    // Random a and b defeat the engine's state cache on this 104-step rule: each check costs
-    // milliseconds to a second, two hundred of them tens of seconds to minutes without the budget.
+  it("bounds a request's checks together: ninety checks each near the pattern bound answer after the request's check budget, the rest failed unrun", async () => {
+    // Random a and b defeat the engine's state cache on this 104-step rule: each check costs tens
+    // of milliseconds to a second, ninety of them seconds to a minute without the budget.
     let x = 1;
     let content = '';
-    for (let i = 0; i < 150_000; i++) {
+    for (let i = 0; i < 190_000; i++) {
       x = (x * 1103515245 + 12345) & 0x7fffffff;
       content += (x >> 16) & 1 ? 'a' : 'b';
     }
-    const guardrails = Array.from({ length: 200 }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: 'a[ab]{100}[0-9]', not: true } }));
+    // Ninety fit the budget of one config's patterns (each counts its 104 steps and 100 more).
+    const guardrails = Array.from({ length: 90 }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: 'a[ab]{100}[0-9]', not: true } }));
     const config = JSON.stringify({ ...target(0), input_guardrails: guardrails }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
     const started = performance.now();
     const res = await e2e.fetch('/v1/chat/completions', {
@@ -176,10 +178,30 @@ describe('patterns from clients', () => {
     const checks = body.hook_results.before_request_hooks.map((h) => h.checks[0]);
     const ran = checks.filter((c) => c.error === null);
     expect(ran.length).toBeGreaterThan(0);
-    expect(ran.length).toBeLessThan(200);
-    expect(checks[199]).toMatchObject({ verdict: false, error: expect.stringMatching(/^not run: this request's checks had already held the gateway for \d+ ms, and one request's checks may take at most 2000 ms$/) });
+    expect(ran.length).toBeLessThan(90);
+    expect(checks[89]).toMatchObject({ verdict: false, error: expect.stringMatching(/^not run: this request's checks had already held the gateway for \d+ ms, and one request's checks may take at most 2000 ms$/) });
     // 2 s of checks and the one running when it ran out (at most ~0.6 s at this pattern's bound), with room for a loaded machine.
     expect(elapsed).toBeLessThan(8_000);
+  });
+
+  it("refuses an inline config whose patterns together pass the budget of one config, at the first pattern past it", async () => {
+    const patterns = Array.from({ length: 50 }, (_, i) => `[a-z]{1000}${i}`);
+    const conditions = patterns.map((p) => ({ query: { 'params.model': { $regex: p } }, then: 'a' }));
+    // The first pattern met once the ones before it spent the budget.
+    let spent = 0;
+    const first = patterns.findIndex((p) => {
+      if (spent >= MAX_CONFIG_PATTERN_STEPS) return true;
+      spent += PATTERN_OVERHEAD_STEPS + compilePattern(p).steps;
+      return false;
+    });
+    const config = JSON.stringify({ strategy: { mode: 'conditional', conditions, default: 'a' }, targets: [{ name: 'a', ...target(0) }] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(res.status).toBe(400);
+    const error = await errorOf(res);
+    expect(error.code).toBe('invalid_config');
+    expect(first).toBeGreaterThan(10);
+    expect(error.errors?.[0]).toMatchObject({ code: 'CFG_REGEX_UNSUPPORTED', pointer: `/strategy/conditions/${first}/query/params.model/$regex`, message: expect.stringContaining(`one config's patterns may compile to at most ${MAX_CONFIG_PATTERN_STEPS} together`) });
+    expect(error.errors).toHaveLength(50 - first);
   });
 
   it('refuses an inline config that could call providers more than 200 times for one request', async () => {

@@ -104,8 +104,8 @@ describe('comparison operators', () => {
   });
 
   it('refuses a pattern that compiles to more steps than the bound, whose every character could cost each step', () => {
-    expect(checkPattern('[a-z]{1000}')).toEqual({ ok: true });
-    expect(checkPattern('.{0,500}')).toEqual({ ok: true });
+    expect(checkPattern('[a-z]{1000}')).toEqual({ ok: true, steps: 1002 });
+    expect(checkPattern('.{0,500}')).toMatchObject({ ok: true });
     const refused = checkPattern('[a-z]{1000}[a-z]{1000}');
     expect(refused).toMatchObject({ ok: false, unsupported: true, message: expect.stringMatching(/^it compiles to \d+ steps, more than 1100/) });
   });
@@ -135,7 +135,7 @@ describe('comparison operators', () => {
 
   it('refuses a class that begins with "]", which JavaScript and the linear engine read differently', () => {
     for (const pattern of ['[]]*', '[^]]', 'a[]]b']) expect(checkPattern(pattern)).toMatchObject({ ok: false, unsupported: true });
-    for (const pattern of ['[\\]]', '\\[]', '[a]]', '[[]]']) expect(checkPattern(pattern)).toEqual({ ok: true });
+    for (const pattern of ['[\\]]', '\\[]', '[a]]', '[[]]']) expect(checkPattern(pattern)).toMatchObject({ ok: true });
   });
 
   test.prop([fc.stringMatching(/^[a-z0-9.^$*+?|()\[\]-]{0,12}$/), fc.string({ maxLength: 30 })], { numRuns: 300 })(
