@@ -2,6 +2,7 @@
 // inline configs: the same check → plan (→ emit) pipeline for both.
 import { MAX_CONFIG_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import { MAX_CALLS_PER_REQUEST, worstCaseCalls } from './call-budget.ts';
+import { MAX_CONFIG_TARGETS, targetPastLimit } from './target-count.ts';
 import { checkConfigErrors } from './check.ts';
 import { type ConfigError, isKeyError } from './errors.ts';
 import { locate, parseWithPositions } from './json-locate.ts';
@@ -23,6 +24,19 @@ export interface CheckOptions {
 export function checkConfig(value: unknown, configId = 'inline', options: CheckOptions = {}): CheckResult {
   // Before any walk over it (the schema validator, the semantic rules) could overflow the stack.
   if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) return { ok: false, errors: [configTooDeep()] };
+  // Before the schema check, whose work grows with the square of the targets of an invalid config.
+  const pastLimit = targetPastLimit(value);
+  if (pastLimit !== null) {
+    return {
+      ok: false,
+      errors: [{
+        code: 'CFG_TOO_MANY_TARGETS',
+        pointer: pastLimit,
+        message: `The config holds more than ${MAX_CONFIG_TARGETS} targets (counted at every level of nesting), the most one config may; this is the first past them.`,
+        hint: 'split the targets over several configs, and have the client name the one it needs in x-gateway-config',
+      }],
+    };
+  }
   const secrets = options.secrets ?? 'keep';
   let config = value;
   if (secrets === 'refuse') {

@@ -75,6 +75,8 @@ const cases: Case[] = [
   { code: 'CFG_SECRET_NOT_SET', source: '{\n  "provider": "vendor",\n  "api_key": "${VENDOR_API_KEY}"\n}', pointer: '/api_key', at: ['"${VENDOR_API_KEY}"'], options: { secrets: { env: {} } } },
   { code: 'CFG_SECRET_REFERENCE_NOT_ALLOWED', source: '{\n  "provider": "vendor",\n  "api_key": "${HOME}"\n}', pointer: '/api_key', at: ['"${HOME}"'], options: { secrets: 'refuse' } },
   { code: 'CFG_TOO_DEEP', source: deep, pointer: '/targets/0'.repeat(17), at: ['"name": "too-deep"', 1, deepOffset] },
+  // 1,001 targets: the last one is past the limit.
+  { code: 'CFG_TOO_MANY_TARGETS', source: `{\n  "strategy": { "mode": "loadbalance" },\n  "targets": [${Array.from({ length: 1000 }, () => '{ "virtual_key": "v" }').join(', ')}, { "virtual_key": "last" }]\n}`, pointer: '/targets/1000', at: ['{ "virtual_key": "last" }'] },
   // 34 fallback targets with 5 retries each: 204 calls.
   { code: 'CFG_TOO_MANY_CALLS', source: `{\n  "strategy": { "mode": "fallback" },\n  "retry": { "attempts": 5 },\n  "targets": [${Array.from({ length: 34 }, () => '{ "virtual_key": "v" }').join(', ')}]\n}`, pointer: '', at: ['{'] },
 ];

@@ -40,12 +40,30 @@ const KNOWN_PROVIDERS = new Set(
 let patternSteps = 0;
 
 export function referenceSemanticErrors(config: unknown): Expected[] {
+  // More than 1,000 targets in the whole tree: that alone is said, at the first target past them.
+  const past = nthTarget(config, 1_001);
+  if (past !== null) return [{ code: 'CFG_TOO_MANY_TARGETS', pointer: past }];
   const out: Expected[] = [];
   patternSteps = 0;
   node(config, '', 0, out);
   // Counted on a config that is otherwise valid: one request may call providers at most 200 times.
   if (out.length === 0 && calls(config, 0) > 200) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
   return out;
+}
+
+/** The pointer of the n-th target of the tree (depth first, in order), or null when it has fewer. */
+function nthTarget(config: unknown, n: number): string | null {
+  const pointers: string[] = [];
+  const visit = (node: unknown, at: string): void => {
+    if (!isObject(node) || !Array.isArray(node.targets)) return;
+    node.targets.forEach((child, i) => {
+      if (pointers.length >= n) return;
+      pointers.push(`${at}/targets/${i}`);
+      visit(child, `${at}/targets/${i}`);
+    });
+  };
+  visit(config, '');
+  return pointers.length >= n ? pointers[n - 1] : null;
 }
 
 /** Provider calls one request can make, at worst: a fallback tries every target, other modes one; a target 1 + its retries (its own, else inherited). */
