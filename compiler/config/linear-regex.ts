@@ -58,9 +58,9 @@ export class PatternWorkError extends Error {
 
 /** Whether `pattern` compiles on the linear engine; `unsupported` when it is a valid JavaScript pattern the engine cannot run. */
 export function checkPattern(pattern: string): PatternCheck {
-  let compiled: RE2JS;
+  let compiled: LinearPattern;
   try {
-    compiled = RE2JS.compile(pattern);
+    compiled = compileCached(pattern);
   } catch (error) {
     let validJs = true;
     try {
@@ -71,7 +71,7 @@ export function checkPattern(pattern: string): PatternCheck {
     const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
     return { ok: false, unsupported: validJs, message: validJs ? `it needs backtracking (${reason}): the engine has no back-references or lookaround` : reason, steps: 0 };
   }
-  const steps = stepsOf(compiled);
+  const steps = compiled.steps;
   if (opensClassWithBracket(pattern)) {
     return { ok: false, unsupported: true, message: 'a character class that begins with "]" ("[]" or "[^]") matches nothing or any character in JavaScript, but holds a literal "]" on the linear engine: write "\\]" for the character, "[\\s\\S]" for any character', steps };
   }
@@ -131,8 +131,33 @@ function stepsOf(regex: RE2JS): number {
 
 /** Compiles a pattern that `checkPattern` accepted. */
 export function compilePattern(pattern: string): LinearPattern {
+  return compileCached(pattern);
+}
+
+/**
+ * Compiled patterns by their text, the most recent up to CACHED_STEPS (each counting
+ * PATTERN_OVERHEAD_STEPS more; a compiled step holds ~80 bytes, a pattern ~6 KB): a config's
+ * patterns are compiled when it is checked, planned and built, and a stored guardrail's on every
+ * target that names it (a thousand targets could name one of 18 large patterns). A compiled pattern
+ * is immutable and matched synchronously, so one serves every router that has its text.
+ */
+const cached = new Map<string, LinearPattern>();
+const CACHED_STEPS = 50_000;
+let cachedSteps = 0;
+
+function compileCached(pattern: string): LinearPattern {
+  const hit = cached.get(pattern);
+  if (hit !== undefined) return hit;
   const regex = RE2JS.compile(pattern);
-  return { regex, steps: stepsOf(regex) };
+  const compiled = { regex, steps: stepsOf(regex) };
+  cached.set(pattern, compiled);
+  cachedSteps += PATTERN_OVERHEAD_STEPS + compiled.steps;
+  for (const [oldest, { steps }] of cached) {
+    if (cachedSteps <= CACHED_STEPS) break;
+    cached.delete(oldest);
+    cachedSteps -= PATTERN_OVERHEAD_STEPS + steps;
+  }
+  return compiled;
 }
 
 function bound(pattern: LinearPattern, text: string): void {

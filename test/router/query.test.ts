@@ -103,6 +103,18 @@ describe('comparison operators', () => {
     expect(compilePattern('[a-z]{1000}').steps).toBeGreaterThan(1000);
   });
 
+  it('compiles a pattern once for its text (checked, planned, built, or named by many targets), keeping the most recent 50,000 steps of them', () => {
+    const first = compilePattern('^cached-once$');
+    expect(compilePattern('^cached-once$')).toBe(first);
+    expect(checkPattern('^checked-first$')).toMatchObject({ ok: true });
+    const checked = compilePattern('^checked-first$');
+    expect(compilePattern('^checked-first$')).toBe(checked);
+    // About 60 patterns of ~1,000 steps later the first have gone, and are compiled anew.
+    for (let i = 0; i < 60; i++) compilePattern(`[a-z]{1000}evict${i}`);
+    expect(compilePattern('^cached-once$')).not.toBe(first);
+    expect(compilePattern('[a-z]{1000}evict59').steps).toBeGreaterThan(1000);
+  });
+
   it('refuses a pattern that compiles to more steps than the bound, whose every character could cost each step', () => {
     expect(checkPattern('[a-z]{1000}')).toEqual({ ok: true, steps: 1002 });
     expect(checkPattern('.{0,500}')).toMatchObject({ ok: true });
