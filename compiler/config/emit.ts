@@ -60,6 +60,9 @@ const LEAF_FIELD_ORDER: readonly (keyof PlanLeaf)[] = [
   'beforeRequestHooks', 'afterRequestHooks', 'inputGuardrails', 'outputGuardrails', 'kind',
 ];
 
+/** A leaf field's literal up to this length is written in the leaf; a longer one is a shared constant. */
+const INLINE_FIELD_CHARS = 200;
+
 class Emitter {
   readonly declarations: Code[] = [];
   readonly functions: Code[] = [];
@@ -78,7 +81,7 @@ class Emitter {
       const fields: Code[] = [];
       for (const key of LEAF_FIELD_ORDER) {
         const value = leaf[key];
-        if (key !== 'path' && literal(value) === literal(LEAF_DEFAULTS[key])) continue;
+        if (key !== 'path' && this.literalOf(value) === this.literalOf(LEAF_DEFAULTS[key])) continue;
         fields.push(new Code(`  ${key}: ${this.fieldValue(leaf, key, value).source},`));
       }
       this.declarations.push(join([comment(`${leaf.path}: ${describe(leaf)}`), js`const ${handle} = rt.leaf({\n${join(fields, '\n')}\n});`], '\n'));
@@ -95,8 +98,41 @@ class Emitter {
         js`${option}: ${CREDENTIAL_KEYS.has(option) && typeof item === 'string' ? this.slot(leaf.path, option, item) : new Code(literal(item))}`);
       return js`{ ${join(entries, ', ')} }`;
     }
-    return new Code(literal(value));
+    return this.shared(value);
   }
+
+  /**
+   * A leaf field's value: written in place when short (the leaf reads like its config), else one
+   * constant per distinct value, found by identity first. Leaves share what they inherit (a root's
+   * guardrails, its override_params): written into each leaf, a 40 KB guardrail list over a
+   * thousand targets made 40 MB of router source, which took a gateway to 1.8 GB and 18 s to build
+   * from one inline config.
+   */
+  private shared(value: unknown): Code {
+    if (value === null || typeof value !== 'object') return new Code(literal(value));
+    const text = this.literalOf(value);
+    if (text.length <= INLINE_FIELD_CHARS) return new Code(text);
+    let ref = this.sharedRefs.get(value);
+    if (ref === undefined) {
+      ref = this.constant(value) as Code;
+      this.sharedRefs.set(value, ref);
+    }
+    return ref;
+  }
+
+  /** `literal`, computed once per object: a value inherited by every leaf is compared with the default once. */
+  private literalOf(value: unknown): string {
+    if (value === null || typeof value !== 'object') return literal(value);
+    let text = this.literals.get(value);
+    if (text === undefined) {
+      text = literal(value);
+      this.literals.set(value, text);
+    }
+    return text;
+  }
+
+  private readonly sharedRefs = new Map<object, Code>();
+  private readonly literals = new WeakMap<object, string>();
 
   private slot(path: string, field: string, value: string): Code {
     this.slots.push({ path, field, value });
@@ -183,7 +219,7 @@ class Emitter {
   /** Arrays and objects become one constant per distinct value, not a literal built on every request. */
   private constant(value: unknown): Code | unknown {
     if (value === null || typeof value !== 'object') return value;
-    const text = literal(value);
+    const text = this.literalOf(value);
     let ref = this.constants.get(text);
     if (ref === undefined) {
       ref = name(`const_${this.constants.size}`);

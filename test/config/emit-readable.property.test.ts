@@ -1,7 +1,7 @@
 // Emitted routers are for reading: every target is one `rt.leaf({…})` holding only the fields that
 // differ from LEAF_DEFAULTS, one per line; no constant is declared that nothing reads; credentials
 // are read from slots, so the source holds none and a key rotation changes no line of it.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { emitRouter, emitRouterModule } from '../../compiler/config/emit.ts';
 import { checkConfig } from '../../compiler/config/index.ts';
@@ -45,6 +45,26 @@ describe('emitted routers read like the config', () => {
     expect(credentials).toHaveLength(body.match(/credentials\[\d+\]/g)?.length ?? 0);
     for (const credential of credentials) expect(keys).toContain(credential);
     for (const key of keys) expect(body + emitRouterModule(checked.plan, 'readable.json')).not.toContain(key);
+  });
+
+  it('write a long value every leaf inherits once, as a constant the leaves name, and a short one in each leaf', () => {
+    const words = Array.from({ length: 500 }, (_, i) => `inherited-word-${i}`);
+    const config = {
+      output_guardrails: [{ id: 'blocklist', 'default.contains': { words, operator: 'none' } }],
+      retry: { attempts: 2 },
+      strategy: { mode: 'loadbalance' },
+      targets: Array.from({ length: 100 }, () => ({ provider: 'openai', api_key: 'sk-test-inherit' })),
+    };
+    const checked = checkConfig(config, 'inherited');
+    if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+    const { body } = emitRouter(checked.plan);
+    expect(body.split('inherited-word-499').length - 1).toBe(1);
+    const guardrailLines = body.match(/^ {2}outputGuardrails: (\w+),$/gm) ?? [];
+    expect(guardrailLines).toHaveLength(100);
+    expect(new Set(guardrailLines).size).toBe(1);
+    expect(body.match(/^ {2}retry: \{.*"attempts":2.*\},$/gm) ?? []).toHaveLength(100);
+    // A tenth of what the list alone would take written into each leaf.
+    expect(body.length).toBeLessThan(100 * JSON.stringify(words).length / 10);
   });
 
   test.prop([configArb(), keyArb, keyArb], { numRuns: 100 })('a key rotation changes no line of the router', (config, before, after) => {

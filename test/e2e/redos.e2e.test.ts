@@ -156,16 +156,17 @@ describe('patterns from clients', () => {
   });
 
   it("bounds a request's checks together: ninety checks each near the pattern bound answer after the request's check budget, the rest failed unrun", async () => {
-    // Random a and b defeat the engine's state cache on this 104-step rule: each check costs tens
-    // of milliseconds to a second, ninety of them seconds to a minute without the budget.
+    // Random a and b defeat the engine's state cache on these 64- to 153-step rules (each its own: a
+    // compiled pattern is shared by its text, and its cache remembers a text it has seen): each check
+    // costs tens of milliseconds to a second, ninety of them seconds to a minute without the budget.
     let x = 1;
     let content = '';
-    for (let i = 0; i < 190_000; i++) {
+    for (let i = 0; i < 120_000; i++) {
       x = (x * 1103515245 + 12345) & 0x7fffffff;
       content += (x >> 16) & 1 ? 'a' : 'b';
     }
-    // Ninety fit the budget of one config's patterns (each counts its 104 steps and 100 more).
-    const guardrails = Array.from({ length: 90 }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: 'a[ab]{100}[0-9]', not: true } }));
+    // Ninety fit the budget of one config's patterns (each counts its steps and 100 more).
+    const guardrails = Array.from({ length: 90 }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: `a[ab]{${60 + i}}[0-9]`, not: true } }));
     const config = JSON.stringify({ ...target(0), input_guardrails: guardrails }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
     const started = performance.now();
     const res = await e2e.fetch('/v1/chat/completions', {
@@ -202,6 +203,25 @@ describe('patterns from clients', () => {
     expect(first).toBeGreaterThan(10);
     expect(error.errors?.[0]).toMatchObject({ code: 'CFG_REGEX_UNSUPPORTED', pointer: `/strategy/conditions/${first}/query/params.model/$regex`, message: expect.stringContaining(`one config's patterns may compile to at most ${MAX_CONFIG_PATTERN_STEPS} together`) });
     expect(error.errors).toHaveLength(50 - first);
+  });
+
+  it('builds an inline config whose root guardrail a thousand targets inherit once, not once per target', async () => {
+    // 57 KB: a 38 KB schema inherited by 950 targets. Written into every target's code and prepared
+    // for each, it took a gateway 18 s and 1.7 GB to build; a few such headers ran it out of memory.
+    const properties = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const config = JSON.stringify({
+      output_guardrails: [{ id: 'shape', 'default.jsonSchema': { schema: { type: 'object', properties } } }],
+      strategy: { mode: 'loadbalance' },
+      targets: Array.from({ length: 950 }, () => ({ virtual_key: 'vk-none' })),
+    });
+    const started = performance.now();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    // Built and routed: the target's virtual key is not stored, which only a built router finds out.
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).code).toBe('unknown_virtual_key');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(300 * 1024 * 1024);
   });
 
   it('refuses an inline config that could call providers more than 200 times for one request', async () => {

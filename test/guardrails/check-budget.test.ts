@@ -11,9 +11,17 @@ import { type PhaseBody, type PhaseContext, type PhaseRun, prepareHooks, runPhas
 import { tools } from './check-input.ts';
 
 const SLOW_RULE = 'a[ab]{100}[0-9]';
+
+/**
+ * The i-th of as many distinct slow rules: a compiled pattern is shared by its text, and its state
+ * cache remembers a text it has seen, so the same rule on the same text again is fast.
+ */
+function slowRule(i: number): string {
+  return `a[ab]{${60 + i}}[0-9]`;
+}
 const CHAT: PhaseBody = { textOf: (b) => requestText('chat', b), unreadable: (b) => unreadableRequestText('chat', b), rewrite: (b, t) => rewriteRequest('chat', b, t) };
 
-/** Random a and b: never matches SLOW_RULE (no digit), and keeps the engine's state cache missing. */
+/** Random a and b: never matches the slow rules (no digit), and keeps the engine's state cache missing. */
 function abText(length: number, seed: number): string {
   let x = seed;
   let text = '';
@@ -35,7 +43,7 @@ function context(budget: CheckBudget, request: unknown): PhaseContext {
 
 /** Guardrails that pass when they run (`not`: the rule never matches) and deny when they fail. */
 function slowGuardrails(count: number, over: Record<string, unknown> = {}): unknown[] {
-  return Array.from({ length: count }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: SLOW_RULE, not: true, ...over } }));
+  return Array.from({ length: count }, (_, i) => ({ id: `g${i}`, deny: true, 'default.regexMatch': { rule: slowRule(i), not: true, ...over } }));
 }
 
 async function run(hooks: ReturnType<typeof hooksOf>, budget: CheckBudget, body: unknown): Promise<PhaseRun> {

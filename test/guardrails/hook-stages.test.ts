@@ -1,7 +1,8 @@
 // A route without hooks pays nothing: neither hook stage is in its chain. A route with hooks gets
 // the request stage at its root, and per leaf only what that leaf needs.
 import { EVERY_ROUTING_HEADER } from '../../runtime/pipeline/options.ts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { BUILT_IN_CHECKS } from '../../runtime/pipeline/guardrails/check-registry.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
 import type { PlanLeaf, PlanNode } from '../../runtime/core/plan.ts';
 import { buildRouter, defaultServices } from '../../runtime/inference/routers.ts';
@@ -37,6 +38,23 @@ describe('hook stages', () => {
     expect(attemptHookStage.prepare(guarded, services, plan)).toBeTypeOf('function');
     // The other target only resets the previous try's results: it has no checks of its own.
     expect(attemptHookStage.prepare(plain, services, plan)).toBeTypeOf('function');
+  });
+
+  it('prepare a long list of checks once for every leaf that inherits it, and again for a leaf with its own', () => {
+    const contains = BUILT_IN_CHECKS['default.contains'];
+    const prepare = vi.spyOn(contains, 'prepare');
+    try {
+      // Long enough to be one constant of the emitted router, which the leaves share (a short one is written into each).
+      const blocklist = { id: 'blocklist', 'default.contains': { words: ['secret', ...Array.from({ length: 40 }, (_, i) => `blocked-${i}`)], operator: 'none' } };
+      const own = { id: 'own', 'default.contains': { words: ['other'], operator: 'none' } };
+      const config = { output_guardrails: [blocklist], strategy: { mode: 'loadbalance' }, targets: [...Array.from({ length: 50 }, () => leaf), { ...leaf, output_guardrails: [own] }] };
+      const plan = planConfig(config, 'shared-hooks');
+      const transport = new InferenceTransport(defaultProviders(), () => Promise.resolve(bufferedResponse(200, { 'content-type': 'application/json' }, Buffer.from('{"choices":[]}'))));
+      buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 1, retryMaxMs: 1, inlineConfigCacheSize: 1 } });
+      expect(prepare.mock.calls.map(([parameters]) => (parameters.words as string[])[0]).sort()).toEqual(['other', 'secret']);
+    } finally {
+      prepare.mockRestore();
+    }
   });
 
   it('do not run the root\'s input guardrails again on a leaf that inherited them', async () => {

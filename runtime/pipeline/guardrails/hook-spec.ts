@@ -89,6 +89,20 @@ function feedbackOf(outcome: Raw): Feedback | null {
 /** Whether two nodes run the same hooks in a phase (a leaf that inherited its root's). */
 export function sameHooks(a: PlanNodeBase, b: PlanNodeBase, phase: HookPhase): boolean {
   return phase === 'before'
-    ? JSON.stringify([a.beforeRequestHooks, a.inputGuardrails]) === JSON.stringify([b.beforeRequestHooks, b.inputGuardrails])
-    : JSON.stringify([a.afterRequestHooks, a.outputGuardrails]) === JSON.stringify([b.afterRequestHooks, b.outputGuardrails]);
+    ? sameList(a.beforeRequestHooks, b.beforeRequestHooks) && sameList(a.inputGuardrails, b.inputGuardrails)
+    : sameList(a.afterRequestHooks, b.afterRequestHooks) && sameList(a.outputGuardrails, b.outputGuardrails);
+}
+
+/** Lists' JSON, once per list: every leaf of a route is compared with its root, and most share the root's lists. */
+const listText = new WeakMap<readonly unknown[], string>();
+
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a === b) return true;
+  return textOf(a) === textOf(b);
+}
+
+function textOf(list: readonly unknown[]): string {
+  let text = listText.get(list);
+  if (text === undefined) listText.set(list, (text = JSON.stringify(list)));
+  return text;
 }

@@ -7,7 +7,8 @@
 // output guardrails on that try's answer, so a denied answer is a failed attempt a fallback moves past.
 import { GatewayError } from '../../core/errors.ts';
 import { hookResultsWire } from '../../core/hook-results-wire.ts';
-import type { PlanLeaf, PlanNode, RoutePlan } from '../../core/plan.ts';
+import type { PlanLeaf, PlanNode, PlanNodeBase, RoutePlan } from '../../core/plan.ts';
+import type { CheckTools, HookPhase } from './check.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
@@ -62,8 +63,8 @@ export const attemptHookStage: Stage = {
   phase: 'attempt',
   prepare(node, services, plan) {
     const leaf = node as PlanLeaf;
-    const before = sameHooks(leaf, plan.root, 'before') ? [] : prepareHooks(hookSpecs(leaf, 'before'), services.checkTools);
-    const after = prepareHooks(hookSpecs(leaf, 'after'), services.checkTools);
+    const before = sameHooks(leaf, plan.root, 'before') ? [] : preparedHooks(leaf, 'before', services.checkTools);
+    const after = preparedHooks(leaf, 'after', services.checkTools);
     if (before.length === 0 && after.length === 0) {
       // A target without hooks in a route with some: its answer carries none of an earlier try's results.
       if (!anyHooks(plan.root)) return null;
@@ -95,6 +96,26 @@ export const attemptHookStage: Stage = {
     return fn;
   },
 };
+
+/**
+ * Prepared hooks by the lists they came from. Leaves share the lists they inherit (the emitted router
+ * declares each once), and preparing is work per check (a `contains` list's automaton, a pattern): a
+ * root's output guardrails over a thousand targets were prepared a thousand times, seconds of the
+ * serving thread for one inline config.
+ */
+const preparedByList = new WeakMap<CheckTools, WeakMap<readonly unknown[], WeakMap<readonly unknown[], PreparedHook[]>>>();
+
+function preparedHooks(node: PlanNodeBase, phase: HookPhase, tools: CheckTools): PreparedHook[] {
+  const hooks = phase === 'before' ? node.beforeRequestHooks : node.afterRequestHooks;
+  const guardrails = phase === 'before' ? node.inputGuardrails : node.outputGuardrails;
+  let byHooks = preparedByList.get(tools);
+  if (byHooks === undefined) preparedByList.set(tools, (byHooks = new WeakMap()));
+  let byGuardrails = byHooks.get(hooks);
+  if (byGuardrails === undefined) byHooks.set(hooks, (byGuardrails = new WeakMap()));
+  let prepared = byGuardrails.get(guardrails);
+  if (prepared === undefined) byGuardrails.set(guardrails, (prepared = prepareHooks(hookSpecs(node, phase), tools)));
+  return prepared;
+}
 
 /** Runs before-request hooks on the request; false when one denied. A rewrite (redaction, a webhook's body) replaces what goes upstream. */
 async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: HookRun, into: HookRun['before'], feedback: HookRun['feedback']): Promise<boolean> {
