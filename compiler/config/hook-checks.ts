@@ -31,8 +31,10 @@ const BOUNDS: Readonly<Record<string, readonly [string, string, string]>> = {
   'default.characterCount': ['minCharacters', 'maxCharacters', 'characters'],
 };
 
-/** Every hook and guardrail of the config's target tree; named guardrails must be in `guardrails`. */
-/** `patterns` checks each rule and schema pattern (checkConfigErrors passes the config's patternBudget). */
+/**
+ * Every hook and guardrail of the config's target tree; named guardrails must be in `guardrails`.
+ * `patterns` checks each rule and schema pattern (checkConfigErrors passes the config's patternBudget).
+ */
 export function checkHooks(config: unknown, named: GuardrailLookup | null = null, patterns: PatternChecker = checkPattern): ConfigError[] {
   const errors: ConfigError[] = [];
   const walk = (node: unknown, at: string, depth: number): void => {

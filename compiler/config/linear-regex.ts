@@ -60,7 +60,7 @@ export class PatternWorkError extends Error {
 export function checkPattern(pattern: string): PatternCheck {
   let compiled: LinearPattern;
   try {
-    compiled = compileCached(pattern);
+    compiled = compilePattern(pattern);
   } catch (error) {
     let validJs = true;
     try {
@@ -129,23 +129,20 @@ function stepsOf(regex: RE2JS): number {
   return steps;
 }
 
-/** Compiles a pattern that `checkPattern` accepted. */
-export function compilePattern(pattern: string): LinearPattern {
-  return compileCached(pattern);
-}
-
 /**
  * Compiled patterns by their text, the most recent up to CACHED_STEPS (each counting
  * PATTERN_OVERHEAD_STEPS more; a compiled step holds ~80 bytes, a pattern ~6 KB): a config's
  * patterns are compiled when it is checked, planned and built, and a stored guardrail's on every
- * target that names it (a thousand targets could name one of 18 large patterns). A compiled pattern
- * is immutable and matched synchronously, so one serves every router that has its text.
+ * target that names it (a thousand targets could name one of 18 large patterns). Matches run
+ * synchronously, and what one leaves in the pattern's state cache changes how fast a later one
+ * runs, never what it answers: one compiled pattern serves every router that has its text.
  */
 const cached = new Map<string, LinearPattern>();
 const CACHED_STEPS = 50_000;
 let cachedSteps = 0;
 
-function compileCached(pattern: string): LinearPattern {
+/** Compiles a pattern (throws when the engine cannot); `checkPattern` says whether it may be used. */
+export function compilePattern(pattern: string): LinearPattern {
   const hit = cached.get(pattern);
   if (hit !== undefined) return hit;
   const regex = RE2JS.compile(pattern);

@@ -1,7 +1,7 @@
 // One request's checks share a time budget on the serving thread. Each check is bounded on its own
-// (a pattern's work per match, contains' candidates, the body limit), but a config may hold any
-// number of checks, and an inline config is client input: a thousand regexMatch checks with the
-// largest pattern, each at its bound on a crafted text, held the thread for minutes. So once a
+// (a pattern's work per match, contains' candidates, the body limit), but a config holds many
+// checks, and an inline config is client input: ninety regexMatch checks of distinct ~100-step
+// rules, each near its bound on a crafted text, held the thread for most of a minute. So once a
 // request's synchronous check work (every phase, every try) reaches REQUEST_CHECK_TIME_MS, the
 // checks after it are not run and fail, whatever their failOnError: padding a prompt until the
 // budget is spent must not let a deny rule pass unjudged.
