@@ -1,8 +1,8 @@
 // /v1/batches (SPEC §2.4, §3, §4.7, §4.8). A batch is forwarded to the routed provider when every
 // target it may pick has a batch API, its window is not `immediate`, its input file is the
 // provider's and no usage-limits policy may count its lines. Otherwise the gateway runs it
-// (runtime/jobs/batch-runner.ts): the create answers with
-// the batch `validating`, and each line then goes through the same router as a live request.
+// (runtime/jobs/batch-runner.ts): the create answers with the batch `validating`, and each line then
+// goes through the same router as a live request.
 import { randomBytes } from 'node:crypto';
 import type { Batch as BatchWire, BatchCreate, BatchList } from '../../../generated/types.ts';
 import { resolveRouter } from '../../inference/handlers.ts';
