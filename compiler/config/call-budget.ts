@@ -5,6 +5,7 @@
 // hosts the config names.
 import type { PlanNode } from './route-plan.ts';
 import { MAX_RETRY_ATTEMPTS } from './errors.ts';
+import { isPlainObject } from './query.ts';
 
 /** The most provider calls a config may make for one request (ten targets with five retries each is 60). */
 export const MAX_CALLS_PER_REQUEST = 200;
@@ -20,4 +21,57 @@ export function worstCaseCalls(node: PlanNode): number {
     if (total > MAX_CALLS_PER_REQUEST) return total;
   }
   return total;
+}
+
+/**
+ * The most calls to hook URLs one request may make through a config, at worst: each webhook and log
+ * check POSTs the whole request (and after it the answer) to a URL the config names, so an inline
+ * config of six hundred webhook checks made one 32 MB request send 19 GB; a jwt check fetches its
+ * key set again for each request while the fetch fails.
+ */
+export const MAX_HOOK_CALLS_PER_REQUEST = 50;
+
+/** The checks that may call a URL of the config for a request they judge. */
+const CALLING_CHECKS: ReadonlySet<string> = new Set(['default.webhook', 'default.log', 'default.jwt']);
+
+/**
+ * Worst-case hook calls of one request through the config rooted at `root`: the root's before-request
+ * hooks and input guardrails once; per try of a target, its own before hooks (when they are not the
+ * root's) and its after-request hooks and output guardrails. Strategies add up as for provider calls.
+ */
+export function worstCaseHookCalls(root: PlanNode): number {
+  const rootBefore = JSON.stringify([root.beforeRequestHooks, root.inputGuardrails]);
+  const perRequest = callingChecks(root.beforeRequestHooks, root.inputGuardrails);
+  const walk = (node: PlanNode): number => {
+    if (node.kind === 'leaf') {
+      const ownBefore = JSON.stringify([node.beforeRequestHooks, node.inputGuardrails]) === rootBefore ? 0 : callingChecks(node.beforeRequestHooks, node.inputGuardrails);
+      const perTry = ownBefore + callingChecks(node.afterRequestHooks, node.outputGuardrails);
+      return perTry === 0 ? 0 : (1 + Math.min(MAX_RETRY_ATTEMPTS, node.retry?.attempts ?? 0)) * perTry;
+    }
+    if (node.mode === 'single') return node.targets.length === 0 ? 0 : walk(node.targets[0]!);
+    let total = 0;
+    for (const target of node.targets) {
+      const calls = walk(target);
+      total = node.mode === 'fallback' ? total + calls : Math.max(total, calls);
+      if (total > MAX_HOOK_CALLS_PER_REQUEST) return perRequest + total;
+    }
+    return total;
+  };
+  return perRequest + walk(root);
+}
+
+/** Calling checks in a phase's hooks (each with `checks`) and guardrails (checks as keys, or a named one's `checks` list). */
+function callingChecks(hooks: readonly unknown[], guardrails: readonly unknown[]): number {
+  let count = 0;
+  const ids = (checks: unknown): void => {
+    if (!Array.isArray(checks)) return;
+    for (const check of checks) if (isPlainObject(check) && typeof check.id === 'string' && CALLING_CHECKS.has(check.id)) count++;
+  };
+  for (const hook of hooks) if (isPlainObject(hook)) ids(hook.checks);
+  for (const guardrail of guardrails) {
+    if (!isPlainObject(guardrail)) continue;
+    if (Array.isArray(guardrail.checks)) ids(guardrail.checks);
+    else for (const key of Object.keys(guardrail)) if (CALLING_CHECKS.has(key)) count++;
+  }
+  return count;
 }

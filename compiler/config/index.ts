@@ -1,7 +1,7 @@
 // The programmatic face of the config compiler, shared by `gateway compile` and by the runtime for
 // inline configs: the same check → plan (→ emit) pipeline for both.
 import { MAX_CONFIG_DEPTH, nestsDeeperThan } from './json-depth.ts';
-import { MAX_CALLS_PER_REQUEST, worstCaseCalls } from './call-budget.ts';
+import { MAX_CALLS_PER_REQUEST, MAX_HOOK_CALLS_PER_REQUEST, worstCaseCalls, worstCaseHookCalls } from './call-budget.ts';
 import { MAX_CONFIG_TARGETS, targetPastLimit } from './target-count.ts';
 import { checkConfigErrors } from './check.ts';
 import { type ConfigError, isKeyError } from './errors.ts';
@@ -59,6 +59,17 @@ export function checkConfig(value: unknown, configId = 'inline', options: CheckO
         pointer: '',
         message: `One request could call providers more than ${MAX_CALLS_PER_REQUEST} times through this config, the most allowed: a fallback tries each of its targets in turn, and each target makes 1 + retry.attempts calls.`,
         hint: 'use fewer fallback targets or fewer retries on them; a loadbalance or conditional strategy calls only the target it picks',
+      }],
+    };
+  }
+  if (worstCaseHookCalls(plan.root) > MAX_HOOK_CALLS_PER_REQUEST) {
+    return {
+      ok: false,
+      errors: [{
+        code: 'CFG_TOO_MANY_CALLS',
+        pointer: '',
+        message: `One request could call hook URLs more than ${MAX_HOOK_CALLS_PER_REQUEST} times through this config, the most allowed: each webhook and log check posts the request to its URL (a jwt check may fetch its key set), the root's before-request checks once and a target's own checks on every try of it.`,
+        hint: 'use fewer webhook, log and jwt checks, put them on the root rather than on every target, or give their targets fewer retries',
       }],
     };
   }

@@ -48,7 +48,45 @@ export function referenceSemanticErrors(config: unknown): Expected[] {
   node(config, '', 0, out);
   // Counted on a config that is otherwise valid: one request may call providers at most 200 times.
   if (out.length === 0 && calls(config, 0) > 200) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
+  // And hook URLs at most 50 times: webhook, log and jwt checks; the root's input side once, each
+  // target's output side (and an input side of its own) on every try.
+  else if (out.length === 0 && isObject(config) && hookCalls(config) > 50) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
   return out;
+}
+
+const CALLING = ['default.webhook', 'default.log', 'default.jwt'];
+
+/** Checks of a hook list and a guardrail list (inline guardrails only: none can be stored here) that call a URL. */
+function calling(hooks: unknown, guardrails: unknown): number {
+  let n = 0;
+  for (const hook of Array.isArray(hooks) ? hooks : []) {
+    for (const check of isObject(hook) && Array.isArray(hook.checks) ? hook.checks : []) if (isObject(check) && CALLING.includes(check.id as string)) n++;
+  }
+  for (const guardrail of Array.isArray(guardrails) ? guardrails : []) if (isObject(guardrail)) n += Object.keys(guardrail).filter((k) => CALLING.includes(k)).length;
+  return n;
+}
+
+function hookCalls(root: Record<string, unknown>): number {
+  const rootInput = JSON.stringify([root.before_request_hooks ?? [], root.input_guardrails ?? []]);
+  const walk = (node: unknown, inherited: { input: [unknown, unknown]; output: [unknown, unknown]; retries: number }): number => {
+    if (!isObject(node)) return 0;
+    const here = {
+      input: [node.before_request_hooks ?? inherited.input[0], node.input_guardrails ?? inherited.input[1]] as [unknown, unknown],
+      output: [node.after_request_hooks ?? inherited.output[0], node.output_guardrails ?? inherited.output[1]] as [unknown, unknown],
+      retries: isObject(node.retry) && typeof node.retry.attempts === 'number' ? node.retry.attempts : inherited.retries,
+    };
+    const targets = Array.isArray(node.targets) ? node.targets : null;
+    const mode = isObject(node.strategy) ? node.strategy.mode : undefined;
+    if (targets === null || mode === undefined) {
+      const own = JSON.stringify(here.input) === rootInput ? 0 : calling(...here.input);
+      return (1 + here.retries) * (own + calling(...here.output));
+    }
+    const each = targets.map((target) => walk(target, here));
+    if (mode === 'fallback') return each.reduce((a, b) => a + b, 0);
+    if (mode === 'single') return each[0] ?? 0;
+    return Math.max(0, ...each);
+  };
+  return calling(root.before_request_hooks, root.input_guardrails) + walk(root, { input: [[], []], output: [[], []], retries: 0 });
 }
 
 /** The pointer of the n-th target of the tree (depth first, in order), or null when it has fewer. */

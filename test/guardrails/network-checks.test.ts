@@ -5,7 +5,7 @@ import { createSocket } from 'node:dgram';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultCheckTools } from '../../runtime/inference/routers.ts';
 import { HostPolicy } from '../../runtime/providers/host-policy.ts';
 import { input, tools, verdictCheck } from './check-input.ts';
@@ -144,6 +144,28 @@ describe('default.webhook and default.log', () => {
   it('never calls a cloud metadata address', async () => {
     const webhook = verdictCheck('default.webhook', { webhookURL: 'http://169.254.169.254/latest/meta-data' });
     await expect(Promise.resolve(webhook(input('x')))).rejects.toThrow(/not allowed/);
+  });
+
+  it('serialise the event once for all the checks of a phase, which post the same bytes', async () => {
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const phase = input('fine', { request: { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(10_000) }] } });
+      const checks = [1, 2, 3].map((i) => verdictCheck('default.webhook', { webhookURL: `${hook.url}/judge-${i}` }));
+      const before = hook.received.length;
+      await Promise.all([...checks.map((check) => check(phase)), verdictCheck('default.log', { logURL: `${hook.url}/log` })(phase)]);
+      // The event of this input (its request is this object; the test server parses and serialises copies).
+      const eventsOf = (request: unknown) => stringify.mock.calls.filter(([value]) => (value as { request?: { json?: unknown } } | null)?.request?.json === request);
+      expect(eventsOf(phase.request)).toHaveLength(1);
+      const posted = hook.received.slice(before).map((r) => JSON.stringify(r.body));
+      expect(posted).toHaveLength(4);
+      expect(new Set(posted).size).toBe(1);
+      // Another phase (another input) is serialised on its own.
+      const other = input('other', { request: { model: 'n' } });
+      await checks[0](other);
+      expect(eventsOf(other.request)).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('log posts the exchange and always passes', async () => {

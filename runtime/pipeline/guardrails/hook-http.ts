@@ -10,11 +10,12 @@ export interface HookHttpAnswer {
   body: Buffer;
 }
 
-export async function hookHttp(policy: HostPolicy, url: URL, param: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; json?: unknown; timeoutMs: number; signal?: AbortSignal }): Promise<HookHttpAnswer> {
+/** `body`: JSON bytes to POST (the checks of a phase share one serialisation of their event). */
+export async function hookHttp(policy: HostPolicy, url: URL, param: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: Buffer; timeoutMs: number; signal?: AbortSignal }): Promise<HookHttpAnswer> {
   await policy.check(url, param);
   const timeout = AbortSignal.timeout(init.timeoutMs);
   const signal = init.signal === undefined ? timeout : AbortSignal.any([timeout, init.signal]);
-  const body = init.json === undefined ? null : Buffer.from(JSON.stringify(init.json));
+  const body = init.body ?? null;
   const headers: Record<string, string> = { accept: 'application/json', ...lowerCased(init.headers ?? {}) };
   if (body !== null) {
     headers['content-type'] = 'application/json';

@@ -1,8 +1,18 @@
 // The document the checks that call out (webhook, log) POST: the phase, the endpoint, the request's
-// metadata, the request body and, after the request, the answer.
+// metadata, the request body and, after the request, the answer. Serialised once per phase: every
+// check of a phase reads the same input, and a request body can be megabytes.
 import type { CheckInput } from '../check.ts';
 
-export function hookEvent(input: CheckInput): Record<string, unknown> {
+const serialised = new WeakMap<CheckInput, Buffer>();
+
+/** The event's JSON bytes, made once for all the checks of a phase that post it. */
+export function hookEventBytes(input: CheckInput): Buffer {
+  let bytes = serialised.get(input);
+  if (bytes === undefined) serialised.set(input, (bytes = Buffer.from(JSON.stringify(hookEvent(input)))));
+  return bytes;
+}
+
+function hookEvent(input: CheckInput): Record<string, unknown> {
   return {
     event_type: input.phase === 'before' ? 'before_request_hook' : 'after_request_hook',
     endpoint: input.endpoint,

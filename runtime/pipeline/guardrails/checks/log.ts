@@ -2,7 +2,7 @@
 // failed POST is reported as the check's error, never as a failure: logging must not block traffic.
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
-import { hookEvent } from './hook-event.ts';
+import { hookEventBytes } from './hook-event.ts';
 
 const LOG_TIMEOUT_MS = 3000;
 
@@ -13,7 +13,7 @@ export const log: CheckDefinition = {
     const url = new URL(parameters.logURL as string);
     const headers = (parameters.headers as Record<string, string> | undefined) ?? {};
     return async (input) => {
-      const answer = await hookHttp(tools.hostPolicy, url, 'logURL', { method: 'POST', headers, json: hookEvent(input), timeoutMs: LOG_TIMEOUT_MS, signal: input.signal });
+      const answer = await hookHttp(tools.hostPolicy, url, 'logURL', { method: 'POST', headers, body: hookEventBytes(input), timeoutMs: LOG_TIMEOUT_MS, signal: input.signal });
       if (answer.status < 200 || answer.status >= 300) throw new Error(`the log endpoint answered ${answer.status}`);
       return { verdict: true, explanation: `logged to ${url.host}` };
     };

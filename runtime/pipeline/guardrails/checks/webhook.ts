@@ -4,7 +4,7 @@
 // error: the check fails then unless failOnError is false.
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
-import { hookEvent } from './hook-event.ts';
+import { hookEventBytes } from './hook-event.ts';
 import { parseJson } from '../../../core/json-parse.ts';
 
 export const webhook: CheckDefinition = {
@@ -15,7 +15,7 @@ export const webhook: CheckDefinition = {
     const headers = (parameters.headers as Record<string, string> | undefined) ?? {};
     const timeoutMs = typeof parameters.timeout === 'number' ? parameters.timeout : 3000;
     return async (input) => {
-      const answer = await hookHttp(tools.hostPolicy, url, 'webhookURL', { method: 'POST', headers, json: hookEvent(input), timeoutMs, signal: input.signal });
+      const answer = await hookHttp(tools.hostPolicy, url, 'webhookURL', { method: 'POST', headers, body: hookEventBytes(input), timeoutMs, signal: input.signal });
       if (answer.status < 200 || answer.status >= 300) throw new Error(`the webhook answered ${answer.status}`);
       const parsed = parseJson(answer.body.toString('utf8')) as { verdict?: unknown; transformedData?: unknown; explanation?: unknown };
       if (typeof parsed?.verdict !== 'boolean') throw new Error('the webhook answer has no boolean "verdict"');
