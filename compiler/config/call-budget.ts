@@ -26,7 +26,7 @@ export function worstCaseCalls(node: PlanNode): number {
 /**
  * The most calls to hook URLs one request may make through a config, at worst: each webhook and log
  * check POSTs the whole request (and after it the answer) to a URL the config names, so an inline
- * config of six hundred webhook checks made one 32 MB request send 19 GB; a jwt check fetches its
+ * config of six hundred webhook checks would make one 32 MB request send 19 GB; a jwt check fetches its
  * key set again for each request while the fetch fails.
  */
 export const MAX_HOOK_CALLS_PER_REQUEST = 50;
