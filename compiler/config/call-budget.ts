@@ -31,8 +31,15 @@ export function worstCaseCalls(node: PlanNode): number {
  */
 export const MAX_HOOK_CALLS_PER_REQUEST = 50;
 
-/** The checks that may call a URL of the config for a request they judge. */
+/**
+ * The checks that may call out for a request they judge: a URL of the config, or (validUrls with
+ * onlyDNS) DNS queries for up to 20 hosts the text names.
+ */
 const CALLING_CHECKS: ReadonlySet<string> = new Set(['default.webhook', 'default.log', 'default.jwt']);
+
+function callsOut(id: string, parameters: unknown): boolean {
+  return CALLING_CHECKS.has(id) || (id === 'default.validUrls' && isPlainObject(parameters) && parameters.onlyDNS === true);
+}
 
 /**
  * Worst-case hook calls of one request through the config rooted at `root`: the root's before-request
@@ -65,13 +72,13 @@ function callingChecks(hooks: readonly unknown[], guardrails: readonly unknown[]
   let count = 0;
   const ids = (checks: unknown): void => {
     if (!Array.isArray(checks)) return;
-    for (const check of checks) if (isPlainObject(check) && typeof check.id === 'string' && CALLING_CHECKS.has(check.id)) count++;
+    for (const check of checks) if (isPlainObject(check) && typeof check.id === 'string' && callsOut(check.id, check.parameters)) count++;
   };
   for (const hook of hooks) if (isPlainObject(hook)) ids(hook.checks);
   for (const guardrail of guardrails) {
     if (!isPlainObject(guardrail)) continue;
     if (Array.isArray(guardrail.checks)) ids(guardrail.checks);
-    else for (const key of Object.keys(guardrail)) if (CALLING_CHECKS.has(key)) count++;
+    else for (const [key, parameters] of Object.entries(guardrail)) if (callsOut(key, parameters)) count++;
   }
   return count;
 }

@@ -52,6 +52,8 @@ describe('worst-case hook calls of one request', () => {
     expect(hookCalls({ ...leaf(3), input_guardrails: [webhook('in')] })).toBe(1);
     expect(hookCalls({ ...leaf(3), output_guardrails: [webhook('out')] })).toBe(4);
     expect(hookCalls({ ...leaf(), before_request_hooks: [{ id: 'h', checks: [{ id: 'default.log', parameters: { logURL: 'https://hooks.example.com/log' } }, { id: 'default.wordCount', parameters: { maxWords: 5 } }] }] })).toBe(1);
+    // validUrls calls out (DNS) with onlyDNS only.
+    expect(hookCalls({ ...leaf(), output_guardrails: [{ id: 'dns', 'default.validUrls': { onlyDNS: true } }, { id: 'form', 'default.validUrls': {} }] })).toBe(1);
     // Inherited by both targets of a fallback: once before, and per try of each target after.
     expect(hookCalls({ input_guardrails: [webhook('in')], output_guardrails: [webhook('out'), logged], ...strategy('fallback', [leaf(1), leaf()]) })).toBe(1 + 2 * 2 + 2);
     // A target with before hooks of its own runs them on each try, as well as the root's once.

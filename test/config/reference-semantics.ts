@@ -60,10 +60,15 @@ const CALLING = ['default.webhook', 'default.log', 'default.jwt'];
 function calling(hooks: unknown, guardrails: unknown): number {
   let n = 0;
   for (const hook of Array.isArray(hooks) ? hooks : []) {
-    for (const check of isObject(hook) && Array.isArray(hook.checks) ? hook.checks : []) if (isObject(check) && CALLING.includes(check.id as string)) n++;
+    for (const check of isObject(hook) && Array.isArray(hook.checks) ? hook.checks : []) if (isObject(check) && callsOut(check.id, check.parameters)) n++;
   }
-  for (const guardrail of Array.isArray(guardrails) ? guardrails : []) if (isObject(guardrail)) n += Object.keys(guardrail).filter((k) => CALLING.includes(k)).length;
+  for (const guardrail of Array.isArray(guardrails) ? guardrails : []) if (isObject(guardrail)) n += Object.entries(guardrail).filter(([k, v]) => callsOut(k, v)).length;
   return n;
+}
+
+/** validUrls queries DNS for the hosts of its text with onlyDNS. */
+function callsOut(id: unknown, parameters: unknown): boolean {
+  return CALLING.includes(id as string) || (id === 'default.validUrls' && isObject(parameters) && parameters.onlyDNS === true);
 }
 
 function hookCalls(root: Record<string, unknown>): number {

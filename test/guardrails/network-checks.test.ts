@@ -195,6 +195,20 @@ describe('default.validUrls', () => {
     expect((await check({})(input('go to https://nodot/'))).verdict).toBe(false);
   });
 
+  it('with onlyDNS, resolves each host once for all the checks of a phase (they read one text)', async () => {
+    const asked: string[] = [];
+    const counting = (host: string) => {
+      asked.push(host);
+      return resolve(host);
+    };
+    const checks = [1, 2, 3].map(() => verdictCheck('default.validUrls', { onlyDNS: true }, tools({ resolve: counting, hostPolicy: new HostPolicy() })));
+    const phase = input('https://public.example/x and https://internal.example/y');
+    expect((await Promise.all(checks.map((c) => c(phase)))).map((v) => v.verdict)).toEqual([false, false, false]);
+    expect(asked.sort()).toEqual(['internal.example', 'public.example']);
+    await checks[0](input('https://public.example/z'));
+    expect(asked).toHaveLength(3);
+  });
+
   it('with onlyDNS, fails a host that does not resolve or resolves to a private or metadata address', async () => {
     expect((await check({ onlyDNS: true })(input('https://public.example/x'))).verdict).toBe(true);
     expect((await check({ onlyDNS: true })(input('https://public.example/x and https://internal.example/'))).verdict).toBe(false);
