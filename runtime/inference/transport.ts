@@ -149,7 +149,7 @@ export class InferenceTransport {
       } else {
         const body = await bodyObject(req, plan.overrideParams);
         call.body = body;
-        if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = Buffer.from(JSON.stringify(body));
+        if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = overriddenBytes(req.params as object, plan.overrideParams, body);
       }
     }
     return this.#prepare(adapter, call, req, plan);
@@ -290,6 +290,21 @@ function providerOptions(
     if (!plan) return fromHeaders;
   }
   return { ...fromHeaders, ...stored, ...fromPlan };
+}
+
+/**
+ * The bytes of a body with override_params applied, serialised once per request body and overrides:
+ * a fallback's retries of one target (and targets sharing one long override, the router's constant)
+ * would otherwise serialise a body of up to 32 MB again on every try, up to 200 of them.
+ */
+const overriddenByParams = new WeakMap<object, Map<object, Buffer>>();
+
+function overriddenBytes(params: object, overrides: Record<string, unknown>, body: Record<string, unknown>): Buffer {
+  let byOverrides = overriddenByParams.get(params);
+  if (byOverrides === undefined) overriddenByParams.set(params, (byOverrides = new Map()));
+  let bytes = byOverrides.get(overrides);
+  if (bytes === undefined) byOverrides.set(overrides, (bytes = Buffer.from(JSON.stringify(body))));
+  return bytes;
 }
 
 /** The parsed body with override_params applied; undefined for bodiless requests. */

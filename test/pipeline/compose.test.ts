@@ -153,3 +153,21 @@ describe('stage composition', () => {
     expect(charged.record).toMatchObject({ configId: 'compose-test', provider: 'vendor', modelRequested: 'm', usage: { inputTokens: 3, outputTokens: 2 } });
   });
 });
+
+describe('a body with override_params', () => {
+  it('is serialised once per request for a target, however many times it is tried, and per distinct overrides', async () => {
+    const target = { provider: 'openai', api_key: 'sk-test', override_params: { temperature: 0.25 }, retry: { attempts: 2, on_status_codes: [503] } };
+    const other = { provider: 'openai', api_key: 'sk-test', override_params: { temperature: 0.75 } };
+    const { router, sent } = routerFor({ strategy: { mode: 'fallback' }, targets: [target, other] }, undefined, [503, 503, 503, 200]);
+    const outcome = await router.run(exchangeFor(router));
+    expect(outcome.status).toBe(200);
+    expect(sent).toHaveLength(4);
+    const bodies = sent.map((request) => request.body!);
+    // The three tries of the first target send the same bytes (one serialisation); the fallback its own.
+    expect(bodies[1]).toBe(bodies[0]);
+    expect(bodies[2]).toBe(bodies[0]);
+    expect(bodies[3]).not.toBe(bodies[0]);
+    expect(JSON.parse(bodies[0].toString())).toMatchObject({ model: 'm', temperature: 0.25 });
+    expect(JSON.parse(bodies[3].toString())).toMatchObject({ model: 'm', temperature: 0.75 });
+  });
+});
