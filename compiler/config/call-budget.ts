@@ -29,7 +29,7 @@ export function worstCaseCalls(node: PlanNode): number {
  * config of six hundred webhook checks would make one 32 MB request send 19 GB; a jwt check fetches its
  * key set again for each request while the fetch fails.
  */
-export const MAX_HOOK_CALLS_PER_REQUEST = 50;
+export const MAX_HOOK_CALLS_PER_REQUEST = 100;
 
 /**
  * The checks that may call out for a request they judge: a URL of the config, or (validUrls with

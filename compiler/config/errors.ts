@@ -26,7 +26,7 @@ export const CONFIG_ERRORS = {
   CFG_ALL_WEIGHTS_ZERO: 'Every target of a loadbalance strategy has weight 0, so none could ever be picked.',
   CFG_TOO_MANY_RETRIES: '`retry.attempts` is above the maximum of 5.',
   CFG_TOO_MANY_TARGETS: 'The config holds more than 1,000 targets, at every level of nesting together.',
-  CFG_TOO_MANY_CALLS: 'One request could call providers more than 200 times, or hook URLs (webhook, log and jwt checks) more than 50 times, through this config (fallbacks add up their targets\' tries).',
+  CFG_TOO_MANY_CALLS: 'One request could call providers more than 200 times, or hook URLs (webhook, log and jwt checks) more than 100 times, through this config (fallbacks add up their targets\' tries).',
   CFG_INVALID_STATUS_CODE: 'A status code must be an integer from 100 to 599.',
   CFG_TOO_DEEP: 'Targets are nested deeper than the gateway allows, or the config nests arrays and objects too deeply.',
   CFG_UNKNOWN_PROVIDER: 'A `provider` names no provider the gateway knows (schema/providers.json).',

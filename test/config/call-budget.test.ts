@@ -62,17 +62,18 @@ describe('worst-case hook calls of one request', () => {
 
   it(`allows ${MAX_HOOK_CALLS_PER_REQUEST} and refuses more, at the config`, () => {
     const guardrails = (n: number) => Array.from({ length: n }, (_, i) => webhook(`w${i}`));
-    expect(checkConfig({ ...leaf(4), output_guardrails: guardrails(10) }).ok).toBe(true);
-    const refused = checkConfig({ ...leaf(4), output_guardrails: guardrails(11) });
+    expect(checkConfig({ ...leaf(4), output_guardrails: guardrails(20) }).ok).toBe(true);
+    const refused = checkConfig({ ...leaf(4), output_guardrails: guardrails(21) });
     expect(refused.ok ? [] : refused.errors).toEqual([expect.objectContaining({ code: 'CFG_TOO_MANY_CALLS', pointer: '', message: expect.stringContaining(`hook URLs more than ${MAX_HOOK_CALLS_PER_REQUEST} times`) })]);
     expect(checkConfig({ ...leaf(), input_guardrails: guardrails(MAX_HOOK_CALLS_PER_REQUEST + 1) }).ok).toBe(false);
     // The reference model of the property tests says the same.
-    expect(referenceSemanticErrors({ ...leaf(4), output_guardrails: guardrails(10) })).toEqual([]);
-    expect(referenceSemanticErrors({ ...leaf(4), output_guardrails: guardrails(11) })).toEqual([{ code: 'CFG_TOO_MANY_CALLS', pointer: '' }]);
+    expect(referenceSemanticErrors({ ...leaf(4), output_guardrails: guardrails(20) })).toEqual([]);
+    expect(referenceSemanticErrors({ ...leaf(4), output_guardrails: guardrails(21) })).toEqual([{ code: 'CFG_TOO_MANY_CALLS', pointer: '' }]);
     const nested = { input_guardrails: [webhook('in')], output_guardrails: guardrails(3), ...strategy('fallback', [leaf(1), { ...leaf(2), input_guardrails: guardrails(4) }, leaf()]) };
     expect(hookCalls(nested)).toBe(1 + 2 * 3 + 3 * (4 + 3) + 3);
     expect(referenceSemanticErrors(nested)).toEqual([]);
-    const more = { ...nested, targets: [...nested.targets, leaf(5), leaf(5)] };
+    // Six more targets of six tries, each running the three inherited checks: 31 + 108.
+    const more = { ...nested, targets: [...nested.targets, ...Array.from({ length: 6 }, () => leaf(5))] };
     expect(checkConfig(more).ok).toBe(false);
     expect(referenceSemanticErrors(more)).toEqual([{ code: 'CFG_TOO_MANY_CALLS', pointer: '' }]);
   });

@@ -48,9 +48,9 @@ export function referenceSemanticErrors(config: unknown): Expected[] {
   node(config, '', 0, out);
   // Counted on a config that is otherwise valid: one request may call providers at most 200 times.
   if (out.length === 0 && calls(config, 0) > 200) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
-  // And hook URLs at most 50 times: webhook, log and jwt checks; the root's input side once, each
+  // And hook URLs at most 100 times: webhook, log and jwt checks; the root's input side once, each
   // target's output side (and an input side of its own) on every try.
-  else if (out.length === 0 && isObject(config) && hookCalls(config) > 50) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
+  else if (out.length === 0 && isObject(config) && hookCalls(config) > 100) out.push({ code: 'CFG_TOO_MANY_CALLS', pointer: '' });
   return out;
 }
 
