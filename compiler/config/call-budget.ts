@@ -4,7 +4,7 @@
 // inline config of ~800 targets in a 64 KB header made one request call providers 4,800 times, at
 // hosts the config names.
 import type { PlanNode } from './route-plan.ts';
-import { MAX_RETRY_ATTEMPTS } from './errors.ts';
+import { type ConfigError, MAX_RETRY_ATTEMPTS } from './errors.ts';
 import { isPlainObject } from './query.ts';
 
 /** The most provider calls a config may make for one request (ten targets with five retries each is 60). */
@@ -81,4 +81,25 @@ function callingChecks(hooks: readonly unknown[], guardrails: readonly unknown[]
     else for (const [key, parameters] of Object.entries(guardrail)) if (callsOut(key, parameters)) count++;
   }
   return count;
+}
+
+/** CFG_TOO_MANY_CALLS when one request could call providers or hook URLs more often than allowed, or null. */
+export function callBudgetError(root: PlanNode): ConfigError | null {
+  if (worstCaseCalls(root) > MAX_CALLS_PER_REQUEST) {
+    return {
+      code: 'CFG_TOO_MANY_CALLS',
+      pointer: '',
+      message: `One request could call providers more than ${MAX_CALLS_PER_REQUEST} times through this config, the most allowed: a fallback tries each of its targets in turn, and each target makes 1 + retry.attempts calls.`,
+      hint: 'use fewer fallback targets or fewer retries on them; a loadbalance or conditional strategy calls only the target it picks',
+    };
+  }
+  if (worstCaseHookCalls(root) > MAX_HOOK_CALLS_PER_REQUEST) {
+    return {
+      code: 'CFG_TOO_MANY_CALLS',
+      pointer: '',
+      message: `One request could call out from its checks more than ${MAX_HOOK_CALLS_PER_REQUEST} times through this config, the most allowed: each webhook and log check posts the request to its URL, a jwt check may fetch its key set and a validUrls check with onlyDNS queries DNS; the root's before-request checks count once, a target's own checks on every try of it.`,
+      hint: 'use fewer webhook, log, jwt and onlyDNS checks, put them on the root rather than on every target, or give their targets fewer retries',
+    };
+  }
+  return null;
 }

@@ -1,8 +1,8 @@
 // The programmatic face of the config compiler, shared by `gateway compile` and by the runtime for
 // inline configs: the same check → plan (→ emit) pipeline for both.
 import { MAX_CONFIG_DEPTH, nestsDeeperThan } from './json-depth.ts';
-import { MAX_CALLS_PER_REQUEST, MAX_HOOK_CALLS_PER_REQUEST, worstCaseCalls, worstCaseHookCalls } from './call-budget.ts';
-import { MAX_CONFIG_TARGETS, targetPastLimit } from './target-count.ts';
+import { callBudgetError } from './call-budget.ts';
+import { tooManyTargets } from './target-count.ts';
 import { checkConfigErrors } from './check.ts';
 import { type ConfigError, isKeyError } from './errors.ts';
 import { locate, parseWithPositions } from './json-locate.ts';
@@ -25,18 +25,8 @@ export function checkConfig(value: unknown, configId = 'inline', options: CheckO
   // Before any walk over it (the schema validator, the semantic rules) could overflow the stack.
   if (nestsDeeperThan(value, MAX_CONFIG_DEPTH)) return { ok: false, errors: [configTooDeep()] };
   // Before the schema check, whose work grows with the square of the targets of an invalid config.
-  const pastLimit = targetPastLimit(value);
-  if (pastLimit !== null) {
-    return {
-      ok: false,
-      errors: [{
-        code: 'CFG_TOO_MANY_TARGETS',
-        pointer: pastLimit,
-        message: `The config holds more than ${MAX_CONFIG_TARGETS} targets (counted at every level of nesting), the most one config may; this is the first past them.`,
-        hint: 'split the targets over several configs, and have the client name the one it needs in x-gateway-config',
-      }],
-    };
-  }
+  const tooMany = tooManyTargets(value);
+  if (tooMany !== null) return { ok: false, errors: [tooMany] };
   const secrets = options.secrets ?? 'keep';
   let config = value;
   if (secrets === 'refuse') {
@@ -51,28 +41,8 @@ export function checkConfig(value: unknown, configId = 'inline', options: CheckO
   const errors = checkConfigErrors(config, guardrails);
   if (errors.length > 0) return { ok: false, errors };
   const plan = planConfig(config as Record<string, unknown>, configId, guardrails);
-  if (worstCaseCalls(plan.root) > MAX_CALLS_PER_REQUEST) {
-    return {
-      ok: false,
-      errors: [{
-        code: 'CFG_TOO_MANY_CALLS',
-        pointer: '',
-        message: `One request could call providers more than ${MAX_CALLS_PER_REQUEST} times through this config, the most allowed: a fallback tries each of its targets in turn, and each target makes 1 + retry.attempts calls.`,
-        hint: 'use fewer fallback targets or fewer retries on them; a loadbalance or conditional strategy calls only the target it picks',
-      }],
-    };
-  }
-  if (worstCaseHookCalls(plan.root) > MAX_HOOK_CALLS_PER_REQUEST) {
-    return {
-      ok: false,
-      errors: [{
-        code: 'CFG_TOO_MANY_CALLS',
-        pointer: '',
-        message: `One request could call hook URLs more than ${MAX_HOOK_CALLS_PER_REQUEST} times through this config, the most allowed: each webhook and log check posts the request to its URL (a jwt check may fetch its key set), the root's before-request checks once and a target's own checks on every try of it.`,
-        hint: 'use fewer webhook, log and jwt checks, put them on the root rather than on every target, or give their targets fewer retries',
-      }],
-    };
-  }
+  const overBudget = callBudgetError(plan.root);
+  if (overBudget !== null) return { ok: false, errors: [overBudget] };
   return { ok: true, plan };
 }
 

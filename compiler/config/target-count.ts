@@ -4,6 +4,8 @@
 // many invalid ones ~1 s (the schema validator's errors of each target are copied into its parent's,
 // so its work grows with the square of the targets). Far above any real route's targets.
 
+import type { ConfigError } from './errors.ts';
+
 /** The most targets one config may hold, at every level of nesting together. */
 export const MAX_CONFIG_TARGETS = 1_000;
 
@@ -27,4 +29,16 @@ export function targetPastLimit(config: unknown): string | null {
     return null;
   };
   return walk(config, '');
+}
+
+/** CFG_TOO_MANY_TARGETS at the first target past the limit, or null. */
+export function tooManyTargets(config: unknown): ConfigError | null {
+  const pointer = targetPastLimit(config);
+  if (pointer === null) return null;
+  return {
+    code: 'CFG_TOO_MANY_TARGETS',
+    pointer,
+    message: `The config holds more than ${MAX_CONFIG_TARGETS} targets (counted at every level of nesting), the most one config may; this is the first past them.`,
+    hint: 'split the targets over several configs, and have the client name the one it needs in x-gateway-config',
+  };
 }

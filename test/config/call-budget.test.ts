@@ -64,7 +64,7 @@ describe('worst-case hook calls of one request', () => {
     const guardrails = (n: number) => Array.from({ length: n }, (_, i) => webhook(`w${i}`));
     expect(checkConfig({ ...leaf(4), output_guardrails: guardrails(20) }).ok).toBe(true);
     const refused = checkConfig({ ...leaf(4), output_guardrails: guardrails(21) });
-    expect(refused.ok ? [] : refused.errors).toEqual([expect.objectContaining({ code: 'CFG_TOO_MANY_CALLS', pointer: '', message: expect.stringContaining(`hook URLs more than ${MAX_HOOK_CALLS_PER_REQUEST} times`) })]);
+    expect(refused.ok ? [] : refused.errors).toEqual([expect.objectContaining({ code: 'CFG_TOO_MANY_CALLS', pointer: '', message: expect.stringContaining(`call out from its checks more than ${MAX_HOOK_CALLS_PER_REQUEST} times`) })]);
     expect(checkConfig({ ...leaf(), input_guardrails: guardrails(MAX_HOOK_CALLS_PER_REQUEST + 1) }).ok).toBe(false);
     // The reference model of the property tests says the same.
     expect(referenceSemanticErrors({ ...leaf(4), output_guardrails: guardrails(20) })).toEqual([]);
