@@ -17,6 +17,7 @@ import type { JobDeps } from '../jobs/deps.ts';
 import { BUILT_IN_CATALOG, ModelCatalog } from '../telemetry/model-catalog.ts';
 import { RouteSealer } from '../jobs/route-headers.ts';
 import { jobSettingsFromEnv, type JobSettings } from '../jobs/settings.ts';
+import { ResponseRetention } from '../jobs/response-retention.ts';
 
 export interface JobsOptions {
   settings?: JobSettings;
@@ -60,5 +61,8 @@ export async function setupJobs(setup: GatewaySetup, resolver: ConfigResolver, o
   // The runner must stop (and give its leases back) before the store closes.
   setup.onClose(() => runner.stop());
   runner.start();
+  const retention = new ResponseRetention(store.responses, settings.responseRetentionDays, logger);
+  setup.onClose(async () => retention.stop());
+  retention.start();
   return { deps, runner, contract };
 }

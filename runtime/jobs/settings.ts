@@ -19,6 +19,8 @@ export interface JobSettings {
   contractMode: ContractMode;
   /** A model catalog file replacing the built-in one (GATEWAY_MODEL_CATALOG); null: built in. */
   modelCatalogPath: string | null;
+  /** Days a stored response is kept (GATEWAY_RESPONSE_RETENTION_DAYS); 0 keeps them for ever. */
+  responseRetentionDays: number;
 }
 
 /** Room for the form fields, part headers and boundaries around an uploaded file. */
@@ -39,6 +41,7 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
   batchPollMs: 1000,
   contractMode: 'lenient',
   modelCatalogPath: null,
+  responseRetentionDays: 30,
 };
 
 export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSettings {
@@ -54,6 +57,7 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
     batchPollMs: envInteger(env, 'GATEWAY_BATCH_POLL_MS', DEFAULT_JOB_SETTINGS.batchPollMs, 10),
     contractMode: mode === 'strict' ? 'strict' : 'lenient',
     modelCatalogPath: env.GATEWAY_MODEL_CATALOG || null,
+    responseRetentionDays: envInteger(env, 'GATEWAY_RESPONSE_RETENTION_DAYS', DEFAULT_JOB_SETTINGS.responseRetentionDays, 0),
   };
 }
 

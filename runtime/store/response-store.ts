@@ -15,4 +15,6 @@ export interface ResponseStore {
   create(input: Omit<StoredResponseRecord, 'createdIso'>): Promise<StoredResponseRecord>;
   /** Null when no response of this organisation has the ID. */
   get(organisationId: string, id: string): Promise<StoredResponseRecord | null>;
+  /** Deletes at most `limit` of the responses created before `cutoffIso` (oldest first); how many it deleted. */
+  deleteOlderThan(cutoffIso: string, limit: number): Promise<number>;
 }

@@ -4,8 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewBatch } from '../../runtime/store/batch-store.ts';
+import type { StoredResponseRecord } from '../../runtime/store/response-store.ts';
 import { FILE_CHUNK_BYTES } from '../../runtime/store/sql/sql-file-store.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
+import { ResponseRetention } from '../../runtime/jobs/response-retention.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
 
 function newBatch(org: string, extra: Partial<NewBatch> = {}): NewBatch {
   return {
@@ -173,5 +176,23 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     await suite.store.responses.create({ id, organisationId: org, body: { id, object: 'response' }, conversation: [{ role: 'user', content: 'hi' }] });
     expect(await suite.store.responses.get(org, id)).toMatchObject({ id, body: { id, object: 'response' }, conversation: [{ role: 'user', content: 'hi' }] });
     expect(await suite.store.responses.get(randomUUID(), id)).toBeNull();
+  });
+
+  it('deletes the responses created before a cutoff, oldest first, a bounded slice at a time; the retention sweep all of them past its days', async () => {
+    const org = randomUUID();
+    const records: StoredResponseRecord[] = [];
+    for (let i = 0; i < 4; i++) records.push(await suite.store.responses.create({ id: `resp_${randomUUID()}`, organisationId: org, body: { i }, conversation: [] }));
+    // What earlier tests stored is older still: gone first, so the slices below see only these.
+    await suite.store.responses.deleteOlderThan(records[0].createdIso, 1000);
+    const present = async () => (await Promise.all(records.map((r) => suite.store.responses.get(org, r.id)))).map((r) => r !== null);
+    expect(await suite.store.responses.deleteOlderThan(records[2].createdIso, 1)).toBe(1);
+    expect(await present()).toEqual([false, true, true, true]);
+    expect(await suite.store.responses.deleteOlderThan(records[2].createdIso, 10)).toBe(1);
+    expect(await suite.store.responses.deleteOlderThan(records[2].createdIso, 10)).toBe(0);
+    expect(await present()).toEqual([false, false, true, true]);
+    const dayAfter = Date.parse(records[3].createdIso) + 24 * 60 * 60 * 1000 + 1;
+    expect(await new ResponseRetention(suite.store.responses, 2, silentLogger, () => dayAfter).sweep()).toBe(0);
+    expect(await new ResponseRetention(suite.store.responses, 1, silentLogger, () => dayAfter).sweep()).toBe(2);
+    expect(await present()).toEqual([false, false, false, false]);
   });
 });

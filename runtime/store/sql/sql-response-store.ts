@@ -31,6 +31,11 @@ export class SqlResponseStore implements ResponseStore {
     return record;
   }
 
+  deleteOlderThan(cutoffIso: string, limit: number): Promise<number> {
+    // Bounded, so a sweep over a large table never holds the write lock for long.
+    return this.#db.run('DELETE FROM stored_responses WHERE id IN (SELECT id FROM stored_responses WHERE created_iso < ? ORDER BY created_iso LIMIT ?)', [cutoffIso, limit]);
+  }
+
   async get(organisationId: string, id: string): Promise<StoredResponseRecord | null> {
     const row = await this.#db.get<ResponseRow>('SELECT id, organisation_id, created_iso, body, conversation FROM stored_responses WHERE id = ? AND organisation_id = ?', [id, organisationId]);
     if (row === undefined) return null;
