@@ -49,9 +49,11 @@ function callsOut(id: string, parameters: unknown): boolean {
 export function worstCaseHookCalls(root: PlanNode): number {
   const rootBefore = JSON.stringify([root.beforeRequestHooks, root.inputGuardrails]);
   const perRequest = callingChecks(root.beforeRequestHooks, root.inputGuardrails);
+  // A leaf that inherited the root's lists holds the same arrays: no JSON needed for most leaves.
+  const sameAsRoot = (node: PlanNode): boolean => (node.beforeRequestHooks === root.beforeRequestHooks && node.inputGuardrails === root.inputGuardrails) || JSON.stringify([node.beforeRequestHooks, node.inputGuardrails]) === rootBefore;
   const walk = (node: PlanNode): number => {
     if (node.kind === 'leaf') {
-      const ownBefore = JSON.stringify([node.beforeRequestHooks, node.inputGuardrails]) === rootBefore ? 0 : callingChecks(node.beforeRequestHooks, node.inputGuardrails);
+      const ownBefore = sameAsRoot(node) ? 0 : callingChecks(node.beforeRequestHooks, node.inputGuardrails);
       const perTry = ownBefore + callingChecks(node.afterRequestHooks, node.outputGuardrails);
       return perTry === 0 ? 0 : (1 + Math.min(MAX_RETRY_ATTEMPTS, node.retry?.attempts ?? 0)) * perTry;
     }
