@@ -173,14 +173,22 @@ describe('patterns from clients', () => {
       method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] }),
     });
-    const body = (await res.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ verdict: boolean; error: string | null; execution_time_ms?: number }> }> } };
+    const body = (await res.json()) as { hook_results: { before_request_hooks: Array<{ checks: Array<{ verdict: boolean; error: string | null; execution_time_ms: number }> }> } };
     const elapsed = performance.now() - started;
-    expect(res.status).toBe(446);
     const checks = body.hook_results.before_request_hooks.map((h) => h.checks[0]);
-    const ran = checks.filter((c) => c.error === null);
-    expect(ran.length).toBeGreaterThan(0);
-    expect(ran.length).toBeLessThan(90);
-    expect(checks[89]).toMatchObject({ verdict: false, error: expect.stringMatching(/^not run: this request's checks had already held the gateway for \d+ ms, and one request's checks may take at most 2000 ms$/) });
+    // Each check ran while the ones before it had taken less than the budget, and none after: judged
+    // by their own times, so the test holds on a machine fast enough to run all ninety within it
+    // (this VM ran a third of them; test/guardrails/check-budget.test.ts spends small budgets for sure).
+    let spentMs = 0;
+    for (const check of checks) {
+      if (spentMs < 2000 - 1) expect(check.error).toBeNull();
+      else if (spentMs >= 2000 + 1) expect(check).toMatchObject({ verdict: false, error: expect.stringMatching(/^not run: this request's checks had already held the gateway for \d+ ms, and one request's checks may take at most 2000 ms$/) });
+      spentMs += check.execution_time_ms;
+    }
+    expect(checks).toHaveLength(90);
+    expect(Number.isFinite(spentMs) && spentMs > 0).toBe(true);
+    const unrun = checks.filter((c) => c.error !== null).length;
+    expect(res.status).toBe(unrun > 0 ? 446 : 200);
     // 2 s of checks and the one running when it ran out (at most ~0.6 s at this pattern's bound), with room for a loaded machine.
     expect(elapsed).toBeLessThan(8_000);
   });
