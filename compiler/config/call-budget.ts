@@ -3,7 +3,7 @@
 // conditional and single strategies make the calls of the one target they pick. Without a bound, an
 // inline config of ~800 targets in a 64 KB header made one request call providers 4,800 times, at
 // hosts the config names.
-import type { PlanNode } from './route-plan.ts';
+import type { PlanLeaf, PlanNode } from './route-plan.ts';
 import { type ConfigError, MAX_RETRY_ATTEMPTS } from './errors.ts';
 import { isPlainObject } from './query.ts';
 
@@ -12,13 +12,27 @@ export const MAX_CALLS_PER_REQUEST = 200;
 
 /** Worst-case provider calls of `node` for one request; stops counting past MAX_CALLS_PER_REQUEST. */
 export function worstCaseCalls(node: PlanNode): number {
-  if (node.kind === 'leaf') return 1 + Math.min(MAX_RETRY_ATTEMPTS, node.retry?.attempts ?? 0);
-  if (node.mode === 'single') return node.targets.length === 0 ? 0 : worstCaseCalls(node.targets[0]!);
+  return worstCase(node, tries, MAX_CALLS_PER_REQUEST);
+}
+
+/** The tries of a target: 1 + its retry attempts. */
+function tries(leaf: PlanLeaf): number {
+  return 1 + Math.min(MAX_RETRY_ATTEMPTS, leaf.retry?.attempts ?? 0);
+}
+
+/**
+ * The most `perLeaf` one request can add up through `node`: a fallback adds up its targets (it may
+ * try every one), loadbalance and conditional take their largest, single its first. Stops counting
+ * once past `limit`.
+ */
+function worstCase(node: PlanNode, perLeaf: (leaf: PlanLeaf) => number, limit: number): number {
+  if (node.kind === 'leaf') return perLeaf(node);
+  if (node.mode === 'single') return node.targets.length === 0 ? 0 : worstCase(node.targets[0]!, perLeaf, limit);
   let total = 0;
   for (const target of node.targets) {
-    const calls = worstCaseCalls(target);
-    total = node.mode === 'fallback' ? total + calls : Math.max(total, calls);
-    if (total > MAX_CALLS_PER_REQUEST) return total;
+    const count = worstCase(target, perLeaf, limit);
+    total = node.mode === 'fallback' ? total + count : Math.max(total, count);
+    if (total > limit) return total;
   }
   return total;
 }
@@ -51,22 +65,11 @@ export function worstCaseHookCalls(root: PlanNode): number {
   const perRequest = callingChecks(root.beforeRequestHooks, root.inputGuardrails);
   // A leaf that inherited the root's lists holds the same arrays: no JSON needed for most leaves.
   const sameAsRoot = (node: PlanNode): boolean => (node.beforeRequestHooks === root.beforeRequestHooks && node.inputGuardrails === root.inputGuardrails) || JSON.stringify([node.beforeRequestHooks, node.inputGuardrails]) === rootBefore;
-  const walk = (node: PlanNode): number => {
-    if (node.kind === 'leaf') {
-      const ownBefore = sameAsRoot(node) ? 0 : callingChecks(node.beforeRequestHooks, node.inputGuardrails);
-      const perTry = ownBefore + callingChecks(node.afterRequestHooks, node.outputGuardrails);
-      return perTry === 0 ? 0 : (1 + Math.min(MAX_RETRY_ATTEMPTS, node.retry?.attempts ?? 0)) * perTry;
-    }
-    if (node.mode === 'single') return node.targets.length === 0 ? 0 : walk(node.targets[0]!);
-    let total = 0;
-    for (const target of node.targets) {
-      const calls = walk(target);
-      total = node.mode === 'fallback' ? total + calls : Math.max(total, calls);
-      if (total > MAX_HOOK_CALLS_PER_REQUEST) return perRequest + total;
-    }
-    return total;
+  const perLeaf = (leaf: PlanLeaf): number => {
+    const ownBefore = sameAsRoot(leaf) ? 0 : callingChecks(leaf.beforeRequestHooks, leaf.inputGuardrails);
+    return tries(leaf) * (ownBefore + callingChecks(leaf.afterRequestHooks, leaf.outputGuardrails));
   };
-  return perRequest + walk(root);
+  return perRequest + worstCase(root, perLeaf, MAX_HOOK_CALLS_PER_REQUEST - perRequest);
 }
 
 /** Calling checks in a phase's hooks (each with `checks`) and guardrails (checks as keys, or a named one's `checks` list). */

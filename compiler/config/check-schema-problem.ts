@@ -9,6 +9,7 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { newCheckSchemaAjv, schemaPatternProblem } from './check-schema-ajv.ts';
 import { checkPattern, type PatternChecker } from './linear-regex.ts';
+import { isPlainObject } from './query.ts';
 
 /** Keywords whose value is one schema, a list of schemas, or a map of names to schemas (draft 2020-12, and the draft-07 ones Ajv still reads). */
 const ONE_SCHEMA = new Set(['additionalItems', 'items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
@@ -17,21 +18,19 @@ const SCHEMA_MAP = new Set(['$defs', 'definitions', 'properties', 'patternProper
 
 let metaSchema: Ajv2020 | null = null;
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** Every object in a schema position, the root first (boolean schemas hold nothing to check). */
 function subschemas(root: Record<string, unknown>): Record<string, unknown>[] {
   const found: Record<string, unknown>[] = [];
   const pending: unknown[] = [root];
   while (pending.length > 0) {
     const schema = pending.pop();
-    if (!isObject(schema)) continue;
+    if (!isPlainObject(schema)) continue;
     found.push(schema);
     for (const [keyword, value] of Object.entries(schema)) {
       if (Array.isArray(value)) {
         if (SCHEMA_LIST.has(keyword)) pending.push(...value);
       } else if (SCHEMA_MAP.has(keyword)) {
-        if (isObject(value)) pending.push(...Object.values(value));
+        if (isPlainObject(value)) pending.push(...Object.values(value));
       } else if (ONE_SCHEMA.has(keyword)) {
         pending.push(value);
       }
@@ -51,7 +50,7 @@ function atPointer(root: unknown, fragment: string): unknown {
       return undefined;
     }
     if (Array.isArray(value)) value = /^(0|[1-9][0-9]*)$/.test(token) ? value[Number(token)] : undefined;
-    else if (isObject(value) && Object.hasOwn(value, token)) value = value[token];
+    else if (isPlainObject(value) && Object.hasOwn(value, token)) value = value[token];
     else return undefined;
   }
   return value;
@@ -61,7 +60,7 @@ function atPointer(root: unknown, fragment: string): unknown {
 function refResolves(root: Record<string, unknown>, ref: string, anchors: ReadonlySet<unknown>): boolean {
   if (ref.startsWith('#/')) {
     const target = atPointer(root, ref);
-    return isObject(target) || typeof target === 'boolean';
+    return isPlainObject(target) || typeof target === 'boolean';
   }
   return ref.startsWith('#') ? anchors.has(ref.slice(1)) : true;
 }
@@ -75,7 +74,7 @@ export function schemaProblem(schema: Record<string, unknown>, checkOne: Pattern
   // A nested $id starts a resource of its own, against which "#/…" resolves: left to the compile.
   const nestedIds = all.slice(1).some((s) => s.$id !== undefined);
   for (const subschema of all) {
-    const patterns = [...(typeof subschema.pattern === 'string' ? [subschema.pattern] : []), ...(isObject(subschema.patternProperties) ? Object.keys(subschema.patternProperties) : [])];
+    const patterns = [...(typeof subschema.pattern === 'string' ? [subschema.pattern] : []), ...(isPlainObject(subschema.patternProperties) ? Object.keys(subschema.patternProperties) : [])];
     for (const pattern of patterns) {
       const problem = schemaPatternProblem(pattern, checkOne);
       if (problem !== null) return { message: problem, ofPattern: true };

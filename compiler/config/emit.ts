@@ -103,7 +103,7 @@ class Emitter {
 
   /**
    * A leaf field's value: written in place when short (the leaf reads like its config), else one
-   * constant per distinct value, found by identity first. Leaves share what they inherit (a root's
+   * constant per distinct value (its text made once per object). Leaves share what they inherit (a root's
    * guardrails, its override_params): written into each leaf, a 40 KB guardrail list over a
    * thousand targets made 40 MB of router source, which took a gateway to 1.8 GB and 18 s to build
    * from one inline config.
@@ -111,13 +111,7 @@ class Emitter {
   private shared(value: unknown): Code {
     if (value === null || typeof value !== 'object') return new Code(literal(value));
     const text = this.literalOf(value);
-    if (text.length <= INLINE_FIELD_CHARS) return new Code(text);
-    let ref = this.sharedRefs.get(value);
-    if (ref === undefined) {
-      ref = this.constant(value) as Code;
-      this.sharedRefs.set(value, ref);
-    }
-    return ref;
+    return text.length <= INLINE_FIELD_CHARS ? new Code(text) : (this.constant(value) as Code);
   }
 
   /** `literal`, computed once per object: a value inherited by every leaf is compared with the default once. */
@@ -131,7 +125,6 @@ class Emitter {
     return text;
   }
 
-  private readonly sharedRefs = new Map<object, Code>();
   private readonly literals = new WeakMap<object, string>();
 
   private slot(path: string, field: string, value: string): Code {

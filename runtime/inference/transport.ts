@@ -23,6 +23,7 @@ import { optionOfOtherFamily } from '../../compiler/config/providers.ts';
 import { refuseUnreadHeaders } from './unread-headers.ts';
 import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-target.ts';
 import { boundaryOf } from '../core/multipart.ts';
+import { kept } from '../core/memo.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
@@ -300,11 +301,8 @@ function providerOptions(
 const overriddenByParams = new WeakMap<object, Map<object, Buffer>>();
 
 function overriddenBytes(params: object, overrides: Record<string, unknown>, body: Record<string, unknown>): Buffer {
-  let byOverrides = overriddenByParams.get(params);
-  if (byOverrides === undefined) overriddenByParams.set(params, (byOverrides = new Map()));
-  let bytes = byOverrides.get(overrides);
-  if (bytes === undefined) byOverrides.set(overrides, (bytes = Buffer.from(JSON.stringify(body))));
-  return bytes;
+  const byOverrides = kept(overriddenByParams, params, () => new Map<object, Buffer>());
+  return kept(byOverrides, overrides, () => Buffer.from(JSON.stringify(body)));
 }
 
 /** The parsed body with override_params applied; undefined for bodiless requests. */

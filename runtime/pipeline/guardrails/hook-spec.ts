@@ -10,6 +10,7 @@
 import type { PlanNodeBase } from '../../core/plan.ts';
 import { GUARDRAIL_RESERVED_KEYS } from '../../../compiler/config/hook-checks.ts';
 import type { HookPhase } from './check.ts';
+import { kept } from '../../core/memo.ts';
 
 export interface Feedback {
   value?: number;
@@ -102,7 +103,5 @@ function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
 }
 
 function textOf(list: readonly unknown[]): string {
-  let text = listText.get(list);
-  if (text === undefined) listText.set(list, (text = JSON.stringify(list)));
-  return text;
+  return kept(listText, list, JSON.stringify);
 }

@@ -27,6 +27,7 @@ import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
 import { poolSettings } from '../../upstream/pools.ts';
 import { parseJson } from '../../core/json-parse.ts';
+import { kept } from '../../core/memo.ts';
 
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
@@ -108,13 +109,9 @@ const preparedByList = new WeakMap<CheckTools, WeakMap<readonly unknown[], WeakM
 function preparedHooks(node: PlanNodeBase, phase: HookPhase, tools: CheckTools): PreparedHook[] {
   const hooks = phase === 'before' ? node.beforeRequestHooks : node.afterRequestHooks;
   const guardrails = phase === 'before' ? node.inputGuardrails : node.outputGuardrails;
-  let byHooks = preparedByList.get(tools);
-  if (byHooks === undefined) preparedByList.set(tools, (byHooks = new WeakMap()));
-  let byGuardrails = byHooks.get(hooks);
-  if (byGuardrails === undefined) byHooks.set(hooks, (byGuardrails = new WeakMap()));
-  let prepared = byGuardrails.get(guardrails);
-  if (prepared === undefined) byGuardrails.set(guardrails, (prepared = prepareHooks(hookSpecs(node, phase), tools)));
-  return prepared;
+  const byHooks = kept(preparedByList, tools, () => new WeakMap<readonly unknown[], WeakMap<readonly unknown[], PreparedHook[]>>());
+  const byGuardrails = kept(byHooks, hooks, () => new WeakMap<readonly unknown[], PreparedHook[]>());
+  return kept(byGuardrails, guardrails, () => prepareHooks(hookSpecs(node, phase), tools));
 }
 
 /** Runs before-request hooks on the request; false when one denied. A rewrite (redaction, a webhook's body) replaces what goes upstream. */

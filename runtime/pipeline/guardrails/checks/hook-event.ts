@@ -2,14 +2,13 @@
 // metadata, the request body and, after the request, the answer. Serialised once per phase: every
 // check of a phase reads the same input, and a request body can be megabytes.
 import type { CheckInput } from '../check.ts';
+import { kept } from '../../../core/memo.ts';
 
 const serialised = new WeakMap<CheckInput, Buffer>();
 
 /** The event's JSON bytes, made once for all the checks of a phase that post it. */
 export function hookEventBytes(input: CheckInput): Buffer {
-  let bytes = serialised.get(input);
-  if (bytes === undefined) serialised.set(input, (bytes = Buffer.from(JSON.stringify(hookEvent(input)))));
-  return bytes;
+  return kept(serialised, input, () => Buffer.from(JSON.stringify(hookEvent(input))));
 }
 
 function hookEvent(input: CheckInput): Record<string, unknown> {

@@ -4,6 +4,7 @@
 import { BlockList, isIP } from 'node:net';
 import { embeddedIpv4, isMetadataAddress } from '../../../providers/host-policy.ts';
 import { type CheckDefinition, type CheckInput, verdictOf } from '../check.ts';
+import { kept } from '../../../core/memo.ts';
 
 // A URL ends before a closing bracket (`[see https://a.example]`), except the one around an IPv6 host.
 const URL_IN_TEXT = /\bhttps?:\/\/(?:\[[0-9a-f:.]+\][^\s<>"'`)\]}]*|[^\s<>"'`)\]}]+)/gi;
@@ -74,15 +75,8 @@ export const validUrls: CheckDefinition = {
       // Each name is a DNS query the gateway makes for whoever wrote the text: a text of ten thousand
       // names would have queued ten thousand lookups ahead of the gateway's own connections.
       if (distinct.length > MAX_RESOLVED_HOSTS) return verdictOf(false, parameters, `the text names ${distinct.length} hosts, more than the ${MAX_RESOLVED_HOSTS} a check resolves`);
-      let resolved = resolvedInPhase.get(input);
-      if (resolved === undefined) resolvedInPhase.set(input, (resolved = new Map()));
-      const known = resolved;
-      const lookup = (host: string): Promise<boolean> => {
-        let pending = known.get(host);
-        if (pending === undefined) known.set(host, (pending = resolvesPublicly(host)));
-        return pending;
-      };
-      return Promise.all(distinct.map(async (host) => ({ host, ok: await lookup(host) }))).then((verdicts) => {
+      const resolved = kept(resolvedInPhase, input, () => new Map<string, Promise<boolean>>());
+      return Promise.all(distinct.map(async (host) => ({ host, ok: await kept(resolved, host, resolvesPublicly) }))).then((verdicts) => {
         const bad = verdicts.find((v) => !v.ok);
         return verdictOf(bad === undefined, parameters, bad === undefined ? `${urls.length} URLs resolve to public addresses` : `${bad.host} does not resolve to a public address`);
       });
