@@ -23,7 +23,7 @@ import { optionOfOtherFamily } from '../../compiler/config/providers.ts';
 import { refuseUnreadHeaders } from './unread-headers.ts';
 import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-target.ts';
 import { boundaryOf } from '../core/multipart.ts';
-import { kept } from '../core/memo.ts';
+import { lastKept, type LastKept } from '../core/memo.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
@@ -294,15 +294,18 @@ function providerOptions(
 }
 
 /**
- * The bytes of a body with override_params applied, serialised once per request body and overrides:
- * a fallback's retries of one target (and targets sharing one long override, the router's constant)
- * would otherwise serialise a body of up to 32 MB again on every try, up to 200 of them.
+ * A body with a target's override_params applied, and its bytes, made once per request body and
+ * overrides: a fallback's retries of one target (and targets sharing one long override, the router's
+ * constant) would otherwise copy and serialise a body of up to 32 MB again on every try, up to 200 of
+ * them. Only the last overrides' are kept: a fallback over targets with overrides of their own would
+ * otherwise hold a copy per target until the request ends (200 of 32 MB). The object, kept as well,
+ * is what the providers' mappings are kept for (runtime/providers/shared/mapped-body.ts).
  */
-const overriddenByParams = new WeakMap<object, Map<object, Buffer>>();
+const overriddenObjects = new WeakMap<object, LastKept<object, Record<string, unknown>>>();
+const overriddenByParams = new WeakMap<object, LastKept<object, Buffer>>();
 
 function overriddenBytes(params: object, overrides: Record<string, unknown>, body: Record<string, unknown>): Buffer {
-  const byOverrides = kept(overriddenByParams, params, () => new Map<object, Buffer>());
-  return kept(byOverrides, overrides, () => Buffer.from(JSON.stringify(body)));
+  return lastKept(overriddenByParams, params, overrides, () => Buffer.from(JSON.stringify(body)));
 }
 
 /** The parsed body with override_params applied; undefined for bodiless requests. */
@@ -310,7 +313,8 @@ async function bodyObject(req: Exchange, overrides: Record<string, unknown>): Pr
   if (req.rawBody === null || req.rawBody.length === 0) return undefined;
   const params = req.params !== undefined ? req.params : await req.json();
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
-  return hasKeys(overrides) ? { ...(params as Record<string, unknown>), ...overrides } : (params as Record<string, unknown>);
+  if (!hasKeys(overrides)) return params as Record<string, unknown>;
+  return lastKept(overriddenObjects, params, overrides, () => ({ ...(params as Record<string, unknown>), ...overrides }));
 }
 
 

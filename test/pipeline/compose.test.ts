@@ -170,4 +170,46 @@ describe('a body with override_params', () => {
     expect(JSON.parse(bodies[0].toString())).toMatchObject({ model: 'm', temperature: 0.25 });
     expect(JSON.parse(bodies[3].toString())).toMatchObject({ model: 'm', temperature: 0.75 });
   });
+
+  it('keeps only the last overrides\' body: a fallback over targets with overrides of their own never piles up copies', async () => {
+    const targets = [0.1, 0.2, 0.3].map((temperature) => ({ provider: 'openai', api_key: 'sk-test', override_params: { temperature } }));
+    const { router, sent } = routerFor({ strategy: { mode: 'fallback' }, targets }, undefined, [503, 503, 200]);
+    const exchange = exchangeFor(router);
+    const outcome = await router.run(exchange);
+    expect(outcome.status).toBe(200);
+    const bodies = sent.map((request) => request.body!);
+    expect(new Set(bodies).size).toBe(3);
+    expect(bodies.map((body) => (JSON.parse(body.toString()) as { temperature: number }).temperature)).toEqual([0.1, 0.2, 0.3]);
+  });
+});
+
+describe('a body a provider maps to its own format', () => {
+  const families: Array<[string, Record<string, unknown>]> = [
+    ['anthropic', { provider: 'anthropic', api_key: 'sk-test' }],
+    ['cloudb', { provider: 'cloudb', api_key: 'token', cloudb_region: 'us-central1', cloudb_project_id: 'p' }],
+    ['cloudc (signed)', { provider: 'cloudc', cloudc_region: 'us-east-1', cloudc_access_key_id: 'AKID', cloudc_secret_access_key: 'secret' }],
+  ];
+  for (const [family, target] of families) {
+    it(`is mapped once for every try that sends it: ${family}`, async () => {
+      const retried = { ...target, retry: { attempts: 2, on_status_codes: [503] } };
+      const { router, sent } = routerFor({ strategy: { mode: 'fallback' }, targets: [retried, target] }, undefined, [503, 503, 503, 503]);
+      await router.run(exchangeFor(router));
+      expect(sent).toHaveLength(4);
+      // Four tries over two targets of one family: one mapping, the same bytes each time.
+      for (const request of sent) expect(request.body).toBe(sent[0]!.body);
+      expect(JSON.stringify(JSON.parse(sent[0]!.body!.toString()))).toContain('"hi"');
+    });
+  }
+
+  it('is mapped again for a body with other overrides, and the signature covers the bytes sent', async () => {
+    const signing = { provider: 'cloudc', cloudc_region: 'us-east-1', cloudc_access_key_id: 'AKID', cloudc_secret_access_key: 'secret' };
+    const { router, sent } = routerFor({ strategy: { mode: 'fallback' }, targets: [{ ...signing, override_params: { temperature: 0.5 } }, signing] }, undefined, [503, 200]);
+    await router.run(exchangeFor(router));
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.body).not.toBe(sent[0]!.body);
+    expect((JSON.parse(sent[0]!.body!.toString()) as { inferenceConfig?: { temperature?: number } }).inferenceConfig?.temperature).toBe(0.5);
+    expect((JSON.parse(sent[1]!.body!.toString()) as { inferenceConfig?: { temperature?: number } }).inferenceConfig?.temperature).toBeUndefined();
+    const signatures = sent.map((request) => /Signature=([0-9a-f]+)/.exec(String(request.headers.authorization))![1]);
+    expect(signatures[1]).not.toBe(signatures[0]);
+  });
 });

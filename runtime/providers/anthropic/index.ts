@@ -1,7 +1,8 @@
 // The messages-style API (`anthropic`): the Bearer token becomes `x-api-key` (SPEC §5.2), chat
 // completions are translated to messages and back, streams included. Other paths pass through.
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
-import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
+import { chatRequestOf, includeUsage } from '../shared/chat.ts';
+import { mappedBody } from '../shared/mapped-body.ts';
 import { joinUrl, refuseClientQuery } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, notSupported } from '../shared/vendor-shaped.ts';
 import { toMessagesRequest } from './request.ts';
@@ -29,14 +30,13 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
       }
       refuseClientQuery(NAME, call.path);
       const chat = chatRequestOf(call.body);
-      const request = toMessagesRequest(chat, NAME);
       const strict = call.strictVendorCompliance;
-      const streamed = request.stream === true;
+      const streamed = chat.stream === true;
       return {
         url: joinUrl(base, '/messages'),
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json' },
-        body: jsonBuffer(request),
+        body: mappedBody(chat, 'anthropic.messages', () => toMessagesRequest(chat, NAME)),
         response: {
           provider: NAME,
           json: (body) => fromMessagesResponse(body as MessagesResponse, strict),

@@ -5,7 +5,8 @@
 // embeddings to `:predict`; other paths pass through under the regional API root.
 import { GatewayError } from '../../core/errors.ts';
 import { HostPolicy } from '../host-policy.ts';
-import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
+import { chatRequestOf, includeUsage } from '../shared/chat.ts';
+import { mappedBody } from '../shared/mapped-body.ts';
 import { joinUrl, refuseClientQuery, stringOption } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
@@ -71,18 +72,17 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
           url: joinUrl(base, `${modelPath}:predict`),
           method: 'POST',
           headers,
-          body: jsonBuffer(toPredictRequest(body, NAME)),
+          body: mappedBody(body, 'cloudb.predict', () => toPredictRequest(body, NAME)),
           response: { provider: NAME, observe, json: (json) => fromPredictResponse(json as PredictResponse, model, body.encoding_format === 'base64'), error },
         };
       }
       const chat = chatRequestOf(call.body);
-      const request = toGenerateContentRequest(chat, NAME);
       const streamed = chat.stream === true;
       return {
         url: joinUrl(base, streamed ? `${modelPath}:streamGenerateContent?alt=sse` : `${modelPath}:generateContent`),
         method: 'POST',
         headers: { ...headers, accept: streamed ? 'text/event-stream' : 'application/json' },
-        body: jsonBuffer(request),
+        body: mappedBody(chat, 'cloudb.generateContent', () => toGenerateContentRequest(chat, NAME)),
         response: {
           provider: NAME,
           observe,

@@ -4,7 +4,8 @@
 // service's bearer API key instead. Chat maps to converse / converse-stream (binary event stream);
 // other paths are signed and passed through under the runtime endpoint.
 import { GatewayError } from '../../core/errors.ts';
-import { chatRequestOf, includeUsage, jsonBuffer } from '../shared/chat.ts';
+import { chatRequestOf, includeUsage } from '../shared/chat.ts';
+import { mappedBody } from '../shared/mapped-body.ts';
 import { joinUrl, refuseClientQuery, splitUrl, stringOption } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
@@ -52,7 +53,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
         const streamed = chat.stream === true;
         const strict = call.strictVendorCompliance;
         url = joinUrl(base, `/model/${encodeURIComponent(model)}/${streamed ? 'converse-stream' : 'converse'}`);
-        body = jsonBuffer(toConverseRequest(chat, NAME));
+        body = mappedBody(chat, 'cloudc.converse', () => toConverseRequest(chat, NAME));
         method = 'POST';
         headers = { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
         response = {

@@ -2,6 +2,7 @@
 // sign → signature with the date/region/service-scoped key. The path is escaped once more, as for
 // every service but object storage, so an encoded model id (`a%3A0`) is signed as `a%253A0`.
 import { createHash, createHmac } from 'node:crypto';
+import { kept } from '../../core/memo.ts';
 
 export interface SigV4Credentials {
   accessKeyId: string;
@@ -38,6 +39,13 @@ function hmac(key: Buffer | string, data: string): Buffer {
   return createHmac('sha256', key).update(data, 'utf8').digest();
 }
 
+/**
+ * Payload hashes per body: a try is signed anew (the signature holds its time), but its body is the
+ * one the last try sent (mapped-body.ts, or the client's own bytes), and hashing 32 MB again on each of
+ * up to 200 tries took seconds of the serving thread. Bodies are never written to once made.
+ */
+const payloadHashes = new WeakMap<Buffer, string>();
+
 function hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
@@ -69,7 +77,7 @@ function canonicalQuery(query: string): string {
 export function signV4(request: SigV4Request, credentials: SigV4Credentials, scope: SigV4Scope, now: Date = new Date()): Record<string, string> {
   const date = amzDate(now);
   const day = date.slice(0, 8);
-  const payloadHash = request.body === null || request.body.length === 0 ? EMPTY_HASH : hex(request.body);
+  const payloadHash = request.body === null || request.body.length === 0 ? EMPTY_HASH : kept(payloadHashes, request.body, hex);
   // x-amz-content-sha256 is object storage's; the payload hash is part of the canonical request anyway.
   const added: Record<string, string> = { 'x-amz-date': date };
   if (credentials.sessionToken !== undefined) added['x-amz-security-token'] = credentials.sessionToken;
