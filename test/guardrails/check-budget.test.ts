@@ -113,4 +113,21 @@ describe('the check budget of one request', () => {
     expect(budget.spentMs).toBeGreaterThan(0);
     expect(budget.open).toBe(true);
   });
+
+  it('counts the jsonSchema thread\'s time too: validations past it fail unjudged, whatever their failOnError', async () => {
+    // Each level of the JSON doubles the schema's work: 2^40 steps would run for days.
+    const exponential = { $defs: { n: { oneOf: [{ properties: { a: { $ref: '#/$defs/n' } } }, { allOf: [{ properties: { a: { $ref: '#/$defs/n' } } }, { required: ['b'] }] }] } }, $ref: '#/$defs/n' };
+    let json: unknown = {};
+    for (let i = 0; i < 40; i++) json = { a: json };
+    const guardrails = [0, 1, 2].map((i) => ({ id: `schema${i}`, deny: true, 'default.jsonSchema': { schema: { ...exponential, title: `s${i}` }, failOnError: false } }));
+    const budget = new CheckBudget(300);
+    const started = performance.now();
+    const phase = await run(hooksOf(guardrails), budget, { model: 'm', messages: [{ role: 'user', content: JSON.stringify(json) }] });
+    const checks = phase.results.map((r) => r.checks[0]);
+    // Without the budget each would run to the thread's limit (1 s) and then pass, failOnError being false.
+    expect(checks.map((c) => c.verdict)).toEqual([false, false, false]);
+    for (const c of checks) expect(c.error).toMatch(/^not run: /);
+    expect(phase.denied).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
 });

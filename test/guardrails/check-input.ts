@@ -2,9 +2,10 @@
 import { BUILT_IN_CHECKS } from '../../runtime/pipeline/guardrails/check-registry.ts';
 import type { CheckFn, CheckInput, CheckTools, CheckVerdict, TextTransform } from '../../runtime/pipeline/guardrails/check.ts';
 import { HostPolicy } from '../../runtime/providers/host-policy.ts';
+import { CheckBudget } from '../../runtime/pipeline/guardrails/check-budget.ts';
 
 export function input(text: string, over: Partial<CheckInput> = {}): CheckInput {
-  return { phase: 'before', text, endpoint: 'chat', model: 'gpt-4o-mini', metadata: {}, headers: {}, request: {}, response: null, signal: new AbortController().signal, ...over };
+  return { phase: 'before', text, endpoint: 'chat', model: 'gpt-4o-mini', metadata: {}, headers: {}, request: {}, response: null, signal: new AbortController().signal, budget: new CheckBudget(), ...over };
 }
 
 export function tools(over: Partial<CheckTools> = {}): CheckTools {

@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../runtime/core/canonical-json.ts';
 import { JsonSchemaThread } from '../../runtime/pipeline/guardrails/checks/json-schema-thread.ts';
+import { BudgetSpent, CheckBudget } from '../../runtime/pipeline/guardrails/check-budget.ts';
 import { watchEventLoop } from '../support/event-loop-watch.ts';
 import { input, verdictCheck } from './check-input.ts';
 
@@ -62,6 +63,52 @@ describe('the jsonSchema validation thread', () => {
     const items = Array.from({ length: 30_000 }, (_, i) => ({ a: [i] }));
     await expect(thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items)).rejects.toThrow('longer than 500 ms');
     expect(await thread.judge(canonicalJson({ type: 'array', uniqueItems: true }), items.slice(0, 100))).toEqual({ holds: true, problem: null });
+  });
+});
+
+describe('the validation thread and the requests sharing it', () => {
+  const thread = new JsonSchemaThread(500);
+  afterAll(() => thread.close());
+  const owner = (budget: CheckBudget, signal = new AbortController().signal) => ({ budget, signal });
+
+  it('charges a request\'s validations to its check budget, stops one at what is left of it, and runs none of its queued ones after', async () => {
+    await thread.judge(canonicalJson(ANSWER), { answer: 0 });
+    const greedy = owner(new CheckBudget(300));
+    const other = owner(new CheckBudget());
+    const started = performance.now();
+    const settled = Promise.allSettled([
+      thread.judge(canonicalJson(EXPONENTIAL), nested(40), greedy),
+      thread.judge(canonicalJson(EXPONENTIAL), nested(41), greedy),
+      thread.judge(canonicalJson(EXPONENTIAL), nested(42), greedy),
+      thread.judge(canonicalJson(ANSWER), { answer: 'waiting behind them' }, other),
+    ]);
+    const [first, second, third, fair] = await settled;
+    const elapsed = performance.now() - started;
+    for (const result of [first, second, third]) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(BudgetSpent);
+      expect((result as PromiseRejectedResult).reason.message).toMatch(/^not run: this request's checks had already held the gateway for \d+ ms/);
+    }
+    expect(fair).toEqual({ status: 'fulfilled', value: { holds: true, problem: null } });
+    expect(greedy.budget.open).toBe(false);
+    expect(greedy.budget.spentMs).toBeGreaterThanOrEqual(290);
+    // One validation stopped at the budget (300 ms) and a new thread: not three at the thread's limit (1.5 s).
+    expect(elapsed).toBeLessThan(1400);
+    expect(other.budget.spentMs).toBeLessThan(300);
+  });
+
+  it('charges what a validation took, and runs none whose request ended before its turn', async () => {
+    const budget = new CheckBudget();
+    expect(await thread.judge(canonicalJson(ANSWER), { answer: 1 }, owner(budget))).toEqual({ holds: true, problem: null });
+    expect(budget.spentMs).toBeGreaterThan(0);
+    const ended = new AbortController();
+    const running = thread.judge(canonicalJson(EXPONENTIAL), nested(20), owner(new CheckBudget()));
+    const queued = thread.judge(canonicalJson(EXPONENTIAL), nested(40), owner(new CheckBudget(), ended.signal));
+    ended.abort();
+    await running;
+    const started = performance.now();
+    await expect(queued).rejects.toThrow('not run: the request ended first');
+    expect(performance.now() - started).toBeLessThan(100);
   });
 });
 

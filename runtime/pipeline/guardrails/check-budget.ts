@@ -1,4 +1,5 @@
-// One request's checks share a time budget on the serving thread. Each check is bounded on its own
+// One request's checks share a time budget: what they hold the serving thread for, and what their
+// validations hold the jsonSchema thread for (json-schema-thread.ts). Each check is bounded on its own
 // (a pattern's work per match, contains' candidates, the body limit), but a config holds many
 // checks, and an inline config is client input: ninety regexMatch checks of distinct ~100-step
 // rules, each near its bound on a crafted text, held the thread for most of a minute. So once a
@@ -8,7 +9,7 @@
 
 import type { TextTransform } from './check.ts';
 
-/** The most time one request's checks and transformers may hold the serving thread; a check already running finishes. */
+/** The most time one request's checks and transformers may take (the serving thread's and the validation thread's); a check already running on the serving thread finishes. */
 export const REQUEST_CHECK_TIME_MS = 2_000;
 
 export class CheckBudget {
@@ -28,7 +29,12 @@ export class CheckBudget {
     return this.#spentMs < this.limitMs;
   }
 
-  /** Counts the time since `t0` (performance.now()) a check held the thread. */
+  /** What is left before the budget is spent (0 once it is). */
+  get remainingMs(): number {
+    return Math.max(0, this.limitMs - this.#spentMs);
+  }
+
+  /** Counts the time since `t0` (performance.now()) a check held a thread. */
   charge(t0: number): void {
     this.#spentMs += performance.now() - t0;
   }
@@ -39,7 +45,7 @@ export class CheckBudget {
    */
   metered(transform: TextTransform): TextTransform {
     return (text) => {
-      if (!this.open) throw new Error(this.spentReason());
+      if (!this.open) throw new BudgetSpent(this);
       const t0 = performance.now();
       try {
         return transform(text);
@@ -52,5 +58,13 @@ export class CheckBudget {
   /** Why a check was not run. */
   spentReason(): string {
     return `not run: this request's checks had already held the gateway for ${Math.round(this.#spentMs)} ms, and one request's checks may take at most ${this.limitMs} ms`;
+  }
+}
+
+/** A check stopped, or never started, because its request's budget was spent: it fails whatever its failOnError. */
+export class BudgetSpent extends Error {
+  constructor(budget: CheckBudget) {
+    super(budget.spentReason());
+    this.name = 'BudgetSpent';
   }
 }

@@ -5,6 +5,7 @@
 import type { Metadata } from '../../core/gateway-headers.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { HostPolicy } from '../../providers/host-policy.ts';
+import type { CheckBudget } from './check-budget.ts';
 
 /** `before`: before-request hooks and input guardrails, on the request; `after`: after-request hooks and output guardrails, on the answer. */
 export type HookPhase = 'before' | 'after';
@@ -24,6 +25,8 @@ export interface CheckInput {
   /** The answer body (parsed JSON, or the assembled stream); null before the request. */
   readonly response: unknown;
   readonly signal: AbortSignal;
+  /** The request's check budget: a check whose work runs on another thread (jsonSchema) charges that time to it. */
+  readonly budget: CheckBudget;
 }
 
 export interface CheckVerdict {

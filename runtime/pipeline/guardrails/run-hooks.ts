@@ -10,7 +10,7 @@ import { BUILT_IN_CHECKS } from './check-registry.ts';
 import type { CheckFn, CheckInput, CheckTools, CheckVerdict, HookPhase, TextTransform } from './check.ts';
 import type { Feedback, HookSpec } from './hook-spec.ts';
 import type { Rewritten } from './hook-text.ts';
-import type { CheckBudget } from './check-budget.ts';
+import { BudgetSpent, type CheckBudget } from './check-budget.ts';
 
 interface PreparedCheck {
   id: string;
@@ -39,7 +39,7 @@ export interface FeedbackEntry {
 }
 
 /** What a phase reads besides its text, and the request's check budget it spends. */
-export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & { request: unknown; budget: CheckBudget };
+export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & { request: unknown };
 
 /** How a phase reads and rewrites its body (the request's params before, the answer after). */
 export interface PhaseBody {
@@ -126,6 +126,7 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
     request: phase === 'before' ? current : ctx.request,
     response: phase === 'after' ? current : null,
     signal: ctx.signal,
+    budget,
   };
   const pending: Array<Promise<void>> = [];
   hooks.forEach((hook, h) => {
@@ -220,7 +221,8 @@ function notRun(check: PreparedCheck, budget: CheckBudget, t0: number): CheckRes
 }
 
 function errored(check: PreparedCheck, error: unknown, t0: number): CheckResult {
-  return { id: check.id, verdict: !check.failOnError, explanation: null, error: error instanceof Error ? error.message : String(error), executionTimeMs: elapsed(t0) };
+  // A check the budget stopped was not judged: failOnError false must not let a deny rule pass unjudged.
+  return { id: check.id, verdict: !(check.failOnError || error instanceof BudgetSpent), explanation: null, error: error instanceof Error ? error.message : String(error), executionTimeMs: elapsed(t0) };
 }
 
 function elapsed(t0: number): number {

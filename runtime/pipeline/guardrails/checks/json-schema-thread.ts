@@ -1,10 +1,15 @@
 // The serving thread's side of default.jsonSchema's validation thread (json-schema-worker.ts): one
-// thread per process, started by the first validation, validations answered in the order sent. The
-// one being run has a time limit: past it the thread is ended (the only way to stop a validation),
-// that validation fails as a check that could not run, and the ones queued behind it go to a new
-// thread. A thread that dies any other way (out of its memory bound) is treated the same.
+// thread per process, started by the first validation, validations run in the order asked, one sent
+// at a time. The one being run has a time limit: past it the thread is ended (the only way to stop a
+// validation), that validation fails as a check that could not run, and the rest go to a new thread.
+// A thread that dies any other way (out of its memory bound) is treated the same. The thread is
+// shared by every request, so a validation's time is charged to its request's check budget
+// (check-budget.ts), which also bounds its limit: one request's checks cannot hold the thread past
+// that budget while other requests' validations wait behind them. A validation whose request's
+// budget is spent, or whose request ended, by its turn is not run.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { EMBEDDED_FILES } from '../../../../compiler/config/embedded-files.ts';
+import { BudgetSpent, type CheckBudget } from '../check-budget.ts';
 import type { JudgeMessage, JudgeReply } from './json-schema-worker.ts';
 
 /**
@@ -21,8 +26,15 @@ export interface Judged {
   problem: string | null;
 }
 
+/** Whose validation it is: its time is charged to `budget`, and it is dropped once `signal` aborted. */
+export interface JudgedFor {
+  budget: CheckBudget;
+  signal: AbortSignal;
+}
+
 interface Pending {
   message: JudgeMessage;
+  owner: JudgedFor | null;
   resolve(judged: Judged): void;
   reject(error: Error): void;
 }
@@ -34,29 +46,24 @@ export class JsonSchemaThread {
   #replies: MessagePort | null = null;
   /** Whether the thread has loaded: its start-up is not a validation's time. */
   #ready = false;
-  /** Sent and unanswered, in the order sent: the first is the one the thread runs. */
+  /** Asked and unanswered, in the order asked: the first is the one sent to the thread. */
   readonly #queue: Pending[] = [];
   #timer: NodeJS.Timeout | null = null;
+  /** When the running validation's clock started (performance.now()). */
+  #clockStarted = 0;
+  /** Whether the running validation's limit is its request's budget rather than the thread's limit. */
+  #limitIsBudget = false;
   #nextId = 0;
 
   constructor(limitMs = JSON_SCHEMA_TIME_LIMIT_MS) {
     this.#limitMs = limitMs;
   }
 
-  /** Whether `value` fits the schema given as canonical JSON text (the worker's cache key). */
-  judge(schema: string, value: unknown): Promise<Judged> {
+  /** Whether `value` fits the schema given as canonical JSON text (the worker's cache key); `owner`: the request asking. */
+  judge(schema: string, value: unknown, owner: JudgedFor | null = null): Promise<Judged> {
     return new Promise<Judged>((resolve, reject) => {
-      const pending: Pending = { message: { id: this.#nextId++, schema, value }, resolve, reject };
-      this.#queue.push(pending);
-      try {
-        this.#thread().postMessage(pending.message);
-      } catch (error) {
-        // The value could not be copied to the thread (it came from JSON, so this is not expected).
-        this.#queue.splice(this.#queue.indexOf(pending), 1);
-        reject(error as Error);
-        return;
-      }
-      if (this.#queue.length === 1 && this.#ready) this.#startClock();
+      this.#queue.push({ message: { id: this.#nextId++, schema, value }, owner, resolve, reject });
+      if (this.#queue.length === 1) this.#sendFirst();
     });
   }
 
@@ -69,6 +76,27 @@ export class JsonSchemaThread {
     this.#stopClock();
     for (const pending of this.#queue.splice(0)) pending.reject(new Error('the gateway is stopping'));
     await worker?.terminate();
+  }
+
+  /** Sends the first validation that may still run; the ones before it whose request's budget is spent or whose request ended fail unrun. */
+  #sendFirst(): void {
+    for (let first = this.#queue[0]; first !== undefined; first = this.#queue[0]) {
+      const refusal = first.owner === null ? null : !first.owner.budget.open ? new BudgetSpent(first.owner.budget) : first.owner.signal.aborted ? new Error('not run: the request ended first') : null;
+      if (refusal === null) {
+        try {
+          this.#thread().postMessage(first.message);
+        } catch (error) {
+          // The value could not be copied to the thread (it came from JSON, so this is not expected).
+          this.#queue.shift();
+          first.reject(error as Error);
+          continue;
+        }
+        if (this.#ready) this.#startClock();
+        return;
+      }
+      this.#queue.shift();
+      first.reject(refusal);
+    }
   }
 
   #thread(): Worker {
@@ -102,38 +130,57 @@ export class JsonSchemaThread {
     const pending = this.#queue[0];
     if (pending === undefined || pending.message.id !== reply.id) return;
     if ('compiled' in reply) {
+      // Compiling depends on the schema alone, which the config's check bounded: not the validation's time.
       this.#stopClock();
       this.#startClock();
       return;
     }
     this.#queue.shift();
-    this.#stopClock();
-    if (this.#queue.length > 0) this.#startClock();
+    this.#finishClock(pending);
     if ('failed' in reply) pending.reject(new Error(reply.failed));
     else pending.resolve({ holds: reply.holds, problem: reply.problem });
+    this.#sendFirst();
   }
 
-  /** The running validation fails with `reason`; the thread is ended and the rest go to a new one. */
-  #lost(worker: Worker, reason: string): void {
+  /**
+   * The running validation fails with `reason`, or as unjudged for its request's budget when that was
+   * its limit (`byClock`); the thread is ended and the rest go to a new one.
+   */
+  #lost(worker: Worker, reason: string, byClock = false): void {
     if (worker !== this.#worker) return;
     this.#worker = null;
-    this.#stopClock();
     void worker.terminate();
-    this.#queue.shift()?.reject(new Error(reason));
-    for (const pending of this.#queue) this.#thread().postMessage(pending.message);
+    const byBudget = byClock && this.#limitIsBudget;
+    const pending = this.#queue.shift();
+    if (pending !== undefined) {
+      this.#finishClock(pending);
+      pending.reject(byBudget && pending.owner !== null ? new BudgetSpent(pending.owner.budget) : new Error(reason));
+    }
+    this.#stopClock();
+    this.#sendFirst();
+  }
+
+  /** Stops the clock and charges the time the validation ran to its request's budget. */
+  #finishClock(pending: Pending): void {
+    if (this.#timer !== null) pending.owner?.budget.charge(this.#clockStarted);
+    this.#stopClock();
   }
 
   #startClock(): void {
     const worker = this.#worker!;
     const replies = this.#replies!;
+    const budget = this.#queue[0]!.owner?.budget;
+    const limitMs = budget === undefined ? this.#limitMs : Math.min(this.#limitMs, budget.remainingMs);
+    this.#limitIsBudget = limitMs < this.#limitMs;
+    this.#clockStarted = performance.now();
     const timer: NodeJS.Timeout = setTimeout(() => {
       // The answer may have come while this thread was busy: timers run before messages are read.
       // One taken in here that answers or restarts the clock (a compile done) means it is not time.
       for (let reply = receiveMessageOnPort(replies); reply !== undefined && this.#timer === timer; reply = receiveMessageOnPort(replies)) {
         this.#answered(worker, reply.message as JudgeReply);
       }
-      if (this.#timer === timer) this.#lost(worker, `validating took longer than ${this.#limitMs} ms, the limit of one validation, and was stopped`);
-    }, this.#limitMs);
+      if (this.#timer === timer) this.#lost(worker, `validating took longer than ${this.#limitMs} ms, the limit of one validation, and was stopped`, true);
+    }, limitMs);
     this.#timer = timer;
   }
 

@@ -19,7 +19,8 @@ export const jsonSchema: CheckDefinition = {
     return async (input) => {
       const json = jsonInText(input.text);
       if (!json.found) return verdictOf(false, parameters, 'no JSON in the text');
-      const judged = await jsonSchemaThread().judge(schema, json.value);
+      // Its time on the thread is the request's check budget's (the input carries the budget and the request's signal).
+      const judged = await jsonSchemaThread().judge(schema, json.value, input);
       return verdictOf(judged.holds, parameters, judged.holds ? 'the JSON fits the schema' : `the JSON does not fit the schema: ${judged.problem ?? ''}`.trim());
     };
   },
