@@ -57,6 +57,8 @@ Environment:
                                (default: any host but link-local and cloud metadata addresses)
   GATEWAY_FILE_MAX_BYTES       largest file an upload to /v1/files may carry (default 26214400, or
                                GATEWAY_MAX_BODY_BYTES less 1048576 when that is less; at most that)
+  GATEWAY_FILE_STORAGE_MAX_BYTES  bytes of files the gateway keeps per organisation, all together
+                               (default 10737418240; 0: no limit)
   GATEWAY_BATCH_CONCURRENCY    lines of one gateway-managed batch in flight at once (default 8)
   GATEWAY_BATCH_MAX_RUNNING    gateway-managed batches one process runs at once (default 4)
   GATEWAY_BATCH_LEASE_MS       how long the batches of a process that died wait before another takes

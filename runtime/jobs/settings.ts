@@ -21,6 +21,11 @@ export interface JobSettings {
   modelCatalogPath: string | null;
   /** Days a stored response is kept (GATEWAY_RESPONSE_RETENTION_DAYS); 0 keeps them for ever. */
   responseRetentionDays: number;
+  /**
+   * Bytes of files the gateway keeps for one organisation, all its files together
+   * (GATEWAY_FILE_STORAGE_MAX_BYTES); an upload past it is 400 `file_storage_full`. 0: no limit.
+   */
+  fileStorageMaxBytes: number;
 }
 
 /** Room for the form fields, part headers and boundaries around an uploaded file. */
@@ -42,6 +47,9 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
   contractMode: 'lenient',
   modelCatalogPath: null,
   responseRetentionDays: 30,
+  // 10 GiB: four hundred of the largest uploads; the vendor keeps 100 GB per organisation, but here
+  // the files are rows of the gateway's own database, on the operator's disk.
+  fileStorageMaxBytes: 10 * 1024 ** 3,
 };
 
 export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSettings {
@@ -58,6 +66,7 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
     contractMode: mode === 'strict' ? 'strict' : 'lenient',
     modelCatalogPath: env.GATEWAY_MODEL_CATALOG || null,
     responseRetentionDays: envInteger(env, 'GATEWAY_RESPONSE_RETENTION_DAYS', DEFAULT_JOB_SETTINGS.responseRetentionDays, 0),
+    fileStorageMaxBytes: envInteger(env, 'GATEWAY_FILE_STORAGE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileStorageMaxBytes, 0),
   };
 }
 

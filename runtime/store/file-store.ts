@@ -39,8 +39,26 @@ export interface FilePage {
   afterFound: boolean;
 }
 
+/** An upload that would take the organisation's files past `maxStoredBytes`: nothing was stored. */
+export class FileStorageFull extends Error {
+  readonly storedBytes: number;
+  readonly maxStoredBytes: number;
+
+  constructor(storedBytes: number, maxStoredBytes: number) {
+    super(`The organisation's files take ${storedBytes} bytes; with this one they would take more than ${maxStoredBytes}.`);
+    this.name = 'FileStorageFull';
+    this.storedBytes = storedBytes;
+    this.maxStoredBytes = maxStoredBytes;
+  }
+}
+
 export interface GatewayFileStore {
-  create(input: NewGatewayFile): Promise<GatewayFileRecord>;
+  /**
+   * Stores a file. With `maxStoredBytes` (> 0), the organisation's files, this one included, must
+   * take at most that many bytes, or FileStorageFull is thrown; checked and stored in one step, so
+   * uploads racing each other (in other processes too) cannot pass it together.
+   */
+  create(input: NewGatewayFile, maxStoredBytes?: number): Promise<GatewayFileRecord>;
   /** Null when no file of this organisation has the ID. */
   get(organisationId: string, id: string): Promise<GatewayFileRecord | null>;
   content(organisationId: string, id: string): Promise<Buffer | null>;

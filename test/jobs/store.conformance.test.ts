@@ -5,6 +5,7 @@ import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewBatch } from '../../runtime/store/batch-store.ts';
 import type { StoredResponseRecord } from '../../runtime/store/response-store.ts';
+import { FileStorageFull } from '../../runtime/store/file-store.ts';
 import { FILE_CHUNK_BYTES } from '../../runtime/store/sql/sql-file-store.ts';
 import { BACKENDS, storeForSuite } from '../store/backends.ts';
 import { ResponseRetention } from '../../runtime/jobs/response-retention.ts';
@@ -45,6 +46,31 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     expect(await suite.store.files.delete(org, file.id)).toBe(false);
     const empty = await suite.store.files.create({ organisationId: org, purpose: 'batch', filename: 'e.jsonl', content: Buffer.alloc(0) });
     expect((await suite.store.files.content(org, empty.id))?.length).toBe(0);
+  });
+
+  it('keeps an organisation\'s files within a storage limit: to the byte, per organisation, room again after a delete', async () => {
+    const org = randomUUID();
+    const file = (bytes: number, organisationId = org) => ({ organisationId, purpose: 'batch' as const, filename: 'q.jsonl', content: Buffer.alloc(bytes, 1) });
+    const first = await suite.store.files.create(file(600), 1000);
+    await suite.store.files.create(file(400), 1000);
+    const full = await suite.store.files.create(file(1), 1000).catch((error: unknown) => error);
+    expect(full).toBeInstanceOf(FileStorageFull);
+    expect(full).toMatchObject({ storedBytes: 1000, maxStoredBytes: 1000 });
+    // Nothing of the refused file was kept.
+    expect((await suite.store.files.list(org, { limit: 10, order: 'desc' })).items.map((f) => f.bytes)).toEqual([400, 600]);
+    // Another organisation has its own room; no limit (0) is no check.
+    await suite.store.files.create(file(1000, randomUUID()), 1000);
+    await suite.store.files.create(file(5), 0);
+    expect(await suite.store.files.delete(org, first.id)).toBe(true);
+    await suite.store.files.create(file(595), 1000);
+  });
+
+  it('lets uploads racing each other past a storage limit together never', async () => {
+    const org = randomUUID();
+    const settled = await Promise.allSettled(Array.from({ length: 8 }, () => suite.store.files.create({ organisationId: org, purpose: 'batch', filename: 'race.jsonl', content: Buffer.alloc(FILE_CHUNK_BYTES + 1, 2) }, 3 * (FILE_CHUNK_BYTES + 1))));
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
+    for (const refused of settled.filter((s) => s.status === 'rejected')) expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(FileStorageFull);
+    expect((await suite.store.files.list(org, { limit: 10, order: 'desc' })).items).toHaveLength(3);
   });
 
   it('reads a file deleted while it is read as gone or whole, never in part', async () => {

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { ClientAbortedError } from '../../server/body.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
-import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-store.ts';
+import { FileStorageFull, type GatewayFilePurpose, type GatewayFileRecord } from '../../store/file-store.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from '../../core/multipart.ts';
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
@@ -57,7 +57,12 @@ export function fileHandlers(deps: JobDeps): Record<string, Handler> {
         return;
       }
       refuseUnreadFields(upload.parts);
-      const record = await store.files.create({ organisationId: caller.organisationId, purpose: purpose as GatewayFilePurpose, filename: file.filename!, content: file.data });
+      const record = await store.files
+        .create({ organisationId: caller.organisationId, purpose: purpose as GatewayFilePurpose, filename: file.filename!, content: file.data }, deps.settings.fileStorageMaxBytes)
+        .catch((error: unknown) => {
+          if (error instanceof FileStorageFull) throw storageFull(error, file.data.length);
+          throw error;
+        });
       sendOk(ctx, fileWire(record));
     },
 
@@ -128,6 +133,15 @@ export function fileWire(record: GatewayFileRecord): FileWire {
 
 function listPage(data: FileWire[], hasMore: boolean): FileList {
   return { object: 'list', data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null };
+}
+
+/** The vendor answers a full file storage 400 too: deleting files, not waiting, makes room. */
+function storageFull(full: FileStorageFull, bytes: number): GatewayError {
+  return new GatewayError(
+    'file_storage_full',
+    `The gateway keeps at most ${full.maxStoredBytes} bytes of files per organisation (GATEWAY_FILE_STORAGE_MAX_BYTES); your organisation's files take ${full.storedBytes}, and this one has ${bytes}. Delete files you no longer need (DELETE /v1/files/{file_id}).`,
+    'file',
+  );
 }
 
 function fileTooLarge(limit: number): GatewayError {

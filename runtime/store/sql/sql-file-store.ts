@@ -3,7 +3,7 @@
 // value grows with the file and a content read is a handful of rows.
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { FileListOptions, FilePage, GatewayFilePurpose, GatewayFileRecord, GatewayFileStore, NewGatewayFile } from '../file-store.ts';
+import { FileStorageFull, type FileListOptions, type FilePage, type GatewayFilePurpose, type GatewayFileRecord, type GatewayFileStore, type NewGatewayFile } from '../file-store.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlExecutor, SqlValue } from './sql-database.ts';
@@ -60,8 +60,24 @@ export class SqlFileStore implements GatewayFileStore {
     this.#db = db;
   }
 
-  create(input: NewGatewayFile): Promise<GatewayFileRecord> {
-    return this.#db.transaction((tx) => insertFile(tx, input));
+  create(input: NewGatewayFile, maxStoredBytes = 0): Promise<GatewayFileRecord> {
+    return this.#db.transaction(async (tx) => {
+      if (maxStoredBytes > 0) await this.#refuseOverQuota(tx, input, maxStoredBytes);
+      return insertFile(tx, input);
+    });
+  }
+
+  /**
+   * Throws FileStorageFull when the organisation's files and `input` would take more than `max`.
+   * SQLite's write transaction is the whole file's already (BEGIN IMMEDIATE); on PostgreSQL two
+   * uploads would each read the sum without the other's file, so the organisation's uploads take
+   * turns on a transaction-scoped lock first.
+   */
+  async #refuseOverQuota(tx: SqlExecutor, input: NewGatewayFile, max: number): Promise<void> {
+    if (this.#db.dialect === 'postgres') await tx.get("SELECT pg_advisory_xact_lock(hashtext('gateway-files:' || ?)) AS locked", [input.organisationId]);
+    const row = await tx.get<{ stored: number | string | null }>('SELECT SUM(bytes) AS stored FROM gateway_files WHERE organisation_id = ?', [input.organisationId]);
+    const stored = Number(row?.stored ?? 0);
+    if (stored + input.content.length > max) throw new FileStorageFull(stored, max);
   }
 
   async get(organisationId: string, id: string): Promise<GatewayFileRecord | null> {
