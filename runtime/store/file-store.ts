@@ -59,6 +59,8 @@ export interface GatewayFileStore {
    * uploads racing each other (in other processes too) cannot pass it together.
    */
   create(input: NewGatewayFile, maxStoredBytes?: number): Promise<GatewayFileRecord>;
+  /** Bytes the organisation's files take, all together. */
+  storedBytes(organisationId: string): Promise<number>;
   /** Null when no file of this organisation has the ID. */
   get(organisationId: string, id: string): Promise<GatewayFileRecord | null>;
   content(organisationId: string, id: string): Promise<Buffer | null>;

@@ -1,11 +1,11 @@
 // GATEWAY_FILE_STORAGE_MAX_BYTES through the HTTP API: an organisation's uploads stop at the limit with
-// 400 file_storage_full (nothing stored), a delete makes room, and a gateway-managed batch's output
-// file is kept even past the limit (a finished batch's results are never refused). Both backends'
-// check is in test/jobs/store.conformance.test.ts.
+// 400 file_storage_full (nothing stored), a delete makes room, a gateway-managed batch's output file is
+// kept even past the limit (a finished batch's results are never refused), and a new batch is refused
+// while the files fill the storage. Both backends' check is in test/jobs/store.conformance.test.ts.
 import { toFile } from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { jobSettingsFromEnv, DEFAULT_JOB_SETTINGS } from '../../runtime/jobs/settings.ts';
-import { chatLine, type JobsGateway, jsonl, plainHeaders, startJobsGateway, until } from './harness.ts';
+import { chatLine, type JobsGateway, jsonl, plainHeaders, startJobsGateway, until, VENDOR_MOCK_KEY, vendorHeaders } from './harness.ts';
 
 const LIMIT = 4096;
 let gw: JobsGateway;
@@ -53,12 +53,12 @@ it('refuses an upload past the organisation\'s storage with 400 file_storage_ful
   for (const file of (await gw.call('GET', '/v1/files')).body.data as Array<{ id: string }>) await gw.call('DELETE', `/v1/files/${file.id}`);
 });
 
-it('keeps a gateway-managed batch\'s output file past the limit, and then refuses uploads until files are deleted', async () => {
+it('keeps a gateway-managed batch\'s output file past the limit, and then refuses uploads and new batches until files are deleted', async () => {
   const headers = plainHeaders(gw.vendor[0]);
   const client = gw.client(headers);
   const input = await client.files.create({ file: await toFile(Buffer.from(jsonl([chatLine('s-0', 'one'), chatLine('s-1', 'two')])), 'in.jsonl'), purpose: 'batch' });
-  // Fill the rest of the storage to the byte.
-  const filler = await gw.call('POST', '/v1/files', { raw: form(lineOf(LIMIT - input.bytes)), headers });
+  // Fill the storage to a byte short of the limit: room for no file, but a batch may still start.
+  const filler = await gw.call('POST', '/v1/files', { raw: form(lineOf(LIMIT - input.bytes - 1)), headers });
   expect(filler.status).toBe(200);
   const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
   expect(batch.id).toMatch(/^batch_gw/);
@@ -68,4 +68,28 @@ it('keeps a gateway-managed batch\'s output file past the limit, and then refuse
   expect(output.trimEnd().split('\n')).toHaveLength(2);
   const refused = await gw.call('POST', '/v1/files', { raw: form(lineOf(10)), headers });
   expect(refused.body.error?.code).toBe('file_storage_full');
+  const again = await gw.call('POST', '/v1/batches', { body: { input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers });
+  expect(again.status).toBe(400);
+  expect(again.body.error).toMatchObject({ code: 'file_storage_full', param: '/input_file_id' });
+  expect(again.body.error.message).toContain("a batch's results are kept as files");
+  // Deleting the output makes room for the next batch again.
+  expect((await gw.call('DELETE', `/v1/files/${done.output_file_id}`, { headers })).status).toBe(200);
+  const next = await gw.call('POST', '/v1/batches', { body: { input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, headers });
+  expect(next.status).toBe(200);
+  await until(() => client.batches.retrieve(next.body.id), (b) => b.status === 'completed', 20_000, 'the next batch');
+});
+
+it('counts a provider\'s file copied in to run an immediate batch from like an upload', async () => {
+  for (const file of (await gw.call('GET', '/v1/files', { headers: plainHeaders(gw.vendor[0]) })).body.data as Array<{ id: string }>) {
+    await gw.call('DELETE', `/v1/files/${file.id}`, { headers: plainHeaders(gw.vendor[0]) });
+  }
+  const headers = vendorHeaders(gw.vendor[0]);
+  const client = gw.client(headers);
+  const atProvider = await client.files.create({ file: await toFile(Buffer.from(jsonl([chatLine('p-0', 'one'), chatLine('p-1', 'two')])), 'p.jsonl'), purpose: 'batch' });
+  expect(gw.vendor[0].requests.some((r) => r.method === 'POST' && r.path === '/v1/files')).toBe(true);
+  expect((await gw.call('POST', '/v1/files', { raw: form(lineOf(LIMIT - 100)), headers: plainHeaders(gw.vendor[0]) })).status).toBe(200);
+  const refused = await gw.call('POST', '/v1/batches', { body: { input_file_id: atProvider.id, endpoint: '/v1/chat/completions', completion_window: 'immediate' }, headers: { ...headers, authorization: `Bearer ${VENDOR_MOCK_KEY}` } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error).toMatchObject({ code: 'file_storage_full', param: '/input_file_id' });
+  expect(refused.body.error.message).toContain(`the provider's file ${atProvider.id}, copied in to run the batch from, has ${atProvider.bytes}`);
 });

@@ -56,6 +56,8 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     const full = await suite.store.files.create(file(1), 1000).catch((error: unknown) => error);
     expect(full).toBeInstanceOf(FileStorageFull);
     expect(full).toMatchObject({ storedBytes: 1000, maxStoredBytes: 1000 });
+    expect(await suite.store.files.storedBytes(org)).toBe(1000);
+    expect(await suite.store.files.storedBytes(randomUUID())).toBe(0);
     // Nothing of the refused file was kept.
     expect((await suite.store.files.list(org, { limit: 10, order: 'desc' })).items.map((f) => f.bytes)).toEqual([400, 600]);
     // Another organisation has its own room; no limit (0) is no check.

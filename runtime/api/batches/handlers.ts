@@ -17,7 +17,8 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import type { BatchRecord } from '../../store/batch-store.ts';
-import type { GatewayFileRecord } from '../../store/file-store.ts';
+import { FileStorageFull, type GatewayFileRecord } from '../../store/file-store.ts';
+import { fileStorageFull } from '../files/storage-full.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { policyConfigId } from '../../pipeline/limits/limit-stage.ts';
 import type { ApiKeyRecord } from '../../store/api-key-store.ts';
@@ -53,7 +54,23 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
       sendAnswer(ctx, answer);
       return null;
     }
-    return store.files.create({ organisationId, purpose: 'batch', filename: `copy-of-${fileId}.jsonl`, content: answer.bytes });
+    // The copy is kept like an upload, and counts like one.
+    return store.files.create({ organisationId, purpose: 'batch', filename: `copy-of-${fileId}.jsonl`, content: answer.bytes }, deps.settings.fileStorageMaxBytes).catch((error: unknown) => {
+      if (error instanceof FileStorageFull) throw fileStorageFull(error.storedBytes, error.maxStoredBytes, `the provider's file ${fileId}, copied in to run the batch from, has ${answer.bytes.length}`, '/input_file_id');
+      throw error;
+    });
+  }
+
+  /**
+   * A gateway-managed batch keeps its results as files, which are never refused once the lines ran
+   * (docs/jobs.md): so a batch is refused up front when the organisation's files already fill its
+   * storage, or a tenant could grow it without bound by running batches.
+   */
+  async function refuseFullStorage(organisationId: string): Promise<void> {
+    const max = deps.settings.fileStorageMaxBytes;
+    if (max <= 0) return;
+    const stored = await store.files.storedBytes(organisationId);
+    if (stored >= max) throw fileStorageFull(stored, max, 'a batch\'s results are kept as files', '/input_file_id');
   }
 
   /**
@@ -89,6 +106,7 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
       // The headers each line will be routed with, checked now as a live request's are: one the route
       // would refuse (a provider-option or routing header no target reads) must not fail every line.
       if (options.headersJudgedPerCall) refuseUnreadHeaders(router.plan.root, options, deps.credentials());
+      await refuseFullStorage(caller.organisationId);
       const content = await inputContent(ctx, router, body.input_file_id);
       if (content === null) return;
       const id = `batch_gw${randomBytes(12).toString('base64url')}`;

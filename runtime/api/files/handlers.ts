@@ -19,6 +19,7 @@ import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { attachmentDisposition } from './content-disposition.ts';
+import { fileStorageFull } from './storage-full.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
 const DEFAULT_FILE_LIMIT = 10_000;
@@ -60,7 +61,7 @@ export function fileHandlers(deps: JobDeps): Record<string, Handler> {
       const record = await store.files
         .create({ organisationId: caller.organisationId, purpose: purpose as GatewayFilePurpose, filename: file.filename!, content: file.data }, deps.settings.fileStorageMaxBytes)
         .catch((error: unknown) => {
-          if (error instanceof FileStorageFull) throw storageFull(error, file.data.length);
+          if (error instanceof FileStorageFull) throw fileStorageFull(error.storedBytes, error.maxStoredBytes, `this one has ${file.data.length}`, 'file');
           throw error;
         });
       sendOk(ctx, fileWire(record));
@@ -133,15 +134,6 @@ export function fileWire(record: GatewayFileRecord): FileWire {
 
 function listPage(data: FileWire[], hasMore: boolean): FileList {
   return { object: 'list', data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null };
-}
-
-/** The vendor answers a full file storage 400 too: deleting files, not waiting, makes room. */
-function storageFull(full: FileStorageFull, bytes: number): GatewayError {
-  return new GatewayError(
-    'file_storage_full',
-    `The gateway keeps at most ${full.maxStoredBytes} bytes of files per organisation (GATEWAY_FILE_STORAGE_MAX_BYTES); your organisation's files take ${full.storedBytes}, and this one has ${bytes}. Delete files you no longer need (DELETE /v1/files/{file_id}).`,
-    'file',
-  );
 }
 
 function fileTooLarge(limit: number): GatewayError {

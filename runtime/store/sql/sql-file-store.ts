@@ -75,9 +75,12 @@ export class SqlFileStore implements GatewayFileStore {
    */
   async #refuseOverQuota(tx: SqlExecutor, input: NewGatewayFile, max: number): Promise<void> {
     if (this.#db.dialect === 'postgres') await tx.get("SELECT pg_advisory_xact_lock(hashtext('gateway-files:' || ?)) AS locked", [input.organisationId]);
-    const row = await tx.get<{ stored: number | string | null }>('SELECT SUM(bytes) AS stored FROM gateway_files WHERE organisation_id = ?', [input.organisationId]);
-    const stored = Number(row?.stored ?? 0);
+    const stored = await storedBytes(tx, input.organisationId);
     if (stored + input.content.length > max) throw new FileStorageFull(stored, max);
+  }
+
+  storedBytes(organisationId: string): Promise<number> {
+    return storedBytes(this.#db, organisationId);
   }
 
   async get(organisationId: string, id: string): Promise<GatewayFileRecord | null> {
@@ -132,6 +135,12 @@ export class SqlFileStore implements GatewayFileStore {
       return true;
     });
   }
+}
+
+async function storedBytes(db: SqlExecutor, organisationId: string): Promise<number> {
+  // PostgreSQL's SUM of a BIGINT is a NUMERIC, which the driver gives as a string; none: null.
+  const row = await db.get<{ stored: number | string | null }>('SELECT SUM(bytes) AS stored FROM gateway_files WHERE organisation_id = ?', [organisationId]);
+  return Number(row?.stored ?? 0);
 }
 
 function toRecord(row: FileRow): GatewayFileRecord {
