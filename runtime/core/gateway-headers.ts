@@ -21,6 +21,12 @@ import { parseJson } from './json-parse.ts';
 /** Longest timeout a Node timer can hold; larger values would fire at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;
 const MAX_TRACE_ID_LENGTH = 256;
+/**
+ * Bytes of x-gateway-metadata at most. It goes into every record of the request log, cache keys and
+ * limit counters; unbounded, one key could make each request a record of the header limit (64 KB).
+ * Plenty for tags (sixteen pairs of a 64-character key and a 160-character value fit).
+ */
+export const MAX_METADATA_BYTES = 4096;
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
@@ -53,6 +59,8 @@ export function headerText(value: string): string {
 
 export function parseMetadata(value: string | undefined): Metadata {
   if (value === undefined) return NO_METADATA;
+  // Node gives a header's bytes one character each: its length is its size in bytes.
+  if (value.length > MAX_METADATA_BYTES) throw invalid(METADATA_HEADER, `must be at most ${MAX_METADATA_BYTES} bytes; it has ${value.length}.`);
   let parsed: unknown;
   const text = headerText(value);
   try {

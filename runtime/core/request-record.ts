@@ -38,11 +38,24 @@ const MAX_RECORDED_MODEL_LENGTH = 256;
 
 /** `name` as a record keeps it: at most MAX_RECORDED_MODEL_LENGTH code units, never half a surrogate pair. */
 export function recordedModel(name: string): string {
-  if (name.length <= MAX_RECORDED_MODEL_LENGTH) return name;
-  let end = MAX_RECORDED_MODEL_LENGTH - 1;
-  const last = name.charCodeAt(end - 1);
+  return shortened(name, MAX_RECORDED_MODEL_LENGTH);
+}
+
+/**
+ * Characters of a request's path a record keeps. The path is recorded for every request, 401s and
+ * 404s before any key is checked, and a client chose it: a 60 KB path (the header limit allows it)
+ * made each unauthenticated request a 60 KB record, ~50 MB of log a second from one client. Real
+ * paths are ~100 characters.
+ */
+export const MAX_RECORDED_PATH_LENGTH = 2048;
+
+/** `text` whole, or its start and an ellipsis in `max` code units, never half a surrogate pair. */
+function shortened(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${name.slice(0, end)}\u2026`;
+  return `${text.slice(0, end)}\u2026`;
 }
 
 /** Whether the answer came from the cache, not from a provider (zero provider cost, nothing to charge). */
@@ -160,6 +173,7 @@ export function idPrefixAt(ms: number): string {
 
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
+
 /**
  * A record for a request that just arrived; the server and the stages fill in the rest. Its members
  * come in this order in every record's JSON: the request log's own columns first, through
@@ -181,7 +195,7 @@ export function newRequestRecord(traceId: string, method: string, path: string, 
     organisationId: null,
     metadata: NO_METADATA,
     method,
-    path,
+    path: shortened(path, MAX_RECORDED_PATH_LENGTH),
     routeKind: 'unmatched',
     operationId: null,
     source,

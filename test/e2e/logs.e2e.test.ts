@@ -122,6 +122,29 @@ describe.each(BACKENDS)('request logs on %s', (backend) => {
     expect(metrics).not.toContain('x'.repeat(100));
   });
 
+  it('keeps at most 2048 characters of a path, for requests without a key too, and refuses metadata over 4096 bytes', async () => {
+    const trace = randomUUID();
+    // The header limit (64 KB) lets a client send a path this long before any key is checked.
+    const long = `/v1/${'a'.repeat(60_000)}`;
+    const unauthenticated = await fetch(`${gateway.url}${long}`, { headers: { 'x-gateway-trace-id': trace } });
+    expect(unauthenticated.status).toBe(401);
+    const page = await until(() => logs(`trace_id=${trace}`), (p) => p.data.length === 1, 5000, 'the record');
+    expect(page.data[0].status).toBe(401);
+    expect(page.data[0].path).toBe(`${long.slice(0, 2047)}\u2026`);
+    const team = `meta-${randomUUID().slice(0, 8)}`;
+    const metadata = (bytes: number) => JSON.stringify({ team, note: 'n'.repeat(bytes - JSON.stringify({ team, note: '' }).length) });
+    const send = (bytes: number) => fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-metadata': metadata(bytes), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const over = await send(4097);
+    expect(over.status).toBe(400);
+    expect(((await over.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_header', param: 'x-gateway-metadata' });
+    expect((await send(4096)).status).toBe(200);
+    const kept = await until(() => logs(`metadata.team=${team}`), (p) => p.data.length === 1, 5000, 'the record');
+    expect(kept.data[0].status).toBe(200);
+  });
+
   it('answers 400 for a bad filter, 404 for an unknown id, and 403 for an inference key', async () => {
     const bad = await fetch(`${gateway.url}/v1/logs?status=2yy`, { headers: { 'x-gateway-api-key': ADMIN } });
     expect(bad.status).toBe(400);

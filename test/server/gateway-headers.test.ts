@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import {
   headerText,
+  MAX_METADATA_BYTES,
   MAX_REQUEST_TIMEOUT_MS,
   parseCacheForceRefresh,
   parseCacheNamespace,
@@ -59,6 +60,17 @@ describe('parsers', () => {
     expect(() => parseMetadata('{"a":{"b":"c"}}')).toThrow('"a" is an object.');
     expect(() => parseMetadata('{"a":["x"]}')).toThrow('"a" is an array.');
     expect(() => parseMetadata('{"a":1}')).toThrow('"a" is a number.');
+  });
+
+  it('reads metadata of at most 4096 bytes, counted as sent (a UTF-8 character is its bytes)', () => {
+    const sized = (bytes: number) => JSON.stringify({ note: 'x'.repeat(bytes - 11) });
+    expect(parseMetadata(sized(MAX_METADATA_BYTES))).toEqual({ note: 'x'.repeat(MAX_METADATA_BYTES - 11) });
+    invalidHeader(() => parseMetadata(sized(MAX_METADATA_BYTES + 1)), 'x-gateway-metadata');
+    expect(() => parseMetadata(sized(MAX_METADATA_BYTES + 1))).toThrow('x-gateway-metadata must be at most 4096 bytes; it has 4097.');
+    // Node hands a header over byte by byte: 'é' as sent is two characters here.
+    const latin1 = Buffer.from(JSON.stringify({ note: 'é'.repeat(2043) }), 'utf8').toString('latin1');
+    expect(latin1.length).toBe(4097);
+    invalidHeader(() => parseMetadata(latin1), 'x-gateway-metadata');
   });
 
   it('reads request timeouts as positive integers of milliseconds', () => {
