@@ -150,8 +150,11 @@ export async function serveSetup(setup: GatewaySetup): Promise<ControlPlane> {
   const metrics = resolver.services.metrics;
   setupMetrics(setup, metrics, telemetry);
   // Last: its shutdown hook writes the records of everything above once the server has drained.
-  const log = setupRequestLog(setup, telemetry);
-  if (log !== null) metrics?.addSources({ logQueue: () => ({ queued: log.queued, dropped: log.dropped, written: log.written }) });
+  const wired = setupRequestLog(setup, telemetry);
+  if (wired !== null) {
+    const { log, keyless } = wired;
+    metrics?.addSources({ logQueue: () => ({ queued: log.queued, dropped: log.dropped, written: log.written, keylessDropped: keyless.dropped }) });
+  }
   return plane;
 }
 

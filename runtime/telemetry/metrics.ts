@@ -16,7 +16,7 @@ export interface MetricSources {
   /** Circuits that are not closed, by config id and target path. */
   circuits?: () => Iterable<{ configId: string; target: string; state: 'open' | 'half_open' }>;
   upstreamPools?: () => number;
-  logQueue?: () => { queued: number; dropped: number; written: number };
+  logQueue?: () => { queued: number; dropped: number; written: number; keylessDropped: number };
   /** The in-memory response cache: bytes and entries held (absent with Redis, which keeps its own). */
   cacheMemory?: () => { bytes: number; entries: number };
   semanticVectors?: () => number;
@@ -114,6 +114,7 @@ export class GatewayMetrics {
     new Gauge({ name: 'gateway_upstream_pools', help: 'Upstream connection pools (one per provider origin).', registers, collect() { this.set(self.upstreamPools?.() ?? 0); } });
     new Gauge({ name: 'gateway_log_queue_records', help: 'Request records waiting to be written.', registers, collect() { this.set(self.logQueue?.().queued ?? 0); } });
     new Gauge({ name: 'gateway_log_dropped_records', help: 'Request records dropped since start because the queue was full or the store failed (monotonic).', registers, collect() { this.set(self.logQueue?.().dropped ?? 0); } });
+    new Gauge({ name: 'gateway_log_keyless_dropped_records', help: 'Records of requests without a key (401, unmatched paths, probes) not written because they came faster than 100 a second (monotonic).', registers, collect() { this.set(self.logQueue?.().keylessDropped ?? 0); } });
   }
 
   /** Registers state read at scrape time (owners register when they start). */

@@ -101,6 +101,7 @@ describe('/metrics', () => {
     expect(sum(after, 'gateway_upstream_pools')).toBeGreaterThanOrEqual(1);
     expect(after.some((s) => s.name === 'gateway_log_queue_records')).toBe(true);
     expect(sum(after, 'gateway_log_dropped_records')).toBe(0);
+    expect(sum(after, 'gateway_log_keyless_dropped_records')).toBe(0);
     expect(after.some((s) => s.name === 'gateway_nodejs_eventloop_lag_seconds')).toBe(true);
     expect(after.some((s) => s.name === 'gateway_process_resident_memory_bytes')).toBe(true);
   });

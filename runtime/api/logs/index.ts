@@ -9,8 +9,15 @@ import { RecordBatch } from '../../core/record-batch.ts';
 import type { RequestLogStore } from '../../store/request-log-store.ts';
 import type { TelemetrySettings } from '../../telemetry/settings.ts';
 import { logHandlers } from './handlers.ts';
+import { KeylessRecordBudget } from '../../telemetry/keyless-records.ts';
 
-export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings): RequestLog | null {
+export interface WiredRequestLog {
+  log: RequestLog;
+  /** What limits the records no key vouched for; its `dropped` is a metric. */
+  keyless: KeylessRecordBudget;
+}
+
+export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings, keyless = new KeylessRecordBudget()): WiredRequestLog | null {
   const handlers: Record<string, Handler> = logHandlers(setup.store.requestLogs);
   const served = new Set(setup.gateway.routes.routes.map((route) => route.handler));
   for (const [name, handler] of Object.entries(handlers)) if (served.has(name)) setup.gateway.registerHandler(name, handler);
@@ -25,9 +32,14 @@ export function setupRequestLog(setup: GatewaySetup, settings: TelemetrySettings
     log.startRetention();
     return null;
   }
-  setup.onRecord(log.write);
+  setup.onRecord((record) => {
+    // A live request no key vouched for (a 401, an unmatched path, a probe) is written at a bounded
+    // rate (keyless-records.ts); a key's requests and batch lines always are.
+    if (record.source === 'http' && record.apiKeyId === null && !keyless.take()) return;
+    log.write(record);
+  });
   log.start();
-  return log;
+  return { log, keyless };
 }
 
 /** Records as JSON texts, written in the log's batches (a record written before is the same record). */
