@@ -97,13 +97,29 @@ describe('the validation thread and the requests sharing it', () => {
     expect(other.budget.spentMs).toBeLessThan(300);
   });
 
+  it('takes requests in turn: a request\'s queued validations wait behind the next request\'s, not ahead of them', async () => {
+    await thread.judge(canonicalJson(ANSWER), { answer: 0 });
+    const greedy = owner(new CheckBudget());
+    const order: string[] = [];
+    const judged = (name: string, value: unknown, by: ReturnType<typeof owner>) => thread.judge(canonicalJson(EXPONENTIAL), value, by).then(() => void order.push(name));
+    // 2^18 steps each: a few milliseconds, well within the limit.
+    const greedyOnes = [0, 1, 2, 3].map((i) => judged(`greedy ${i}`, nested(18), greedy));
+    const other = judged('other', nested(1), owner(new CheckBudget()));
+    await Promise.all([...greedyOnes, other]);
+    // The other request's one validation ran second, not fifth.
+    expect(order.indexOf('other')).toBe(1);
+    expect(order.filter((name) => name.startsWith('greedy'))).toEqual(['greedy 0', 'greedy 1', 'greedy 2', 'greedy 3']);
+  });
+
   it('charges what a validation took, and runs none whose request ended before its turn', async () => {
     const budget = new CheckBudget();
     expect(await thread.judge(canonicalJson(ANSWER), { answer: 1 }, owner(budget))).toEqual({ holds: true, problem: null });
     expect(budget.spentMs).toBeGreaterThan(0);
+    // One request's validations are sent one at a time: the second waits for the first.
     const ended = new AbortController();
-    const running = thread.judge(canonicalJson(EXPONENTIAL), nested(20), owner(new CheckBudget()));
-    const queued = thread.judge(canonicalJson(EXPONENTIAL), nested(40), owner(new CheckBudget(), ended.signal));
+    const request = new CheckBudget();
+    const running = thread.judge(canonicalJson(EXPONENTIAL), nested(20), owner(request, ended.signal));
+    const queued = thread.judge(canonicalJson(EXPONENTIAL), nested(40), owner(request, ended.signal));
     ended.abort();
     await running;
     const started = performance.now();

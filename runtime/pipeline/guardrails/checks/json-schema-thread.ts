@@ -1,12 +1,13 @@
 // The serving thread's side of default.jsonSchema's validation thread (json-schema-worker.ts): one
-// thread per process, started by the first validation, validations run in the order asked, one sent
-// at a time. The one being run has a time limit: past it the thread is ended (the only way to stop a
-// validation), that validation fails as a check that could not run, and the rest go to a new thread.
-// A thread that dies any other way (out of its memory bound) is treated the same. The thread is
-// shared by every request, so a validation's time is charged to its request's check budget
-// (check-budget.ts), which also bounds its limit: one request's checks cannot hold the thread past
-// that budget while other requests' validations wait behind them. A validation whose request's
-// budget is spent, or whose request ended, by its turn is not run.
+// thread per process, started by the first validation. The validation being run has a time limit:
+// past it the thread is ended (the only way to stop a validation), that validation fails as a check
+// that could not run, and the ones sent after it go to a new thread. A thread that dies any other way
+// (out of its memory bound) is treated the same. The thread is shared by every request, so:
+// - a validation's time is charged to its request's check budget (check-budget.ts), which also
+//   bounds its limit, and one that finds that budget spent, or its request ended, is not sent;
+// - a request has at most one validation sent at a time, and requests take turns (round robin): one
+//   request's fifty slow schemas do not queue ahead of everyone else's, while the validations of many
+//   requests are sent ahead together, so the thread never waits for a message between them.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { EMBEDDED_FILES } from '../../../../compiler/config/embedded-files.ts';
 import { BudgetSpent, type CheckBudget } from '../check-budget.ts';
@@ -19,6 +20,13 @@ import type { JudgeMessage, JudgeReply } from './json-schema-worker.ts';
 export const JSON_SCHEMA_TIME_LIMIT_MS = 1000;
 /** The thread's heap bound: a validation that would build more is ended, not the process. */
 const THREAD_HEAP_MB = 64;
+/** Validations (of as many requests) sent ahead to the thread at most: enough that it never idles between them. */
+const SENT_AHEAD = 64;
+/**
+ * The shortest limit a validation gets: one sent while its request had budget left, whose request's
+ * other checks spent the rest before its turn came, still gets this long before the thread is ended.
+ */
+const MIN_LIMIT_MS = 10;
 
 export interface Judged {
   holds: boolean;
@@ -39,6 +47,12 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** One request's validations waiting to be sent, in the order asked; a request is known by its budget (one per request). */
+interface Turn {
+  budget: CheckBudget | null;
+  waiting: Pending[];
+}
+
 export class JsonSchemaThread {
   readonly #limitMs: number;
   #worker: Worker | null = null;
@@ -46,8 +60,14 @@ export class JsonSchemaThread {
   #replies: MessagePort | null = null;
   /** Whether the thread has loaded: its start-up is not a validation's time. */
   #ready = false;
-  /** Asked and unanswered, in the order asked: the first is the one sent to the thread. */
-  readonly #queue: Pending[] = [];
+  /** Sent and unanswered, in the order sent: the first is the one the thread runs. */
+  readonly #sent: Pending[] = [];
+  /** Requests with validations waiting and none sent, in the order they take turns. */
+  readonly #turns: Turn[] = [];
+  /** Every request with a validation sent or waiting, by its budget. */
+  readonly #turnOf = new Map<CheckBudget, Turn>();
+  /** Requests with a validation sent. */
+  readonly #busy = new Set<CheckBudget>();
   #timer: NodeJS.Timeout | null = null;
   /** When the running validation's clock started (performance.now()). */
   #clockStarted = 0;
@@ -62,8 +82,18 @@ export class JsonSchemaThread {
   /** Whether `value` fits the schema given as canonical JSON text (the worker's cache key); `owner`: the request asking. */
   judge(schema: string, value: unknown, owner: JudgedFor | null = null): Promise<Judged> {
     return new Promise<Judged>((resolve, reject) => {
-      this.#queue.push({ message: { id: this.#nextId++, schema, value }, owner, resolve, reject });
-      if (this.#queue.length === 1) this.#sendFirst();
+      const pending: Pending = { message: { id: this.#nextId++, schema, value }, owner, resolve, reject };
+      const budget = owner?.budget ?? null;
+      const turn = budget === null ? undefined : this.#turnOf.get(budget);
+      if (turn !== undefined) {
+        // Already taking turns (waiting in #turns, or with one sent): this one waits behind its others.
+        turn.waiting.push(pending);
+      } else {
+        const fresh: Turn = { budget, waiting: [pending] };
+        if (budget !== null) this.#turnOf.set(budget, fresh);
+        this.#turns.push(fresh);
+      }
+      this.#send();
     });
   }
 
@@ -74,29 +104,58 @@ export class JsonSchemaThread {
     this.#replies?.close();
     this.#replies = null;
     this.#stopClock();
-    for (const pending of this.#queue.splice(0)) pending.reject(new Error('the gateway is stopping'));
+    const error = new Error('the gateway is stopping');
+    for (const pending of this.#sent.splice(0)) pending.reject(error);
+    for (const turn of this.#turns.splice(0)) for (const pending of turn.waiting.splice(0)) pending.reject(error);
+    for (const turn of this.#turnOf.values()) for (const pending of turn.waiting.splice(0)) pending.reject(error);
+    this.#turnOf.clear();
+    this.#busy.clear();
     await worker?.terminate();
   }
 
-  /** Sends the first validation that may still run; the ones before it whose request's budget is spent or whose request ended fail unrun. */
-  #sendFirst(): void {
-    for (let first = this.#queue[0]; first !== undefined; first = this.#queue[0]) {
-      const refusal = first.owner === null ? null : !first.owner.budget.open ? new BudgetSpent(first.owner.budget) : first.owner.signal.aborted ? new Error('not run: the request ended first') : null;
-      if (refusal === null) {
+  /** Sends the next validation of each request in turn, up to SENT_AHEAD; drops those of requests whose budget is spent or that ended. */
+  #send(): void {
+    while (this.#sent.length < SENT_AHEAD && this.#turns.length > 0) {
+      const turn = this.#turns[0]!;
+      const pending = turn.waiting.shift()!;
+      const refusal = refusalOf(pending.owner);
+      let sent = refusal === null;
+      if (sent) {
         try {
-          this.#thread().postMessage(first.message);
+          this.#thread().postMessage(pending.message);
         } catch (error) {
           // The value could not be copied to the thread (it came from JSON, so this is not expected).
-          this.#queue.shift();
-          first.reject(error as Error);
-          continue;
+          pending.reject(error as Error);
+          sent = false;
         }
-        if (this.#ready) this.#startClock();
-        return;
+      } else pending.reject(refusal!);
+      if (!sent) {
+        // Its request's next one is judged the same way at once.
+        if (turn.waiting.length === 0) this.#endTurn(turn);
+        continue;
       }
-      this.#queue.shift();
-      first.reject(refusal);
+      this.#turns.shift();
+      this.#sent.push(pending);
+      if (turn.budget !== null) this.#busy.add(turn.budget);
+      if (this.#sent.length === 1 && this.#ready) this.#startClock();
     }
+  }
+
+  /** A validation is answered (or failed): its request's next one takes its turn at the back. */
+  #done(pending: Pending): void {
+    const budget = pending.owner?.budget;
+    if (budget === undefined) return;
+    this.#busy.delete(budget);
+    const turn = this.#turnOf.get(budget);
+    if (turn === undefined) return;
+    if (turn.waiting.length > 0) this.#turns.push(turn);
+    else this.#turnOf.delete(budget);
+  }
+
+  /** A turn at the front of #turns with nothing left to send: its request is forgotten unless one of its validations is still sent. */
+  #endTurn(turn: Turn): void {
+    this.#turns.shift();
+    if (turn.budget !== null && !this.#busy.has(turn.budget)) this.#turnOf.delete(turn.budget);
   }
 
   #thread(): Worker {
@@ -124,10 +183,10 @@ export class JsonSchemaThread {
     if (worker !== this.#worker) return;
     if ('ready' in reply) {
       this.#ready = true;
-      if (this.#queue.length > 0) this.#startClock();
+      if (this.#sent.length > 0) this.#startClock();
       return;
     }
-    const pending = this.#queue[0];
+    const pending = this.#sent[0];
     if (pending === undefined || pending.message.id !== reply.id) return;
     if ('compiled' in reply) {
       // Compiling depends on the schema alone, which the config's check bounded: not the validation's time.
@@ -135,29 +194,38 @@ export class JsonSchemaThread {
       this.#startClock();
       return;
     }
-    this.#queue.shift();
+    this.#sent.shift();
     this.#finishClock(pending);
+    if (this.#sent.length > 0) this.#startClock();
+    this.#done(pending);
     if ('failed' in reply) pending.reject(new Error(reply.failed));
     else pending.resolve({ holds: reply.holds, problem: reply.problem });
-    this.#sendFirst();
+    this.#send();
   }
 
   /**
    * The running validation fails with `reason`, or as unjudged for its request's budget when that was
-   * its limit (`byClock`); the thread is ended and the rest go to a new one.
+   * its limit (`byClock`); the thread is ended and the ones sent after it go to a new one.
    */
   #lost(worker: Worker, reason: string, byClock = false): void {
     if (worker !== this.#worker) return;
     this.#worker = null;
     void worker.terminate();
     const byBudget = byClock && this.#limitIsBudget;
-    const pending = this.#queue.shift();
+    const pending = this.#sent.shift();
     if (pending !== undefined) {
       this.#finishClock(pending);
+      this.#done(pending);
       pending.reject(byBudget && pending.owner !== null ? new BudgetSpent(pending.owner.budget) : new Error(reason));
     }
     this.#stopClock();
-    this.#sendFirst();
+    // Sent to the thread that ended: sent again, first, to the next.
+    const resend = this.#sent.splice(0);
+    for (const again of resend) {
+      this.#thread().postMessage(again.message);
+      this.#sent.push(again);
+    }
+    this.#send();
   }
 
   /** Stops the clock and charges the time the validation ran to its request's budget. */
@@ -169,8 +237,8 @@ export class JsonSchemaThread {
   #startClock(): void {
     const worker = this.#worker!;
     const replies = this.#replies!;
-    const budget = this.#queue[0]!.owner?.budget;
-    const limitMs = budget === undefined ? this.#limitMs : Math.min(this.#limitMs, budget.remainingMs);
+    const budget = this.#sent[0]!.owner?.budget;
+    const limitMs = budget === undefined ? this.#limitMs : Math.min(this.#limitMs, Math.max(MIN_LIMIT_MS, budget.remainingMs));
     this.#limitIsBudget = limitMs < this.#limitMs;
     this.#clockStarted = performance.now();
     const timer: NodeJS.Timeout = setTimeout(() => {
@@ -188,6 +256,14 @@ export class JsonSchemaThread {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
   }
+}
+
+/** Why a validation may not be sent: its request's budget is spent, or its request ended; null when it may. */
+function refusalOf(owner: JudgedFor | null): Error | null {
+  if (owner === null) return null;
+  if (!owner.budget.open) return new BudgetSpent(owner.budget);
+  if (owner.signal.aborted) return new Error('not run: the request ended first');
+  return null;
 }
 
 let shared: JsonSchemaThread | null = null;
