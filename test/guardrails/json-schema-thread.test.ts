@@ -2,7 +2,9 @@
 // exponentially with the JSON (oneOf alternatives recursing through $ref) or quadratically
 // (uniqueItems over objects) is stopped at the limit, the serving thread never waits on it, the
 // check fails (a deny rule cannot be passed by JSON made slow to judge), and validations queued
-// behind it are answered by a new thread.
+// behind it are answered by a new thread. Requests share the thread in turns, each charged for its
+// validations' time.
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../runtime/core/canonical-json.ts';
 import { JsonSchemaThread } from '../../runtime/pipeline/guardrails/checks/json-schema-thread.ts';
@@ -135,4 +137,29 @@ describe('default.jsonSchema', () => {
     expect((await check(input(JSON.stringify(nested(4))))).verdict).toBe(true);
     expect((await verdictCheck('default.jsonSchema', { schema: ANSWER })(input('{"answer": 42}'))).verdict).toBe(true);
   });
+});
+
+describe('the validation thread\'s turns', () => {
+  const thread = new JsonSchemaThread(2000);
+  afterAll(() => thread.close());
+
+  fcTest.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.boolean()), { minLength: 1, maxLength: 80 })], { numRuns: 30, interruptAfterTimeLimit: 8000 })(
+    'answers every validation once, each request\'s in the order it asked, whatever the mix of requests',
+    async (asks) => {
+      const owners = Array.from({ length: 6 }, () => ({ budget: new CheckBudget(), signal: new AbortController().signal }));
+      const answered: Array<[number, number]> = [];
+      const all = asks.map(([who, fits], i) =>
+        thread.judge(canonicalJson(ANSWER), fits ? { answer: i } : { other: i }, who === 5 ? null : owners[who]!).then((judged) => {
+          expect(judged.holds).toBe(fits);
+          answered.push([who, i]);
+        }),
+      );
+      await Promise.all(all);
+      expect(answered).toHaveLength(asks.length);
+      for (let who = 0; who < 5; who++) {
+        const asked = asks.flatMap(([owner], i) => (owner === who ? [i] : []));
+        expect(answered.filter(([owner]) => owner === who).map(([, i]) => i)).toEqual(asked);
+      }
+    },
+  );
 });
