@@ -173,7 +173,6 @@ export function idPrefixAt(ms: number): string {
 
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
-
 /**
  * A record for a request that just arrived; the server and the stages fill in the rest. Its members
  * come in this order in every record's JSON: the request log's own columns first, through

@@ -4,6 +4,7 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { RequestRecord } from '../core/request-record.ts';
 import { type CounterChild, CounterSeries, type HistogramChild, HistogramSeries } from './series.ts';
+import { KEYLESS_RECORDS_PER_SECOND } from './keyless-records.ts';
 
 /** Distinct values a client-influenced label (model, provider, config) may take before the rest fold into `other`. */
 const MAX_LABEL_VALUES = 200;
@@ -114,7 +115,7 @@ export class GatewayMetrics {
     new Gauge({ name: 'gateway_upstream_pools', help: 'Upstream connection pools (one per provider origin).', registers, collect() { this.set(self.upstreamPools?.() ?? 0); } });
     new Gauge({ name: 'gateway_log_queue_records', help: 'Request records waiting to be written.', registers, collect() { this.set(self.logQueue?.().queued ?? 0); } });
     new Gauge({ name: 'gateway_log_dropped_records', help: 'Request records dropped since start because the queue was full or the store failed (monotonic).', registers, collect() { this.set(self.logQueue?.().dropped ?? 0); } });
-    new Gauge({ name: 'gateway_log_keyless_dropped_records', help: 'Records of requests without a key (401, unmatched paths, probes) not written because they came faster than 100 a second (monotonic).', registers, collect() { this.set(self.logQueue?.().keylessDropped ?? 0); } });
+    new Gauge({ name: 'gateway_log_keyless_dropped_records', help: `Records of requests without a key (401, unmatched paths, probes) not written because they came faster than ${KEYLESS_RECORDS_PER_SECOND} a second (monotonic).`, registers, collect() { this.set(self.logQueue?.().keylessDropped ?? 0); } });
   }
 
   /** Registers state read at scrape time (owners register when they start). */
