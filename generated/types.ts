@@ -183,6 +183,7 @@ export interface GatewaySchemaTypes {
   RenderedPrompt: RenderedPrompt;
   RequestLogList: RequestLogList;
   RequestLog: RequestLog;
+  ResponseDeleted: ResponseDeleted;
   SavedConfigList: SavedConfigList;
   SavedConfig: SavedConfig;
   Simulation: Simulation;
@@ -2502,6 +2503,14 @@ export interface RequestLog {
   feedback: unknown[] | null;
   request_body: string | null;
   response_body: string | null;
+}
+/**
+ * Answer of DELETE /v1/responses/{response_id} for a response the gateway stored, in the vendor's shape.
+ */
+export interface ResponseDeleted {
+  id: string;
+  object: 'response';
+  deleted: boolean;
 }
 /**
  * A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.

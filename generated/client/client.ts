@@ -2,8 +2,8 @@
 // The gateway's control-plane client: one method per operation of schema/api.json that has a client binding.
 import { GatewayError, headersFor, ListCall, Transport } from './http.ts';
 import type { CallOptions, ClientOptions, GatewayHeaderOptions, HeaderNames, Operation } from './http.ts';
-import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, Batch, BatchCreate, BatchList, BatchListQuery, CachePurge, CachePurgeQuery, ConfigCreate, ConfigSimulate, ConfigUpdate, DeletedResource, File, FileDeleted, FileList, FileListQuery, FineTuningCheckpointList, FineTuningCheckpointListQuery, FineTuningJob, FineTuningJobCreate, FineTuningJobList, FineTuningJobListQuery, Guardrail, GuardrailCreate, GuardrailList, GuardrailUpdate, Health, ListPageQuery, PolicyUsageQuery, Prompt, PromptCreate, PromptGetQuery, PromptList, PromptRender, PromptUpdate, PromptVersionList, RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyGetQuery, RateLimitsPolicyList, RateLimitsPolicyListQuery, RateLimitsPolicyUpdate, RateLimitsPolicyUsage, RenderedPrompt, RequestLog, RequestLogList, RequestLogListQuery, ResponseGetQuery, SavedConfig, SavedConfigList, Simulation, StoredResponse, UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyListQuery, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage, VirtualKey, VirtualKeyList } from './types.ts';
-import { validateApiKey, validateApiKeyCreated, validateApiKeyList, validateBatch, validateBatchList, validateCachePurge, validateDeletedResource, validateFile, validateFileDeleted, validateFileList, validateFineTuningCheckpointList, validateFineTuningJob, validateFineTuningJobList, validateGuardrail, validateGuardrailList, validateHealth, validatePrompt, validatePromptList, validatePromptVersionList, validateRateLimitsPolicy, validateRateLimitsPolicyCreated, validateRateLimitsPolicyList, validateRateLimitsPolicyUsage, validateRenderedPrompt, validateRequestLog, validateRequestLogList, validateSavedConfig, validateSavedConfigList, validateSimulation, validateStoredResponse, validateUsageLimitsPolicy, validateUsageLimitsPolicyCreated, validateUsageLimitsPolicyList, validateUsageLimitsPolicyUsage, validateVirtualKey, validateVirtualKeyList } from './validators.js';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, Batch, BatchCreate, BatchList, BatchListQuery, CachePurge, CachePurgeQuery, ConfigCreate, ConfigSimulate, ConfigUpdate, DeletedResource, File, FileDeleted, FileList, FileListQuery, FineTuningCheckpointList, FineTuningCheckpointListQuery, FineTuningJob, FineTuningJobCreate, FineTuningJobList, FineTuningJobListQuery, Guardrail, GuardrailCreate, GuardrailList, GuardrailUpdate, Health, ListPageQuery, PolicyUsageQuery, Prompt, PromptCreate, PromptGetQuery, PromptList, PromptRender, PromptUpdate, PromptVersionList, RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyGetQuery, RateLimitsPolicyList, RateLimitsPolicyListQuery, RateLimitsPolicyUpdate, RateLimitsPolicyUsage, RenderedPrompt, RequestLog, RequestLogList, RequestLogListQuery, ResponseDeleted, ResponseGetQuery, SavedConfig, SavedConfigList, Simulation, StoredResponse, UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyListQuery, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage, VirtualKey, VirtualKeyList } from './types.ts';
+import { validateApiKey, validateApiKeyCreated, validateApiKeyList, validateBatch, validateBatchList, validateCachePurge, validateDeletedResource, validateFile, validateFileDeleted, validateFileList, validateFineTuningCheckpointList, validateFineTuningJob, validateFineTuningJobList, validateGuardrail, validateGuardrailList, validateHealth, validatePrompt, validatePromptList, validatePromptVersionList, validateRateLimitsPolicy, validateRateLimitsPolicyCreated, validateRateLimitsPolicyList, validateRateLimitsPolicyUsage, validateRenderedPrompt, validateRequestLog, validateRequestLogList, validateResponseDeleted, validateSavedConfig, validateSavedConfigList, validateSimulation, validateStoredResponse, validateUsageLimitsPolicy, validateUsageLimitsPolicyCreated, validateUsageLimitsPolicyList, validateUsageLimitsPolicyUsage, validateVirtualKey, validateVirtualKeyList } from './validators.js';
 
 export { ClientTimeoutError, ContractError, GatewayError, ListCall } from './http.ts';
 export type { CallOptions, ClientOptions, GatewayHeaderOptions } from './http.ts';
@@ -48,6 +48,7 @@ const OPERATIONS = {
   retrieveBatch: { id: 'retrieveBatch', method: 'GET', path: '/v1/batches/{batch_id}', returns: 'json', validate: validateBatch, paging: null },
   cancelBatch: { id: 'cancelBatch', method: 'POST', path: '/v1/batches/{batch_id}/cancel', returns: 'json', validate: validateBatch, paging: null },
   retrieveResponse: { id: 'retrieveResponse', method: 'GET', path: '/v1/responses/{response_id}', returns: 'json', validate: validateStoredResponse, paging: null },
+  deleteResponse: { id: 'deleteResponse', method: 'DELETE', path: '/v1/responses/{response_id}', returns: 'json', validate: validateResponseDeleted, paging: null },
   createFile: { id: 'createFile', method: 'POST', path: '/v1/files', returns: 'json', validate: validateFile, paging: null },
   listFiles: { id: 'listFiles', method: 'GET', path: '/v1/files', returns: 'json', validate: validateFileList, paging: 'cursor' },
   retrieveFile: { id: 'retrieveFile', method: 'GET', path: '/v1/files/{file_id}', returns: 'json', validate: validateFile, paging: null },
@@ -350,6 +351,15 @@ export class ResponsesApi {
    */
   retrieve(response_id: string, query?: ResponseGetQuery, options?: CallOptions): Promise<StoredResponse> {
     return this.#transport.call<StoredResponse>(OPERATIONS.retrieveResponse, { path: { response_id }, query }, options);
+  }
+
+  /**
+   * Delete a stored response: one the gateway stored, or the provider's when the route has a Responses API.
+   *
+   * `DELETE /v1/responses/{response_id}`
+   */
+  delete(response_id: string, options?: CallOptions): Promise<ResponseDeleted> {
+    return this.#transport.call<ResponseDeleted>(OPERATIONS.deleteResponse, { path: { response_id } }, options);
   }
 }
 

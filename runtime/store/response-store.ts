@@ -15,6 +15,8 @@ export interface ResponseStore {
   create(input: Omit<StoredResponseRecord, 'createdIso'>): Promise<StoredResponseRecord>;
   /** Null when no response of this organisation has the ID. */
   get(organisationId: string, id: string): Promise<StoredResponseRecord | null>;
+  /** Deletes the organisation's response with this ID; false when it has none. */
+  delete(organisationId: string, id: string): Promise<boolean>;
   /** Deletes at most `limit` of the responses created before `cutoffIso` (oldest first); how many it deleted. */
   deleteOlderThan(cutoffIso: string, limit: number): Promise<number>;
 }

@@ -5,7 +5,7 @@
 // truncation `disabled` → 400 over the context window, `auto` → middle items dropped, streaming.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from '../store/backends.ts';
-import { type JobsGateway, MESSAGES_MOCK_KEY, plainHeaders, startJobsGateway, vendorHeaders, VENDOR_MOCK_KEY } from '../jobs/harness.ts';
+import { GATEWAY_KEY, type JobsGateway, MESSAGES_MOCK_KEY, plainHeaders, startJobsGateway, vendorHeaders, VENDOR_MOCK_KEY } from '../jobs/harness.ts';
 
 describe.each(BACKENDS)('responses on %s', (backend) => {
   let gw: JobsGateway;
@@ -59,6 +59,40 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect(badInclude.body.error.code).toBe('invalid_query');
     const missing = await gw.call('GET', '/v1/responses/resp_nope');
     expect(missing.status).toBe(404);
+  });
+
+  it('deletes a response the gateway stored, with the official SDK; a chain from it then answers 404, as does a second delete', async () => {
+    const client = gw.client(messagesHeaders(), MESSAGES_MOCK_KEY);
+    const created = await client.responses.create({ model: 'claude-mock-1', input: 'remember this' });
+    expect(created.id).toMatch(/^resp_gw/);
+    const deleted = await gw.call('DELETE', `/v1/responses/${created.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.schema).toBe('resources/response-deleted.json');
+    expect(deleted.body).toEqual({ id: created.id, object: 'response', deleted: true });
+    expect((await gw.call('GET', `/v1/responses/${created.id}`)).status).toBe(404);
+    const chained = await gw.call('POST', '/v1/responses', { body: { model: 'claude-mock-1', input: 'and then?', previous_response_id: created.id }, headers: { ...messagesHeaders(), authorization: `Bearer ${MESSAGES_MOCK_KEY}` } });
+    expect(chained.status).toBe(404);
+    const again = await gw.call('DELETE', `/v1/responses/${created.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body.error).toMatchObject({ code: 'resource_not_found', param: 'response_id' });
+    // The SDK's own call, on another stored response.
+    const other = await client.responses.create({ model: 'claude-mock-1', input: 'forget this' });
+    await client.responses.delete(other.id);
+    expect((await gw.call('GET', `/v1/responses/${other.id}`)).status).toBe(404);
+  });
+
+  it('forwards a delete to a provider with a Responses API when the gateway did not store the response', async () => {
+    const mock = gw.vendor[0];
+    const client = gw.client(vendorHeaders(mock));
+    const created = await client.responses.create({ model: 'vendor-chat-1', input: 'kept at the provider' });
+    const headers = { ...vendorHeaders(mock), authorization: `Bearer ${VENDOR_MOCK_KEY}` };
+    const deleted = await gw.call('DELETE', `/v1/responses/${created.id}`, { headers });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ id: created.id, object: 'response', deleted: true });
+    expect(mock.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/responses/${created.id}` });
+    // Gone at the provider: its own 404 passes through as it sent it.
+    const gone = await fetch(`${gw.url}/v1/responses/${created.id}`, { headers: { ...headers, 'x-gateway-api-key': GATEWAY_KEY } });
+    expect(gone.status).toBe(404);
   });
 
   it('chains previous_response_id from the store, without carrying instructions over', async () => {

@@ -198,12 +198,18 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     }
   });
 
-  it('stores responses with their conversation, per organisation', async () => {
+  it('stores and deletes responses with their conversation, per organisation', async () => {
     const org = randomUUID();
     const id = `resp_${randomUUID()}`;
     await suite.store.responses.create({ id, organisationId: org, body: { id, object: 'response' }, conversation: [{ role: 'user', content: 'hi' }] });
     expect(await suite.store.responses.get(org, id)).toMatchObject({ id, body: { id, object: 'response' }, conversation: [{ role: 'user', content: 'hi' }] });
     expect(await suite.store.responses.get(randomUUID(), id)).toBeNull();
+    // Deleted only by its own organisation, and once.
+    expect(await suite.store.responses.delete(randomUUID(), id)).toBe(false);
+    expect(await suite.store.responses.get(org, id)).not.toBeNull();
+    expect(await suite.store.responses.delete(org, id)).toBe(true);
+    expect(await suite.store.responses.get(org, id)).toBeNull();
+    expect(await suite.store.responses.delete(org, id)).toBe(false);
   });
 
   it('deletes the responses created before a cutoff, oldest first, a bounded slice at a time; the retention sweep all of them past its days', async () => {

@@ -3,7 +3,7 @@
 // previous_response_id names) becomes one chat completion through the same router as a live chat
 // request, its answer becomes the response, and the response is stored (unless `store: false`).
 import { randomBytes } from 'node:crypto';
-import type { ResponseCreate } from '../../../generated/types.ts';
+import type { ResponseCreate, ResponseDeleted } from '../../../generated/types.ts';
 import { resolveRouter } from '../../inference/handlers.ts';
 import type { LoadedRouter } from '../../inference/routers.ts';
 import { detachedExchange, routeForEndpoint } from '../../jobs/detached-context.ts';
@@ -57,6 +57,18 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       const router = routerOf(ctx, deps);
       if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
       await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
+    },
+
+    'responses.delete': async (ctx) => {
+      const id = pathParam(ctx, 'response_id');
+      // A chain continued from it (previous_response_id) then answers 404, as at the vendor.
+      if (await store.responses.delete(callerOf(ctx).organisationId, id)) {
+        sendOk(ctx, { id, object: 'response', deleted: true } satisfies ResponseDeleted);
+        return;
+      }
+      const router = routerOf(ctx, deps);
+      if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
+      await relay(ctx, await forward(deps, router, ctx, { method: 'DELETE', upstreamPath: `/responses/${encodeURIComponent(id)}` }));
     },
   };
 }

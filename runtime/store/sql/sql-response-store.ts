@@ -31,6 +31,15 @@ export class SqlResponseStore implements ResponseStore {
     return record;
   }
 
+  delete(organisationId: string, id: string): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const changed = await tx.run('DELETE FROM stored_responses WHERE id = ? AND organisation_id = ?', [id, organisationId]);
+      if (changed === 0) return false;
+      await recordChange(tx, RECORD_KINDS.responses, id);
+      return true;
+    });
+  }
+
   deleteOlderThan(cutoffIso: string, limit: number): Promise<number> {
     // Bounded, so a sweep over a large table never holds the write lock for long.
     return this.#db.run('DELETE FROM stored_responses WHERE id IN (SELECT id FROM stored_responses WHERE created_iso < ? ORDER BY created_iso LIMIT ?)', [cutoffIso, limit]);

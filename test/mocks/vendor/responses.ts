@@ -1,5 +1,5 @@
 // /v1/responses of the vendor mock: create (the reply is the instance label and the last user
-// text's words, as chat completions answer), stored unless `store: false`; retrieve; and
+// text's words, as chat completions answer), stored unless `store: false`; retrieve; delete; and
 // previous_response_id must name a stored response.
 import type { MockContext } from './context.ts';
 import { jsonObject, unixSeconds, vendorId } from './context.ts';
@@ -49,7 +49,13 @@ export async function createResponse(ctx: MockContext): Promise<void> {
 }
 
 export async function responseById(ctx: MockContext, id: string): Promise<void> {
-  const response = stateOf(ctx).responses.get(id);
-  if (response === undefined || ctx.record.method !== 'GET') return sendVendorError(ctx, 404, { message: `Response with id '${id}' not found.`, param: null, code: null });
+  const responses = stateOf(ctx).responses;
+  const response = responses.get(id);
+  const method = ctx.record.method;
+  if (response === undefined || (method !== 'GET' && method !== 'DELETE')) return sendVendorError(ctx, 404, { message: `Response with id '${id}' not found.`, param: null, code: null });
+  if (method === 'DELETE') {
+    responses.delete(id);
+    return sendJson(ctx, 200, { id, object: 'response', deleted: true });
+  }
   await sendJson(ctx, 200, response);
 }
