@@ -82,9 +82,17 @@ describe.each(CACHE_BACKENDS)('response cache on %s', (backend) => {
   });
 });
 
+/**
+ * What an entry of `answer()` costs the in-memory cache: its body, 256 for the objects, and the text
+ * it keeps: its key, the head (`content-type: application/json`, `config`, `openai`) and the tags.
+ */
+function entryCost(key: string, bodyLength: number, tagText = 'o'): number {
+  return bodyLength + 256 + key.length + 'content-type'.length + 'application/json'.length + 'config'.length + 'openai'.length + tagText.length;
+}
+
 describe('response cache in memory', () => {
   it('holds at most its bytes, evicting the least recently used first', async () => {
-    const { cache } = await openCache('memory', 3 * (1000 + 256));
+    const { cache } = await openCache('memory', 3 * entryCost('a', 1000));
     const tags = { organisation: 'o', namespace: null, configId: null };
     const body = 'x'.repeat(1000);
     await cache.set('a', answer(body), MINUTE, tags);
@@ -100,7 +108,22 @@ describe('response cache in memory', () => {
     expect(await cache.get('a')).not.toBeNull();
   });
 
-  // Model: an array, least recently used first, and the byte bound (an entry costs its body + 256).
+  it('counts what an entry keeps besides its body: a long namespace or long content headers are not free', async () => {
+    const { cache } = await openCache('memory', 1_000_000);
+    const namespace = 'n'.repeat(60_000);
+    for (let i = 0; i < 100; i++) await cache.set(`ns${i}`, answer('{}'), MINUTE, { organisation: 'o', namespace: `${namespace}${i}`, configId: null });
+    // Each entry keeps ~60 KB of namespace: about sixteen fit in 1 MB, not all hundred.
+    const kept = (await Promise.all(Array.from({ length: 100 }, (_, i) => cache.get(`ns${i}`)))).filter((a) => a !== null).length;
+    expect(kept).toBeLessThanOrEqual(16);
+    expect(kept).toBeGreaterThan(10);
+    const headers: Record<string, string> = {};
+    for (let h = 0; h < 100; h++) headers[`content-x-${h}`] = 'v'.repeat(150);
+    for (let i = 0; i < 100; i++) await cache.set(`h${i}`, answer('{}', { headers }), MINUTE, { organisation: 'o', namespace: null, configId: null });
+    const withHeaders = (await Promise.all(Array.from({ length: 100 }, (_, i) => cache.get(`h${i}`)))).filter((a) => a !== null).length;
+    expect(withHeaders).toBeLessThan(100);
+  });
+
+  // Model: an array, least recently used first, and the byte bound (an entry costs entryCost).
   const op = fc.oneof(
     fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 7 }), size: fc.integer({ min: 0, max: 900 }) }),
     fc.record({ kind: fc.constant('get' as const), key: fc.integer({ min: 0, max: 7 }) }),
@@ -120,7 +143,7 @@ describe('response cache in memory', () => {
       }
       await cache.set(key, answer('z'.repeat(o.size)), MINUTE, tags);
       if (at >= 0) model.splice(at, 1);
-      model.push({ key, bytes: o.size + 256 });
+      model.push({ key, bytes: entryCost(key, o.size) });
       while (model.reduce((n, e) => n + e.bytes, 0) > max) model = model.slice(1);
     }
     for (let k = 0; k < 8; k++) expect((await cache.get(`k${k}`)) !== null, `k${k} at the end`).toBe(model.some((e) => e.key === `k${k}`));

@@ -37,7 +37,14 @@ export function decodeAnswer(value: Buffer): CachedAnswer | null {
   return { status: head.s, headers: head.h, body: framed.bytes, storedAt: head.t, leafPath: String(head.l ?? ''), provider: String(head.p ?? '') };
 }
 
-/** Bytes an answer holds in a backend (the body and a rough head). */
+/**
+ * Bytes an answer holds in a backend: the body, its head's text and a rough allowance for the objects
+ * around them. The head is counted, not assumed: its content headers come from the provider, which a
+ * config or a client's custom host may name, and a small body under 16 KB of `content-*` headers was
+ * counted as 256 bytes (the in-memory cache then held ~30 times its bound).
+ */
 export function answerBytes(answer: CachedAnswer): number {
-  return answer.body.length + 256;
+  let bytes = answer.body.length + 256 + answer.leafPath.length + answer.provider.length;
+  for (const name in answer.headers) bytes += name.length + answer.headers[name]!.length;
+  return bytes;
 }

@@ -58,7 +58,8 @@ export class MemoryResponseCache implements ResponseCache {
   set(key: string, answer: CachedAnswer, ttlMs: number, tags: CacheTags): Promise<void> {
     const previous = this.#entries.get(key);
     if (previous !== undefined) this.#remove(previous);
-    const bytes = answerBytes(answer);
+    // The key and the tags are kept with it: a client's x-gateway-cache-namespace may be long.
+    const bytes = answerBytes(answer) + key.length + tags.organisation.length + (tags.namespace?.length ?? 0) + (tags.configId?.length ?? 0);
     // An answer larger than the whole cache would only evict everything and then itself.
     if (bytes > this.#maxBytes || ttlMs <= 0) return Promise.resolve();
     const entry: Entry = { key, answer, expiresAt: this.#now() + ttlMs, bytes, tags, older: null, newer: null };
