@@ -29,6 +29,14 @@ export interface ResolverDeps extends RouterDeps {
   transport: InferenceTransport;
 }
 
+/**
+ * Text the routers kept by header text may have been built from, per entry of the count
+ * (GATEWAY_INLINE_CONFIG_CACHE): a compiled config takes ~50 times its text (600 targets, 32 KB:
+ * ~1.5 MB of RSS), so a thousand distinct large inline configs held ~2.5 GB. With this, 1,000 of up
+ * to 4 KB are kept as before; larger ones evict the oldest sooner (~200 MB at most by default).
+ */
+const TEXT_PER_ROUTER = 4096;
+
 export class ConfigResolver {
   readonly #deps: ResolverDeps;
   readonly #saved = new Map<string, LoadedRouter>();
@@ -43,9 +51,10 @@ export class ConfigResolver {
   constructor(deps: ResolverDeps) {
     this.#deps = { ...deps, services: deps.services ?? defaultServices() };
     const size = deps.settings.inlineConfigCacheSize;
-    this.#inlineByText = new LruMap(size);
-    this.#inlineByHash = new LruMap(size);
-    this.#fromHeaders = new LruMap(size);
+    const text = size * TEXT_PER_ROUTER;
+    this.#inlineByText = new LruMap(size, text);
+    this.#inlineByHash = new LruMap(size, text);
+    this.#fromHeaders = new LruMap(size, text);
   }
 
   /** What routers are built from: a simulation builds its own over the same transport and settings. */
@@ -100,7 +109,7 @@ export class ConfigResolver {
       return saved;
     }
     const router = this.#compileInline(trimmed);
-    this.#inlineByText.set(value, router);
+    this.#inlineByText.set(value, router, value.length);
     return router;
   }
 
@@ -115,7 +124,7 @@ export class ConfigResolver {
     let router = this.#fromHeaders.get(key);
     if (router === undefined) {
       router = headerRouter(buildRouter(planConfig({ virtual_key: id }, `headers:virtual-key:${id}`), this.#deps));
-      this.#fromHeaders.set(key, router);
+      this.#fromHeaders.set(key, router, key.length);
     }
     return router;
   }
@@ -129,7 +138,7 @@ export class ConfigResolver {
       // here the credential arrives in Authorization with every request, so it need not be embedded.
       const config = customHost === null ? { provider } : { provider, custom_host: customHost };
       router = headerRouter(buildRouter(planConfig(config, `headers:${provider}${customHost ? `@${customHost}` : ''}`), this.#deps));
-      this.#fromHeaders.set(key, router);
+      this.#fromHeaders.set(key, router, key.length);
     }
     return router;
   }
@@ -157,7 +166,7 @@ export class ConfigResolver {
     const idle = withoutEffect(value);
     if (idle.length > 0) throw invalidConfig(idle);
     const router = buildRouter(result.plan, this.#deps);
-    this.#inlineByHash.set(hash, router);
+    this.#inlineByHash.set(hash, router, text.length);
     return router;
   }
 }

@@ -31,6 +31,23 @@ describe('inline configs', () => {
     expect(first.configId).toMatch(/^inline:[0-9a-f]{24}$/);
   });
 
+  it('keep at most 4 KB of config text per entry of the count: large configs evict the oldest sooner', () => {
+    // A compiled config takes ~50 times its text: a thousand 32 KB configs held ~1.5 GB.
+    const big = (i: number) => JSON.stringify({ strategy: { mode: 'loadbalance' }, targets: Array.from({ length: 150 }, (_, t) => ({ provider: 'vendor', api_key: `k${i}-${t}` })) });
+    expect(big(0).length).toBeGreaterThan(5000);
+    const r = resolver(10);
+    const first = r.fromConfigHeader(big(0));
+    // 10 × 4 KB = 40 KB of text: six of these (~6 KB each) fit; the first is compiled again after nine.
+    for (let i = 1; i < 10; i++) r.fromConfigHeader(big(i));
+    expect(r.fromConfigHeader(big(0))).not.toBe(first);
+    // Small configs keep the count bound as before: the first is still there after nine others.
+    const small = (i: number) => JSON.stringify({ provider: 'vendor', api_key: `s${i}` });
+    const s = resolver(10);
+    const one = s.fromConfigHeader(small(0));
+    for (let i = 1; i < 10; i++) s.fromConfigHeader(small(i));
+    expect(s.fromConfigHeader(small(0))).toBe(one);
+  });
+
   it('refuse a field that would have no effect (a compile warning for a file: nothing reviews an inline config)', () => {
     const r = resolver();
     let error: unknown;
