@@ -13,13 +13,8 @@
  * requests: 2 MB semi-spaces cost ~2 µs more GC per request for the same peak; 8 MB peaked above 120
  * MB. Old space stays unbounded: a bound small enough to matter would let clients abort the process
  * (32 MiB bodies, parsed when read); a growing heap only makes full GCs more frequent.
- * No compilation cache: V8 keeps every source it compiled from a string (`new Function`, which
- * builds each router) with its compiled code until the heap nears its limit, long after the router
- * is gone: ~0.33 MB for each distinct 600-target inline config ever compiled, 490 MB after 1,500 of
- * them. The gateway compiles no source twice on purpose (modules come from Node's on-disk compile
- * cache, which is another thing); the benchmark showed no difference in CPU per request or start.
  */
-export const SERVE_NODE_FLAGS = Object.freeze(['--max-semi-space-size=4', '--heap-growing-percent=10', '--no-compilation-cache']);
+export const SERVE_NODE_FLAGS = Object.freeze(['--max-semi-space-size=4', '--heap-growing-percent=10']);
 /**
  * One malloc arena for every thread: the request log's writer (SQLite) and V8's helper threads
  * otherwise fill a second one that keeps what they freed. Interleaved against 2, with the process
@@ -44,9 +39,9 @@ export function pendingTuning(execArgv, env) {
   return { flags, env: variables };
 }
 
-/** V8 reads `--max_semi_space_size` and `--max-semi-space-size` alike, and `--compilation-cache` is the flag `--no-compilation-cache` turns off. */
+/** V8 reads `--max_semi_space_size` and `--max-semi-space-size` alike. */
 function flagName(arg) {
-  return arg.split('=', 1)[0].replaceAll('_', '-').replace(/^--no-/, '--');
+  return arg.split('=', 1)[0].replaceAll('_', '-');
 }
 
 /**

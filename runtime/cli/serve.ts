@@ -118,9 +118,8 @@ when set without it: serve names each and exits 1 (docs/cli.md).
 
 Memory: serve re-executes itself once (same pid and arguments) with the node flags
 ${SERVE_NODE_FLAGS.join(' ')} and ${Object.entries(SERVE_ENV).map(([name, value]) => `${name}=${value}`).join(' ')}, which bound V8's young
-generation, how far old space fills before a full GC, and glibc's malloc arenas, and keep V8 from
-holding the source of every router it compiled (inline configs): under load it peaks tens of MB
-lower than with the defaults (150-320 MB), for a few µs more GC per request. A flag given
+generation, how far old space fills before a full GC, and glibc's malloc arenas: under load it peaks
+tens of MB lower than with the defaults (150-320 MB), for a few µs more GC per request. A flag given
 to node (command line or NODE_OPTIONS) or a MALLOC_ARENA_MAX already set wins. A process started
 with an IPC channel (fork) cannot re-execute; it runs untuned and says so. Starts after the first
 load every module from Node's compile cache (NODE_COMPILE_CACHE) and so skip TypeScript type

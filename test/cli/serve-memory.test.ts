@@ -66,13 +66,12 @@ async function serveOnce(env: Record<string, string>, options: { ipc?: boolean }
 
 const FLAG = SERVE_NODE_FLAGS[0];
 const GROWTH = SERVE_NODE_FLAGS[1];
-const NO_CACHE = SERVE_NODE_FLAGS[2];
 
 describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
   it('re-executes itself with the memory tuning; a later start loads no module through the TypeScript stripper', async () => {
     await serveOnce({});
     const { report, cmdline, spawnedPid, stderr } = await serveOnce({});
-    expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=10', '--no-compilation-cache']);
+    expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=10']);
     expect(SERVE_ENV).toEqual({ MALLOC_ARENA_MAX: '1' });
     expect(report.pid).toBe(spawnedPid);
     expect(report.execArgv).toContain(FLAG);
@@ -100,32 +99,20 @@ describe.runIf(typeof process.execve === 'function')('gateway serve', () => {
     const { report, stderr, channelOpen } = await serveOnce({}, { ipc: true });
     expect(channelOpen).toBe(true);
     expect(report.execArgv).not.toContain(FLAG);
-    expect(stderr).toContain(`running without ${FLAG} ${GROWTH} ${NO_CACHE} MALLOC_ARENA_MAX=1 (cannot re-execute: it has an IPC channel`);
+    expect(stderr).toContain(`running without ${FLAG} ${GROWTH} MALLOC_ARENA_MAX=1 (cannot re-execute: it has an IPC channel`);
   });
 });
 
 describe('pendingTuning', () => {
   it('adds only what is missing, whatever the flag spelling or where it was given', () => {
-    expect(pendingTuning([], {})).toEqual({ flags: [FLAG, GROWTH, NO_CACHE], env: { MALLOC_ARENA_MAX: '1' } });
-    expect(pendingTuning(['--max_semi_space_size=8'], {})).toEqual({ flags: [GROWTH, NO_CACHE], env: { MALLOC_ARENA_MAX: '1' } });
-    expect(pendingTuning([], { NODE_OPTIONS: '--inspect --max-semi-space-size=8 --heap_growing_percent=50 --compilation-cache' })).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '1' } });
-    expect(pendingTuning(['--import', 'x.ts'], { MALLOC_ARENA_MAX: '8' })).toEqual({ flags: [FLAG, GROWTH, NO_CACHE], env: {} });
-    // A boolean flag given either way (`--compilation-cache` or `--no-compilation-cache`) is the user's.
-    expect(pendingTuning(['--compilation_cache'], {})).toEqual({ flags: [FLAG, GROWTH], env: { MALLOC_ARENA_MAX: '1' } });
-    expect(pendingTuning([FLAG, GROWTH, NO_CACHE], { MALLOC_ARENA_MAX: '1' })).toBe(null);
+    expect(pendingTuning([], {})).toEqual({ flags: [FLAG, GROWTH], env: { MALLOC_ARENA_MAX: '1' } });
+    expect(pendingTuning(['--max_semi_space_size=8'], {})).toEqual({ flags: [GROWTH], env: { MALLOC_ARENA_MAX: '1' } });
+    expect(pendingTuning([], { NODE_OPTIONS: '--inspect --max-semi-space-size=8 --heap_growing_percent=50' })).toEqual({ flags: [], env: { MALLOC_ARENA_MAX: '1' } });
+    expect(pendingTuning(['--import', 'x.ts'], { MALLOC_ARENA_MAX: '8' })).toEqual({ flags: [FLAG, GROWTH], env: {} });
+    expect(pendingTuning([FLAG, GROWTH], { MALLOC_ARENA_MAX: '1' })).toBe(null);
     expect(pendingTuning([], { GATEWAY_MEMORY_TUNING: 'off' })).toBe(null);
   });
 });
-
-it('with serve\'s node flags, a process keeps nothing of the routers it built and dropped (V8 kept each one\'s compiled source)', () => {
-  const fixture = fileURLToPath(new URL('./fixtures/router-retention.ts', import.meta.url));
-  const grown = (flags: readonly string[]) => Number(spawnSync(process.execPath, ['--expose-gc', ...flags, fixture, '100'], { encoding: 'utf8' }).stdout.trim());
-  const untuned = grown([]);
-  const tuned = grown(SERVE_NODE_FLAGS);
-  // A hundred 300-target routers: ~16 MB kept without the flags on the 2-core VM, under 1 MB with them.
-  expect(untuned).toBeGreaterThan(8);
-  expect(tuned).toBeLessThan(4);
-}, 60_000);
 
 it('gateway serve --help names the tuning and how to turn it off', () => {
   const { stdout } = spawnSync(process.execPath, [BIN, 'serve', '--help'], { encoding: 'utf8' });
