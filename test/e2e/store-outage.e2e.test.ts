@@ -166,8 +166,11 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
   });
 
   it('completes a gateway-managed batch the outage cut off, every line exactly once', async () => {
-    // A provider without a batch API, so the gateway runs the batch; slow answers, so the outage lands mid-run.
-    mock.script({ path: '/v1/chat/completions', delayMs: 40, times: 100_000 });
+    // A provider without a batch API, so the gateway runs the batch; slow answers, so the outage lands
+    // mid-run: ~2 s for the whole batch, two lines at a time. At 40 ms a line (0.6 s in all) a run on
+    // a loaded machine once waited 10 s for the run to be cut off and never saw it: most likely the
+    // batch had finished before the database went.
+    mock.script({ path: '/v1/chat/completions', delayMs: 150, times: 100_000 });
     const route = { 'x-gateway-provider': 'ollama', 'x-gateway-custom-host': mock.baseURL, authorization: `Bearer ${VENDOR_MOCK_KEY}` };
     const api = async (method: string, path: string, body?: RequestInit['body'], type?: string): Promise<any> => {
       const res = await fetch(`${gateway.url}${path}`, { method, headers: { 'x-gateway-api-key': ADMIN, ...route, ...(type === undefined ? {} : { 'content-type': type }) }, body });
