@@ -24,6 +24,7 @@ import { refuseUnreadHeaders } from './unread-headers.ts';
 import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-target.ts';
 import { boundaryOf } from '../core/multipart.ts';
 import { lastKept, type LastKept } from '../core/memo.ts';
+import { LruMap } from './lru.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
@@ -43,7 +44,8 @@ export class InferenceTransport {
   readonly #send: (req: UpstreamRequest) => Promise<UpstreamResponse>;
   readonly #hostPolicy: HostPolicy;
   #credentials: StoredCredentials | null;
-  readonly #customHosts = new Map<string, CustomHost>();
+  /** Bounded: header-supplied hosts are client input, up to the header limit (64 KB) each. */
+  readonly #customHosts = new LruMap<string, CustomHost>(1000, CUSTOM_HOST_TEXT);
 
   constructor(providers: ProviderRegistry, sender: (req: UpstreamRequest) => Promise<UpstreamResponse> = send, options: TransportOptions = {}) {
     this.#providers = providers;
@@ -212,13 +214,14 @@ export class InferenceTransport {
         throw new GatewayError('invalid_custom_host', 'The custom host must be a base URL without credentials, query or fragment.', 'custom_host');
       }
       entry = { url, base: url.href.replace(/\/+$/, ''), policyName: policyHostname(url) };
-      // Bounded: header-supplied hosts are client input.
-      if (this.#customHosts.size >= 1000) this.#customHosts.clear();
-      this.#customHosts.set(text, entry);
+      this.#customHosts.set(text, entry, text.length);
     }
     return entry;
   }
 }
+
+/** Characters of custom-host text kept parsed together: a thousand hosts of 256 characters. */
+const CUSTOM_HOST_TEXT = 256_000;
 
 /** A parsed custom host, kept per distinct text. */
 interface CustomHost {
