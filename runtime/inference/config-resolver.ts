@@ -32,7 +32,7 @@ export interface ResolverDeps extends RouterDeps {
 /**
  * Text the routers kept by header text may have been built from, per entry of the count
  * (GATEWAY_INLINE_CONFIG_CACHE): a compiled config takes ~50 times its text (600 targets, 32 KB:
- * ~1.5 MB of RSS), so a thousand distinct large inline configs held ~2.5 GB. With this, 1,000 of up
+ * ~1.5 MB of RSS), so a thousand distinct such inline configs held ~1.5 GB. With this, 1,000 of up
  * to 4 KB are kept as before; larger ones evict the oldest sooner (~200 MB at most by default).
  */
 const TEXT_PER_ROUTER = 4096;

@@ -90,7 +90,7 @@ const COMPILATION_CACHE_ON = ![...process.execArgv, ...(process.env.NODE_OPTIONS
 
 /**
  * `new Function('rt', 'credentials', body)` without V8's compilation cache. V8 keeps every source it
- * compiled from a string, with its code, until the heap nears its limit (~4 GB here), long after the
+ * compiled from a string, with its code, until the heap nears its limit (several GB), long after the
  * function is gone: 1,500 distinct 600-target inline configs left 490 MB once their routers were
  * evicted and collected. A router's source is compiled once, so the cache is turned off around this
  * compile only (V8 reads the flag on each compile): `node --no-compilation-cache` for the whole
