@@ -149,6 +149,7 @@ export interface GatewaySchemaTypes {
   RequestLogListQuery: RequestLogListQuery;
   ResponseCreate: ResponseCreate;
   ResponseGetQuery: ResponseGetQuery;
+  ResponseInputItemsQuery: ResponseInputItemsQuery;
   UsageLimitsPolicyCreate: UsageLimitsPolicyCreate;
   UsageLimitsPolicyListQuery: UsageLimitsPolicyListQuery;
   UsageLimitsPolicyUpdate: UsageLimitsPolicyUpdate;
@@ -184,6 +185,7 @@ export interface GatewaySchemaTypes {
   RequestLogList: RequestLogList;
   RequestLog: RequestLog;
   ResponseDeleted: ResponseDeleted;
+  ResponseItemList: ResponseItemList;
   SavedConfigList: SavedConfigList;
   SavedConfig: SavedConfig;
   Simulation: Simulation;
@@ -1687,6 +1689,18 @@ export interface ResponseGetQuery {
   include?: ResponseInclude | ResponseInclude[];
 }
 /**
+ * Query of GET /v1/responses/{response_id}/input_items, in the vendor's shape: cursor paging (`after` an item ID), `limit` 1 to 100 (default 20), `order` (default `desc`, newest first), and `include` as for retrieving the response. Query values arrive as strings; the server turns numeric strings into numbers before validating.
+ */
+export interface ResponseInputItemsQuery {
+  /**
+   * ID of the last item of the previous page.
+   */
+  after?: string;
+  limit?: number;
+  order?: 'asc' | 'desc';
+  include?: ResponseInclude | ResponseInclude[];
+}
+/**
  * Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.
  */
 export interface UsageLimitsPolicyCreate {
@@ -2511,6 +2525,20 @@ export interface ResponseDeleted {
   id: string;
   object: 'response';
   deleted: boolean;
+}
+/**
+ * A page of a stored response's input items (GET /v1/responses/{response_id}/input_items), in the vendor's shape: messages, function calls and their outputs, each with an ID and a type.
+ */
+export interface ResponseItemList {
+  object: 'list';
+  data: {
+    id: string;
+    type: 'message' | 'function_call' | 'function_call_output';
+    [k: string]: unknown;
+  }[];
+  has_more: boolean;
+  first_id: string | null;
+  last_id: string | null;
 }
 /**
  * A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.

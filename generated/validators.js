@@ -15734,14 +15734,189 @@ return errors === 0;
 }
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreate = validate104;
-const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+export const validateResponseInputItemsQuery = validate104;
+const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-input-items-query.json","title":"ResponseInputItemsQuery","description":"Query of GET /v1/responses/{response_id}/input_items, in the vendor's shape: cursor paging (`after` an item ID), `limit` 1 to 100 (default 20), `order` (default `desc`, newest first), and `include` as for retrieving the response. Query values arrive as strings; the server turns numeric strings into numbers before validating.","type":"object","additionalProperties":false,"properties":{"after":{"type":"string","description":"ID of the last item of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"order":{"enum":["asc","desc"],"default":"desc"},"include":{"anyOf":[{"$ref":"response-get-query.json#/$defs/ResponseInclude"},{"type":"array","items":{"$ref":"response-get-query.json#/$defs/ResponseInclude"}}]}}};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
+/*# sourceURL="https://gateway.local/schema/requests/response-input-items-query.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate104.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "after") || (key0 === "limit")) || (key0 === "order")) || (key0 === "include"))){
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.after !== undefined){
+const _errs2 = errors;
+if(typeof data.after !== "string"){
+validate104.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.order !== undefined){
+let data2 = data.order;
+const _errs6 = errors;
+if(!((data2 === "asc") || (data2 === "desc"))){
+validate104.errors = [{instancePath:instancePath+"/order",schemaPath:"#/properties/order/enum",keyword:"enum",params:{allowedValues: schema217.properties.order.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.include !== undefined){
+let data3 = data.include;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(!(((data3 === "file_search_call.results") || (data3 === "message.input_image.image_url")) || (data3 === "computer_call_output.output.image_url"))){
+const err0 = {instancePath:instancePath+"/include",schemaPath:"response-get-query.json#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema215.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data3)){
+var valid3 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs13 = errors;
+if(!(((data4 === "file_search_call.results") || (data4 === "message.input_image.image_url")) || (data4 === "computer_call_output.output.image_url"))){
+const err1 = {instancePath:instancePath+"/include/" + i0,schemaPath:"response-get-query.json#/$defs/ResponseInclude/enum",keyword:"enum",params:{allowedValues: schema215.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/include",schemaPath:"#/properties/include/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err3 = {instancePath:instancePath+"/include",schemaPath:"#/properties/include/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate104.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate104.errors = vErrors;
+return errors === 0;
+}
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicyCreate = validate105;
+const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-create.json","title":"UsageLimitsPolicyCreate","description":"Body of POST /v1/policies/usage-limits (SPEC §4.11, limits §8). `alert_threshold` must be below `credit_limit`. `workspace_id` and `organisation_id` are needed only when the caller's credential does not carry them, which the handler decides, not this schema.","type":"object","required":["conditions","group_by","type","credit_limit"],"additionalProperties":false,"properties":{"conditions":{"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"},"value":{"type":"string"}}}},"group_by":{"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"}}}},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"name":{"type":"string","maxLength":255},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."},"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"organisation_id":{"type":"string","format":"uuid"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-create.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15824,12 +15999,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate104.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate105.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate105.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -15852,21 +16027,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((((data.conditions === undefined) && (missing1 = "conditions")) || ((data.group_by === undefined) && (missing1 = "group_by"))) || ((data.type === undefined) && (missing1 = "type"))) || ((data.credit_limit === undefined) && (missing1 = "credit_limit"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
-if(!(func11.call(schema217.properties, key0))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema220.properties, key0))){
+validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15878,7 +16053,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data3)){
 if(data3.length < 1){
-validate104.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate105.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -15891,14 +16066,14 @@ if(errors === _errs13){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if(((data4.key === undefined) && (missing2 = "key")) || ((data4.value === undefined) && (missing2 = "value"))){
-validate104.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate105.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data4){
 if(!((key1 === "key") || (key1 === "value"))){
-validate104.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate105.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15911,12 +16086,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(!pattern29.test(data5)){
-validate104.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/conditions/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15929,7 +16104,7 @@ if(valid5){
 if(data4.value !== undefined){
 const _errs19 = errors;
 if(typeof data4.value !== "string"){
-validate104.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/conditions/" + i0+"/value",schemaPath:"#/properties/conditions/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs19 === errors;
@@ -15942,7 +16117,7 @@ var valid5 = true;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath:instancePath+"/conditions/" + i0,schemaPath:"#/properties/conditions/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15954,7 +16129,7 @@ break;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15970,7 +16145,7 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate104.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate105.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -15983,14 +16158,14 @@ if(errors === _errs23){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing3;
 if((data8.key === undefined) && (missing3 = "key")){
-validate104.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate105.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs25 = errors;
 for(const key2 in data8){
 if(!(key2 === "key")){
-validate104.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate105.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16002,12 +16177,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data9 === "string"){
 if(!pattern29.test(data9)){
-validate104.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/group_by/" + i1+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16016,7 +16191,7 @@ return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath:instancePath+"/group_by/" + i1,schemaPath:"#/properties/group_by/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16028,7 +16203,7 @@ break;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/group_by",schemaPath:"#/properties/group_by/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16042,7 +16217,7 @@ if(data.type !== undefined){
 let data10 = data.type;
 const _errs29 = errors;
 if(!((data10 === "cost") || (data10 === "tokens"))){
-validate104.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema217.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema220.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs29 === errors;
@@ -16057,12 +16232,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate104.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate105.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate105.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -16078,12 +16253,12 @@ const _errs32 = errors;
 if(errors === _errs32){
 if(typeof data12 === "string"){
 if(func1(data12) > 255){
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate105.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16097,13 +16272,13 @@ if(data.alert_threshold !== undefined){
 let data13 = data.alert_threshold;
 const _errs34 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate104.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema217.properties.alert_threshold.type},message:"must be number,null"}];
+validate105.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema220.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate104.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate105.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16118,7 +16293,7 @@ if(data.periodic_reset !== undefined){
 let data14 = data.periodic_reset;
 const _errs36 = errors;
 if(!(((data14 === "monthly") || (data14 === "weekly")) || (data14 === null))){
-validate104.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema217.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate105.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema220.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs36 === errors;
@@ -16133,12 +16308,12 @@ const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data15 === "string"){
 if(func1(data15) < 1){
-validate104.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate105.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16155,12 +16330,12 @@ if(errors === _errs39){
 if(errors === _errs39){
 if(typeof data16 === "string"){
 if(!(formats8.test(data16))){
-validate104.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16182,23 +16357,23 @@ var valid3 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyListQuery = validate105;
-const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
+export const validateUsageLimitsPolicyListQuery = validate106;
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-list-query.json","title":"UsageLimitsPolicyListQuery","description":"Query of GET /v1/policies/usage-limits: the rate-limits list query (SPEC §4.13) without status and unit.","type":"object","additionalProperties":false,"properties":{"workspace_id":{"type":"string","minLength":1,"description":"Workspace ID or slug."},"type":{"enum":["cost","tokens"]},"page_size":{"type":"integer","minimum":0},"current_page":{"type":"integer","minimum":0}}};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-list-query.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16210,7 +16385,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "workspace_id") || (key0 === "type")) || (key0 === "page_size")) || (key0 === "current_page"))){
-validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16222,12 +16397,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate105.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate106.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16241,7 +16416,7 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs4 = errors;
 if(!((data1 === "cost") || (data1 === "tokens"))){
-validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema220.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema223.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16254,13 +16429,13 @@ if(data.page_size !== undefined){
 let data2 = data.page_size;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate105.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate106.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate105.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate106.errors = [{instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16275,13 +16450,13 @@ if(data.current_page !== undefined){
 let data3 = data.current_page;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate105.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate106.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate105.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate106.errors = [{instancePath:instancePath+"/current_page",schemaPath:"#/properties/current_page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16297,27 +16472,27 @@ var valid0 = true;
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate105.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyUpdate = validate106;
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
-const schema222 = {"type":"string","maxLength":255};
-const schema223 = {"type":"number","minimum":0};
-const schema224 = {"type":["number","null"],"minimum":0};
-const schema225 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
-const schema226 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"},"value":{"type":"string"}}}};
+export const validateUsageLimitsPolicyUpdate = validate107;
+const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/usage-limits-policy-update.json","title":"UsageLimitsPolicyUpdate","description":"Body of PUT /v1/policies/usage-limits/{usageLimitsPolicyId}: the fields to change (at least one). The rules of creation hold for the result: `alert_threshold` below `credit_limit` (checked here when both are given, and against the stored policy otherwise).","type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"usage-limits-policy-create.json#/properties/name"},"credit_limit":{"$ref":"usage-limits-policy-create.json#/properties/credit_limit"},"alert_threshold":{"$ref":"usage-limits-policy-create.json#/properties/alert_threshold"},"periodic_reset":{"$ref":"usage-limits-policy-create.json#/properties/periodic_reset"},"conditions":{"$ref":"usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"usage-limits-policy-create.json#/properties/group_by"}},"if":{"required":["alert_threshold","credit_limit"],"properties":{"alert_threshold":{"type":"number"},"credit_limit":{"type":"number"}}},"then":{"properties":{"alert_threshold":{"type":"number","exclusiveMaximum":{"$data":"1/credit_limit"}}}}};
+const schema225 = {"type":"string","maxLength":255};
+const schema226 = {"type":"number","minimum":0};
+const schema227 = {"type":["number","null"],"minimum":0};
+const schema228 = {"enum":["monthly","weekly",null],"description":"When omitted or null the limit is cumulative."};
+const schema229 = {"type":"array","minItems":1,"items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"},"value":{"type":"string"}}}};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16327,7 +16502,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length < 1){
-validate107.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate108.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -16340,14 +16515,14 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
-validate107.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate108.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs3 = errors;
 for(const key0 in data0){
 if(!((key0 === "key") || (key0 === "value"))){
-validate107.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate108.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16360,12 +16535,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern29.test(data1)){
-validate107.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+validate108.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16378,7 +16553,7 @@ if(valid1){
 if(data0.value !== undefined){
 const _errs7 = errors;
 if(typeof data0.value !== "string"){
-validate107.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -16391,7 +16566,7 @@ var valid1 = true;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16403,21 +16578,21 @@ break;
 }
 }
 else {
-validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate107.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema228 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"}}}};
+const schema231 = {"type":"array","minItems":1,"items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"../resources/rate-limits-policy.json#/$defs/PolicyKey"}}}};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16427,7 +16602,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length < 1){
-validate109.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate110.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -16440,14 +16615,14 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
 if((data0.key === undefined) && (missing0 = "key")){
-validate109.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs3 = errors;
 for(const key0 in data0){
 if(!(key0 === "key")){
-validate109.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate110.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16459,12 +16634,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern29.test(data1)){
-validate109.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16473,7 +16648,7 @@ return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16485,21 +16660,21 @@ break;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/requests/usage-limits-policy-update.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16582,12 +16757,12 @@ if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 const vSchema0 = data && data.credit_limit;
 if(vSchema0 !== undefined && ((!((typeof vSchema0 == "number") && (isFinite(vSchema0)))) || (data2 >= vSchema0 || isNaN(data2)))){
-validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
+validate107.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: vSchema0},message:"must be < "+vSchema0}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate107.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/then/properties/alert_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -16610,20 +16785,20 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate106.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate107.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "credit_limit")) || (key0 === "alert_threshold")) || (key0 === "periodic_reset")) || (key0 === "conditions")) || (key0 === "group_by"))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16636,12 +16811,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(func1(data3) > 255){
-validate106.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate107.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/name",schemaPath:"usage-limits-policy-create.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16658,12 +16833,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate106.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate107.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate107.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"usage-limits-policy-create.json#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -16678,13 +16853,13 @@ let data5 = data.alert_threshold;
 const _errs17 = errors;
 const _errs18 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema224.type},message:"must be number,null"}];
+validate107.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/type",keyword:"type",params:{type: schema227.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate106.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate107.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"usage-limits-policy-create.json#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16699,7 +16874,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs20 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate106.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema225.enum},message:"must be equal to one of the allowed values"}];
+validate107.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"usage-limits-policy-create.json#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema228.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -16710,8 +16885,8 @@ var valid3 = true;
 if(valid3){
 if(data.conditions !== undefined){
 const _errs22 = errors;
-if(!(validate107(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate108(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs22 === errors;
@@ -16722,8 +16897,8 @@ var valid3 = true;
 if(valid3){
 if(data.group_by !== undefined){
 const _errs23 = errors;
-if(!(validate109(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate110(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs23 === errors;
@@ -16740,31 +16915,31 @@ var valid3 = true;
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyCreated = validate111;
-const schema230 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
-const schema231 = {"const":"api_key"};
-const schema232 = {"type":"string","format":"uuid"};
-const schema233 = {"type":"string"};
+export const validateApiKeyCreated = validate112;
+const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-created.json","title":"ApiKeyCreated","description":"Response of POST /v1/api-keys: the key record plus the secret `key`, returned once.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at","key"],"additionalProperties":false,"properties":{"object":{"$ref":"api-key.json#/properties/object"},"id":{"$ref":"api-key.json#/properties/id"},"name":{"$ref":"api-key.json#/properties/name"},"scope":{"$ref":"api-key.json#/properties/scope"},"workspace_id":{"$ref":"api-key.json#/properties/workspace_id"},"organisation_id":{"$ref":"api-key.json#/properties/organisation_id"},"created_at":{"$ref":"api-key.json#/properties/created_at"},"revoked_at":{"$ref":"api-key.json#/properties/revoked_at"},"key":{"type":"string","description":"The secret, shown in this response only; the gateway keeps its SHA-256."}}};
+const schema234 = {"const":"api_key"};
 const schema235 = {"type":"string","format":"uuid"};
-const schema236 = {"type":"string","format":"uuid"};
-const schema237 = {"type":"string","format":"date-time"};
-const schema238 = {"type":["string","null"],"format":"date-time"};
+const schema236 = {"type":"string"};
+const schema238 = {"type":"string","format":"uuid"};
+const schema239 = {"type":"string","format":"uuid"};
+const schema240 = {"type":"string","format":"date-time"};
+const schema241 = {"type":["string","null"],"format":"date-time"};
 const formats14 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/api-key-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16775,14 +16950,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.scope === undefined) && (missing0 = "scope"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.revoked_at === undefined) && (missing0 = "revoked_at"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema230.properties, key0))){
-validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema233.properties, key0))){
+validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16791,7 +16966,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("api_key" !== data.object){
-validate111.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/object",schemaPath:"api-key.json#/properties/object/const",keyword:"const",params:{allowedValue: "api_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -16808,12 +16983,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!(formats8.test(data1))){
-validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate112.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/id",schemaPath:"api-key.json#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16827,7 +17002,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs7 = errors;
 if(typeof data.name !== "string"){
-validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/name",schemaPath:"api-key.json#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16840,7 +17015,7 @@ if(data.scope !== undefined){
 let data3 = data.scope;
 const _errs10 = errors;
 if(!((data3 === "admin") || (data3 === "inference"))){
-validate111.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema85.enum},message:"must be equal to one of the allowed values"}];
+validate112.errors = [{instancePath:instancePath+"/scope",schemaPath:"api-key.json#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema85.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -16857,12 +17032,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!(formats8.test(data4))){
-validate111.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate112.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"api-key.json#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16881,12 +17056,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!(formats8.test(data5))){
-validate111.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate112.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"api-key.json#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16905,12 +17080,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data6 === "string"){
 if(!(formats14.validate(data6))){
-validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate112.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/created_at",schemaPath:"api-key.json#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16926,14 +17101,14 @@ let data7 = data.revoked_at;
 const _errs21 = errors;
 const _errs22 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate111.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema238.type},message:"must be string,null"}];
+validate112.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/type",keyword:"type",params:{type: schema241.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data7 === "string"){
 if(!(formats14.validate(data7))){
-validate111.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate112.errors = [{instancePath:instancePath+"/revoked_at",schemaPath:"api-key.json#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -16948,7 +17123,7 @@ if(valid0){
 if(data.key !== undefined){
 const _errs24 = errors;
 if(typeof data.key !== "string"){
-validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -16968,17 +17143,17 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiKeyList = validate112;
-const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
+export const validateApiKeyList = validate113;
+const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key-list.json","title":"ApiKeyList","description":"A page of API keys of the caller's organisation, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"api-key.json"}},"total":{"type":"integer","minimum":0}}};
 const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/api-key.json","title":"ApiKey","description":"A gateway API key as the admin API shows it: never the secret or its hash. `scope` admin may use every endpoint; inference may use the data plane and prompt rendering.","type":"object","required":["object","id","name","scope","workspace_id","organisation_id","created_at","revoked_at"],"additionalProperties":false,"properties":{"object":{"const":"api_key"},"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"scope":{"$ref":"#/$defs/ApiKeyScope"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}},"$defs":{"ApiKeyScope":{"title":"ApiKeyScope","enum":["admin","inference"]}}};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -17181,11 +17356,11 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/api-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17196,14 +17371,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17212,7 +17387,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate112.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate113.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17241,7 +17416,7 @@ break;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate113.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17255,13 +17430,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate112.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate113.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate112.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate113.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17277,27 +17452,27 @@ var valid0 = true;
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate112.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiKey = validate57;
 
-export const validateBatchList = validate114;
-const schema240 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema241 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
-const schema242 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
+export const validateBatchList = validate115;
+const schema243 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch-list.json","title":"BatchList","description":"A page of batches for GET /v1/batches. SPEC does not show this endpoint; the envelope follows the checkpoint list (SPEC §4.6), the provider-compatible shape.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"batch.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema244 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/batch.json","title":"Batch","description":"A batch (SPEC §2.4; statuses and per-status timestamps §3). Optional fields also accept null because provider-compatible batch records carry null for timestamps and files not reached yet.","type":"object","required":["id","object","endpoint","input_file_id","completion_window","status","created_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"batch"},"endpoint":{"type":"string","description":"The endpoint the batch's requests go to, with its /v1 prefix."},"input_file_id":{"type":"string"},"completion_window":{"type":"string"},"status":{"$ref":"#/$defs/BatchStatus"},"created_at":{"type":"integer","description":"Unix seconds."},"errors":{"type":["object","null"],"additionalProperties":false,"properties":{"object":{"type":"string"},"data":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":["string","null"]},"line":{"type":["integer","null"]}}}}}},"output_file_id":{"type":["string","null"],"description":"File of successful outputs."},"error_file_id":{"type":["string","null"],"description":"File of failed-request outputs."},"in_progress_at":{"type":["integer","null"]},"expires_at":{"type":["integer","null"],"description":"Scheduled expiry, Unix seconds."},"finalizing_at":{"type":["integer","null"]},"completed_at":{"type":["integer","null"]},"failed_at":{"type":["integer","null"]},"expired_at":{"type":["integer","null"]},"cancelling_at":{"type":["integer","null"]},"cancelled_at":{"type":["integer","null"]},"request_counts":{"type":["object","null"],"additionalProperties":false,"properties":{"total":{"type":"integer","minimum":0},"completed":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0}}},"metadata":{"anyOf":[{"$ref":"metadata.json"},{"type":"null"}]}},"$defs":{"BatchStatus":{"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]}}};
+const schema245 = {"title":"BatchStatus","enum":["validating","failed","in_progress","finalizing","completed","expired","cancelling","cancelled"]};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17308,14 +17483,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.input_file_id === undefined) && (missing0 = "input_file_id"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema241.properties, key0))){
-validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema244.properties, key0))){
+validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17324,7 +17499,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate115.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17336,7 +17511,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("batch" !== data.object){
-validate115.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
+validate116.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "batch"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -17348,7 +17523,7 @@ if(valid0){
 if(data.endpoint !== undefined){
 const _errs5 = errors;
 if(typeof data.endpoint !== "string"){
-validate115.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -17360,7 +17535,7 @@ if(valid0){
 if(data.input_file_id !== undefined){
 const _errs7 = errors;
 if(typeof data.input_file_id !== "string"){
-validate115.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -17372,7 +17547,7 @@ if(valid0){
 if(data.completion_window !== undefined){
 const _errs9 = errors;
 if(typeof data.completion_window !== "string"){
-validate115.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -17385,7 +17560,7 @@ if(data.status !== undefined){
 let data5 = data.status;
 const _errs11 = errors;
 if(!((((((((data5 === "validating") || (data5 === "failed")) || (data5 === "in_progress")) || (data5 === "finalizing")) || (data5 === "completed")) || (data5 === "expired")) || (data5 === "cancelling")) || (data5 === "cancelled"))){
-validate115.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema242.enum},message:"must be equal to one of the allowed values"}];
+validate116.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/BatchStatus/enum",keyword:"enum",params:{allowedValues: schema245.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -17398,7 +17573,7 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate115.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -17411,7 +17586,7 @@ if(data.errors !== undefined){
 let data7 = data.errors;
 const _errs15 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate115.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema241.properties.errors.type},message:"must be object,null"}];
+validate116.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: schema244.properties.errors.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -17419,7 +17594,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs17 = errors;
 for(const key1 in data7){
 if(!((key1 === "object") || (key1 === "data"))){
-validate115.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17428,7 +17603,7 @@ if(_errs17 === errors){
 if(data7.object !== undefined){
 const _errs18 = errors;
 if(typeof data7.object !== "string"){
-validate115.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/errors/object",schemaPath:"#/properties/errors/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs18 === errors;
@@ -17452,7 +17627,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs24 = errors;
 for(const key2 in data10){
 if(!((((key2 === "code") || (key2 === "message")) || (key2 === "param")) || (key2 === "line"))){
-validate115.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17461,7 +17636,7 @@ if(_errs24 === errors){
 if(data10.code !== undefined){
 const _errs25 = errors;
 if(typeof data10.code !== "string"){
-validate115.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/code",schemaPath:"#/properties/errors/properties/data/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -17473,7 +17648,7 @@ if(valid4){
 if(data10.message !== undefined){
 const _errs27 = errors;
 if(typeof data10.message !== "string"){
-validate115.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/message",schemaPath:"#/properties/errors/properties/data/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -17486,7 +17661,7 @@ if(data10.param !== undefined){
 let data13 = data10.param;
 const _errs29 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate115.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema241.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/param",schemaPath:"#/properties/errors/properties/data/items/properties/param/type",keyword:"type",params:{type: schema244.properties.errors.properties.data.items.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -17499,7 +17674,7 @@ if(data10.line !== undefined){
 let data14 = data10.line;
 const _errs31 = errors;
 if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
-validate115.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema241.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data/" + i0+"/line",schemaPath:"#/properties/errors/properties/data/items/properties/line/type",keyword:"type",params:{type: schema244.properties.errors.properties.data.items.properties.line.type},message:"must be integer,null"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -17513,7 +17688,7 @@ var valid4 = true;
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data/" + i0,schemaPath:"#/properties/errors/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17524,7 +17699,7 @@ break;
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate116.errors = [{instancePath:instancePath+"/errors/data",schemaPath:"#/properties/errors/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17547,7 +17722,7 @@ if(data.output_file_id !== undefined){
 let data15 = data.output_file_id;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate115.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema241.properties.output_file_id.type},message:"must be string,null"}];
+validate116.errors = [{instancePath:instancePath+"/output_file_id",schemaPath:"#/properties/output_file_id/type",keyword:"type",params:{type: schema244.properties.output_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -17560,7 +17735,7 @@ if(data.error_file_id !== undefined){
 let data16 = data.error_file_id;
 const _errs35 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate115.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema241.properties.error_file_id.type},message:"must be string,null"}];
+validate116.errors = [{instancePath:instancePath+"/error_file_id",schemaPath:"#/properties/error_file_id/type",keyword:"type",params:{type: schema244.properties.error_file_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -17573,7 +17748,7 @@ if(data.in_progress_at !== undefined){
 let data17 = data.in_progress_at;
 const _errs37 = errors;
 if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate115.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema241.properties.in_progress_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/in_progress_at",schemaPath:"#/properties/in_progress_at/type",keyword:"type",params:{type: schema244.properties.in_progress_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -17586,7 +17761,7 @@ if(data.expires_at !== undefined){
 let data18 = data.expires_at;
 const _errs39 = errors;
 if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate115.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema241.properties.expires_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema244.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -17599,7 +17774,7 @@ if(data.finalizing_at !== undefined){
 let data19 = data.finalizing_at;
 const _errs41 = errors;
 if((!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))) && (data19 !== null)){
-validate115.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema241.properties.finalizing_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/finalizing_at",schemaPath:"#/properties/finalizing_at/type",keyword:"type",params:{type: schema244.properties.finalizing_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -17612,7 +17787,7 @@ if(data.completed_at !== undefined){
 let data20 = data.completed_at;
 const _errs43 = errors;
 if((!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))) && (data20 !== null)){
-validate115.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema241.properties.completed_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema244.properties.completed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs43 === errors;
@@ -17625,7 +17800,7 @@ if(data.failed_at !== undefined){
 let data21 = data.failed_at;
 const _errs45 = errors;
 if((!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))) && (data21 !== null)){
-validate115.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema241.properties.failed_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: schema244.properties.failed_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs45 === errors;
@@ -17638,7 +17813,7 @@ if(data.expired_at !== undefined){
 let data22 = data.expired_at;
 const _errs47 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
-validate115.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema241.properties.expired_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/expired_at",schemaPath:"#/properties/expired_at/type",keyword:"type",params:{type: schema244.properties.expired_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs47 === errors;
@@ -17651,7 +17826,7 @@ if(data.cancelling_at !== undefined){
 let data23 = data.cancelling_at;
 const _errs49 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
-validate115.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema241.properties.cancelling_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/cancelling_at",schemaPath:"#/properties/cancelling_at/type",keyword:"type",params:{type: schema244.properties.cancelling_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs49 === errors;
@@ -17664,7 +17839,7 @@ if(data.cancelled_at !== undefined){
 let data24 = data.cancelled_at;
 const _errs51 = errors;
 if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
-validate115.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema241.properties.cancelled_at.type},message:"must be integer,null"}];
+validate116.errors = [{instancePath:instancePath+"/cancelled_at",schemaPath:"#/properties/cancelled_at/type",keyword:"type",params:{type: schema244.properties.cancelled_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs51 === errors;
@@ -17677,7 +17852,7 @@ if(data.request_counts !== undefined){
 let data25 = data.request_counts;
 const _errs53 = errors;
 if((!(data25 && typeof data25 == "object" && !Array.isArray(data25))) && (data25 !== null)){
-validate115.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema241.properties.request_counts.type},message:"must be object,null"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/type",keyword:"type",params:{type: schema244.properties.request_counts.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs53){
@@ -17685,7 +17860,7 @@ if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 const _errs55 = errors;
 for(const key3 in data25){
 if(!(((key3 === "total") || (key3 === "completed")) || (key3 === "failed"))){
-validate115.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts",schemaPath:"#/properties/request_counts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17695,13 +17870,13 @@ if(data25.total !== undefined){
 let data26 = data25.total;
 const _errs56 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate115.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate115.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts/total",schemaPath:"#/properties/request_counts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17716,13 +17891,13 @@ if(data25.completed !== undefined){
 let data27 = data25.completed;
 const _errs58 = errors;
 if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate115.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data27 == "number") && (isFinite(data27))){
 if(data27 < 0 || isNaN(data27)){
-validate115.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts/completed",schemaPath:"#/properties/request_counts/properties/completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17737,13 +17912,13 @@ if(data25.failed !== undefined){
 let data28 = data25.failed;
 const _errs60 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-validate115.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs60){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate115.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/request_counts/failed",schemaPath:"#/properties/request_counts/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17894,7 +18069,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return false;
 }
 else {
@@ -17936,21 +18111,21 @@ var valid0 = true;
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/batch-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17961,14 +18136,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17977,7 +18152,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate114.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate115.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17995,8 +18170,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate115(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate116(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -18006,7 +18181,7 @@ break;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate115.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18019,7 +18194,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate114.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate115.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -18032,7 +18207,7 @@ if(data.first_id !== undefined){
 let data4 = data.first_id;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate114.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema240.properties.first_id.type},message:"must be string,null"}];
+validate115.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema243.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -18045,7 +18220,7 @@ if(data.last_id !== undefined){
 let data5 = data.last_id;
 const _errs10 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate114.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema240.properties.last_id.type},message:"must be string,null"}];
+validate115.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema243.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -18061,25 +18236,25 @@ var valid0 = true;
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate114.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBatch = validate115;
+export const validateBatch = validate116;
 
-export const validateCachePurge = validate117;
-const schema244 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/cache-purge.json","title":"CachePurge","description":"What DELETE /v1/cache deleted: every process sees it at once with Redis; without Redis, the answering process's memory only.","type":"object","required":["object","purged","namespace","config_id"],"additionalProperties":false,"properties":{"object":{"const":"cache.purge"},"purged":{"type":"integer","minimum":0,"description":"Cached answers deleted (ones that had already expired are not counted)."},"namespace":{"type":["string","null"]},"config_id":{"type":["string","null"]}}};
+export const validateCachePurge = validate118;
+const schema247 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/cache-purge.json","title":"CachePurge","description":"What DELETE /v1/cache deleted: every process sees it at once with Redis; without Redis, the answering process's memory only.","type":"object","required":["object","purged","namespace","config_id"],"additionalProperties":false,"properties":{"object":{"const":"cache.purge"},"purged":{"type":"integer","minimum":0,"description":"Cached answers deleted (ones that had already expired are not counted)."},"namespace":{"type":["string","null"]},"config_id":{"type":["string","null"]}}};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/cache-purge.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18090,14 +18265,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.object === undefined) && (missing0 = "object")) || ((data.purged === undefined) && (missing0 = "purged"))) || ((data.namespace === undefined) && (missing0 = "namespace"))) || ((data.config_id === undefined) && (missing0 = "config_id"))){
-validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "object") || (key0 === "purged")) || (key0 === "namespace")) || (key0 === "config_id"))){
-validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate118.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18106,7 +18281,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("cache.purge" !== data.object){
-validate117.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "cache.purge"},message:"must be equal to constant"}];
+validate118.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "cache.purge"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -18119,13 +18294,13 @@ if(data.purged !== undefined){
 let data1 = data.purged;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate117.errors = [{instancePath:instancePath+"/purged",schemaPath:"#/properties/purged/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate118.errors = [{instancePath:instancePath+"/purged",schemaPath:"#/properties/purged/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate117.errors = [{instancePath:instancePath+"/purged",schemaPath:"#/properties/purged/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate118.errors = [{instancePath:instancePath+"/purged",schemaPath:"#/properties/purged/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18140,7 +18315,7 @@ if(data.namespace !== undefined){
 let data2 = data.namespace;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: schema244.properties.namespace.type},message:"must be string,null"}];
+validate118.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: schema247.properties.namespace.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -18153,7 +18328,7 @@ if(data.config_id !== undefined){
 let data3 = data.config_id;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate117.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema244.properties.config_id.type},message:"must be string,null"}];
+validate118.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema247.properties.config_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -18161,87 +18336,6 @@ var valid0 = _errs7 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-}
-}
-else {
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate117.errors = vErrors;
-return errors === 0;
-}
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateDeletedResource = validate118;
-const schema245 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
-
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate118.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate118.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate118.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if(typeof data.object !== "string"){
-validate118.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.deleted !== undefined){
-const _errs6 = errors;
-if(true !== data.deleted){
-validate118.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -18258,12 +18352,11 @@ return errors === 0;
 }
 validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateError = validate119;
-const schema246 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position). A 446 `denied_by_guardrail` body also has `hook_results`.","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}},"hook_results":{"$ref":"hook-results.json","description":"Only in a 446 `denied_by_guardrail` body."}}};
-const schema247 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/hook-results.json","title":"HookResults","description":"What the hooks and guardrails of a request decided (docs/guardrails.md): in a 446 body, in JSON answers unless the answering target sets strict_vendor_compliance, and in the request log.","type":"object","required":["before_request_hooks","after_request_hooks"],"additionalProperties":false,"properties":{"before_request_hooks":{"type":"array","description":"Before-request hooks and input guardrails.","items":{"type":"object","required":["id","type","verdict","deny","async","execution_time_ms","checks"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The hook's or guardrail's id (a guardrail without one: its place, e.g. input_guardrails[0])."},"type":{"type":["string","null"],"description":"The hook's `type` label from the config; null for guardrails and hooks without one."},"verdict":{"type":"boolean","description":"Whether every check passed."},"deny":{"type":"boolean","description":"Whether this hook denied the request (446)."},"async":{"type":"boolean","description":"Ran beside the request and only logged."},"execution_time_ms":{"type":"number","minimum":0},"checks":{"type":"array","items":{"type":"object","required":["id","verdict","explanation","error","execution_time_ms"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The check, `default.<name>`."},"verdict":{"type":"boolean"},"explanation":{"type":["string","null"],"description":"Why, in words; null when the check errored."},"error":{"type":["string","null"],"description":"Why the check could not run; null when it ran."},"execution_time_ms":{"type":"number","minimum":0}}}}}}},"after_request_hooks":{"type":"array","description":"After-request hooks and output guardrails of the attempt that answered.","items":{"type":"object","required":["id","type","verdict","deny","async","execution_time_ms","checks"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The hook's or guardrail's id (a guardrail without one: its place, e.g. input_guardrails[0])."},"type":{"type":["string","null"],"description":"The hook's `type` label from the config; null for guardrails and hooks without one."},"verdict":{"type":"boolean","description":"Whether every check passed."},"deny":{"type":"boolean","description":"Whether this hook denied the request (446)."},"async":{"type":"boolean","description":"Ran beside the request and only logged."},"execution_time_ms":{"type":"number","minimum":0},"checks":{"type":"array","items":{"type":"object","required":["id","verdict","explanation","error","execution_time_ms"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The check, `default.<name>`."},"verdict":{"type":"boolean"},"explanation":{"type":["string","null"],"description":"Why, in words; null when the check errored."},"error":{"type":["string","null"],"description":"Why the check could not run; null when it ran."},"execution_time_ms":{"type":"number","minimum":0}}}}}}}}};
+export const validateDeletedResource = validate119;
+const schema248 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/deleted-resource.json","title":"DeletedResource","description":"Response of a DELETE: the ID and kind of what is gone.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"type":"string"},"deleted":{"const":true}}};
 
 function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/error.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/deleted-resource.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate119.evaluated;
@@ -18276,15 +18369,97 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.error === undefined) && (missing0 = "error")){
+if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
 validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "error") || (key0 === "hook_results"))){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
 validate119.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate119.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if(typeof data.object !== "string"){
+validate119.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.deleted !== undefined){
+const _errs6 = errors;
+if(true !== data.deleted){
+validate119.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate119.errors = vErrors;
+return errors === 0;
+}
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateError = validate120;
+const schema249 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/error.json","title":"Error","description":"Body of every error the gateway itself returns (ARCHITECTURE §5, runtime/server/errors.ts). `code` is a stable code from GATEWAY_ERRORS; some causes add extra fields to `error` (config errors add their pointer and position). A 446 `denied_by_guardrail` body also has `hook_results`.","type":"object","required":["error"],"additionalProperties":false,"properties":{"error":{"type":"object","required":["message","type","param","code"],"additionalProperties":true,"properties":{"message":{"type":"string"},"type":{"type":"string"},"param":{"type":["string","null"]},"code":{"type":"string"}}},"hook_results":{"$ref":"hook-results.json","description":"Only in a 446 `denied_by_guardrail` body."}}};
+const schema250 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/hook-results.json","title":"HookResults","description":"What the hooks and guardrails of a request decided (docs/guardrails.md): in a 446 body, in JSON answers unless the answering target sets strict_vendor_compliance, and in the request log.","type":"object","required":["before_request_hooks","after_request_hooks"],"additionalProperties":false,"properties":{"before_request_hooks":{"type":"array","description":"Before-request hooks and input guardrails.","items":{"type":"object","required":["id","type","verdict","deny","async","execution_time_ms","checks"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The hook's or guardrail's id (a guardrail without one: its place, e.g. input_guardrails[0])."},"type":{"type":["string","null"],"description":"The hook's `type` label from the config; null for guardrails and hooks without one."},"verdict":{"type":"boolean","description":"Whether every check passed."},"deny":{"type":"boolean","description":"Whether this hook denied the request (446)."},"async":{"type":"boolean","description":"Ran beside the request and only logged."},"execution_time_ms":{"type":"number","minimum":0},"checks":{"type":"array","items":{"type":"object","required":["id","verdict","explanation","error","execution_time_ms"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The check, `default.<name>`."},"verdict":{"type":"boolean"},"explanation":{"type":["string","null"],"description":"Why, in words; null when the check errored."},"error":{"type":["string","null"],"description":"Why the check could not run; null when it ran."},"execution_time_ms":{"type":"number","minimum":0}}}}}}},"after_request_hooks":{"type":"array","description":"After-request hooks and output guardrails of the attempt that answered.","items":{"type":"object","required":["id","type","verdict","deny","async","execution_time_ms","checks"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The hook's or guardrail's id (a guardrail without one: its place, e.g. input_guardrails[0])."},"type":{"type":["string","null"],"description":"The hook's `type` label from the config; null for guardrails and hooks without one."},"verdict":{"type":"boolean","description":"Whether every check passed."},"deny":{"type":"boolean","description":"Whether this hook denied the request (446)."},"async":{"type":"boolean","description":"Ran beside the request and only logged."},"execution_time_ms":{"type":"number","minimum":0},"checks":{"type":"array","items":{"type":"object","required":["id","verdict","explanation","error","execution_time_ms"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"The check, `default.<name>`."},"verdict":{"type":"boolean"},"explanation":{"type":["string","null"],"description":"Why, in words; null when the check errored."},"error":{"type":["string","null"],"description":"Why the check could not run; null when it ran."},"execution_time_ms":{"type":"number","minimum":0}}}}}}}}};
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/error.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate120.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.error === undefined) && (missing0 = "error")){
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "error") || (key0 === "hook_results"))){
+validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18297,14 +18472,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.message === undefined) && (missing1 = "message")) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.param === undefined) && (missing1 = "param"))) || ((data0.code === undefined) && (missing1 = "code"))){
-validate119.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate120.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data0.message !== undefined){
 const _errs5 = errors;
 if(typeof data0.message !== "string"){
-validate119.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -18316,7 +18491,7 @@ if(valid1){
 if(data0.type !== undefined){
 const _errs7 = errors;
 if(typeof data0.type !== "string"){
-validate119.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/error/type",schemaPath:"#/properties/error/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -18329,7 +18504,7 @@ if(data0.param !== undefined){
 let data3 = data0.param;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate119.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema246.properties.error.properties.param.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: schema249.properties.error.properties.param.type},message:"must be string,null"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -18341,7 +18516,7 @@ if(valid1){
 if(data0.code !== undefined){
 const _errs11 = errors;
 if(typeof data0.code !== "string"){
-validate119.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -18355,7 +18530,7 @@ var valid1 = true;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18373,14 +18548,14 @@ if(errors === _errs14){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if(((data5.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data5.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs16 = errors;
 for(const key1 in data5){
 if(!((key1 === "before_request_hooks") || (key1 === "after_request_hooks"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18400,14 +18575,14 @@ if(errors === _errs19){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing3;
 if((((((((data7.id === undefined) && (missing3 = "id")) || ((data7.type === undefined) && (missing3 = "type"))) || ((data7.verdict === undefined) && (missing3 = "verdict"))) || ((data7.deny === undefined) && (missing3 = "deny"))) || ((data7.async === undefined) && (missing3 = "async"))) || ((data7.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data7.checks === undefined) && (missing3 = "checks"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs21 = errors;
 for(const key2 in data7){
 if(!(((((((key2 === "id") || (key2 === "type")) || (key2 === "verdict")) || (key2 === "deny")) || (key2 === "async")) || (key2 === "execution_time_ms")) || (key2 === "checks"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18416,7 +18591,7 @@ if(_errs21 === errors){
 if(data7.id !== undefined){
 const _errs22 = errors;
 if(typeof data7.id !== "string"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs22 === errors;
@@ -18429,7 +18604,7 @@ if(data7.type !== undefined){
 let data9 = data7.type;
 const _errs24 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"}];
 return false;
 }
 var valid5 = _errs24 === errors;
@@ -18441,7 +18616,7 @@ if(valid5){
 if(data7.verdict !== undefined){
 const _errs26 = errors;
 if(typeof data7.verdict !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid5 = _errs26 === errors;
@@ -18453,7 +18628,7 @@ if(valid5){
 if(data7.deny !== undefined){
 const _errs28 = errors;
 if(typeof data7.deny !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -18465,7 +18640,7 @@ if(valid5){
 if(data7.async !== undefined){
 const _errs30 = errors;
 if(typeof data7.async !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -18480,12 +18655,12 @@ const _errs32 = errors;
 if(errors === _errs32){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -18509,14 +18684,14 @@ if(errors === _errs36){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing4;
 if((((((data15.id === undefined) && (missing4 = "id")) || ((data15.verdict === undefined) && (missing4 = "verdict"))) || ((data15.explanation === undefined) && (missing4 = "explanation"))) || ((data15.error === undefined) && (missing4 = "error"))) || ((data15.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs38 = errors;
 for(const key3 in data15){
 if(!(((((key3 === "id") || (key3 === "verdict")) || (key3 === "explanation")) || (key3 === "error")) || (key3 === "execution_time_ms"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18525,7 +18700,7 @@ if(_errs38 === errors){
 if(data15.id !== undefined){
 const _errs39 = errors;
 if(typeof data15.id !== "string"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs39 === errors;
@@ -18537,7 +18712,7 @@ if(valid7){
 if(data15.verdict !== undefined){
 const _errs41 = errors;
 if(typeof data15.verdict !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid7 = _errs41 === errors;
@@ -18550,7 +18725,7 @@ if(data15.explanation !== undefined){
 let data18 = data15.explanation;
 const _errs43 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
 return false;
 }
 var valid7 = _errs43 === errors;
@@ -18563,7 +18738,7 @@ if(data15.error !== undefined){
 let data19 = data15.error;
 const _errs45 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid7 = _errs45 === errors;
@@ -18578,12 +18753,12 @@ const _errs47 = errors;
 if(errors === _errs47){
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 < 0 || isNaN(data20)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -18600,7 +18775,7 @@ var valid7 = true;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18611,7 +18786,7 @@ break;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18630,7 +18805,7 @@ var valid5 = true;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18641,7 +18816,7 @@ break;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18665,14 +18840,14 @@ if(errors === _errs51){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing5;
 if((((((((data22.id === undefined) && (missing5 = "id")) || ((data22.type === undefined) && (missing5 = "type"))) || ((data22.verdict === undefined) && (missing5 = "verdict"))) || ((data22.deny === undefined) && (missing5 = "deny"))) || ((data22.async === undefined) && (missing5 = "async"))) || ((data22.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data22.checks === undefined) && (missing5 = "checks"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 const _errs53 = errors;
 for(const key4 in data22){
 if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18681,7 +18856,7 @@ if(_errs53 === errors){
 if(data22.id !== undefined){
 const _errs54 = errors;
 if(typeof data22.id !== "string"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs54 === errors;
@@ -18694,7 +18869,7 @@ if(data22.type !== undefined){
 let data24 = data22.type;
 const _errs56 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs56 === errors;
@@ -18706,7 +18881,7 @@ if(valid9){
 if(data22.verdict !== undefined){
 const _errs58 = errors;
 if(typeof data22.verdict !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid9 = _errs58 === errors;
@@ -18718,7 +18893,7 @@ if(valid9){
 if(data22.deny !== undefined){
 const _errs60 = errors;
 if(typeof data22.deny !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid9 = _errs60 === errors;
@@ -18730,7 +18905,7 @@ if(valid9){
 if(data22.async !== undefined){
 const _errs62 = errors;
 if(typeof data22.async !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid9 = _errs62 === errors;
@@ -18745,12 +18920,12 @@ const _errs64 = errors;
 if(errors === _errs64){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -18774,14 +18949,14 @@ if(errors === _errs68){
 if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
 let missing6;
 if((((((data30.id === undefined) && (missing6 = "id")) || ((data30.verdict === undefined) && (missing6 = "verdict"))) || ((data30.explanation === undefined) && (missing6 = "explanation"))) || ((data30.error === undefined) && (missing6 = "error"))) || ((data30.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 const _errs70 = errors;
 for(const key5 in data30){
 if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18790,7 +18965,7 @@ if(_errs70 === errors){
 if(data30.id !== undefined){
 const _errs71 = errors;
 if(typeof data30.id !== "string"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid11 = _errs71 === errors;
@@ -18802,7 +18977,7 @@ if(valid11){
 if(data30.verdict !== undefined){
 const _errs73 = errors;
 if(typeof data30.verdict !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid11 = _errs73 === errors;
@@ -18815,7 +18990,7 @@ if(data30.explanation !== undefined){
 let data33 = data30.explanation;
 const _errs75 = errors;
 if((typeof data33 !== "string") && (data33 !== null)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs75 === errors;
@@ -18828,7 +19003,7 @@ if(data30.error !== undefined){
 let data34 = data30.error;
 const _errs77 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid11 = _errs77 === errors;
@@ -18843,12 +19018,12 @@ const _errs79 = errors;
 if(errors === _errs79){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -18865,7 +19040,7 @@ var valid11 = true;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18876,7 +19051,7 @@ break;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18895,7 +19070,7 @@ var valid9 = true;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18906,7 +19081,7 @@ break;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -18920,7 +19095,7 @@ var valid3 = true;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18928,87 +19103,6 @@ var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate119.errors = vErrors;
-return errors === 0;
-}
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFileDeleted = validate120;
-const schema248 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
-
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/file-deleted.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate120.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate120.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if("file" !== data.object){
-validate120.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.deleted !== undefined){
-const _errs5 = errors;
-if(typeof data.deleted !== "boolean"){
-validate120.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -19024,12 +19118,11 @@ return errors === 0;
 }
 validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFileList = validate121;
-const schema249 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema250 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
+export const validateFileDeleted = validate121;
+const schema251 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-deleted.json","title":"FileDeleted","description":"Answer of DELETE /v1/files/{file_id}, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"deleted":{"type":"boolean"}}};
 
 function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/file-list.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/file-deleted.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate121.evaluated;
@@ -19042,15 +19135,97 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
 validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
 validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate121.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("file" !== data.object){
+validate121.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.deleted !== undefined){
+const _errs5 = errors;
+if(typeof data.deleted !== "boolean"){
+validate121.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFileList = validate122;
+const schema252 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file-list.json","title":"FileList","description":"A page of files for GET /v1/files: the gateway's own files first, then (when the route targets a provider with a files API) the provider's, under one `after` cursor.","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"file.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema253 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/file.json","title":"File","description":"An uploaded file (POST /v1/files), in the vendor's shape. Files kept by the gateway have purpose `batch` or `fine-tune` (uploads) or `batch_output` (the output and error files of gateway-managed batches); files forwarded to a provider carry whatever purpose it reports. `status` and `expires_at` are what the vendor reports; the gateway's own files are `processed` and do not expire.","type":"object","required":["id","object","bytes","created_at","filename","purpose"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"file"},"bytes":{"type":"integer","minimum":0},"created_at":{"type":"integer","description":"Unix seconds."},"filename":{"type":"string"},"purpose":{"type":"string"},"status":{"enum":["uploaded","processed","error"]},"status_details":{"type":["string","null"]},"expires_at":{"type":["integer","null"],"description":"Unix seconds; null when the file does not expire."}}};
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/file-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate122.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
+validate122.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19059,7 +19234,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate121.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate122.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -19083,14 +19258,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.bytes === undefined) && (missing1 = "bytes"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.filename === undefined) && (missing1 = "filename"))) || ((data2.purpose === undefined) && (missing1 = "purpose"))){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func11.call(schema250.properties, key1))){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func11.call(schema253.properties, key1))){
+validate122.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19099,7 +19274,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"file.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -19111,7 +19286,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("file" !== data2.object){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"file.json/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -19124,13 +19299,13 @@ if(data2.bytes !== undefined){
 let data5 = data2.bytes;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/bytes",schemaPath:"file.json/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19145,7 +19320,7 @@ if(data2.created_at !== undefined){
 let data6 = data2.created_at;
 const _errs14 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"file.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -19157,7 +19332,7 @@ if(valid3){
 if(data2.filename !== undefined){
 const _errs16 = errors;
 if(typeof data2.filename !== "string"){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/filename",schemaPath:"file.json/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -19169,7 +19344,7 @@ if(valid3){
 if(data2.purpose !== undefined){
 const _errs18 = errors;
 if(typeof data2.purpose !== "string"){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/purpose",schemaPath:"file.json/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -19182,7 +19357,7 @@ if(data2.status !== undefined){
 let data9 = data2.status;
 const _errs20 = errors;
 if(!(((data9 === "uploaded") || (data9 === "processed")) || (data9 === "error"))){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema250.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"file.json/properties/status/enum",keyword:"enum",params:{allowedValues: schema253.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -19195,7 +19370,7 @@ if(data2.status_details !== undefined){
 let data10 = data2.status_details;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema250.properties.status_details.type},message:"must be string,null"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/status_details",schemaPath:"file.json/properties/status_details/type",keyword:"type",params:{type: schema253.properties.status_details.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -19208,7 +19383,7 @@ if(data2.expires_at !== undefined){
 let data11 = data2.expires_at;
 const _errs23 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate121.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema250.properties.expires_at.type},message:"must be integer,null"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0+"/expires_at",schemaPath:"file.json/properties/expires_at/type",keyword:"type",params:{type: schema253.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -19228,7 +19403,7 @@ var valid3 = true;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate122.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"file.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19239,7 +19414,7 @@ break;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate122.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19252,7 +19427,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs25 = errors;
 if(typeof data.has_more !== "boolean"){
-validate121.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate122.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs25 === errors;
@@ -19265,7 +19440,7 @@ if(data.first_id !== undefined){
 let data13 = data.first_id;
 const _errs27 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate121.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema249.properties.first_id.type},message:"must be string,null"}];
+validate122.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema252.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -19278,7 +19453,7 @@ if(data.last_id !== undefined){
 let data14 = data.last_id;
 const _errs29 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate121.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema249.properties.last_id.type},message:"must be string,null"}];
+validate122.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema252.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -19294,22 +19469,22 @@ var valid0 = true;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate121.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFile = validate122;
+export const validateFile = validate123;
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/file.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19320,14 +19495,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.filename === undefined) && (missing0 = "filename"))) || ((data.purpose === undefined) && (missing0 = "purpose"))){
-validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema250.properties, key0))){
-validate122.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema253.properties, key0))){
+validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19336,7 +19511,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate122.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -19348,7 +19523,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("file" !== data.object){
-validate122.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
+validate123.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "file"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -19361,13 +19536,13 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate122.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate123.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate122.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate123.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -19382,7 +19557,7 @@ if(data.created_at !== undefined){
 let data3 = data.created_at;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate122.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate123.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -19394,7 +19569,7 @@ if(valid0){
 if(data.filename !== undefined){
 const _errs9 = errors;
 if(typeof data.filename !== "string"){
-validate122.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -19406,7 +19581,7 @@ if(valid0){
 if(data.purpose !== undefined){
 const _errs11 = errors;
 if(typeof data.purpose !== "string"){
-validate122.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/purpose",schemaPath:"#/properties/purpose/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -19419,7 +19594,7 @@ if(data.status !== undefined){
 let data6 = data.status;
 const _errs13 = errors;
 if(!(((data6 === "uploaded") || (data6 === "processed")) || (data6 === "error"))){
-validate122.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema250.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate123.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema253.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -19432,7 +19607,7 @@ if(data.status_details !== undefined){
 let data7 = data.status_details;
 const _errs14 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate122.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema250.properties.status_details.type},message:"must be string,null"}];
+validate123.errors = [{instancePath:instancePath+"/status_details",schemaPath:"#/properties/status_details/type",keyword:"type",params:{type: schema253.properties.status_details.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -19445,7 +19620,7 @@ if(data.expires_at !== undefined){
 let data8 = data.expires_at;
 const _errs16 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate122.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema250.properties.expires_at.type},message:"must be integer,null"}];
+validate123.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema253.properties.expires_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -19465,24 +19640,24 @@ var valid0 = true;
 }
 }
 else {
-validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate122.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningCheckpointList = validate123;
-const schema252 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
-const schema253 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
+export const validateFineTuningCheckpointList = validate124;
+const schema255 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json","title":"FineTuningCheckpointList","description":"A page of fine-tuning checkpoints (SPEC §4.6).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-checkpoint.json"}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
+const schema256 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-checkpoint.json","title":"FineTuningCheckpoint","description":"A fine-tuning checkpoint (SPEC §2.3). SPEC marks no field optional, so every listed field is required; metric values are optional since providers report subsets.","type":"object","required":["id","object","created_at","fine_tuned_model_checkpoint","step_number","fine_tuning_job_id","metrics"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job.checkpoint"},"created_at":{"type":"integer","description":"Unix seconds."},"fine_tuned_model_checkpoint":{"type":"string"},"step_number":{"type":"integer"},"fine_tuning_job_id":{"type":"string"},"metrics":{"type":"object","additionalProperties":true,"properties":{"step":{"type":"number"},"train_loss":{"type":"number"},"train_mean_token_accuracy":{"type":"number"},"valid_loss":{"type":"number"},"valid_mean_token_accuracy":{"type":"number"},"full_valid_loss":{"type":"number"},"full_valid_mean_token_accuracy":{"type":"number"}}}}};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19493,14 +19668,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
-validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19509,7 +19684,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate123.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate124.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -19533,14 +19708,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.fine_tuned_model_checkpoint === undefined) && (missing1 = "fine_tuned_model_checkpoint"))) || ((data2.step_number === undefined) && (missing1 = "step_number"))) || ((data2.fine_tuning_job_id === undefined) && (missing1 = "fine_tuning_job_id"))) || ((data2.metrics === undefined) && (missing1 = "metrics"))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!(((((((key1 === "id") || (key1 === "object")) || (key1 === "created_at")) || (key1 === "fine_tuned_model_checkpoint")) || (key1 === "step_number")) || (key1 === "fine_tuning_job_id")) || (key1 === "metrics"))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -19549,7 +19724,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"fine-tuning-checkpoint.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -19561,7 +19736,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("fine_tuning.job.checkpoint" !== data2.object){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"fine-tuning-checkpoint.json/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -19574,7 +19749,7 @@ if(data2.created_at !== undefined){
 let data5 = data2.created_at;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"fine-tuning-checkpoint.json/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -19586,7 +19761,7 @@ if(valid3){
 if(data2.fine_tuned_model_checkpoint !== undefined){
 const _errs14 = errors;
 if(typeof data2.fine_tuned_model_checkpoint !== "string"){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuned_model_checkpoint",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -19599,7 +19774,7 @@ if(data2.step_number !== undefined){
 let data7 = data2.step_number;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/step_number",schemaPath:"fine-tuning-checkpoint.json/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -19611,7 +19786,7 @@ if(valid3){
 if(data2.fine_tuning_job_id !== undefined){
 const _errs18 = errors;
 if(typeof data2.fine_tuning_job_id !== "string"){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/fine_tuning_job_id",schemaPath:"fine-tuning-checkpoint.json/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -19629,7 +19804,7 @@ if(data9.step !== undefined){
 let data10 = data9.step;
 const _errs23 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/step",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs23 === errors;
@@ -19642,7 +19817,7 @@ if(data9.train_loss !== undefined){
 let data11 = data9.train_loss;
 const _errs25 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs25 === errors;
@@ -19655,7 +19830,7 @@ if(data9.train_mean_token_accuracy !== undefined){
 let data12 = data9.train_mean_token_accuracy;
 const _errs27 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/train_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -19668,7 +19843,7 @@ if(data9.valid_loss !== undefined){
 let data13 = data9.valid_loss;
 const _errs29 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -19681,7 +19856,7 @@ if(data9.valid_mean_token_accuracy !== undefined){
 let data14 = data9.valid_mean_token_accuracy;
 const _errs31 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs31 === errors;
@@ -19694,7 +19869,7 @@ if(data9.full_valid_loss !== undefined){
 let data15 = data9.full_valid_loss;
 const _errs33 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_loss",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs33 === errors;
@@ -19707,7 +19882,7 @@ if(data9.full_valid_mean_token_accuracy !== undefined){
 let data16 = data9.full_valid_mean_token_accuracy;
 const _errs35 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics/full_valid_mean_token_accuracy",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid4 = _errs35 === errors;
@@ -19723,7 +19898,7 @@ var valid4 = true;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0+"/metrics",schemaPath:"fine-tuning-checkpoint.json/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19742,7 +19917,7 @@ var valid3 = true;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate124.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"fine-tuning-checkpoint.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -19753,7 +19928,7 @@ break;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate124.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -19766,7 +19941,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs37 = errors;
 if(typeof data.has_more !== "boolean"){
-validate123.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate124.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs37 === errors;
@@ -19779,7 +19954,7 @@ if(data.first_id !== undefined){
 let data18 = data.first_id;
 const _errs39 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate123.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema252.properties.first_id.type},message:"must be string,null"}];
+validate124.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema255.properties.first_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -19792,248 +19967,13 @@ if(data.last_id !== undefined){
 let data19 = data.last_id;
 const _errs41 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
-validate123.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema252.properties.last_id.type},message:"must be string,null"}];
+validate124.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema255.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate123.errors = vErrors;
-return errors === 0;
-}
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFineTuningCheckpoint = validate124;
-
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate124.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
-validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate124.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if("fine_tuning.job.checkpoint" !== data.object){
-validate124.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data2 = data.created_at;
-const _errs5 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate124.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fine_tuned_model_checkpoint !== undefined){
-const _errs7 = errors;
-if(typeof data.fine_tuned_model_checkpoint !== "string"){
-validate124.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.step_number !== undefined){
-let data4 = data.step_number;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate124.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fine_tuning_job_id !== undefined){
-const _errs11 = errors;
-if(typeof data.fine_tuning_job_id !== "string"){
-validate124.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics !== undefined){
-let data6 = data.metrics;
-const _errs13 = errors;
-if(errors === _errs13){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.step !== undefined){
-let data7 = data6.step;
-const _errs16 = errors;
-if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs16 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.train_loss !== undefined){
-let data8 = data6.train_loss;
-const _errs18 = errors;
-if(!((typeof data8 == "number") && (isFinite(data8)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs18 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.train_mean_token_accuracy !== undefined){
-let data9 = data6.train_mean_token_accuracy;
-const _errs20 = errors;
-if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs20 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.valid_loss !== undefined){
-let data10 = data6.valid_loss;
-const _errs22 = errors;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs22 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.valid_mean_token_accuracy !== undefined){
-let data11 = data6.valid_mean_token_accuracy;
-const _errs24 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs24 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.full_valid_loss !== undefined){
-let data12 = data6.full_valid_loss;
-const _errs26 = errors;
-if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs26 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data6.full_valid_mean_token_accuracy !== undefined){
-let data13 = data6.full_valid_mean_token_accuracy;
-const _errs28 = errors;
-if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate124.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs28 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate124.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -20052,17 +19992,13 @@ return errors === 0;
 }
 validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJobList = validate125;
-const schema255 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
-const schema256 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
-const schema257 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
-const schema258 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+export const validateFineTuningCheckpoint = validate125;
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-checkpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20072,15 +20008,15 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
-validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.fine_tuned_model_checkpoint === undefined) && (missing0 = "fine_tuned_model_checkpoint"))) || ((data.step_number === undefined) && (missing0 = "step_number"))) || ((data.fine_tuning_job_id === undefined) && (missing0 = "fine_tuning_job_id"))) || ((data.metrics === undefined) && (missing0 = "metrics"))){
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema256.properties, key0))){
-validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created_at")) || (key0 === "fine_tuned_model_checkpoint")) || (key0 === "step_number")) || (key0 === "fine_tuning_job_id")) || (key0 === "metrics"))){
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20089,7 +20025,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate126.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20100,8 +20036,8 @@ var valid0 = true;
 if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
-if("fine_tuning.job" !== data.object){
-validate126.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+if("fine_tuning.job.checkpoint" !== data.object){
+validate125.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job.checkpoint"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -20114,7 +20050,246 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate126.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate125.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fine_tuned_model_checkpoint !== undefined){
+const _errs7 = errors;
+if(typeof data.fine_tuned_model_checkpoint !== "string"){
+validate125.errors = [{instancePath:instancePath+"/fine_tuned_model_checkpoint",schemaPath:"#/properties/fine_tuned_model_checkpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.step_number !== undefined){
+let data4 = data.step_number;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate125.errors = [{instancePath:instancePath+"/step_number",schemaPath:"#/properties/step_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fine_tuning_job_id !== undefined){
+const _errs11 = errors;
+if(typeof data.fine_tuning_job_id !== "string"){
+validate125.errors = [{instancePath:instancePath+"/fine_tuning_job_id",schemaPath:"#/properties/fine_tuning_job_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data6 = data.metrics;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.step !== undefined){
+let data7 = data6.step;
+const _errs16 = errors;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/step",schemaPath:"#/properties/metrics/properties/step/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.train_loss !== undefined){
+let data8 = data6.train_loss;
+const _errs18 = errors;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/train_loss",schemaPath:"#/properties/metrics/properties/train_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs18 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.train_mean_token_accuracy !== undefined){
+let data9 = data6.train_mean_token_accuracy;
+const _errs20 = errors;
+if(!((typeof data9 == "number") && (isFinite(data9)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/train_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/train_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs20 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.valid_loss !== undefined){
+let data10 = data6.valid_loss;
+const _errs22 = errors;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/valid_loss",schemaPath:"#/properties/metrics/properties/valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs22 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.valid_mean_token_accuracy !== undefined){
+let data11 = data6.valid_mean_token_accuracy;
+const _errs24 = errors;
+if(!((typeof data11 == "number") && (isFinite(data11)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs24 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.full_valid_loss !== undefined){
+let data12 = data6.full_valid_loss;
+const _errs26 = errors;
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/full_valid_loss",schemaPath:"#/properties/metrics/properties/full_valid_loss/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs26 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data6.full_valid_mean_token_accuracy !== undefined){
+let data13 = data6.full_valid_mean_token_accuracy;
+const _errs28 = errors;
+if(!((typeof data13 == "number") && (isFinite(data13)))){
+validate125.errors = [{instancePath:instancePath+"/metrics/full_valid_mean_token_accuracy",schemaPath:"#/properties/metrics/properties/full_valid_mean_token_accuracy/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid1 = _errs28 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateFineTuningJobList = validate126;
+const schema258 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job-list.json","title":"FineTuningJobList","description":"A page of fine-tuning jobs (SPEC §4.4).","type":"object","required":["object","data","has_more"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"fine-tuning-job.json"}},"has_more":{"type":"boolean"}}};
+const schema259 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/fine-tuning-job.json","title":"FineTuningJob","description":"A fine-tuning job (SPEC §2.2, statuses §3). Required fields as SPEC lists them; the nested hyperparameters object is provider-defined beyond `n_epochs`.","type":"object","required":["id","created_at","error","fine_tuned_model","finished_at","hyperparameters","model","object","organization_id","result_files","status","trained_tokens","training_file","validation_file","seed"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"fine_tuning.job"},"created_at":{"type":"integer","description":"Unix seconds."},"error":{"type":"object","description":"Filled for failed jobs; empty otherwise.","additionalProperties":true,"properties":{"code":{"type":"string"},"message":{"type":"string"},"param":{"type":"string"}}},"fine_tuned_model":{"type":["string","null"],"description":"Null while the job runs."},"finished_at":{"type":["integer","null"],"description":"Unix seconds; null while the job runs."},"hyperparameters":{"type":"object","description":"SPEC shows only `n_epochs` (value `auto`); other fields are provider-defined.","additionalProperties":true,"properties":{"n_epochs":{"anyOf":[{"const":"auto"},{"type":"integer","minimum":1}]}}},"model":{"type":"string","description":"The base model."},"organization_id":{"type":"string"},"result_files":{"type":"array","items":{"type":"string"},"description":"File IDs."},"status":{"$ref":"#/$defs/FineTuningJobStatus"},"trained_tokens":{"type":["integer","null"],"description":"Null while the job runs."},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"seed":{"type":"integer"},"integrations":{"type":["array","null"],"maxItems":5,"items":{"$ref":"#/$defs/FineTuningIntegration"}},"estimated_finish":{"type":["integer","null"],"description":"Unix seconds; null when the job is not running."}},"$defs":{"FineTuningJobStatus":{"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]},"FineTuningIntegration":{"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}};
+const schema260 = {"title":"FineTuningJobStatus","enum":["validating_files","queued","running","succeeded","failed","cancelled"]};
+const schema261 = {"title":"FineTuningIntegration","description":"`type` names the integration; the settings sit in a property named after that type (for example `{\"type\": \"wandb\", \"wandb\": {...}}`).","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":{"type":"object","additionalProperties":true,"properties":{"project":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}};
+
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate127.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.fine_tuned_model === undefined) && (missing0 = "fine_tuned_model"))) || ((data.finished_at === undefined) && (missing0 = "finished_at"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.object === undefined) && (missing0 = "object"))) || ((data.organization_id === undefined) && (missing0 = "organization_id"))) || ((data.result_files === undefined) && (missing0 = "result_files"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.trained_tokens === undefined) && (missing0 = "trained_tokens"))) || ((data.training_file === undefined) && (missing0 = "training_file"))) || ((data.validation_file === undefined) && (missing0 = "validation_file"))) || ((data.seed === undefined) && (missing0 = "seed"))){
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func11.call(schema259.properties, key0))){
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+const _errs2 = errors;
+if(typeof data.id !== "string"){
+validate127.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("fine_tuning.job" !== data.object){
+validate127.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "fine_tuning.job"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data2 = data.created_at;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate127.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -20131,7 +20306,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.code !== undefined){
 const _errs10 = errors;
 if(typeof data3.code !== "string"){
-validate126.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -20143,7 +20318,7 @@ if(valid1){
 if(data3.message !== undefined){
 const _errs12 = errors;
 if(typeof data3.message !== "string"){
-validate126.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -20155,7 +20330,7 @@ if(valid1){
 if(data3.param !== undefined){
 const _errs14 = errors;
 if(typeof data3.param !== "string"){
-validate126.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/error/param",schemaPath:"#/properties/error/properties/param/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -20167,7 +20342,7 @@ var valid1 = true;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20181,7 +20356,7 @@ if(data.fine_tuned_model !== undefined){
 let data7 = data.fine_tuned_model;
 const _errs16 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate126.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema256.properties.fine_tuned_model.type},message:"must be string,null"}];
+validate127.errors = [{instancePath:instancePath+"/fine_tuned_model",schemaPath:"#/properties/fine_tuned_model/type",keyword:"type",params:{type: schema259.properties.fine_tuned_model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -20194,7 +20369,7 @@ if(data.finished_at !== undefined){
 let data8 = data.finished_at;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate126.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema256.properties.finished_at.type},message:"must be integer,null"}];
+validate127.errors = [{instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/type",keyword:"type",params:{type: schema259.properties.finished_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -20261,7 +20436,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -20278,7 +20453,7 @@ vErrors = null;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20291,7 +20466,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs28 = errors;
 if(typeof data.model !== "string"){
-validate126.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -20303,7 +20478,7 @@ if(valid0){
 if(data.organization_id !== undefined){
 const _errs30 = errors;
 if(typeof data.organization_id !== "string"){
-validate126.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/organization_id",schemaPath:"#/properties/organization_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -20322,7 +20497,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs34 = errors;
 if(typeof data13[i0] !== "string"){
-validate126.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/result_files/" + i0,schemaPath:"#/properties/result_files/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -20332,7 +20507,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate127.errors = [{instancePath:instancePath+"/result_files",schemaPath:"#/properties/result_files/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20346,7 +20521,7 @@ if(data.status !== undefined){
 let data15 = data.status;
 const _errs36 = errors;
 if(!((((((data15 === "validating_files") || (data15 === "queued")) || (data15 === "running")) || (data15 === "succeeded")) || (data15 === "failed")) || (data15 === "cancelled"))){
-validate126.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema257.enum},message:"must be equal to one of the allowed values"}];
+validate127.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/FineTuningJobStatus/enum",keyword:"enum",params:{allowedValues: schema260.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -20359,7 +20534,7 @@ if(data.trained_tokens !== undefined){
 let data16 = data.trained_tokens;
 const _errs38 = errors;
 if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
-validate126.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema256.properties.trained_tokens.type},message:"must be integer,null"}];
+validate127.errors = [{instancePath:instancePath+"/trained_tokens",schemaPath:"#/properties/trained_tokens/type",keyword:"type",params:{type: schema259.properties.trained_tokens.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -20371,7 +20546,7 @@ if(valid0){
 if(data.training_file !== undefined){
 const _errs40 = errors;
 if(typeof data.training_file !== "string"){
-validate126.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs40 === errors;
@@ -20384,7 +20559,7 @@ if(data.validation_file !== undefined){
 let data18 = data.validation_file;
 const _errs42 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate126.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema256.properties.validation_file.type},message:"must be string,null"}];
+validate127.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema259.properties.validation_file.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs42 === errors;
@@ -20397,7 +20572,7 @@ if(data.seed !== undefined){
 let data19 = data.seed;
 const _errs44 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate126.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate127.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs44 === errors;
@@ -20410,13 +20585,13 @@ if(data.integrations !== undefined){
 let data20 = data.integrations;
 const _errs46 = errors;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-validate126.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema256.properties.integrations.type},message:"must be array,null"}];
+validate127.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/type",keyword:"type",params:{type: schema259.properties.integrations.type},message:"must be array,null"}];
 return false;
 }
 if(errors === _errs46){
 if(Array.isArray(data20)){
 if(data20.length > 5){
-validate126.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
+validate127.errors = [{instancePath:instancePath+"/integrations",schemaPath:"#/properties/integrations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"}];
 return false;
 }
 else {
@@ -20430,7 +20605,7 @@ if(errors === _errs49){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 let missing1;
 if((data21.type === undefined) && (missing1 = "type")){
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -20444,7 +20619,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.project !== undefined){
 const _errs55 = errors;
 if(typeof data22.project !== "string"){
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/project",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -20456,7 +20631,7 @@ if(valid9){
 if(data22.name !== undefined){
 const _errs57 = errors;
 if(typeof data22.name !== "string"){
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs57 === errors;
@@ -20468,7 +20643,7 @@ if(valid9){
 if(data22.entity !== undefined){
 const _errs59 = errors;
 if(typeof data22.entity !== "string"){
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/entity",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid9 = _errs59 === errors;
@@ -20487,7 +20662,7 @@ const len2 = data26.length;
 for(let i2=0; i2<len2; i2++){
 const _errs63 = errors;
 if(typeof data26[i2] !== "string"){
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags/" + i2,schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid10 = _errs63 === errors;
@@ -20497,7 +20672,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/tags",schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20511,7 +20686,7 @@ var valid9 = true;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/FineTuningIntegration/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20524,7 +20699,7 @@ break;
 if(_errs51 === errors){
 if(data21.type !== undefined){
 if(typeof data21.type !== "string"){
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1+"/type",schemaPath:"#/$defs/FineTuningIntegration/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -20532,7 +20707,7 @@ return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath:instancePath+"/integrations/" + i1,schemaPath:"#/$defs/FineTuningIntegration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20554,7 +20729,7 @@ if(data.estimated_finish !== undefined){
 let data29 = data.estimated_finish;
 const _errs67 = errors;
 if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
-validate126.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema256.properties.estimated_finish.type},message:"must be integer,null"}];
+validate127.errors = [{instancePath:instancePath+"/estimated_finish",schemaPath:"#/properties/estimated_finish/type",keyword:"type",params:{type: schema259.properties.estimated_finish.type},message:"must be integer,null"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -20582,21 +20757,21 @@ var valid0 = true;
 }
 }
 else {
-validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/fine-tuning-job-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20607,14 +20782,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "has_more"))){
-validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20623,7 +20798,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate125.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate126.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20641,8 +20816,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate126(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate127(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -20652,7 +20827,7 @@ break;
 }
 }
 else {
-validate125.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate126.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20665,7 +20840,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate125.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate126.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -20679,26 +20854,26 @@ var valid0 = true;
 }
 }
 else {
-validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate125.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFineTuningJob = validate126;
+export const validateFineTuningJob = validate127;
 
-export const validateGuardrailList = validate128;
-const schema259 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/guardrail-list.json","title":"GuardrailList","description":"A page of guardrails: file guardrails first (by ID), then stored ones oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"guardrail.json"}},"total":{"type":"integer","minimum":0}}};
-const schema260 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/guardrail.json","title":"Guardrail","description":"A named guardrail: configs use it by ID in input_guardrails or output_guardrails. File guardrails come from the guardrails folder and are read-only over the API.","type":"object","required":["object","id","name","source","checks","deny","async","on_fail","on_success","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"guardrail"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: from the guardrails folder beside the configs; `api`: stored over the API."},"checks":{"type":"array","minItems":1,"maxItems":50,"description":"The checks; the guardrail passes when all pass. Each `id` names a built-in check and `parameters` must fit its schema (schema/checks/), checked like a config's.","items":{"type":"object","additionalProperties":false,"required":["id","parameters"],"properties":{"id":{"type":"string","description":"A built-in check, `default.<name>`."},"parameters":{"type":"object"}}}},"deny":{"type":"boolean"},"async":{"type":"boolean"},"on_fail":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"feedback":{"type":"object","additionalProperties":false,"description":"Recorded with the request's log record.","properties":{"value":{"type":"number"},"weight":{"type":"number"},"metadata":{"type":"object"}}},"deny":{"type":"boolean","description":"Deny the request (446) when the guardrail fails (on_fail) or passes (on_success)."}}},{"type":"null"}]},"on_success":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"feedback":{"type":"object","additionalProperties":false,"description":"Recorded with the request's log record.","properties":{"value":{"type":"number"},"weight":{"type":"number"},"metadata":{"type":"object"}}},"deny":{"type":"boolean","description":"Deny the request (446) when the guardrail fails (on_fail) or passes (on_success)."}}},{"type":"null"}]},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file guardrails."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateGuardrailList = validate129;
+const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/guardrail-list.json","title":"GuardrailList","description":"A page of guardrails: file guardrails first (by ID), then stored ones oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"guardrail.json"}},"total":{"type":"integer","minimum":0}}};
+const schema263 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/guardrail.json","title":"Guardrail","description":"A named guardrail: configs use it by ID in input_guardrails or output_guardrails. File guardrails come from the guardrails folder and are read-only over the API.","type":"object","required":["object","id","name","source","checks","deny","async","on_fail","on_success","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"guardrail"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: from the guardrails folder beside the configs; `api`: stored over the API."},"checks":{"type":"array","minItems":1,"maxItems":50,"description":"The checks; the guardrail passes when all pass. Each `id` names a built-in check and `parameters` must fit its schema (schema/checks/), checked like a config's.","items":{"type":"object","additionalProperties":false,"required":["id","parameters"],"properties":{"id":{"type":"string","description":"A built-in check, `default.<name>`."},"parameters":{"type":"object"}}}},"deny":{"type":"boolean"},"async":{"type":"boolean"},"on_fail":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"feedback":{"type":"object","additionalProperties":false,"description":"Recorded with the request's log record.","properties":{"value":{"type":"number"},"weight":{"type":"number"},"metadata":{"type":"object"}}},"deny":{"type":"boolean","description":"Deny the request (446) when the guardrail fails (on_fail) or passes (on_success)."}}},{"type":"null"}]},"on_success":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"feedback":{"type":"object","additionalProperties":false,"description":"Recorded with the request's log record.","properties":{"value":{"type":"number"},"weight":{"type":"number"},"metadata":{"type":"object"}}},"deny":{"type":"boolean","description":"Deny the request (446) when the guardrail fails (on_fail) or passes (on_success)."}}},{"type":"null"}]},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file guardrails."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/guardrail-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20709,14 +20884,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20725,7 +20900,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate128.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -20749,14 +20924,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.checks === undefined) && (missing1 = "checks"))) || ((data2.deny === undefined) && (missing1 = "deny"))) || ((data2.async === undefined) && (missing1 = "async"))) || ((data2.on_fail === undefined) && (missing1 = "on_fail"))) || ((data2.on_success === undefined) && (missing1 = "on_success"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"guardrail.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"guardrail.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func11.call(schema260.properties, key1))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"guardrail.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func11.call(schema263.properties, key1))){
+validate129.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"guardrail.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20765,7 +20940,7 @@ if(_errs8 === errors){
 if(data2.object !== undefined){
 const _errs9 = errors;
 if("guardrail" !== data2.object){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"guardrail.json/properties/object/const",keyword:"const",params:{allowedValue: "guardrail"},message:"must be equal to constant"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"guardrail.json/properties/object/const",keyword:"const",params:{allowedValue: "guardrail"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -20777,7 +20952,7 @@ if(valid3){
 if(data2.id !== undefined){
 const _errs10 = errors;
 if(typeof data2.id !== "string"){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"guardrail.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"guardrail.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -20790,7 +20965,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"guardrail.json/properties/name/type",keyword:"type",params:{type: schema260.properties.name.type},message:"must be string,null"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"guardrail.json/properties/name/type",keyword:"type",params:{type: schema263.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -20803,7 +20978,7 @@ if(data2.source !== undefined){
 let data6 = data2.source;
 const _errs14 = errors;
 if(!((data6 === "api") || (data6 === "file"))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"guardrail.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema260.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"guardrail.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema263.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -20818,12 +20993,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(Array.isArray(data7)){
 if(data7.length > 50){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks",schemaPath:"guardrail.json/properties/checks/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks",schemaPath:"guardrail.json/properties/checks/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
 if(data7.length < 1){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks",schemaPath:"guardrail.json/properties/checks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks",schemaPath:"guardrail.json/properties/checks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -20836,14 +21011,14 @@ if(errors === _errs17){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.id === undefined) && (missing2 = "id")) || ((data8.parameters === undefined) && (missing2 = "parameters"))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1,schemaPath:"guardrail.json/properties/checks/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1,schemaPath:"guardrail.json/properties/checks/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs19 = errors;
 for(const key2 in data8){
 if(!((key2 === "id") || (key2 === "parameters"))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1,schemaPath:"guardrail.json/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1,schemaPath:"guardrail.json/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -20852,7 +21027,7 @@ if(_errs19 === errors){
 if(data8.id !== undefined){
 const _errs20 = errors;
 if(typeof data8.id !== "string"){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1+"/id",schemaPath:"guardrail.json/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1+"/id",schemaPath:"guardrail.json/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs20 === errors;
@@ -20865,7 +21040,7 @@ if(data8.parameters !== undefined){
 let data10 = data8.parameters;
 const _errs22 = errors;
 if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1+"/parameters",schemaPath:"guardrail.json/properties/checks/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1+"/parameters",schemaPath:"guardrail.json/properties/checks/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid5 = _errs22 === errors;
@@ -20878,7 +21053,7 @@ var valid5 = true;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1,schemaPath:"guardrail.json/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks/" + i1,schemaPath:"guardrail.json/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -20891,7 +21066,7 @@ break;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/checks",schemaPath:"guardrail.json/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/checks",schemaPath:"guardrail.json/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -20904,7 +21079,7 @@ if(valid3){
 if(data2.deny !== undefined){
 const _errs24 = errors;
 if(typeof data2.deny !== "boolean"){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/deny",schemaPath:"guardrail.json/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/deny",schemaPath:"guardrail.json/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -20916,7 +21091,7 @@ if(valid3){
 if(data2.async !== undefined){
 const _errs26 = errors;
 if(typeof data2.async !== "boolean"){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/async",schemaPath:"guardrail.json/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/async",schemaPath:"guardrail.json/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -21100,7 +21275,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -21295,7 +21470,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -21319,13 +21494,13 @@ if(data2.version !== undefined){
 let data25 = data2.version;
 const _errs64 = errors;
 if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"guardrail.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"guardrail.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs64){
 if((typeof data25 == "number") && (isFinite(data25))){
 if(data25 < 1 || isNaN(data25)){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"guardrail.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"guardrail.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -21343,12 +21518,12 @@ if(errors === _errs66){
 if(errors === _errs66){
 if(typeof data26 === "string"){
 if(!(formats14.validate(data26))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"guardrail.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"guardrail.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"guardrail.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"guardrail.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21366,12 +21541,12 @@ if(errors === _errs68){
 if(errors === _errs68){
 if(typeof data27 === "string"){
 if(!(formats14.validate(data27))){
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"guardrail.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"guardrail.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"guardrail.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"guardrail.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -21396,7 +21571,7 @@ var valid3 = true;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"guardrail.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"guardrail.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21407,7 +21582,7 @@ break;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21421,13 +21596,13 @@ if(data.total !== undefined){
 let data28 = data.total;
 const _errs70 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-validate128.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate129.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs70){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-validate128.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate129.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -21443,22 +21618,22 @@ var valid0 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateGuardrail = validate129;
+export const validateGuardrail = validate130;
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/guardrail.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21469,14 +21644,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.checks === undefined) && (missing0 = "checks"))) || ((data.deny === undefined) && (missing0 = "deny"))) || ((data.async === undefined) && (missing0 = "async"))) || ((data.on_fail === undefined) && (missing0 = "on_fail"))) || ((data.on_success === undefined) && (missing0 = "on_success"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema260.properties, key0))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema263.properties, key0))){
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21485,7 +21660,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("guardrail" !== data.object){
-validate129.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "guardrail"},message:"must be equal to constant"}];
+validate130.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "guardrail"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -21497,7 +21672,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate129.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -21510,7 +21685,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate129.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema260.properties.name.type},message:"must be string,null"}];
+validate130.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema263.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -21523,7 +21698,7 @@ if(data.source !== undefined){
 let data3 = data.source;
 const _errs7 = errors;
 if(!((data3 === "api") || (data3 === "file"))){
-validate129.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema260.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate130.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema263.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -21538,12 +21713,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(Array.isArray(data4)){
 if(data4.length > 50){
-validate129.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate130.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
 if(data4.length < 1){
-validate129.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate130.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -21556,14 +21731,14 @@ if(errors === _errs10){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.id === undefined) && (missing1 = "id")) || ((data5.parameters === undefined) && (missing1 = "parameters"))){
-validate129.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate130.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs12 = errors;
 for(const key1 in data5){
 if(!((key1 === "id") || (key1 === "parameters"))){
-validate129.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"#/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate130.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"#/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -21572,7 +21747,7 @@ if(_errs12 === errors){
 if(data5.id !== undefined){
 const _errs13 = errors;
 if(typeof data5.id !== "string"){
-validate129.errors = [{instancePath:instancePath+"/checks/" + i0+"/id",schemaPath:"#/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/checks/" + i0+"/id",schemaPath:"#/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -21585,7 +21760,7 @@ if(data5.parameters !== undefined){
 let data7 = data5.parameters;
 const _errs15 = errors;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-validate129.errors = [{instancePath:instancePath+"/checks/" + i0+"/parameters",schemaPath:"#/properties/checks/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath:instancePath+"/checks/" + i0+"/parameters",schemaPath:"#/properties/checks/items/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -21598,7 +21773,7 @@ var valid2 = true;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"#/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"#/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -21611,7 +21786,7 @@ break;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate130.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -21624,7 +21799,7 @@ if(valid0){
 if(data.deny !== undefined){
 const _errs17 = errors;
 if(typeof data.deny !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/deny",schemaPath:"#/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate130.errors = [{instancePath:instancePath+"/deny",schemaPath:"#/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -21636,7 +21811,7 @@ if(valid0){
 if(data.async !== undefined){
 const _errs19 = errors;
 if(typeof data.async !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/async",schemaPath:"#/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate130.errors = [{instancePath:instancePath+"/async",schemaPath:"#/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -21820,7 +21995,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -22015,7 +22190,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -22039,13 +22214,13 @@ if(data.version !== undefined){
 let data22 = data.version;
 const _errs57 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate129.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate130.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs57){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 1 || isNaN(data22)){
-validate129.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate130.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -22063,12 +22238,12 @@ if(errors === _errs59){
 if(errors === _errs59){
 if(typeof data23 === "string"){
 if(!(formats14.validate(data23))){
-validate129.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate130.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22086,12 +22261,12 @@ if(errors === _errs61){
 if(errors === _errs61){
 if(typeof data24 === "string"){
 if(!(formats14.validate(data24))){
-validate129.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate130.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22116,23 +22291,23 @@ var valid0 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateHealth = validate130;
-const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"},"configs":{"type":"object","description":"The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.","additionalProperties":true},"store":{"type":"object","description":"The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.","required":["backend","status"],"additionalProperties":false,"properties":{"backend":{"enum":["sqlite","postgres"]},"status":{"enum":["ok","unavailable"]}}},"semantic_index":{"type":"object","description":"With a semantic cache (GATEWAY_SEMANTIC_CACHE_EMBEDDINGS): whether its index thread runs. Once it stopped, every semantic lookup is a SEMANTIC MISS until a restart.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}},"redis":{"type":"object","description":"With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}}}};
+export const validateHealth = validate131;
+const schema265 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/health.json","title":"Health","description":"Body of GET /v1/health, which SPEC does not show: `status` is `ok` while the process serves requests (503 `not_ready` while it starts or drains); the other fields are informational (docs/cli.md).","type":"object","required":["status"],"additionalProperties":true,"properties":{"status":{"const":"ok"},"configs":{"type":"object","description":"The configs loaded from --configs: revision (a hash of the files), files, reloads, last_reload_at.","additionalProperties":true},"store":{"type":"object","description":"The gateway's database: its backend, and whether the change feed's last poll reached it. Requests are routed from memory either way.","required":["backend","status"],"additionalProperties":false,"properties":{"backend":{"enum":["sqlite","postgres"]},"status":{"enum":["ok","unavailable"]}}},"semantic_index":{"type":"object","description":"With a semantic cache (GATEWAY_SEMANTIC_CACHE_EMBEDDINGS): whether its index thread runs. Once it stopped, every semantic lookup is a SEMANTIC MISS until a restart.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}},"redis":{"type":"object","description":"With REDIS_URL: whether the connection is ready. While it is not, limits, circuit breakers and the cache run on the process's own state.","required":["status"],"additionalProperties":false,"properties":{"status":{"enum":["ok","unavailable"]}}}}};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/health.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22143,14 +22318,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.status === undefined) && (missing0 = "status")){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.status !== undefined){
 const _errs2 = errors;
 if("ok" !== data.status){
-validate130.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -22166,7 +22341,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/configs",schemaPath:"#/properties/configs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath:instancePath+"/configs",schemaPath:"#/properties/configs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22183,14 +22358,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.backend === undefined) && (missing1 = "backend")) || ((data2.status === undefined) && (missing1 = "status"))){
-validate130.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate131.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key0 in data2){
 if(!((key0 === "backend") || (key0 === "status"))){
-validate130.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate131.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22200,7 +22375,7 @@ if(data2.backend !== undefined){
 let data3 = data2.backend;
 const _errs9 = errors;
 if(!((data3 === "sqlite") || (data3 === "postgres"))){
-validate130.errors = [{instancePath:instancePath+"/store/backend",schemaPath:"#/properties/store/properties/backend/enum",keyword:"enum",params:{allowedValues: schema262.properties.store.properties.backend.enum},message:"must be equal to one of the allowed values"}];
+validate131.errors = [{instancePath:instancePath+"/store/backend",schemaPath:"#/properties/store/properties/backend/enum",keyword:"enum",params:{allowedValues: schema265.properties.store.properties.backend.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -22213,7 +22388,7 @@ if(data2.status !== undefined){
 let data4 = data2.status;
 const _errs10 = errors;
 if(!((data4 === "ok") || (data4 === "unavailable"))){
-validate130.errors = [{instancePath:instancePath+"/store/status",schemaPath:"#/properties/store/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.store.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate131.errors = [{instancePath:instancePath+"/store/status",schemaPath:"#/properties/store/properties/status/enum",keyword:"enum",params:{allowedValues: schema265.properties.store.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -22226,7 +22401,7 @@ var valid1 = true;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22243,14 +22418,14 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if((data5.status === undefined) && (missing2 = "status")){
-validate130.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate131.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data5){
 if(!(key1 === "status")){
-validate130.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate131.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22259,7 +22434,7 @@ if(_errs13 === errors){
 if(data5.status !== undefined){
 let data6 = data5.status;
 if(!((data6 === "ok") || (data6 === "unavailable"))){
-validate130.errors = [{instancePath:instancePath+"/semantic_index/status",schemaPath:"#/properties/semantic_index/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.semantic_index.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate131.errors = [{instancePath:instancePath+"/semantic_index/status",schemaPath:"#/properties/semantic_index/properties/status/enum",keyword:"enum",params:{allowedValues: schema265.properties.semantic_index.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 }
@@ -22267,7 +22442,7 @@ return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath:instancePath+"/semantic_index",schemaPath:"#/properties/semantic_index/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22284,14 +22459,14 @@ if(errors === _errs15){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing3;
 if((data7.status === undefined) && (missing3 = "status")){
-validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate131.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key2 in data7){
 if(!(key2 === "status")){
-validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate131.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22300,7 +22475,7 @@ if(_errs17 === errors){
 if(data7.status !== undefined){
 let data8 = data7.status;
 if(!((data8 === "ok") || (data8 === "unavailable"))){
-validate130.errors = [{instancePath:instancePath+"/redis/status",schemaPath:"#/properties/redis/properties/status/enum",keyword:"enum",params:{allowedValues: schema262.properties.redis.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate131.errors = [{instancePath:instancePath+"/redis/status",schemaPath:"#/properties/redis/properties/status/enum",keyword:"enum",params:{allowedValues: schema265.properties.redis.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 }
@@ -22308,7 +22483,7 @@ return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22324,22 +22499,22 @@ var valid0 = true;
 }
 }
 else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate130.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateHookResults = validate131;
+export const validateHookResults = validate132;
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/hook-results.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22350,14 +22525,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.before_request_hooks === undefined) && (missing0 = "before_request_hooks")) || ((data.after_request_hooks === undefined) && (missing0 = "after_request_hooks"))){
-validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "before_request_hooks") || (key0 === "after_request_hooks"))){
-validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22377,14 +22552,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((((((data1.id === undefined) && (missing1 = "id")) || ((data1.type === undefined) && (missing1 = "type"))) || ((data1.verdict === undefined) && (missing1 = "verdict"))) || ((data1.deny === undefined) && (missing1 = "deny"))) || ((data1.async === undefined) && (missing1 = "async"))) || ((data1.execution_time_ms === undefined) && (missing1 = "execution_time_ms"))) || ((data1.checks === undefined) && (missing1 = "checks"))){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0,schemaPath:"#/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0,schemaPath:"#/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 in data1){
 if(!(((((((key1 === "id") || (key1 === "type")) || (key1 === "verdict")) || (key1 === "deny")) || (key1 === "async")) || (key1 === "execution_time_ms")) || (key1 === "checks"))){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0,schemaPath:"#/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0,schemaPath:"#/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22393,7 +22568,7 @@ if(_errs6 === errors){
 if(data1.id !== undefined){
 const _errs7 = errors;
 if(typeof data1.id !== "string"){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs7 === errors;
@@ -22406,7 +22581,7 @@ if(data1.type !== undefined){
 let data3 = data1.type;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/type",schemaPath:"#/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/type",schemaPath:"#/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -22418,7 +22593,7 @@ if(valid2){
 if(data1.verdict !== undefined){
 const _errs11 = errors;
 if(typeof data1.verdict !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/verdict",schemaPath:"#/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/verdict",schemaPath:"#/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -22430,7 +22605,7 @@ if(valid2){
 if(data1.deny !== undefined){
 const _errs13 = errors;
 if(typeof data1.deny !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/deny",schemaPath:"#/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/deny",schemaPath:"#/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -22442,7 +22617,7 @@ if(valid2){
 if(data1.async !== undefined){
 const _errs15 = errors;
 if(typeof data1.async !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/async",schemaPath:"#/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/async",schemaPath:"#/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -22457,12 +22632,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -22486,14 +22661,14 @@ if(errors === _errs21){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if((((((data9.id === undefined) && (missing2 = "id")) || ((data9.verdict === undefined) && (missing2 = "verdict"))) || ((data9.explanation === undefined) && (missing2 = "explanation"))) || ((data9.error === undefined) && (missing2 = "error"))) || ((data9.execution_time_ms === undefined) && (missing2 = "execution_time_ms"))){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs23 = errors;
 for(const key2 in data9){
 if(!(((((key2 === "id") || (key2 === "verdict")) || (key2 === "explanation")) || (key2 === "error")) || (key2 === "execution_time_ms"))){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22502,7 +22677,7 @@ if(_errs23 === errors){
 if(data9.id !== undefined){
 const _errs24 = errors;
 if(typeof data9.id !== "string"){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs24 === errors;
@@ -22514,7 +22689,7 @@ if(valid4){
 if(data9.verdict !== undefined){
 const _errs26 = errors;
 if(typeof data9.verdict !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid4 = _errs26 === errors;
@@ -22527,7 +22702,7 @@ if(data9.explanation !== undefined){
 let data12 = data9.explanation;
 const _errs28 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -22540,7 +22715,7 @@ if(data9.error !== undefined){
 let data13 = data9.error;
 const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid4 = _errs30 === errors;
@@ -22555,12 +22730,12 @@ const _errs32 = errors;
 if(errors === _errs32){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 < 0 || isNaN(data14)){
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -22577,7 +22752,7 @@ var valid4 = true;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"#/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22588,7 +22763,7 @@ break;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks",schemaPath:"#/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0+"/checks",schemaPath:"#/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22607,7 +22782,7 @@ var valid2 = true;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0,schemaPath:"#/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks/" + i0,schemaPath:"#/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22618,7 +22793,7 @@ break;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/before_request_hooks",schemaPath:"#/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate132.errors = [{instancePath:instancePath+"/before_request_hooks",schemaPath:"#/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22642,14 +22817,14 @@ if(errors === _errs36){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing3;
 if((((((((data16.id === undefined) && (missing3 = "id")) || ((data16.type === undefined) && (missing3 = "type"))) || ((data16.verdict === undefined) && (missing3 = "verdict"))) || ((data16.deny === undefined) && (missing3 = "deny"))) || ((data16.async === undefined) && (missing3 = "async"))) || ((data16.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data16.checks === undefined) && (missing3 = "checks"))){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2,schemaPath:"#/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2,schemaPath:"#/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs38 = errors;
 for(const key3 in data16){
 if(!(((((((key3 === "id") || (key3 === "type")) || (key3 === "verdict")) || (key3 === "deny")) || (key3 === "async")) || (key3 === "execution_time_ms")) || (key3 === "checks"))){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2,schemaPath:"#/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2,schemaPath:"#/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22658,7 +22833,7 @@ if(_errs38 === errors){
 if(data16.id !== undefined){
 const _errs39 = errors;
 if(typeof data16.id !== "string"){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -22671,7 +22846,7 @@ if(data16.type !== undefined){
 let data18 = data16.type;
 const _errs41 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/type",schemaPath:"#/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/type",schemaPath:"#/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -22683,7 +22858,7 @@ if(valid6){
 if(data16.verdict !== undefined){
 const _errs43 = errors;
 if(typeof data16.verdict !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/verdict",schemaPath:"#/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/verdict",schemaPath:"#/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -22695,7 +22870,7 @@ if(valid6){
 if(data16.deny !== undefined){
 const _errs45 = errors;
 if(typeof data16.deny !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/deny",schemaPath:"#/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/deny",schemaPath:"#/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -22707,7 +22882,7 @@ if(valid6){
 if(data16.async !== undefined){
 const _errs47 = errors;
 if(typeof data16.async !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/async",schemaPath:"#/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/async",schemaPath:"#/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid6 = _errs47 === errors;
@@ -22722,12 +22897,12 @@ const _errs49 = errors;
 if(errors === _errs49){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -22751,14 +22926,14 @@ if(errors === _errs53){
 if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 let missing4;
 if((((((data24.id === undefined) && (missing4 = "id")) || ((data24.verdict === undefined) && (missing4 = "verdict"))) || ((data24.explanation === undefined) && (missing4 = "explanation"))) || ((data24.error === undefined) && (missing4 = "error"))) || ((data24.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs55 = errors;
 for(const key4 in data24){
 if(!(((((key4 === "id") || (key4 === "verdict")) || (key4 === "explanation")) || (key4 === "error")) || (key4 === "execution_time_ms"))){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -22767,7 +22942,7 @@ if(_errs55 === errors){
 if(data24.id !== undefined){
 const _errs56 = errors;
 if(typeof data24.id !== "string"){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid8 = _errs56 === errors;
@@ -22779,7 +22954,7 @@ if(valid8){
 if(data24.verdict !== undefined){
 const _errs58 = errors;
 if(typeof data24.verdict !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid8 = _errs58 === errors;
@@ -22792,7 +22967,7 @@ if(data24.explanation !== undefined){
 let data27 = data24.explanation;
 const _errs60 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"}];
 return false;
 }
 var valid8 = _errs60 === errors;
@@ -22805,7 +22980,7 @@ if(data24.error !== undefined){
 let data28 = data24.error;
 const _errs62 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid8 = _errs62 === errors;
@@ -22820,12 +22995,12 @@ const _errs64 = errors;
 if(errors === _errs64){
 if((typeof data29 == "number") && (isFinite(data29))){
 if(data29 < 0 || isNaN(data29)){
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -22842,7 +23017,7 @@ var valid8 = true;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"#/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22853,7 +23028,7 @@ break;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks",schemaPath:"#/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2+"/checks",schemaPath:"#/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22872,7 +23047,7 @@ var valid6 = true;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2,schemaPath:"#/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks/" + i2,schemaPath:"#/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -22883,7 +23058,7 @@ break;
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/after_request_hooks",schemaPath:"#/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate132.errors = [{instancePath:instancePath+"/after_request_hooks",schemaPath:"#/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -22897,22 +23072,22 @@ var valid0 = true;
 }
 }
 else {
-validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate131.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetadata = validate132;
+export const validateMetadata = validate133;
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/metadata.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22922,7 +23097,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 16){
-validate132.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate133.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -22962,7 +23137,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate132.errors = vErrors;
+validate133.errors = vErrors;
 return false;
 break;
 }
@@ -22974,12 +23149,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
 if(func1(data0) > 512){
-validate132.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate133.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate132.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate133.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -22992,24 +23167,24 @@ break;
 }
 }
 else {
-validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate132.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateModelCatalog = validate133;
-const schema265 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
-const schema266 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
+export const validateModelCatalog = validate134;
+const schema268 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}}}};
+const schema269 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"output_per_million":{"type":"number","minimum":0}}}}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/model-catalog.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23020,14 +23195,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.models === undefined) && (missing0 = "models")){
-validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "$schema") || (key0 === "models"))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23036,7 +23211,7 @@ if(_errs1 === errors){
 if(data.$schema !== undefined){
 const _errs2 = errors;
 if(typeof data.$schema !== "string"){
-validate133.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -23051,7 +23226,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate133.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate134.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -23065,14 +23240,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.id === undefined) && (missing1 = "id")) || ((data2.context_window === undefined) && (missing1 = "context_window"))) || ((data2.pricing === undefined) && (missing1 = "pricing"))){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "id") || (key1 === "aliases")) || (key1 === "context_window")) || (key1 === "max_output_tokens")) || (key1 === "pricing"))){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23084,12 +23259,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/id",schemaPath:"#/$defs/CatalogModel/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23112,12 +23287,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases/" + i1,schemaPath:"#/$defs/CatalogModel/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23138,7 +23313,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
 return false;
 break;
 }
@@ -23148,7 +23323,7 @@ indices0[item0] = i2;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/aliases",schemaPath:"#/$defs/CatalogModel/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23162,13 +23337,13 @@ if(data2.context_window !== undefined){
 let data6 = data2.context_window;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/context_window",schemaPath:"#/$defs/CatalogModel/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -23183,13 +23358,13 @@ if(data2.max_output_tokens !== undefined){
 let data7 = data2.max_output_tokens;
 const _errs18 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/max_output_tokens",schemaPath:"#/$defs/CatalogModel/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -23207,14 +23382,14 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.input_per_million === undefined) && (missing2 = "input_per_million")) || ((data8.output_per_million === undefined) && (missing2 = "output_per_million"))){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs22 = errors;
 for(const key2 in data8){
 if(!((((key2 === "currency") || (key2 === "input_per_million")) || (key2 === "cached_input_per_million")) || (key2 === "output_per_million"))){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23223,7 +23398,7 @@ if(_errs22 === errors){
 if(data8.currency !== undefined){
 const _errs23 = errors;
 if("USD" !== data8.currency){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/currency",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/currency/const",keyword:"const",params:{allowedValue: "USD"},message:"must be equal to constant"}];
 return false;
 }
 var valid6 = _errs23 === errors;
@@ -23238,12 +23413,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -23259,12 +23434,12 @@ const _errs26 = errors;
 if(errors === _errs26){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/cached_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/cached_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -23280,12 +23455,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -23301,7 +23476,7 @@ var valid6 = true;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23318,7 +23493,7 @@ var valid3 = true;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate134.errors = [{instancePath:instancePath+"/models/" + i0,schemaPath:"#/$defs/CatalogModel/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23330,7 +23505,7 @@ break;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate134.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23344,24 +23519,24 @@ var valid0 = true;
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptList = validate134;
-const schema267 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
-const schema268 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validatePromptList = validate135;
+const schema270 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-list.json","title":"PromptList","description":"A page of prompts at their latest version, oldest first; `total` counts every prompt.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"prompt.json"}},"total":{"type":"integer","minimum":0}}};
+const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt.json","title":"Prompt","description":"A prompt template at one version (the latest unless asked otherwise).","type":"object","required":["object","id","name","version","latest_version","model","messages","hyperparameters","variables","version_description","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt"},"id":{"type":"string"},"name":{"type":"string"},"version":{"type":"integer","minimum":1,"description":"The version shown."},"latest_version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"},"description":"Names the template reads, in order of first use."},"version_description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23372,14 +23547,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.latest_version === undefined) && (missing0 = "latest_version"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))) || ((data.hyperparameters === undefined) && (missing0 = "hyperparameters"))) || ((data.variables === undefined) && (missing0 = "variables"))) || ((data.version_description === undefined) && (missing0 = "version_description"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema268.properties, key0))){
-validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema271.properties, key0))){
+validate136.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23388,7 +23563,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("prompt" !== data.object){
-validate135.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
+validate136.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "prompt"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -23400,7 +23575,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate135.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -23412,7 +23587,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs5 = errors;
 if(typeof data.name !== "string"){
-validate135.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -23425,13 +23600,13 @@ if(data.version !== undefined){
 let data3 = data.version;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate135.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate136.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 1 || isNaN(data3)){
-validate135.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate136.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -23446,13 +23621,13 @@ if(data.latest_version !== undefined){
 let data4 = data.latest_version;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate135.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate136.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate135.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate136.errors = [{instancePath:instancePath+"/latest_version",schemaPath:"#/properties/latest_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -23467,7 +23642,7 @@ if(data.model !== undefined){
 let data5 = data.model;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate135.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema268.properties.model.type},message:"must be string,null"}];
+validate136.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema271.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -23491,14 +23666,14 @@ if(errors === _errs16){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing1;
 if(((data7.role === undefined) && (missing1 = "role")) || ((data7.content === undefined) && (missing1 = "content"))){
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key1 in data7){
 if(!(((key1 === "role") || (key1 === "content")) || (key1 === "name"))){
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23510,12 +23685,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(func1(data8) < 1){
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23528,7 +23703,7 @@ if(valid3){
 if(data7.content !== undefined){
 const _errs21 = errors;
 if(typeof data7.content !== "string"){
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -23540,7 +23715,7 @@ if(valid3){
 if(data7.name !== undefined){
 const _errs23 = errors;
 if(typeof data7.name !== "string"){
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -23554,7 +23729,7 @@ var valid3 = true;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate136.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -23565,7 +23740,7 @@ break;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate136.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23579,7 +23754,7 @@ if(data.hyperparameters !== undefined){
 let data11 = data.hyperparameters;
 const _errs25 = errors;
 if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
-validate135.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate136.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs25 === errors;
@@ -23598,7 +23773,7 @@ const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
 const _errs29 = errors;
 if(typeof data12[i1] !== "string"){
-validate135.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/variables/" + i1,schemaPath:"#/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs29 === errors;
@@ -23608,7 +23783,7 @@ break;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate136.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23622,7 +23797,7 @@ if(data.version_description !== undefined){
 let data14 = data.version_description;
 const _errs31 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate135.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema268.properties.version_description.type},message:"must be string,null"}];
+validate136.errors = [{instancePath:instancePath+"/version_description",schemaPath:"#/properties/version_description/type",keyword:"type",params:{type: schema271.properties.version_description.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -23638,12 +23813,12 @@ if(errors === _errs33){
 if(errors === _errs33){
 if(typeof data15 === "string"){
 if(!(formats14.validate(data15))){
-validate135.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate136.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23661,12 +23836,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats14.validate(data16))){
-validate135.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate136.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate136.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23691,21 +23866,21 @@ var valid0 = true;
 }
 }
 else {
-validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate135.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23716,14 +23891,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23732,7 +23907,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate134.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate135.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -23750,8 +23925,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate135(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate136(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -23761,7 +23936,7 @@ break;
 }
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate135.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -23775,13 +23950,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate134.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate135.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate134.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate135.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -23797,23 +23972,23 @@ var valid0 = true;
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate134.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePromptVersionList = validate137;
-const schema270 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
+export const validatePromptVersionList = validate138;
+const schema273 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/prompt-version-list.json","title":"PromptVersionList","description":"Every version of a prompt, oldest first.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"title":"PromptVersion","type":"object","required":["object","prompt_id","version","model","messages","hyperparameters","variables","description","created_at"],"additionalProperties":false,"properties":{"object":{"const":"prompt_version"},"prompt_id":{"type":"string"},"version":{"type":"integer","minimum":1},"model":{"type":["string","null"]},"messages":{"type":"array","items":{"$ref":"../requests/prompt-create.json#/$defs/PromptTemplateMessage"}},"hyperparameters":{"type":"object"},"variables":{"type":"array","items":{"type":"string"}},"description":{"type":["string","null"]},"created_at":{"type":"string","format":"date-time"}}}},"total":{"type":"integer","minimum":0}}};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/prompt-version-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23824,14 +23999,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate138.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23840,7 +24015,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate137.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate138.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -23863,14 +24038,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.prompt_id === undefined) && (missing1 = "prompt_id"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.model === undefined) && (missing1 = "model"))) || ((data2.messages === undefined) && (missing1 = "messages"))) || ((data2.hyperparameters === undefined) && (missing1 = "hyperparameters"))) || ((data2.variables === undefined) && (missing1 = "variables"))) || ((data2.description === undefined) && (missing1 = "description"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(func11.call(schema270.properties.data.items.properties, key1))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func11.call(schema273.properties.data.items.properties, key1))){
+validate138.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23879,7 +24054,7 @@ if(_errs7 === errors){
 if(data2.object !== undefined){
 const _errs8 = errors;
 if("prompt_version" !== data2.object){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"#/properties/data/items/properties/object/const",keyword:"const",params:{allowedValue: "prompt_version"},message:"must be equal to constant"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -23891,7 +24066,7 @@ if(valid2){
 if(data2.prompt_id !== undefined){
 const _errs9 = errors;
 if(typeof data2.prompt_id !== "string"){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/prompt_id",schemaPath:"#/properties/data/items/properties/prompt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -23904,13 +24079,13 @@ if(data2.version !== undefined){
 let data5 = data2.version;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"#/properties/data/items/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -23925,7 +24100,7 @@ if(data2.model !== undefined){
 let data6 = data2.model;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema270.properties.data.items.properties.model.type},message:"must be string,null"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/model",schemaPath:"#/properties/data/items/properties/model/type",keyword:"type",params:{type: schema273.properties.data.items.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -23949,14 +24124,14 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing2;
 if(((data8.role === undefined) && (missing2 = "role")) || ((data8.content === undefined) && (missing2 = "content"))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs20 = errors;
 for(const key2 in data8){
 if(!(((key2 === "role") || (key2 === "content")) || (key2 === "name"))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -23968,12 +24143,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/role",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -23986,7 +24161,7 @@ if(valid5){
 if(data8.content !== undefined){
 const _errs23 = errors;
 if(typeof data8.content !== "string"){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/content",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -23998,7 +24173,7 @@ if(valid5){
 if(data8.name !== undefined){
 const _errs25 = errors;
 if(typeof data8.name !== "string"){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1+"/name",schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -24012,7 +24187,7 @@ var valid5 = true;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages/" + i1,schemaPath:"../requests/prompt-create.json#/$defs/PromptTemplateMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24023,7 +24198,7 @@ break;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/messages",schemaPath:"#/properties/data/items/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -24037,7 +24212,7 @@ if(data2.hyperparameters !== undefined){
 let data12 = data2.hyperparameters;
 const _errs27 = errors;
 if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/hyperparameters",schemaPath:"#/properties/data/items/properties/hyperparameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -24056,7 +24231,7 @@ const len2 = data13.length;
 for(let i2=0; i2<len2; i2++){
 const _errs31 = errors;
 if(typeof data13[i2] !== "string"){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/variables/" + i2,schemaPath:"#/properties/data/items/properties/variables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs31 === errors;
@@ -24066,7 +24241,7 @@ break;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/variables",schemaPath:"#/properties/data/items/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -24080,7 +24255,7 @@ if(data2.description !== undefined){
 let data15 = data2.description;
 const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema270.properties.data.items.properties.description.type},message:"must be string,null"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/description",schemaPath:"#/properties/data/items/properties/description/type",keyword:"type",params:{type: schema273.properties.data.items.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs33 === errors;
@@ -24096,12 +24271,12 @@ if(errors === _errs35){
 if(errors === _errs35){
 if(typeof data16 === "string"){
 if(!(formats14.validate(data16))){
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"#/properties/data/items/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24123,7 +24298,7 @@ var valid2 = true;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24134,7 +24309,7 @@ break;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate138.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -24148,13 +24323,13 @@ if(data.total !== undefined){
 let data17 = data.total;
 const _errs37 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate137.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate138.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
-validate137.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate138.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -24170,25 +24345,25 @@ var valid0 = true;
 }
 }
 else {
-validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate137.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePrompt = validate135;
+export const validatePrompt = validate136;
 
-export const validateRateLimitsPolicyCreated = validate138;
-const schema272 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
+export const validateRateLimitsPolicyCreated = validate139;
+const schema275 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-created.json","title":"RateLimitsPolicyCreated","description":"Response of rate-limits policy creation, shaped like usage-limits creation (SPEC §4.11).","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"}}};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24199,14 +24374,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "object"))){
-validate138.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -24219,12 +24394,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats8.test(data0))){
-validate138.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate139.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate138.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate139.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -24238,7 +24413,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("policy_rate_limits" !== data.object){
-validate138.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
+validate139.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_rate_limits"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -24251,17 +24426,17 @@ var valid0 = true;
 }
 }
 else {
-validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate138.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyList = validate139;
-const schema273 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+export const validateRateLimitsPolicyList = validate140;
+const schema276 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-list.json","title":"RateLimitsPolicyList","description":"A page of rate-limits policies (SPEC §4.13); `total` counts every matching policy, not just this page.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"rate-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
 const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy.json","title":"RateLimitsPolicy","description":"A rate-limits policy (SPEC §2.8, statuses §3). `object` is present on single gets only.","type":"object","required":["id","type","unit","value","status","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_rate_limits"},"type":{"$ref":"#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number","description":"The limit, counted in `type` per `unit`."},"status":{"$ref":"#/$defs/RateLimitsPolicyStatus"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"},"name":{"type":["string","null"]},"conditions":{"type":"array","items":{"type":"object","required":["key","value"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"},"value":{"type":"string"}}}},"group_by":{"type":"array","items":{"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/PolicyKey"}}}}},"$defs":{"PolicyKey":{"type":"string","pattern":"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$","description":"What a condition or group_by reads of a request: api_key (the gateway key's id), workspace_id, organisation_id, config (a saved config's id), provider, virtual_key, model (the model sent to the provider), or metadata.<key>."},"RateLimitsPolicyType":{"title":"RateLimitsPolicyType","enum":["requests","tokens"]},"RateLimitsPolicyUnit":{"title":"RateLimitsPolicyUnit","enum":["rpm","rph","rpd"]},"RateLimitsPolicyStatus":{"title":"RateLimitsPolicyStatus","enum":["active","archived"]}}};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -24663,11 +24838,11 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24678,14 +24853,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate140.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -24694,7 +24869,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate139.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate140.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -24723,7 +24898,7 @@ break;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate140.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -24737,13 +24912,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate139.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate140.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate139.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate140.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -24759,23 +24934,23 @@ var valid0 = true;
 }
 }
 else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate139.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitsPolicyUsage = validate141;
-const schema274 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-usage.json","title":"RateLimitsPolicyUsage","description":"What a rate-limits policy counts now, per group (one group per distinct combination of its group_by values; groups with nothing left in the window are left out). Counted across every gateway process on one Redis, or in the answering process without Redis.","type":"object","required":["object","policy_id","type","unit","value","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"policy_id":{"type":"string"},"type":{"$ref":"rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number"},"total":{"type":"integer","minimum":0,"description":"Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)."},"data":{"type":"array","items":{"type":"object","required":["group","used","remaining","reset_seconds"],"additionalProperties":false,"properties":{"group":{"type":"object","additionalProperties":{"type":"string"},"description":"The group_by keys and this group's values (empty without group_by; \"\" where the request had no value)."},"used":{"type":"number","minimum":0,"description":"Requests or tokens counted in the sliding window."},"remaining":{"type":"number","minimum":0},"reset_seconds":{"type":"number","minimum":0,"description":"Seconds until everything counted now has left the window."}}}}}};
+export const validateRateLimitsPolicyUsage = validate142;
+const schema277 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/rate-limits-policy-usage.json","title":"RateLimitsPolicyUsage","description":"What a rate-limits policy counts now, per group (one group per distinct combination of its group_by values; groups with nothing left in the window are left out). Counted across every gateway process on one Redis, or in the answering process without Redis.","type":"object","required":["object","policy_id","type","unit","value","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"policy_id":{"type":"string"},"type":{"$ref":"rate-limits-policy.json#/$defs/RateLimitsPolicyType"},"unit":{"$ref":"rate-limits-policy.json#/$defs/RateLimitsPolicyUnit"},"value":{"type":"number"},"total":{"type":"integer","minimum":0,"description":"Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)."},"data":{"type":"array","items":{"type":"object","required":["group","used","remaining","reset_seconds"],"additionalProperties":false,"properties":{"group":{"type":"object","additionalProperties":{"type":"string"},"description":"The group_by keys and this group's values (empty without group_by; \"\" where the request had no value)."},"used":{"type":"number","minimum":0,"description":"Requests or tokens counted in the sliding window."},"remaining":{"type":"number","minimum":0},"reset_seconds":{"type":"number","minimum":0,"description":"Seconds until everything counted now has left the window."}}}}}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/rate-limits-policy-usage.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24786,14 +24961,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.object === undefined) && (missing0 = "object")) || ((data.policy_id === undefined) && (missing0 = "policy_id"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.unit === undefined) && (missing0 = "unit"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "object") || (key0 === "policy_id")) || (key0 === "type")) || (key0 === "unit")) || (key0 === "value")) || (key0 === "total")) || (key0 === "data"))){
-validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate142.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -24802,7 +24977,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate141.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate142.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -24814,7 +24989,7 @@ if(valid0){
 if(data.policy_id !== undefined){
 const _errs3 = errors;
 if(typeof data.policy_id !== "string"){
-validate141.errors = [{instancePath:instancePath+"/policy_id",schemaPath:"#/properties/policy_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/policy_id",schemaPath:"#/properties/policy_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -24827,7 +25002,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs5 = errors;
 if(!((data2 === "requests") || (data2 === "tokens"))){
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema185.enum},message:"must be equal to one of the allowed values"}];
+validate142.errors = [{instancePath:instancePath+"/type",schemaPath:"rate-limits-policy.json#/$defs/RateLimitsPolicyType/enum",keyword:"enum",params:{allowedValues: schema185.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -24840,7 +25015,7 @@ if(data.unit !== undefined){
 let data3 = data.unit;
 const _errs7 = errors;
 if(!(((data3 === "rpm") || (data3 === "rph")) || (data3 === "rpd"))){
-validate141.errors = [{instancePath:instancePath+"/unit",schemaPath:"rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema186.enum},message:"must be equal to one of the allowed values"}];
+validate142.errors = [{instancePath:instancePath+"/unit",schemaPath:"rate-limits-policy.json#/$defs/RateLimitsPolicyUnit/enum",keyword:"enum",params:{allowedValues: schema186.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -24853,7 +25028,7 @@ if(data.value !== undefined){
 let data4 = data.value;
 const _errs9 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate141.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate142.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -24866,13 +25041,13 @@ if(data.total !== undefined){
 let data5 = data.total;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate141.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate142.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate141.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate142.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -24897,14 +25072,14 @@ if(errors === _errs15){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing1;
 if(((((data7.group === undefined) && (missing1 = "group")) || ((data7.used === undefined) && (missing1 = "used"))) || ((data7.remaining === undefined) && (missing1 = "remaining"))) || ((data7.reset_seconds === undefined) && (missing1 = "reset_seconds"))){
-validate141.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data7){
 if(!((((key1 === "group") || (key1 === "used")) || (key1 === "remaining")) || (key1 === "reset_seconds"))){
-validate141.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -24918,7 +25093,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key2 in data8){
 const _errs21 = errors;
 if(typeof data8[key2] !== "string"){
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/group/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/items/properties/group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/group/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/items/properties/group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -24928,7 +25103,7 @@ break;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/group",schemaPath:"#/properties/data/items/properties/group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/group",schemaPath:"#/properties/data/items/properties/group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -24944,12 +25119,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24965,12 +25140,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24986,12 +25161,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/reset_seconds",schemaPath:"#/properties/data/items/properties/reset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/reset_seconds",schemaPath:"#/properties/data/items/properties/reset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/data/" + i0+"/reset_seconds",schemaPath:"#/properties/data/items/properties/reset_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0+"/reset_seconds",schemaPath:"#/properties/data/items/properties/reset_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -25007,7 +25182,7 @@ var valid4 = true;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate142.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -25018,7 +25193,7 @@ break;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate142.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -25037,14 +25212,14 @@ var valid0 = true;
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate141.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitsPolicy = validate89;
 
@@ -25782,15 +25957,15 @@ return errors === 0;
 }
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequestLogList = validate142;
-const schema277 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
-const schema278 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+export const validateRequestLogList = validate143;
+const schema280 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
+const schema281 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25801,14 +25976,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((((((((((((((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.trace_id === undefined) && (missing0 = "trace_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.created_at_ms === undefined) && (missing0 = "created_at_ms"))) || ((data.method === undefined) && (missing0 = "method"))) || ((data.path === undefined) && (missing0 = "path"))) || ((data.route_kind === undefined) && (missing0 = "route_kind"))) || ((data.operation === undefined) && (missing0 = "operation"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.error_code === undefined) && (missing0 = "error_code"))) || ((data.latency_ms === undefined) && (missing0 = "latency_ms"))) || ((data.ttfb_ms === undefined) && (missing0 = "ttfb_ms"))) || ((data.config_id === undefined) && (missing0 = "config_id"))) || ((data.target === undefined) && (missing0 = "target"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.model_requested === undefined) && (missing0 = "model_requested"))) || ((data.model_answered === undefined) && (missing0 = "model_answered"))) || ((data.retries === undefined) && (missing0 = "retries"))) || ((data.cache_status === undefined) && (missing0 = "cache_status"))) || ((data.stream === undefined) && (missing0 = "stream"))) || ((data.usage === undefined) && (missing0 = "usage"))) || ((data.cost_usd === undefined) && (missing0 = "cost_usd"))) || ((data.saved_cost_usd === undefined) && (missing0 = "saved_cost_usd"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.api_key_id === undefined) && (missing0 = "api_key_id"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.hook_results === undefined) && (missing0 = "hook_results"))) || ((data.feedback === undefined) && (missing0 = "feedback"))) || ((data.request_body === undefined) && (missing0 = "request_body"))) || ((data.response_body === undefined) && (missing0 = "response_body"))){
-validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema278.properties, key0))){
-validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema281.properties, key0))){
+validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -25817,7 +25992,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("request_log" !== data.object){
-validate143.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
+validate144.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "request_log"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -25829,7 +26004,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate143.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -25841,7 +26016,7 @@ if(valid0){
 if(data.trace_id !== undefined){
 const _errs5 = errors;
 if(typeof data.trace_id !== "string"){
-validate143.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -25854,7 +26029,7 @@ if(data.created_at !== undefined){
 let data3 = data.created_at;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate143.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -25867,7 +26042,7 @@ if(data.created_at_ms !== undefined){
 let data4 = data.created_at_ms;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate143.errors = [{instancePath:instancePath+"/created_at_ms",schemaPath:"#/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/created_at_ms",schemaPath:"#/properties/created_at_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -25879,7 +26054,7 @@ if(valid0){
 if(data.method !== undefined){
 const _errs11 = errors;
 if(typeof data.method !== "string"){
-validate143.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -25891,7 +26066,7 @@ if(valid0){
 if(data.path !== undefined){
 const _errs13 = errors;
 if(typeof data.path !== "string"){
-validate143.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -25904,7 +26079,7 @@ if(data.route_kind !== undefined){
 let data7 = data.route_kind;
 const _errs15 = errors;
 if(!((((((data7 === "inference") || (data7 === "passthrough")) || (data7 === "control")) || (data7 === "health")) || (data7 === "metrics")) || (data7 === "unmatched"))){
-validate143.errors = [{instancePath:instancePath+"/route_kind",schemaPath:"#/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema278.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
+validate144.errors = [{instancePath:instancePath+"/route_kind",schemaPath:"#/properties/route_kind/enum",keyword:"enum",params:{allowedValues: schema281.properties.route_kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -25917,7 +26092,7 @@ if(data.operation !== undefined){
 let data8 = data.operation;
 const _errs16 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate143.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: schema278.properties.operation.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/type",keyword:"type",params:{type: schema281.properties.operation.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -25930,7 +26105,7 @@ if(data.source !== undefined){
 let data9 = data.source;
 const _errs18 = errors;
 if(!(((data9 === "http") || (data9 === "batch")) || (data9 === "responses"))){
-validate143.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema278.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate144.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema281.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -25943,7 +26118,7 @@ if(data.status !== undefined){
 let data10 = data.status;
 const _errs19 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate143.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -25956,7 +26131,7 @@ if(data.error_code !== undefined){
 let data11 = data.error_code;
 const _errs21 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate143.errors = [{instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: schema278.properties.error_code.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: schema281.properties.error_code.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -25971,12 +26146,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate143.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate143.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate144.errors = [{instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -25990,13 +26165,13 @@ if(data.ttfb_ms !== undefined){
 let data13 = data.ttfb_ms;
 const _errs25 = errors;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-validate143.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/type",keyword:"type",params:{type: schema278.properties.ttfb_ms.type},message:"must be number,null"}];
+validate144.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/type",keyword:"type",params:{type: schema281.properties.ttfb_ms.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate143.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/ttfb_ms",schemaPath:"#/properties/ttfb_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26011,7 +26186,7 @@ if(data.config_id !== undefined){
 let data14 = data.config_id;
 const _errs27 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
-validate143.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema278.properties.config_id.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: schema281.properties.config_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -26024,7 +26199,7 @@ if(data.target !== undefined){
 let data15 = data.target;
 const _errs29 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate143.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: schema278.properties.target.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: schema281.properties.target.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -26037,7 +26212,7 @@ if(data.provider !== undefined){
 let data16 = data.provider;
 const _errs31 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate143.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema278.properties.provider.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema281.properties.provider.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -26050,7 +26225,7 @@ if(data.model_requested !== undefined){
 let data17 = data.model_requested;
 const _errs33 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate143.errors = [{instancePath:instancePath+"/model_requested",schemaPath:"#/properties/model_requested/type",keyword:"type",params:{type: schema278.properties.model_requested.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/model_requested",schemaPath:"#/properties/model_requested/type",keyword:"type",params:{type: schema281.properties.model_requested.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs33 === errors;
@@ -26063,7 +26238,7 @@ if(data.model_answered !== undefined){
 let data18 = data.model_answered;
 const _errs35 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate143.errors = [{instancePath:instancePath+"/model_answered",schemaPath:"#/properties/model_answered/type",keyword:"type",params:{type: schema278.properties.model_answered.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/model_answered",schemaPath:"#/properties/model_answered/type",keyword:"type",params:{type: schema281.properties.model_answered.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs35 === errors;
@@ -26076,13 +26251,13 @@ if(data.retries !== undefined){
 let data19 = data.retries;
 const _errs37 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate143.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data19 == "number") && (isFinite(data19))){
 if(data19 < 0 || isNaN(data19)){
-validate143.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/retries",schemaPath:"#/properties/retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -26097,7 +26272,7 @@ if(data.cache_status !== undefined){
 let data20 = data.cache_status;
 const _errs39 = errors;
 if((typeof data20 !== "string") && (data20 !== null)){
-validate143.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/type",keyword:"type",params:{type: schema278.properties.cache_status.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/cache_status",schemaPath:"#/properties/cache_status/type",keyword:"type",params:{type: schema281.properties.cache_status.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs39 === errors;
@@ -26109,7 +26284,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs41 = errors;
 if(typeof data.stream !== "boolean"){
-validate143.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate144.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs41 === errors;
@@ -26344,7 +26519,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return false;
 }
 else {
@@ -26368,7 +26543,7 @@ if(data.cost_usd !== undefined){
 let data28 = data.cost_usd;
 const _errs60 = errors;
 if((!((typeof data28 == "number") && (isFinite(data28)))) && (data28 !== null)){
-validate143.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema278.properties.cost_usd.type},message:"must be number,null"}];
+validate144.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema281.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs60 === errors;
@@ -26381,7 +26556,7 @@ if(data.saved_cost_usd !== undefined){
 let data29 = data.saved_cost_usd;
 const _errs62 = errors;
 if((!((typeof data29 == "number") && (isFinite(data29)))) && (data29 !== null)){
-validate143.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema278.properties.saved_cost_usd.type},message:"must be number,null"}];
+validate144.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema281.properties.saved_cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs62 === errors;
@@ -26398,7 +26573,7 @@ if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
 for(const key2 in data30){
 const _errs67 = errors;
 if(typeof data30[key2] !== "string"){
-validate143.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs67 === errors;
@@ -26408,7 +26583,7 @@ break;
 }
 }
 else {
-validate143.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -26422,7 +26597,7 @@ if(data.api_key_id !== undefined){
 let data32 = data.api_key_id;
 const _errs69 = errors;
 if((typeof data32 !== "string") && (data32 !== null)){
-validate143.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema278.properties.api_key_id.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema281.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs69 === errors;
@@ -26435,7 +26610,7 @@ if(data.workspace_id !== undefined){
 let data33 = data.workspace_id;
 const _errs71 = errors;
 if((typeof data33 !== "string") && (data33 !== null)){
-validate143.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema278.properties.workspace_id.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema281.properties.workspace_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs71 === errors;
@@ -26448,7 +26623,7 @@ if(data.organisation_id !== undefined){
 let data34 = data.organisation_id;
 const _errs73 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-validate143.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema278.properties.organisation_id.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema281.properties.organisation_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs73 === errors;
@@ -26554,7 +26729,7 @@ if(data37.type !== undefined){
 let data39 = data37.type;
 const _errs88 = errors;
 if((typeof data39 !== "string") && (data39 !== null)){
-const err19 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -26735,7 +26910,7 @@ if(data45.explanation !== undefined){
 let data48 = data45.explanation;
 const _errs107 = errors;
 if((typeof data48 !== "string") && (data48 !== null)){
-const err29 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -26754,7 +26929,7 @@ if(data45.error !== undefined){
 let data49 = data45.error;
 const _errs109 = errors;
 if((typeof data49 !== "string") && (data49 !== null)){
-const err30 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema247.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema250.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -26945,7 +27120,7 @@ if(data52.type !== undefined){
 let data54 = data52.type;
 const _errs120 = errors;
 if((typeof data54 !== "string") && (data54 !== null)){
-const err40 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
+const err40 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -27126,7 +27301,7 @@ if(data60.explanation !== undefined){
 let data63 = data60.explanation;
 const _errs139 = errors;
 if((typeof data63 !== "string") && (data63 !== null)){
-const err50 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+const err50 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -27145,7 +27320,7 @@ if(data60.error !== undefined){
 let data64 = data60.error;
 const _errs141 = errors;
 if((typeof data64 !== "string") && (data64 !== null)){
-const err51 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema247.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+const err51 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema250.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -27313,7 +27488,7 @@ else {
 vErrors.push(err60);
 }
 errors++;
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return false;
 }
 else {
@@ -27373,7 +27548,7 @@ else {
 vErrors.push(err63);
 }
 errors++;
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return false;
 }
 else {
@@ -27397,7 +27572,7 @@ if(data.request_body !== undefined){
 let data67 = data.request_body;
 const _errs153 = errors;
 if((typeof data67 !== "string") && (data67 !== null)){
-validate143.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema278.properties.request_body.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema281.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs153 === errors;
@@ -27410,7 +27585,7 @@ if(data.response_body !== undefined){
 let data68 = data.response_body;
 const _errs155 = errors;
 if((typeof data68 !== "string") && (data68 !== null)){
-validate143.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema278.properties.response_body.type},message:"must be string,null"}];
+validate144.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema281.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs155 === errors;
@@ -27454,21 +27629,21 @@ var valid0 = true;
 }
 }
 else {
-validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27479,14 +27654,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))) || ((data.last_id === undefined) && (missing0 = "last_id"))){
-validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "last_id"))){
-validate142.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -27495,7 +27670,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate142.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate143.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -27513,8 +27688,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate143(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+if(!(validate144(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -27524,7 +27699,7 @@ break;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate143.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -27537,7 +27712,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs6 = errors;
 if(typeof data.has_more !== "boolean"){
-validate142.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -27550,7 +27725,7 @@ if(data.last_id !== undefined){
 let data4 = data.last_id;
 const _errs8 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate142.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema277.properties.last_id.type},message:"must be string,null"}];
+validate143.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema280.properties.last_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -27565,25 +27740,25 @@ var valid0 = true;
 }
 }
 else {
-validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate142.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequestLog = validate143;
+export const validateRequestLog = validate144;
 
-export const validateResponseDeleted = validate145;
-const schema280 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/response-deleted.json","title":"ResponseDeleted","description":"Answer of DELETE /v1/responses/{response_id} for a response the gateway stored, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"deleted":{"type":"boolean"}}};
+export const validateResponseDeleted = validate146;
+const schema283 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/response-deleted.json","title":"ResponseDeleted","description":"Answer of DELETE /v1/responses/{response_id} for a response the gateway stored, in the vendor's shape.","type":"object","required":["id","object","deleted"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"deleted":{"type":"boolean"}}};
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/response-deleted.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate145.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27594,14 +27769,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
-validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -27610,7 +27785,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate145.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -27622,7 +27797,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("response" !== data.object){
-validate145.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
+validate146.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -27634,7 +27809,7 @@ if(valid0){
 if(data.deleted !== undefined){
 const _errs5 = errors;
 if(typeof data.deleted !== "boolean"){
-validate145.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate146.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -27648,24 +27823,188 @@ var valid0 = true;
 }
 }
 else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate145.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfigList = validate146;
-const schema281 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
-const schema282 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateResponseItemList = validate147;
+const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/response-item-list.json","title":"ResponseItemList","description":"A page of a stored response's input items (GET /v1/responses/{response_id}/input_items), in the vendor's shape: messages, function calls and their outputs, each with an ID and a type.","type":"object","required":["object","data","has_more","first_id","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"type":"object","required":["id","type"],"properties":{"id":{"type":"string"},"type":{"enum":["message","function_call","function_call_output"]}}}},"has_more":{"type":"boolean"},"first_id":{"type":["string","null"]},"last_id":{"type":["string","null"]}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/response-item-list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate147.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))) || ((data.first_id === undefined) && (missing0 = "first_id"))) || ((data.last_id === undefined) && (missing0 = "last_id"))){
+validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "object") || (key0 === "data")) || (key0 === "has_more")) || (key0 === "first_id")) || (key0 === "last_id"))){
+validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.object !== undefined){
+const _errs2 = errors;
+if("list" !== data.object){
+validate147.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data1 = data.data;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.id === undefined) && (missing1 = "id")) || ((data2.type === undefined) && (missing1 = "type"))){
+validate147.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data2.id !== undefined){
+const _errs7 = errors;
+if(typeof data2.id !== "string"){
+validate147.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"#/properties/data/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.type !== undefined){
+let data4 = data2.type;
+const _errs9 = errors;
+if(!(((data4 === "message") || (data4 === "function_call")) || (data4 === "function_call_output"))){
+validate147.errors = [{instancePath:instancePath+"/data/" + i0+"/type",schemaPath:"#/properties/data/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema284.properties.data.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate147.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.has_more !== undefined){
+const _errs10 = errors;
+if(typeof data.has_more !== "boolean"){
+validate147.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.first_id !== undefined){
+let data6 = data.first_id;
+const _errs12 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate147.errors = [{instancePath:instancePath+"/first_id",schemaPath:"#/properties/first_id/type",keyword:"type",params:{type: schema284.properties.first_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_id !== undefined){
+let data7 = data.last_id;
+const _errs14 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate147.errors = [{instancePath:instancePath+"/last_id",schemaPath:"#/properties/last_id/type",keyword:"type",params:{type: schema284.properties.last_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate147.errors = vErrors;
+return errors === 0;
+}
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSavedConfigList = validate148;
+const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config-list.json","title":"SavedConfigList","description":"A page of saved configs: file configs first (by ID), then API configs oldest first; `total` counts both.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"saved-config.json"}},"total":{"type":"integer","minimum":0}}};
+const schema286 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/saved-config.json","title":"SavedConfig","description":"A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.","type":"object","required":["object","id","name","source","config","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"object":{"const":"config"},"id":{"type":"string"},"name":{"type":["string","null"]},"source":{"enum":["api","file"],"description":"`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API."},"config":{"type":"object","description":"The config object (SPEC §2.1) as saved; it compiled when it was saved."},"version":{"type":"integer","minimum":1,"description":"1 when created, +1 per update; always 1 for file configs."},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27676,14 +28015,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -27692,7 +28031,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate146.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate148.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -27716,14 +28055,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((((data2.object === undefined) && (missing1 = "object")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.config === undefined) && (missing1 = "config"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "object") || (key1 === "id")) || (key1 === "name")) || (key1 === "source")) || (key1 === "config")) || (key1 === "version")) || (key1 === "created_at")) || (key1 === "last_updated_at"))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -27732,7 +28071,7 @@ if(_errs8 === errors){
 if(data2.object !== undefined){
 const _errs9 = errors;
 if("config" !== data2.object){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"saved-config.json/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -27744,7 +28083,7 @@ if(valid3){
 if(data2.id !== undefined){
 const _errs10 = errors;
 if(typeof data2.id !== "string"){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"saved-config.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -27757,7 +28096,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema282.properties.name.type},message:"must be string,null"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"saved-config.json/properties/name/type",keyword:"type",params:{type: schema286.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -27770,7 +28109,7 @@ if(data2.source !== undefined){
 let data6 = data2.source;
 const _errs14 = errors;
 if(!((data6 === "api") || (data6 === "file"))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema282.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/source",schemaPath:"saved-config.json/properties/source/enum",keyword:"enum",params:{allowedValues: schema286.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -27783,7 +28122,7 @@ if(data2.config !== undefined){
 let data7 = data2.config;
 const _errs15 = errors;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/config",schemaPath:"saved-config.json/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -27796,13 +28135,13 @@ if(data2.version !== undefined){
 let data8 = data2.version;
 const _errs17 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"saved-config.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -27820,12 +28159,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats14.validate(data9))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"saved-config.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27843,12 +28182,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats14.validate(data10))){
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"saved-config.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -27869,7 +28208,7 @@ var valid3 = true;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"saved-config.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -27880,7 +28219,7 @@ break;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate148.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -27894,13 +28233,13 @@ if(data.total !== undefined){
 let data11 = data.total;
 const _errs23 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate146.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate148.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-validate146.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate148.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -27916,22 +28255,22 @@ var valid0 = true;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSavedConfig = validate147;
+export const validateSavedConfig = validate149;
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/saved-config.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27942,14 +28281,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.object === undefined) && (missing0 = "object")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.config === undefined) && (missing0 = "config"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "source")) || (key0 === "config")) || (key0 === "version")) || (key0 === "created_at")) || (key0 === "last_updated_at"))){
-validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -27958,7 +28297,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("config" !== data.object){
-validate147.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
+validate149.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "config"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -27970,7 +28309,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate147.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -27983,7 +28322,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate147.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema282.properties.name.type},message:"must be string,null"}];
+validate149.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema286.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -27996,7 +28335,7 @@ if(data.source !== undefined){
 let data3 = data.source;
 const _errs7 = errors;
 if(!((data3 === "api") || (data3 === "file"))){
-validate147.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema282.properties.source.enum},message:"must be equal to one of the allowed values"}];
+validate149.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema286.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -28009,7 +28348,7 @@ if(data.config !== undefined){
 let data4 = data.config;
 const _errs8 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate147.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -28022,13 +28361,13 @@ if(data.version !== undefined){
 let data5 = data.version;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate147.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate149.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate147.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate149.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -28046,12 +28385,12 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(!(formats14.validate(data6))){
-validate147.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate147.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28069,12 +28408,12 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data7 === "string"){
 if(!(formats14.validate(data7))){
-validate147.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate147.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28095,23 +28434,23 @@ var valid0 = true;
 }
 }
 else {
-validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate147.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSimulation = validate148;
-const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/simulation.json","title":"Simulation","description":"What a dry run of one request through a config found: every try in order, the answer, and the gateway headers the client would see.","type":"object","required":["config_id","path","seed","attempts","answer","headers","not_simulated"],"additionalProperties":false,"properties":{"config_id":{"type":"string"},"path":{"type":"string"},"seed":{"type":"integer"},"attempts":{"type":"array","items":{"title":"SimulatedAttempt","type":"object","required":["target","name","provider","model","result","then","backoff_ms"],"additionalProperties":false,"properties":{"target":{"type":"string","description":"The target's path, as x-gateway-last-used-option-index names it."},"name":{"type":["string","null"]},"provider":{"type":"string","description":"The provider the target resolves to; `virtual-key:<id>` when the gateway stores no such key."},"model":{"type":["string","null"],"description":"The model asked for, after the target's override_params."},"result":{"type":"object","required":["status","error"],"additionalProperties":false,"properties":{"status":{"type":"integer"},"error":{"type":["string","null"],"description":"The gateway error code when the gateway made the status (request_timeout, provider_unreachable, \u2026)."}}},"then":{"enum":["retry","fallback","answer"],"description":"What the router did next."},"backoff_ms":{"type":["integer","null"],"description":"The wait before the retry that followed."}}}},"answer":{"type":"object","required":["status","target","provider","retries","error"],"additionalProperties":false,"properties":{"status":{"type":"integer"},"target":{"type":"string"},"provider":{"type":"string"},"retries":{"type":"integer"},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"}}}}},"headers":{"type":"object","additionalProperties":{"type":"string"}},"not_simulated":{"type":"array","items":{"type":"string"},"description":"What the live request would also run (cache, hooks and guardrails, prompt rendering, limits)."}}};
+export const validateSimulation = validate150;
+const schema288 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/simulation.json","title":"Simulation","description":"What a dry run of one request through a config found: every try in order, the answer, and the gateway headers the client would see.","type":"object","required":["config_id","path","seed","attempts","answer","headers","not_simulated"],"additionalProperties":false,"properties":{"config_id":{"type":"string"},"path":{"type":"string"},"seed":{"type":"integer"},"attempts":{"type":"array","items":{"title":"SimulatedAttempt","type":"object","required":["target","name","provider","model","result","then","backoff_ms"],"additionalProperties":false,"properties":{"target":{"type":"string","description":"The target's path, as x-gateway-last-used-option-index names it."},"name":{"type":["string","null"]},"provider":{"type":"string","description":"The provider the target resolves to; `virtual-key:<id>` when the gateway stores no such key."},"model":{"type":["string","null"],"description":"The model asked for, after the target's override_params."},"result":{"type":"object","required":["status","error"],"additionalProperties":false,"properties":{"status":{"type":"integer"},"error":{"type":["string","null"],"description":"The gateway error code when the gateway made the status (request_timeout, provider_unreachable, \u2026)."}}},"then":{"enum":["retry","fallback","answer"],"description":"What the router did next."},"backoff_ms":{"type":["integer","null"],"description":"The wait before the retry that followed."}}}},"answer":{"type":"object","required":["status","target","provider","retries","error"],"additionalProperties":false,"properties":{"status":{"type":"integer"},"target":{"type":"string"},"provider":{"type":"string"},"retries":{"type":"integer"},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string"},"message":{"type":"string"}}}}},"headers":{"type":"object","additionalProperties":{"type":"string"}},"not_simulated":{"type":"array","items":{"type":"string"},"description":"What the live request would also run (cache, hooks and guardrails, prompt rendering, limits)."}}};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/simulation.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28122,14 +28461,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.config_id === undefined) && (missing0 = "config_id")) || ((data.path === undefined) && (missing0 = "path"))) || ((data.seed === undefined) && (missing0 = "seed"))) || ((data.attempts === undefined) && (missing0 = "attempts"))) || ((data.answer === undefined) && (missing0 = "answer"))) || ((data.headers === undefined) && (missing0 = "headers"))) || ((data.not_simulated === undefined) && (missing0 = "not_simulated"))){
-validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "config_id") || (key0 === "path")) || (key0 === "seed")) || (key0 === "attempts")) || (key0 === "answer")) || (key0 === "headers")) || (key0 === "not_simulated"))){
-validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate150.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28138,7 +28477,7 @@ if(_errs1 === errors){
 if(data.config_id !== undefined){
 const _errs2 = errors;
 if(typeof data.config_id !== "string"){
-validate148.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/config_id",schemaPath:"#/properties/config_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -28150,7 +28489,7 @@ if(valid0){
 if(data.path !== undefined){
 const _errs4 = errors;
 if(typeof data.path !== "string"){
-validate148.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -28163,7 +28502,7 @@ if(data.seed !== undefined){
 let data2 = data.seed;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate148.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -28186,14 +28525,14 @@ if(errors === _errs10){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if((((((((data4.target === undefined) && (missing1 = "target")) || ((data4.name === undefined) && (missing1 = "name"))) || ((data4.provider === undefined) && (missing1 = "provider"))) || ((data4.model === undefined) && (missing1 = "model"))) || ((data4.result === undefined) && (missing1 = "result"))) || ((data4.then === undefined) && (missing1 = "then"))) || ((data4.backoff_ms === undefined) && (missing1 = "backoff_ms"))){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0,schemaPath:"#/properties/attempts/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0,schemaPath:"#/properties/attempts/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs12 = errors;
 for(const key1 in data4){
 if(!(((((((key1 === "target") || (key1 === "name")) || (key1 === "provider")) || (key1 === "model")) || (key1 === "result")) || (key1 === "then")) || (key1 === "backoff_ms"))){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0,schemaPath:"#/properties/attempts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0,schemaPath:"#/properties/attempts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28202,7 +28541,7 @@ if(_errs12 === errors){
 if(data4.target !== undefined){
 const _errs13 = errors;
 if(typeof data4.target !== "string"){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/target",schemaPath:"#/properties/attempts/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/target",schemaPath:"#/properties/attempts/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -28215,7 +28554,7 @@ if(data4.name !== undefined){
 let data6 = data4.name;
 const _errs15 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/name",schemaPath:"#/properties/attempts/items/properties/name/type",keyword:"type",params:{type: schema284.properties.attempts.items.properties.name.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/name",schemaPath:"#/properties/attempts/items/properties/name/type",keyword:"type",params:{type: schema288.properties.attempts.items.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -28227,7 +28566,7 @@ if(valid2){
 if(data4.provider !== undefined){
 const _errs17 = errors;
 if(typeof data4.provider !== "string"){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/provider",schemaPath:"#/properties/attempts/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/provider",schemaPath:"#/properties/attempts/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -28240,7 +28579,7 @@ if(data4.model !== undefined){
 let data8 = data4.model;
 const _errs19 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/model",schemaPath:"#/properties/attempts/items/properties/model/type",keyword:"type",params:{type: schema284.properties.attempts.items.properties.model.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/model",schemaPath:"#/properties/attempts/items/properties/model/type",keyword:"type",params:{type: schema288.properties.attempts.items.properties.model.type},message:"must be string,null"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -28256,14 +28595,14 @@ if(errors === _errs21){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if(((data9.status === undefined) && (missing2 = "status")) || ((data9.error === undefined) && (missing2 = "error"))){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result",schemaPath:"#/properties/attempts/items/properties/result/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result",schemaPath:"#/properties/attempts/items/properties/result/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs23 = errors;
 for(const key2 in data9){
 if(!((key2 === "status") || (key2 === "error"))){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result",schemaPath:"#/properties/attempts/items/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result",schemaPath:"#/properties/attempts/items/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28273,7 +28612,7 @@ if(data9.status !== undefined){
 let data10 = data9.status;
 const _errs24 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result/status",schemaPath:"#/properties/attempts/items/properties/result/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result/status",schemaPath:"#/properties/attempts/items/properties/result/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -28286,7 +28625,7 @@ if(data9.error !== undefined){
 let data11 = data9.error;
 const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result/error",schemaPath:"#/properties/attempts/items/properties/result/properties/error/type",keyword:"type",params:{type: schema284.properties.attempts.items.properties.result.properties.error.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result/error",schemaPath:"#/properties/attempts/items/properties/result/properties/error/type",keyword:"type",params:{type: schema288.properties.attempts.items.properties.result.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs26 === errors;
@@ -28299,7 +28638,7 @@ var valid3 = true;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result",schemaPath:"#/properties/attempts/items/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/result",schemaPath:"#/properties/attempts/items/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28313,7 +28652,7 @@ if(data4.then !== undefined){
 let data12 = data4.then;
 const _errs28 = errors;
 if(!(((data12 === "retry") || (data12 === "fallback")) || (data12 === "answer"))){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/then",schemaPath:"#/properties/attempts/items/properties/then/enum",keyword:"enum",params:{allowedValues: schema284.properties.attempts.items.properties.then.enum},message:"must be equal to one of the allowed values"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/then",schemaPath:"#/properties/attempts/items/properties/then/enum",keyword:"enum",params:{allowedValues: schema288.properties.attempts.items.properties.then.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs28 === errors;
@@ -28326,7 +28665,7 @@ if(data4.backoff_ms !== undefined){
 let data13 = data4.backoff_ms;
 const _errs29 = errors;
 if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0+"/backoff_ms",schemaPath:"#/properties/attempts/items/properties/backoff_ms/type",keyword:"type",params:{type: schema284.properties.attempts.items.properties.backoff_ms.type},message:"must be integer,null"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0+"/backoff_ms",schemaPath:"#/properties/attempts/items/properties/backoff_ms/type",keyword:"type",params:{type: schema288.properties.attempts.items.properties.backoff_ms.type},message:"must be integer,null"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -28344,7 +28683,7 @@ var valid2 = true;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/attempts/" + i0,schemaPath:"#/properties/attempts/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/attempts/" + i0,schemaPath:"#/properties/attempts/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28355,7 +28694,7 @@ break;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate150.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -28372,14 +28711,14 @@ if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing3;
 if((((((data14.status === undefined) && (missing3 = "status")) || ((data14.target === undefined) && (missing3 = "target"))) || ((data14.provider === undefined) && (missing3 = "provider"))) || ((data14.retries === undefined) && (missing3 = "retries"))) || ((data14.error === undefined) && (missing3 = "error"))){
-validate148.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate150.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key3 in data14){
 if(!(((((key3 === "status") || (key3 === "target")) || (key3 === "provider")) || (key3 === "retries")) || (key3 === "error"))){
-validate148.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate150.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28389,7 +28728,7 @@ if(data14.status !== undefined){
 let data15 = data14.status;
 const _errs34 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate148.errors = [{instancePath:instancePath+"/answer/status",schemaPath:"#/properties/answer/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/answer/status",schemaPath:"#/properties/answer/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -28401,7 +28740,7 @@ if(valid4){
 if(data14.target !== undefined){
 const _errs36 = errors;
 if(typeof data14.target !== "string"){
-validate148.errors = [{instancePath:instancePath+"/answer/target",schemaPath:"#/properties/answer/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/answer/target",schemaPath:"#/properties/answer/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs36 === errors;
@@ -28413,7 +28752,7 @@ if(valid4){
 if(data14.provider !== undefined){
 const _errs38 = errors;
 if(typeof data14.provider !== "string"){
-validate148.errors = [{instancePath:instancePath+"/answer/provider",schemaPath:"#/properties/answer/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/answer/provider",schemaPath:"#/properties/answer/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs38 === errors;
@@ -28426,7 +28765,7 @@ if(data14.retries !== undefined){
 let data18 = data14.retries;
 const _errs40 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate148.errors = [{instancePath:instancePath+"/answer/retries",schemaPath:"#/properties/answer/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/answer/retries",schemaPath:"#/properties/answer/properties/retries/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid4 = _errs40 === errors;
@@ -28439,21 +28778,21 @@ if(data14.error !== undefined){
 let data19 = data14.error;
 const _errs42 = errors;
 if((!(data19 && typeof data19 == "object" && !Array.isArray(data19))) && (data19 !== null)){
-validate148.errors = [{instancePath:instancePath+"/answer/error",schemaPath:"#/properties/answer/properties/error/type",keyword:"type",params:{type: schema284.properties.answer.properties.error.type},message:"must be object,null"}];
+validate150.errors = [{instancePath:instancePath+"/answer/error",schemaPath:"#/properties/answer/properties/error/type",keyword:"type",params:{type: schema288.properties.answer.properties.error.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs42){
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 let missing4;
 if(((data19.code === undefined) && (missing4 = "code")) || ((data19.message === undefined) && (missing4 = "message"))){
-validate148.errors = [{instancePath:instancePath+"/answer/error",schemaPath:"#/properties/answer/properties/error/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate150.errors = [{instancePath:instancePath+"/answer/error",schemaPath:"#/properties/answer/properties/error/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs44 = errors;
 for(const key4 in data19){
 if(!((key4 === "code") || (key4 === "message"))){
-validate148.errors = [{instancePath:instancePath+"/answer/error",schemaPath:"#/properties/answer/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate150.errors = [{instancePath:instancePath+"/answer/error",schemaPath:"#/properties/answer/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28462,7 +28801,7 @@ if(_errs44 === errors){
 if(data19.code !== undefined){
 const _errs45 = errors;
 if(typeof data19.code !== "string"){
-validate148.errors = [{instancePath:instancePath+"/answer/error/code",schemaPath:"#/properties/answer/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/answer/error/code",schemaPath:"#/properties/answer/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs45 === errors;
@@ -28474,7 +28813,7 @@ if(valid5){
 if(data19.message !== undefined){
 const _errs47 = errors;
 if(typeof data19.message !== "string"){
-validate148.errors = [{instancePath:instancePath+"/answer/error/message",schemaPath:"#/properties/answer/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/answer/error/message",schemaPath:"#/properties/answer/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs47 === errors;
@@ -28500,7 +28839,7 @@ var valid4 = true;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28518,7 +28857,7 @@ if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 for(const key5 in data22){
 const _errs52 = errors;
 if(typeof data22[key5] !== "string"){
-validate148.errors = [{instancePath:instancePath+"/headers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/headers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs52 === errors;
@@ -28528,7 +28867,7 @@ break;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28548,7 +28887,7 @@ const len1 = data24.length;
 for(let i1=0; i1<len1; i1++){
 const _errs56 = errors;
 if(typeof data24[i1] !== "string"){
-validate148.errors = [{instancePath:instancePath+"/not_simulated/" + i1,schemaPath:"#/properties/not_simulated/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/not_simulated/" + i1,schemaPath:"#/properties/not_simulated/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs56 === errors;
@@ -28558,7 +28897,7 @@ break;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/not_simulated",schemaPath:"#/properties/not_simulated/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate150.errors = [{instancePath:instancePath+"/not_simulated",schemaPath:"#/properties/not_simulated/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -28577,25 +28916,25 @@ var valid0 = true;
 }
 }
 else {
-validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate148.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredResponse = validate149;
-const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
-const schema286 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
-const schema288 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
-const schema289 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
+export const validateStoredResponse = validate151;
+const schema289 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/stored-response.json","title":"StoredResponse","description":"A stored response (SPEC §2.7, statuses §3, error shapes §7). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.","type":"object","required":["id","object","created_at","model","instructions","metadata","temperature","top_p","tools","tool_choice","parallel_tool_calls","error","incomplete_details","output"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"response"},"created_at":{"type":"number","description":"Unix seconds."},"status":{"$ref":"#/$defs/StoredResponseStatus"},"model":{"type":"string"},"instructions":{"type":["string","null"],"description":"Not carried over when `previous_response_id` is used."},"metadata":{"$ref":"metadata.json"},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseTool"}},"tool_choice":{"enum":["none","auto","required"]},"parallel_tool_calls":{"type":"boolean","default":true},"error":{"type":["object","null"],"required":["code","message"],"additionalProperties":false,"properties":{"code":{"type":"string","description":"`server_error` is one value."},"message":{"type":"string"}}},"incomplete_details":{"type":["object","null"],"required":["reason"],"additionalProperties":false,"properties":{"reason":{"type":"string","description":"`max_output_tokens` is one value."}}},"output":{"type":"array","items":{"$ref":"#/$defs/ResponseOutputItem"}},"user":{"type":"string","description":"End-user identifier."},"previous_response_id":{"type":["string","null"]},"reasoning":{"type":["object","null"],"additionalProperties":true,"properties":{"effort":{"type":["string","null"]},"generate_summary":{"type":["string","null"]}}},"max_output_tokens":{"type":["integer","null"],"minimum":0,"description":"Upper bound including reasoning tokens."},"text":{"type":"object","additionalProperties":true,"properties":{"format":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}}}}},"truncation":{"enum":["auto","disabled",null],"default":"disabled"},"output_text":{"type":["string","null"],"description":"SDK-side aggregate of the `output_text` items."},"usage":{"type":"object","additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0},"output_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0},"input_tokens_details":{"type":"object","additionalProperties":false,"properties":{"cached_tokens":{"type":"integer","minimum":0}}},"output_tokens_details":{"type":"object","additionalProperties":false,"properties":{"reasoning_tokens":{"type":"integer","minimum":0}}}}}},"$defs":{"StoredResponseStatus":{"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]},"ResponseTool":{"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}},"FileSearchTool":{"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}},"ResponseOutputItem":{"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}},"ResponseOutputMessage":{"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}}}};
+const schema290 = {"title":"StoredResponseStatus","enum":["completed","failed","in_progress","incomplete"]};
+const schema292 = {"title":"ResponseTool","description":"Any tool kind; a `file_search` tool must also match FileSearchTool.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"file_search"}}},"then":{"$ref":"#/$defs/FileSearchTool"}};
+const schema293 = {"title":"FileSearchTool","type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"const":"file_search"},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1},"filters":{"type":["object","null"],"additionalProperties":true,"properties":{"type":{"type":"string"},"key":{"type":"string"},"value":{}}},"ranking_options":{"type":"object","additionalProperties":true,"properties":{"ranker":{"type":"string"},"score_threshold":{"type":"number"}}}}};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28636,14 +28975,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate150.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "type") || (key0 === "vector_store_ids")) || (key0 === "max_num_results")) || (key0 === "filters")) || (key0 === "ranking_options"))){
-validate150.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate152.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28652,7 +28991,7 @@ if(_errs7 === errors){
 if(data.type !== undefined){
 const _errs8 = errors;
 if("file_search" !== data.type){
-validate150.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/FileSearchTool/properties/type/const",keyword:"const",params:{allowedValue: "file_search"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -28671,7 +29010,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data2[i0] !== "string"){
-validate150.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/vector_store_ids/" + i0,schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -28681,7 +29020,7 @@ break;
 }
 }
 else {
-validate150.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate152.errors = [{instancePath:instancePath+"/vector_store_ids",schemaPath:"#/$defs/FileSearchTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -28695,13 +29034,13 @@ if(data.max_num_results !== undefined){
 let data4 = data.max_num_results;
 const _errs13 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate150.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate152.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate150.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate152.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"#/$defs/FileSearchTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -28716,7 +29055,7 @@ if(data.filters !== undefined){
 let data5 = data.filters;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate150.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema289.properties.filters.type},message:"must be object,null"}];
+validate152.errors = [{instancePath:instancePath+"/filters",schemaPath:"#/$defs/FileSearchTool/properties/filters/type",keyword:"type",params:{type: schema293.properties.filters.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs15){
@@ -28724,7 +29063,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.type !== undefined){
 const _errs18 = errors;
 if(typeof data5.type !== "string"){
-validate150.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/filters/type",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -28736,7 +29075,7 @@ if(valid5){
 if(data5.key !== undefined){
 const _errs20 = errors;
 if(typeof data5.key !== "string"){
-validate150.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/filters/key",schemaPath:"#/$defs/FileSearchTool/properties/filters/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs20 === errors;
@@ -28761,7 +29100,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.ranker !== undefined){
 const _errs25 = errors;
 if(typeof data8.ranker !== "string"){
-validate150.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/ranking_options/ranker",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/ranker/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -28774,7 +29113,7 @@ if(data8.score_threshold !== undefined){
 let data10 = data8.score_threshold;
 const _errs27 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate150.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate152.errors = [{instancePath:instancePath+"/ranking_options/score_threshold",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/properties/score_threshold/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -28785,7 +29124,7 @@ var valid6 = true;
 }
 }
 else {
-validate150.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"#/$defs/FileSearchTool/properties/ranking_options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28802,7 +29141,7 @@ var valid3 = true;
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/$defs/FileSearchTool/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -28818,42 +29157,42 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate150.errors = vErrors;
+validate152.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate150.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate150.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema290 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
-const schema291 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
+const schema294 = {"title":"ResponseOutputItem","description":"A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.","type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"message"}}},"then":{"$ref":"#/$defs/ResponseOutputMessage"}};
+const schema295 = {"title":"ResponseOutputMessage","type":"object","required":["id","type","role","content"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"message"},"role":{"const":"assistant"},"status":{"type":"string"},"content":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`output_text` carries `text` and `annotations`."},"text":{"type":"string"},"annotations":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":true,"properties":{"type":{"type":"string","description":"`file_citation` carries `index` and `file_id`."},"index":{"type":"integer"},"file_id":{"type":"string"}}}}}}}}};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28894,14 +29233,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.role === undefined) && (missing0 = "role"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate152.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "type")) || (key0 === "role")) || (key0 === "status")) || (key0 === "content"))){
-validate152.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate154.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -28910,7 +29249,7 @@ if(_errs7 === errors){
 if(data.id !== undefined){
 const _errs8 = errors;
 if(typeof data.id !== "string"){
-validate152.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/id",schemaPath:"#/$defs/ResponseOutputMessage/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -28922,7 +29261,7 @@ if(valid3){
 if(data.type !== undefined){
 const _errs10 = errors;
 if("message" !== data.type){
-validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/type/const",keyword:"const",params:{allowedValue: "message"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -28934,7 +29273,7 @@ if(valid3){
 if(data.role !== undefined){
 const _errs11 = errors;
 if("assistant" !== data.role){
-validate152.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/role",schemaPath:"#/$defs/ResponseOutputMessage/properties/role/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -28946,7 +29285,7 @@ if(valid3){
 if(data.status !== undefined){
 const _errs12 = errors;
 if(typeof data.status !== "string"){
-validate152.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/ResponseOutputMessage/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -28969,14 +29308,14 @@ if(errors === _errs16){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if((data6.type === undefined) && (missing1 = "type")){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs19 = errors;
 if(typeof data6.type !== "string"){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs19 === errors;
@@ -28988,7 +29327,7 @@ if(valid5){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -29011,14 +29350,14 @@ if(errors === _errs25){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 let missing2;
 if((data10.type === undefined) && (missing2 = "type")){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data10.type !== undefined){
 const _errs28 = errors;
 if(typeof data10.type !== "string"){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/type",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -29031,7 +29370,7 @@ if(data10.index !== undefined){
 let data12 = data10.index;
 const _errs30 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/index",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid7 = _errs30 === errors;
@@ -29043,7 +29382,7 @@ if(valid7){
 if(data10.file_id !== undefined){
 const _errs32 = errors;
 if(typeof data10.file_id !== "string"){
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1+"/file_id",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs32 === errors;
@@ -29056,7 +29395,7 @@ var valid7 = true;
 }
 }
 else {
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations/" + i1,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29067,7 +29406,7 @@ break;
 }
 }
 else {
-validate152.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0+"/annotations",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/properties/annotations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -29081,7 +29420,7 @@ var valid5 = true;
 }
 }
 else {
-validate152.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/$defs/ResponseOutputMessage/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29092,7 +29431,7 @@ break;
 }
 }
 else {
-validate152.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate154.errors = [{instancePath:instancePath+"/content",schemaPath:"#/$defs/ResponseOutputMessage/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -29109,7 +29448,7 @@ var valid3 = true;
 }
 }
 else {
-validate152.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/$defs/ResponseOutputMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29125,41 +29464,41 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate152.errors = vErrors;
+validate154.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate152.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/stored-response.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29170,14 +29509,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.instructions === undefined) && (missing0 = "instructions"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.temperature === undefined) && (missing0 = "temperature"))) || ((data.top_p === undefined) && (missing0 = "top_p"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.tool_choice === undefined) && (missing0 = "tool_choice"))) || ((data.parallel_tool_calls === undefined) && (missing0 = "parallel_tool_calls"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.incomplete_details === undefined) && (missing0 = "incomplete_details"))) || ((data.output === undefined) && (missing0 = "output"))){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema285.properties, key0))){
-validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema289.properties, key0))){
+validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29186,7 +29525,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate149.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -29198,7 +29537,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("response" !== data.object){
-validate149.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
+validate151.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "response"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -29211,7 +29550,7 @@ if(data.created_at !== undefined){
 let data2 = data.created_at;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate149.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate151.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -29224,7 +29563,7 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(!((((data3 === "completed") || (data3 === "failed")) || (data3 === "in_progress")) || (data3 === "incomplete"))){
-validate149.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema286.enum},message:"must be equal to one of the allowed values"}];
+validate151.errors = [{instancePath:instancePath+"/status",schemaPath:"#/$defs/StoredResponseStatus/enum",keyword:"enum",params:{allowedValues: schema290.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -29236,7 +29575,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs9 = errors;
 if(typeof data.model !== "string"){
-validate149.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -29249,7 +29588,7 @@ if(data.instructions !== undefined){
 let data5 = data.instructions;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate149.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema285.properties.instructions.type},message:"must be string,null"}];
+validate151.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema289.properties.instructions.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -29265,7 +29604,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(Object.keys(data6).length > 16){
-validate149.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
+validate151.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties"}];
 return false;
 }
 else {
@@ -29305,7 +29644,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate149.errors = vErrors;
+validate151.errors = vErrors;
 return false;
 break;
 }
@@ -29317,12 +29656,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(func1(data7) > 512){
-validate149.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate151.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"metadata.json/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29335,7 +29674,7 @@ break;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/metadata",schemaPath:"metadata.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29349,18 +29688,18 @@ if(data.temperature !== undefined){
 let data8 = data.temperature;
 const _errs21 = errors;
 if((!((typeof data8 == "number") && (isFinite(data8)))) && (data8 !== null)){
-validate149.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema285.properties.temperature.type},message:"must be number,null"}];
+validate151.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema289.properties.temperature.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 2 || isNaN(data8)){
-validate149.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate151.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate149.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29376,18 +29715,18 @@ if(data.top_p !== undefined){
 let data9 = data.top_p;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate149.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema285.properties.top_p.type},message:"must be number,null"}];
+validate151.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema289.properties.top_p.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate149.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate151.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate149.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29408,8 +29747,8 @@ var valid5 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs27 = errors;
-if(!(validate150(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate152(data10[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs27 === errors;
@@ -29419,7 +29758,7 @@ break;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate151.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -29433,7 +29772,7 @@ if(data.tool_choice !== undefined){
 let data12 = data.tool_choice;
 const _errs28 = errors;
 if(!(((data12 === "none") || (data12 === "auto")) || (data12 === "required"))){
-validate149.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema285.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
+validate151.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/enum",keyword:"enum",params:{allowedValues: schema289.properties.tool_choice.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -29445,7 +29784,7 @@ if(valid0){
 if(data.parallel_tool_calls !== undefined){
 const _errs29 = errors;
 if(typeof data.parallel_tool_calls !== "boolean"){
-validate149.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate151.errors = [{instancePath:instancePath+"/parallel_tool_calls",schemaPath:"#/properties/parallel_tool_calls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs29 === errors;
@@ -29458,21 +29797,21 @@ if(data.error !== undefined){
 let data14 = data.error;
 const _errs31 = errors;
 if((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)){
-validate149.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema285.properties.error.type},message:"must be object,null"}];
+validate151.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema289.properties.error.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing1;
 if(((data14.code === undefined) && (missing1 = "code")) || ((data14.message === undefined) && (missing1 = "message"))){
-validate149.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate151.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs33 = errors;
 for(const key3 in data14){
 if(!((key3 === "code") || (key3 === "message"))){
-validate149.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29481,7 +29820,7 @@ if(_errs33 === errors){
 if(data14.code !== undefined){
 const _errs34 = errors;
 if(typeof data14.code !== "string"){
-validate149.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs34 === errors;
@@ -29493,7 +29832,7 @@ if(valid6){
 if(data14.message !== undefined){
 const _errs36 = errors;
 if(typeof data14.message !== "string"){
-validate149.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs36 === errors;
@@ -29516,21 +29855,21 @@ if(data.incomplete_details !== undefined){
 let data17 = data.incomplete_details;
 const _errs38 = errors;
 if((!(data17 && typeof data17 == "object" && !Array.isArray(data17))) && (data17 !== null)){
-validate149.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema285.properties.incomplete_details.type},message:"must be object,null"}];
+validate151.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/type",keyword:"type",params:{type: schema289.properties.incomplete_details.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs38){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 let missing2;
 if((data17.reason === undefined) && (missing2 = "reason")){
-validate149.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate151.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs40 = errors;
 for(const key4 in data17){
 if(!(key4 === "reason")){
-validate149.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath:instancePath+"/incomplete_details",schemaPath:"#/properties/incomplete_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29538,7 +29877,7 @@ break;
 if(_errs40 === errors){
 if(data17.reason !== undefined){
 if(typeof data17.reason !== "string"){
-validate149.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/incomplete_details/reason",schemaPath:"#/properties/incomplete_details/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29561,8 +29900,8 @@ var valid8 = true;
 const len1 = data19.length;
 for(let i1=0; i1<len1; i1++){
 const _errs45 = errors;
-if(!(validate152(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate154(data19[i1], {instancePath:instancePath+"/output/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs45 === errors;
@@ -29572,7 +29911,7 @@ break;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate151.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -29585,7 +29924,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs46 = errors;
 if(typeof data.user !== "string"){
-validate149.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -29598,7 +29937,7 @@ if(data.previous_response_id !== undefined){
 let data22 = data.previous_response_id;
 const _errs48 = errors;
 if((typeof data22 !== "string") && (data22 !== null)){
-validate149.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema285.properties.previous_response_id.type},message:"must be string,null"}];
+validate151.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema289.properties.previous_response_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs48 === errors;
@@ -29611,7 +29950,7 @@ if(data.reasoning !== undefined){
 let data23 = data.reasoning;
 const _errs50 = errors;
 if((!(data23 && typeof data23 == "object" && !Array.isArray(data23))) && (data23 !== null)){
-validate149.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema285.properties.reasoning.type},message:"must be object,null"}];
+validate151.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema289.properties.reasoning.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs50){
@@ -29620,7 +29959,7 @@ if(data23.effort !== undefined){
 let data24 = data23.effort;
 const _errs53 = errors;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate149.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema285.properties.reasoning.properties.effort.type},message:"must be string,null"}];
+validate151.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema289.properties.reasoning.properties.effort.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs53 === errors;
@@ -29633,7 +29972,7 @@ if(data23.generate_summary !== undefined){
 let data25 = data23.generate_summary;
 const _errs55 = errors;
 if((typeof data25 !== "string") && (data25 !== null)){
-validate149.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema285.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
+validate151.errors = [{instancePath:instancePath+"/reasoning/generate_summary",schemaPath:"#/properties/reasoning/properties/generate_summary/type",keyword:"type",params:{type: schema289.properties.reasoning.properties.generate_summary.type},message:"must be string,null"}];
 return false;
 }
 var valid9 = _errs55 === errors;
@@ -29654,13 +29993,13 @@ if(data.max_output_tokens !== undefined){
 let data26 = data.max_output_tokens;
 const _errs57 = errors;
 if((!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))) && (data26 !== null)){
-validate149.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema285.properties.max_output_tokens.type},message:"must be integer,null"}];
+validate151.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/type",keyword:"type",params:{type: schema289.properties.max_output_tokens.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs57){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 < 0 || isNaN(data26)){
-validate149.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/max_output_tokens",schemaPath:"#/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29683,27 +30022,27 @@ if(errors === _errs62){
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 let missing3;
 if((data28.type === undefined) && (missing3 = "type")){
-validate149.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate151.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data28.type !== undefined){
 if(typeof data28.type !== "string"){
-validate149.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/text/format/type",schemaPath:"#/properties/text/properties/format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/text/format",schemaPath:"#/properties/text/properties/format/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29717,7 +30056,7 @@ if(data.truncation !== undefined){
 let data30 = data.truncation;
 const _errs67 = errors;
 if(!(((data30 === "auto") || (data30 === "disabled")) || (data30 === null))){
-validate149.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema285.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
+validate151.errors = [{instancePath:instancePath+"/truncation",schemaPath:"#/properties/truncation/enum",keyword:"enum",params:{allowedValues: schema289.properties.truncation.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs67 === errors;
@@ -29730,7 +30069,7 @@ if(data.output_text !== undefined){
 let data31 = data.output_text;
 const _errs68 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate149.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema285.properties.output_text.type},message:"must be string,null"}];
+validate151.errors = [{instancePath:instancePath+"/output_text",schemaPath:"#/properties/output_text/type",keyword:"type",params:{type: schema289.properties.output_text.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs68 === errors;
@@ -29747,7 +30086,7 @@ if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 const _errs72 = errors;
 for(const key5 in data32){
 if(!(((((key5 === "input_tokens") || (key5 === "output_tokens")) || (key5 === "total_tokens")) || (key5 === "input_tokens_details")) || (key5 === "output_tokens_details"))){
-validate149.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29757,13 +30096,13 @@ if(data32.input_tokens !== undefined){
 let data33 = data32.input_tokens;
 const _errs73 = errors;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-validate149.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate151.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs73){
 if((typeof data33 == "number") && (isFinite(data33))){
 if(data33 < 0 || isNaN(data33)){
-validate149.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/usage/input_tokens",schemaPath:"#/properties/usage/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29778,13 +30117,13 @@ if(data32.output_tokens !== undefined){
 let data34 = data32.output_tokens;
 const _errs75 = errors;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-validate149.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate151.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs75){
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 < 0 || isNaN(data34)){
-validate149.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/usage/output_tokens",schemaPath:"#/properties/usage/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29799,13 +30138,13 @@ if(data32.total_tokens !== undefined){
 let data35 = data32.total_tokens;
 const _errs77 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-validate149.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate151.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs77){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-validate149.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29824,7 +30163,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 const _errs81 = errors;
 for(const key6 in data36){
 if(!(key6 === "cached_tokens")){
-validate149.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29834,13 +30173,13 @@ if(data36.cached_tokens !== undefined){
 let data37 = data36.cached_tokens;
 const _errs82 = errors;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-validate149.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate151.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs82){
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-validate149.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/usage/input_tokens_details/cached_tokens",schemaPath:"#/properties/usage/properties/input_tokens_details/properties/cached_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29849,7 +30188,7 @@ return false;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/usage/input_tokens_details",schemaPath:"#/properties/usage/properties/input_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29867,7 +30206,7 @@ if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
 const _errs86 = errors;
 for(const key7 in data38){
 if(!(key7 === "reasoning_tokens")){
-validate149.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29877,13 +30216,13 @@ if(data38.reasoning_tokens !== undefined){
 let data39 = data38.reasoning_tokens;
 const _errs87 = errors;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-validate149.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate151.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs87){
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 < 0 || isNaN(data39)){
-validate149.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath:instancePath+"/usage/output_tokens_details/reasoning_tokens",schemaPath:"#/properties/usage/properties/output_tokens_details/properties/reasoning_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29892,7 +30231,7 @@ return false;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/usage/output_tokens_details",schemaPath:"#/properties/usage/properties/output_tokens_details/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29908,7 +30247,7 @@ var valid12 = true;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -29943,24 +30282,24 @@ var valid0 = true;
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate149.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTextCompletion = validate154;
-const schema292 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
-const schema293 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
+export const validateTextCompletion = validate156;
+const schema296 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/text-completion.json","title":"TextCompletion","description":"A text completion (SPEC §2.5). Streamed chunks and whole responses share this shape, so `usage` is optional and a choice's `finish_reason` and `logprobs` may be null mid-stream.","type":"object","required":["id","object","created","model","choices"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"text_completion"},"created":{"type":"integer","description":"Unix seconds."},"model":{"type":"string"},"system_fingerprint":{"type":"string","description":"Backend configuration marker, usable with `seed`."},"choices":{"type":"array","items":{"$ref":"#/$defs/TextCompletionChoice"}},"usage":{"type":["object","null"],"required":["completion_tokens","prompt_tokens","total_tokens"],"additionalProperties":true,"properties":{"completion_tokens":{"type":"integer","minimum":0},"prompt_tokens":{"type":"integer","minimum":0},"total_tokens":{"type":"integer","minimum":0}}}},"$defs":{"TextCompletionChoice":{"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}}}};
+const schema297 = {"title":"TextCompletionChoice","type":"object","required":["index","text"],"additionalProperties":false,"properties":{"finish_reason":{"type":["string","null"]},"index":{"type":"integer","minimum":0},"text":{"type":"string"},"logprobs":{"type":["object","null"],"additionalProperties":false,"properties":{"text_offset":{"type":"array","items":{"type":"integer"}},"token_logprobs":{"type":"array","items":{"type":["number","null"]}},"tokens":{"type":"array","items":{"type":"string"}},"top_logprobs":{"type":"array","items":{"type":["object","null"],"additionalProperties":{"type":"number"}}}}}}};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/text-completion.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29971,14 +30310,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.created === undefined) && (missing0 = "created"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.choices === undefined) && (missing0 = "choices"))){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "created")) || (key0 === "model")) || (key0 === "system_fingerprint")) || (key0 === "choices")) || (key0 === "usage"))){
-validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -29987,7 +30326,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate154.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -29999,7 +30338,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("text_completion" !== data.object){
-validate154.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
+validate156.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "text_completion"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -30012,7 +30351,7 @@ if(data.created !== undefined){
 let data2 = data.created;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate154.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate156.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -30024,7 +30363,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs7 = errors;
 if(typeof data.model !== "string"){
-validate154.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -30036,7 +30375,7 @@ if(valid0){
 if(data.system_fingerprint !== undefined){
 const _errs9 = errors;
 if(typeof data.system_fingerprint !== "string"){
-validate154.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/system_fingerprint",schemaPath:"#/properties/system_fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -30060,14 +30399,14 @@ if(errors === _errs14){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.index === undefined) && (missing1 = "index")) || ((data6.text === undefined) && (missing1 = "text"))){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs16 = errors;
 for(const key1 in data6){
 if(!((((key1 === "finish_reason") || (key1 === "index")) || (key1 === "text")) || (key1 === "logprobs"))){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -30077,7 +30416,7 @@ if(data6.finish_reason !== undefined){
 let data7 = data6.finish_reason;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema293.properties.finish_reason.type},message:"must be string,null"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/finish_reason",schemaPath:"#/$defs/TextCompletionChoice/properties/finish_reason/type",keyword:"type",params:{type: schema297.properties.finish_reason.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -30090,13 +30429,13 @@ if(data6.index !== undefined){
 let data8 = data6.index;
 const _errs19 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/index",schemaPath:"#/$defs/TextCompletionChoice/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30110,7 +30449,7 @@ if(valid3){
 if(data6.text !== undefined){
 const _errs21 = errors;
 if(typeof data6.text !== "string"){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/text",schemaPath:"#/$defs/TextCompletionChoice/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -30123,7 +30462,7 @@ if(data6.logprobs !== undefined){
 let data10 = data6.logprobs;
 const _errs23 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema293.properties.logprobs.type},message:"must be object,null"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/type",keyword:"type",params:{type: schema297.properties.logprobs.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs23){
@@ -30131,7 +30470,7 @@ if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs25 = errors;
 for(const key2 in data10){
 if(!((((key2 === "text_offset") || (key2 === "token_logprobs")) || (key2 === "tokens")) || (key2 === "top_logprobs"))){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -30148,7 +30487,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs28 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset/" + i1,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs28 === errors;
@@ -30158,7 +30497,7 @@ break;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/text_offset",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/text_offset/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30179,7 +30518,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs32 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema293.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs/" + i2,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/items/type",keyword:"type",params:{type: schema297.properties.logprobs.properties.token_logprobs.items.type},message:"must be number,null"}];
 return false;
 }
 var valid6 = _errs32 === errors;
@@ -30189,7 +30528,7 @@ break;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/token_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/token_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30209,7 +30548,7 @@ const len3 = data15.length;
 for(let i3=0; i3<len3; i3++){
 const _errs36 = errors;
 if(typeof data15[i3] !== "string"){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens/" + i3,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid7 = _errs36 === errors;
@@ -30219,7 +30558,7 @@ break;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/tokens",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/tokens/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30240,7 +30579,7 @@ for(let i4=0; i4<len4; i4++){
 let data18 = data17[i4];
 const _errs40 = errors;
 if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema293.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4,schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/type",keyword:"type",params:{type: schema297.properties.logprobs.properties.top_logprobs.items.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs40){
@@ -30249,7 +30588,7 @@ for(const key3 in data18){
 let data19 = data18[key3];
 const _errs43 = errors;
 if(!((typeof data19 == "number") && (isFinite(data19)))){
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs/" + i4+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/items/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid9 = _errs43 === errors;
@@ -30266,7 +30605,7 @@ break;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0+"/logprobs/top_logprobs",schemaPath:"#/$defs/TextCompletionChoice/properties/logprobs/properties/top_logprobs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30293,7 +30632,7 @@ var valid3 = true;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath:instancePath+"/choices/" + i0,schemaPath:"#/$defs/TextCompletionChoice/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -30304,7 +30643,7 @@ break;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate156.errors = [{instancePath:instancePath+"/choices",schemaPath:"#/properties/choices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30318,14 +30657,14 @@ if(data.usage !== undefined){
 let data20 = data.usage;
 const _errs45 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
-validate154.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema292.properties.usage.type},message:"must be object,null"}];
+validate156.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: schema296.properties.usage.type},message:"must be object,null"}];
 return false;
 }
 if(errors === _errs45){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing2;
 if((((data20.completion_tokens === undefined) && (missing2 = "completion_tokens")) || ((data20.prompt_tokens === undefined) && (missing2 = "prompt_tokens"))) || ((data20.total_tokens === undefined) && (missing2 = "total_tokens"))){
-validate154.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate156.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -30333,13 +30672,13 @@ if(data20.completion_tokens !== undefined){
 let data21 = data20.completion_tokens;
 const _errs48 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate154.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate156.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs48){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 < 0 || isNaN(data21)){
-validate154.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate156.errors = [{instancePath:instancePath+"/usage/completion_tokens",schemaPath:"#/properties/usage/properties/completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30354,13 +30693,13 @@ if(data20.prompt_tokens !== undefined){
 let data22 = data20.prompt_tokens;
 const _errs50 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate154.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate156.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs50){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
-validate154.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate156.errors = [{instancePath:instancePath+"/usage/prompt_tokens",schemaPath:"#/properties/usage/properties/prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30375,13 +30714,13 @@ if(data20.total_tokens !== undefined){
 let data23 = data20.total_tokens;
 const _errs52 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate154.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate156.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs52){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-validate154.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate156.errors = [{instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30411,280 +30750,20 @@ var valid0 = true;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate154.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyCreated = validate155;
-const schema294 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
-
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-created.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate155.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "id") || (key0 === "object"))){
-validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!(formats8.test(data0))){
-validate155.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-const _errs4 = errors;
-if("policy_usage_limits" !== data.object){
-validate155.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate155.errors = vErrors;
-return errors === 0;
-}
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateUsageLimitsPolicyList = validate156;
-const schema295 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
-const schema296 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
-
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate158.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(Array.isArray(data)){
-if(data.length < 1){
-validate158.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid0 = true;
-const len0 = data.length;
-for(let i0=0; i0<len0; i0++){
-let data0 = data[i0];
-const _errs1 = errors;
-if(errors === _errs1){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing0;
-if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
-validate158.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs3 = errors;
-for(const key0 in data0){
-if(!((key0 === "key") || (key0 === "value"))){
-validate158.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs3 === errors){
-if(data0.key !== undefined){
-let data1 = data0.key;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(!pattern29.test(data1)){
-validate158.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
-return false;
-}
-}
-else {
-validate158.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs4 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.value !== undefined){
-const _errs7 = errors;
-if(typeof data0.value !== "string"){
-validate158.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate158.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-break;
-}
-}
-}
-}
-else {
-validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-validate158.errors = vErrors;
-return errors === 0;
-}
-validate158.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate160.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(Array.isArray(data)){
-if(data.length < 1){
-validate160.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid0 = true;
-const len0 = data.length;
-for(let i0=0; i0<len0; i0++){
-let data0 = data[i0];
-const _errs1 = errors;
-if(errors === _errs1){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing0;
-if((data0.key === undefined) && (missing0 = "key")){
-validate160.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs3 = errors;
-for(const key0 in data0){
-if(!(key0 === "key")){
-validate160.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs3 === errors){
-if(data0.key !== undefined){
-let data1 = data0.key;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(!pattern29.test(data1)){
-validate160.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
-return false;
-}
-}
-else {
-validate160.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate160.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-break;
-}
-}
-}
-}
-else {
-validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-validate160.errors = vErrors;
-return errors === 0;
-}
-validate160.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
-
+export const validateUsageLimitsPolicyCreated = validate157;
+const schema298 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-created.json","title":"UsageLimitsPolicyCreated","description":"Response of usage-limits policy creation (SPEC §2.9, §4.11). The stored record's other fields are not shown by SPEC.","type":"object","required":["id","object"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"}}};
 
 function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy.json" */;
+/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-created.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate157.evaluated;
@@ -30697,14 +30776,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.conditions === undefined) && (missing0 = "conditions"))) || ((data.group_by === undefined) && (missing0 = "group_by"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+if(((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))){
 validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema296.properties, key0))){
+if(!((key0 === "id") || (key0 === "object"))){
 validate157.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -30745,12 +30824,272 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
+}
+}
+}
+}
+else {
+validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate157.errors = vErrors;
+return errors === 0;
+}
+validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUsageLimitsPolicyList = validate158;
+const schema299 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-list.json","title":"UsageLimitsPolicyList","description":"A page of usage-limits policies, oldest first; `total` counts every matching policy.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"usage-limits-policy.json"}},"total":{"type":"integer","minimum":0}}};
+const schema300 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy.json","title":"UsageLimitsPolicy","description":"A stored usage-limits policy (SPEC §2.9 shows only `id` and `object`; the rest are the creation fields of §4.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.","type":"object","required":["id","name","type","credit_limit","alert_threshold","periodic_reset","conditions","group_by","workspace_id","organisation_id","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string","format":"uuid"},"object":{"const":"policy_usage_limits"},"name":{"type":["string","null"]},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number","minimum":0},"alert_threshold":{"type":["number","null"],"minimum":0},"periodic_reset":{"enum":["monthly","weekly",null]},"conditions":{"$ref":"../requests/usage-limits-policy-create.json#/properties/conditions"},"group_by":{"$ref":"../requests/usage-limits-policy-create.json#/properties/group_by"},"workspace_id":{"type":"string","format":"uuid"},"organisation_id":{"type":"string","format":"uuid"},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate160.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length < 1){
+validate160.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if(((data0.key === undefined) && (missing0 = "key")) || ((data0.value === undefined) && (missing0 = "value"))){
+validate160.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!((key0 === "key") || (key0 === "value"))){
+validate160.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern29.test(data1)){
+validate160.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate160.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.value !== undefined){
+const _errs7 = errors;
+if(typeof data0.value !== "string"){
+validate160.errors = [{instancePath:instancePath+"/" + i0+"/value",schemaPath:"#/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate160.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate160.errors = vErrors;
+return errors === 0;
+}
+validate160.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate162.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length < 1){
+validate162.errors = [{instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing0;
+if((data0.key === undefined) && (missing0 = "key")){
+validate162.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data0){
+if(!(key0 === "key")){
+validate162.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs3 === errors){
+if(data0.key !== undefined){
+let data1 = data0.key;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern29.test(data1)){
+validate162.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/pattern",keyword:"pattern",params:{pattern: "^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"},message:"must match pattern \""+"^(api_key|workspace_id|organisation_id|config|provider|virtual_key|model|metadata\\..+)$"+"\""}];
+return false;
+}
+}
+else {
+validate162.errors = [{instancePath:instancePath+"/" + i0+"/key",schemaPath:"../resources/rate-limits-policy.json#/$defs/PolicyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate162.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate162.errors = vErrors;
+return errors === 0;
+}
+validate162.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate159.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.conditions === undefined) && (missing0 = "conditions"))) || ((data.group_by === undefined) && (missing0 = "group_by"))) || ((data.workspace_id === undefined) && (missing0 = "workspace_id"))) || ((data.organisation_id === undefined) && (missing0 = "organisation_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
+validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func11.call(schema300.properties, key0))){
+validate159.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!(formats8.test(data0))){
+validate159.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate159.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+const _errs4 = errors;
+if("policy_usage_limits" !== data.object){
+validate159.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "policy_usage_limits"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
 if(valid0){
 if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate157.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema296.properties.name.type},message:"must be string,null"}];
+validate159.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema300.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -30763,7 +31102,7 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs7 = errors;
 if(!((data3 === "cost") || (data3 === "tokens"))){
-validate157.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema296.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate159.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema300.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -30778,12 +31117,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate157.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate159.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate159.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -30797,13 +31136,13 @@ if(data.alert_threshold !== undefined){
 let data5 = data.alert_threshold;
 const _errs10 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate157.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema296.properties.alert_threshold.type},message:"must be number,null"}];
+validate159.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema300.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate157.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate159.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30818,7 +31157,7 @@ if(data.periodic_reset !== undefined){
 let data6 = data.periodic_reset;
 const _errs12 = errors;
 if(!(((data6 === "monthly") || (data6 === "weekly")) || (data6 === null))){
-validate157.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema296.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate159.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema300.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -30829,8 +31168,8 @@ var valid0 = true;
 if(valid0){
 if(data.conditions !== undefined){
 const _errs13 = errors;
-if(!(validate158(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
+if(!(validate160(data.conditions, {instancePath:instancePath+"/conditions",parentData:data,parentDataProperty:"conditions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs13 === errors;
@@ -30841,8 +31180,8 @@ var valid0 = true;
 if(valid0){
 if(data.group_by !== undefined){
 const _errs14 = errors;
-if(!(validate160(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
+if(!(validate162(data.group_by, {instancePath:instancePath+"/group_by",parentData:data,parentDataProperty:"group_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -30858,12 +31197,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data9 === "string"){
 if(!(formats8.test(data9))){
-validate157.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30881,12 +31220,12 @@ if(errors === _errs17){
 if(errors === _errs17){
 if(typeof data10 === "string"){
 if(!(formats8.test(data10))){
-validate157.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30904,12 +31243,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data11 === "string"){
 if(!(formats14.validate(data11))){
-validate157.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30927,12 +31266,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data12 === "string"){
 if(!(formats14.validate(data12))){
-validate157.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30958,21 +31297,21 @@ var valid0 = true;
 }
 }
 else {
-validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate157.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30983,14 +31322,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate158.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -30999,7 +31338,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate156.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate158.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31017,8 +31356,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate157(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+if(!(validate159(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -31028,7 +31367,7 @@ break;
 }
 }
 else {
-validate156.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate158.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31042,13 +31381,13 @@ if(data.total !== undefined){
 let data3 = data.total;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate156.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate158.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate156.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate158.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -31064,23 +31403,23 @@ var valid0 = true;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate156.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicyUsage = validate163;
-const schema301 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-usage.json","title":"UsageLimitsPolicyUsage","description":"What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.","type":"object","required":["object","policy_id","type","credit_limit","alert_threshold","periodic_reset","period","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"policy_id":{"type":"string"},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number"},"alert_threshold":{"type":["number","null"]},"periodic_reset":{"enum":["monthly","weekly",null]},"period":{"type":"object","required":["id","ends_at"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)."},"ends_at":{"type":["integer","null"],"description":"Unix seconds when the count starts again at zero; null when cumulative."}}},"total":{"type":"integer","minimum":0,"description":"Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)."},"data":{"type":"array","items":{"type":"object","required":["group","used","remaining","exhausted"],"additionalProperties":false,"properties":{"group":{"type":"object","additionalProperties":{"type":"string"}},"used":{"type":"number","minimum":0,"description":"USD (cost) or tokens used in the period."},"remaining":{"type":"number","minimum":0},"exhausted":{"type":"boolean","description":"True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded."}}}}}};
+export const validateUsageLimitsPolicyUsage = validate165;
+const schema305 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/usage-limits-policy-usage.json","title":"UsageLimitsPolicyUsage","description":"What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.","type":"object","required":["object","policy_id","type","credit_limit","alert_threshold","periodic_reset","period","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"policy_id":{"type":"string"},"type":{"enum":["cost","tokens"]},"credit_limit":{"type":"number"},"alert_threshold":{"type":["number","null"]},"periodic_reset":{"enum":["monthly","weekly",null]},"period":{"type":"object","required":["id","ends_at"],"additionalProperties":false,"properties":{"id":{"type":"string","description":"`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)."},"ends_at":{"type":["integer","null"],"description":"Unix seconds when the count starts again at zero; null when cumulative."}}},"total":{"type":"integer","minimum":0,"description":"Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)."},"data":{"type":"array","items":{"type":"object","required":["group","used","remaining","exhausted"],"additionalProperties":false,"properties":{"group":{"type":"object","additionalProperties":{"type":"string"}},"used":{"type":"number","minimum":0,"description":"USD (cost) or tokens used in the period."},"remaining":{"type":"number","minimum":0},"exhausted":{"type":"boolean","description":"True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded."}}}}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/usage-limits-policy-usage.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31091,14 +31430,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.object === undefined) && (missing0 = "object")) || ((data.policy_id === undefined) && (missing0 = "policy_id"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.credit_limit === undefined) && (missing0 = "credit_limit"))) || ((data.alert_threshold === undefined) && (missing0 = "alert_threshold"))) || ((data.periodic_reset === undefined) && (missing0 = "periodic_reset"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema301.properties, key0))){
-validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema305.properties, key0))){
+validate165.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -31107,7 +31446,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate163.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate165.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31119,7 +31458,7 @@ if(valid0){
 if(data.policy_id !== undefined){
 const _errs3 = errors;
 if(typeof data.policy_id !== "string"){
-validate163.errors = [{instancePath:instancePath+"/policy_id",schemaPath:"#/properties/policy_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/policy_id",schemaPath:"#/properties/policy_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -31132,7 +31471,7 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs5 = errors;
 if(!((data2 === "cost") || (data2 === "tokens"))){
-validate163.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema301.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate165.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema305.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -31145,7 +31484,7 @@ if(data.credit_limit !== undefined){
 let data3 = data.credit_limit;
 const _errs6 = errors;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-validate163.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate165.errors = [{instancePath:instancePath+"/credit_limit",schemaPath:"#/properties/credit_limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31158,7 +31497,7 @@ if(data.alert_threshold !== undefined){
 let data4 = data.alert_threshold;
 const _errs8 = errors;
 if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate163.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema301.properties.alert_threshold.type},message:"must be number,null"}];
+validate165.errors = [{instancePath:instancePath+"/alert_threshold",schemaPath:"#/properties/alert_threshold/type",keyword:"type",params:{type: schema305.properties.alert_threshold.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -31171,7 +31510,7 @@ if(data.periodic_reset !== undefined){
 let data5 = data.periodic_reset;
 const _errs10 = errors;
 if(!(((data5 === "monthly") || (data5 === "weekly")) || (data5 === null))){
-validate163.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema301.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
+validate165.errors = [{instancePath:instancePath+"/periodic_reset",schemaPath:"#/properties/periodic_reset/enum",keyword:"enum",params:{allowedValues: schema305.properties.periodic_reset.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -31187,14 +31526,14 @@ if(errors === _errs11){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.id === undefined) && (missing1 = "id")) || ((data6.ends_at === undefined) && (missing1 = "ends_at"))){
-validate163.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate165.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data6){
 if(!((key1 === "id") || (key1 === "ends_at"))){
-validate163.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate165.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -31203,7 +31542,7 @@ if(_errs13 === errors){
 if(data6.id !== undefined){
 const _errs14 = errors;
 if(typeof data6.id !== "string"){
-validate163.errors = [{instancePath:instancePath+"/period/id",schemaPath:"#/properties/period/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/period/id",schemaPath:"#/properties/period/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -31216,7 +31555,7 @@ if(data6.ends_at !== undefined){
 let data8 = data6.ends_at;
 const _errs16 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate163.errors = [{instancePath:instancePath+"/period/ends_at",schemaPath:"#/properties/period/properties/ends_at/type",keyword:"type",params:{type: schema301.properties.period.properties.ends_at.type},message:"must be integer,null"}];
+validate165.errors = [{instancePath:instancePath+"/period/ends_at",schemaPath:"#/properties/period/properties/ends_at/type",keyword:"type",params:{type: schema305.properties.period.properties.ends_at.type},message:"must be integer,null"}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -31229,7 +31568,7 @@ var valid1 = true;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath:instancePath+"/period",schemaPath:"#/properties/period/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31243,13 +31582,13 @@ if(data.total !== undefined){
 let data9 = data.total;
 const _errs18 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate163.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate165.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
-validate163.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate165.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -31274,14 +31613,14 @@ if(errors === _errs22){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 let missing2;
 if(((((data11.group === undefined) && (missing2 = "group")) || ((data11.used === undefined) && (missing2 = "used"))) || ((data11.remaining === undefined) && (missing2 = "remaining"))) || ((data11.exhausted === undefined) && (missing2 = "exhausted"))){
-validate163.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs24 = errors;
 for(const key2 in data11){
 if(!((((key2 === "group") || (key2 === "used")) || (key2 === "remaining")) || (key2 === "exhausted"))){
-validate163.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -31295,7 +31634,7 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 for(const key3 in data12){
 const _errs28 = errors;
 if(typeof data12[key3] !== "string"){
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/group/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/items/properties/group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/group/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/data/items/properties/group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -31305,7 +31644,7 @@ break;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/group",schemaPath:"#/properties/data/items/properties/group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/group",schemaPath:"#/properties/data/items/properties/group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31321,12 +31660,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 < 0 || isNaN(data14)){
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/used",schemaPath:"#/properties/data/items/properties/used/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -31342,12 +31681,12 @@ const _errs32 = errors;
 if(errors === _errs32){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"#/properties/data/items/properties/remaining/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -31360,7 +31699,7 @@ if(valid3){
 if(data11.exhausted !== undefined){
 const _errs34 = errors;
 if(typeof data11.exhausted !== "boolean"){
-validate163.errors = [{instancePath:instancePath+"/data/" + i0+"/exhausted",schemaPath:"#/properties/data/items/properties/exhausted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0+"/exhausted",schemaPath:"#/properties/data/items/properties/exhausted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs34 === errors;
@@ -31375,7 +31714,7 @@ var valid3 = true;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31386,7 +31725,7 @@ break;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate165.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31407,26 +31746,26 @@ var valid0 = true;
 }
 }
 else {
-validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate163.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUsageLimitsPolicy = validate157;
+export const validateUsageLimitsPolicy = validate159;
 
-export const validateVirtualKeyList = validate164;
-const schema302 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
-const schema303 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, \u2026)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
+export const validateVirtualKeyList = validate166;
+const schema306 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key-list.json","title":"VirtualKeyList","description":"A page of virtual keys, oldest first; `total` counts every key.","type":"object","required":["object","data","total"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"virtual-key.json"}},"total":{"type":"integer","minimum":0}}};
+const schema307 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/virtual-key.json","title":"VirtualKey","description":"A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.","type":"object","required":["id","object","name","slug","provider","options","secrets","key_hint","version","created_at","last_updated_at"],"additionalProperties":false,"properties":{"id":{"type":"string"},"object":{"const":"virtual_key"},"name":{"type":["string","null"]},"slug":{"type":["string","null"],"description":"Makes the key usable as provider `@slug`."},"provider":{"type":"string"},"options":{"type":"object","description":"Non-secret provider options (custom_host, clouda_*, cloudb_region, \u2026)."},"secrets":{"type":"array","items":{"type":"string"}},"key_hint":{"type":["string","null"],"description":"The last characters of the API key, for recognising it."},"version":{"type":"integer","minimum":1},"created_at":{"type":"string","format":"date-time"},"last_updated_at":{"type":"string","format":"date-time"}}};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key-list.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31437,14 +31776,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.object === undefined) && (missing0 = "object")) || ((data.data === undefined) && (missing0 = "data"))) || ((data.total === undefined) && (missing0 = "total"))){
-validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "object") || (key0 === "data")) || (key0 === "total"))){
-validate164.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate166.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -31453,7 +31792,7 @@ if(_errs1 === errors){
 if(data.object !== undefined){
 const _errs2 = errors;
 if("list" !== data.object){
-validate164.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
+validate166.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31477,14 +31816,14 @@ if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((((((((((data2.id === undefined) && (missing1 = "id")) || ((data2.object === undefined) && (missing1 = "object"))) || ((data2.name === undefined) && (missing1 = "name"))) || ((data2.slug === undefined) && (missing1 = "slug"))) || ((data2.provider === undefined) && (missing1 = "provider"))) || ((data2.options === undefined) && (missing1 = "options"))) || ((data2.secrets === undefined) && (missing1 = "secrets"))) || ((data2.key_hint === undefined) && (missing1 = "key_hint"))) || ((data2.version === undefined) && (missing1 = "version"))) || ((data2.created_at === undefined) && (missing1 = "created_at"))) || ((data2.last_updated_at === undefined) && (missing1 = "last_updated_at"))){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(func11.call(schema303.properties, key1))){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func11.call(schema307.properties, key1))){
+validate166.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -31493,7 +31832,7 @@ if(_errs8 === errors){
 if(data2.id !== undefined){
 const _errs9 = errors;
 if(typeof data2.id !== "string"){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"virtual-key.json/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -31505,7 +31844,7 @@ if(valid3){
 if(data2.object !== undefined){
 const _errs11 = errors;
 if("virtual_key" !== data2.object){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/object",schemaPath:"virtual-key.json/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -31518,7 +31857,7 @@ if(data2.name !== undefined){
 let data5 = data2.name;
 const _errs12 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema303.properties.name.type},message:"must be string,null"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/name",schemaPath:"virtual-key.json/properties/name/type",keyword:"type",params:{type: schema307.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -31531,7 +31870,7 @@ if(data2.slug !== undefined){
 let data6 = data2.slug;
 const _errs14 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema303.properties.slug.type},message:"must be string,null"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/slug",schemaPath:"virtual-key.json/properties/slug/type",keyword:"type",params:{type: schema307.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -31543,7 +31882,7 @@ if(valid3){
 if(data2.provider !== undefined){
 const _errs16 = errors;
 if(typeof data2.provider !== "string"){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/provider",schemaPath:"virtual-key.json/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -31556,7 +31895,7 @@ if(data2.options !== undefined){
 let data8 = data2.options;
 const _errs18 = errors;
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/options",schemaPath:"virtual-key.json/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -31575,7 +31914,7 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 const _errs22 = errors;
 if(typeof data9[i1] !== "string"){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets/" + i1,schemaPath:"virtual-key.json/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs22 === errors;
@@ -31585,7 +31924,7 @@ break;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/secrets",schemaPath:"virtual-key.json/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31599,7 +31938,7 @@ if(data2.key_hint !== undefined){
 let data11 = data2.key_hint;
 const _errs24 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema303.properties.key_hint.type},message:"must be string,null"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/key_hint",schemaPath:"virtual-key.json/properties/key_hint/type",keyword:"type",params:{type: schema307.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -31612,13 +31951,13 @@ if(data2.version !== undefined){
 let data12 = data2.version;
 const _errs26 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1 || isNaN(data12)){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/version",schemaPath:"virtual-key.json/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -31636,12 +31975,12 @@ if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(!(formats14.validate(data13))){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/created_at",schemaPath:"virtual-key.json/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -31659,12 +31998,12 @@ if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data14 === "string"){
 if(!(formats14.validate(data14))){
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0+"/last_updated_at",schemaPath:"virtual-key.json/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -31688,7 +32027,7 @@ var valid3 = true;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"virtual-key.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31699,7 +32038,7 @@ break;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate166.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31713,13 +32052,13 @@ if(data.total !== undefined){
 let data15 = data.total;
 const _errs32 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate164.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate166.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate164.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate166.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -31735,22 +32074,22 @@ var valid0 = true;
 }
 }
 else {
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate164.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateVirtualKey = validate165;
+export const validateVirtualKey = validate167;
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/virtual-key.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31761,14 +32100,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.slug === undefined) && (missing0 = "slug"))) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.options === undefined) && (missing0 = "options"))) || ((data.secrets === undefined) && (missing0 = "secrets"))) || ((data.key_hint === undefined) && (missing0 = "key_hint"))) || ((data.version === undefined) && (missing0 = "version"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.last_updated_at === undefined) && (missing0 = "last_updated_at"))){
-validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func11.call(schema303.properties, key0))){
-validate165.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func11.call(schema307.properties, key0))){
+validate167.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -31777,7 +32116,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate165.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31789,7 +32128,7 @@ if(valid0){
 if(data.object !== undefined){
 const _errs4 = errors;
 if("virtual_key" !== data.object){
-validate165.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
+validate167.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "virtual_key"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31802,7 +32141,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate165.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema303.properties.name.type},message:"must be string,null"}];
+validate167.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema307.properties.name.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -31815,7 +32154,7 @@ if(data.slug !== undefined){
 let data3 = data.slug;
 const _errs7 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate165.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema303.properties.slug.type},message:"must be string,null"}];
+validate167.errors = [{instancePath:instancePath+"/slug",schemaPath:"#/properties/slug/type",keyword:"type",params:{type: schema307.properties.slug.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -31827,7 +32166,7 @@ if(valid0){
 if(data.provider !== undefined){
 const _errs9 = errors;
 if(typeof data.provider !== "string"){
-validate165.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -31840,7 +32179,7 @@ if(data.options !== undefined){
 let data5 = data.options;
 const _errs11 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-validate165.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate167.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -31859,7 +32198,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 const _errs15 = errors;
 if(typeof data6[i0] !== "string"){
-validate165.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/secrets/" + i0,schemaPath:"#/properties/secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -31869,7 +32208,7 @@ break;
 }
 }
 else {
-validate165.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate167.errors = [{instancePath:instancePath+"/secrets",schemaPath:"#/properties/secrets/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31883,7 +32222,7 @@ if(data.key_hint !== undefined){
 let data8 = data.key_hint;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate165.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema303.properties.key_hint.type},message:"must be string,null"}];
+validate167.errors = [{instancePath:instancePath+"/key_hint",schemaPath:"#/properties/key_hint/type",keyword:"type",params:{type: schema307.properties.key_hint.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -31896,13 +32235,13 @@ if(data.version !== undefined){
 let data9 = data.version;
 const _errs19 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate165.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate167.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate165.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate167.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -31920,12 +32259,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats14.validate(data10))){
-validate165.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate165.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -31943,12 +32282,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
 if(!(formats14.validate(data11))){
-validate165.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate165.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/last_updated_at",schemaPath:"#/properties/last_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -31972,11 +32311,11 @@ var valid0 = true;
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate165.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

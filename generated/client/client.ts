@@ -2,8 +2,8 @@
 // The gateway's control-plane client: one method per operation of schema/api.json that has a client binding.
 import { GatewayError, headersFor, ListCall, Transport } from './http.ts';
 import type { CallOptions, ClientOptions, GatewayHeaderOptions, HeaderNames, Operation } from './http.ts';
-import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, Batch, BatchCreate, BatchList, BatchListQuery, CachePurge, CachePurgeQuery, ConfigCreate, ConfigSimulate, ConfigUpdate, DeletedResource, File, FileDeleted, FileList, FileListQuery, FineTuningCheckpointList, FineTuningCheckpointListQuery, FineTuningJob, FineTuningJobCreate, FineTuningJobList, FineTuningJobListQuery, Guardrail, GuardrailCreate, GuardrailList, GuardrailUpdate, Health, ListPageQuery, PolicyUsageQuery, Prompt, PromptCreate, PromptGetQuery, PromptList, PromptRender, PromptUpdate, PromptVersionList, RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyGetQuery, RateLimitsPolicyList, RateLimitsPolicyListQuery, RateLimitsPolicyUpdate, RateLimitsPolicyUsage, RenderedPrompt, RequestLog, RequestLogList, RequestLogListQuery, ResponseDeleted, ResponseGetQuery, SavedConfig, SavedConfigList, Simulation, StoredResponse, UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyListQuery, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage, VirtualKey, VirtualKeyList } from './types.ts';
-import { validateApiKey, validateApiKeyCreated, validateApiKeyList, validateBatch, validateBatchList, validateCachePurge, validateDeletedResource, validateFile, validateFileDeleted, validateFileList, validateFineTuningCheckpointList, validateFineTuningJob, validateFineTuningJobList, validateGuardrail, validateGuardrailList, validateHealth, validatePrompt, validatePromptList, validatePromptVersionList, validateRateLimitsPolicy, validateRateLimitsPolicyCreated, validateRateLimitsPolicyList, validateRateLimitsPolicyUsage, validateRenderedPrompt, validateRequestLog, validateRequestLogList, validateResponseDeleted, validateSavedConfig, validateSavedConfigList, validateSimulation, validateStoredResponse, validateUsageLimitsPolicy, validateUsageLimitsPolicyCreated, validateUsageLimitsPolicyList, validateUsageLimitsPolicyUsage, validateVirtualKey, validateVirtualKeyList } from './validators.js';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, Batch, BatchCreate, BatchList, BatchListQuery, CachePurge, CachePurgeQuery, ConfigCreate, ConfigSimulate, ConfigUpdate, DeletedResource, File, FileDeleted, FileList, FileListQuery, FineTuningCheckpointList, FineTuningCheckpointListQuery, FineTuningJob, FineTuningJobCreate, FineTuningJobList, FineTuningJobListQuery, Guardrail, GuardrailCreate, GuardrailList, GuardrailUpdate, Health, ListPageQuery, PolicyUsageQuery, Prompt, PromptCreate, PromptGetQuery, PromptList, PromptRender, PromptUpdate, PromptVersionList, RateLimitsPolicy, RateLimitsPolicyCreate, RateLimitsPolicyCreated, RateLimitsPolicyGetQuery, RateLimitsPolicyList, RateLimitsPolicyListQuery, RateLimitsPolicyUpdate, RateLimitsPolicyUsage, RenderedPrompt, RequestLog, RequestLogList, RequestLogListQuery, ResponseDeleted, ResponseGetQuery, ResponseInputItemsQuery, ResponseItemList, SavedConfig, SavedConfigList, Simulation, StoredResponse, UsageLimitsPolicy, UsageLimitsPolicyCreate, UsageLimitsPolicyCreated, UsageLimitsPolicyList, UsageLimitsPolicyListQuery, UsageLimitsPolicyUpdate, UsageLimitsPolicyUsage, VirtualKey, VirtualKeyList } from './types.ts';
+import { validateApiKey, validateApiKeyCreated, validateApiKeyList, validateBatch, validateBatchList, validateCachePurge, validateDeletedResource, validateFile, validateFileDeleted, validateFileList, validateFineTuningCheckpointList, validateFineTuningJob, validateFineTuningJobList, validateGuardrail, validateGuardrailList, validateHealth, validatePrompt, validatePromptList, validatePromptVersionList, validateRateLimitsPolicy, validateRateLimitsPolicyCreated, validateRateLimitsPolicyList, validateRateLimitsPolicyUsage, validateRenderedPrompt, validateRequestLog, validateRequestLogList, validateResponseDeleted, validateResponseItemList, validateSavedConfig, validateSavedConfigList, validateSimulation, validateStoredResponse, validateUsageLimitsPolicy, validateUsageLimitsPolicyCreated, validateUsageLimitsPolicyList, validateUsageLimitsPolicyUsage, validateVirtualKey, validateVirtualKeyList } from './validators.js';
 
 export { ClientTimeoutError, ContractError, GatewayError, ListCall } from './http.ts';
 export type { CallOptions, ClientOptions, GatewayHeaderOptions } from './http.ts';
@@ -49,6 +49,7 @@ const OPERATIONS = {
   cancelBatch: { id: 'cancelBatch', method: 'POST', path: '/v1/batches/{batch_id}/cancel', returns: 'json', validate: validateBatch, paging: null },
   retrieveResponse: { id: 'retrieveResponse', method: 'GET', path: '/v1/responses/{response_id}', returns: 'json', validate: validateStoredResponse, paging: null },
   deleteResponse: { id: 'deleteResponse', method: 'DELETE', path: '/v1/responses/{response_id}', returns: 'json', validate: validateResponseDeleted, paging: null },
+  listResponseInputItems: { id: 'listResponseInputItems', method: 'GET', path: '/v1/responses/{response_id}/input_items', returns: 'json', validate: validateResponseItemList, paging: 'cursor' },
   createFile: { id: 'createFile', method: 'POST', path: '/v1/files', returns: 'json', validate: validateFile, paging: null },
   listFiles: { id: 'listFiles', method: 'GET', path: '/v1/files', returns: 'json', validate: validateFileList, paging: 'cursor' },
   retrieveFile: { id: 'retrieveFile', method: 'GET', path: '/v1/files/{file_id}', returns: 'json', validate: validateFile, paging: null },
@@ -360,6 +361,15 @@ export class ResponsesApi {
    */
   delete(response_id: string, options?: CallOptions): Promise<ResponseDeleted> {
     return this.#transport.call<ResponseDeleted>(OPERATIONS.deleteResponse, { path: { response_id } }, options);
+  }
+
+  /**
+   * The input items of a stored response: the gateway's own (emulated), or the provider's when the route has a Responses API.
+   *
+   * `GET /v1/responses/{response_id}/input_items` — await it for the first page, or iterate it (`for await`) for every page.
+   */
+  inputItems(response_id: string, query?: ResponseInputItemsQuery, options?: CallOptions): ListCall<ResponseItemList> {
+    return this.#transport.list<ResponseItemList>(OPERATIONS.listResponseInputItems, { path: { response_id }, query }, options);
   }
 }
 

@@ -29,6 +29,7 @@ export declare const validateRenderedPrompt: Validator;
 export declare const validateRequestLog: Validator;
 export declare const validateRequestLogList: Validator;
 export declare const validateResponseDeleted: Validator;
+export declare const validateResponseItemList: Validator;
 export declare const validateSavedConfig: Validator;
 export declare const validateSavedConfigList: Validator;
 export declare const validateSimulation: Validator;

@@ -10599,13 +10599,210 @@ function validate57(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate57.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateSavedConfig = validate58;
-var schema148 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/saved-config.json", "title": "SavedConfig", "description": "A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.", "type": "object", "required": ["object", "id", "name", "source", "config", "version", "created_at", "last_updated_at"], "additionalProperties": false, "properties": { "object": { "const": "config" }, "id": { "type": "string" }, "name": { "type": ["string", "null"] }, "source": { "enum": ["api", "file"], "description": "`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API." }, "config": { "type": "object", "description": "The config object (SPEC \xA72.1) as saved; it compiled when it was saved." }, "version": { "type": "integer", "minimum": 1, "description": "1 when created, +1 per update; always 1 for file configs." }, "created_at": { "type": "string", "format": "date-time" }, "last_updated_at": { "type": "string", "format": "date-time" } } };
+var validateResponseItemList = validate58;
+var schema148 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/response-item-list.json", "title": "ResponseItemList", "description": "A page of a stored response's input items (GET /v1/responses/{response_id}/input_items), in the vendor's shape: messages, function calls and their outputs, each with an ID and a type.", "type": "object", "required": ["object", "data", "has_more", "first_id", "last_id"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "data": { "type": "array", "items": { "type": "object", "required": ["id", "type"], "properties": { "id": { "type": "string" }, "type": { "enum": ["message", "function_call", "function_call_output"] } } } }, "has_more": { "type": "boolean" }, "first_id": { "type": ["string", "null"] }, "last_id": { "type": ["string", "null"] } } };
 function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate58.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.object === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "object" }, message: "must have required property 'object'" };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.data === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "data" }, message: "must have required property 'data'" };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.has_more === void 0) {
+      const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "has_more" }, message: "must have required property 'has_more'" };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.first_id === void 0) {
+      const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "first_id" }, message: "must have required property 'first_id'" };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.last_id === void 0) {
+      const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "last_id" }, message: "must have required property 'last_id'" };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "object" || key0 === "data" || key0 === "has_more" || key0 === "first_id" || key0 === "last_id")) {
+        const err5 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.object !== void 0) {
+      if ("list" !== data.object) {
+        const err6 = { instancePath: instancePath + "/object", schemaPath: "#/properties/object/const", keyword: "const", params: { allowedValue: "list" }, message: "must be equal to constant" };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.data !== void 0) {
+      let data1 = data.data;
+      if (Array.isArray(data1)) {
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.id === void 0) {
+              const err7 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+              if (vErrors === null) {
+                vErrors = [err7];
+              } else {
+                vErrors.push(err7);
+              }
+              errors++;
+            }
+            if (data2.type === void 0) {
+              const err8 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data2.id !== void 0) {
+              if (typeof data2.id !== "string") {
+                const err9 = { instancePath: instancePath + "/data/" + i0 + "/id", schemaPath: "#/properties/data/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (vErrors === null) {
+                  vErrors = [err9];
+                } else {
+                  vErrors.push(err9);
+                }
+                errors++;
+              }
+            }
+            if (data2.type !== void 0) {
+              let data4 = data2.type;
+              if (!(data4 === "message" || data4 === "function_call" || data4 === "function_call_output")) {
+                const err10 = { instancePath: instancePath + "/data/" + i0 + "/type", schemaPath: "#/properties/data/items/properties/type/enum", keyword: "enum", params: { allowedValues: schema148.properties.data.items.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err11 = { instancePath: instancePath + "/data/" + i0, schemaPath: "#/properties/data/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err12 = { instancePath: instancePath + "/data", schemaPath: "#/properties/data/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.has_more !== void 0) {
+      if (typeof data.has_more !== "boolean") {
+        const err13 = { instancePath: instancePath + "/has_more", schemaPath: "#/properties/has_more/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.first_id !== void 0) {
+      let data6 = data.first_id;
+      if (typeof data6 !== "string" && data6 !== null) {
+        const err14 = { instancePath: instancePath + "/first_id", schemaPath: "#/properties/first_id/type", keyword: "type", params: { type: schema148.properties.first_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.last_id !== void 0) {
+      let data7 = data.last_id;
+      if (typeof data7 !== "string" && data7 !== null) {
+        const err15 = { instancePath: instancePath + "/last_id", schemaPath: "#/properties/last_id/type", keyword: "type", params: { type: schema148.properties.last_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err16 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate58.errors = vErrors;
+  return errors === 0;
+}
+validate58.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateSavedConfig = validate59;
+var schema149 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/saved-config.json", "title": "SavedConfig", "description": "A saved config: its ID (sent in x-gateway-config), where it comes from, and the config itself. For file configs the timestamps are the file's modification time.", "type": "object", "required": ["object", "id", "name", "source", "config", "version", "created_at", "last_updated_at"], "additionalProperties": false, "properties": { "object": { "const": "config" }, "id": { "type": "string" }, "name": { "type": ["string", "null"] }, "source": { "enum": ["api", "file"], "description": "`file`: loaded from --configs DIR (read-only over the API); `api`: saved over the API." }, "config": { "type": "object", "description": "The config object (SPEC \xA72.1) as saved; it compiled when it was saved." }, "version": { "type": "integer", "minimum": 1, "description": "1 when created, +1 per update; always 1 for file configs." }, "created_at": { "type": "string", "format": "date-time" }, "last_updated_at": { "type": "string", "format": "date-time" } } };
+function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  ;
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate59.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -10721,7 +10918,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string" && data2 !== null) {
-        const err11 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema148.properties.name.type }, message: "must be string,null" };
+        const err11 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema149.properties.name.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -10733,7 +10930,7 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.source !== void 0) {
       let data3 = data.source;
       if (!(data3 === "api" || data3 === "file")) {
-        const err12 = { instancePath: instancePath + "/source", schemaPath: "#/properties/source/enum", keyword: "enum", params: { allowedValues: schema148.properties.source.enum }, message: "must be equal to one of the allowed values" };
+        const err12 = { instancePath: instancePath + "/source", schemaPath: "#/properties/source/enum", keyword: "enum", params: { allowedValues: schema149.properties.source.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -10830,16 +11027,16 @@ function validate58(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate58.errors = vErrors;
+  validate59.errors = vErrors;
   return errors === 0;
 }
-validate58.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateSavedConfigList = validate59;
-function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate59.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateSavedConfigList = validate60;
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate59.evaluated;
+  const evaluated0 = validate60.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -11011,7 +11208,7 @@ function validate59(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.name !== void 0) {
               let data5 = data2.name;
               if (typeof data5 !== "string" && data5 !== null) {
-                const err16 = { instancePath: instancePath + "/data/" + i0 + "/name", schemaPath: "saved-config.json/properties/name/type", keyword: "type", params: { type: schema148.properties.name.type }, message: "must be string,null" };
+                const err16 = { instancePath: instancePath + "/data/" + i0 + "/name", schemaPath: "saved-config.json/properties/name/type", keyword: "type", params: { type: schema149.properties.name.type }, message: "must be string,null" };
                 if (vErrors === null) {
                   vErrors = [err16];
                 } else {
@@ -11023,7 +11220,7 @@ function validate59(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.source !== void 0) {
               let data6 = data2.source;
               if (!(data6 === "api" || data6 === "file")) {
-                const err17 = { instancePath: instancePath + "/data/" + i0 + "/source", schemaPath: "saved-config.json/properties/source/enum", keyword: "enum", params: { allowedValues: schema148.properties.source.enum }, message: "must be equal to one of the allowed values" };
+                const err17 = { instancePath: instancePath + "/data/" + i0 + "/source", schemaPath: "saved-config.json/properties/source/enum", keyword: "enum", params: { allowedValues: schema149.properties.source.enum }, message: "must be equal to one of the allowed values" };
                 if (vErrors === null) {
                   vErrors = [err17];
                 } else {
@@ -11163,17 +11360,17 @@ function validate59(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate59.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-validate59.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateSimulation = validate60;
-var schema151 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/simulation.json", "title": "Simulation", "description": "What a dry run of one request through a config found: every try in order, the answer, and the gateway headers the client would see.", "type": "object", "required": ["config_id", "path", "seed", "attempts", "answer", "headers", "not_simulated"], "additionalProperties": false, "properties": { "config_id": { "type": "string" }, "path": { "type": "string" }, "seed": { "type": "integer" }, "attempts": { "type": "array", "items": { "title": "SimulatedAttempt", "type": "object", "required": ["target", "name", "provider", "model", "result", "then", "backoff_ms"], "additionalProperties": false, "properties": { "target": { "type": "string", "description": "The target's path, as x-gateway-last-used-option-index names it." }, "name": { "type": ["string", "null"] }, "provider": { "type": "string", "description": "The provider the target resolves to; `virtual-key:<id>` when the gateway stores no such key." }, "model": { "type": ["string", "null"], "description": "The model asked for, after the target's override_params." }, "result": { "type": "object", "required": ["status", "error"], "additionalProperties": false, "properties": { "status": { "type": "integer" }, "error": { "type": ["string", "null"], "description": "The gateway error code when the gateway made the status (request_timeout, provider_unreachable, \u2026)." } } }, "then": { "enum": ["retry", "fallback", "answer"], "description": "What the router did next." }, "backoff_ms": { "type": ["integer", "null"], "description": "The wait before the retry that followed." } } } }, "answer": { "type": "object", "required": ["status", "target", "provider", "retries", "error"], "additionalProperties": false, "properties": { "status": { "type": "integer" }, "target": { "type": "string" }, "provider": { "type": "string" }, "retries": { "type": "integer" }, "error": { "type": ["object", "null"], "required": ["code", "message"], "additionalProperties": false, "properties": { "code": { "type": "string" }, "message": { "type": "string" } } } } }, "headers": { "type": "object", "additionalProperties": { "type": "string" } }, "not_simulated": { "type": "array", "items": { "type": "string" }, "description": "What the live request would also run (cache, hooks and guardrails, prompt rendering, limits)." } } };
-function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateSimulation = validate61;
+var schema152 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/simulation.json", "title": "Simulation", "description": "What a dry run of one request through a config found: every try in order, the answer, and the gateway headers the client would see.", "type": "object", "required": ["config_id", "path", "seed", "attempts", "answer", "headers", "not_simulated"], "additionalProperties": false, "properties": { "config_id": { "type": "string" }, "path": { "type": "string" }, "seed": { "type": "integer" }, "attempts": { "type": "array", "items": { "title": "SimulatedAttempt", "type": "object", "required": ["target", "name", "provider", "model", "result", "then", "backoff_ms"], "additionalProperties": false, "properties": { "target": { "type": "string", "description": "The target's path, as x-gateway-last-used-option-index names it." }, "name": { "type": ["string", "null"] }, "provider": { "type": "string", "description": "The provider the target resolves to; `virtual-key:<id>` when the gateway stores no such key." }, "model": { "type": ["string", "null"], "description": "The model asked for, after the target's override_params." }, "result": { "type": "object", "required": ["status", "error"], "additionalProperties": false, "properties": { "status": { "type": "integer" }, "error": { "type": ["string", "null"], "description": "The gateway error code when the gateway made the status (request_timeout, provider_unreachable, \u2026)." } } }, "then": { "enum": ["retry", "fallback", "answer"], "description": "What the router did next." }, "backoff_ms": { "type": ["integer", "null"], "description": "The wait before the retry that followed." } } } }, "answer": { "type": "object", "required": ["status", "target", "provider", "retries", "error"], "additionalProperties": false, "properties": { "status": { "type": "integer" }, "target": { "type": "string" }, "provider": { "type": "string" }, "retries": { "type": "integer" }, "error": { "type": ["object", "null"], "required": ["code", "message"], "additionalProperties": false, "properties": { "code": { "type": "string" }, "message": { "type": "string" } } } } }, "headers": { "type": "object", "additionalProperties": { "type": "string" } }, "not_simulated": { "type": "array", "items": { "type": "string" }, "description": "What the live request would also run (cache, hooks and guardrails, prompt rendering, limits)." } } };
+function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate60.evaluated;
+  const evaluated0 = validate61.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -11384,7 +11581,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data4.name !== void 0) {
               let data6 = data4.name;
               if (typeof data6 !== "string" && data6 !== null) {
-                const err20 = { instancePath: instancePath + "/attempts/" + i0 + "/name", schemaPath: "#/properties/attempts/items/properties/name/type", keyword: "type", params: { type: schema151.properties.attempts.items.properties.name.type }, message: "must be string,null" };
+                const err20 = { instancePath: instancePath + "/attempts/" + i0 + "/name", schemaPath: "#/properties/attempts/items/properties/name/type", keyword: "type", params: { type: schema152.properties.attempts.items.properties.name.type }, message: "must be string,null" };
                 if (vErrors === null) {
                   vErrors = [err20];
                 } else {
@@ -11407,7 +11604,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data4.model !== void 0) {
               let data8 = data4.model;
               if (typeof data8 !== "string" && data8 !== null) {
-                const err22 = { instancePath: instancePath + "/attempts/" + i0 + "/model", schemaPath: "#/properties/attempts/items/properties/model/type", keyword: "type", params: { type: schema151.properties.attempts.items.properties.model.type }, message: "must be string,null" };
+                const err22 = { instancePath: instancePath + "/attempts/" + i0 + "/model", schemaPath: "#/properties/attempts/items/properties/model/type", keyword: "type", params: { type: schema152.properties.attempts.items.properties.model.type }, message: "must be string,null" };
                 if (vErrors === null) {
                   vErrors = [err22];
                 } else {
@@ -11463,7 +11660,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 if (data9.error !== void 0) {
                   let data11 = data9.error;
                   if (typeof data11 !== "string" && data11 !== null) {
-                    const err27 = { instancePath: instancePath + "/attempts/" + i0 + "/result/error", schemaPath: "#/properties/attempts/items/properties/result/properties/error/type", keyword: "type", params: { type: schema151.properties.attempts.items.properties.result.properties.error.type }, message: "must be string,null" };
+                    const err27 = { instancePath: instancePath + "/attempts/" + i0 + "/result/error", schemaPath: "#/properties/attempts/items/properties/result/properties/error/type", keyword: "type", params: { type: schema152.properties.attempts.items.properties.result.properties.error.type }, message: "must be string,null" };
                     if (vErrors === null) {
                       vErrors = [err27];
                     } else {
@@ -11485,7 +11682,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data4.then !== void 0) {
               let data12 = data4.then;
               if (!(data12 === "retry" || data12 === "fallback" || data12 === "answer")) {
-                const err29 = { instancePath: instancePath + "/attempts/" + i0 + "/then", schemaPath: "#/properties/attempts/items/properties/then/enum", keyword: "enum", params: { allowedValues: schema151.properties.attempts.items.properties.then.enum }, message: "must be equal to one of the allowed values" };
+                const err29 = { instancePath: instancePath + "/attempts/" + i0 + "/then", schemaPath: "#/properties/attempts/items/properties/then/enum", keyword: "enum", params: { allowedValues: schema152.properties.attempts.items.properties.then.enum }, message: "must be equal to one of the allowed values" };
                 if (vErrors === null) {
                   vErrors = [err29];
                 } else {
@@ -11497,7 +11694,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data4.backoff_ms !== void 0) {
               let data13 = data4.backoff_ms;
               if (!(typeof data13 == "number" && (!(data13 % 1) && !isNaN(data13)) && isFinite(data13)) && data13 !== null) {
-                const err30 = { instancePath: instancePath + "/attempts/" + i0 + "/backoff_ms", schemaPath: "#/properties/attempts/items/properties/backoff_ms/type", keyword: "type", params: { type: schema151.properties.attempts.items.properties.backoff_ms.type }, message: "must be integer,null" };
+                const err30 = { instancePath: instancePath + "/attempts/" + i0 + "/backoff_ms", schemaPath: "#/properties/attempts/items/properties/backoff_ms/type", keyword: "type", params: { type: schema152.properties.attempts.items.properties.backoff_ms.type }, message: "must be integer,null" };
                 if (vErrors === null) {
                   vErrors = [err30];
                 } else {
@@ -11634,7 +11831,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         if (data14.error !== void 0) {
           let data19 = data14.error;
           if (!(data19 && typeof data19 == "object" && !Array.isArray(data19)) && data19 !== null) {
-            const err43 = { instancePath: instancePath + "/answer/error", schemaPath: "#/properties/answer/properties/error/type", keyword: "type", params: { type: schema151.properties.answer.properties.error.type }, message: "must be object,null" };
+            const err43 = { instancePath: instancePath + "/answer/error", schemaPath: "#/properties/answer/properties/error/type", keyword: "type", params: { type: schema152.properties.answer.properties.error.type }, message: "must be object,null" };
             if (vErrors === null) {
               vErrors = [err43];
             } else {
@@ -11764,18 +11961,18 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate60.errors = vErrors;
+  validate61.errors = vErrors;
   return errors === 0;
 }
-validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateStoredResponse = validate61;
-var schema152 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/stored-response.json", "title": "StoredResponse", "description": "A stored response (SPEC \xA72.7, statuses \xA73, error shapes \xA77). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.", "type": "object", "required": ["id", "object", "created_at", "model", "instructions", "metadata", "temperature", "top_p", "tools", "tool_choice", "parallel_tool_calls", "error", "incomplete_details", "output"], "additionalProperties": false, "properties": { "id": { "type": "string" }, "object": { "const": "response" }, "created_at": { "type": "number", "description": "Unix seconds." }, "status": { "$ref": "#/$defs/StoredResponseStatus" }, "model": { "type": "string" }, "instructions": { "type": ["string", "null"], "description": "Not carried over when `previous_response_id` is used." }, "metadata": { "$ref": "metadata.json" }, "temperature": { "type": ["number", "null"], "minimum": 0, "maximum": 2, "default": 1 }, "top_p": { "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": 1 }, "tools": { "type": "array", "items": { "$ref": "#/$defs/ResponseTool" } }, "tool_choice": { "enum": ["none", "auto", "required"] }, "parallel_tool_calls": { "type": "boolean", "default": true }, "error": { "type": ["object", "null"], "required": ["code", "message"], "additionalProperties": false, "properties": { "code": { "type": "string", "description": "`server_error` is one value." }, "message": { "type": "string" } } }, "incomplete_details": { "type": ["object", "null"], "required": ["reason"], "additionalProperties": false, "properties": { "reason": { "type": "string", "description": "`max_output_tokens` is one value." } } }, "output": { "type": "array", "items": { "$ref": "#/$defs/ResponseOutputItem" } }, "user": { "type": "string", "description": "End-user identifier." }, "previous_response_id": { "type": ["string", "null"] }, "reasoning": { "type": ["object", "null"], "additionalProperties": true, "properties": { "effort": { "type": ["string", "null"] }, "generate_summary": { "type": ["string", "null"] } } }, "max_output_tokens": { "type": ["integer", "null"], "minimum": 0, "description": "Upper bound including reasoning tokens." }, "text": { "type": "object", "additionalProperties": true, "properties": { "format": { "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string" } } } } }, "truncation": { "enum": ["auto", "disabled", null], "default": "disabled" }, "output_text": { "type": ["string", "null"], "description": "SDK-side aggregate of the `output_text` items." }, "usage": { "type": "object", "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0 }, "output_tokens": { "type": "integer", "minimum": 0 }, "total_tokens": { "type": "integer", "minimum": 0 }, "input_tokens_details": { "type": "object", "additionalProperties": false, "properties": { "cached_tokens": { "type": "integer", "minimum": 0 } } }, "output_tokens_details": { "type": "object", "additionalProperties": false, "properties": { "reasoning_tokens": { "type": "integer", "minimum": 0 } } } } } }, "$defs": { "StoredResponseStatus": { "title": "StoredResponseStatus", "enum": ["completed", "failed", "in_progress", "incomplete"] }, "ResponseTool": { "title": "ResponseTool", "description": "Any tool kind; a `file_search` tool must also match FileSearchTool.", "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string" } }, "if": { "properties": { "type": { "const": "file_search" } } }, "then": { "$ref": "#/$defs/FileSearchTool" } }, "FileSearchTool": { "title": "FileSearchTool", "type": "object", "required": ["type"], "additionalProperties": false, "properties": { "type": { "const": "file_search" }, "vector_store_ids": { "type": "array", "items": { "type": "string" } }, "max_num_results": { "type": "integer", "minimum": 1 }, "filters": { "type": ["object", "null"], "additionalProperties": true, "properties": { "type": { "type": "string" }, "key": { "type": "string" }, "value": {} } }, "ranking_options": { "type": "object", "additionalProperties": true, "properties": { "ranker": { "type": "string" }, "score_threshold": { "type": "number" } } } } }, "ResponseOutputItem": { "title": "ResponseOutputItem", "description": "A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.", "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string" } }, "if": { "properties": { "type": { "const": "message" } } }, "then": { "$ref": "#/$defs/ResponseOutputMessage" } }, "ResponseOutputMessage": { "title": "ResponseOutputMessage", "type": "object", "required": ["id", "type", "role", "content"], "additionalProperties": false, "properties": { "id": { "type": "string" }, "type": { "const": "message" }, "role": { "const": "assistant" }, "status": { "type": "string" }, "content": { "type": "array", "items": { "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string", "description": "`output_text` carries `text` and `annotations`." }, "text": { "type": "string" }, "annotations": { "type": "array", "items": { "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string", "description": "`file_citation` carries `index` and `file_id`." }, "index": { "type": "integer" }, "file_id": { "type": "string" } } } } } } } } } } };
-var schema153 = { "title": "StoredResponseStatus", "enum": ["completed", "failed", "in_progress", "incomplete"] };
-var schema156 = { "title": "FileSearchTool", "type": "object", "required": ["type"], "additionalProperties": false, "properties": { "type": { "const": "file_search" }, "vector_store_ids": { "type": "array", "items": { "type": "string" } }, "max_num_results": { "type": "integer", "minimum": 1 }, "filters": { "type": ["object", "null"], "additionalProperties": true, "properties": { "type": { "type": "string" }, "key": { "type": "string" }, "value": {} } }, "ranking_options": { "type": "object", "additionalProperties": true, "properties": { "ranker": { "type": "string" }, "score_threshold": { "type": "number" } } } } };
-function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate61.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateStoredResponse = validate62;
+var schema153 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/stored-response.json", "title": "StoredResponse", "description": "A stored response (SPEC \xA72.7, statuses \xA73, error shapes \xA77). Tool kinds other than file search, output items other than messages, reasoning and text-format variants are not shown by SPEC and are accepted as objects with a `type`. `error` and `incomplete_details` also accept null, which is what a response that neither failed nor stopped early carries.", "type": "object", "required": ["id", "object", "created_at", "model", "instructions", "metadata", "temperature", "top_p", "tools", "tool_choice", "parallel_tool_calls", "error", "incomplete_details", "output"], "additionalProperties": false, "properties": { "id": { "type": "string" }, "object": { "const": "response" }, "created_at": { "type": "number", "description": "Unix seconds." }, "status": { "$ref": "#/$defs/StoredResponseStatus" }, "model": { "type": "string" }, "instructions": { "type": ["string", "null"], "description": "Not carried over when `previous_response_id` is used." }, "metadata": { "$ref": "metadata.json" }, "temperature": { "type": ["number", "null"], "minimum": 0, "maximum": 2, "default": 1 }, "top_p": { "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": 1 }, "tools": { "type": "array", "items": { "$ref": "#/$defs/ResponseTool" } }, "tool_choice": { "enum": ["none", "auto", "required"] }, "parallel_tool_calls": { "type": "boolean", "default": true }, "error": { "type": ["object", "null"], "required": ["code", "message"], "additionalProperties": false, "properties": { "code": { "type": "string", "description": "`server_error` is one value." }, "message": { "type": "string" } } }, "incomplete_details": { "type": ["object", "null"], "required": ["reason"], "additionalProperties": false, "properties": { "reason": { "type": "string", "description": "`max_output_tokens` is one value." } } }, "output": { "type": "array", "items": { "$ref": "#/$defs/ResponseOutputItem" } }, "user": { "type": "string", "description": "End-user identifier." }, "previous_response_id": { "type": ["string", "null"] }, "reasoning": { "type": ["object", "null"], "additionalProperties": true, "properties": { "effort": { "type": ["string", "null"] }, "generate_summary": { "type": ["string", "null"] } } }, "max_output_tokens": { "type": ["integer", "null"], "minimum": 0, "description": "Upper bound including reasoning tokens." }, "text": { "type": "object", "additionalProperties": true, "properties": { "format": { "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string" } } } } }, "truncation": { "enum": ["auto", "disabled", null], "default": "disabled" }, "output_text": { "type": ["string", "null"], "description": "SDK-side aggregate of the `output_text` items." }, "usage": { "type": "object", "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0 }, "output_tokens": { "type": "integer", "minimum": 0 }, "total_tokens": { "type": "integer", "minimum": 0 }, "input_tokens_details": { "type": "object", "additionalProperties": false, "properties": { "cached_tokens": { "type": "integer", "minimum": 0 } } }, "output_tokens_details": { "type": "object", "additionalProperties": false, "properties": { "reasoning_tokens": { "type": "integer", "minimum": 0 } } } } } }, "$defs": { "StoredResponseStatus": { "title": "StoredResponseStatus", "enum": ["completed", "failed", "in_progress", "incomplete"] }, "ResponseTool": { "title": "ResponseTool", "description": "Any tool kind; a `file_search` tool must also match FileSearchTool.", "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string" } }, "if": { "properties": { "type": { "const": "file_search" } } }, "then": { "$ref": "#/$defs/FileSearchTool" } }, "FileSearchTool": { "title": "FileSearchTool", "type": "object", "required": ["type"], "additionalProperties": false, "properties": { "type": { "const": "file_search" }, "vector_store_ids": { "type": "array", "items": { "type": "string" } }, "max_num_results": { "type": "integer", "minimum": 1 }, "filters": { "type": ["object", "null"], "additionalProperties": true, "properties": { "type": { "type": "string" }, "key": { "type": "string" }, "value": {} } }, "ranking_options": { "type": "object", "additionalProperties": true, "properties": { "ranker": { "type": "string" }, "score_threshold": { "type": "number" } } } } }, "ResponseOutputItem": { "title": "ResponseOutputItem", "description": "A message, tool call or reasoning item; an item of type `message` must also match ResponseOutputMessage.", "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string" } }, "if": { "properties": { "type": { "const": "message" } } }, "then": { "$ref": "#/$defs/ResponseOutputMessage" } }, "ResponseOutputMessage": { "title": "ResponseOutputMessage", "type": "object", "required": ["id", "type", "role", "content"], "additionalProperties": false, "properties": { "id": { "type": "string" }, "type": { "const": "message" }, "role": { "const": "assistant" }, "status": { "type": "string" }, "content": { "type": "array", "items": { "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string", "description": "`output_text` carries `text` and `annotations`." }, "text": { "type": "string" }, "annotations": { "type": "array", "items": { "type": "object", "required": ["type"], "additionalProperties": true, "properties": { "type": { "type": "string", "description": "`file_citation` carries `index` and `file_id`." }, "index": { "type": "integer" }, "file_id": { "type": "string" } } } } } } } } } } };
+var schema154 = { "title": "StoredResponseStatus", "enum": ["completed", "failed", "in_progress", "incomplete"] };
+var schema157 = { "title": "FileSearchTool", "type": "object", "required": ["type"], "additionalProperties": false, "properties": { "type": { "const": "file_search" }, "vector_store_ids": { "type": "array", "items": { "type": "string" } }, "max_num_results": { "type": "integer", "minimum": 1 }, "filters": { "type": ["object", "null"], "additionalProperties": true, "properties": { "type": { "type": "string" }, "key": { "type": "string" }, "value": {} } }, "ranking_options": { "type": "object", "additionalProperties": true, "properties": { "ranker": { "type": "string" }, "score_threshold": { "type": "number" } } } } };
+function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate62.evaluated;
+  const evaluated0 = validate63.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -11892,7 +12089,7 @@ function validate62(data, { instancePath = "", parentData, parentDataProperty, r
       if (data.filters !== void 0) {
         let data5 = data.filters;
         if (!(data5 && typeof data5 == "object" && !Array.isArray(data5)) && data5 !== null) {
-          const err8 = { instancePath: instancePath + "/filters", schemaPath: "#/$defs/FileSearchTool/properties/filters/type", keyword: "type", params: { type: schema156.properties.filters.type }, message: "must be object,null" };
+          const err8 = { instancePath: instancePath + "/filters", schemaPath: "#/$defs/FileSearchTool/properties/filters/type", keyword: "type", params: { type: schema157.properties.filters.type }, message: "must be object,null" };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -12012,14 +12209,14 @@ function validate62(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate62.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-validate62.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate63.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate65(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate64.evaluated;
+  const evaluated0 = validate65.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -12324,15 +12521,15 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate65.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate61.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -12467,7 +12664,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema152.properties, key0)) {
+      if (!func1.call(schema153.properties, key0)) {
         const err14 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
         if (vErrors === null) {
           vErrors = [err14];
@@ -12514,7 +12711,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== void 0) {
       let data3 = data.status;
       if (!(data3 === "completed" || data3 === "failed" || data3 === "in_progress" || data3 === "incomplete")) {
-        const err18 = { instancePath: instancePath + "/status", schemaPath: "#/$defs/StoredResponseStatus/enum", keyword: "enum", params: { allowedValues: schema153.enum }, message: "must be equal to one of the allowed values" };
+        const err18 = { instancePath: instancePath + "/status", schemaPath: "#/$defs/StoredResponseStatus/enum", keyword: "enum", params: { allowedValues: schema154.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -12537,7 +12734,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.instructions !== void 0) {
       let data5 = data.instructions;
       if (typeof data5 !== "string" && data5 !== null) {
-        const err20 = { instancePath: instancePath + "/instructions", schemaPath: "#/properties/instructions/type", keyword: "type", params: { type: schema152.properties.instructions.type }, message: "must be string,null" };
+        const err20 = { instancePath: instancePath + "/instructions", schemaPath: "#/properties/instructions/type", keyword: "type", params: { type: schema153.properties.instructions.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -12625,7 +12822,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.temperature !== void 0) {
       let data8 = data.temperature;
       if (!(typeof data8 == "number" && isFinite(data8)) && data8 !== null) {
-        const err28 = { instancePath: instancePath + "/temperature", schemaPath: "#/properties/temperature/type", keyword: "type", params: { type: schema152.properties.temperature.type }, message: "must be number,null" };
+        const err28 = { instancePath: instancePath + "/temperature", schemaPath: "#/properties/temperature/type", keyword: "type", params: { type: schema153.properties.temperature.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err28];
         } else {
@@ -12657,7 +12854,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.top_p !== void 0) {
       let data9 = data.top_p;
       if (!(typeof data9 == "number" && isFinite(data9)) && data9 !== null) {
-        const err31 = { instancePath: instancePath + "/top_p", schemaPath: "#/properties/top_p/type", keyword: "type", params: { type: schema152.properties.top_p.type }, message: "must be number,null" };
+        const err31 = { instancePath: instancePath + "/top_p", schemaPath: "#/properties/top_p/type", keyword: "type", params: { type: schema153.properties.top_p.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err31];
         } else {
@@ -12691,8 +12888,8 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
       if (Array.isArray(data10)) {
         const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (!validate62(data10[i0], { instancePath: instancePath + "/tools/" + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+          if (!validate63(data10[i0], { instancePath: instancePath + "/tools/" + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
             errors = vErrors.length;
           }
         }
@@ -12709,7 +12906,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.tool_choice !== void 0) {
       let data12 = data.tool_choice;
       if (!(data12 === "none" || data12 === "auto" || data12 === "required")) {
-        const err35 = { instancePath: instancePath + "/tool_choice", schemaPath: "#/properties/tool_choice/enum", keyword: "enum", params: { allowedValues: schema152.properties.tool_choice.enum }, message: "must be equal to one of the allowed values" };
+        const err35 = { instancePath: instancePath + "/tool_choice", schemaPath: "#/properties/tool_choice/enum", keyword: "enum", params: { allowedValues: schema153.properties.tool_choice.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err35];
         } else {
@@ -12732,7 +12929,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.error !== void 0) {
       let data14 = data.error;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14)) && data14 !== null) {
-        const err37 = { instancePath: instancePath + "/error", schemaPath: "#/properties/error/type", keyword: "type", params: { type: schema152.properties.error.type }, message: "must be object,null" };
+        const err37 = { instancePath: instancePath + "/error", schemaPath: "#/properties/error/type", keyword: "type", params: { type: schema153.properties.error.type }, message: "must be object,null" };
         if (vErrors === null) {
           vErrors = [err37];
         } else {
@@ -12797,7 +12994,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.incomplete_details !== void 0) {
       let data17 = data.incomplete_details;
       if (!(data17 && typeof data17 == "object" && !Array.isArray(data17)) && data17 !== null) {
-        const err43 = { instancePath: instancePath + "/incomplete_details", schemaPath: "#/properties/incomplete_details/type", keyword: "type", params: { type: schema152.properties.incomplete_details.type }, message: "must be object,null" };
+        const err43 = { instancePath: instancePath + "/incomplete_details", schemaPath: "#/properties/incomplete_details/type", keyword: "type", params: { type: schema153.properties.incomplete_details.type }, message: "must be object,null" };
         if (vErrors === null) {
           vErrors = [err43];
         } else {
@@ -12844,8 +13041,8 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
       if (Array.isArray(data19)) {
         const len1 = data19.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          if (!validate64(data19[i1], { instancePath: instancePath + "/output/" + i1, parentData: data19, parentDataProperty: i1, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+          if (!validate65(data19[i1], { instancePath: instancePath + "/output/" + i1, parentData: data19, parentDataProperty: i1, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
             errors = vErrors.length;
           }
         }
@@ -12873,7 +13070,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.previous_response_id !== void 0) {
       let data22 = data.previous_response_id;
       if (typeof data22 !== "string" && data22 !== null) {
-        const err49 = { instancePath: instancePath + "/previous_response_id", schemaPath: "#/properties/previous_response_id/type", keyword: "type", params: { type: schema152.properties.previous_response_id.type }, message: "must be string,null" };
+        const err49 = { instancePath: instancePath + "/previous_response_id", schemaPath: "#/properties/previous_response_id/type", keyword: "type", params: { type: schema153.properties.previous_response_id.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err49];
         } else {
@@ -12885,7 +13082,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.reasoning !== void 0) {
       let data23 = data.reasoning;
       if (!(data23 && typeof data23 == "object" && !Array.isArray(data23)) && data23 !== null) {
-        const err50 = { instancePath: instancePath + "/reasoning", schemaPath: "#/properties/reasoning/type", keyword: "type", params: { type: schema152.properties.reasoning.type }, message: "must be object,null" };
+        const err50 = { instancePath: instancePath + "/reasoning", schemaPath: "#/properties/reasoning/type", keyword: "type", params: { type: schema153.properties.reasoning.type }, message: "must be object,null" };
         if (vErrors === null) {
           vErrors = [err50];
         } else {
@@ -12897,7 +13094,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
         if (data23.effort !== void 0) {
           let data24 = data23.effort;
           if (typeof data24 !== "string" && data24 !== null) {
-            const err51 = { instancePath: instancePath + "/reasoning/effort", schemaPath: "#/properties/reasoning/properties/effort/type", keyword: "type", params: { type: schema152.properties.reasoning.properties.effort.type }, message: "must be string,null" };
+            const err51 = { instancePath: instancePath + "/reasoning/effort", schemaPath: "#/properties/reasoning/properties/effort/type", keyword: "type", params: { type: schema153.properties.reasoning.properties.effort.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err51];
             } else {
@@ -12909,7 +13106,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
         if (data23.generate_summary !== void 0) {
           let data25 = data23.generate_summary;
           if (typeof data25 !== "string" && data25 !== null) {
-            const err52 = { instancePath: instancePath + "/reasoning/generate_summary", schemaPath: "#/properties/reasoning/properties/generate_summary/type", keyword: "type", params: { type: schema152.properties.reasoning.properties.generate_summary.type }, message: "must be string,null" };
+            const err52 = { instancePath: instancePath + "/reasoning/generate_summary", schemaPath: "#/properties/reasoning/properties/generate_summary/type", keyword: "type", params: { type: schema153.properties.reasoning.properties.generate_summary.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err52];
             } else {
@@ -12923,7 +13120,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.max_output_tokens !== void 0) {
       let data26 = data.max_output_tokens;
       if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26)) && data26 !== null) {
-        const err53 = { instancePath: instancePath + "/max_output_tokens", schemaPath: "#/properties/max_output_tokens/type", keyword: "type", params: { type: schema152.properties.max_output_tokens.type }, message: "must be integer,null" };
+        const err53 = { instancePath: instancePath + "/max_output_tokens", schemaPath: "#/properties/max_output_tokens/type", keyword: "type", params: { type: schema153.properties.max_output_tokens.type }, message: "must be integer,null" };
         if (vErrors === null) {
           vErrors = [err53];
         } else {
@@ -12992,7 +13189,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.truncation !== void 0) {
       let data30 = data.truncation;
       if (!(data30 === "auto" || data30 === "disabled" || data30 === null)) {
-        const err59 = { instancePath: instancePath + "/truncation", schemaPath: "#/properties/truncation/enum", keyword: "enum", params: { allowedValues: schema152.properties.truncation.enum }, message: "must be equal to one of the allowed values" };
+        const err59 = { instancePath: instancePath + "/truncation", schemaPath: "#/properties/truncation/enum", keyword: "enum", params: { allowedValues: schema153.properties.truncation.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err59];
         } else {
@@ -13004,7 +13201,7 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_text !== void 0) {
       let data31 = data.output_text;
       if (typeof data31 !== "string" && data31 !== null) {
-        const err60 = { instancePath: instancePath + "/output_text", schemaPath: "#/properties/output_text/type", keyword: "type", params: { type: schema152.properties.output_text.type }, message: "must be string,null" };
+        const err60 = { instancePath: instancePath + "/output_text", schemaPath: "#/properties/output_text/type", keyword: "type", params: { type: schema153.properties.output_text.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err60];
         } else {
@@ -13209,16 +13406,16 @@ function validate61(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate61.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate61.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateUsageLimitsPolicy = validate66;
-var schema159 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/usage-limits-policy.json", "title": "UsageLimitsPolicy", "description": "A stored usage-limits policy (SPEC \xA72.9 shows only `id` and `object`; the rest are the creation fields of \xA74.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.", "type": "object", "required": ["id", "name", "type", "credit_limit", "alert_threshold", "periodic_reset", "conditions", "group_by", "workspace_id", "organisation_id", "created_at", "last_updated_at"], "additionalProperties": false, "properties": { "id": { "type": "string", "format": "uuid" }, "object": { "const": "policy_usage_limits" }, "name": { "type": ["string", "null"] }, "type": { "enum": ["cost", "tokens"] }, "credit_limit": { "type": "number", "minimum": 0 }, "alert_threshold": { "type": ["number", "null"], "minimum": 0 }, "periodic_reset": { "enum": ["monthly", "weekly", null] }, "conditions": { "$ref": "../requests/usage-limits-policy-create.json#/properties/conditions" }, "group_by": { "$ref": "../requests/usage-limits-policy-create.json#/properties/group_by" }, "workspace_id": { "type": "string", "format": "uuid" }, "organisation_id": { "type": "string", "format": "uuid" }, "created_at": { "type": "string", "format": "date-time" }, "last_updated_at": { "type": "string", "format": "date-time" } } };
-function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate62.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateUsageLimitsPolicy = validate67;
+var schema160 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/usage-limits-policy.json", "title": "UsageLimitsPolicy", "description": "A stored usage-limits policy (SPEC \xA72.9 shows only `id` and `object`; the rest are the creation fields of \xA74.11 plus owner and timestamps). `object` is present on single gets only, as for rate-limits policies.", "type": "object", "required": ["id", "name", "type", "credit_limit", "alert_threshold", "periodic_reset", "conditions", "group_by", "workspace_id", "organisation_id", "created_at", "last_updated_at"], "additionalProperties": false, "properties": { "id": { "type": "string", "format": "uuid" }, "object": { "const": "policy_usage_limits" }, "name": { "type": ["string", "null"] }, "type": { "enum": ["cost", "tokens"] }, "credit_limit": { "type": "number", "minimum": 0 }, "alert_threshold": { "type": ["number", "null"], "minimum": 0 }, "periodic_reset": { "enum": ["monthly", "weekly", null] }, "conditions": { "$ref": "../requests/usage-limits-policy-create.json#/properties/conditions" }, "group_by": { "$ref": "../requests/usage-limits-policy-create.json#/properties/group_by" }, "workspace_id": { "type": "string", "format": "uuid" }, "organisation_id": { "type": "string", "format": "uuid" }, "created_at": { "type": "string", "format": "date-time" }, "last_updated_at": { "type": "string", "format": "date-time" } } };
+function validate69(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate68.evaluated;
+  const evaluated0 = validate69.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -13320,14 +13517,14 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-validate68.evaluated = { "items": true, "dynamicProps": false, "dynamicItems": false };
-function validate70(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate69.evaluated = { "items": true, "dynamicProps": false, "dynamicItems": false };
+function validate71(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate70.evaluated;
+  const evaluated0 = validate71.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -13409,15 +13606,15 @@ function validate70(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = { "items": true, "dynamicProps": false, "dynamicItems": false };
-function validate66(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate71.evaluated = { "items": true, "dynamicProps": false, "dynamicItems": false };
+function validate67(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate66.evaluated;
+  const evaluated0 = validate67.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -13534,7 +13731,7 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema159.properties, key0)) {
+      if (!func1.call(schema160.properties, key0)) {
         const err12 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
         if (vErrors === null) {
           vErrors = [err12];
@@ -13580,7 +13777,7 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string" && data2 !== null) {
-        const err16 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema159.properties.name.type }, message: "must be string,null" };
+        const err16 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema160.properties.name.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -13592,7 +13789,7 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data3 = data.type;
       if (!(data3 === "cost" || data3 === "tokens")) {
-        const err17 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema159.properties.type.enum }, message: "must be equal to one of the allowed values" };
+        const err17 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema160.properties.type.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -13626,7 +13823,7 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.alert_threshold !== void 0) {
       let data5 = data.alert_threshold;
       if (!(typeof data5 == "number" && isFinite(data5)) && data5 !== null) {
-        const err20 = { instancePath: instancePath + "/alert_threshold", schemaPath: "#/properties/alert_threshold/type", keyword: "type", params: { type: schema159.properties.alert_threshold.type }, message: "must be number,null" };
+        const err20 = { instancePath: instancePath + "/alert_threshold", schemaPath: "#/properties/alert_threshold/type", keyword: "type", params: { type: schema160.properties.alert_threshold.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -13649,7 +13846,7 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.periodic_reset !== void 0) {
       let data6 = data.periodic_reset;
       if (!(data6 === "monthly" || data6 === "weekly" || data6 === null)) {
-        const err22 = { instancePath: instancePath + "/periodic_reset", schemaPath: "#/properties/periodic_reset/enum", keyword: "enum", params: { allowedValues: schema159.properties.periodic_reset.enum }, message: "must be equal to one of the allowed values" };
+        const err22 = { instancePath: instancePath + "/periodic_reset", schemaPath: "#/properties/periodic_reset/enum", keyword: "enum", params: { allowedValues: schema160.properties.periodic_reset.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -13659,14 +13856,14 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.conditions !== void 0) {
-      if (!validate68(data.conditions, { instancePath: instancePath + "/conditions", parentData: data, parentDataProperty: "conditions", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+      if (!validate69(data.conditions, { instancePath: instancePath + "/conditions", parentData: data, parentDataProperty: "conditions", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
         errors = vErrors.length;
       }
     }
     if (data.group_by !== void 0) {
-      if (!validate70(data.group_by, { instancePath: instancePath + "/group_by", parentData: data, parentDataProperty: "group_by", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+      if (!validate71(data.group_by, { instancePath: instancePath + "/group_by", parentData: data, parentDataProperty: "group_by", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
         errors = vErrors.length;
       }
     }
@@ -13767,16 +13964,16 @@ function validate66(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate66.errors = vErrors;
+  validate67.errors = vErrors;
   return errors === 0;
 }
-validate66.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateUsageLimitsPolicyCreated = validate72;
-function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate67.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateUsageLimitsPolicyCreated = validate73;
+function validate73(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate72.evaluated;
+  const evaluated0 = validate73.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -13855,16 +14052,16 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate72.errors = vErrors;
+  validate73.errors = vErrors;
   return errors === 0;
 }
-validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateUsageLimitsPolicyList = validate73;
-function validate73(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate73.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateUsageLimitsPolicyList = validate74;
+function validate74(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate73.evaluated;
+  const evaluated0 = validate74.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -13926,8 +14123,8 @@ function validate73(data, { instancePath = "", parentData, parentDataProperty, r
       if (Array.isArray(data1)) {
         const len0 = data1.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (!validate66(data1[i0], { instancePath: instancePath + "/data/" + i0, parentData: data1, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+          if (!validate67(data1[i0], { instancePath: instancePath + "/data/" + i0, parentData: data1, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
             errors = vErrors.length;
           }
         }
@@ -13973,17 +14170,17 @@ function validate73(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate73.errors = vErrors;
+  validate74.errors = vErrors;
   return errors === 0;
 }
-validate73.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateUsageLimitsPolicyUsage = validate75;
-var schema169 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/usage-limits-policy-usage.json", "title": "UsageLimitsPolicyUsage", "description": "What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.", "type": "object", "required": ["object", "policy_id", "type", "credit_limit", "alert_threshold", "periodic_reset", "period", "data", "total"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "policy_id": { "type": "string" }, "type": { "enum": ["cost", "tokens"] }, "credit_limit": { "type": "number" }, "alert_threshold": { "type": ["number", "null"] }, "periodic_reset": { "enum": ["monthly", "weekly", null] }, "period": { "type": "object", "required": ["id", "ends_at"], "additionalProperties": false, "properties": { "id": { "type": "string", "description": "`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)." }, "ends_at": { "type": ["integer", "null"], "description": "Unix seconds when the count starts again at zero; null when cumulative." } } }, "total": { "type": "integer", "minimum": 0, "description": "Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)." }, "data": { "type": "array", "items": { "type": "object", "required": ["group", "used", "remaining", "exhausted"], "additionalProperties": false, "properties": { "group": { "type": "object", "additionalProperties": { "type": "string" } }, "used": { "type": "number", "minimum": 0, "description": "USD (cost) or tokens used in the period." }, "remaining": { "type": "number", "minimum": 0 }, "exhausted": { "type": "boolean", "description": "True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded." } } } } } };
-function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate74.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateUsageLimitsPolicyUsage = validate76;
+var schema170 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/usage-limits-policy-usage.json", "title": "UsageLimitsPolicyUsage", "description": "What a usage-limits policy has counted in its current period, per group. Counted across every gateway process on one Redis, or in the answering process without Redis.", "type": "object", "required": ["object", "policy_id", "type", "credit_limit", "alert_threshold", "periodic_reset", "period", "data", "total"], "additionalProperties": false, "properties": { "object": { "const": "list" }, "policy_id": { "type": "string" }, "type": { "enum": ["cost", "tokens"] }, "credit_limit": { "type": "number" }, "alert_threshold": { "type": ["number", "null"] }, "periodic_reset": { "enum": ["monthly", "weekly", null] }, "period": { "type": "object", "required": ["id", "ends_at"], "additionalProperties": false, "properties": { "id": { "type": "string", "description": "`all` (cumulative), `w<date of the Monday>` or `m<year>-<month>` (UTC)." }, "ends_at": { "type": ["integer", "null"], "description": "Unix seconds when the count starts again at zero; null when cumulative." } } }, "total": { "type": "integer", "minimum": 0, "description": "Every group counted, not just this page's (`page_size` / `current_page` page the groups, ordered by their values)." }, "data": { "type": "array", "items": { "type": "object", "required": ["group", "used", "remaining", "exhausted"], "additionalProperties": false, "properties": { "group": { "type": "object", "additionalProperties": { "type": "string" } }, "used": { "type": "number", "minimum": 0, "description": "USD (cost) or tokens used in the period." }, "remaining": { "type": "number", "minimum": 0 }, "exhausted": { "type": "boolean", "description": "True once used reached credit_limit: requests of this group get 412 usage_limit_exceeded." } } } } } };
+function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate76.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -14073,7 +14270,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema169.properties, key0)) {
+      if (!func1.call(schema170.properties, key0)) {
         const err9 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
         if (vErrors === null) {
           vErrors = [err9];
@@ -14108,7 +14305,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data2 = data.type;
       if (!(data2 === "cost" || data2 === "tokens")) {
-        const err12 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema169.properties.type.enum }, message: "must be equal to one of the allowed values" };
+        const err12 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema170.properties.type.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -14132,7 +14329,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.alert_threshold !== void 0) {
       let data4 = data.alert_threshold;
       if (!(typeof data4 == "number" && isFinite(data4)) && data4 !== null) {
-        const err14 = { instancePath: instancePath + "/alert_threshold", schemaPath: "#/properties/alert_threshold/type", keyword: "type", params: { type: schema169.properties.alert_threshold.type }, message: "must be number,null" };
+        const err14 = { instancePath: instancePath + "/alert_threshold", schemaPath: "#/properties/alert_threshold/type", keyword: "type", params: { type: schema170.properties.alert_threshold.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -14144,7 +14341,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.periodic_reset !== void 0) {
       let data5 = data.periodic_reset;
       if (!(data5 === "monthly" || data5 === "weekly" || data5 === null)) {
-        const err15 = { instancePath: instancePath + "/periodic_reset", schemaPath: "#/properties/periodic_reset/enum", keyword: "enum", params: { allowedValues: schema169.properties.periodic_reset.enum }, message: "must be equal to one of the allowed values" };
+        const err15 = { instancePath: instancePath + "/periodic_reset", schemaPath: "#/properties/periodic_reset/enum", keyword: "enum", params: { allowedValues: schema170.properties.periodic_reset.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -14199,7 +14396,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
         if (data6.ends_at !== void 0) {
           let data8 = data6.ends_at;
           if (!(typeof data8 == "number" && (!(data8 % 1) && !isNaN(data8)) && isFinite(data8)) && data8 !== null) {
-            const err20 = { instancePath: instancePath + "/period/ends_at", schemaPath: "#/properties/period/properties/ends_at/type", keyword: "type", params: { type: schema169.properties.period.properties.ends_at.type }, message: "must be integer,null" };
+            const err20 = { instancePath: instancePath + "/period/ends_at", schemaPath: "#/properties/period/properties/ends_at/type", keyword: "type", params: { type: schema170.properties.period.properties.ends_at.type }, message: "must be integer,null" };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -14403,17 +14600,17 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate76.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateVirtualKey = validate76;
-var schema170 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/virtual-key.json", "title": "VirtualKey", "description": "A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.", "type": "object", "required": ["id", "object", "name", "slug", "provider", "options", "secrets", "key_hint", "version", "created_at", "last_updated_at"], "additionalProperties": false, "properties": { "id": { "type": "string" }, "object": { "const": "virtual_key" }, "name": { "type": ["string", "null"] }, "slug": { "type": ["string", "null"], "description": "Makes the key usable as provider `@slug`." }, "provider": { "type": "string" }, "options": { "type": "object", "description": "Non-secret provider options (custom_host, clouda_*, cloudb_region, \u2026)." }, "secrets": { "type": "array", "items": { "type": "string" } }, "key_hint": { "type": ["string", "null"], "description": "The last characters of the API key, for recognising it." }, "version": { "type": "integer", "minimum": 1 }, "created_at": { "type": "string", "format": "date-time" }, "last_updated_at": { "type": "string", "format": "date-time" } } };
-function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate76.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateVirtualKey = validate77;
+var schema171 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/virtual-key.json", "title": "VirtualKey", "description": "A stored provider credential (integration). Secrets are sealed at rest and never returned: `secrets` names the ones held.", "type": "object", "required": ["id", "object", "name", "slug", "provider", "options", "secrets", "key_hint", "version", "created_at", "last_updated_at"], "additionalProperties": false, "properties": { "id": { "type": "string" }, "object": { "const": "virtual_key" }, "name": { "type": ["string", "null"] }, "slug": { "type": ["string", "null"], "description": "Makes the key usable as provider `@slug`." }, "provider": { "type": "string" }, "options": { "type": "object", "description": "Non-secret provider options (custom_host, clouda_*, cloudb_region, \u2026)." }, "secrets": { "type": "array", "items": { "type": "string" } }, "key_hint": { "type": ["string", "null"], "description": "The last characters of the API key, for recognising it." }, "version": { "type": "integer", "minimum": 1 }, "created_at": { "type": "string", "format": "date-time" }, "last_updated_at": { "type": "string", "format": "date-time" } } };
+function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -14521,7 +14718,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema170.properties, key0)) {
+      if (!func1.call(schema171.properties, key0)) {
         const err11 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
         if (vErrors === null) {
           vErrors = [err11];
@@ -14556,7 +14753,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string" && data2 !== null) {
-        const err14 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema170.properties.name.type }, message: "must be string,null" };
+        const err14 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema171.properties.name.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -14568,7 +14765,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.slug !== void 0) {
       let data3 = data.slug;
       if (typeof data3 !== "string" && data3 !== null) {
-        const err15 = { instancePath: instancePath + "/slug", schemaPath: "#/properties/slug/type", keyword: "type", params: { type: schema170.properties.slug.type }, message: "must be string,null" };
+        const err15 = { instancePath: instancePath + "/slug", schemaPath: "#/properties/slug/type", keyword: "type", params: { type: schema171.properties.slug.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -14628,7 +14825,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.key_hint !== void 0) {
       let data8 = data.key_hint;
       if (typeof data8 !== "string" && data8 !== null) {
-        const err20 = { instancePath: instancePath + "/key_hint", schemaPath: "#/properties/key_hint/type", keyword: "type", params: { type: schema170.properties.key_hint.type }, message: "must be string,null" };
+        const err20 = { instancePath: instancePath + "/key_hint", schemaPath: "#/properties/key_hint/type", keyword: "type", params: { type: schema171.properties.key_hint.type }, message: "must be string,null" };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -14713,16 +14910,16 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var validateVirtualKeyList = validate77;
-function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate77.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var validateVirtualKeyList = validate78;
+function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate77.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -14886,7 +15083,7 @@ function validate77(data, { instancePath = "", parentData, parentDataProperty, r
               errors++;
             }
             for (const key1 in data2) {
-              if (!func1.call(schema170.properties, key1)) {
+              if (!func1.call(schema171.properties, key1)) {
                 const err16 = { instancePath: instancePath + "/data/" + i0, schemaPath: "virtual-key.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
                 if (vErrors === null) {
                   vErrors = [err16];
@@ -14921,7 +15118,7 @@ function validate77(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.name !== void 0) {
               let data5 = data2.name;
               if (typeof data5 !== "string" && data5 !== null) {
-                const err19 = { instancePath: instancePath + "/data/" + i0 + "/name", schemaPath: "virtual-key.json/properties/name/type", keyword: "type", params: { type: schema170.properties.name.type }, message: "must be string,null" };
+                const err19 = { instancePath: instancePath + "/data/" + i0 + "/name", schemaPath: "virtual-key.json/properties/name/type", keyword: "type", params: { type: schema171.properties.name.type }, message: "must be string,null" };
                 if (vErrors === null) {
                   vErrors = [err19];
                 } else {
@@ -14933,7 +15130,7 @@ function validate77(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.slug !== void 0) {
               let data6 = data2.slug;
               if (typeof data6 !== "string" && data6 !== null) {
-                const err20 = { instancePath: instancePath + "/data/" + i0 + "/slug", schemaPath: "virtual-key.json/properties/slug/type", keyword: "type", params: { type: schema170.properties.slug.type }, message: "must be string,null" };
+                const err20 = { instancePath: instancePath + "/data/" + i0 + "/slug", schemaPath: "virtual-key.json/properties/slug/type", keyword: "type", params: { type: schema171.properties.slug.type }, message: "must be string,null" };
                 if (vErrors === null) {
                   vErrors = [err20];
                 } else {
@@ -14993,7 +15190,7 @@ function validate77(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.key_hint !== void 0) {
               let data11 = data2.key_hint;
               if (typeof data11 !== "string" && data11 !== null) {
-                const err25 = { instancePath: instancePath + "/data/" + i0 + "/key_hint", schemaPath: "virtual-key.json/properties/key_hint/type", keyword: "type", params: { type: schema170.properties.key_hint.type }, message: "must be string,null" };
+                const err25 = { instancePath: instancePath + "/data/" + i0 + "/key_hint", schemaPath: "virtual-key.json/properties/key_hint/type", keyword: "type", params: { type: schema171.properties.key_hint.type }, message: "must be string,null" };
                 if (vErrors === null) {
                   vErrors = [err25];
                 } else {
@@ -15121,10 +15318,10 @@ function validate77(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate77.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+validate78.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 export {
   validateApiKey,
   validateApiKeyCreated,
@@ -15154,6 +15351,7 @@ export {
   validateRequestLog,
   validateRequestLogList,
   validateResponseDeleted,
+  validateResponseItemList,
   validateSavedConfig,
   validateSavedConfigList,
   validateSimulation,

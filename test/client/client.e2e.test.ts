@@ -139,6 +139,7 @@ describe('generated client, end to end', () => {
     const vendor = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: VENDOR_MOCK_KEY, maxRetries: 0, defaultHeaders: { ...gatewayHeaders({ apiKey: GATEWAY_KEY, traceId: 'client-sdk-trace', metadata: { team: 'client' } }), ...vendorHeaders(mock) } });
     const stored = await vendor.responses.create({ model: 'vendor-chat-1', input: 'hello' });
     expect((await routed.responses.retrieve(stored.id)).id).toBe(stored.id);
+    expect((await routed.responses.inputItems(stored.id)).data).toMatchObject([{ type: 'message', role: 'user' }]);
     expect(await routed.responses.delete(stored.id)).toEqual({ id: stored.id, object: 'response', deleted: true });
     // The log is written off the request path: readable within 2 s.
     let record = (await api.logs.list({ trace_id: 'client-sdk-trace' })).data[0];

@@ -81,11 +81,39 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect((await gw.call('GET', `/v1/responses/${other.id}`)).status).toBe(404);
   });
 
-  it('forwards a delete to a provider with a Responses API when the gateway did not store the response', async () => {
+  it('lists a stored response\'s input items, earlier turns included, newest first, page by page, with the official SDK', async () => {
+    const client = gw.client(messagesHeaders(), MESSAGES_MOCK_KEY);
+    const first = await client.responses.create({ model: 'claude-mock-1', input: 'first question' });
+    const second = await client.responses.create({ model: 'claude-mock-1', input: [{ role: 'user', content: [{ type: 'input_text', text: 'second question' }] }], previous_response_id: first.id });
+    const listed = [];
+    for await (const item of client.responses.inputItems.list(second.id)) listed.push(item);
+    // What went into the second response: the first turn's input and answer, then its own input; its answer is not an input.
+    expect(listed.map((item) => [item.type, (item as { role?: string }).role])).toEqual([['message', 'user'], ['message', 'assistant'], ['message', 'user']]);
+    expect(listed[0]).toMatchObject({ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'second question' }] });
+    expect(listed[1]).toMatchObject({ role: 'assistant', content: [{ type: 'output_text', text: first.output_text }] });
+    expect(listed[2]).toMatchObject({ role: 'user', content: [{ type: 'input_text', text: 'first question' }] });
+    const asc = await gw.call('GET', `/v1/responses/${second.id}/input_items?order=asc&limit=2`);
+    expect(asc.status).toBe(200);
+    expect(asc.schema).toBe('resources/response-item-list.json');
+    expect(asc.body.data.map((item: { id: string }) => item.id)).toEqual([listed[2].id, listed[1].id]);
+    expect(asc.body).toMatchObject({ has_more: true, first_id: listed[2].id, last_id: listed[1].id });
+    const next = await gw.call('GET', `/v1/responses/${second.id}/input_items?order=asc&limit=2&after=${asc.body.last_id}`);
+    expect(next.body).toMatchObject({ data: [{ id: listed[0].id }], has_more: false });
+    const unknown = await gw.call('GET', `/v1/responses/${second.id}/input_items?after=msg_nope`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'invalid_query', param: '/after' });
+    expect((await gw.call('GET', '/v1/responses/resp_gwnope/input_items')).status).toBe(404);
+  });
+
+  it('forwards a delete, and a list of input items, to a provider with a Responses API when the gateway did not store the response', async () => {
     const mock = gw.vendor[0];
     const client = gw.client(vendorHeaders(mock));
     const created = await client.responses.create({ model: 'vendor-chat-1', input: 'kept at the provider' });
     const headers = { ...vendorHeaders(mock), authorization: `Bearer ${VENDOR_MOCK_KEY}` };
+    // Its input items are the provider's to list too.
+    const items = await gw.call('GET', `/v1/responses/${created.id}/input_items`, { headers });
+    expect(items.status).toBe(200);
+    expect(items.body.data).toMatchObject([{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'kept at the provider' }] }]);
     const deleted = await gw.call('DELETE', `/v1/responses/${created.id}`, { headers });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id: created.id, object: 'response', deleted: true });

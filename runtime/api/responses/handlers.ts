@@ -3,7 +3,7 @@
 // previous_response_id names) becomes one chat completion through the same router as a live chat
 // request, its answer becomes the response, and the response is stored (unless `store: false`).
 import { randomBytes } from 'node:crypto';
-import type { ResponseCreate, ResponseDeleted } from '../../../generated/types.ts';
+import type { ResponseCreate, ResponseDeleted, ResponseItemList } from '../../../generated/types.ts';
 import { resolveRouter } from '../../inference/handlers.ts';
 import type { LoadedRouter } from '../../inference/routers.ts';
 import { detachedExchange, routeForEndpoint } from '../../jobs/detached-context.ts';
@@ -18,6 +18,7 @@ import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { inResponsesTerms } from './chat-terms.ts';
 import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';
 import { sendResponseEvents } from './events.ts';
+import { inputItemsOf } from './input-items.ts';
 import { estimateTokens } from '../../core/token-estimate.ts';
 import { fitConversation, storedConversation } from './truncation.ts';
 import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
@@ -57,6 +58,29 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       const router = routerOf(ctx, deps);
       if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
       await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
+    },
+
+    'responses.inputItems': async (ctx) => {
+      const id = pathParam(ctx, 'response_id');
+      const stored = await store.responses.get(callerOf(ctx).organisationId, id);
+      if (stored === null) {
+        const router = routerOf(ctx, deps);
+        if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
+        await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}/input_items${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
+        return;
+      }
+      // `include` asks for parts (file search results, image URLs) an emulated response's items already show or never have.
+      const query = ctx.query as { after?: string; limit?: number; order?: 'asc' | 'desc' };
+      const items = inputItemsOf(id, stored.conversation as ChatMessage[]);
+      if (query.order !== 'asc') items.reverse();
+      let start = 0;
+      if (query.after !== undefined) {
+        start = items.findIndex((item) => item.id === query.after) + 1;
+        if (start === 0) throw new GatewayError('invalid_query', `after (${JSON.stringify(query.after)}) names no input item of this response.`, '/after');
+      }
+      const limit = query.limit ?? 20;
+      const data = items.slice(start, start + limit);
+      sendOk(ctx, { object: 'list', data, has_more: start + limit < items.length, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null } satisfies ResponseItemList);
     },
 
     'responses.delete': async (ctx) => {

@@ -4,7 +4,7 @@ import type { MockContext } from './context.ts';
 import { batchById, createBatch, listBatches } from './batches.ts';
 import { createFile, fileById, listFiles } from './files.ts';
 import { createJob, jobById, listJobs } from './fine-tuning.ts';
-import { createResponse, responseById } from './responses.ts';
+import { createResponse, responseById, responseInputItems } from './responses.ts';
 import { sendVendorError } from './respond.ts';
 
 const BY_ID = /^\/v1\/(files|batches|fine_tuning\/jobs|responses)\/([^/]+)(?:\/([a-z_]+))?$/;
@@ -28,6 +28,6 @@ export function routeJobs(ctx: MockContext): Promise<void> | null {
     case 'files': return fileById(ctx, id, sub);
     case 'batches': return batchById(ctx, id, sub);
     case 'fine_tuning/jobs': return jobById(ctx, id, sub);
-    default: return sub === null ? responseById(ctx, id) : sendVendorError(ctx, 404, { message: `Invalid URL (${method} ${path})` });
+    default: return sub === null ? responseById(ctx, id) : sub === 'input_items' && method === 'GET' ? responseInputItems(ctx, id) : sendVendorError(ctx, 404, { message: `Invalid URL (${method} ${path})` });
   }
 }

@@ -22,6 +22,8 @@ export interface JobsState {
   batches: Map<string, MockBatch>;
   jobs: Map<string, MockJob>;
   responses: Map<string, Record<string, unknown>>;
+  /** Each stored response's input, as its input_items list shows it (oldest first). */
+  responseInputs: Map<string, Array<Record<string, unknown>>>;
 }
 
 const states = new WeakMap<object, JobsState>();
@@ -29,7 +31,7 @@ const states = new WeakMap<object, JobsState>();
 export function stateOf(ctx: MockContext): JobsState {
   const server = (ctx.req.socket as unknown as { server?: object }).server ?? ctx.req.socket;
   let state = states.get(server);
-  if (state === undefined) states.set(server, (state = { files: new Map(), batches: new Map(), jobs: new Map(), responses: new Map() }));
+  if (state === undefined) states.set(server, (state = { files: new Map(), batches: new Map(), jobs: new Map(), responses: new Map(), responseInputs: new Map() }));
   return state;
 }
 

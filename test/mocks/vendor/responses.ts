@@ -1,5 +1,5 @@
 // /v1/responses of the vendor mock: create (the reply is the instance label and the last user
-// text's words, as chat completions answer), stored unless `store: false`; retrieve; delete; and
+// text's words, as chat completions answer), stored unless `store: false`; retrieve; its input items; delete; and
 // previous_response_id must name a stored response.
 import type { MockContext } from './context.ts';
 import { jsonObject, unixSeconds, vendorId } from './context.ts';
@@ -44,8 +44,28 @@ export async function createResponse(ctx: MockContext): Promise<void> {
     usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: reply.tokens.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + reply.tokens.length },
     metadata: (body.metadata as Record<string, string> | undefined) ?? {},
   };
-  if (body.store !== false) state.responses.set(response.id, response);
+  if (body.store !== false) {
+    state.responses.set(response.id, response);
+    state.responseInputs.set(response.id, inputItems(body.input));
+  }
   await sendJson(ctx, 200, response);
+}
+
+/** The request's input as the vendor lists it back: each message an item with an ID, text as input_text. */
+function inputItems(input: unknown): Array<Record<string, unknown>> {
+  const messages = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? (input as Array<{ role?: unknown; content?: unknown }>) : [];
+  return messages.map((message) => ({
+    id: vendorId('msg_'), type: 'message', role: String(message.role ?? 'user'), status: 'completed',
+    content: typeof message.content === 'string' ? [{ type: 'input_text', text: message.content }] : message.content,
+  }));
+}
+
+/** GET /v1/responses/{id}/input_items: newest first, as the vendor's default order. */
+export async function responseInputItems(ctx: MockContext, id: string): Promise<void> {
+  const items = stateOf(ctx).responseInputs.get(id);
+  if (items === undefined) return sendVendorError(ctx, 404, { message: `Response with id '${id}' not found.`, param: null, code: null });
+  const data = [...items].reverse();
+  await sendJson(ctx, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
 }
 
 export async function responseById(ctx: MockContext, id: string): Promise<void> {
@@ -55,6 +75,7 @@ export async function responseById(ctx: MockContext, id: string): Promise<void> 
   if (response === undefined || (method !== 'GET' && method !== 'DELETE')) return sendVendorError(ctx, 404, { message: `Response with id '${id}' not found.`, param: null, code: null });
   if (method === 'DELETE') {
     responses.delete(id);
+    stateOf(ctx).responseInputs.delete(id);
     return sendJson(ctx, 200, { id, object: 'response', deleted: true });
   }
   await sendJson(ctx, 200, response);
