@@ -8,6 +8,7 @@ export interface MemoryTuning {
 export declare const SERVE_NODE_FLAGS: readonly string[];
 export declare const SERVE_ENV: Readonly<Record<string, string>>;
 export declare const OPT_OUT_VARIABLE: string;
+export declare function nodeFlagsGiven(execArgv: readonly string[], env: NodeJS.ProcessEnv): Set<string>;
 export declare function pendingTuning(execArgv: readonly string[], env: NodeJS.ProcessEnv): MemoryTuning | null;
 export declare function reexecBlocker(): string | null;
 export declare function reexec(tuning: MemoryTuning): void;

@@ -32,11 +32,16 @@ export const OPT_OUT_VARIABLE = 'GATEWAY_MEMORY_TUNING';
  */
 export function pendingTuning(execArgv, env) {
   if (env[OPT_OUT_VARIABLE]?.trim().toLowerCase() === 'off') return null;
-  const given = new Set([...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName));
+  const given = nodeFlagsGiven(execArgv, env);
   const flags = SERVE_NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
   const variables = Object.fromEntries(Object.entries(SERVE_ENV).filter(([name]) => env[name] === undefined));
   if (flags.length === 0 && Object.keys(variables).length === 0) return null;
   return { flags, env: variables };
+}
+
+/** The names of the node flags a process was given, on its command line or in NODE_OPTIONS (`--a_b` read as `--a-b`). */
+export function nodeFlagsGiven(execArgv, env) {
+  return new Set([...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName));
 }
 
 /** V8 reads `--max_semi_space_size` and `--max-semi-space-size` alike. */

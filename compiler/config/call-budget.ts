@@ -6,6 +6,7 @@
 import type { PlanLeaf, PlanNode } from './route-plan.ts';
 import { type ConfigError, MAX_RETRY_ATTEMPTS } from './errors.ts';
 import { isPlainObject } from './query.ts';
+import { sameHooks } from './same-hooks.ts';
 
 /** The most provider calls a config may make for one request (ten targets with five retries each is 60). */
 export const MAX_CALLS_PER_REQUEST = 200;
@@ -61,12 +62,9 @@ function callsOut(id: string, parameters: unknown): boolean {
  * root's) and its after-request hooks and output guardrails. Strategies add up as for provider calls.
  */
 export function worstCaseHookCalls(root: PlanNode): number {
-  const rootBefore = JSON.stringify([root.beforeRequestHooks, root.inputGuardrails]);
   const perRequest = callingChecks(root.beforeRequestHooks, root.inputGuardrails);
-  // A leaf that inherited the root's lists holds the same arrays: no JSON needed for most leaves.
-  const sameAsRoot = (node: PlanNode): boolean => (node.beforeRequestHooks === root.beforeRequestHooks && node.inputGuardrails === root.inputGuardrails) || JSON.stringify([node.beforeRequestHooks, node.inputGuardrails]) === rootBefore;
   const perLeaf = (leaf: PlanLeaf): number => {
-    const ownBefore = sameAsRoot(leaf) ? 0 : callingChecks(leaf.beforeRequestHooks, leaf.inputGuardrails);
+    const ownBefore = sameHooks(leaf, root, 'before') ? 0 : callingChecks(leaf.beforeRequestHooks, leaf.inputGuardrails);
     return tries(leaf) * (ownBefore + callingChecks(leaf.afterRequestHooks, leaf.outputGuardrails));
   };
   return perRequest + worstCase(root, perLeaf, MAX_HOOK_CALLS_PER_REQUEST - perRequest);

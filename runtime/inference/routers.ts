@@ -3,6 +3,7 @@
 // the stages the plan needs around it (runtime/pipeline/stages.ts).
 import { Resolver } from 'node:dns/promises';
 import { setFlagsFromString } from 'node:v8';
+import { nodeFlagsGiven } from '../../bin/memory-tuning.js';
 import { headersSetByEveryAdapter } from '../../compiler/config/adapter-headers.ts';
 import { emitRouter } from '../../compiler/config/emit.ts';
 import { providerEntry } from '../../compiler/config/providers.ts';
@@ -86,7 +87,7 @@ export function defaultCheckTools(hostPolicy: HostPolicy, dnsServers: readonly s
 const CHECK_DNS_TIMEOUT_MS = 1000;
 
 /** Whether this process runs with V8's compilation cache (node --no-compilation-cache turns it off for everything). */
-const COMPILATION_CACHE_ON = ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => flag.replaceAll('_', '-') === '--no-compilation-cache');
+const COMPILATION_CACHE_ON = !nodeFlagsGiven(process.execArgv, process.env).has('--no-compilation-cache');
 
 /**
  * `new Function('rt', 'credentials', body)` without V8's compilation cache. V8 keeps every source it

@@ -17,8 +17,8 @@ import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
 import type { BatchRecord } from '../../store/batch-store.ts';
-import { FileStorageFull, type GatewayFileRecord } from '../../store/file-store.ts';
-import { fileStorageFull } from '../files/storage-full.ts';
+import type { GatewayFileRecord } from '../../store/file-store.ts';
+import { fileStorageFull, keepFile } from '../files/storage-full.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { policyConfigId } from '../../pipeline/limits/limit-stage.ts';
 import type { ApiKeyRecord } from '../../store/api-key-store.ts';
@@ -55,10 +55,8 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
       return null;
     }
     // The copy is kept like an upload, and counts like one.
-    return store.files.create({ organisationId, purpose: 'batch', filename: `copy-of-${fileId}.jsonl`, content: answer.bytes }, deps.settings.fileStorageMaxBytes).catch((error: unknown) => {
-      if (error instanceof FileStorageFull) throw fileStorageFull(error.storedBytes, error.maxStoredBytes, `the provider's file ${fileId}, copied in to run the batch from, has ${answer.bytes.length}`, '/input_file_id');
-      throw error;
-    });
+    const copy = { organisationId, purpose: 'batch' as const, filename: `copy-of-${fileId}.jsonl`, content: answer.bytes };
+    return keepFile(store.files, copy, deps.settings.fileStorageMaxBytes, `the provider's file ${fileId}, copied in to run the batch from,`, '/input_file_id');
   }
 
   /**

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../server/context.ts';
 import { ClientAbortedError } from '../../server/body.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Handler } from '../../server/server.ts';
-import { FileStorageFull, type GatewayFilePurpose, type GatewayFileRecord } from '../../store/file-store.ts';
+import type { GatewayFilePurpose, GatewayFileRecord } from '../../store/file-store.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
 import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from '../../core/multipart.ts';
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
@@ -19,7 +19,7 @@ import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { attachmentDisposition } from './content-disposition.ts';
-import { fileStorageFull } from './storage-full.ts';
+import { keepFile } from './storage-full.ts';
 
 const UPLOAD_PURPOSES: readonly string[] = ['batch', 'fine-tune'];
 const DEFAULT_FILE_LIMIT = 10_000;
@@ -58,12 +58,8 @@ export function fileHandlers(deps: JobDeps): Record<string, Handler> {
         return;
       }
       refuseUnreadFields(upload.parts);
-      const record = await store.files
-        .create({ organisationId: caller.organisationId, purpose: purpose as GatewayFilePurpose, filename: file.filename!, content: file.data }, deps.settings.fileStorageMaxBytes)
-        .catch((error: unknown) => {
-          if (error instanceof FileStorageFull) throw fileStorageFull(error.storedBytes, error.maxStoredBytes, `this one has ${file.data.length}`, 'file');
-          throw error;
-        });
+      const input = { organisationId: caller.organisationId, purpose: purpose as GatewayFilePurpose, filename: file.filename!, content: file.data };
+      const record = await keepFile(store.files, input, deps.settings.fileStorageMaxBytes, 'this one', 'file');
       sendOk(ctx, fileWire(record));
     },
 

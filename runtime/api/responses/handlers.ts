@@ -26,6 +26,14 @@ import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
   const { store } = deps;
 
+  /** A response the gateway did not store: the provider's, when the route has a Responses API. */
+  async function toProvider(ctx: RequestContext, method: 'GET' | 'DELETE', suffix: string): Promise<void> {
+    const id = pathParam(ctx, 'response_id');
+    const router = routerOf(ctx, deps);
+    if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
+    await relay(ctx, await forward(deps, router, ctx, { method, upstreamPath: `/responses/${encodeURIComponent(id)}${suffix}${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
+  }
+
   return {
     'responses.create': async (ctx) => {
       const caller = callerOf(ctx);
@@ -55,20 +63,13 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
         sendOk(ctx, stored.body);
         return;
       }
-      const router = routerOf(ctx, deps);
-      if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
-      await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
+      await toProvider(ctx, 'GET', '');
     },
 
     'responses.inputItems': async (ctx) => {
       const id = pathParam(ctx, 'response_id');
       const stored = await store.responses.get(callerOf(ctx).organisationId, id);
-      if (stored === null) {
-        const router = routerOf(ctx, deps);
-        if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
-        await relay(ctx, await forward(deps, router, ctx, { method: 'GET', upstreamPath: `/responses/${encodeURIComponent(id)}/input_items${ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`}` }));
-        return;
-      }
+      if (stored === null) return toProvider(ctx, 'GET', '/input_items');
       // `include` asks for parts (file search results, image URLs) an emulated response's items already show or never have.
       const query = ctx.query as { after?: string; limit?: number; order?: 'asc' | 'desc' };
       const items = inputItemsOf(id, stored.conversation as ChatMessage[]);
@@ -90,9 +91,7 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
         sendOk(ctx, { id, object: 'response', deleted: true } satisfies ResponseDeleted);
         return;
       }
-      const router = routerOf(ctx, deps);
-      if (!forwardable(router, ctx, deps, 'responses')) throw notFound('response', id, 'response_id');
-      await relay(ctx, await forward(deps, router, ctx, { method: 'DELETE', upstreamPath: `/responses/${encodeURIComponent(id)}` }));
+      await toProvider(ctx, 'DELETE', '');
     },
   };
 }

@@ -5,6 +5,7 @@
 // tool calls, tool results. Item IDs are made from the response's ID and the item's place, so they
 // stay the same between calls and `after` pages through them.
 import type { ChatMessage } from './conversation.ts';
+import { textOf } from '../../providers/shared/chat.ts';
 
 export type InputItem = Record<string, unknown> & { id: string; type: 'message' | 'function_call' | 'function_call_output' };
 
@@ -40,10 +41,4 @@ function inputParts(content: unknown): unknown[] {
     if (part.type === 'image_url') return { type: 'input_image', image_url: String(part.image_url?.url ?? ''), detail: typeof part.image_url?.detail === 'string' ? part.image_url.detail : 'auto' };
     return { type: 'input_text', text: String(part.text ?? '') };
   });
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => String((part as { text?: unknown }).text ?? '')).join('');
-  return '';
 }

@@ -10,7 +10,6 @@
 import type { PlanNodeBase } from '../../core/plan.ts';
 import { GUARDRAIL_RESERVED_KEYS } from '../../../compiler/config/hook-checks.ts';
 import type { HookPhase } from './check.ts';
-import { kept } from '../../core/memo.ts';
 
 export interface Feedback {
   value?: number;
@@ -87,21 +86,3 @@ function feedbackOf(outcome: Raw): Feedback | null {
   return typeof feedback === 'object' && feedback !== null ? (feedback as Feedback) : null;
 }
 
-/** Whether two nodes run the same hooks in a phase (a leaf that inherited its root's). */
-export function sameHooks(a: PlanNodeBase, b: PlanNodeBase, phase: HookPhase): boolean {
-  return phase === 'before'
-    ? sameList(a.beforeRequestHooks, b.beforeRequestHooks) && sameList(a.inputGuardrails, b.inputGuardrails)
-    : sameList(a.afterRequestHooks, b.afterRequestHooks) && sameList(a.outputGuardrails, b.outputGuardrails);
-}
-
-/** Lists' JSON, once per list: every leaf of a route is compared with its root, and most share the root's lists. */
-const listText = new WeakMap<readonly unknown[], string>();
-
-function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a === b) return true;
-  return textOf(a) === textOf(b);
-}
-
-function textOf(list: readonly unknown[]): string {
-  return kept(listText, list, JSON.stringify);
-}
