@@ -59,6 +59,7 @@ export const GATEWAY_ERRORS = {
   unsupported_content_encoding: { status: 415, type: 'invalid_request_error', message: 'The gateway reads request bodies as sent, without a content-encoding.' },
   file_too_large: { status: 413, type: 'invalid_request_error', message: 'The uploaded file is larger than the gateway accepts.' },
   file_storage_full: { status: 400, type: 'invalid_request_error', message: 'The organisation\'s files would take more than the gateway keeps per organisation.' },
+  response_storage_full: { status: 400, type: 'invalid_request_error', message: 'The organisation\'s stored responses take what the gateway keeps per organisation.' },
   headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request headers are larger than the gateway accepts.' },
   denied_by_guardrail: { status: 446, type: 'hooks_failed', message: 'A hook or guardrail of the config denied the request.' },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'A rate limit was exceeded.' },

@@ -69,6 +69,8 @@ Environment:
                                their schema) or strict (answer 502 instead)
   GATEWAY_MODEL_CATALOG        a model catalog file replacing the built-in one (docs/jobs.md)
   GATEWAY_RESPONSE_RETENTION_DAYS  days stored responses are kept (default 30; 0 keeps them)
+  GATEWAY_RESPONSE_STORAGE_MAX_BYTES  bytes of stored responses the gateway keeps per organisation
+                               (default 10737418240, 10 GiB; 0: no limit)
   GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS  longest wait for a provider's response headers (default 60000)
   GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS     longest silence between a provider's body chunks (default 60000)
   GATEWAY_UPSTREAM_MAX_POOLS   upstream connection pools kept at most (default 256)

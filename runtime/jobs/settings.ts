@@ -26,6 +26,11 @@ export interface JobSettings {
    * (GATEWAY_FILE_STORAGE_MAX_BYTES); an upload past it is 400 `file_storage_full`. 0: no limit.
    */
   fileStorageMaxBytes: number;
+  /**
+   * Bytes of stored responses the gateway keeps for one organisation (GATEWAY_RESPONSE_STORAGE_MAX_BYTES);
+   * while they fill it, a response to store is 400 `response_storage_full`. 0: no limit.
+   */
+  responseStorageMaxBytes: number;
 }
 
 /** Room for the form fields, part headers and boundaries around an uploaded file. */
@@ -50,6 +55,9 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
   // 10 GiB: four hundred of the largest uploads; the vendor keeps 100 GB per organisation, but here
   // the files are rows of the gateway's own database, on the operator's disk.
   fileStorageMaxBytes: 10 * 1024 ** 3,
+  // As much again for stored responses: each is at most ~8 MiB (truncation.ts), so over a thousand
+  // of the largest, and hundreds of thousands of ordinary turns, within the retention.
+  responseStorageMaxBytes: 10 * 1024 ** 3,
 };
 
 export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSettings {
@@ -67,6 +75,7 @@ export function jobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JobSet
     modelCatalogPath: env.GATEWAY_MODEL_CATALOG || null,
     responseRetentionDays: envInteger(env, 'GATEWAY_RESPONSE_RETENTION_DAYS', DEFAULT_JOB_SETTINGS.responseRetentionDays, 0),
     fileStorageMaxBytes: envInteger(env, 'GATEWAY_FILE_STORAGE_MAX_BYTES', DEFAULT_JOB_SETTINGS.fileStorageMaxBytes, 0),
+    responseStorageMaxBytes: envInteger(env, 'GATEWAY_RESPONSE_STORAGE_MAX_BYTES', DEFAULT_JOB_SETTINGS.responseStorageMaxBytes, 0),
   };
 }
 

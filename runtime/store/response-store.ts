@@ -13,6 +13,8 @@ export interface StoredResponseRecord {
 
 export interface ResponseStore {
   create(input: Omit<StoredResponseRecord, 'createdIso'>): Promise<StoredResponseRecord>;
+  /** Bytes the organisation's stored responses take (their bodies' and conversations' JSON text). */
+  storedBytes(organisationId: string): Promise<number>;
   /** Null when no response of this organisation has the ID. */
   get(organisationId: string, id: string): Promise<StoredResponseRecord | null>;
   /** Deletes the organisation's response with this ID; false when it has none. */

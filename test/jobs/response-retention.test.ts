@@ -7,7 +7,7 @@ import type { GatewayLogger } from '../../runtime/core/log.ts';
 import type { ResponseStore } from '../../runtime/store/response-store.ts';
 
 function store(deleteOlderThan: ResponseStore['deleteOlderThan']): ResponseStore {
-  return { create: () => Promise.reject(new Error('unused')), get: () => Promise.resolve(null), delete: () => Promise.resolve(false), deleteOlderThan };
+  return { create: () => Promise.reject(new Error('unused')), storedBytes: () => Promise.resolve(0), get: () => Promise.resolve(null), delete: () => Promise.resolve(false), deleteOlderThan };
 }
 
 function logger(lines: Array<[string, Record<string, unknown>]>): GatewayLogger {

@@ -212,6 +212,50 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     expect(await suite.store.responses.delete(org, id)).toBe(false);
   });
 
+  it('counts what an organisation\'s stored responses take, to the byte, through creates, deletes and the retention sweep', async () => {
+    const size = (body: object, conversation: unknown[]) => Buffer.byteLength(JSON.stringify(body)) + Buffer.byteLength(JSON.stringify(conversation));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('create' as const), org: fc.integer({ min: 0, max: 1 }), text: fc.string({ unit: 'binary', maxLength: 40 }) }),
+            fc.record({ op: fc.constant('delete' as const), org: fc.integer({ min: 0, max: 1 }), pick: fc.nat() }),
+            fc.record({ op: fc.constant('sweep' as const), limit: fc.integer({ min: 1, max: 3 }) }),
+          ),
+          { maxLength: 12 },
+        ),
+        async (ops) => {
+          const orgs = [randomUUID(), randomUUID()];
+          const created: Array<{ id: string; org: number; bytes: number }> = [];
+          const before = await Promise.all(orgs.map((org) => suite.store.responses.storedBytes(org)));
+          expect(before).toEqual([0, 0]);
+          for (const step of ops) {
+            if (step.op === 'create') {
+              const id = `resp_${randomUUID()}`;
+              const body = { id, object: 'response', output_text: step.text };
+              const conversation = [{ role: 'user', content: step.text }, { role: 'assistant', content: `${step.text}é` }];
+              await suite.store.responses.create({ id, organisationId: orgs[step.org], body, conversation });
+              created.push({ id, org: step.org, bytes: size(body, conversation) });
+            } else if (step.op === 'delete') {
+              const target = created[step.pick % Math.max(created.length, 1)];
+              // Deleting another organisation's response changes nothing.
+              if (target !== undefined) await suite.store.responses.delete(orgs[step.org], target.id);
+            } else {
+              // The sweep deletes every organisation's oldest (other tests' too): what is left is read back below.
+              await suite.store.responses.deleteOlderThan(new Date(Date.now() + 1000).toISOString(), step.limit);
+            }
+          }
+          const present = await Promise.all(created.map(async (r) => (await suite.store.responses.get(orgs[r.org], r.id)) !== null));
+          for (const [index, org] of orgs.entries()) {
+            const expected = created.filter((r, i) => r.org === index && present[i]).reduce((sum, r) => sum + r.bytes, 0);
+            expect(await suite.store.responses.storedBytes(org)).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: backend === 'postgres' ? 8 : 15 },
+    );
+  });
+
   it('deletes the responses created before a cutoff, oldest first, a bounded slice at a time; the retention sweep all of them past its days', async () => {
     const org = randomUUID();
     const records: StoredResponseRecord[] = [];

@@ -52,6 +52,7 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       // A response to store, while the store is known to be away, is not asked of the provider: the
       // write would fail after the provider was paid, and the client's retries would pay again.
       if (body.store !== false && !deps.storeAnswers()) throw new StoreUnavailableError('the store does not answer, so a response to be stored is not asked of the provider');
+      if (body.store !== false) await refuseWhenStorageFull(deps, caller.organisationId);
       await emulate(deps, ctx, router, body, previous?.conversation as ChatMessage[] | undefined ?? []);
     },
 
@@ -94,6 +95,23 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       await toProvider(ctx, 'DELETE', '');
     },
   };
+}
+
+/**
+ * An organisation's stored responses stop at GATEWAY_RESPONSE_STORAGE_MAX_BYTES: while they fill it, a
+ * response to store is refused before the provider is asked (its size is known only after). One that
+ * starts below the limit is stored whole, so the limit is passed by at most the responses in flight.
+ */
+async function refuseWhenStorageFull(deps: JobDeps, organisationId: string): Promise<void> {
+  const max = deps.settings.responseStorageMaxBytes;
+  if (max === 0) return;
+  const stored = await deps.store.responses.storedBytes(organisationId);
+  if (stored < max) return;
+  throw new GatewayError(
+    'response_storage_full',
+    `The gateway keeps at most ${max} bytes of stored responses per organisation (GATEWAY_RESPONSE_STORAGE_MAX_BYTES), and your organisation's take ${stored}. Send store: false, delete responses you no longer need (DELETE /v1/responses/{response_id}), or wait for the oldest to expire.`,
+    '/store',
+  );
 }
 
 /** What the Responses API asks that one chat completion cannot give: refused, never dropped. */
