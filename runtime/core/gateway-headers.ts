@@ -28,6 +28,12 @@ const MAX_TRACE_ID_LENGTH = 256;
  */
 export const MAX_METADATA_BYTES = 4096;
 
+/**
+ * Characters of x-gateway-cache-namespace at most: it is part of every cache key of the request and,
+ * with Redis, the name of a purge tag set; a name, as a trace id is, not a place for data.
+ */
+export const MAX_CACHE_NAMESPACE_LENGTH = 256;
+
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 const DIGITS = /^[0-9]+$/;
@@ -129,6 +135,7 @@ export function parseCacheForceRefresh(value: string | undefined): boolean {
 export function parseCacheNamespace(value: string | undefined): string | null {
   if (value === undefined) return null;
   const text = headerText(value).trim();
+  if (text.length > MAX_CACHE_NAMESPACE_LENGTH) throw invalid(CACHE_NAMESPACE_HEADER, `must be at most ${MAX_CACHE_NAMESPACE_LENGTH} characters; it has ${text.length}.`);
   return text === '' ? null : text;
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import {
   headerText,
+  MAX_CACHE_NAMESPACE_LENGTH,
   MAX_METADATA_BYTES,
   MAX_REQUEST_TIMEOUT_MS,
   parseCacheForceRefresh,
@@ -99,6 +100,13 @@ describe('parsers', () => {
     expect(parseCacheNamespace(undefined)).toBeNull();
     expect(parseCacheNamespace('  ')).toBeNull();
     expect(parseCacheNamespace('team-a')).toBe('team-a');
+  });
+
+  it('reads a cache namespace of at most 256 characters, what DELETE /v1/cache can purge by (UTF-8 read as characters)', () => {
+    expect(parseCacheNamespace('n'.repeat(MAX_CACHE_NAMESPACE_LENGTH))).toBe('n'.repeat(256));
+    expect(parseCacheNamespace(Buffer.from('é'.repeat(256), 'utf8').toString('latin1'))).toBe('é'.repeat(256));
+    invalidHeader(() => parseCacheNamespace('n'.repeat(257)), 'x-gateway-cache-namespace');
+    expect(() => parseCacheNamespace('n'.repeat(257))).toThrow('x-gateway-cache-namespace must be at most 256 characters; it has 257.');
   });
 
   test.prop([fc.string({ unit: 'grapheme' })], { numRuns: 200 })('reads UTF-8 sent as raw header bytes', (text) => {
