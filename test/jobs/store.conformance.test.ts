@@ -86,6 +86,42 @@ describe.each(BACKENDS)('job records on %s', (backend) => {
     }
   });
 
+  it('counts what an organisation\'s files take, to the byte, through uploads and deletes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('create' as const), org: fc.integer({ min: 0, max: 1 }), bytes: fc.integer({ min: 0, max: 3000 }) }),
+            fc.record({ op: fc.constant('delete' as const), org: fc.integer({ min: 0, max: 1 }), pick: fc.nat() }),
+          ),
+          { maxLength: 10 },
+        ),
+        async (ops) => {
+          const orgs = [randomUUID(), randomUUID()];
+          const created: Array<{ id: string; org: number; bytes: number; deleted: boolean }> = [];
+          for (const step of ops) {
+            if (step.op === 'create') {
+              const file = await suite.store.files.create({ organisationId: orgs[step.org], purpose: 'batch', filename: 'p.jsonl', content: Buffer.alloc(step.bytes, 7) });
+              created.push({ id: file.id, org: step.org, bytes: step.bytes, deleted: false });
+            } else {
+              const target = created[step.pick % Math.max(created.length, 1)];
+              if (target === undefined) continue;
+              // Another organisation's delete changes nothing.
+              const deleted = await suite.store.files.delete(orgs[step.org], target.id);
+              expect(deleted).toBe(step.org === target.org && !target.deleted);
+              if (deleted) target.deleted = true;
+            }
+            for (const [index, org] of orgs.entries()) {
+              const expected = created.filter((f) => f.org === index && !f.deleted).reduce((sum, f) => sum + f.bytes, 0);
+              expect(await suite.store.files.storedBytes(org)).toBe(expected);
+            }
+          }
+        },
+      ),
+      { numRuns: backend === 'postgres' ? 8 : 15 },
+    );
+  });
+
   it('pages through files in either order, each exactly once', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.constantFrom('asc', 'desc' as const), async (count, limit, order) => {

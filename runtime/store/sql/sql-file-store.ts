@@ -7,6 +7,7 @@ import { FileStorageFull, type FileListOptions, type FilePage, type GatewayFileP
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlExecutor, SqlValue } from './sql-database.ts';
+import { addStored, releaseStored, type ReleasedRow, storedTotal } from './storage-totals.ts';
 
 export const FILE_CHUNK_BYTES = 1024 * 1024;
 const FILES_KIND = RECORD_KINDS.files;
@@ -49,6 +50,8 @@ export async function insertFile(tx: SqlExecutor, input: NewGatewayFile, id: str
     const chunk = input.content.subarray(offset, offset + FILE_CHUNK_BYTES);
     await tx.run('INSERT INTO gateway_file_chunks (file_id, seq, data) VALUES (?, ?, ?)', [record.id, seq, chunk.toString('base64')]);
   }
+  // Last: on PostgreSQL the organisation's total is a row others counting to it wait for.
+  await addStored(tx, 'files', record.organisationId, record.bytes);
   await recordChange(tx, FILES_KIND, record.id);
   return record;
 }
@@ -70,17 +73,17 @@ export class SqlFileStore implements GatewayFileStore {
   /**
    * Throws FileStorageFull when the organisation's files and `input` would take more than `max`.
    * SQLite's write transaction is the whole file's already (BEGIN IMMEDIATE); on PostgreSQL two
-   * uploads would each read the sum without the other's file, so the organisation's uploads take
+   * uploads would each read the total without the other's file, so the organisation's uploads take
    * turns on a transaction-scoped lock first.
    */
   async #refuseOverQuota(tx: SqlExecutor, input: NewGatewayFile, max: number): Promise<void> {
     if (this.#db.dialect === 'postgres') await tx.get("SELECT pg_advisory_xact_lock(hashtext('gateway-files:' || ?)) AS locked", [input.organisationId]);
-    const stored = await storedBytes(tx, input.organisationId);
+    const stored = await storedTotal(tx, 'files', input.organisationId);
     if (stored + input.content.length > max) throw new FileStorageFull(stored, max);
   }
 
   storedBytes(organisationId: string): Promise<number> {
-    return storedBytes(this.#db, organisationId);
+    return storedTotal(this.#db, 'files', organisationId);
   }
 
   async get(organisationId: string, id: string): Promise<GatewayFileRecord | null> {
@@ -128,19 +131,14 @@ export class SqlFileStore implements GatewayFileStore {
 
   delete(organisationId: string, id: string): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
-      const changed = await tx.run('DELETE FROM gateway_files WHERE id = ? AND organisation_id = ?', [id, organisationId]);
-      if (changed === 0) return false;
+      const deleted = await tx.all<ReleasedRow>('DELETE FROM gateway_files WHERE id = ? AND organisation_id = ? RETURNING organisation_id, bytes', [id, organisationId]);
+      if (deleted.length === 0) return false;
+      await releaseStored(tx, 'files', deleted);
       await tx.run('DELETE FROM gateway_file_chunks WHERE file_id = ?', [id]);
       await recordChange(tx, FILES_KIND, id);
       return true;
     });
   }
-}
-
-async function storedBytes(db: SqlExecutor, organisationId: string): Promise<number> {
-  // PostgreSQL's SUM of a BIGINT is a NUMERIC, which the driver gives as a string; none: null.
-  const row = await db.get<{ stored: number | string | null }>('SELECT SUM(bytes) AS stored FROM gateway_files WHERE organisation_id = ?', [organisationId]);
-  return Number(row?.stored ?? 0);
 }
 
 function toRecord(row: FileRow): GatewayFileRecord {

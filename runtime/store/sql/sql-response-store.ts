@@ -1,9 +1,10 @@
-// ResponseStore on any SqlDatabase. Each row counts its bytes, and `response_storage` keeps each
-// organisation's total in the transaction that inserts or deletes one, so reading it is one row.
+// ResponseStore on any SqlDatabase. Each row counts its bytes, and so does its organisation's total
+// (storage-totals.ts), in the transaction that inserts or deletes it.
 import { RECORD_KINDS } from '../record-kinds.ts';
 import type { ResponseStore, StoredResponseRecord } from '../response-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
-import type { SqlDatabase, SqlExecutor } from './sql-database.ts';
+import type { SqlDatabase } from './sql-database.ts';
+import { addStored, releaseStored, type ReleasedRow, storedTotal } from './storage-totals.ts';
 import { parseJson } from '../../core/json-parse.ts';
 
 interface ResponseRow {
@@ -12,18 +13,6 @@ interface ResponseRow {
   created_iso: string;
   body: string;
   conversation: string;
-}
-
-interface DeletedRow {
-  organisation_id: string;
-  bytes: number | string;
-}
-
-/** Takes the deleted rows' bytes off their organisations' totals (in one order, so two sweeps cannot deadlock on PostgreSQL). */
-async function release(tx: SqlExecutor, deleted: readonly DeletedRow[]): Promise<void> {
-  const freed = new Map<string, number>();
-  for (const row of deleted) freed.set(row.organisation_id, (freed.get(row.organisation_id) ?? 0) + Number(row.bytes));
-  for (const [organisationId, bytes] of [...freed].sort(([a], [b]) => (a < b ? -1 : 1))) await tx.run('UPDATE response_storage SET bytes = bytes - ? WHERE organisation_id = ?', [bytes, organisationId]);
 }
 
 export class SqlResponseStore implements ResponseStore {
@@ -42,7 +31,7 @@ export class SqlResponseStore implements ResponseStore {
       await tx.run('INSERT INTO stored_responses (id, organisation_id, created_iso, body, conversation, bytes) VALUES (?, ?, ?, ?, ?, ?)', [
         record.id, record.organisationId, record.createdIso, body, conversation, bytes,
       ]);
-      await tx.run('INSERT INTO response_storage (organisation_id, bytes) VALUES (?, ?) ON CONFLICT (organisation_id) DO UPDATE SET bytes = response_storage.bytes + excluded.bytes', [record.organisationId, bytes]);
+      await addStored(tx, 'responses', record.organisationId, bytes);
       await recordChange(tx, RECORD_KINDS.responses, record.id);
     });
     return record;
@@ -50,9 +39,9 @@ export class SqlResponseStore implements ResponseStore {
 
   delete(organisationId: string, id: string): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
-      const deleted = await tx.all<DeletedRow>('DELETE FROM stored_responses WHERE id = ? AND organisation_id = ? RETURNING organisation_id, bytes', [id, organisationId]);
+      const deleted = await tx.all<ReleasedRow>('DELETE FROM stored_responses WHERE id = ? AND organisation_id = ? RETURNING organisation_id, bytes', [id, organisationId]);
       if (deleted.length === 0) return false;
-      await release(tx, deleted);
+      await releaseStored(tx, 'responses', deleted);
       await recordChange(tx, RECORD_KINDS.responses, id);
       return true;
     });
@@ -62,19 +51,17 @@ export class SqlResponseStore implements ResponseStore {
     // Bounded, so a sweep over a large table never holds the write lock for long. RETURNING names only
     // the rows this statement deleted, so two processes sweeping at once never release a row twice.
     return this.#db.transaction(async (tx) => {
-      const deleted = await tx.all<DeletedRow>(
+      const deleted = await tx.all<ReleasedRow>(
         'DELETE FROM stored_responses WHERE id IN (SELECT id FROM stored_responses WHERE created_iso < ? ORDER BY created_iso LIMIT ?) RETURNING organisation_id, bytes',
         [cutoffIso, limit],
       );
-      await release(tx, deleted);
+      await releaseStored(tx, 'responses', deleted);
       return deleted.length;
     });
   }
 
-  async storedBytes(organisationId: string): Promise<number> {
-    // PostgreSQL's BIGINT comes from the driver as a string.
-    const row = await this.#db.get<{ bytes: number | string }>('SELECT bytes FROM response_storage WHERE organisation_id = ?', [organisationId]);
-    return Number(row?.bytes ?? 0);
+  storedBytes(organisationId: string): Promise<number> {
+    return storedTotal(this.#db, 'responses', organisationId);
   }
 
   async get(organisationId: string, id: string): Promise<StoredResponseRecord | null> {
