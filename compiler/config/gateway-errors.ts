@@ -63,6 +63,7 @@ export const GATEWAY_ERRORS = {
   headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request headers are larger than the gateway accepts.' },
   denied_by_guardrail: { status: 446, type: 'hooks_failed', message: 'A hook or guardrail of the config denied the request.' },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'A rate limit was exceeded.' },
+  limit_groups_full: { status: 429, type: 'rate_limit_error', message: 'A limit policy counts as many groups as the gateway keeps, and the request is of a new one.' },
   usage_limit_exceeded: { status: 412, type: 'usage_limit_error', message: 'A usage limit (cost or tokens) is spent; it does not come back by waiting.' },
   internal_error: { status: 500, type: 'server_error', message: 'The gateway failed unexpectedly.' },
   provider_unreachable: { status: 502, type: 'provider_error', message: 'The provider could not be reached.' },

@@ -83,7 +83,7 @@ export class GatewayMetrics {
     this.#retries = new CounterSeries('gateway_retries_total', 'Retries spent on the target that answered.', ['provider'] as const, this.registry);
     this.#fallbacks = new CounterSeries('gateway_fallbacks_total', 'Upstream attempts on another target after an earlier target of the same request failed.', ['provider'] as const, this.registry);
     this.#inlineConfigs = new CounterSeries('gateway_inline_config_cache_total', 'Inline configs (x-gateway-config JSON) found compiled (hit) or compiled (miss).', ['result'] as const, this.registry);
-    this.#limitRefusals = new CounterSeries('gateway_limit_refusals_total', 'Requests (or attempts) refused by a policy: code rate_limited (429) or usage_limit_exceeded (412).', ['code'] as const, this.registry);
+    this.#limitRefusals = new CounterSeries('gateway_limit_refusals_total', 'Requests (or attempts) refused by a policy: code rate_limited (429), usage_limit_exceeded (412) or limit_groups_full (429).', ['code'] as const, this.registry);
     this.#limitFallbacks = new CounterSeries('gateway_limit_counter_fallbacks_total', 'Limit checks counted in the process because Redis failed or did not answer (fail open).', [], this.registry).child({});
     this.#breakerSyncFailures = new CounterSeries('gateway_breaker_sync_failures_total', 'Circuit-breaker events Redis failed or did not answer; the process\'s own circuits went on alone.', [], this.registry).child({});
     this.#cacheLookups = new CounterSeries('gateway_cache_requests_total', 'Requests of a cached route and endpoint, by cache status: HIT, SEMANTIC HIT, MISS, SEMANTIC MISS, REFRESH.', ['status'] as const, this.registry);

@@ -41,3 +41,52 @@ test.prop([fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1_000, max: 5_000 }
     expect(again.windows[0]!.used).toBe(limit);
   },
 );
+
+test.prop(
+  [
+    fc.integer({ min: 1, max: 6 }),
+    fc.array(fc.record({ group: fc.integer({ min: 0, max: 9 }), advanceMs: fc.constantFrom(0, 0, 0, 1_000, 20_000, 61_000) }), { minLength: 1, maxLength: 80 }),
+  ],
+  { numRuns: 200 },
+)('keeps at most maxGroups rate windows per policy: a new group past them is refused (groupsFull), a live one never is', (maxGroups, steps) => {
+  const counters = new MemoryCounters({ maxGroups });
+  let now = T0;
+  const asked = new Set<number>();
+  for (const step of steps) {
+    now += step.advanceMs;
+    const check = [{ policyId: 'p', group: `["u${step.group}"]`, windowMs: 60 * SECOND, limit: 1000, cost: 1 }];
+    const known = counters.windowGroups;
+    const admission = counters.admitNow(check, [], now);
+    asked.add(step.group);
+    if (admission.groupsFull !== undefined) {
+      expect(admission.groupsFull).toBe('p');
+      expect(admission.allowed).toBe(false);
+      // Refused only with the table full of live groups, never for one it holds.
+      expect(counters.windowGroups).toBe(maxGroups);
+      expect(asked.size).toBeGreaterThan(maxGroups);
+    } else expect(admission.allowed).toBe(true);
+    expect(counters.windowGroups).toBeLessThanOrEqual(Math.max(maxGroups, known));
+    // The same group asked again at once is one it holds now, or one it still refuses.
+    const again = counters.admitNow(check, [], now);
+    expect(again.groupsFull).toBe(admission.groupsFull);
+  }
+});
+
+it('keeps at most maxGroups budgets per policy and period: a new group is refused, a known one and the next period are not', () => {
+  const counters = new MemoryCounters({ maxGroups: 2 });
+  const budget = (group: string, period = '2026-11') => ({ policyId: 'u', group, period, limit: 10 });
+  const charge = (group: string, period = '2026-11') => counters.chargeNow([], [{ policyId: 'u', group, period, endsAt: null, amount: 1, alertAt: null }], T0);
+  for (const group of ['["a"]', '["b"]']) {
+    expect(counters.admitNow([], [budget(group)], T0).allowed).toBe(true);
+    charge(group);
+  }
+  const third = counters.admitNow([], [budget('["c"]')], T0);
+  expect(third).toMatchObject({ allowed: false, groupsFull: 'u', budgets: [0] });
+  expect(counters.admitNow([], [budget('["a"]')], T0)).toMatchObject({ allowed: true, budgets: [1] });
+  // Another period counts its own groups.
+  expect(counters.admitNow([], [budget('["c"]', '2026-12')], T0).allowed).toBe(true);
+  // And 0 keeps every group.
+  const unbounded = new MemoryCounters({ maxGroups: 0 });
+  for (let i = 0; i < 50; i++) unbounded.chargeNow([], [{ policyId: 'u', group: `["${i}"]`, period: 'p', endsAt: null, amount: 1, alertAt: null }], T0);
+  expect(unbounded.admitNow([], [budget('["new"]', 'p')], T0).allowed).toBe(true);
+});

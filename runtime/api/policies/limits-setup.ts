@@ -7,7 +7,8 @@ import { BudgetJournal } from '../../pipeline/limits/budget-journal.ts';
 import type { LimitCounters } from '../../pipeline/limits/counters.ts';
 import { FailOpenCounters } from '../../pipeline/limits/fail-open-counters.ts';
 import { Limits } from '../../pipeline/limits/limits.ts';
-import { MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
+import { DEFAULT_MAX_GROUPS, MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
+import { envInteger } from '../../core/env-integer.ts';
 import { RedisCounters } from '../../pipeline/limits/redis-counters.ts';
 import { JournaledCounters } from '../../pipeline/limits/journaled-counters.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
@@ -21,7 +22,8 @@ import { envHttpUrl } from '../../core/env-url.ts';
 /** `redis`: the process's one Redis connection (REDIS_URL), or null: counters in this process. */
 export async function setupLimits(setup: GatewaySetup, services: Services, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<Limits> {
   const { logger } = setup;
-  const counters = redis === null ? await journaledCounters(setup, services.now) : await redisCounters(setup, services, redis);
+  const maxGroups = envInteger(env, 'GATEWAY_LIMIT_MAX_GROUPS', DEFAULT_MAX_GROUPS, 0);
+  const counters = redis === null ? await journaledCounters(setup, services.now, maxGroups) : await redisCounters(setup, services, redis, maxGroups);
   const alerts = new UsageAlerts(logger, services.metrics, alertWebhookFromEnv(env, logger));
   // After the server drained: the last answers' charges may still raise alerts.
   setup.onClose(() => alerts.close());
@@ -36,7 +38,7 @@ export async function setupLimits(setup: GatewaySetup, services: Services, redis
  * and each time its connection is made again: a Redis restarted without persistence comes back
  * empty). Ended periods' budgets are deleted from Redis hourly.
  */
-async function redisCounters(setup: GatewaySetup, services: Services, redis: Redis): Promise<LimitCounters> {
+async function redisCounters(setup: GatewaySetup, services: Services, redis: Redis, maxGroups: number): Promise<LimitCounters> {
   const { logger } = setup;
   const counters = new RedisCounters(redis);
   const journal = new BudgetJournal(setup.store.usageBudgets, logger, services.now, setup.dataDir);
@@ -73,7 +75,7 @@ async function redisCounters(setup: GatewaySetup, services: Services, redis: Red
     clearInterval(timer);
     await journal.close();
   });
-  return new JournaledCounters(new FailOpenCounters(counters, logger, () => services.metrics?.limitCounterFallback()), journal.note);
+  return new JournaledCounters(new FailOpenCounters(counters, logger, () => services.metrics?.limitCounterFallback(), maxGroups), journal.note);
 }
 
 /**
@@ -81,9 +83,9 @@ async function redisCounters(setup: GatewaySetup, services: Services, redis: Red
  * charged, so a restart keeps what each group spent. (Redis keeps its own; the memory counters Redis
  * falls back to during an outage are added to Redis when it answers: fail-open-counters.ts.)
  */
-async function journaledCounters(setup: GatewaySetup, now: () => number): Promise<LimitCounters> {
+async function journaledCounters(setup: GatewaySetup, now: () => number, maxGroups: number): Promise<LimitCounters> {
   const journal = new BudgetJournal(setup.store.usageBudgets, setup.logger, now, setup.dataDir);
-  const counters = new MemoryCounters({ onBudgetCharge: journal.note });
+  const counters = new MemoryCounters({ onBudgetCharge: journal.note, maxGroups });
   const restored = await journal.restore(counters);
   if (restored.length > 0) setup.logger.info('usage_budgets_restored', { groups: restored.length });
   journal.start();

@@ -32,6 +32,11 @@ export interface Admission {
   windows: WindowState[];
   /** Per budget check, in order: what the group used in the period so far. */
   budgets: number[];
+  /**
+   * Set when refused because a policy already keeps as many groups as the counters hold
+   * (GATEWAY_LIMIT_MAX_GROUPS) and the request is of a new one: that policy's id. Memory counters only.
+   */
+  groupsFull?: string;
 }
 
 export interface WindowCharge {

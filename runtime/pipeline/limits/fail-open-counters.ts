@@ -16,12 +16,14 @@ export class FailOpenCounters implements LimitCounters {
   /** Budget charges counted here while Redis was away, by (policy, period, group), owed to Redis. */
   #owed = new Map<string, BudgetCharge>();
   #paying = false;
-  readonly #local = new MemoryCounters({ onBudgetCharge: (charge) => this.#owe(charge) });
+  readonly #local: MemoryCounters;
   readonly #outage: Outage;
   readonly #onFallback: () => void;
 
-  constructor(shared: LimitCounters, logger: GatewayLogger, onFallback: () => void) {
+  /** `maxGroups`: what this process's own counters keep per policy (GATEWAY_LIMIT_MAX_GROUPS). */
+  constructor(shared: LimitCounters, logger: GatewayLogger, onFallback: () => void, maxGroups?: number) {
     this.#shared = shared;
+    this.#local = new MemoryCounters({ onBudgetCharge: (charge) => this.#owe(charge), maxGroups });
     this.#outage = new Outage(logger, 'limits_fell_back_to_process', 'limits_shared_again');
     this.#onFallback = onFallback;
   }

@@ -45,6 +45,9 @@ export class Limits {
   readonly counters: LimitCounters;
   readonly #options: LimitsOptions;
 
+  /** When limit_groups_full was last logged. */
+  #groupsFullSaidAt = -Infinity;
+
   /** (policy, provider, model) already said to charge nothing: said once each, up to a bound. */
   readonly #unpricedSaid = new Set<string>();
 
@@ -91,6 +94,7 @@ export class Limits {
     const windows: WindowCheck[] = rate.map(({ policy, group }) => ({ policyId: policy.id, group, windowMs: policy.windowMs, limit: policy.limit, cost: policy.type === 'requests' ? 1 : 0 }));
     const budgets: BudgetCheck[] = usage.map(({ policy, group }) => ({ policyId: policy.id, group, period: periodAt(policy.periodicReset, now).id, limit: policy.limit }));
     const admission = await this.#options.counters.admit(windows, budgets, now);
+    if (admission.groupsFull !== undefined) return this.#groupsFull(admission.groupsFull);
 
     const headers = rate.length === 0 ? null : rateHeaders(rate, admission.windows);
     if (!admission.allowed) {
@@ -120,6 +124,24 @@ export class Limits {
     const tokenWindows = rate.filter(({ policy }) => policy.type === 'tokens');
     const charge = tokenWindows.length === 0 && usage.length === 0 ? null : { windows: tokenWindows, budgets: usage };
     return { admitted: true, headers, charge };
+  }
+
+  /**
+   * The request is of a new group of a policy whose groups fill what the process keeps: refused, since
+   * admitting it uncounted would let every group past the bound go unlimited. Said once a minute.
+   */
+  #groupsFull(policyId: string): Verdict {
+    this.#options.metrics?.limitRefused('limit_groups_full');
+    const now = this.#options.now();
+    if (now - this.#groupsFullSaidAt >= 60_000) {
+      this.#groupsFullSaidAt = now;
+      this.#options.logger.warn('limit_groups_full', { policy_id: policyId, note: 'requests of new groups of this policy are refused until some are forgotten; raise GATEWAY_LIMIT_MAX_GROUPS, or count in Redis (REDIS_URL)' });
+    }
+    const error = new GatewayError(
+      'limit_groups_full',
+      `The policy "${policyId}" counts as many groups as this gateway keeps for one policy (GATEWAY_LIMIT_MAX_GROUPS), and this request is of a new one: it is refused until some are forgotten (a rate window once empty, a budget when its period ends).`,
+    );
+    return { admitted: false, error, headers: {} };
   }
 
   /** Charges what a finished answer used (never awaited by the request; failures are logged). */

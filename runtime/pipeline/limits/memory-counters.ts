@@ -2,8 +2,10 @@
 // while Redis cannot be reached. Rate windows keep at most 61 buckets each (window.ts); a group's
 // window is dropped once empty, a budget once its period is over. Groups come from what clients send
 // (metadata, users): a policy's idle groups are swept whenever its group count has doubled since the
-// last sweep, so a client inventing a group per request cannot grow the process without bound
-// (Redis expires them instead).
+// last sweep, and a policy keeps at most `maxGroups` (GATEWAY_LIMIT_MAX_GROUPS) rate windows, and
+// budgets per period: a request of a new group past that is refused, so a client inventing a group
+// per request cannot grow the process without bound, even with windows a day long or budgets kept
+// for ever (Redis holds them in its own memory instead, and expires them).
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
@@ -22,6 +24,11 @@ interface PolicyWindows {
 
 /** Groups a policy may hold before its first sweep. */
 const FIRST_SWEEP = 1024;
+/**
+ * Groups a policy keeps at most by default, its rate windows and its budgets in each period (with a
+ * 20-character group key ~350 bytes a rate window, ~210 a budget: ~200–350 MB at most per policy).
+ */
+export const DEFAULT_MAX_GROUPS = 1_000_000;
 
 export class MemoryCounters implements LimitCounters {
   /** policy id → its groups' buckets. */
@@ -31,8 +38,12 @@ export class MemoryCounters implements LimitCounters {
   /** Told of every budget charge once counted (the store's journal, budget-journal.ts); null: none. */
   readonly #onBudgetCharge: ((charge: BudgetCharge) => void) | null;
 
-  constructor(options: { onBudgetCharge?: (charge: BudgetCharge) => void } = {}) {
+  /** Groups a policy keeps at most (rate windows; budgets per period); 0: no bound. */
+  readonly #maxGroups: number;
+
+  constructor(options: { onBudgetCharge?: (charge: BudgetCharge) => void; maxGroups?: number } = {}) {
     this.#onBudgetCharge = options.onBudgetCharge ?? null;
+    this.#maxGroups = options.maxGroups ?? DEFAULT_MAX_GROUPS;
   }
 
   /**
@@ -51,6 +62,16 @@ export class MemoryCounters implements LimitCounters {
 
   /** `admit` without the promise: the request path of a one-process gateway awaits nothing. */
   admitNow(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): Admission {
+    const full = this.#maxGroups === 0 ? null : this.#fullPolicy(windows, budgets, now);
+    if (full !== null) {
+      // Refused without keeping the new group: what the request would see of its windows is empty.
+      return {
+        allowed: false,
+        windows: windows.map((check) => windowState(new Map(), now, check.windowMs, check.limit, check.cost)),
+        budgets: budgets.map((check) => this.#budgetOf(check.policyId, check.period, check.group)?.used ?? 0),
+        groupsFull: full,
+      };
+    }
     let allowed = true;
     const found: Array<Map<number, number>> = [];
     for (const check of windows) {
@@ -93,7 +114,7 @@ export class MemoryCounters implements LimitCounters {
     return budgets.map((charge) => {
       const periods = this.#budgets.get(charge.policyId);
       // Earlier periods of this policy are over: their counts can go.
-      if (periods !== undefined) for (const [period, groups] of periods) if (period !== charge.period && [...groups.values()].every((b) => b.endsAt !== null && b.endsAt <= now)) periods.delete(period);
+      if (periods !== undefined) for (const [period, groups] of periods) if (period !== charge.period && isOver(groups, now)) periods.delete(period);
       const budget = this.#budgetFor(charge.policyId, charge.period, charge.group, charge.endsAt);
       const before = budget.used;
       budget.used = before + charge.amount;
@@ -147,6 +168,22 @@ export class MemoryCounters implements LimitCounters {
     return buckets;
   }
 
+  /** The first policy that keeps `#maxGroups` groups already, where the request's group is a new one; null when none. */
+  #fullPolicy(windows: readonly WindowCheck[], budgets: readonly BudgetCheck[], now: number): string | null {
+    for (const check of windows) {
+      const policy = this.#windows.get(check.policyId);
+      if (policy === undefined || policy.groups.size < this.#maxGroups || policy.groups.has(check.group)) continue;
+      // Full only with what is live: idle groups go first.
+      sweep(policy, now, check.windowMs);
+      if (policy.groups.size >= this.#maxGroups) return check.policyId;
+    }
+    for (const check of budgets) {
+      const groups = this.#budgets.get(check.policyId)?.get(check.period);
+      if (groups !== undefined && groups.size >= this.#maxGroups && !groups.has(check.group)) return check.policyId;
+    }
+    return null;
+  }
+
   #budgetFor(policyId: string, period: string, group: string, endsAt: number | null): Budget {
     let periods = this.#budgets.get(policyId);
     if (periods === undefined) this.#budgets.set(policyId, (periods = new Map()));
@@ -169,6 +206,12 @@ export class MemoryCounters implements LimitCounters {
 function sweep(policy: PolicyWindows, now: number, windowMs: number): void {
   for (const [group, buckets] of policy.groups) if (pruneBuckets(buckets, now, windowMs) === 0) policy.groups.delete(group);
   policy.sweepAt = Math.max(FIRST_SWEEP, 2 * policy.groups.size);
+}
+
+/** Whether every budget of a period has ended (read without copying the period's groups: a charge asks this of each other period). */
+function isOver(groups: ReadonlyMap<string, Budget>, now: number): boolean {
+  for (const budget of groups.values()) if (budget.endsAt === null || budget.endsAt > now) return false;
+  return true;
 }
 
 function add(buckets: Map<number, number>, index: number, amount: number): void {
