@@ -20,6 +20,8 @@ interface Budget {
 interface PolicyWindows {
   groups: Map<string, Map<number, number>>;
   sweepAt: number;
+  /** The bucket (bucketAt) of the last sweep: groups fall idle only as buckets pass, so a second sweep in one finds nothing. */
+  sweptBucket: number;
 }
 
 /** Groups a policy may hold before its first sweep. */
@@ -159,7 +161,7 @@ export class MemoryCounters implements LimitCounters {
 
   #bucketsOf(policyId: string, group: string, now: number, windowMs: number): Map<number, number> {
     let policy = this.#windows.get(policyId);
-    if (policy === undefined) this.#windows.set(policyId, (policy = { groups: new Map(), sweepAt: FIRST_SWEEP }));
+    if (policy === undefined) this.#windows.set(policyId, (policy = { groups: new Map(), sweepAt: FIRST_SWEEP, sweptBucket: -1 }));
     let buckets = policy.groups.get(group);
     if (buckets === undefined) {
       if (policy.groups.size >= policy.sweepAt) sweep(policy, now, windowMs);
@@ -173,8 +175,9 @@ export class MemoryCounters implements LimitCounters {
     for (const check of windows) {
       const policy = this.#windows.get(check.policyId);
       if (policy === undefined || policy.groups.size < this.#maxGroups || policy.groups.has(check.group)) continue;
-      // Full only with what is live: idle groups go first.
-      sweep(policy, now, check.windowMs);
+      // Full only with what is live: idle groups go first, swept once a bucket at most (a sweep reads
+      // every group, and each refused request would otherwise pay for one).
+      if (bucketAt(now, check.windowMs) !== policy.sweptBucket) sweep(policy, now, check.windowMs);
       if (policy.groups.size >= this.#maxGroups) return check.policyId;
     }
     for (const check of budgets) {
@@ -206,6 +209,7 @@ export class MemoryCounters implements LimitCounters {
 function sweep(policy: PolicyWindows, now: number, windowMs: number): void {
   for (const [group, buckets] of policy.groups) if (pruneBuckets(buckets, now, windowMs) === 0) policy.groups.delete(group);
   policy.sweepAt = Math.max(FIRST_SWEEP, 2 * policy.groups.size);
+  policy.sweptBucket = bucketAt(now, windowMs);
 }
 
 /** Whether every budget of a period has ended (read without copying the period's groups: a charge asks this of each other period). */
