@@ -8,7 +8,7 @@
 // for ever (Redis holds them in its own memory instead, and expires them).
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
-import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
+import { type Page, type PageRequest, sortedPage } from '../../store/page.ts';
 import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
 
 interface Budget {
@@ -133,7 +133,7 @@ export class MemoryCounters implements LimitCounters {
       if (pruneBuckets(buckets, now, windowMs) === 0) groups.delete(group);
       else if (keep === null || keep(group)) live.push(group);
     }
-    const items = pageSlice(live.sort(), page).map((group) => {
+    const items = sortedPage(live, page).map((group) => {
       const state = windowState(groups.get(group)!, now, windowMs, limit, 1);
       return { group, used: state.used, resetMs: state.resetMs };
     });
@@ -143,8 +143,8 @@ export class MemoryCounters implements LimitCounters {
   async budgetUsage(policyId: string, period: string, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
     const groups = this.#budgets.get(policyId)?.get(period);
     if (groups === undefined) return { items: [], total: 0 };
-    const kept = [...groups.keys()].filter((group) => keep === null || keep(group)).sort();
-    return { items: pageSlice(kept, page).map((group) => ({ group, used: groups.get(group)!.used })), total: kept.length };
+    const kept = [...groups.keys()].filter((group) => keep === null || keep(group));
+    return { items: sortedPage(kept, page).map((group) => ({ group, used: groups.get(group)!.used })), total: kept.length };
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
 import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
-import { type Page, type PageRequest, pageSlice } from '../../store/page.ts';
+import { type Page, type PageRequest, sortedPage } from '../../store/page.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
 import { ENDED_KEPT_MS } from './periods.ts';
@@ -211,7 +211,7 @@ export class RedisCounters implements LimitCounters {
 
   async windowUsage(policyId: string, windowMs: number, limit: number, now: number, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
     const live = (await this.#redis.zrangebyscore(windowGroupsKey(policyId), now, '+inf')).filter((group) => keep === null || keep(group));
-    const groups = pageSlice(live.sort(), page);
+    const groups = sortedPage(live, page);
     if (groups.length === 0) return { items: [], total: live.length };
     const pipeline = this.#redis.pipeline();
     for (const group of groups) pipeline.hgetall(windowKey(policyId, group));
@@ -231,7 +231,7 @@ export class RedisCounters implements LimitCounters {
 
   async budgetUsage(policyId: string, period: string, page: PageRequest, keep: GroupFilter): Promise<Page<GroupCount>> {
     const all = (await this.#redis.smembers(budgetGroupsKey(policyId, period))).filter((group) => keep === null || keep(group));
-    const groups = pageSlice(all.sort(), page);
+    const groups = sortedPage(all, page);
     if (groups.length === 0) return { items: [], total: all.length };
     const values = await this.#redis.mget(...groups.map((group) => budgetKey(policyId, period, group)));
     return { items: groups.map((group, i) => ({ group, used: Number(values[i] ?? 0) })), total: all.length };
