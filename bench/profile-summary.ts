@@ -1,7 +1,7 @@
 // Summarises a .cpuprofile (from `npm run bench -- --cpu-prof DIR`): self time by function and by
 // file, the gateway's own files apart from node internals and dependencies.
 // Run: node bench/profile-summary.ts DIR/gateway [top=30]   (a directory: every thread's profile, largest first)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface ProfileNode {
@@ -50,10 +50,18 @@ function shortUrl(url: string): string {
   return root >= 0 ? url.slice(root + 1) : url.replace(/^file:\/\//, '');
 }
 
+const USAGE = `Usage: node bench/profile-summary.ts (FILE.cpuprofile | DIR) [top]
+
+Self time by file and by function of a CPU profile (\`npm run bench -- --cpu-prof DIR\` writes one per
+process and thread, under DIR/gateway, DIR/floor, …); with a directory, each of its profiles, largest
+first. top: rows per table (default 30).
+`;
+
 if (import.meta.main) {
   const [path, top] = process.argv.slice(2);
-  if (path === undefined) {
-    process.stderr.write('Usage: node bench/profile-summary.ts (FILE.cpuprofile | DIR) [top]\n');
+  if (path === '--help' || path === '-h') process.stdout.write(USAGE);
+  else if (path === undefined || !existsSync(path)) {
+    process.stderr.write(`${path === undefined ? '' : `profile-summary: no such file or directory: ${path}\n\n`}${USAGE}`);
     process.exitCode = 2;
   } else {
     const files = statSync(path).isDirectory()
