@@ -99,8 +99,9 @@ Environment:
   GATEWAY_REDIS_TIMEOUT_MS     longest wait for one Redis call on the request path; past it limits
                                count in the process and a cache lookup is a miss (default 250)
   GATEWAY_ALERT_WEBHOOK        an http(s) URL that receives usage-limit alerts (POST, JSON)
-  GATEWAY_LIMIT_MAX_GROUPS     groups one policy keeps in this process's counters (rate windows, and
-                               budgets per period); a new group past it is 429 limit_groups_full
+  GATEWAY_LIMIT_MAX_GROUPS     groups one limits policy keeps (live rate windows, and budgets per
+                               period; with REDIS_URL, all processes together); a new group past it
+                               is 429 limit_groups_full
                                (default 1000000; 0: no bound)
   GATEWAY_CACHE_DEFAULT_MAX_AGE  seconds a cached answer lives when its config gives no max_age
                                (default 86400, at most 2147483647); with REDIS_URL the cache is shared

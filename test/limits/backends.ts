@@ -15,11 +15,12 @@ export interface OpenedCounters {
   close(): Promise<void>;
 }
 
-export async function openCounters(backend: CounterBackend): Promise<OpenedCounters> {
+/** `maxGroups`: GATEWAY_LIMIT_MAX_GROUPS (the default when left out). */
+export async function openCounters(backend: CounterBackend, options: { maxGroups?: number } = {}): Promise<OpenedCounters> {
   if (backend === 'memory') {
-    const counters = new MemoryCounters();
+    const counters = new MemoryCounters({ maxGroups: options.maxGroups });
     return { counters, close: () => counters.close() };
   }
   const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  return { counters: new RedisCounters(redis), close: async () => void (await redis.quit()) };
+  return { counters: new RedisCounters(redis, options.maxGroups), close: async () => void (await redis.quit()) };
 }

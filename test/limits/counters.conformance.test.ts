@@ -177,6 +177,40 @@ describe.each(COUNTER_BACKENDS)('limit counters on %s', (backend) => {
     expect((await opened.counters.admit(check, [], T0 + MINUTE + bucketMsOf(MINUTE) + 2)).allowed).toBe(true);
   });
 
+  it('keeps at most maxGroups groups a policy: a new group past them is refused (groupsFull) and kept nowhere, known ones are not, and room comes back as windows empty', async () => {
+    const bounded = await openCounters(backend, { maxGroups: 3 });
+    try {
+      const id = randomUUID();
+      const other = randomUUID();
+      const admit = (group: string, at: number, policyId = id) => bounded.counters.admit([{ policyId, group, windowMs: MINUTE, limit: 5, cost: 1 }], [], at);
+      for (const group of ['["a"]', '["b"]', '["c"]']) expect((await admit(group, T0)).allowed).toBe(true);
+      const refused = await admit('["d"]', T0 + 1);
+      expect(refused).toMatchObject({ allowed: false, groupsFull: id });
+      expect(refused.windows[0]!.used).toBe(0);
+      expect((await admit('["a"]', T0 + 2)).groupsFull).toBeUndefined();
+      expect((await bounded.counters.windowUsage(id, MINUTE, 5, T0 + 3, ALL, null)).items.map((g) => g.group)).toEqual(['["a"]', '["b"]', '["c"]']);
+      // Another policy has room of its own; once the windows emptied, the policy has room again.
+      expect((await admit('["d"]', T0 + 3, other)).allowed).toBe(true);
+      expect((await admit('["d"]', T0 + 3 * MINUTE)).allowed).toBe(true);
+
+      const budget = (group: string, period = 'm2026-11') => ({ policyId: id, group, period, limit: 10 });
+      const charge = (group: string, period = 'm2026-11') => bounded.counters.charge([], [{ policyId: id, group, period, endsAt: null, amount: 1, alertAt: null }], T0);
+      for (const group of ['["a"]', '["b"]', '["c"]']) await charge(group);
+      expect(await bounded.counters.admit([], [budget('["d"]')], T0)).toMatchObject({ allowed: false, groupsFull: id, budgets: [0] });
+      expect(await bounded.counters.admit([], [budget('["a"]')], T0)).toMatchObject({ allowed: true, budgets: [1] });
+      expect((await bounded.counters.admit([], [budget('["d"]', 'm2026-12')], T0)).allowed).toBe(true);
+      // 0: no bound.
+      const unbounded = await openCounters(backend, { maxGroups: 0 });
+      try {
+        expect((await unbounded.counters.admit([], [budget('["e"]')], T0)).allowed).toBe(true);
+      } finally {
+        await unbounded.close();
+      }
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('a budget refuses once used reaches the limit, and periods count apart', async () => {
     const id = randomUUID();
     const budget = (period: string) => ({ policyId: id, group: '[]', period, limit: 1 });

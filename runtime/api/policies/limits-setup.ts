@@ -4,10 +4,10 @@
 // (runtime/api/hot-state.ts).
 import { describeError, type GatewayLogger } from '../../core/log.ts';
 import { BudgetJournal } from '../../pipeline/limits/budget-journal.ts';
-import type { LimitCounters } from '../../pipeline/limits/counters.ts';
+import { DEFAULT_MAX_GROUPS, type LimitCounters } from '../../pipeline/limits/counters.ts';
 import { FailOpenCounters } from '../../pipeline/limits/fail-open-counters.ts';
 import { Limits } from '../../pipeline/limits/limits.ts';
-import { DEFAULT_MAX_GROUPS, MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
+import { MemoryCounters } from '../../pipeline/limits/memory-counters.ts';
 import { envInteger } from '../../core/env-integer.ts';
 import { RedisCounters } from '../../pipeline/limits/redis-counters.ts';
 import { JournaledCounters } from '../../pipeline/limits/journaled-counters.ts';
@@ -40,7 +40,7 @@ export async function setupLimits(setup: GatewaySetup, services: Services, redis
  */
 async function redisCounters(setup: GatewaySetup, services: Services, redis: Redis, maxGroups: number): Promise<LimitCounters> {
   const { logger } = setup;
-  const counters = new RedisCounters(redis);
+  const counters = new RedisCounters(redis, maxGroups);
   const journal = new BudgetJournal(setup.store.usageBudgets, logger, services.now, setup.dataDir);
   const restored = await journal.restore(null);
   let seeding = false;

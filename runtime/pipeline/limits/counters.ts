@@ -5,6 +5,13 @@
 import type { Page, PageRequest } from '../../store/page.ts';
 import type { WindowState } from './window.ts';
 
+/**
+ * Groups a policy keeps at most by default (GATEWAY_LIMIT_MAX_GROUPS): its live rate windows, and its
+ * budgets in each period. In memory, with a 20-character group key, ~350 bytes a rate window and
+ * ~210 a budget: ~200–350 MB at most per policy.
+ */
+export const DEFAULT_MAX_GROUPS = 1_000_000;
+
 /** A rate-limit counter asked to admit a request. */
 export interface WindowCheck {
   policyId: string;
@@ -34,7 +41,7 @@ export interface Admission {
   budgets: number[];
   /**
    * Set when refused because a policy already keeps as many groups as the counters hold
-   * (GATEWAY_LIMIT_MAX_GROUPS) and the request is of a new one: that policy's id. Memory counters only.
+   * (GATEWAY_LIMIT_MAX_GROUPS) and the request is of a new one: that policy's id.
    */
   groupsFull?: string;
 }

@@ -135,7 +135,7 @@ export class Limits {
     const now = this.#options.now();
     if (now - this.#groupsFullSaidAt >= 60_000) {
       this.#groupsFullSaidAt = now;
-      this.#options.logger.warn('limit_groups_full', { policy_id: policyId, note: 'requests of new groups of this policy are refused until some are forgotten; raise GATEWAY_LIMIT_MAX_GROUPS, or count in Redis (REDIS_URL)' });
+      this.#options.logger.warn('limit_groups_full', { policy_id: policyId, note: 'requests of new groups of this policy are refused until some are forgotten (a window once empty, a budget when its period ends), or GATEWAY_LIMIT_MAX_GROUPS is raised' });
     }
     const error = new GatewayError(
       'limit_groups_full',

@@ -5,8 +5,8 @@
 // last sweep, and a policy keeps at most `maxGroups` (GATEWAY_LIMIT_MAX_GROUPS) rate windows, and
 // budgets per period: a request of a new group past that is refused, so a client inventing a group
 // per request cannot grow the process without bound, even with windows a day long or budgets kept
-// for ever (Redis holds them in its own memory instead, and expires them).
-import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+// for ever (Redis counters keep the same bound).
+import { type Admission, type BudgetCharge, type BudgetCheck, DEFAULT_MAX_GROUPS, type GroupCount, type GroupFilter, type LimitCounters, type WindowCharge, type WindowCheck } from './counters.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { type Page, type PageRequest, sortedPage } from '../../store/page.ts';
 import { admittedState, bucketAt, fits, pruneBuckets, windowState } from './window.ts';
@@ -26,11 +26,6 @@ interface PolicyWindows {
 
 /** Groups a policy may hold before its first sweep. */
 const FIRST_SWEEP = 1024;
-/**
- * Groups a policy keeps at most by default, its rate windows and its budgets in each period (with a
- * 20-character group key ~350 bytes a rate window, ~210 a budget: ~200–350 MB at most per policy).
- */
-export const DEFAULT_MAX_GROUPS = 1_000_000;
 
 export class MemoryCounters implements LimitCounters {
   /** policy id → its groups' buckets. */

@@ -12,14 +12,15 @@
 //   budgets-seeded               set once Redis holds the store's budgets (see seedBudgets)
 //   ended                        sorted set of the `<policy>:<period>` of budgets with a periodic reset,
 //                                      each scored by when its keys are to go (a day after the period)
-// The group sets are for the usage endpoints. Budget keys never expire in Redis: a key with an expiry
+// The group sets are for the usage endpoints, and bound a policy's groups (GATEWAY_LIMIT_MAX_GROUPS):
+// a new group of a policy whose live windows (ZCOUNT) or period's budgets (SCARD) are that many is refused. Budget keys never expire in Redis: a key with an expiry
 // is one Redis may evict under `maxmemory-policy volatile-*` (the usual setting of managed Redis, and
 // what makes room among the cache's entries), and an evicted budget would start over. The gateway
 // deletes a period's keys itself once it is a day over (sweepEnded).
 // The running sum keeps an admission O(1): only buckets that left the window since the last write
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
-import type { Admission, BudgetCharge, BudgetCheck, GroupCount, GroupFilter, LimitCounters, WindowCharge, WindowCheck } from './counters.ts';
+import { type Admission, type BudgetCharge, type BudgetCheck, DEFAULT_MAX_GROUPS, type GroupCount, type GroupFilter, type LimitCounters, type WindowCharge, type WindowCheck } from './counters.ts';
 import { type Page, type PageRequest, sortedPage } from '../../store/page.ts';
 import type { BudgetSpend } from '../../store/usage-budget-store.ts';
 import { admittedState, bucketMsOf, WINDOW_BUCKETS, windowState } from './window.ts';
@@ -69,10 +70,12 @@ local function add(key, index, amount, bms, span, last, groups, group, now)
 end
 `;
 
-// KEYS: window keys…, budget keys…, window group sets…; ARGV: now, #windows, #budgets, span,
-// then per window: limit, bucket ms, cost, group; then per budget: limit.
+// KEYS: window keys…, budget keys…, window group sets…, budget group sets…; ARGV: now, #windows,
+// #budgets, span, then per window: limit, bucket ms, cost, group; then per budget: limit; last, the
+// most groups a policy keeps (0: no bound).
 // Returns {allowed, per window {used, newest bucket or -1}, per budget used, and when refused per
-// window the flat {index, count, …} of its buckets}.
+// window the flat {index, count, …} of its buckets; then '' or, when the request is of a new group of
+// a policy that keeps the most groups already, 'w<i>' or 'b<k>' naming that check}.
 const ADMIT = PRUNE + `
 local now = tonumber(ARGV[1]); local nw = tonumber(ARGV[2]); local nb = tonumber(ARGV[3]); local span = tonumber(ARGV[4])
 local allowed = 1
@@ -85,11 +88,25 @@ for i = 1, nw do
   sums[i] = sum; newest[i] = last
 end
 local spent = {}
+local known = {}
 local bbase = 4 + nw * 4
 for k = 1, nb do
-  local used = tonumber(redis.call('GET', KEYS[nw + k]) or '0')
+  local value = redis.call('GET', KEYS[nw + k])
+  local used = tonumber(value or '0')
   if used >= tonumber(ARGV[bbase + k]) then allowed = 0 end
-  spent[k] = tostring(used)
+  spent[k] = tostring(used); known[k] = value ~= false
+end
+-- A new group of a policy that keeps the most already (live windows; budgets of the period) is refused.
+local most = tonumber(ARGV[#ARGV])
+local full = ''
+if most > 0 then
+  for i = 1, nw do
+    if full == '' and not newest[i] and redis.call('ZCOUNT', KEYS[nw + nb + i], now, '+inf') >= most then full = 'w' .. i end
+  end
+  for k = 1, nb do
+    if full == '' and not known[k] and redis.call('SCARD', KEYS[nw + nb + nw + k]) >= most then full = 'b' .. k end
+  end
+  if full ~= '' then allowed = 0 end
 end
 local windows = {}
 for i = 1, nw do
@@ -109,7 +126,7 @@ for i = 1, nw do
   end
   windows[i] = {tostring(sums[i]), tostring(newest[i] or -1), flat}
 end
-return {allowed, windows, spent}
+return {allowed, windows, spent, full}
 `;
 
 // KEYS: window keys…, budget keys…, window group sets…, budget group sets…, the ended index; ARGV:
@@ -156,7 +173,7 @@ end
 return n
 `;
 
-type Reply = [number, Array<[string, string, string[]]>, string[]];
+type Reply = [number, Array<[string, string, string[]]>, string[], string];
 
 interface ScriptedRedis extends Redis {
   gwLimitAdmit(numKeys: number, ...args: Array<string | number>): Promise<Reply>;
@@ -166,8 +183,11 @@ interface ScriptedRedis extends Redis {
 
 export class RedisCounters implements LimitCounters {
   readonly #redis: ScriptedRedis;
+  /** Groups a policy keeps at most (live rate windows; budgets per period), counted across processes; 0: no bound. */
+  readonly #maxGroups: number;
 
-  constructor(redis: Redis) {
+  constructor(redis: Redis, maxGroups = DEFAULT_MAX_GROUPS) {
+    this.#maxGroups = maxGroups;
     redis.defineCommand('gwLimitAdmit', { lua: ADMIT });
     redis.defineCommand('gwLimitCharge', { lua: CHARGE });
     redis.defineCommand('gwLimitSeed', { lua: SEED });
@@ -179,12 +199,16 @@ export class RedisCounters implements LimitCounters {
       ...windows.map((w) => windowKey(w.policyId, w.group)),
       ...budgets.map((b) => budgetKey(b.policyId, b.period, b.group)),
       ...windows.map((w) => windowGroupsKey(w.policyId)),
+      ...budgets.map((b) => budgetGroupsKey(b.policyId, b.period)),
     ];
     const args: Array<string | number> = [now, windows.length, budgets.length, WINDOW_BUCKETS];
     for (const w of windows) args.push(w.limit, bucketMsOf(w.windowMs), w.cost, w.group);
     for (const b of budgets) args.push(b.limit);
-    const [allowed, states, spent] = await this.#redis.gwLimitAdmit(keys.length, ...keys, ...args);
+    args.push(this.#maxGroups);
+    const [allowed, states, spent, full] = await this.#redis.gwLimitAdmit(keys.length, ...keys, ...args);
+    const fullCheck = full === '' ? undefined : full[0] === 'w' ? windows[Number(full.slice(1)) - 1] : budgets[Number(full.slice(1)) - 1];
     return {
+      ...(fullCheck === undefined ? {} : { groupsFull: fullCheck.policyId }),
       allowed: allowed === 1,
       windows: windows.map((w, i) => {
         const [used, newest, flat] = states[i];
