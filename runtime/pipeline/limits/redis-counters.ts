@@ -13,10 +13,11 @@
 //   ended                        sorted set of the `<policy>:<period>` of budgets with a periodic reset,
 //                                      each scored by when its keys are to go (a day after the period)
 // The group sets are for the usage endpoints, and bound a policy's groups (GATEWAY_LIMIT_MAX_GROUPS):
-// a new group of a policy whose live windows (ZCOUNT) or period's budgets (SCARD) are that many is refused. Budget keys never expire in Redis: a key with an expiry
-// is one Redis may evict under `maxmemory-policy volatile-*` (the usual setting of managed Redis, and
-// what makes room among the cache's entries), and an evicted budget would start over. The gateway
-// deletes a period's keys itself once it is a day over (sweepEnded).
+// a new group of a policy whose live windows (ZCOUNT) or period's budgets (SCARD) are that many is
+// refused. Budget keys never expire in Redis: a key with an expiry is one Redis may evict under
+// `maxmemory-policy volatile-*` (the usual setting of managed Redis, and what makes room among the
+// cache's entries), and an evicted budget would start over. The gateway deletes a period's keys
+// itself once it is a day over (sweepEnded).
 // The running sum keeps an admission O(1): only buckets that left the window since the last write
 // are read (usually none or one); the whole hash is read only to answer a refusal's Retry-After.
 import type { Redis } from 'ioredis';
