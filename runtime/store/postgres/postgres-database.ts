@@ -19,6 +19,7 @@ const CHECK_VIOLATION = '23514';
  * network's own errors; and pg's own message when the socket closed under a query.
  */
 const UNAVAILABLE_STATES = /^(08|53|57P0[1-3]$|25006$|57014$|55P03$|40001$|40P01$)/;
+const READ_ONLY_TRANSACTION = '25006';
 /** SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): the values, not the server. */
 const DATA_REFUSED_STATES = /^2[23]/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -67,6 +68,12 @@ export class PostgresDatabase implements SqlDatabase {
   readonly #clients = new Set<pg.PoolClient>();
   /** Clients a statement or transaction holds now, each with the number of its borrowing. */
   readonly #busy = new Map<pg.PoolClient, number>();
+  /**
+   * Clients that were open when the database last refused a write as read-only: each may lead to
+   * the read-only server, or carry a session that began read-only, so each is dropped instead of used
+   * (one that only read meanwhile would otherwise refuse the first write after the database recovered).
+   */
+  readonly #stale = new Set<pg.PoolClient>();
   #borrowings = 0;
   /** Called when the last client ended, while close waits for that. */
   #allEnded: (() => void) | null = null;
@@ -91,24 +98,42 @@ export class PostgresDatabase implements SqlDatabase {
     });
     this.#pool.on('remove', (client) => {
       this.#clients.delete(client);
+      this.#stale.delete(client);
       if (this.#clients.size === 0) this.#allEnded?.();
     });
     // A statement outside a transaction borrows a client as pool.query would, but a client the pool
     // cannot get (the server refuses or is gone) is told apart from a statement that failed.
     this.#direct = executor(this.#timeout, {
-      query: async (query) => {
-        const client = await this.#borrow();
-        let lost: Error | undefined;
-        try {
-          return await client.query(query);
-        } catch (error) {
-          if (translate(error) instanceof StoreUnavailableError) lost = error as Error;
-          throw error;
-        } finally {
-          this.#giveBack(client, lost);
-        }
-      },
+      query: (query) => this.#onceMoreAfterReadOnly(() => this.#queryOnce(query)),
     });
+  }
+
+  async #queryOnce(query: pg.QueryConfig): Promise<{ rows: unknown[]; rowCount: number | null }> {
+    const client = await this.#borrow();
+    let lost: Error | undefined;
+    try {
+      return await client.query(query);
+    } catch (error) {
+      if (translate(error) instanceof StoreUnavailableError) lost = error as Error;
+      throw error;
+    } finally {
+      this.#giveBack(client, lost);
+    }
+  }
+
+  /**
+   * Runs `attempt`, and once more when the database refused it as read-only: every connection open
+   * then is dropped (#stale), so the second try is on a new one. A refused write changed nothing, and
+   * a database still read-only refuses the second try too (503); one that recovered takes it.
+   */
+  async #onceMoreAfterReadOnly<T>(attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isReadOnlyRefusal(error)) throw error;
+      for (const client of this.#clients) this.#stale.add(client);
+      return attempt();
+    }
   }
 
   all<T extends object>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -123,7 +148,11 @@ export class PostgresDatabase implements SqlDatabase {
     return this.#direct.run(sql, params);
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#onceMoreAfterReadOnly(() => this.#transactionOnce(work));
+  }
+
+  async #transactionOnce<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#borrow();
     const tx = executor(this.#timeout, client);
     let broken = false;
@@ -160,14 +189,20 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async #borrow(): Promise<pg.PoolClient> {
-    const client = await connected(this.#pool);
-    this.#busy.set(client, ++this.#borrowings);
-    return client;
+    for (;;) {
+      const client = await connected(this.#pool);
+      if (this.#stale.delete(client)) {
+        client.release(true);
+        continue;
+      }
+      this.#busy.set(client, ++this.#borrowings);
+      return client;
+    }
   }
 
   #giveBack(client: pg.PoolClient, lost: Error | boolean | undefined): void {
     this.#busy.delete(client);
-    client.release(lost);
+    client.release(lost || this.#stale.delete(client) || undefined);
   }
 
   /** Runs `work` with one client of the pool (migrations need a session for their advisory lock). */
@@ -242,6 +277,12 @@ async function connected(pool: pg.Pool): Promise<pg.PoolClient> {
   } catch (error) {
     throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`PostgreSQL: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Whether `error` (the driver's, or translated with it as the cause) is a write a read-only database refused. */
+function isReadOnlyRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code ?? ((error as { cause?: { code?: unknown } } | null)?.cause?.code);
+  return code === READ_ONLY_TRANSACTION;
 }
 
 function translate(error: unknown): unknown {
