@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSetup } from '../../runtime/cli/serve.ts';
 import type { GatewayLogger, LogFields } from '../../runtime/core/log.ts';
@@ -24,7 +23,7 @@ import { openPostgresDatabase } from '../../runtime/store/postgres/open-postgres
 import { PostgresDatabase, STOPPING_TIMEOUT_MS } from '../../runtime/store/postgres/postgres-database.ts';
 import { startSilentProxy } from '../support/silent-proxy.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
-import { TEST_DATABASE_URL } from '../store/backends.ts';
+import { adminSql, TEST_DATABASE_URL } from '../store/backends.ts';
 import { chatLine, jsonl, until } from '../jobs/harness.ts';
 
 const ADMIN = 'gw_store-outage-admin-key-0123456789abcd';
@@ -32,16 +31,6 @@ const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const LINES = 30;
 /** Short leases and polls, so a batch cut off by the outage is taken up again within a second of its end. */
 const BATCH_ENV = { GATEWAY_BATCH_LEASE_MS: '500', GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_CONCURRENCY: '2' };
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 describe('the gateway while its PostgreSQL database does not answer', () => {
   const database = `gw_outage_${randomBytes(5).toString('hex')}`;
@@ -57,16 +46,16 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
   let dir: string;
 
   const closeDatabase = async (): Promise<void> => {
-    await admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
-    await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
+    await adminSql(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+    await adminSql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
   };
-  const openDatabase = () => admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+  const openDatabase = () => adminSql(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
 
   const savedEnv = Object.fromEntries(Object.keys(BATCH_ENV).map((name) => [name, process.env[name]]));
 
   beforeAll(async () => {
     Object.assign(process.env, BATCH_ENV);
-    await admin(`CREATE DATABASE ${database}`);
+    await adminSql(`CREATE DATABASE ${database}`);
     mock = await startVendorMock({ label: 'store-outage' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-outage-'));
     await mkdir(join(dir, 'configs'));
@@ -82,7 +71,7 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     await openDatabase().catch(() => undefined);
     await gateway?.close();
     await mock?.close();
-    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await adminSql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -147,9 +136,9 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     // turned read-only as its disk filled: every session starts read-only, reads work.
     const during = `read-only-${randomBytes(4).toString('hex')}`;
     const failedBefore = events.filter(([, event]) => event === 'request_log_write_failed').length;
-    await admin(`ALTER DATABASE ${database} SET default_transaction_read_only = on`);
+    await adminSql(`ALTER DATABASE ${database} SET default_transaction_read_only = on`);
     try {
-      await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
+      await adminSql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
       expect((await chat(during)).status).toBe(200);
       expect((await call('GET', '/v1/configs')).status).toBe(200);
       const refused = await call('POST', '/v1/configs', { id: 'read-only-one', config: { provider: 'openai', api_key: 'sk-x' } });
@@ -157,7 +146,7 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
       await until(async () => events.filter(([, event]) => event === 'request_log_write_failed').length, (failed) => failed > failedBefore, 5000, 'the refused log write');
     } finally {
-      await admin(`ALTER DATABASE ${database} RESET default_transaction_read_only`);
+      await adminSql(`ALTER DATABASE ${database} RESET default_transaction_read_only`);
     }
     // The connections that were refused a write were dropped; new ones start writable.
     const found = await until(async () => (await (await call('GET', `/v1/logs?trace_id=${during}`)).json()) as { data?: unknown[] }, (page) => page.data?.length === 1, 10_000, 'the record made while read-only');

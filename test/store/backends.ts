@@ -73,6 +73,11 @@ export function withSearchPath(url: string, schema: string): string {
   return parsed.toString();
 }
 
+/** One statement on the test server's own database, outside any test's schema (CREATE / ALTER / DROP DATABASE, ending sessions). */
+export async function adminSql(sql: string): Promise<void> {
+  await admin((client) => client.query(sql));
+}
+
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: '-c synchronous_commit=off' });
   await client.connect();

@@ -4,40 +4,29 @@
 // a pooled connection whose session began read-only and has only read since (it used to refuse that
 // write: a 503 after the database had recovered, once per such connection in the pool).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../runtime/store/postgres/postgres-database.ts';
 import { StoreUnavailableError } from '../../runtime/store/sql/sql-database.ts';
-import { TEST_DATABASE_URL } from './backends.ts';
+import { adminSql, TEST_DATABASE_URL } from './backends.ts';
 
 const database = `gw_read_only_${randomBytes(5).toString('hex')}`;
 const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `/${database}` }).toString();
 let db: PostgresDatabase;
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Every session of the database from now on starts read-only; the sessions open now are ended. */
 async function readOnly(on: boolean): Promise<void> {
-  await admin(on ? `ALTER DATABASE ${database} SET default_transaction_read_only = on` : `ALTER DATABASE ${database} RESET default_transaction_read_only`);
-  if (on) await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
+  await adminSql(on ? `ALTER DATABASE ${database} SET default_transaction_read_only = on` : `ALTER DATABASE ${database} RESET default_transaction_read_only`);
+  if (on) await adminSql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
 }
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${database}`);
+  await adminSql(`CREATE DATABASE ${database}`);
   db = new PostgresDatabase({ connectionString: databaseUrl, poolSize: 4 });
   await db.run('CREATE TABLE notes (id TEXT PRIMARY KEY)');
 });
 afterAll(async () => {
   await db?.close();
-  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await adminSql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 });
 
 it.each(['a statement', 'a transaction'] as const)('refuses %s while read-only, and takes the first one after on a connection that began read-only', async (kind) => {
