@@ -6,6 +6,13 @@
 export type SchemaRef = string;
 export type ApiKeyScope = 'admin' | 'inference';
 /**
+ * A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.
+ */
+export type CacheControl = {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+} | null;
+/**
  * A status the provider answers with, the same with a retry-after header in seconds, no answer within the timeout (`timeout`: 408 request_timeout), or a failed connection (`unreachable`: 502 provider_unreachable).
  */
 export type SimulatedOutcome =
@@ -1050,10 +1057,12 @@ export interface Message {
   content?: string | null | Part[];
   tool_calls?: ToolCall[] | null;
   tool_call_id?: string;
+  cache_control?: CacheControl;
   [k: string]: unknown;
 }
 export interface Part {
   type: string;
+  cache_control?: CacheControl;
   [k: string]: unknown;
 }
 export interface ToolCall {
@@ -1068,6 +1077,7 @@ export interface ToolCall {
 }
 export interface Tool {
   type: string;
+  cache_control?: CacheControl;
   [k: string]: unknown;
 }
 export interface NamedToolChoice {

@@ -7,16 +7,18 @@ import {
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
+import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 
 /** The messages API requires max_tokens; chat completions make it optional. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-export type MessagesBlock =
+export type MessagesBlock = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
-  | { type: 'thinking'; thinking: string; signature?: string };
+  | { type: 'thinking'; thinking: string; signature?: string }
+) & { cache_control?: CacheControl };
 
 export interface MessagesTurn {
   role: 'user' | 'assistant';
@@ -27,13 +29,13 @@ export interface MessagesRequest {
   model?: string;
   max_tokens: number;
   messages: MessagesTurn[];
-  system?: { type: 'text'; text: string }[];
+  system?: { type: 'text'; text: string; cache_control?: CacheControl }[];
   temperature?: number;
   top_p?: number;
   top_k?: number;
   stop_sequences?: string[];
   stream?: boolean;
-  tools?: { name: string; description?: string; input_schema: Record<string, unknown> }[];
+  tools?: { name: string; description?: string; input_schema: Record<string, unknown>; cache_control?: CacheControl }[];
   tool_choice?: { type: 'auto' | 'any' | 'none' | 'tool'; name?: string; disable_parallel_tool_use?: boolean };
   metadata?: { user_id: string };
   thinking?: unknown;
@@ -46,15 +48,16 @@ export function toMessagesRequest(chat: ChatRequest, provider: string): Messages
   checkTranslatable(chat, READS, provider);
   requireSingleChoice(chat, provider);
   refuseShapeChanges(chat, provider);
-  const system: { type: 'text'; text: string }[] = [];
+  const system: NonNullable<MessagesRequest['system']> = [];
   const turns: MessagesTurn[] = [];
   for (const message of chat.messages) {
     if (message.role === 'system' || message.role === 'developer') {
-      const text = textOf(message.content);
-      if (text !== '') system.push({ type: 'text', text });
+      textBlocks(message, system, provider, 'a system message');
+      const own = cacheControlOf(message);
+      if (own !== undefined) markLast(system, own, provider, 'a system message');
       continue;
     }
-    const turn = turnOf(message);
+    const turn = turnOf(message, provider);
     if (turn === null) continue;
     const last = turns.at(-1);
     if (last !== undefined && last.role === turn.role) {
@@ -77,48 +80,77 @@ export function toMessagesRequest(chat: ChatRequest, provider: string): Messages
   if (typeof chat.user === 'string') request.metadata = { user_id: chat.user };
   if (chat.thinking !== undefined && chat.thinking !== null) request.thinking = chat.thinking;
   if (Array.isArray(chat.tools) && chat.tools.length > 0) {
-    request.tools = chat.tools.map((tool) => ({
+    request.tools = chat.tools.map((tool) => withMark({
       name: tool.function.name,
       ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
       input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
-    }));
+    }, cacheControlOf(tool)));
   }
   const choice = toolChoiceOf(chat.tool_choice, chat.parallel_tool_calls === false);
   if (choice !== undefined && request.tools !== undefined) request.tool_choice = choice;
   return request;
 }
 
-function turnOf(message: ChatMessage): MessagesTurn | null {
+function turnOf(message: ChatMessage, provider: string): MessagesTurn | null {
   switch (message.role) {
     case 'user':
-      return { role: 'user', content: userBlocks(message.content) };
+      return { role: 'user', content: userBlocks(message, provider) };
     case 'assistant': {
       const content: MessagesBlock[] = [];
-      const text = textOf(message.content);
-      if (text !== '') content.push({ type: 'text', text });
+      textBlocks(message, content, provider, 'an assistant message');
       for (const call of message.tool_calls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: argumentsObject(call) });
-      return content.length === 0 ? null : { role: 'assistant', content };
+      if (content.length === 0) return null;
+      const own = cacheControlOf(message);
+      if (own !== undefined) markLast(content, own, provider, 'an assistant message');
+      return { role: 'assistant', content };
     }
     case 'tool':
-      return { role: 'user', content: [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }] };
+      // One block for the whole answer: a mark anywhere in it ends at the block.
+      return { role: 'user', content: [withMark({ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }, lastCacheControl(message))] };
     default:
       throw new GatewayError('unsupported_parameter', `Messages with role "${message.role}" cannot be sent to the messages API; use "tool".`, 'messages');
   }
 }
 
-function userBlocks(content: ChatMessage['content']): MessagesBlock[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) return [{ type: 'text', text: '' }];
-  return content.map(partBlock);
+/**
+ * A message's text as text blocks appended to `into`: one block as before, or one per run ending
+ * at a cache breakpoint. A mark on a run without text goes to the block before it (the same
+ * prefix), and is refused when there is none.
+ */
+function textBlocks(message: ChatMessage, into: MessagesBlock[] | NonNullable<MessagesRequest['system']>, provider: string, where: string): void {
+  for (const segment of cacheSegments(message)) {
+    const text = textOf(segment.content);
+    if (text !== '') into.push(withMark({ type: 'text', text }, segment.cacheControl));
+    else if (segment.cacheControl !== undefined) markLast(into, segment.cacheControl, provider, where);
+  }
+}
+
+function userBlocks(message: ChatMessage, provider: string): MessagesBlock[] {
+  const content = message.content;
+  const blocks: MessagesBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.map(partBlock) : [{ type: 'text', text: '' }];
+  const own = cacheControlOf(message);
+  if (own !== undefined) markLast(blocks, own, provider, 'a user message');
+  return blocks;
+}
+
+function markLast(blocks: { cache_control?: CacheControl }[], mark: CacheControl, provider: string, where: string): void {
+  const last = blocks.at(-1);
+  if (last === undefined) throw breakpointWithoutContent(provider, where);
+  last.cache_control = mark;
+}
+
+function withMark<T extends object>(block: T, mark: CacheControl | undefined): T & { cache_control?: CacheControl } {
+  return mark === undefined ? block : { ...block, cache_control: mark };
 }
 
 function partBlock(part: ChatContentPart): MessagesBlock {
-  if (part.type === 'text') return { type: 'text', text: String(part.text ?? '') };
+  const mark = cacheControlOf(part);
+  if (part.type === 'text') return withMark({ type: 'text', text: String(part.text ?? '') }, mark);
   if (part.type === 'image_url') {
     const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
     if (typeof url === 'string') {
       const data = parseDataUrl(url);
-      return data === null ? { type: 'image', source: { type: 'url', url } } : { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } };
+      return withMark(data === null ? { type: 'image', source: { type: 'url', url } } : { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } }, mark);
     }
   }
   throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to the messages API.`, 'messages');

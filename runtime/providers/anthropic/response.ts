@@ -2,6 +2,7 @@
 // its tool calls, stop reasons and usage are renamed; errors keep their status and name the provider.
 import type { FinishReason } from '../shared/chat-chunks.ts';
 import { chatCompletion, type ChatCompletion, type ChatToolCall, usageOf } from '../shared/chat.ts';
+import type { ChatUsage } from '../shared/chat-chunks.ts';
 import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
 import { unixNow } from '../shared/chat-chunks.ts';
 
@@ -32,9 +33,16 @@ export function finishReasonOf(stopReason: string | null | undefined): FinishRea
   }
 }
 
-/** Prompt tokens include the cached ones: the vendor counts every input token there. */
-export function promptTokensOf(usage: MessagesUsage | undefined): number {
-  return (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
+/**
+ * The vendor's usage of the messages API's: its input_tokens count only what was neither read from
+ * nor written to the prompt cache, while the vendor's prompt tokens count every input token and
+ * name the ones read from the cache (cached_tokens, priced lower). Cache writes are prompt tokens
+ * at the input price (the vendor's shape has no field for them).
+ */
+export function chatUsageOf(usage: MessagesUsage | undefined): ChatUsage {
+  const read = usage?.cache_read_input_tokens;
+  const prompt = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (read ?? 0);
+  return usageOf(prompt, usage?.output_tokens ?? 0, typeof read === 'number' ? read : undefined);
 }
 
 export function fromMessagesResponse(response: MessagesResponse, strict: boolean): ChatCompletion {
@@ -56,7 +64,7 @@ export function fromMessagesResponse(response: MessagesResponse, strict: boolean
     toolCalls,
     reasoning,
     finishReason: finishReasonOf(response.stop_reason),
-    usage: usageOf(promptTokensOf(response.usage), response.usage?.output_tokens ?? 0),
+    usage: chatUsageOf(response.usage),
   });
 }
 

@@ -4,7 +4,7 @@
 import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
 import type { StreamMapper } from '../types.ts';
-import { finishReasonOf, promptTokensOf, statusOfErrorType, type MessagesUsage } from './response.ts';
+import { chatUsageOf, finishReasonOf, statusOfErrorType, type MessagesUsage } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
 
 export interface MessagesStreamOptions {
@@ -14,6 +14,8 @@ export interface MessagesStreamOptions {
   strict: boolean;
 }
 
+const USAGE_COUNTS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+
 export class MessagesStreamMapper implements StreamMapper {
   readonly #parser = new SseParser();
   readonly #writer: ChatChunkWriter;
@@ -21,8 +23,8 @@ export class MessagesStreamMapper implements StreamMapper {
   /** Content block index → tool call index, for tool_use blocks. */
   readonly #toolIndex = new Map<number, number>();
   #tools = 0;
-  #promptTokens = 0;
-  #completionTokens = 0;
+  /** message_start's usage, with what each message_delta counts again (the output so far; in newer versions the input and cache counts too). */
+  readonly #usage: MessagesUsage = {};
   #stopped = false;
   #failed = false;
 
@@ -45,6 +47,14 @@ export class MessagesStreamMapper implements StreamMapper {
     return out + DONE_FRAME;
   }
 
+  #count(usage: unknown): void {
+    if (usage === null || typeof usage !== 'object') return;
+    for (const key of USAGE_COUNTS) {
+      const value = (usage as Record<string, unknown>)[key];
+      if (typeof value === 'number') this.#usage[key] = value;
+    }
+  }
+
   #event(name: string, data: string): string {
     if (this.#failed || this.#stopped) return '';
     let payload: Record<string, any>;
@@ -60,8 +70,7 @@ export class MessagesStreamMapper implements StreamMapper {
         const message = payload.message ?? {};
         if (typeof message.id === 'string') writer.id = message.id;
         if (typeof message.model === 'string') writer.model = message.model;
-        this.#promptTokens = promptTokensOf(message.usage as MessagesUsage | undefined);
-        this.#completionTokens = message.usage?.output_tokens ?? 0;
+        this.#count(message.usage);
         return writer.start();
       }
       case 'content_block_start': {
@@ -86,14 +95,13 @@ export class MessagesStreamMapper implements StreamMapper {
         return '';
       }
       case 'message_delta': {
-        if (typeof payload.usage?.output_tokens === 'number') this.#completionTokens = payload.usage.output_tokens;
-        if (typeof payload.usage?.input_tokens === 'number') this.#promptTokens = promptTokensOf(payload.usage);
+        this.#count(payload.usage);
         const reason = payload.delta?.stop_reason;
         return reason === undefined || reason === null ? '' : writer.finish(finishReasonOf(reason));
       }
       case 'message_stop':
         this.#stopped = true;
-        return writer.usage({ prompt_tokens: this.#promptTokens, completion_tokens: this.#completionTokens, total_tokens: this.#promptTokens + this.#completionTokens });
+        return writer.usage(chatUsageOf(this.#usage));
       case 'error': {
         this.#failed = true;
         const error = payload.error ?? {};

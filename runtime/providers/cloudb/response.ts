@@ -20,6 +20,8 @@ export interface Candidate {
 
 export interface UsageMetadata {
   promptTokenCount?: number;
+  /** Of the prompt tokens, those read from a cache (cachedContent, or the model's implicit cache). */
+  cachedContentTokenCount?: number;
   candidatesTokenCount?: number;
   thoughtsTokenCount?: number;
   totalTokenCount?: number;
@@ -49,7 +51,9 @@ export function usageOf(usage: UsageMetadata | undefined): ChatUsage {
   const prompt = usage?.promptTokenCount ?? 0;
   // Thinking tokens are billed as output: the vendor counts its reasoning tokens in completion_tokens.
   const completion = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokenCount ?? prompt + completion };
+  const result: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokenCount ?? prompt + completion };
+  if (typeof usage?.cachedContentTokenCount === 'number') result.prompt_tokens_details = { cached_tokens: usage.cachedContentTokenCount };
+  return result;
 }
 
 export function fromGenerateContentResponse(response: GenerateContentResponse, model: string, strict: boolean): ChatCompletion {

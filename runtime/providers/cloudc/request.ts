@@ -7,12 +7,19 @@ import {
   type ChatContentPart, type ChatMessage, type ChatRequest,
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
+import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
+
+/** Converse's cache breakpoint: a block of its own after what it caches. */
+export interface CachePoint {
+  cachePoint: { type: 'default'; ttl?: '5m' | '1h' };
+}
 
 export type ConverseBlock =
   | { text: string }
   | { image: { format: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
-  | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[] } };
+  | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[] } }
+  | CachePoint;
 
 export interface ConverseTurn {
   role: 'user' | 'assistant';
@@ -21,10 +28,10 @@ export interface ConverseTurn {
 
 export interface ConverseRequest {
   messages: ConverseTurn[];
-  system?: { text: string }[];
+  system?: ({ text: string } | CachePoint)[];
   inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: {
-    tools: { toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } }[];
+    tools: ({ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } } | CachePoint)[];
     toolChoice?: { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
   };
 }
@@ -38,17 +45,18 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
   const format = chat.response_format?.type;
   if (format !== undefined && format !== 'text') throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no response_format "${format}".`, 'response_format');
-  const system: { text: string }[] = [];
+  const system: NonNullable<ConverseRequest['system']> = [];
   const messages: ConverseTurn[] = [];
   let usesTools = false;
   for (const message of chat.messages) {
     if (message.role === 'system' || message.role === 'developer') {
-      const text = textOf(message.content);
-      if (text !== '') system.push({ text });
+      textBlocks(message, system, provider, 'a system message');
+      const own = cacheControlOf(message);
+      if (own !== undefined) pointAfter(system, own, provider, 'a system message');
       continue;
     }
     if (message.role === 'tool' || (message.tool_calls?.length ?? 0) > 0) usesTools = true;
-    const turn = turnOf(message);
+    const turn = turnOf(message, provider);
     if (turn === null) continue;
     const last = messages.at(-1);
     if (last !== undefined && last.role === turn.role) last.content.push(...turn.content);
@@ -69,13 +77,13 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
   const dropTools = choice === 'none' && !usesTools;
   if (Array.isArray(chat.tools) && chat.tools.length > 0 && !dropTools) {
     request.toolConfig = {
-      tools: chat.tools.map((tool) => ({
+      tools: chat.tools.flatMap((tool) => withPoint([{
         toolSpec: {
           name: tool.function.name,
           ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
           inputSchema: { json: tool.function.parameters ?? { type: 'object', properties: {} } },
         },
-      })),
+      }], cacheControlOf(tool))),
     };
     if (choice === 'auto') request.toolConfig.toolChoice = { auto: {} };
     else if (choice === 'required') request.toolConfig.toolChoice = { any: {} };
@@ -84,22 +92,59 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
   return request;
 }
 
-function turnOf(message: ChatMessage): ConverseTurn | null {
+function turnOf(message: ChatMessage, provider: string): ConverseTurn | null {
   switch (message.role) {
-    case 'user':
-      return { role: 'user', content: typeof message.content === 'string' ? [{ text: message.content }] : (message.content ?? []).map(blockOf) };
+    case 'user': {
+      const content: ConverseBlock[] = typeof message.content === 'string'
+        ? [{ text: message.content }]
+        : (message.content ?? []).flatMap((part) => withPoint([blockOf(part)], cacheControlOf(part)));
+      const own = cacheControlOf(message);
+      if (own !== undefined) pointAfter(content, own, provider, 'a user message');
+      return { role: 'user', content };
+    }
     case 'assistant': {
       const content: ConverseBlock[] = [];
-      const text = textOf(message.content);
-      if (text !== '') content.push({ text });
+      textBlocks(message, content, provider, 'an assistant message');
       for (const call of message.tool_calls ?? []) content.push({ toolUse: { toolUseId: call.id, name: call.function.name, input: argumentsObject(call) } });
-      return content.length === 0 ? null : { role: 'assistant', content };
+      if (content.length === 0) return null;
+      const own = cacheControlOf(message);
+      if (own !== undefined) pointAfter(content, own, provider, 'an assistant message');
+      return { role: 'assistant', content };
     }
     case 'tool':
-      return { role: 'user', content: [{ toolResult: { toolUseId: message.tool_call_id ?? '', content: [{ text: textOf(message.content) }] } }] };
+      // One block for the whole answer: a mark anywhere in it ends after the block.
+      return { role: 'user', content: withPoint([{ toolResult: { toolUseId: message.tool_call_id ?? '', content: [{ text: textOf(message.content) }] } }], lastCacheControl(message)) };
     default:
       throw new GatewayError('unsupported_parameter', `Messages with role "${message.role}" cannot be sent to converse; use "tool".`, 'messages');
   }
+}
+
+/**
+ * A message's text as text blocks appended to `into`: one block as before, or one per run ending at
+ * a cache breakpoint, each followed by its cache point. A mark on a run without text follows the
+ * block before it (the same prefix), and is refused when there is none.
+ */
+function textBlocks(message: ChatMessage, into: ConverseBlock[] | NonNullable<ConverseRequest['system']>, provider: string, where: string): void {
+  for (const segment of cacheSegments(message)) {
+    const text = textOf(segment.content);
+    if (text !== '') into.push({ text });
+    if (segment.cacheControl !== undefined) pointAfter(into, segment.cacheControl, provider, where);
+  }
+}
+
+function pointAfter(blocks: object[], mark: CacheControl, provider: string, where: string): void {
+  const last = blocks.at(-1);
+  if (last === undefined) throw breakpointWithoutContent(provider, where);
+  // Two marks at one place (a marked message whose last part is marked too) are one breakpoint.
+  if (!('cachePoint' in last)) blocks.push(cachePoint(mark));
+}
+
+function withPoint<T>(blocks: T[], mark: CacheControl | undefined): (T | CachePoint)[] {
+  return mark === undefined ? blocks : [...blocks, cachePoint(mark)];
+}
+
+function cachePoint(mark: CacheControl): CachePoint {
+  return { cachePoint: mark.ttl === undefined ? { type: 'default' } : { type: 'default', ttl: mark.ttl } };
 }
 
 const IMAGE_FORMATS: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };

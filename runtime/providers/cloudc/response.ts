@@ -2,13 +2,15 @@
 // x-amzn-errortype) → the gateway error body.
 import { randomBytes } from 'node:crypto';
 import { unixNow, type ChatUsage, type FinishReason } from '../shared/chat-chunks.ts';
-import { chatCompletion, type ChatCompletion, type ChatToolCall } from '../shared/chat.ts';
+import { chatCompletion, type ChatCompletion, type ChatToolCall, usageOf as chatUsage } from '../shared/chat.ts';
 import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
 
 export interface ConverseUsage {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  cacheReadInputTokens?: number;
+  cacheWriteInputTokens?: number;
 }
 
 export interface ConverseResponse {
@@ -31,10 +33,18 @@ export function finishReasonOf(reason: string | undefined): FinishReason {
   }
 }
 
+/**
+ * The vendor's usage of converse's: inputTokens count only what was neither read from nor written to
+ * the prompt cache, while the vendor's prompt tokens count every input token and name the ones read
+ * from the cache (cached_tokens, priced lower). Cache writes are prompt tokens at the input price.
+ */
 export function usageOf(usage: ConverseUsage | undefined): ChatUsage {
-  const prompt = usage?.inputTokens ?? 0;
+  const read = usage?.cacheReadInputTokens;
+  const write = usage?.cacheWriteInputTokens;
+  const prompt = (usage?.inputTokens ?? 0) + (read ?? 0) + (write ?? 0);
   const completion = usage?.outputTokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokens ?? prompt + completion };
+  if (read === undefined && write === undefined) return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokens ?? prompt + completion };
+  return chatUsage(prompt, completion, read ?? 0);
 }
 
 export function completionId(): string {

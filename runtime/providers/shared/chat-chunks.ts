@@ -7,6 +7,8 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of the prompt tokens, those read from the provider's prompt cache (when the provider says). */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';

@@ -132,8 +132,14 @@ export function requireSingleChoice(request: ChatRequest, provider: string): voi
   }
 }
 
-export function usageOf(prompt: number, completion: number): ChatUsage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+/**
+ * The vendor's usage object. `cached`: of the prompt tokens, those the provider read from its prompt
+ * cache, when its answer says (the vendor's prompt_tokens_details.cached_tokens; pricing reads it).
+ */
+export function usageOf(prompt: number, completion: number, cached?: number): ChatUsage {
+  const usage: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (cached !== undefined) usage.prompt_tokens_details = { cached_tokens: cached };
+  return usage;
 }
 
 export function chatCompletion(fields: {

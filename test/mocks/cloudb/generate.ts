@@ -1,12 +1,15 @@
 // generateContent, streamGenerateContent (alt=sse, or a JSON array without it) and :predict as
 // the service answers them. Bodies are checked the way the service does (contents, roles, parts,
 // function responses answering a call), and the reply is the instance label and the prompt's words,
-// a functionCall when functions are declared, several candidates for candidateCount.
+// a functionCall when functions are declared, several candidates for candidateCount. A request that
+// repeats an earlier one's system instruction and turns has them read from the implicit cache
+// (usageMetadata.cachedContentTokenCount).
 import type { MockContext } from '../vendor/context.ts';
 import { jsonObject, vendorId } from '../vendor/context.ts';
 import { embeddingOf } from '../vendor/embeddings.ts';
 import { replyFor, words } from '../vendor/reply-text.ts';
 import { sendBytes, sendEvents } from '../http/respond.ts';
+import type { MockPromptCache, PromptItem } from '../http/prompt-cache.ts';
 
 type Json = Record<string, any>;
 
@@ -67,6 +70,7 @@ function answer(ctx: MockContext, body: Json): { candidates: Candidate[]; prompt
   const contents = body.contents as Json[];
   let promptTokens = 0;
   for (const turn of contents) promptTokens += words(partsText(turn.parts)).length + 3;
+  if (Array.isArray(body.systemInstruction?.parts)) promptTokens += words(partsText(body.systemInstruction.parts)).length;
   const last = contents.at(-1)!;
   const lastText = partsText(last.parts);
   const declarations: Json[] = (body.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? []);
@@ -87,21 +91,31 @@ function answer(ctx: MockContext, body: Json): { candidates: Candidate[]; prompt
   return { candidates, promptTokens };
 }
 
-function usage(promptTokens: number, candidates: Candidate[]): Json {
-  const out = candidates.reduce((n, c) => n + c.tokens, 0);
-  return { promptTokenCount: promptTokens, candidatesTokenCount: out, totalTokenCount: promptTokens + out };
+/** The prompt's cached tokens, as the model's implicit cache finds them: a request repeating an earlier one's system instruction and turns (all but its last) reads them from the cache for 5 minutes. */
+function implicitlyCached(cache: MockPromptCache, body: Json, promptTokens: number): number {
+  const items: PromptItem[] = [];
+  if (body.systemInstruction !== undefined) items.push({ text: JSON.stringify(body.systemInstruction), tokens: words(partsText(body.systemInstruction.parts ?? [])).length, breakpointTtl: 300 });
+  for (const turn of body.contents as Json[]) items.push({ text: JSON.stringify(turn), tokens: words(partsText(turn.parts)).length + 3, breakpointTtl: 300 });
+  items[items.length - 1] = { ...items.at(-1)!, breakpointTtl: undefined };
+  return Math.min(cache.use(items).read, promptTokens);
 }
 
-export async function generateContent(ctx: MockContext, model: string, streamed: boolean): Promise<void> {
+function usage(promptTokens: number, cached: number, candidates: Candidate[]): Json {
+  const out = candidates.reduce((n, c) => n + c.tokens, 0);
+  return { promptTokenCount: promptTokens, ...(cached > 0 ? { cachedContentTokenCount: cached } : {}), candidatesTokenCount: out, totalTokenCount: promptTokens + out };
+}
+
+export async function generateContent(ctx: MockContext, model: string, streamed: boolean, cache: MockPromptCache): Promise<void> {
   const body = await parse(ctx);
   if (body === null) return;
   const { candidates, promptTokens } = answer(ctx, body);
+  const cached = implicitlyCached(cache, body, promptTokens);
   const responseId = vendorId('resp-');
   const createTime = new Date().toISOString();
   if (!streamed) {
     return sendJson(ctx, {
       candidates: candidates.map((c, index) => ({ content: { role: 'model', parts: mergeText(c.parts) }, finishReason: c.finishReason, index })),
-      usageMetadata: usage(promptTokens, candidates),
+      usageMetadata: usage(promptTokens, cached, candidates),
       modelVersion: model,
       createTime,
       responseId,
@@ -113,7 +127,7 @@ export async function generateContent(ctx: MockContext, model: string, streamed:
     const final = i === first.parts.length - 1;
     chunks.push({
       candidates: [{ content: { role: 'model', parts: [part] }, ...(final ? { finishReason: first.finishReason } : {}), index: 0 }],
-      ...(final ? { usageMetadata: usage(promptTokens, [first]) } : {}),
+      ...(final ? { usageMetadata: usage(promptTokens, cached, [first]) } : {}),
       modelVersion: model,
       createTime,
       responseId,

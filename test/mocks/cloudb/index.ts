@@ -8,6 +8,7 @@ import { sendBytes } from '../http/respond.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
 import { generateContent, predict, sendCloudbError } from './generate.ts';
+import { MockPromptCache } from '../http/prompt-cache.ts';
 import { tokenEndpoint, type TokenAuthority } from './token-endpoint.ts';
 
 export const CLOUDB_PROJECT = 'mock-project-123';
@@ -57,6 +58,7 @@ export async function startCloudbMock(options: CloudbMockOptions = {}): Promise<
   const clientEmail = `gateway-test@${project}.iam.gserviceaccount.com`;
   const authority: TokenAuthority = { clientEmail, keyId, publicKey, tokenUri: '', lifetimeSeconds: options.tokenLifetimeSeconds ?? 3599, issued: new Map(), exchanges: 0 };
 
+  const promptCache = new MockPromptCache();
   const server = await startMockServer({
     label: options.label ?? 'cloudb-mock',
     models: ['gemini-mock-pro', 'gemini-mock-flash', 'text-embedding-mock'],
@@ -87,7 +89,7 @@ export async function startCloudbMock(options: CloudbMockOptions = {}): Promise<
       if (pathProject !== project) return sendCloudbError(ctx, 403, `Permission denied on resource project ${pathProject}.`);
       if (location !== region) return sendCloudbError(ctx, 400, `Location ${location} is not served by this endpoint.`);
       if (verb === 'predict') return predict(ctx, model);
-      return generateContent(ctx, model, verb === 'streamGenerateContent');
+      return generateContent(ctx, model, verb === 'streamGenerateContent', promptCache);
     },
   });
   authority.tokenUri = `${server.url}/token`;

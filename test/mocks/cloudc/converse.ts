@@ -2,11 +2,14 @@
 // does (alternating roles starting with user, non-empty content, toolResult answering the previous
 // toolUse, toolConfig present when tools appear), and the reply is the instance label and the
 // prompt's words, or a toolUse when tools are configured. Streams use the binary event framing.
+// cachePoint blocks (at most four) are breakpoints of the instance's prompt cache; the usage then
+// counts cache reads and writes apart from inputTokens, as the service does.
 import type { MockContext } from '../vendor/context.ts';
 import { jsonObject, vendorId } from '../vendor/context.ts';
 import { replyFor, words } from '../vendor/reply-text.ts';
 import { pieces, sendBytes, sendEvents } from '../http/respond.ts';
 import { eventMessage, exceptionMessage } from './event-stream.ts';
+import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 
 type Json = Record<string, any>;
 
@@ -58,7 +61,41 @@ async function parse(ctx: MockContext): Promise<Json | null> {
     previous = message;
   }
   if (usesTools && body.toolConfig === undefined) return bad('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
+  const points = promptPieces(body).filter((piece) => piece.cachePoint !== undefined).map((piece) => piece.cachePoint);
+  if (points.some((point) => point?.type !== 'default' || (point.ttl !== undefined && point.ttl !== '5m' && point.ttl !== '1h'))) return bad('cachePoint: type must be default, and ttl 5m or 1h.');
+  if (points.length > 4) return bad(`The number of cache checkpoints (${points.length}) exceeds the maximum of 4.`);
+  if (promptPieces(body)[0]?.cachePoint !== undefined) return bad('A cachePoint must follow the content it caches.');
   return body;
+}
+
+/** The prompt's pieces in the order the service caches them: tools, system, then the turns' blocks (cachePoint entries among them). */
+function promptPieces(body: Json): Json[] {
+  return [...(body.toolConfig?.tools ?? []), ...(Array.isArray(body.system) ? body.system : []), ...(body.messages as Json[]).flatMap((m) => m.content as Json[])];
+}
+
+/** The pieces as the prompt cache reads them: a cachePoint is a breakpoint after the piece before it. */
+function promptItems(body: Json): PromptItem[] {
+  const items: PromptItem[] = [];
+  for (const piece of promptPieces(body)) {
+    if (piece.cachePoint !== undefined) {
+      items[items.length - 1] = { ...items.at(-1)!, breakpointTtl: ttlSeconds(piece.cachePoint.ttl) };
+      continue;
+    }
+    const text = piece.toolSpec !== undefined ? `${piece.toolSpec.name} ${piece.toolSpec.description ?? ''}` : textOf([piece]);
+    items.push({ text: JSON.stringify(piece), tokens: words(text).length });
+  }
+  return items;
+}
+
+/** converse's usage: with cache points, inputTokens count only what the cache neither read nor wrote. */
+function usageOf(cache: MockPromptCache, body: Json, result: Answer): Json {
+  const total = result.inputTokens;
+  const usage: Json = { inputTokens: total, outputTokens: result.outputTokens, totalTokens: total + result.outputTokens };
+  const use = cache.use(promptItems(body));
+  if (use.breakpoints === 0) return usage;
+  const read = Math.min(use.read, total);
+  const write = Math.min(use.write, total - read);
+  return { ...usage, inputTokens: total - read - write, cacheReadInputTokens: read, cacheWriteInputTokens: write };
 }
 
 interface Answer {
@@ -72,9 +109,10 @@ function answer(ctx: MockContext, body: Json): Answer {
   const messages = body.messages as Json[];
   let inputTokens = 0;
   for (const m of messages) inputTokens += words(textOf(m.content)).length + 3;
+  if (Array.isArray(body.system)) inputTokens += words(textOf(body.system)).length;
   const last = messages.at(-1)!;
   const lastText = textOf(last.content);
-  const tools: Json[] = body.toolConfig?.tools ?? [];
+  const tools: Json[] = (body.toolConfig?.tools ?? []).filter((t: Json) => t.toolSpec !== undefined);
   const answersTool = (last.content as Json[]).some((b) => b.toolResult !== undefined);
   if (tools.length > 0 && !answersTool) {
     const named = body.toolConfig?.toolChoice?.tool?.name;
@@ -85,11 +123,11 @@ function answer(ctx: MockContext, body: Json): Answer {
   return { blocks: [{ text: reply.tokens.join('') }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
 }
 
-export async function converse(ctx: MockContext, streamed: boolean): Promise<void> {
+export async function converse(ctx: MockContext, streamed: boolean, cache: MockPromptCache): Promise<void> {
   const body = await parse(ctx);
   if (body === null) return;
   const result = answer(ctx, body);
-  const usage = { inputTokens: result.inputTokens, outputTokens: result.outputTokens, totalTokens: result.inputTokens + result.outputTokens };
+  const usage = usageOf(cache, body, result);
   if (!streamed) {
     return sendBytes(ctx, 200, { ...cloudcHeaders(ctx), 'content-type': 'application/json' }, Buffer.from(JSON.stringify({
       output: { message: { role: 'assistant', content: result.blocks } },

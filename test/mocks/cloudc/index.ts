@@ -6,6 +6,7 @@ import { sendBytes } from '../http/respond.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
 import { cloudcHeaders, converse, sendCloudcError } from './converse.ts';
+import { MockPromptCache } from '../http/prompt-cache.ts';
 import { verifySigV4, type MockCredential } from './sigv4-verifier.ts';
 
 export const CLOUDC_ACCESS_KEY_ID = 'AKIAMOCKGATEWAY00001';
@@ -33,6 +34,7 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
     [CLOUDC_ACCESS_KEY_ID, { secretAccessKey: CLOUDC_SECRET_ACCESS_KEY }],
     [CLOUDC_SESSION_ACCESS_KEY_ID, { secretAccessKey: CLOUDC_SESSION_SECRET, sessionToken: CLOUDC_SESSION_TOKEN }],
   ]);
+  const promptCache = new MockPromptCache();
   return startMockServer({
     label: options.label ?? 'cloudc-mock',
     models: ['vendorx.chat-mock-v1:0', 'vendorx.chat-mock-lite-v1:0'],
@@ -56,7 +58,7 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
       const match = MODEL_PATH.exec(ctx.record.path);
       if (match === null) return echo(ctx);
       if (ctx.record.method !== 'POST') return sendCloudcError(ctx, 405, 'Method not allowed.');
-      return converse(ctx, match[2] === 'converse-stream');
+      return converse(ctx, match[2] === 'converse-stream', promptCache);
     },
   });
 }

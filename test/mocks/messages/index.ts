@@ -6,6 +6,7 @@ import { echo } from '../vendor/echo.ts';
 import { sendBytes } from '../http/respond.ts';
 import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
 import { messages } from './messages.ts';
+import { MockPromptCache } from '../http/prompt-cache.ts';
 
 export const MESSAGES_MOCK_KEY = 'sk-ant-mock-key-0001';
 export const MESSAGES_MODELS: readonly string[] = ['claude-mock-1', 'claude-mock-mini'];
@@ -19,6 +20,7 @@ export interface MessagesMockOptions {
 
 export function startMessagesMock(options: MessagesMockOptions = {}): Promise<MockServer> {
   const apiKeys = options.apiKeys ?? [MESSAGES_MOCK_KEY];
+  const promptCache = new MockPromptCache();
   return startMockServer({
     label: options.label ?? 'messages-mock',
     models: MESSAGES_MODELS,
@@ -44,7 +46,7 @@ export function startMessagesMock(options: MessagesMockOptions = {}): Promise<Mo
     async route(ctx: MockContext): Promise<void> {
       const { method, path } = ctx.record;
       if (path === '/v1/messages') {
-        if (method === 'POST') return messages(ctx);
+        if (method === 'POST') return messages(ctx, promptCache);
         return sendMessagesError(ctx, 405, { type: 'invalid_request_error', message: `Method ${method} not allowed` });
       }
       if (path === '/v1/models' && method === 'GET') {

@@ -1,12 +1,15 @@
 // POST /v1/messages as the messages API answers it: checks the body the way the API does
 // (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
-// a thinking block when thinking is enabled, as JSON or as the API's SSE event sequence.
+// a thinking block when thinking is enabled, as JSON or as the API's SSE event sequence. Blocks
+// marked with cache_control (at most four) are breakpoints of the instance's prompt cache, and the
+// usage counts cache reads and writes apart from input_tokens, as the API does.
 import type { MockContext } from '../vendor/context.ts';
 import { jsonObject, vendorId } from '../vendor/context.ts';
 import { replyFor, words } from '../vendor/reply-text.ts';
 import { pieces, sendEvents } from '../http/respond.ts';
 import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
+import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 
 type Block = Record<string, any>;
 
@@ -66,13 +69,46 @@ async function parse(ctx: MockContext): Promise<{ body: Record<string, any>; tur
       if (typeof tool.name !== 'string' || typeof tool.input_schema !== 'object') return bad('tools: every tool needs a name and an input_schema');
     }
   }
+  const marks = cacheMarks(body, turns);
+  const wrong = marks.find((mark) => mark === null || typeof mark !== 'object' || mark.type !== 'ephemeral' || (mark.ttl !== undefined && mark.ttl !== '5m' && mark.ttl !== '1h'));
+  if (wrong !== undefined) return bad(`cache_control: Input tag '${String(wrong?.type)}' found using 'type' does not match the expected tag 'ephemeral', or ttl is not '5m' or '1h'`);
+  if (marks.length > 4) return bad(`A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`);
   return { body, turns };
+}
+
+/** Every cache_control the request sets: on tools, system blocks and message blocks. */
+function cacheMarks(body: Record<string, any>, turns: Turn[]): any[] {
+  const holders: Block[] = [...(Array.isArray(body.tools) ? body.tools : []), ...(Array.isArray(body.system) ? body.system : []), ...turns.flatMap((turn) => turn.content)];
+  return holders.filter((holder) => holder.cache_control !== undefined).map((holder) => holder.cache_control);
+}
+
+/** The prompt as the service caches it: tools, then system, then the turns' blocks; each piece as sent without its mark. */
+function promptItems(body: Record<string, any>, turns: Turn[]): PromptItem[] {
+  const item = (block: Block, text: string): PromptItem => {
+    const { cache_control: mark, ...rest } = block;
+    return { text: JSON.stringify(rest), tokens: words(text).length, ...(mark !== undefined ? { breakpointTtl: ttlSeconds(mark.ttl) } : {}) };
+  };
+  const system: Block[] = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : Array.isArray(body.system) ? body.system : [];
+  return [
+    ...(Array.isArray(body.tools) ? (body.tools as Block[]).map((tool) => item(tool, `${tool.name} ${tool.description ?? ''}`)) : []),
+    ...system.map((block) => item(block, String(block.text ?? ''))),
+    ...turns.flatMap((turn) => turn.content.map((block) => item(block, textOfBlocks([block])))),
+  ];
+}
+
+/** The usage of an answer whose prompt the cache partly held: input_tokens count only what it neither read nor wrote. */
+function usageWithCache(cache: MockPromptCache, body: Record<string, any>, turns: Turn[], total: number): { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } {
+  const use = cache.use(promptItems(body, turns));
+  const read = Math.min(use.read, total);
+  const write = Math.min(use.write, total - read);
+  return { input_tokens: total - read - write, cache_creation_input_tokens: write, cache_read_input_tokens: read };
 }
 
 function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Answer {
   let inputTokens = 0;
   for (const turn of turns) inputTokens += words(textOfBlocks(turn.content)).length + 3;
   if (typeof body.system === 'string') inputTokens += words(body.system).length;
+  else if (Array.isArray(body.system)) inputTokens += words(textOfBlocks(body.system)).length;
   const last = turns.at(-1)!;
   const lastText = textOfBlocks(last.content);
   const blocks: Block[] = [];
@@ -89,13 +125,14 @@ function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Ans
   return { model: body.model, blocks, stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
 }
 
-export async function messages(ctx: MockContext): Promise<void> {
+export async function messages(ctx: MockContext, cache: MockPromptCache): Promise<void> {
   const parsed = await parse(ctx);
   if (parsed === null) return;
   const result = answer(ctx, parsed.body, parsed.turns);
+  const usage = usageWithCache(cache, parsed.body, parsed.turns, result.inputTokens);
   const id = vendorId('msg_');
   if (parsed.body.stream === true) {
-    await sendEvents(ctx, 200, { ...messagesHeaders(ctx), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, withStreamError(ctx, events(id, result)));
+    await sendEvents(ctx, 200, { ...messagesHeaders(ctx), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, withStreamError(ctx, events(id, result, usage)));
     return;
   }
   await sendMessagesJson(ctx, 200, {
@@ -106,7 +143,7 @@ export async function messages(ctx: MockContext): Promise<void> {
     content: result.blocks,
     stop_reason: result.stopReason,
     stop_sequence: null,
-    usage: { input_tokens: result.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: result.outputTokens },
+    usage: { ...usage, output_tokens: result.outputTokens },
   });
 }
 
@@ -114,9 +151,9 @@ function sse(type: string, data: object): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
-function* events(id: string, result: Answer): Generator<string> {
+function* events(id: string, result: Answer, usage: object): Generator<string> {
   yield sse('message_start', {
-    message: { id, type: 'message', role: 'assistant', model: result.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: result.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } },
+    message: { id, type: 'message', role: 'assistant', model: result.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
   });
   for (const [index, block] of result.blocks.entries()) {
     if (block.type === 'text') {

@@ -1,0 +1,138 @@
+// Providers' prompt caches through translated families: a vendor-shaped request marks a breakpoint
+// with cache_control, the messages API gets it on the block and cloud C as a cachePoint after it;
+// the provider's cache reads come back as the vendor's prompt_tokens_details.cached_tokens (prompt
+// tokens counting every input token), streamed and not, and the log prices them at the catalog's
+// cached-input price. Cloud B has no breakpoints: the mark is dropped, its implicit cache reported.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveSetup } from '../../runtime/cli/serve.ts';
+import { silentLogger } from '../../runtime/core/log.ts';
+import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
+import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
+import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
+import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import { until } from '../jobs/harness.ts';
+
+const GATEWAY_KEY = 'gw-prompt-caching-e2e';
+/** Models the built-in catalog prices with a cached-input price, one per family. */
+const MODELS = { messages: 'claude-sonnet-4-0', cloudc: 'anthropic.claude-3-7-sonnet-20250219-v1:0', cloudb: 'gemini-2.0-flash' } as const;
+type Family = keyof typeof MODELS;
+const SYSTEM = 'You are a careful assistant who answers in one short sentence. '.repeat(40);
+
+let gateway: RunningGateway;
+let dir: string;
+let messages: MockServer;
+let cloudb: CloudbMock;
+let cloudc: MockServer;
+const catalog = ModelCatalog.load();
+
+beforeAll(async () => {
+  [messages, cloudb, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudbMock({ label: 'cloudb' }), startCloudcMock({ label: 'cloudc' })]);
+  dir = await mkdtemp(join(tmpdir(), 'gateway-prompt-caching-e2e-'));
+  const configs = join(dir, 'configs');
+  await mkdir(configs);
+  await writeFile(join(configs, 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
+  await writeFile(join(configs, 'cloudc.json'), JSON.stringify({
+    provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY,
+  }));
+  await writeFile(join(configs, 'cloudb.json'), JSON.stringify({ provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount }));
+  gateway = await startGateway({
+    port: 0,
+    dataDir: join(dir, 'data'),
+    configsDir: configs,
+    seedApiKey: GATEWAY_KEY,
+    logger: silentLogger,
+    setup: serveSetup,
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([messages, cloudb, cloudc].map((m) => m?.close()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+function sdk(family: Family, trace: string): OpenAI {
+  return new OpenAI({
+    baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': family, 'x-gateway-trace-id': trace },
+  });
+}
+
+/** A system prompt whose text part carries a breakpoint, then the question. */
+function marked(question: string): OpenAI.ChatCompletionMessageParam[] {
+  const system = [{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }] as unknown as OpenAI.ChatCompletionContentPartText[];
+  return [{ role: 'system', content: system }, { role: 'user', content: question }];
+}
+
+async function ask(family: Family, trace: string, question: string, stream: boolean): Promise<OpenAI.CompletionUsage> {
+  const client = sdk(family, trace);
+  if (!stream) return (await client.chat.completions.create({ model: MODELS[family], messages: marked(question) })).usage!;
+  let usage: OpenAI.CompletionUsage | null = null;
+  for await (const chunk of await client.chat.completions.create({ model: MODELS[family], messages: marked(question), stream: true, stream_options: { include_usage: true } })) usage = chunk.usage ?? usage;
+  return usage!;
+}
+
+async function logged(trace: string): Promise<any> {
+  const read = async () => (await (await fetch(`${gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json() as any).data as any[];
+  return (await until(read, (records) => records.length === 1, 10_000, `the record of ${trace}`))[0];
+}
+
+describe('prompt caching through the translated families', () => {
+  for (const family of ['messages', 'cloudc', 'cloudb'] as const) {
+    for (const stream of [false, true]) {
+      it(`${family}${stream ? ', streamed' : ''}: the second request reads the system prompt from the cache, reported and priced as cached input`, async () => {
+        const tag = `${family}-${stream ? 'stream' : 'json'}`;
+        // The question differs per case so each case's conversation starts uncached (the system prompt
+        // is shared: for cloud B the implicit cache keys on the whole prefix, for the others the mark ends at the system prompt).
+        const first = await ask(family, `${tag}-1`, `first ${tag}`, stream);
+        const second = await ask(family, `${tag}-2`, `second ${tag}`, stream);
+        const cachedBefore = first.prompt_tokens_details?.cached_tokens ?? 0;
+        const cached = second.prompt_tokens_details?.cached_tokens ?? 0;
+        expect(cached).toBeGreaterThan(200);
+        expect(second.prompt_tokens).toBeGreaterThan(cached);
+        expect(second.total_tokens).toBe(second.prompt_tokens + second.completion_tokens);
+        if (family !== 'cloudb' && !stream) expect(cachedBefore).toBe(0);
+        const record = await logged(`${tag}-2`);
+        expect(record.usage).toMatchObject({ input_tokens: second.prompt_tokens, cached_input_tokens: cached, output_tokens: second.completion_tokens, estimated: false });
+        const pricing = catalog.find(MODELS[family])!.pricing!;
+        const expected = ((second.prompt_tokens - cached) * pricing.input_per_million + cached * pricing.cached_input_per_million! + second.completion_tokens * pricing.output_per_million) / 1e6;
+        expect(record.cost_usd).toBeCloseTo(expected, 12);
+        expect(record.cost_usd).toBeLessThan((second.prompt_tokens * pricing.input_per_million + second.completion_tokens * pricing.output_per_million) / 1e6);
+      });
+    }
+  }
+
+  it('sends the mark where each family wants it: on the messages API\'s block, as cloud C\'s cachePoint after it; cloud B gets none', async () => {
+    await ask('messages', 'placement-messages', 'where does it go', false);
+    expect(messages.requests.at(-1)!.json).toMatchObject({ system: [{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }] });
+    await ask('cloudc', 'placement-cloudc', 'where does it go', false);
+    expect((cloudc.requests.at(-1)!.json as any).system).toEqual([{ text: SYSTEM }, { cachePoint: { type: 'default' } }]);
+    await ask('cloudb', 'placement-cloudb', 'where does it go', false);
+    expect(JSON.stringify(cloudb.requests.at(-1)!.json)).not.toMatch(/cache_?[cC]ontrol|cachePoint/);
+  });
+
+  it('writes the prefix on the first request: the messages API counts it as cache creation, which stays in the prompt tokens at the input price', async () => {
+    const question = [{ role: 'user', content: [{ type: 'text', text: 'A fresh long context. '.repeat(30), cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'Summarise it.' }] }] as unknown as OpenAI.ChatCompletionMessageParam[];
+    const usage = (await sdk('messages', 'write-1').chat.completions.create({ model: MODELS.messages, messages: question })).usage!;
+    expect(usage.prompt_tokens_details?.cached_tokens).toBe(0);
+    expect((messages.requests.at(-1)!.json as any).messages[0].content[0].cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    const again = (await sdk('messages', 'write-2').chat.completions.create({ model: MODELS.messages, messages: question })).usage!;
+    expect(again.prompt_tokens).toBe(usage.prompt_tokens);
+    expect(again.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
+  });
+
+  it('refuses a malformed mark with a 400 naming it, before the provider is asked', async () => {
+    const before = messages.requests.length;
+    const bad = [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'persistent' } }] }] as unknown as OpenAI.ChatCompletionMessageParam[];
+    const error = (await sdk('messages', 'bad-mark').chat.completions.create({ model: MODELS.messages, messages: bad }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ code: 'invalid_request_body', param: '/messages/0/content/0/cache_control/type' });
+    expect(messages.requests.length).toBe(before);
+  });
+});
