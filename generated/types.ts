@@ -1052,13 +1052,21 @@ export interface ChatCompletionTranslated {
   user?: string;
   [k: string]: unknown;
 }
+/**
+ * A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.
+ */
 export interface Message {
   role: string;
   content?: string | null | Part[];
   tool_calls?: ToolCall[] | null;
   tool_call_id?: string;
   cache_control?: CacheControl;
-  [k: string]: unknown;
+  name?: string;
+  annotations?: unknown[] | null;
+  reasoning_content?: string | null;
+  refusal?: null;
+  audio?: null;
+  function_call?: null;
 }
 export interface Part {
   type: string;

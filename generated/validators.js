@@ -6100,12 +6100,12 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateChatCompletionTranslated = validate62;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"type":"object","required":["role"],"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"properties":{"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"properties":{"image_url":{"type":"object","required":["url"],"properties":{"url":{"type":"string"}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
 const schema100 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}};
-const schema93 = {"type":"object","required":["role"],"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}}};
+const schema93 = {"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}};
 const schema96 = {"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}};
 const schema95 = {"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}};
-const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"properties":{"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"properties":{"image_url":{"type":"object","required":["url"],"properties":{"url":{"type":"string"}}}}}}]};
+const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6154,6 +6154,15 @@ validate64.errors = [{instancePath,schemaPath:"#/allOf/0/then/required",keyword:
 return false;
 }
 else {
+const _errs6 = errors;
+for(const key0 in data){
+if(!(((key0 === "type") || (key0 === "cache_control")) || (key0 === "text"))){
+validate64.errors = [{instancePath,schemaPath:"#/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
 validate64.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/0/then/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
@@ -6162,12 +6171,11 @@ return false;
 }
 }
 }
+}
 var _valid0 = _errs5 === errors;
 valid1 = _valid0;
 if(valid1){
-var props0 = {};
-props0.text = true;
-props0.type = true;
+var props0 = true;
 }
 }
 if(!valid1){
@@ -6184,10 +6192,10 @@ return false;
 }
 var valid0 = _errs1 === errors;
 if(valid0){
-const _errs8 = errors;
 const _errs9 = errors;
-let valid4 = true;
 const _errs10 = errors;
+let valid4 = true;
+const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 if("image_url" !== data.type){
@@ -6202,18 +6210,18 @@ errors++;
 }
 }
 }
-var _valid1 = _errs10 === errors;
-errors = _errs9;
+var _valid1 = _errs11 === errors;
+errors = _errs10;
 if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
+if(_errs10){
+vErrors.length = _errs10;
 }
 else {
 vErrors = null;
 }
 }
 if(_valid1){
-const _errs12 = errors;
+const _errs13 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.image_url === undefined) && (missing1 = "image_url")){
@@ -6221,10 +6229,19 @@ validate64.errors = [{instancePath,schemaPath:"#/allOf/1/then/required",keyword:
 return false;
 }
 else {
+const _errs14 = errors;
+for(const key1 in data){
+if(!(((key1 === "type") || (key1 === "cache_control")) || (key1 === "image_url"))){
+validate64.errors = [{instancePath,schemaPath:"#/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
 if(data.image_url !== undefined){
 let data3 = data.image_url;
-const _errs13 = errors;
-if(errors === _errs13){
+const _errs15 = errors;
+if(errors === _errs15){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing2;
 if((data3.url === undefined) && (missing2 = "url")){
@@ -6232,10 +6249,39 @@ validate64.errors = [{instancePath:instancePath+"/image_url",schemaPath:"#/allOf
 return false;
 }
 else {
+const _errs17 = errors;
+for(const key2 in data3){
+if(!((key2 === "url") || (key2 === "detail"))){
+validate64.errors = [{instancePath:instancePath+"/image_url",schemaPath:"#/allOf/1/then/properties/image_url/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs17 === errors){
 if(data3.url !== undefined){
+const _errs18 = errors;
 if(typeof data3.url !== "string"){
 validate64.errors = [{instancePath:instancePath+"/image_url/url",schemaPath:"#/allOf/1/then/properties/image_url/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+var valid7 = _errs18 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data3.detail !== undefined){
+let data5 = data3.detail;
+const _errs20 = errors;
+if(!(((data5 === "auto") || (data5 === "low")) || (data5 === "high"))){
+validate64.errors = [{instancePath:instancePath+"/image_url/detail",schemaPath:"#/allOf/1/then/properties/image_url/properties/detail/enum",keyword:"enum",params:{allowedValues: schema94.allOf[1].then.properties.image_url.properties.detail.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid7 = _errs20 === errors;
+}
+else {
+var valid7 = true;
+}
 }
 }
 }
@@ -6248,12 +6294,11 @@ return false;
 }
 }
 }
-var _valid1 = _errs12 === errors;
+}
+var _valid1 = _errs13 === errors;
 valid4 = _valid1;
 if(valid4){
-var props1 = {};
-props1.image_url = true;
-props1.type = true;
+var props1 = true;
 }
 }
 if(!valid4){
@@ -6268,7 +6313,7 @@ errors++;
 validate64.errors = vErrors;
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs9 === errors;
 if(valid0){
 if(props0 !== true && props1 !== undefined){
 if(props1 === true){
@@ -6295,62 +6340,62 @@ props0.type = true;
 props0.cache_control = true;
 }
 if(data.type !== undefined){
-const _errs17 = errors;
+const _errs21 = errors;
 if(typeof data.type !== "string"){
 validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs17 === errors;
+var valid8 = _errs21 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
 if(data.cache_control !== undefined){
-let data6 = data.cache_control;
-const _errs19 = errors;
-const _errs20 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+let data7 = data.cache_control;
+const _errs23 = errors;
+const _errs24 = errors;
+if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
 validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/type",keyword:"type",params:{type: schema95.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs20){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(errors === _errs24){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing4;
-if((data6.type === undefined) && (missing4 = "type")){
+if((data7.type === undefined) && (missing4 = "type")){
 validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs22 = errors;
-for(const key0 in data6){
-if(!((key0 === "type") || (key0 === "ttl"))){
-validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+const _errs26 = errors;
+for(const key3 in data7){
+if(!((key3 === "type") || (key3 === "ttl"))){
+validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs22 === errors){
-if(data6.type !== undefined){
-const _errs23 = errors;
-if("ephemeral" !== data6.type){
+if(_errs26 === errors){
+if(data7.type !== undefined){
+const _errs27 = errors;
+if("ephemeral" !== data7.type){
 validate64.errors = [{instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/cacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant"}];
 return false;
 }
-var valid10 = _errs23 === errors;
+var valid10 = _errs27 === errors;
 }
 else {
 var valid10 = true;
 }
 if(valid10){
-if(data6.ttl !== undefined){
-let data8 = data6.ttl;
-const _errs24 = errors;
-if(!((data8 === "5m") || (data8 === "1h"))){
+if(data7.ttl !== undefined){
+let data9 = data7.ttl;
+const _errs28 = errors;
+if(!((data9 === "5m") || (data9 === "1h"))){
 validate64.errors = [{instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/cacheControl/properties/ttl/enum",keyword:"enum",params:{allowedValues: schema95.properties.ttl.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid10 = _errs24 === errors;
+var valid10 = _errs28 === errors;
 }
 else {
 var valid10 = true;
@@ -6360,7 +6405,7 @@ var valid10 = true;
 }
 }
 }
-var valid8 = _errs19 === errors;
+var valid8 = _errs23 === errors;
 }
 else {
 var valid8 = true;
@@ -6398,13 +6443,22 @@ validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-if(data.role !== undefined){
 const _errs1 = errors;
+for(const key0 in data){
+if(!(func11.call(schema93.properties, key0))){
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.role !== undefined){
+const _errs2 = errors;
 if(typeof data.role !== "string"){
 validate63.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs1 === errors;
+var valid0 = _errs2 === errors;
 }
 else {
 var valid0 = true;
@@ -6412,10 +6466,10 @@ var valid0 = true;
 if(valid0){
 if(data.content !== undefined){
 let data1 = data.content;
-const _errs3 = errors;
 const _errs4 = errors;
-let valid1 = false;
 const _errs5 = errors;
+let valid1 = false;
+const _errs6 = errors;
 if(typeof data1 !== "string"){
 const err0 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6426,9 +6480,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs5 === errors;
+var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
-const _errs7 = errors;
+const _errs8 = errors;
 if(data1 !== null){
 const err1 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -6439,20 +6493,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs7 === errors;
+var _valid0 = _errs8 === errors;
 valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(errors === _errs9){
+const _errs10 = errors;
+if(errors === _errs10){
 if(Array.isArray(data1)){
 var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-const _errs11 = errors;
+const _errs12 = errors;
 if(!(validate64(data1[i0], {instancePath:instancePath+"/content/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs12 === errors;
 if(!valid2){
 break;
 }
@@ -6469,7 +6523,7 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs10 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
 const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -6484,17 +6538,17 @@ validate63.errors = vErrors;
 return false;
 }
 else {
-errors = _errs4;
+errors = _errs5;
 if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
+if(_errs5){
+vErrors.length = _errs5;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -6502,20 +6556,20 @@ var valid0 = true;
 if(valid0){
 if(data.tool_calls !== undefined){
 let data3 = data.tool_calls;
-const _errs12 = errors;
+const _errs13 = errors;
 if((!(Array.isArray(data3))) && (data3 !== null)){
 validate63.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: schema93.properties.tool_calls.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs12){
+if(errors === _errs13){
 if(Array.isArray(data3)){
 var valid3 = true;
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 let data4 = data3[i1];
-const _errs14 = errors;
 const _errs15 = errors;
-if(errors === _errs15){
+const _errs16 = errors;
+if(errors === _errs16){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.id === undefined) && (missing1 = "id")) || ((data4.function === undefined) && (missing1 = "function"))){
@@ -6524,24 +6578,24 @@ return false;
 }
 else {
 if(data4.id !== undefined){
-const _errs17 = errors;
+const _errs18 = errors;
 if(typeof data4.id !== "string"){
 validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/id",schemaPath:"#/$defs/toolCall/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs17 === errors;
+var valid5 = _errs18 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
 if(data4.type !== undefined){
-const _errs19 = errors;
+const _errs20 = errors;
 if("function" !== data4.type){
 validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/type",schemaPath:"#/$defs/toolCall/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
-var valid5 = _errs19 === errors;
+var valid5 = _errs20 === errors;
 }
 else {
 var valid5 = true;
@@ -6549,8 +6603,8 @@ var valid5 = true;
 if(valid5){
 if(data4.function !== undefined){
 let data7 = data4.function;
-const _errs20 = errors;
-if(errors === _errs20){
+const _errs21 = errors;
+if(errors === _errs21){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing2;
 if((data7.name === undefined) && (missing2 = "name")){
@@ -6559,24 +6613,24 @@ return false;
 }
 else {
 if(data7.name !== undefined){
-const _errs22 = errors;
+const _errs23 = errors;
 if(typeof data7.name !== "string"){
 validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function/name",schemaPath:"#/$defs/toolCall/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs22 === errors;
+var valid6 = _errs23 === errors;
 }
 else {
 var valid6 = true;
 }
 if(valid6){
 if(data7.arguments !== undefined){
-const _errs24 = errors;
+const _errs25 = errors;
 if(typeof data7.arguments !== "string"){
 validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function/arguments",schemaPath:"#/$defs/toolCall/properties/function/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs24 === errors;
+var valid6 = _errs25 === errors;
 }
 else {
 var valid6 = true;
@@ -6589,7 +6643,7 @@ validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function",
 return false;
 }
 }
-var valid5 = _errs20 === errors;
+var valid5 = _errs21 === errors;
 }
 else {
 var valid5 = true;
@@ -6603,26 +6657,26 @@ validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"
 return false;
 }
 }
-var valid3 = _errs14 === errors;
+var valid3 = _errs15 === errors;
 if(!valid3){
 break;
 }
 }
 }
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tool_call_id !== undefined){
-const _errs26 = errors;
+const _errs27 = errors;
 if(typeof data.tool_call_id !== "string"){
 validate63.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs26 === errors;
+var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
@@ -6630,13 +6684,13 @@ var valid0 = true;
 if(valid0){
 if(data.cache_control !== undefined){
 let data11 = data.cache_control;
-const _errs28 = errors;
 const _errs29 = errors;
+const _errs30 = errors;
 if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
 validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/type",keyword:"type",params:{type: schema95.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs29){
+if(errors === _errs30){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 let missing3;
 if((data11.type === undefined) && (missing3 = "type")){
@@ -6644,32 +6698,19 @@ validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$
 return false;
 }
 else {
-const _errs31 = errors;
-for(const key0 in data11){
-if(!((key0 === "type") || (key0 === "ttl"))){
-validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+const _errs32 = errors;
+for(const key1 in data11){
+if(!((key1 === "type") || (key1 === "ttl"))){
+validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs31 === errors){
+if(_errs32 === errors){
 if(data11.type !== undefined){
-const _errs32 = errors;
+const _errs33 = errors;
 if("ephemeral" !== data11.type){
 validate63.errors = [{instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/cacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant"}];
-return false;
-}
-var valid8 = _errs32 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data11.ttl !== undefined){
-let data13 = data11.ttl;
-const _errs33 = errors;
-if(!((data13 === "5m") || (data13 === "1h"))){
-validate63.errors = [{instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/cacheControl/properties/ttl/enum",keyword:"enum",params:{allowedValues: schema95.properties.ttl.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid8 = _errs33 === errors;
@@ -6677,15 +6718,109 @@ var valid8 = _errs33 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data11.ttl !== undefined){
+let data13 = data11.ttl;
+const _errs34 = errors;
+if(!((data13 === "5m") || (data13 === "1h"))){
+validate63.errors = [{instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/cacheControl/properties/ttl/enum",keyword:"enum",params:{allowedValues: schema95.properties.ttl.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid8 = _errs34 === errors;
+}
+else {
+var valid8 = true;
 }
 }
 }
 }
 }
-var valid0 = _errs28 === errors;
+}
+var valid0 = _errs29 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+const _errs35 = errors;
+if(typeof data.name !== "string"){
+validate63.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.annotations !== undefined){
+let data15 = data.annotations;
+const _errs37 = errors;
+if((!(Array.isArray(data15))) && (data15 !== null)){
+validate63.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: schema93.properties.annotations.type},message:"must be array,null"}];
+return false;
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning_content !== undefined){
+let data16 = data.reasoning_content;
+const _errs39 = errors;
+if((typeof data16 !== "string") && (data16 !== null)){
+validate63.errors = [{instancePath:instancePath+"/reasoning_content",schemaPath:"#/properties/reasoning_content/type",keyword:"type",params:{type: schema93.properties.reasoning_content.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs39 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.refusal !== undefined){
+const _errs41 = errors;
+if(data.refusal !== null){
+validate63.errors = [{instancePath:instancePath+"/refusal",schemaPath:"#/properties/refusal/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+return false;
+}
+var valid0 = _errs41 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.audio !== undefined){
+const _errs43 = errors;
+if(data.audio !== null){
+validate63.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/properties/audio/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.function_call !== undefined){
+const _errs45 = errors;
+if(data.function_call !== null){
+validate63.errors = [{instancePath:instancePath+"/function_call",schemaPath:"#/properties/function_call/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+return false;
+}
+var valid0 = _errs45 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -6701,7 +6836,7 @@ return false;
 validate63.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"role":true,"content":true,"tool_calls":true,"tool_call_id":true,"cache_control":true},"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema98 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}};
 
