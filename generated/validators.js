@@ -6100,7 +6100,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateChatCompletionTranslated = validate62;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
 const schema100 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}};
 const schema93 = {"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}};
 const schema96 = {"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}};
@@ -6838,7 +6838,7 @@ return errors === 0;
 }
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema98 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"properties":{"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}};
+const schema98 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6886,10 +6886,19 @@ validate67.errors = [{instancePath,schemaPath:"#/then/required",keyword:"require
 return false;
 }
 else {
+const _errs5 = errors;
+for(const key0 in data){
+if(!(((key0 === "type") || (key0 === "cache_control")) || (key0 === "function"))){
+validate67.errors = [{instancePath,schemaPath:"#/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs5 === errors){
 if(data.function !== undefined){
 let data1 = data.function;
-const _errs5 = errors;
-if(errors === _errs5){
+const _errs6 = errors;
+if(errors === _errs6){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.name === undefined) && (missing1 = "name")){
@@ -6897,22 +6906,19 @@ validate67.errors = [{instancePath:instancePath+"/function",schemaPath:"#/then/p
 return false;
 }
 else {
+const _errs8 = errors;
+for(const key1 in data1){
+if(!((((key1 === "name") || (key1 === "description")) || (key1 === "parameters")) || (key1 === "strict"))){
+validate67.errors = [{instancePath:instancePath+"/function",schemaPath:"#/then/properties/function/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
 if(data1.name !== undefined){
-const _errs7 = errors;
+const _errs9 = errors;
 if(typeof data1.name !== "string"){
 validate67.errors = [{instancePath:instancePath+"/function/name",schemaPath:"#/then/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs7 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data1.description !== undefined){
-const _errs9 = errors;
-if(typeof data1.description !== "string"){
-validate67.errors = [{instancePath:instancePath+"/function/description",schemaPath:"#/then/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -6921,11 +6927,10 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data1.parameters !== undefined){
-let data4 = data1.parameters;
+if(data1.description !== undefined){
 const _errs11 = errors;
-if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate67.errors = [{instancePath:instancePath+"/function/parameters",schemaPath:"#/then/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(typeof data1.description !== "string"){
+validate67.errors = [{instancePath:instancePath+"/function/description",schemaPath:"#/then/properties/function/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -6934,17 +6939,31 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data1.strict !== undefined){
-let data5 = data1.strict;
+if(data1.parameters !== undefined){
+let data4 = data1.parameters;
 const _errs13 = errors;
-if((typeof data5 !== "boolean") && (data5 !== null)){
-validate67.errors = [{instancePath:instancePath+"/function/strict",schemaPath:"#/then/properties/function/properties/strict/type",keyword:"type",params:{type: schema98.then.properties.function.properties.strict.type},message:"must be boolean,null"}];
+if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
+validate67.errors = [{instancePath:instancePath+"/function/parameters",schemaPath:"#/then/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid3 = _errs13 === errors;
 }
 else {
 var valid3 = true;
+}
+if(valid3){
+if(data1.strict !== undefined){
+let data5 = data1.strict;
+const _errs15 = errors;
+if((typeof data5 !== "boolean") && (data5 !== null)){
+validate67.errors = [{instancePath:instancePath+"/function/strict",schemaPath:"#/then/properties/function/properties/strict/type",keyword:"type",params:{type: schema98.then.properties.function.properties.strict.type},message:"must be boolean,null"}];
+return false;
+}
+var valid3 = _errs15 === errors;
+}
+else {
+var valid3 = true;
+}
 }
 }
 }
@@ -6959,12 +6978,11 @@ return false;
 }
 }
 }
+}
 var _valid0 = _errs4 === errors;
 valid0 = _valid0;
 if(valid0){
-var props0 = {};
-props0.function = true;
-props0.type = true;
+var props0 = true;
 }
 }
 if(!valid0){
@@ -6993,12 +7011,12 @@ props0.type = true;
 props0.cache_control = true;
 }
 if(data.type !== undefined){
-const _errs15 = errors;
+const _errs17 = errors;
 if(typeof data.type !== "string"){
 validate67.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs15 === errors;
+var valid4 = _errs17 === errors;
 }
 else {
 var valid4 = true;
@@ -7006,13 +7024,13 @@ var valid4 = true;
 if(valid4){
 if(data.cache_control !== undefined){
 let data7 = data.cache_control;
-const _errs17 = errors;
-const _errs18 = errors;
+const _errs19 = errors;
+const _errs20 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
 validate67.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/type",keyword:"type",params:{type: schema95.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs18){
+if(errors === _errs20){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing3;
 if((data7.type === undefined) && (missing3 = "type")){
@@ -7020,22 +7038,22 @@ validate67.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$
 return false;
 }
 else {
-const _errs20 = errors;
-for(const key0 in data7){
-if(!((key0 === "type") || (key0 === "ttl"))){
-validate67.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+const _errs22 = errors;
+for(const key2 in data7){
+if(!((key2 === "type") || (key2 === "ttl"))){
+validate67.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs20 === errors){
+if(_errs22 === errors){
 if(data7.type !== undefined){
-const _errs21 = errors;
+const _errs23 = errors;
 if("ephemeral" !== data7.type){
 validate67.errors = [{instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/cacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant"}];
 return false;
 }
-var valid6 = _errs21 === errors;
+var valid6 = _errs23 === errors;
 }
 else {
 var valid6 = true;
@@ -7043,12 +7061,12 @@ var valid6 = true;
 if(valid6){
 if(data7.ttl !== undefined){
 let data9 = data7.ttl;
-const _errs22 = errors;
+const _errs24 = errors;
 if(!((data9 === "5m") || (data9 === "1h"))){
 validate67.errors = [{instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/cacheControl/properties/ttl/enum",keyword:"enum",params:{allowedValues: schema95.properties.ttl.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid6 = _errs22 === errors;
+var valid6 = _errs24 === errors;
 }
 else {
 var valid6 = true;
@@ -7058,7 +7076,7 @@ var valid6 = true;
 }
 }
 }
-var valid4 = _errs17 === errors;
+var valid4 = _errs19 === errors;
 }
 else {
 var valid4 = true;

@@ -35,4 +35,10 @@ describe.each(FAMILIES)('%s', (_name, translate) => {
   ])('refuses %s, naming it', (_what, messages, pointer) => {
     expect(() => translate(chat(messages))).toThrowError(expect.objectContaining({ code: 'invalid_request_body', param: pointer }));
   });
+
+  it('refuses a tool\'s or its function\'s member no translation reads, naming it', () => {
+    const withTools = (tool: Record<string, unknown>): ChatRequest => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [tool] }) as unknown as ChatRequest;
+    expect(() => translate(withTools({ type: 'function', function: { name: 'f' }, cache_contorl: { type: 'ephemeral' } }))).toThrowError(expect.objectContaining({ code: 'invalid_request_body', param: '/tools/0/cache_contorl' }));
+    expect(() => translate(withTools({ type: 'function', function: { name: 'f', paramters: { type: 'object' } } }))).toThrowError(expect.objectContaining({ code: 'invalid_request_body', param: '/tools/0/function/paramters' }));
+  });
 });
