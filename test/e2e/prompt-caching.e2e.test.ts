@@ -3,20 +3,15 @@
 // the provider's cache reads come back as the vendor's prompt_tokens_details.cached_tokens (prompt
 // tokens counting every input token), streamed and not, and the log prices them at the catalog's
 // cached-input price. Cloud B has no breakpoints: the mark is dropped, its implicit cache reported.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSetup } from '../../runtime/cli/serve.ts';
-import { silentLogger } from '../../runtime/core/log.ts';
-import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import { until } from '../jobs/harness.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
 const GATEWAY_KEY = 'gw-prompt-caching-e2e';
 /** Models the built-in catalog prices with a cached-input price, one per family. */
@@ -24,8 +19,7 @@ const MODELS = { messages: 'claude-sonnet-4-0', cloudc: 'anthropic.claude-3-7-so
 type Family = keyof typeof MODELS;
 const SYSTEM = 'You are a careful assistant who answers in one short sentence. '.repeat(40);
 
-let gateway: RunningGateway;
-let dir: string;
+let served: ServedConfigs;
 let messages: MockServer;
 let cloudb: CloudbMock;
 let cloudc: MockServer;
@@ -33,33 +27,21 @@ const catalog = ModelCatalog.load();
 
 beforeAll(async () => {
   [messages, cloudb, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudbMock({ label: 'cloudb' }), startCloudcMock({ label: 'cloudc' })]);
-  dir = await mkdtemp(join(tmpdir(), 'gateway-prompt-caching-e2e-'));
-  const configs = join(dir, 'configs');
-  await mkdir(configs);
-  await writeFile(join(configs, 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
-  await writeFile(join(configs, 'cloudc.json'), JSON.stringify({
-    provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY,
-  }));
-  await writeFile(join(configs, 'cloudb.json'), JSON.stringify({ provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount }));
-  gateway = await startGateway({
-    port: 0,
-    dataDir: join(dir, 'data'),
-    configsDir: configs,
-    seedApiKey: GATEWAY_KEY,
-    logger: silentLogger,
-    setup: serveSetup,
+  served = await serveConfigs('prompt-caching', GATEWAY_KEY, {
+    messages: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
+    cloudc: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
+    cloudb: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
   });
 });
 
 afterAll(async () => {
-  await gateway?.close();
+  await served?.close();
   await Promise.all([messages, cloudb, cloudc].map((m) => m?.close()));
-  await rm(dir, { recursive: true, force: true });
 });
 
 function sdk(family: Family, trace: string): OpenAI {
   return new OpenAI({
-    baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+    baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
     defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': family, 'x-gateway-trace-id': trace },
   });
 }
@@ -79,7 +61,7 @@ async function ask(family: Family, trace: string, question: string, stream: bool
 }
 
 async function logged(trace: string): Promise<any> {
-  const read = async () => (await (await fetch(`${gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json() as any).data as any[];
+  const read = async () => (await (await fetch(`${served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json() as any).data as any[];
   return (await until(read, (records) => records.length === 1, 10_000, `the record of ${trace}`))[0];
 }
 
