@@ -6100,9 +6100,9 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateChatCompletionTranslated = validate62;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
 const schema100 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}};
-const schema93 = {"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}};
+const schema93 = {"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}};
 const schema96 = {"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}};
 const schema95 = {"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}};
 const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]};
@@ -6435,43 +6435,13 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.role === undefined) && (missing0 = "role")){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func11.call(schema93.properties, key0))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.role !== undefined){
-const _errs2 = errors;
-if(typeof data.role !== "string"){
-validate63.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content !== undefined){
-let data1 = data.content;
-const _errs4 = errors;
-const _errs5 = errors;
-let valid1 = false;
-const _errs6 = errors;
-if(typeof data1 !== "string"){
-const err0 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6480,11 +6450,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs6 === errors;
-valid1 = valid1 || _valid0;
-const _errs8 = errors;
-if(data1 !== null){
-const err1 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+else {
+if(data.role !== undefined){
+let data0 = data.role;
+if(!((((data0 === "system") || (data0 === "developer")) || (data0 === "assistant")) || (data0 === "tool"))){
+const err1 = {};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6493,27 +6463,29 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
-valid1 = valid1 || _valid0;
-const _errs10 = errors;
-if(errors === _errs10){
-if(Array.isArray(data1)){
-var valid2 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs12 = errors;
-if(!(validate64(data1[i0], {instancePath:instancePath+"/content/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs12 === errors;
-if(!valid2){
-break;
 }
 }
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
-const err2 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/2/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.content !== undefined){
+let data1 = data.content;
+const _errs6 = errors;
+let valid3 = false;
+const _errs7 = errors;
+if(typeof data1 !== "string"){
+const err2 = {instancePath:instancePath+"/content",schemaPath:"#/then/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6522,11 +6494,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-var _valid0 = _errs10 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid1 = _errs7 === errors;
+valid3 = valid3 || _valid1;
+const _errs9 = errors;
+if(data1 !== null){
+const err3 = {instancePath:instancePath+"/content",schemaPath:"#/then/properties/content/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6534,286 +6506,486 @@ else {
 vErrors.push(err3);
 }
 errors++;
+}
+var _valid1 = _errs9 === errors;
+valid3 = valid3 || _valid1;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data1)){
+var valid4 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.type !== undefined){
+if("text" !== data2.type){
+const err4 = {instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/then/properties/content/anyOf/2/items/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/content/" + i0,schemaPath:"#/then/properties/content/anyOf/2/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var valid4 = _errs13 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/content",schemaPath:"#/then/properties/content/anyOf/2/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/content",schemaPath:"#/then/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
 validate63.errors = vErrors;
 return false;
 }
 else {
-errors = _errs5;
+errors = _errs6;
 if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
+if(_errs6){
+vErrors.length = _errs6;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs4 === errors;
 }
-else {
-var valid0 = true;
 }
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
 if(valid0){
-if(data.tool_calls !== undefined){
-let data3 = data.tool_calls;
-const _errs13 = errors;
-if((!(Array.isArray(data3))) && (data3 !== null)){
-validate63.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: schema93.properties.tool_calls.type},message:"must be array,null"}];
+var props0 = {};
+props0.content = true;
+props0.role = true;
+}
+}
+if(!valid0){
+const err8 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate63.errors = vErrors;
 return false;
 }
-if(errors === _errs13){
-if(Array.isArray(data3)){
-var valid3 = true;
-const len1 = data3.length;
-for(let i1=0; i1<len1; i1++){
-let data4 = data3[i1];
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
-if(((data4.id === undefined) && (missing1 = "id")) || ((data4.function === undefined) && (missing1 = "function"))){
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/$defs/toolCall/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+if((data.role === undefined) && (missing1 = "role")){
+validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data4.id !== undefined){
-const _errs18 = errors;
-if(typeof data4.id !== "string"){
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/id",schemaPath:"#/$defs/toolCall/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs16 = errors;
+for(const key0 in data){
+if(!(func11.call(schema93.properties, key0))){
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs16 === errors){
+if(data.role !== undefined){
+const _errs17 = errors;
+if(typeof data.role !== "string"){
+validate63.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs18 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.type !== undefined){
-const _errs20 = errors;
-if("function" !== data4.type){
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/type",schemaPath:"#/$defs/toolCall/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
-return false;
-}
-var valid5 = _errs20 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.function !== undefined){
-let data7 = data4.function;
-const _errs21 = errors;
-if(errors === _errs21){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing2;
-if((data7.name === undefined) && (missing2 = "name")){
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function",schemaPath:"#/$defs/toolCall/properties/function/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-if(data7.name !== undefined){
-const _errs23 = errors;
-if(typeof data7.name !== "string"){
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function/name",schemaPath:"#/$defs/toolCall/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid6 = _errs23 === errors;
+var valid6 = _errs17 === errors;
 }
 else {
 var valid6 = true;
 }
 if(valid6){
-if(data7.arguments !== undefined){
+if(data.content !== undefined){
+let data5 = data.content;
+const _errs19 = errors;
+const _errs20 = errors;
+let valid7 = false;
+const _errs21 = errors;
+if(typeof data5 !== "string"){
+const err9 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid7 = valid7 || _valid2;
+const _errs23 = errors;
+if(data5 !== null){
+const err10 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid2 = _errs23 === errors;
+valid7 = valid7 || _valid2;
 const _errs25 = errors;
-if(typeof data7.arguments !== "string"){
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function/arguments",schemaPath:"#/$defs/toolCall/properties/function/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs25){
+if(Array.isArray(data5)){
+var valid8 = true;
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+const _errs27 = errors;
+if(!(validate64(data5[i1], {instancePath:instancePath+"/content/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+var valid8 = _errs27 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/2/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var _valid2 = _errs25 === errors;
+valid7 = valid7 || _valid2;
+if(!valid7){
+const err12 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+validate63.errors = vErrors;
 return false;
 }
-var valid6 = _errs25 === errors;
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid6 = _errs19 === errors;
 }
 else {
 var valid6 = true;
 }
+if(valid6){
+if(data.tool_calls !== undefined){
+let data7 = data.tool_calls;
+const _errs28 = errors;
+if((!(Array.isArray(data7))) && (data7 !== null)){
+validate63.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: schema93.properties.tool_calls.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs28){
+if(Array.isArray(data7)){
+var valid9 = true;
+const len2 = data7.length;
+for(let i2=0; i2<len2; i2++){
+let data8 = data7[i2];
+const _errs30 = errors;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing2;
+if(((data8.id === undefined) && (missing2 = "id")) || ((data8.function === undefined) && (missing2 = "function"))){
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2,schemaPath:"#/$defs/toolCall/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+if(data8.id !== undefined){
+const _errs33 = errors;
+if(typeof data8.id !== "string"){
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2+"/id",schemaPath:"#/$defs/toolCall/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid11 = _errs33 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data8.type !== undefined){
+const _errs35 = errors;
+if("function" !== data8.type){
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2+"/type",schemaPath:"#/$defs/toolCall/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+return false;
+}
+var valid11 = _errs35 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data8.function !== undefined){
+let data11 = data8.function;
+const _errs36 = errors;
+if(errors === _errs36){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+let missing3;
+if((data11.name === undefined) && (missing3 = "name")){
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2+"/function",schemaPath:"#/$defs/toolCall/properties/function/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+if(data11.name !== undefined){
+const _errs38 = errors;
+if(typeof data11.name !== "string"){
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2+"/function/name",schemaPath:"#/$defs/toolCall/properties/function/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid12 = _errs38 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data11.arguments !== undefined){
+const _errs40 = errors;
+if(typeof data11.arguments !== "string"){
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2+"/function/arguments",schemaPath:"#/$defs/toolCall/properties/function/properties/arguments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid12 = _errs40 === errors;
+}
+else {
+var valid12 = true;
+}
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1+"/function",schemaPath:"#/$defs/toolCall/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2+"/function",schemaPath:"#/$defs/toolCall/properties/function/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid5 = _errs21 === errors;
+var valid11 = _errs36 === errors;
 }
 else {
-var valid5 = true;
+var valid11 = true;
 }
 }
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/$defs/toolCall/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/tool_calls/" + i2,schemaPath:"#/$defs/toolCall/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid3 = _errs15 === errors;
-if(!valid3){
+var valid9 = _errs30 === errors;
+if(!valid9){
 break;
 }
 }
 }
 }
-var valid0 = _errs13 === errors;
+var valid6 = _errs28 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.tool_call_id !== undefined){
-const _errs27 = errors;
+const _errs42 = errors;
 if(typeof data.tool_call_id !== "string"){
 validate63.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs27 === errors;
+var valid6 = _errs42 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.cache_control !== undefined){
-let data11 = data.cache_control;
-const _errs29 = errors;
-const _errs30 = errors;
-if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
+let data15 = data.cache_control;
+const _errs44 = errors;
+const _errs45 = errors;
+if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
 validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/type",keyword:"type",params:{type: schema95.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs30){
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-let missing3;
-if((data11.type === undefined) && (missing3 = "type")){
-validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+if(errors === _errs45){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let missing4;
+if((data15.type === undefined) && (missing4 = "type")){
+validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs32 = errors;
-for(const key1 in data11){
+const _errs47 = errors;
+for(const key1 in data15){
 if(!((key1 === "type") || (key1 === "ttl"))){
 validate63.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs32 === errors){
-if(data11.type !== undefined){
-const _errs33 = errors;
-if("ephemeral" !== data11.type){
+if(_errs47 === errors){
+if(data15.type !== undefined){
+const _errs48 = errors;
+if("ephemeral" !== data15.type){
 validate63.errors = [{instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/cacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant"}];
 return false;
 }
-var valid8 = _errs33 === errors;
+var valid14 = _errs48 === errors;
 }
 else {
-var valid8 = true;
+var valid14 = true;
 }
-if(valid8){
-if(data11.ttl !== undefined){
-let data13 = data11.ttl;
-const _errs34 = errors;
-if(!((data13 === "5m") || (data13 === "1h"))){
+if(valid14){
+if(data15.ttl !== undefined){
+let data17 = data15.ttl;
+const _errs49 = errors;
+if(!((data17 === "5m") || (data17 === "1h"))){
 validate63.errors = [{instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/cacheControl/properties/ttl/enum",keyword:"enum",params:{allowedValues: schema95.properties.ttl.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid8 = _errs34 === errors;
+var valid14 = _errs49 === errors;
 }
 else {
-var valid8 = true;
+var valid14 = true;
 }
 }
 }
 }
 }
 }
-var valid0 = _errs29 === errors;
+var valid6 = _errs44 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.name !== undefined){
-const _errs35 = errors;
+const _errs50 = errors;
 if(typeof data.name !== "string"){
 validate63.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs35 === errors;
+var valid6 = _errs50 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.annotations !== undefined){
-let data15 = data.annotations;
-const _errs37 = errors;
-if((!(Array.isArray(data15))) && (data15 !== null)){
+let data19 = data.annotations;
+const _errs52 = errors;
+if((!(Array.isArray(data19))) && (data19 !== null)){
 validate63.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: schema93.properties.annotations.type},message:"must be array,null"}];
 return false;
 }
-var valid0 = _errs37 === errors;
+var valid6 = _errs52 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.reasoning_content !== undefined){
-let data16 = data.reasoning_content;
-const _errs39 = errors;
-if((typeof data16 !== "string") && (data16 !== null)){
+let data20 = data.reasoning_content;
+const _errs54 = errors;
+if((typeof data20 !== "string") && (data20 !== null)){
 validate63.errors = [{instancePath:instancePath+"/reasoning_content",schemaPath:"#/properties/reasoning_content/type",keyword:"type",params:{type: schema93.properties.reasoning_content.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs39 === errors;
+var valid6 = _errs54 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.refusal !== undefined){
-const _errs41 = errors;
+const _errs56 = errors;
 if(data.refusal !== null){
 validate63.errors = [{instancePath:instancePath+"/refusal",schemaPath:"#/properties/refusal/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
-var valid0 = _errs41 === errors;
+var valid6 = _errs56 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.audio !== undefined){
-const _errs43 = errors;
+const _errs58 = errors;
 if(data.audio !== null){
 validate63.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/properties/audio/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
-var valid0 = _errs43 === errors;
+var valid6 = _errs58 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
-if(valid0){
+if(valid6){
 if(data.function_call !== undefined){
-const _errs45 = errors;
+const _errs60 = errors;
 if(data.function_call !== null){
 validate63.errors = [{instancePath:instancePath+"/function_call",schemaPath:"#/properties/function_call/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
-var valid0 = _errs45 === errors;
+var valid6 = _errs60 === errors;
 }
 else {
-var valid0 = true;
+var valid6 = true;
 }
 }
 }

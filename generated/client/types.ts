@@ -1053,7 +1053,7 @@ export interface ChatCompletionTranslated {
   [k: string]: unknown;
 }
 /**
- * A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused.
+ * A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).
  */
 export interface Message {
   role: string;

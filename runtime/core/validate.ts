@@ -167,6 +167,9 @@ export function describeFirstError(errors: readonly ValidationErrorLike[] | null
       const allowed = Array.isArray(params.allowedValues) ? params.allowedValues.map((v) => JSON.stringify(v)).join(', ') : '';
       return { pointer: at, message: `${at || 'the value'} must be one of ${allowed}.` };
     }
+    // Ajv's own words name no value ("must be equal to constant").
+    case 'const':
+      return { pointer: at, message: `${at || 'the value'} must be ${JSON.stringify(params.allowedValue)}.` };
     default:
       return { pointer: at, message: `${at || 'the value'} ${error.message ?? `fails ${error.keyword}`}.` };
   }

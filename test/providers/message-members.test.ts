@@ -32,6 +32,10 @@ describe.each(FAMILIES)('%s', (_name, translate) => {
     ['a message member no translation reads', [{ role: 'user', content: 'hi', cache: true }], '/messages/0/cache'],
     ['a refusal with text', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, refusal: 'I cannot' }, { role: 'user', content: 'why' }], '/messages/1/refusal'],
     ['a deprecated function_call', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }], '/messages/1/function_call'],
+    // Only a user message's parts are sent part by part; the others are sent as their text.
+    ['an image in a system message', [{ role: 'system', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }, { role: 'user', content: 'hi' }], '/messages/0/content/1/type'],
+    ['a refusal part of an assistant message', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot' }] }, { role: 'user', content: 'why' }], '/messages/1/content/0/type'],
+    ['a part of another type in a tool answer', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }], '/messages/2/content/0/type'],
   ])('refuses %s, naming it', (_what, messages, pointer) => {
     expect(() => translate(chat(messages))).toThrowError(expect.objectContaining({ code: 'invalid_request_body', param: pointer }));
   });

@@ -117,6 +117,11 @@ describe('validateBody and error descriptions', () => {
     expect(rejection(() => validateBody(generated.validateResponseCreate as GeneratedValidator, { model: 'm', input: [{ role: 'user', content: [null] }] })).param).toBe('/input/0/content/0');
   });
 
+  it('names the one value a const allows', () => {
+    const fixed = compile({ type: 'object', properties: { type: { const: 'ephemeral' } } });
+    expect(rejection(() => validateBody(fixed, { type: 'persistent' }))).toMatchObject({ param: '/type', message: 'Invalid request body: /type must be "ephemeral".' });
+  });
+
   it('describes an empty error list without failing', () => {
     expect(describeFirstError(null)).toEqual({ pointer: '', message: 'the value is not valid.' });
   });
