@@ -97,11 +97,12 @@ export class InferenceTransport {
       const stored = storedIntegration(plan, req.options.virtualKey, this.#credentials);
       const providerName = providerOfTarget(plan, stored, req.headerProvider);
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
-      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false, tries: 0 });
+      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false, tries: 0, reportedUsage: null });
       attempt.tries = attempt.leafPath === plan.path ? attempt.tries + 1 : 1;
       attempt.leafPath = plan.path;
       attempt.provider = providerName;
       attempt.awaitingAnswer = false;
+      attempt.reportedUsage = null;
       const adapter = this.#providers.get(providerName);
       // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);
@@ -178,7 +179,10 @@ export class InferenceTransport {
       progress: req.upstreamTry,
     });
     const mapping = prepared.response;
-    const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping));
+    const attempt = req.upstreamTry!;
+    const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping, (usage) => {
+      attempt.reportedUsage = usage;
+    }));
     return WHOLE_ANSWERS.has(req.endpoint) ? answered.then(wholeAnswer) : answered;
   }
 

@@ -64,6 +64,12 @@ export interface UpstreamTry extends SendProgress {
   provider: string;
   /** Tries of this leaf so far in the request (its first, then retries). */
   tries: number;
+  /**
+   * The vendor-shaped usage a translated stream's provider reported, once the stream ended: the
+   * messages API and the clouds report usage whether or not the client asked for the usage chunk,
+   * so the log need not estimate it. Null until then.
+   */
+  reportedUsage: unknown;
 }
 
 /** Where the exchange came from: a client over HTTP, a line of a gateway-managed batch, or the chat call behind an emulated Responses request. */

@@ -1,5 +1,6 @@
 // What the gateway knows about one provider family: where it lives, how it wants its credential,
 // and how a request in the vendor's wire format becomes the provider's (and its answer comes back).
+import type { ChatUsage } from './shared/chat-chunks.ts';
 
 /**
  * The gateway endpoints a provider may implement. `other` is audio, images and models; anything
@@ -66,6 +67,11 @@ export interface StreamMapper {
    * finished properly; otherwise with an `event: error` frame.
    */
   end(): string;
+  /**
+   * The usage the provider reported, in the vendor's shape, once `end` ran; null when it reported
+   * none. Known whether or not the client asked for the usage chunk.
+   */
+  usage(): ChatUsage | null;
 }
 
 export interface ProviderAdapter {

@@ -59,4 +59,20 @@ describe('SseUsageTap', () => {
     // A stream that ends inside the overlong line.
     expect(tapped(chunks(`${usage(3)}\n\n`, overlong[0]!, usage(7))).usage).toMatchObject({ inputTokens: 3, estimated: false });
   });
+
+  it('without a usage chunk, takes the usage the provider reported outside the stream; with one, the chunk\'s', () => {
+    const reported = { prompt_tokens: 40, completion_tokens: 6, total_tokens: 46, prompt_tokens_details: { cached_tokens: 30 } };
+    const run = (text: string, report: unknown): RequestRecord => {
+      const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
+      const tap = new SseUsageTap(record, () => 10, () => {}, 0, () => report);
+      tap.write(Buffer.from(text));
+      tap.end();
+      return record;
+    };
+    const plain = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+    expect(run(plain, reported).usage).toEqual({ inputTokens: 40, outputTokens: 6, cachedInputTokens: 30, totalTokens: 46, estimated: false });
+    expect(run(plain, null).usage).toMatchObject({ inputTokens: 10, estimated: true });
+    const withChunk = `data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n${plain}`;
+    expect(run(withChunk, reported).usage).toMatchObject({ inputTokens: 3, estimated: false });
+  });
 });

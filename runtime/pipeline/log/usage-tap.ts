@@ -1,5 +1,6 @@
 // Reads token usage and the answering model from an answer as it goes to the client: the JSON body's
-// `usage`, or for a stream the final usage chunk; when a stream carries none, an estimate
+// `usage`, or for a stream the final usage chunk; when a stream carries none, the usage its provider
+// reported on the way (a translated stream's, which the client did not ask to see), else an estimate
 // (runtime/core/token-estimate.ts) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
 // SSE event past MAX_EVENT_CHARS is dropped (the events after it are still read).
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
@@ -64,6 +65,7 @@ export class SseUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
   readonly #inputEstimate: () => number;
+  readonly #reported: () => unknown;
   readonly #bodyBytes: number;
   /** An event past the cap is dropped and the events after it are read (the final usage comes last). */
   readonly #parser = new SseParser(MAX_EVENT_CHARS, 'skip');
@@ -75,11 +77,16 @@ export class SseUsageTap implements BodyTap {
   #usage: TokenUsage | null = null;
   #outputChars = 0;
 
-  /** `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no usage. */
-  constructor(record: RequestRecord, inputEstimate: () => number, done: UsageDone, bodyBytes = 0) {
+  /**
+   * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
+   * usage. `reported`: the vendor-shaped usage the provider reported outside the client's stream
+   * (runtime/pipeline/exchange.ts UpstreamTry), asked at the end when the stream had no usage chunk.
+   */
+  constructor(record: RequestRecord, inputEstimate: () => number, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null) {
     this.#record = record;
     this.#done = done;
     this.#inputEstimate = inputEstimate;
+    this.#reported = reported;
     this.#bodyBytes = bodyBytes;
   }
 
@@ -100,7 +107,8 @@ export class SseUsageTap implements BodyTap {
     for (const event of this.#parser.end()) this.#data(event.data);
     const record = this.#record;
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
-    if (this.#usage !== null) record.usage = this.#usage;
+    const usage = this.#usage ?? usageOf(this.#reported());
+    if (usage !== null) record.usage = usage;
     else {
       const input = this.#inputEstimate();
       const output = tokensOfChars(this.#outputChars);

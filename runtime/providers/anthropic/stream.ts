@@ -1,7 +1,7 @@
 // The messages API's event stream → vendor chat chunks. message_start opens the answer,
 // content_block_* carry text, tool calls (input_json_delta) and thinking, message_delta the stop
 // reason and output tokens, message_stop ends it; an `error` event ends it with an error frame.
-import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
+import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
 import type { StreamMapper } from '../types.ts';
 import { chatUsageOf, finishReasonOf, statusOfErrorType, type MessagesUsage } from './response.ts';
@@ -45,6 +45,11 @@ export class MessagesStreamMapper implements StreamMapper {
     if (this.#failed) return out;
     if (!this.#stopped) return out + brokenStreamFrame(this.#options.provider, 'the provider stream ended before message_stop');
     return out + DONE_FRAME;
+  }
+
+  /** The usage the stream reported, once it ended with message_stop (what the usage chunk carries, asked for or not). */
+  usage(): ChatUsage | null {
+    return this.#stopped && !this.#failed ? chatUsageOf(this.#usage) : null;
   }
 
   #count(usage: unknown): void {

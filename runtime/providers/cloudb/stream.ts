@@ -1,7 +1,7 @@
 // streamGenerateContent (`alt=sse`) → vendor chat chunks. Every event is a partial
 // GenerateContentResponse: text parts are deltas, function calls arrive whole, the finishReason
 // marks the end and usageMetadata (on the last event) the token counts.
-import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
+import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
 import type { StreamMapper } from '../types.ts';
 import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
@@ -40,6 +40,11 @@ export class GenerateContentStreamMapper implements StreamMapper {
     if (this.#failed) return out;
     if (!this.#finished) return out + brokenStreamFrame(this.#options.provider, 'the provider stream ended without a finish reason');
     return out + this.#writer.usage(usageOf(this.#usage)) + DONE_FRAME;
+  }
+
+  /** The usage the stream reported, once it finished (what the usage chunk carries, asked for or not). */
+  usage(): ChatUsage | null {
+    return this.#finished && !this.#failed && this.#usage !== undefined ? usageOf(this.#usage) : null;
   }
 
   #event(data: string): string {

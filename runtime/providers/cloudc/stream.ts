@@ -2,7 +2,7 @@
 // messageStart, contentBlockStart (tool use), contentBlockDelta (text, tool input, reasoning),
 // contentBlockStop, messageStop (stop reason), metadata (usage). `:message-type` exception or error
 // ends the stream with an error frame.
-import { brokenStreamFrame, ChatChunkWriter, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
+import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import type { StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
@@ -48,6 +48,11 @@ export class ConverseStreamMapper implements StreamMapper {
     if (this.#failed) return '';
     if (!this.#stopped || this.#decoder.pending > 0) return brokenStreamFrame(this.#options.provider, 'the provider stream ended before messageStop');
     return this.#writer.usage(usageOf(this.#usage)) + DONE_FRAME;
+  }
+
+  /** The usage the stream reported, once it stopped (what the usage chunk carries, asked for or not). */
+  usage(): ChatUsage | null {
+    return this.#stopped && !this.#failed && this.#decoder.pending === 0 && this.#usage !== undefined ? usageOf(this.#usage) : null;
   }
 
   #message(message: EventMessage): string {

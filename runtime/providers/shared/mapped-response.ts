@@ -9,17 +9,21 @@ import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { ResponseMapping, StreamMapper } from '../types.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { brokenStreamFrame } from './chat-chunks.ts';
+import { brokenStreamFrame, type ChatUsage } from './chat-chunks.ts';
 
 const BODY_HEADERS = new Set(['content-length', 'content-type', 'content-encoding', 'content-md5', 'etag']);
 
-/** The mapping that applies to this answer, or null when its bytes go through untouched. */
-export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping | null): UpstreamResponse {
+/**
+ * The mapping that applies to this answer, or null when its bytes go through untouched.
+ * `reportUsage` hears a mapped stream's usage as the provider reported it, before the stream's last
+ * bytes are written (the log reads it when the client did not ask for the usage chunk).
+ */
+export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping | null, reportUsage?: (usage: ChatUsage) => void): UpstreamResponse {
   if (mapping === null) return upstream;
   mapping.observe?.(upstream.status);
   const ok = upstream.status >= 200 && upstream.status < 300;
   if (!ok) return mapping.error === undefined ? upstream : buffered(upstream, (body) => mapping.error!(upstream.status, body, upstream.headers));
-  if (mapping.stream !== undefined) return streamed(upstream, new ShapeGuard(mapping.provider, mapping.stream()));
+  if (mapping.stream !== undefined) return streamed(upstream, new ShapeGuard(mapping.provider, mapping.stream()), reportUsage);
   if (mapping.json !== undefined) return buffered(upstream, (body) => {
     try {
       return mapping.json!(bodyJson(body));
@@ -56,6 +60,10 @@ class ShapeGuard implements StreamMapper {
 
   end(): string {
     return this.#guarded(() => this.#inner.end());
+  }
+
+  usage(): ChatUsage | null {
+    return this.#failed ? null : this.#inner.usage();
   }
 
   #guarded(map: () => string): string {
@@ -105,7 +113,13 @@ function buffered(upstream: UpstreamResponse, rewrite: (body: Buffer) => unknown
 }
 
 /** Stream mapping: provider frames in, vendor SSE out, as the provider's bytes arrive. */
-function streamed(upstream: UpstreamResponse, mapper: StreamMapper): UpstreamResponse {
+function streamed(upstream: UpstreamResponse, mapper: StreamMapper, reportUsage: ((usage: ChatUsage) => void) | undefined): UpstreamResponse {
+  const ended = (): string => {
+    const tail = mapper.end();
+    const usage = mapper.usage();
+    if (usage !== null) reportUsage?.(usage);
+    return tail;
+  };
   return {
     status: upstream.status,
     headers: { ...headersFor(upstream, 'text/event-stream; charset=utf-8'), 'cache-control': 'no-cache' },
@@ -120,11 +134,11 @@ function streamed(upstream: UpstreamResponse, mapper: StreamMapper): UpstreamRes
         sink.destroy();
         throw error;
       }
-      if (!res.destroyed) res.end(mapper.end());
+      if (!res.destroyed) res.end(ended());
     },
     async readAll(): Promise<Buffer> {
       const bytes = await upstream.readAll();
-      return Buffer.from(mapper.push(bytes) + mapper.end());
+      return Buffer.from(mapper.push(bytes) + ended());
     },
     discard: () => upstream.discard(),
   };

@@ -3,6 +3,8 @@
 // the provider's cache reads come back as the vendor's prompt_tokens_details.cached_tokens (prompt
 // tokens counting every input token), streamed and not, and the log prices them at the catalog's
 // cached-input price. Cloud B has no breakpoints: the mark is dropped, its implicit cache reported.
+// And a translated stream whose client asked for no usage chunk is logged with the usage its
+// provider reported, not an estimate.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
@@ -27,7 +29,7 @@ const catalog = ModelCatalog.load();
 
 beforeAll(async () => {
   [messages, cloudb, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudbMock({ label: 'cloudb' }), startCloudcMock({ label: 'cloudc' })]);
-  served = await serveConfigs('prompt-caching', GATEWAY_KEY, {
+  served = await serveConfigs('translated-usage', GATEWAY_KEY, {
     messages: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
     cloudc: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
     cloudb: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
@@ -118,3 +120,20 @@ describe('prompt caching through the translated families', () => {
     expect(messages.requests.length).toBe(before);
   });
 });
+
+describe('a translated stream without the usage chunk is logged with the provider\'s usage', () => {
+  for (const family of ['messages', 'cloudc', 'cloudb'] as const) {
+    it(family, async () => {
+      const trace = `no-usage-chunk-${family}`;
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
+      for await (const chunk of await sdk(family, trace).chat.completions.create({ model: MODELS[family], messages: [{ role: 'user', content: `count these words please ${family}` }], stream: true })) chunks.push(chunk);
+      expect(chunks.some((chunk) => chunk.usage)).toBe(false);
+      // The same request with the usage chunk asked for: what the provider counts.
+      let usage: OpenAI.CompletionUsage | null = null;
+      for await (const chunk of await sdk(family, `${trace}-asked`).chat.completions.create({ model: MODELS[family], messages: [{ role: 'user', content: `count these words please ${family}` }], stream: true, stream_options: { include_usage: true } })) usage = chunk.usage ?? usage;
+      const record = await logged(trace);
+      expect(record.usage).toEqual({ input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens, cached_input_tokens: usage!.prompt_tokens_details?.cached_tokens ?? 0, total_tokens: usage!.total_tokens, estimated: false });
+    });
+  }
+});
+
