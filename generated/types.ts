@@ -1677,6 +1677,7 @@ export interface ResponseCreate {
     [k: string]: unknown;
   } | null;
   prompt_cache_key?: string;
+  prompt_cache_retention?: 'in_memory' | '24h' | null;
   safety_identifier?: string;
 }
 /**

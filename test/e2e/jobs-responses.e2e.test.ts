@@ -222,9 +222,9 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
   it('passes the chat-completion fields the Responses API shares, and refuses what one chat completion cannot give', async () => {
     const mock = gw.vendor[0];
     const sentChats = () => mock.requests.filter((r) => r.path === '/v1/chat/completions').length;
-    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'], text: { verbosity: 'low' }, reasoning: { effort: 'low', summary: null } });
+    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', prompt_cache_retention: '24h', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'], text: { verbosity: 'low' }, reasoning: { effort: 'low', summary: null } });
     const chat = mock.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)?.json as Record<string, unknown>;
-    expect(chat).toMatchObject({ service_tier: 'flex', prompt_cache_key: 'conv-7', safety_identifier: 'user-hash-1', verbosity: 'low', reasoning_effort: 'low' });
+    expect(chat).toMatchObject({ service_tier: 'flex', prompt_cache_key: 'conv-7', prompt_cache_retention: '24h', safety_identifier: 'user-hash-1', verbosity: 'low', reasoning_effort: 'low' });
     expect(chat).not.toHaveProperty('max_tool_calls');
     const before = sentChats();
     const cases: Array<[Record<string, unknown>, string]> = [

@@ -34,6 +34,7 @@ const HINT_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   store: fc.boolean(),
   service_tier: fc.constantFrom('auto', 'flex'),
   prompt_cache_key: fc.constantFrom('conv-7'),
+  prompt_cache_retention: fc.constantFrom('in_memory', '24h'),
   safety_identifier: fc.constantFrom('hash-1'),
   parallel_tool_calls: fc.boolean(),
 };

@@ -183,6 +183,7 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     verbosity: (body.text as { verbosity?: unknown } | null | undefined)?.verbosity ?? undefined,
     service_tier: body.service_tier ?? undefined,
     prompt_cache_key: body.prompt_cache_key,
+    prompt_cache_retention: body.prompt_cache_retention ?? undefined,
     safety_identifier: body.safety_identifier,
   };
   for (const [name, value] of Object.entries(optional)) if (value !== undefined) chat[name] = value;
