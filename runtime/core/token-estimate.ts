@@ -1,20 +1,23 @@
 // Token counts the gateway estimates where no provider counted them: a stream that ended without a
 // usage chunk (the request log, tokens rate limits and usage budgets then charge the estimate,
 // marked `estimated`), and a Responses conversation fitted to a context window before any provider
-// is asked. About four characters a token, plus a few per chat message for its role and framing:
-// close to the vendor's tokenizer on prose, and on the high side for code and JSON.
-const CHARS_PER_TOKEN = 4;
+// is asked. About four bytes of UTF-8 a token, plus a few per chat message for its role and
+// framing: close to the vendor's tokenizer on English prose (a byte a character), on the high side
+// for code and JSON. Bytes, not characters: the tokenizers work on bytes, and a character of
+// Chinese or Japanese (three bytes) is about a token, so four characters a token counted such text
+// at a quarter of its tokens, and a client streaming it unmetered paid a quarter of its budget.
+const BYTES_PER_TOKEN = 4;
 const TOKENS_PER_MESSAGE = 4;
 
-/** The tokens of a text of `chars` characters. */
-export function tokensOfChars(chars: number): number {
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+/** The tokens of a text of `bytes` bytes of UTF-8. */
+export function tokensOfBytes(bytes: number): number {
+  return Math.ceil(bytes / BYTES_PER_TOKEN);
 }
 
 /** A string's tokens, or a structured value's by its JSON text; 0 for nothing. */
 export function estimateTokens(value: unknown): number {
   if (value === null || value === undefined) return 0;
-  return tokensOfChars((typeof value === 'string' ? value : JSON.stringify(value)).length);
+  return tokensOfBytes(Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value), 'utf8'));
 }
 
 /** One chat message: its framing, its content (text or parts) and any tool calls. */

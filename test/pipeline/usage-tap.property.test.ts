@@ -75,4 +75,13 @@ describe('SseUsageTap', () => {
     const withChunk = `data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n${plain}`;
     expect(run(withChunk, reported).usage).toMatchObject({ inputTokens: 3, estimated: false });
   });
+
+  it('estimates a stream without usage at four bytes of UTF-8 a token, so text of three-byte characters counts about a token a character', () => {
+    const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
+    const tap = new SseUsageTap(record, () => 10, () => {});
+    tap.write(Buffer.from(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: '你好世界，今天天气很好' } }] })}\n\ndata: [DONE]\n\n`));
+    tap.end();
+    // 11 characters, 33 bytes.
+    expect(record.usage).toMatchObject({ outputTokens: 9, estimated: true });
+  });
 });

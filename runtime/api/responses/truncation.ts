@@ -2,7 +2,7 @@
 // input counts with the model's answer: input tokens plus `max_output_tokens` must fit the window.
 // `disabled` refuses what does not fit (400); `auto` drops whole items from the middle of the
 // conversation (keeping the first and the latest) until it fits. Tokens are estimated (about four
-// characters each, plus a few per message: runtime/core/token-estimate.ts), so the check is
+// bytes of UTF-8 each, plus a few per message: runtime/core/token-estimate.ts), so the check is
 // conservative rather than exact.
 import { GatewayError } from '../../core/errors.ts';
 import { estimateMessageTokens as messageTokens } from '../../core/token-estimate.ts';

@@ -11,7 +11,7 @@ import { tapped } from '../body-tap.ts';
 import { peekMember } from './json-peek.ts';
 import { formModel } from '../../core/form-body.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
-import { estimateInputTokens, estimateTokens } from '../../core/token-estimate.ts';
+import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
 
@@ -132,6 +132,6 @@ function inputTokens(x: Exchange): number {
   try {
     return estimateInputTokens(JSON.parse(raw.toString('utf8')));
   } catch {
-    return estimateTokens(raw.toString('utf8'));
+    return tokensOfBytes(raw.length);
   }
 }

@@ -8,7 +8,7 @@ import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
-import { tokensOfChars } from '../../core/token-estimate.ts';
+import { tokensOfBytes } from '../../core/token-estimate.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 export const MAX_EVENT_CHARS = 1024 * 1024;
@@ -75,7 +75,7 @@ export class SseUsageTap implements BodyTap {
   /** More arrived than was kept: the logged body is marked as truncated, however short redaction made it. */
   #partial = false;
   #usage: TokenUsage | null = null;
-  #outputChars = 0;
+  #outputBytes = 0;
 
   /**
    * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
@@ -111,7 +111,7 @@ export class SseUsageTap implements BodyTap {
     if (usage !== null) record.usage = usage;
     else {
       const input = this.#inputEstimate();
-      const output = tokensOfChars(this.#outputChars);
+      const output = tokensOfBytes(this.#outputBytes);
       record.usage = { inputTokens: input, outputTokens: output, cachedInputTokens: 0, totalTokens: input + output, estimated: true };
     }
     this.#done(record);
@@ -139,7 +139,7 @@ export class SseUsageTap implements BodyTap {
     // The Responses API's stream: its text in output_text.delta events, its model and usage in the
     // response object of the last event (response.completed, incomplete or failed).
     if (typeof fields.type === 'string' && fields.type.startsWith('response.')) {
-      if (fields.type === 'response.output_text.delta' && typeof fields.delta === 'string') this.#outputChars += fields.delta.length;
+      if (fields.type === 'response.output_text.delta' && typeof fields.delta === 'string') this.#outputBytes += Buffer.byteLength(fields.delta, 'utf8');
       const response = fields.response;
       if (response === null || typeof response !== 'object') return;
       fields = response as Record<string, unknown>;
@@ -151,7 +151,7 @@ export class SseUsageTap implements BodyTap {
     if (Array.isArray(choices)) {
       for (const choice of choices) {
         const delta = (choice as { delta?: { content?: unknown }; text?: unknown } | null)?.delta?.content ?? (choice as { text?: unknown } | null)?.text;
-        if (typeof delta === 'string') this.#outputChars += delta.length;
+        if (typeof delta === 'string') this.#outputBytes += Buffer.byteLength(delta, 'utf8');
       }
     }
   }
