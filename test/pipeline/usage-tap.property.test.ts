@@ -84,4 +84,24 @@ describe('SseUsageTap', () => {
     // 11 characters, 33 bytes.
     expect(record.usage).toMatchObject({ outputTokens: 9, estimated: true });
   });
+
+  it('estimates all the output the model generated: tool call arguments, reasoning and refusals too, and the Responses API\'s kinds', () => {
+    const estimate = (frames: object[]): number | undefined => {
+      const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
+      const tap = new SseUsageTap(record, () => 10, () => {});
+      tap.write(Buffer.from(frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('')));
+      tap.end();
+      return record.usage?.outputTokens;
+    };
+    const args = '{"city":"Paris","days":3}';
+    expect(estimate([{ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'weather', arguments: args } }] } }] }])).toBe(Math.ceil(args.length / 4));
+    expect(estimate([{ choices: [{ index: 0, delta: { reasoning_content: 'think'.repeat(8) } }] }, { choices: [{ index: 0, delta: { content: 'ok' } }] }])).toBe(Math.ceil(42 / 4));
+    expect(estimate([{ choices: [{ index: 0, delta: { refusal: 'I cannot help with that.' } }] }])).toBe(Math.ceil(24 / 4));
+    expect(estimate([
+      { type: 'response.function_call_arguments.delta', delta: args },
+      { type: 'response.reasoning_summary_text.delta', delta: 'abcd' },
+      { type: 'response.audio.delta', delta: 'QUJDRA=='.repeat(100) },
+    ])).toBe(Math.ceil((args.length + 4) / 4));
+  });
 });
+

@@ -136,10 +136,10 @@ export class SseUsageTap implements BodyTap {
     }
     if (chunk === null || typeof chunk !== 'object') return;
     let fields = chunk as Record<string, unknown>;
-    // The Responses API's stream: its text in output_text.delta events, its model and usage in the
-    // response object of the last event (response.completed, incomplete or failed).
+    // The Responses API's stream: what the model generated in its delta events, its model and usage
+    // in the response object of the last event (response.completed, incomplete or failed).
     if (typeof fields.type === 'string' && fields.type.startsWith('response.')) {
-      if (fields.type === 'response.output_text.delta' && typeof fields.delta === 'string') this.#outputBytes += Buffer.byteLength(fields.delta, 'utf8');
+      if (GENERATED_DELTAS.has(fields.type)) this.#generated(fields.delta);
       const response = fields.response;
       if (response === null || typeof response !== 'object') return;
       fields = response as Record<string, unknown>;
@@ -150,12 +150,37 @@ export class SseUsageTap implements BodyTap {
     const choices = fields.choices;
     if (Array.isArray(choices)) {
       for (const choice of choices) {
-        const delta = (choice as { delta?: { content?: unknown }; text?: unknown } | null)?.delta?.content ?? (choice as { text?: unknown } | null)?.text;
-        if (typeof delta === 'string') this.#outputBytes += Buffer.byteLength(delta, 'utf8');
+        if (choice === null || typeof choice !== 'object') continue;
+        const { delta, text } = choice as { delta?: ChunkDelta | null; text?: unknown };
+        this.#generated(text);
+        if (delta === null || typeof delta !== 'object') continue;
+        this.#generated(delta.content);
+        this.#generated(delta.reasoning_content);
+        this.#generated(delta.refusal);
+        if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.#generated((call as { function?: { arguments?: unknown } } | null)?.function?.arguments);
       }
     }
   }
+
+  /** Output the model generated, for the estimate: every kind it is billed for, tool arguments and reasoning included. */
+  #generated(text: unknown): void {
+    if (typeof text === 'string') this.#outputBytes += Buffer.byteLength(text, 'utf8');
+  }
 }
+
+/** What a chat chunk's delta may carry that the model generated. */
+interface ChunkDelta {
+  content?: unknown;
+  reasoning_content?: unknown;
+  refusal?: unknown;
+  tool_calls?: unknown;
+}
+
+/** Responses stream events whose `delta` is generated output (audio deltas are audio, not text). */
+const GENERATED_DELTAS: ReadonlySet<string> = new Set([
+  'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta', 'response.custom_tool_call_input.delta',
+  'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.code_interpreter_call_code.delta',
+]);
 
 /** The vendor's usage object (chat/completions/embeddings, and the Responses API's names) → TokenUsage. */
 export function usageOf(value: unknown): TokenUsage | null {
