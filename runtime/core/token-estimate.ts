@@ -27,14 +27,14 @@ export function estimateMessageTokens(message: object): number {
 }
 
 /**
- * The input tokens of a chat (`messages`) or completions (`prompt`) request body, parsed; anything
- * else is counted by its JSON text.
+ * The input tokens of a chat (`messages`, and the `tools` offered: providers count their definitions
+ * as input) or completions (`prompt`) request body, parsed; anything else is counted by its JSON text.
  */
 export function estimateInputTokens(params: unknown): number {
   if (params !== null && typeof params === 'object') {
-    const { messages, prompt } = params as { messages?: unknown; prompt?: unknown };
+    const { messages, prompt, tools } = params as { messages?: unknown; prompt?: unknown; tools?: unknown };
     if (Array.isArray(messages)) {
-      let tokens = 0;
+      let tokens = estimateTokens(tools);
       for (const message of messages) tokens += message !== null && typeof message === 'object' ? estimateMessageTokens(message) : TOKENS_PER_MESSAGE;
       return tokens;
     }
