@@ -3,7 +3,7 @@
 // deeper down (or inside a string) is never taken for a top-level one.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { peekLeadingAndTrailing, peekMember, peekMembers, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
+import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekMembers, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
 import { newRecordId, newTraceId } from '../../runtime/core/request-record.ts';
 import { parseJson } from '../../runtime/core/json-parse.ts';
 
@@ -110,3 +110,23 @@ describe('record ids', () => {
     }
   });
 });
+
+describe('peekMemberInTail', () => {
+  // The end of an object whose start is gone (cut anywhere before the member and the comma before
+  // it): its last top-level member is read; a key that is not a top-level member at the end is never
+  // taken for one.
+  test.prop([fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }), fc.nat(), fc.constantFrom(undefined, 2)], { numRuns: 300 })('reads the last top-level member from any suffix that holds it', (before, usage, cut, indent) => {
+    const text = JSON.stringify({ data: before, usage }, null, indent);
+    // Cut anywhere up to the comma that shows the member is one (an answer's kept end is 64 KB, its usage a few hundred bytes).
+    const comma = text.lastIndexOf(',', text.lastIndexOf('"usage"'));
+    const suffix = Buffer.from(text.slice(cut % (comma + 1)));
+    expect(peekMemberInTail(suffix, 'usage')).toEqual(parseJson(JSON.stringify(usage)));
+  });
+
+  test.prop([fc.jsonValue({ maxDepth: 2 }), fc.nat()], { numRuns: 200 })('never takes a nested or earlier member', (nested, cut) => {
+    const text = JSON.stringify({ usage: 1, data: [{ usage: nested }], tail: { usage: nested } });
+    const suffix = Buffer.from(text.slice(cut % text.length));
+    expect(peekMemberInTail(suffix, 'usage')).toBeUndefined();
+  });
+});
+

@@ -37,6 +37,17 @@ describe('request records', () => {
     expect(JSON.stringify(record)).not.toContain(GATEWAY_KEY);
   });
 
+  it('reads the usage and model of an answer too long to keep whole (a large embeddings list) from its edges', async () => {
+    const traceId = `trace-${randomUUID()}`;
+    // ~7.8 MB of JSON on the wire (floats: the SDK would ask for base64 otherwise).
+    const input = Array.from({ length: 120 }, (_, i) => `passage number ${i} of the corpus`);
+    const answer = await e2e.client({ 'x-gateway-config': 'fallback', 'x-gateway-trace-id': traceId }).embeddings.create({ model: 'text-embedding-3-small', input, dimensions: 3072, encoding_format: 'float' });
+    expect(answer.data).toHaveLength(120);
+    const record = await e2e.recordOf(traceId);
+    expect(record).toMatchObject({ modelAnswered: 'text-embedding-3-small', usage: { inputTokens: answer.usage.prompt_tokens, totalTokens: answer.usage.total_tokens, estimated: false } });
+    expect(record.costUsd).toBeCloseTo(answer.usage.prompt_tokens * 0.02 / 1e6, 12);
+  });
+
   it('reads usage from the final chunk of a stream, and estimates it (marked) when the stream reports none', async () => {
     const client = (traceId: string) => e2e.client({ 'x-gateway-config': 'fallback', 'x-gateway-trace-id': traceId });
     const withUsage = `trace-${randomUUID()}`;

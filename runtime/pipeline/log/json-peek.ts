@@ -129,20 +129,27 @@ export function peekLeadingAndTrailing(body: Buffer, leading: string, trailing: 
  */
 export function peekTrailingMember(body: Buffer, key: string): unknown {
   if (body.length < LONG_BODY_BYTES) return peekMember(body, key);
+  return peekMemberInTail(body, key, body.length - TAIL_BYTES) ?? peekMember(body, key);
+}
+
+/**
+ * The value of the top-level `key` whose last occurrence starts at or after `from`, read from
+ * `tail`, the end of a JSON object (or all of it): found when what follows the value closes exactly
+ * one object and ends, so the member is the outermost object's whatever came before the tail (an
+ * answer too long to keep whole has its `usage` read this way). Undefined when not found so.
+ */
+export function peekMemberInTail(tail: Buffer, key: string, from = 0): unknown {
   const needle = Buffer.from(`"${key}"`);
   // Forward searches: Buffer's backwards search is several times slower per byte.
   let at = -1;
-  for (let i = body.indexOf(needle, body.length - TAIL_BYTES); i !== -1; i = body.indexOf(needle, i + 1)) at = i;
-  if (at !== -1) {
-    const before = skipSpaceBack(body, at - 1);
-    const colon = skipSpace(body, at + needle.length, body.length);
-    if (before >= 0 && (body[before] === 0x7b || body[before] === 0x2c) && body[colon] === 0x3a) {
-      const start = skipSpace(body, colon + 1, body.length);
-      const stop = valueEnd(body, start, body.length);
-      if (stop !== -1 && closesTopLevel(body, stop)) return parseRange(body, start, stop);
-    }
-  }
-  return peekMember(body, key);
+  for (let i = tail.indexOf(needle, Math.max(0, from)); i !== -1; i = tail.indexOf(needle, i + 1)) at = i;
+  if (at === -1) return undefined;
+  const before = skipSpaceBack(tail, at - 1);
+  const colon = skipSpace(tail, at + needle.length, tail.length);
+  if (before < 0 || (tail[before] !== 0x7b && tail[before] !== 0x2c) || tail[colon] !== 0x3a) return undefined;
+  const start = skipSpace(tail, colon + 1, tail.length);
+  const stop = valueEnd(tail, start, tail.length);
+  return stop !== -1 && closesTopLevel(tail, stop) ? parseRange(tail, start, stop) : undefined;
 }
 
 /**

@@ -1,16 +1,19 @@
 // Reads token usage and the answering model from an answer as it goes to the client: the JSON body's
 // `usage`, or for a stream the final usage chunk; when a stream carries none, the usage its provider
 // reported on the way (a translated stream's, which the client did not ask to see), else an estimate
-// (runtime/core/token-estimate.ts) marked as such. Bounded: a JSON body past MAX_JSON_BYTES is not parsed, and an
-// SSE event past MAX_EVENT_CHARS is dropped (the events after it are still read).
+// (runtime/core/token-estimate.ts) marked as such. Bounded: of a JSON body past MAX_JSON_BYTES only
+// its start and its end are kept (its `model` and `usage` are read there), and an SSE event past
+// MAX_EVENT_CHARS is dropped (the events after it are still read).
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
 import type { BodyTap } from '../body-tap.ts';
-import { peekLeadingAndTrailing } from './json-peek.ts';
+import { peekLeadingAndTrailing, peekMember, peekMemberInTail } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { tokensOfBytes } from '../../core/token-estimate.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
+/** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
+const KEPT_EDGE_BYTES = 64 * 1024;
 export const MAX_EVENT_CHARS = 1024 * 1024;
 
 export type PriceFn = (provider: string, model: string | null, usage: TokenUsage) => number | null;
@@ -24,6 +27,10 @@ export class JsonUsageTap implements BodyTap {
   readonly #bodyBytes: number;
   #chunks: Buffer[] = [];
   #bytes = 0;
+  /** Past MAX_JSON_BYTES: the body's first KEPT_EDGE_BYTES, and chunks holding at least its last KEPT_EDGE_BYTES. */
+  #head: Buffer | null = null;
+  #tail: Buffer[] = [];
+  #tailBytes = 0;
 
   /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
   constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0) {
@@ -33,16 +40,34 @@ export class JsonUsageTap implements BodyTap {
   }
 
   write(chunk: Buffer | string): void {
-    if (this.#bytes > MAX_JSON_BYTES) return;
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.#bytes += bytes.length;
-    this.#chunks.push(bytes);
+    if (this.#head === null && this.#bytes <= MAX_JSON_BYTES) {
+      this.#chunks.push(bytes);
+      return;
+    }
+    if (this.#head === null) {
+      // Too long to keep whole (a large embeddings list, say): its start, and from now on its end.
+      const kept = Buffer.concat(this.#chunks);
+      this.#head = Buffer.from(kept.subarray(0, KEPT_EDGE_BYTES));
+      this.#chunks = [];
+      this.#keepTail(kept.subarray(Math.max(0, kept.length - KEPT_EDGE_BYTES)));
+    }
+    this.#keepTail(bytes);
+  }
+
+  #keepTail(chunk: Buffer): void {
+    const bytes = chunk.length > KEPT_EDGE_BYTES ? chunk.subarray(chunk.length - KEPT_EDGE_BYTES) : chunk;
+    this.#tail.push(bytes);
+    this.#tailBytes += bytes.length;
+    while (this.#tailBytes - this.#tail[0].length >= KEPT_EDGE_BYTES) this.#tailBytes -= this.#tail.shift()!.length;
   }
 
   end(): void {
     const chunks = this.#chunks;
     this.#chunks = [];
-    if (this.#bytes <= MAX_JSON_BYTES && chunks.length > 0) {
+    if (this.#head !== null) this.#readEdges();
+    else if (chunks.length > 0) {
       // Two members, not the whole answer: a full parse would cost several microseconds per request.
       // A body that is not a JSON object (audio, an odd answer) simply has neither.
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
@@ -53,6 +78,21 @@ export class JsonUsageTap implements BodyTap {
       if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
     }
     this.#done(this.#record);
+  }
+
+  /**
+   * A body past MAX_JSON_BYTES: its usage from its end, its model from its start (a chat answer's)
+   * or its end (an embeddings list's, after the vectors). Charged like any other answer: an
+   * embeddings request of thousands of inputs is the usual way to get one, and went uncounted.
+   */
+  #readEdges(): void {
+    const joined = Buffer.concat(this.#tail);
+    const tail = joined.subarray(Math.max(0, joined.length - KEPT_EDGE_BYTES));
+    this.#tail = [];
+    const model = peekMember(this.#head!, 'model') ?? peekMemberInTail(tail, 'model');
+    if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
+    const usage = usageOf(peekMemberInTail(tail, 'usage'));
+    if (usage !== null) this.#record.usage = usage;
   }
 
   /** What arrived is read the same way: a whole answer the client left during has its usage; a cut one has none. */
