@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
-import { MAX_EVENT_CHARS, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
+import { JsonUsageTap, MAX_EVENT_CHARS, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
 import { cutAt } from '../support/cut.ts';
 
 const content = fc.string({ unit: 'binary', maxLength: 12 });
@@ -102,6 +102,30 @@ describe('SseUsageTap', () => {
       { type: 'response.reasoning_summary_text.delta', delta: 'abcd' },
       { type: 'response.audio.delta', delta: 'QUJDRA=='.repeat(100) },
     ])).toBe(Math.ceil((args.length + 4) / 4));
+  });
+});
+
+describe('JsonUsageTap on an answer too long to keep whole', () => {
+  // ~5 MB: past the 4 MiB the tap keeps whole.
+  const vectors = Array.from({ length: 60 }, (_, i) => ({ object: 'embedding', index: i, embedding: Array.from({ length: 4000 }, (_, j) => ((i * 7919 + j) % 1000) / 997) }));
+  const usage = { prompt_tokens: 321, total_tokens: 321 };
+  const last = Buffer.from(JSON.stringify({ object: 'list', data: vectors, model: 'embed-large', usage }));
+  const first = Buffer.from(JSON.stringify({ id: 'x', model: 'chat-large', usage, choices: vectors }));
+
+  function read(chunks: readonly Buffer[]): RequestRecord {
+    const record = newRequestRecord('trace', 'POST', '/v1/embeddings');
+    const tap = new JsonUsageTap(record, () => {});
+    for (const chunk of chunks) tap.write(chunk);
+    tap.end();
+    return record;
+  }
+
+  test.prop([fc.array(fc.nat(), { maxLength: 6 }), fc.boolean()], { numRuns: 15 })('reads its usage and model however it arrives, usage last or first', (offsets, usageLast) => {
+    const body = usageLast ? last : first;
+    expect(body.length).toBeGreaterThan(4 * 1024 * 1024);
+    const record = read(cutAt(body, offsets));
+    expect(record.usage).toEqual({ inputTokens: 321, outputTokens: 0, cachedInputTokens: 0, totalTokens: 321, estimated: false });
+    expect(record.modelAnswered).toBe(usageLast ? 'embed-large' : 'chat-large');
   });
 });
 

@@ -42,22 +42,22 @@ export class JsonUsageTap implements BodyTap {
   write(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.#bytes += bytes.length;
-    if (this.#head === null && this.#bytes <= MAX_JSON_BYTES) {
-      this.#chunks.push(bytes);
+    if (this.#head !== null) {
+      this.#keepTail(bytes);
       return;
     }
-    if (this.#head === null) {
-      // Too long to keep whole (a large embeddings list, say): its start, and from now on its end.
-      const kept = Buffer.concat(this.#chunks);
-      this.#head = Buffer.from(kept.subarray(0, KEPT_EDGE_BYTES));
-      this.#chunks = [];
-      this.#keepTail(kept.subarray(Math.max(0, kept.length - KEPT_EDGE_BYTES)));
-    }
-    this.#keepTail(bytes);
+    this.#chunks.push(bytes);
+    if (this.#bytes <= MAX_JSON_BYTES) return;
+    // Too long to keep whole (a large embeddings list, say): its start, and from now on its end.
+    const kept = Buffer.concat(this.#chunks);
+    this.#chunks = [];
+    this.#head = Buffer.from(kept.subarray(0, KEPT_EDGE_BYTES));
+    this.#keepTail(kept);
   }
 
   #keepTail(chunk: Buffer): void {
-    const bytes = chunk.length > KEPT_EDGE_BYTES ? chunk.subarray(chunk.length - KEPT_EDGE_BYTES) : chunk;
+    // A copy of a long chunk's end, so the chunk itself is not held.
+    const bytes = chunk.length > KEPT_EDGE_BYTES ? Buffer.from(chunk.subarray(chunk.length - KEPT_EDGE_BYTES)) : chunk;
     this.#tail.push(bytes);
     this.#tailBytes += bytes.length;
     while (this.#tailBytes - this.#tail[0].length >= KEPT_EDGE_BYTES) this.#tailBytes -= this.#tail.shift()!.length;
@@ -81,8 +81,8 @@ export class JsonUsageTap implements BodyTap {
   }
 
   /**
-   * A body past MAX_JSON_BYTES: its usage from its end, its model from its start (a chat answer's)
-   * or its end (an embeddings list's, after the vectors). Charged like any other answer: an
+   * A body past MAX_JSON_BYTES: its usage from its end (or its start), its model from its start (a
+   * chat answer's) or its end (an embeddings list's, after the vectors). Charged like any other answer: an
    * embeddings request of thousands of inputs is the usual way to get one, and went uncounted.
    */
   #readEdges(): void {
@@ -91,7 +91,8 @@ export class JsonUsageTap implements BodyTap {
     this.#tail = [];
     const model = peekMember(this.#head!, 'model') ?? peekMemberInTail(tail, 'model');
     if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
-    const usage = usageOf(peekMemberInTail(tail, 'usage'));
+    // The vendor puts usage last; a provider that puts it first has it in the kept start.
+    const usage = usageOf(peekMemberInTail(tail, 'usage') ?? peekMember(this.#head!, 'usage'));
     if (usage !== null) this.#record.usage = usage;
   }
 
