@@ -35,6 +35,9 @@ describe('inputToMessages', () => {
     expect(() => inputToMessages([{ role: 'user', content: 'a' }, { type: 'file_search_call', id: 'x' }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/1/type' }));
     expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }])).toThrow(expect.objectContaining({ param: '/input/0/content/0/type' }));
     expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter' }));
+    // A chat message of another role is its text: the image would be dropped.
+    expect(() => inputToMessages([{ role: 'developer', content: [{ type: 'input_text', text: 'see' }, { type: 'input_image', image_url: 'https://x/img.png' }] }, { role: 'user', content: 'hi' }]))
+      .toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/0/content/1/type' }));
   });
 });
 

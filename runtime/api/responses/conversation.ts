@@ -64,6 +64,8 @@ function contentOf(content: unknown, role: string, param: string): unknown {
       case 'refusal':
         return { type: 'text', text: String(part.refusal ?? '') };
       case 'input_image': {
+        // Assistant and system turns are plain text in every chat dialect: an image there would be dropped.
+        if (role !== 'user') throw unsupported(`Images are sent in user messages only: a ${role} message of chat completions is its text.`, `${param}/${j}/type`);
         if (typeof part.image_url !== 'string') throw unsupported('Images are supported by URL (image_url) only.', `${param}/${j}`);
         return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
       }
@@ -71,8 +73,8 @@ function contentOf(content: unknown, role: string, param: string): unknown {
         throw unsupported(`Content parts of type "${String(part.type)}" are not supported.`, `${param}/${j}/type`);
     }
   });
-  // Assistant and system turns are plain text in every chat dialect; only user turns carry images.
-  if (role !== 'user' || parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
+  // Only user turns carry images (refused above in the others): text alone is sent as one string.
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
   return parts;
 }
 
