@@ -82,8 +82,8 @@ export class JsonUsageTap implements BodyTap {
 
   /**
    * A body past MAX_JSON_BYTES: its usage from its end (or its start), its model from its start (a
-   * chat answer's) or its end (an embeddings list's, after the vectors). Charged like any other answer: an
-   * embeddings request of thousands of inputs is the usual way to get one, and went uncounted.
+   * chat answer's) or its end (an embeddings list's, after the vectors). Charged like any other
+   * answer: a large embeddings request is the usual way to get one, and went uncounted.
    */
   #readEdges(): void {
     const joined = Buffer.concat(this.#tail);
