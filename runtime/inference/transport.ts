@@ -179,10 +179,12 @@ export class InferenceTransport {
       progress: req.upstreamTry,
     });
     const mapping = prepared.response;
+    // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
     const attempt = req.upstreamTry!;
-    const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping, (usage) => {
+    const report = mapping?.stream === undefined ? undefined : (usage: unknown): void => {
       attempt.reportedUsage = usage;
-    }));
+    };
+    const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping, report));
     return WHOLE_ANSWERS.has(req.endpoint) ? answered.then(wholeAnswer) : answered;
   }
 
