@@ -119,7 +119,7 @@ describe('property: a mark changes where blocks end, never the text, and both fa
   });
 });
 
-describe('the provider\'s cache in the vendor\'s usage: every input token in prompt_tokens, cache reads as cached_tokens', () => {
+describe('the provider\'s counts in the vendor\'s usage: every input token in prompt_tokens, cache reads as cached_tokens', () => {
   it('the messages API (its input_tokens count neither reads nor writes)', () => {
     expect(chatUsageOf({ input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 5 }))
       .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
@@ -142,8 +142,10 @@ describe('the provider\'s cache in the vendor\'s usage: every input token in pro
     expect(converseUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 })).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });
 
-  it('cloud B (its prompt count includes the cached tokens)', () => {
+  it('cloud B (its prompt count includes the cached tokens; its thoughts are output, named as reasoning tokens)', () => {
     expect(generateContentUsage({ promptTokenCount: 1010, cachedContentTokenCount: 1000, candidatesTokenCount: 5, totalTokenCount: 1015 }))
       .toEqual({ prompt_tokens: 1010, completion_tokens: 5, total_tokens: 1015, prompt_tokens_details: { cached_tokens: 1000 } });
+    expect(generateContentUsage({ promptTokenCount: 10, candidatesTokenCount: 5, thoughtsTokenCount: 40, totalTokenCount: 55 }))
+      .toEqual({ prompt_tokens: 10, completion_tokens: 45, total_tokens: 55, completion_tokens_details: { reasoning_tokens: 40 } });
   });
 });

@@ -53,6 +53,7 @@ export function usageOf(usage: UsageMetadata | undefined): ChatUsage {
   const completion = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
   const result: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokenCount ?? prompt + completion };
   if (typeof usage?.cachedContentTokenCount === 'number') result.prompt_tokens_details = { cached_tokens: usage.cachedContentTokenCount };
+  if (typeof usage?.thoughtsTokenCount === 'number') result.completion_tokens_details = { reasoning_tokens: usage.thoughtsTokenCount };
   return result;
 }
 

@@ -9,6 +9,8 @@ export interface ChatUsage {
   total_tokens: number;
   /** Of the prompt tokens, those read from the provider's prompt cache (when the provider says). */
   prompt_tokens_details?: { cached_tokens: number };
+  /** Of the completion tokens, those the model spent reasoning (when the provider says). */
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
