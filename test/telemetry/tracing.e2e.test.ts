@@ -14,6 +14,8 @@ import { silentLogger } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { startTracing, tracingSettingsFromEnv } from '../../runtime/telemetry/tracing.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { MESSAGES_MOCK_KEY, startMessagesMock } from '../mocks/messages/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -24,22 +26,26 @@ const CLIENT_SPAN = '00f067aa0ba902b7';
 describe('tracing', () => {
   let receiver: OtlpReceiver;
   let mock: VendorMock;
+  let messages: MockServer;
   let dir: string;
   let gateway: RunningGateway | null = null;
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     mock = await startVendorMock({ label: 'traced' });
+    messages = await startMessagesMock({ label: 'traced-messages' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-tracing-'));
     await mkdir(join(dir, 'configs'));
     await writeFile(join(dir, 'configs', 'fallback.json'), JSON.stringify({
       strategy: { mode: 'fallback' },
       targets: [{ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: 'http://127.0.0.1:9/v1' }, { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }],
     }));
+    await writeFile(join(dir, 'configs', 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
   });
   afterAll(async () => {
     await gateway?.close();
     await mock?.close();
+    await messages?.close();
     await receiver?.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -73,6 +79,24 @@ describe('tracing', () => {
     // The provider saw the second attempt's own context, not the client's.
     const sent = mock.requests.find((r) => r.path === '/v1/chat/completions');
     expect(sent?.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${attempts[1].spanId}-01`);
+  });
+
+  it('exports the input the provider read from its prompt cache as gen_ai.usage.cache_read.input_tokens', async () => {
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-cache'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
+    const ask = async (trace: string): Promise<{ usage: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } } }> => (await fetch(`${traced.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'messages', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-mock-1', messages: [{ role: 'system', content: [{ type: 'text', text: 'Answer in one short line. '.repeat(30), cache_control: { type: 'ephemeral' } }] }, { role: 'user', content: 'hi' }] }),
+    })).json() as never;
+    await ask('cache-write');
+    const second = await ask('cache-read');
+    await traced.close();
+    const cached = second.usage.prompt_tokens_details?.cached_tokens ?? 0;
+    expect(cached).toBeGreaterThan(0);
+    const span = (trace: string) => receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === trace)!;
+    expect(span('cache-read').attributes).toMatchObject({ 'gen_ai.usage.input_tokens': second.usage.prompt_tokens, 'gen_ai.usage.cache_read.input_tokens': cached });
+    expect(span('cache-write').attributes['gen_ai.usage.cache_read.input_tokens']).toBeUndefined();
   });
 
   it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {
