@@ -926,6 +926,10 @@ export interface ProviderManifest {
      * Compatible providers: whether a request needs a key (local servers do not).
      */
     key_required?: boolean;
+    /**
+     * The provider takes stream_options.include_usage: a streamed chat or completions request whose client did not ask for the usage chunk asks for it, and the chunk is kept out of the client's stream and read by the request log, so tokens and cost are the provider's own count, not an estimate. For the vendor, at its own base URL only (a custom_host with vendor may be any server).
+     */
+    asks_stream_usage?: boolean;
   }[];
   /**
    * The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.

@@ -5023,7 +5023,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateProviderManifest = validate55;
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family","endpoints"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models"]},"description":"The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.","uniqueItems":true},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type","family"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"family":{"enum":["vendor","clouda","cloudb","cloudc"],"description":"The adapter family that reads it: a config that sets it where no target below is of that family gets the compile warning CFG_FIELD_WITHOUT_EFFECT."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/meta/provider-manifest.json","title":"ProviderManifest","description":"The shape of schema/providers.json: every provider name the gateway knows, its aliases and family, and the provider options a config, a virtual key or a request header may carry; read by the config compiler (an unknown provider is a compile error) and by the runtime's provider registry.","type":"object","required":["options","providers"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"providers":{"type":"array","minItems":1,"items":{"type":"object","required":["name","family","endpoints"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z][a-z0-9-]*$","description":"The canonical name, echoed in x-gateway-provider."},"aliases":{"type":"array","items":{"type":"string","pattern":"^[a-z][a-z0-9-]*$"},"description":"Other names configs and headers may use."},"family":{"enum":["vendor","messages","clouda","cloudb","cloudc","compatible"],"description":"The adapter that speaks to it; `compatible`: the vendor's wire format at base_url."},"description":{"type":"string"},"base_url":{"type":"string","format":"uri","description":"Compatible providers: where their API is."},"endpoints":{"type":"array","items":{"enum":["chat","completions","embeddings","audio","images","models"]},"description":"The typed endpoints the provider offers (every provider also passes other /v1 paths through). A request for another one answers 400 endpoint_not_supported, and `gateway compile` warns about a target reached only for endpoints its provider lacks.","uniqueItems":true},"key_required":{"type":"boolean","description":"Compatible providers: whether a request needs a key (local servers do not)."},"asks_stream_usage":{"type":"boolean","description":"The provider takes stream_options.include_usage: a streamed chat or completions request whose client did not ask for the usage chunk asks for it, and the chunk is kept out of the client's stream and read by the request log, so tokens and cost are the provider's own count, not an estimate. For the vendor, at its own base URL only (a custom_host with vendor may be any server)."}}}},"options":{"type":"array","minItems":1,"description":"The provider options: config fields that go to the provider's adapter (plan providerOptions), the fields a virtual key may hold, and the headers that carry them on a request that names its provider in headers.","items":{"type":"object","required":["key","type","family"],"additionalProperties":false,"properties":{"key":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","description":"The config field name."},"type":{"enum":["string","array","object"],"description":"The JSON type a virtual key accepts (a header's value for an object is JSON text)."},"family":{"enum":["vendor","clouda","cloudb","cloudc"],"description":"The adapter family that reads it: a config that sets it where no target below is of that family gets the compile warning CFG_FIELD_WITHOUT_EFFECT."},"secret":{"type":"boolean","description":"Sealed with a virtual key's credential, and only its name ever shown."},"header":{"type":"string","pattern":"^x-gateway-[a-z0-9-]+$","description":"The request header that carries it."}}}}}};
 const pattern18 = new RegExp("^[a-z][a-z0-9-]*$", "u");
 const pattern20 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 const pattern21 = new RegExp("^x-gateway-[a-z0-9-]+$", "u");
@@ -5093,7 +5093,7 @@ return false;
 else {
 const _errs8 = errors;
 for(const key1 in data2){
-if(!(((((((key1 === "name") || (key1 === "aliases")) || (key1 === "family")) || (key1 === "description")) || (key1 === "base_url")) || (key1 === "endpoints")) || (key1 === "key_required"))){
+if(!((((((((key1 === "name") || (key1 === "aliases")) || (key1 === "family")) || (key1 === "description")) || (key1 === "base_url")) || (key1 === "endpoints")) || (key1 === "key_required")) || (key1 === "asks_stream_usage"))){
 validate55.errors = [{instancePath:instancePath+"/providers/" + i0,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -5266,6 +5266,19 @@ var valid2 = _errs23 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data2.asks_stream_usage !== undefined){
+const _errs25 = errors;
+if(typeof data2.asks_stream_usage !== "boolean"){
+validate55.errors = [{instancePath:instancePath+"/providers/" + i0+"/asks_stream_usage",schemaPath:"#/properties/providers/items/properties/asks_stream_usage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+}
 }
 }
 }
@@ -5299,43 +5312,43 @@ var valid0 = true;
 }
 if(valid0){
 if(data.options !== undefined){
-let data12 = data.options;
-const _errs25 = errors;
-if(errors === _errs25){
-if(Array.isArray(data12)){
-if(data12.length < 1){
+let data13 = data.options;
+const _errs27 = errors;
+if(errors === _errs27){
+if(Array.isArray(data13)){
+if(data13.length < 1){
 validate55.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid6 = true;
-const len3 = data12.length;
+const len3 = data13.length;
 for(let i4=0; i4<len3; i4++){
-let data13 = data12[i4];
-const _errs27 = errors;
-if(errors === _errs27){
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let data14 = data13[i4];
+const _errs29 = errors;
+if(errors === _errs29){
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing2;
-if((((data13.key === undefined) && (missing2 = "key")) || ((data13.type === undefined) && (missing2 = "type"))) || ((data13.family === undefined) && (missing2 = "family"))){
+if((((data14.key === undefined) && (missing2 = "key")) || ((data14.type === undefined) && (missing2 = "type"))) || ((data14.family === undefined) && (missing2 = "family"))){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-const _errs29 = errors;
-for(const key2 in data13){
+const _errs31 = errors;
+for(const key2 in data14){
 if(!(((((key2 === "key") || (key2 === "type")) || (key2 === "family")) || (key2 === "secret")) || (key2 === "header"))){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/properties/options/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs29 === errors){
-if(data13.key !== undefined){
-let data14 = data13.key;
-const _errs30 = errors;
-if(errors === _errs30){
-if(typeof data14 === "string"){
-if(!pattern20.test(data14)){
+if(_errs31 === errors){
+if(data14.key !== undefined){
+let data15 = data14.key;
+const _errs32 = errors;
+if(errors === _errs32){
+if(typeof data15 === "string"){
+if(!pattern20.test(data15)){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/key",schemaPath:"#/properties/options/items/properties/key/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
@@ -5345,42 +5358,17 @@ validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/key",schemaPa
 return false;
 }
 }
-var valid7 = _errs30 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data13.type !== undefined){
-let data15 = data13.type;
-const _errs32 = errors;
-if(!(((data15 === "string") || (data15 === "array")) || (data15 === "object"))){
-validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/type",schemaPath:"#/properties/options/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
 var valid7 = _errs32 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
-if(data13.family !== undefined){
-let data16 = data13.family;
-const _errs33 = errors;
-if(!((((data16 === "vendor") || (data16 === "clouda")) || (data16 === "cloudb")) || (data16 === "cloudc"))){
-validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/family",schemaPath:"#/properties/options/items/properties/family/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.family.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid7 = _errs33 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data13.secret !== undefined){
+if(data14.type !== undefined){
+let data16 = data14.type;
 const _errs34 = errors;
-if(typeof data13.secret !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/secret",schemaPath:"#/properties/options/items/properties/secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!(((data16 === "string") || (data16 === "array")) || (data16 === "object"))){
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/type",schemaPath:"#/properties/options/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid7 = _errs34 === errors;
@@ -5389,12 +5377,37 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data13.header !== undefined){
-let data18 = data13.header;
+if(data14.family !== undefined){
+let data17 = data14.family;
+const _errs35 = errors;
+if(!((((data17 === "vendor") || (data17 === "clouda")) || (data17 === "cloudb")) || (data17 === "cloudc"))){
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/family",schemaPath:"#/properties/options/items/properties/family/enum",keyword:"enum",params:{allowedValues: schema82.properties.options.items.properties.family.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid7 = _errs35 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data14.secret !== undefined){
 const _errs36 = errors;
-if(errors === _errs36){
-if(typeof data18 === "string"){
-if(!pattern21.test(data18)){
+if(typeof data14.secret !== "boolean"){
+validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/secret",schemaPath:"#/properties/options/items/properties/secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid7 = _errs36 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data14.header !== undefined){
+let data19 = data14.header;
+const _errs38 = errors;
+if(errors === _errs38){
+if(typeof data19 === "string"){
+if(!pattern21.test(data19)){
 validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schemaPath:"#/properties/options/items/properties/header/pattern",keyword:"pattern",params:{pattern: "^x-gateway-[a-z0-9-]+$"},message:"must match pattern \""+"^x-gateway-[a-z0-9-]+$"+"\""}];
 return false;
 }
@@ -5404,7 +5417,7 @@ validate55.errors = [{instancePath:instancePath+"/options/" + i4+"/header",schem
 return false;
 }
 }
-var valid7 = _errs36 === errors;
+var valid7 = _errs38 === errors;
 }
 else {
 var valid7 = true;
@@ -5421,7 +5434,7 @@ validate55.errors = [{instancePath:instancePath+"/options/" + i4,schemaPath:"#/p
 return false;
 }
 }
-var valid6 = _errs27 === errors;
+var valid6 = _errs29 === errors;
 if(!valid6){
 break;
 }
@@ -5433,7 +5446,7 @@ validate55.errors = [{instancePath:instancePath+"/options",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs25 === errors;
+var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;

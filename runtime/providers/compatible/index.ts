@@ -10,6 +10,8 @@ export interface CompatibleProvider {
   endpoints: readonly EndpointKind[];
   /** Local servers accept requests without a key. */
   keyRequired: boolean;
+  /** Takes `stream_options.include_usage`, at its base URL or a custom_host (the same kind of server there). */
+  asksStreamUsage: boolean;
 }
 
 /** Base URLs and endpoints as each provider documents its OpenAI-compatible API (schema/providers.json). */
@@ -18,8 +20,15 @@ export const COMPATIBLE_PROVIDERS: readonly CompatibleProvider[] = PROVIDERS.fil
   baseUrl: p.base_url!,
   endpoints: p.endpoints,
   keyRequired: p.key_required !== false,
+  asksStreamUsage: p.asks_stream_usage === true,
 }));
 
 export function compatibleAdapters(): ProviderAdapter[] {
-  return COMPATIBLE_PROVIDERS.map((p) => vendorShapedAdapter({ name: p.name, baseUrl: p.baseUrl, endpoints: new Set(p.endpoints), keyRequired: p.keyRequired }));
+  return COMPATIBLE_PROVIDERS.map((p) => vendorShapedAdapter({
+    name: p.name,
+    baseUrl: p.baseUrl,
+    endpoints: new Set(p.endpoints),
+    keyRequired: p.keyRequired,
+    asksStreamUsage: p.asksStreamUsage ? 'anyHost' : false,
+  }));
 }

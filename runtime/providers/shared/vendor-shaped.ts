@@ -5,9 +5,12 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, Respons
 import { vendorShapedError } from './errors.ts';
 import { joinUrl } from './url.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
+import { bodyAskingStreamUsage, UsageChunkRemover } from './stream-usage.ts';
 
 /** The inference endpoints whose error bodies are rewritten to name the provider. */
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+/** The endpoints whose streams may carry a usage chunk (stream-usage.ts). */
+const STREAM_USAGE: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
 
 export interface VendorShapedOptions {
   name: string;
@@ -16,13 +19,22 @@ export interface VendorShapedOptions {
   endpoints: ReadonlySet<EndpointKind>;
   /** Local servers (ollama, vllm, …) run without a key; hosted ones refuse the request without. */
   keyRequired: boolean;
+  /**
+   * Streams get the provider's usage chunk, kept from the client that did not ask for it
+   * (schema/providers.json `asks_stream_usage`). `ownHost`: only at the adapter's base URL, since a
+   * custom_host may be another kind of server (the vendor's); `anyHost`: at a custom_host too (a
+   * self-hosted server of the kind the name says). False: never.
+   */
+  asksStreamUsage: 'ownHost' | 'anyHost' | false;
   /** Extra headers from provider options (the vendor's organization and project). */
   extraHeaders?(call: ProviderCall): Record<string, string>;
 }
 
 export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapter {
-  const { name, baseUrl, endpoints, keyRequired } = options;
-  const errorMapping: ResponseMapping = { provider: name, error: (status, body) => vendorShapedError(name, status, body) };
+  const { name, baseUrl, endpoints, keyRequired, asksStreamUsage } = options;
+  const error = (status: number, body: Buffer): unknown => vendorShapedError(name, status, body);
+  const errorMapping: ResponseMapping = { provider: name, error };
+  const usageMapping: ResponseMapping = { provider: name, error, stream: () => new UsageChunkRemover() };
   return {
     name,
     readsBody: () => false,
@@ -31,14 +43,15 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
       const headers: Record<string, string> = options.extraHeaders?.(call) ?? {};
       if (call.apiKey !== null) headers.authorization = `Bearer ${call.apiKey}`;
       else if (keyRequired) throw missingKey(name);
-      return {
-        url: joinUrl(call.customHost ?? baseUrl, call.path),
-        method: call.method,
-        headers,
-        body: call.rawBody,
-        // Strict compliance: the vendor's bytes exactly, without the gateway's `provider` field.
-        response: !call.strictVendorCompliance && MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null,
-      };
+      const url = joinUrl(call.customHost ?? baseUrl, call.path);
+      // Strict compliance: the client's bytes to the provider, and the vendor's bytes back exactly,
+      // without the gateway's `provider` field in errors.
+      if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
+      const asking = asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null) && STREAM_USAGE.has(call.endpoint) && call.rawBody !== null
+        ? bodyAskingStreamUsage(call.rawBody)
+        : null;
+      if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
+      return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null };
     },
   };
 }

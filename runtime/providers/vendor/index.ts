@@ -4,6 +4,7 @@
 import type { ProviderAdapter, ProviderCall } from '../types.ts';
 import { stringOption } from '../shared/url.ts';
 import { manifestEndpoints, vendorShapedAdapter } from '../shared/vendor-shaped.ts';
+import { providerEntry } from '../../../compiler/config/providers.ts';
 
 export const VENDOR_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -13,6 +14,8 @@ export function vendorAdapter(baseUrl: string = process.env.GATEWAY_VENDOR_BASE_
     baseUrl,
     endpoints: manifestEndpoints('vendor'),
     keyRequired: true,
+    // At its own base URL only: `vendor` with a custom_host may be any server that speaks its API.
+    asksStreamUsage: providerEntry('vendor')?.asks_stream_usage === true ? 'ownHost' : false,
     extraHeaders(call: ProviderCall): Record<string, string> {
       const headers: Record<string, string> = {};
       const organization = stringOption(call.options, 'vendor_organization');
