@@ -24,7 +24,45 @@ export function sendGatewayError(res: ServerResponse, error: GatewayError): void
     res.destroy();
     return;
   }
-  // Leftover request bytes would be read as the next request; closing is cheaper than draining them.
-  if (!res.req.complete) res.shouldKeepAlive = false;
-  sendJson(res, error.status, error.toBody());
+  if (res.req.complete) {
+    sendJson(res, error.status, error.toBody());
+    return;
+  }
+  // The request's body is still coming (refused before it was read, or for its size). The connection
+  // closes after this answer (the next request would start mid-body), but closing it at once resets
+  // a client still sending: its write fails, and it reports a broken connection instead of this
+  // answer. So the answer is written whole, and the connection ends once the rest of the body was
+  // read and dropped, within bounds (a lingering close, RFC 9112 §9.6).
+  res.shouldKeepAlive = false;
+  const payload = JSON.stringify(error.toBody());
+  res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+  res.write(payload);
+  endAfterBody(res);
+}
+
+/** At most this much of a refused body is read and dropped, for at most this long, before the connection closes anyway. */
+const LINGER_BYTES = 64 * 1024 * 1024;
+const LINGER_MS = 5_000;
+
+function endAfterBody(res: ServerResponse): void {
+  const req = res.req;
+  let dropped = 0;
+  const end = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', end);
+    req.off('error', end);
+    req.off('close', end);
+    if (!res.writableEnded) res.end();
+  };
+  const onData = (chunk: Buffer): void => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) end();
+  };
+  const timer = setTimeout(end, LINGER_MS);
+  req.on('data', onData);
+  req.on('end', end);
+  req.on('error', end);
+  req.on('close', end);
+  req.resume();
 }

@@ -1,10 +1,13 @@
 // End-to-end behaviour of the server shell over real HTTP, against the generated route table.
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import { sendJson } from '../../runtime/server/respond.ts';
 import { setOutcomeHeaders } from '../../runtime/inference/send-outcome.ts';
 import { errorOf, send, startTestGateway, TEST_KEY, UUID } from './helpers.ts';
+import { until } from '../jobs/harness.ts';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 const auth = { 'x-gateway-api-key': TEST_KEY };
@@ -207,6 +210,39 @@ describe('bodies', () => {
     expect(res.status).toBe(413);
     expect(errorOf(res).code).toBe('body_too_large');
     expect(res.headers.connection).toBe('close');
+  });
+
+  it('lets a client still sending a body over the limit read the 413: the rest is read and dropped before the connection closes', async () => {
+    // Several megabytes: more than the sockets' buffers hold, so the client is still writing when
+    // the answer comes. Closed at once, the connection reset it and fetch reported a broken pipe.
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'x'.repeat(4 * 1024 * 1024) });
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('body_too_large');
+      expect(res.headers.get('connection')).toBe('close');
+    }
+    // A client that sends its body slowly, as a raw socket: every write after the answer still lands,
+    // and the connection ends only once the whole body was sent.
+    const url = new URL(gw.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await once(socket, 'connect');
+    const total = 20 * 64 * 1024;
+    socket.write(`POST /v1/embeddings HTTP/1.1\r\nhost: x\r\nx-gateway-api-key: ${auth['x-gateway-api-key']}\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\n\r\n`);
+    let answer = '';
+    let closed = false;
+    socket.on('data', (data: Buffer) => { answer += data.toString(); });
+    socket.on('close', () => { closed = true; });
+    const failures: Error[] = [];
+    socket.on('error', (error) => failures.push(error));
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(closed).toBe(false);
+      socket.write(Buffer.alloc(64 * 1024, 0x78));
+    }
+    await until(async () => closed, (done) => done, 5_000, 'the connection closing once the body was sent');
+    expect(failures).toEqual([]);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"code":"body_too_large"');
   });
 
   it('answers 413 for a chunked body that grows past the limit while reading', async () => {
