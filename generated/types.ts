@@ -2275,6 +2275,14 @@ export interface CatalogModel {
     currency?: 'USD';
     input_per_million: number;
     cached_input_per_million?: number;
+    /**
+     * Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent.
+     */
+    cache_creation_input_per_million?: number;
+    /**
+     * Input written to the prompt cache for an hour; cache_creation_input_per_million when absent.
+     */
+    cache_creation_1h_input_per_million?: number;
     output_per_million: number;
   };
 }
@@ -2516,9 +2524,23 @@ export interface RequestLog {
    * Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.
    */
   usage: {
+    /**
+     * Every input token, those read from and written to the provider's prompt cache included.
+     */
     input_tokens: number;
     output_tokens: number;
+    /**
+     * Of input_tokens, those read from the provider's prompt cache.
+     */
     cached_input_tokens: number;
+    /**
+     * Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them).
+     */
+    cache_creation_input_tokens: number;
+    /**
+     * Of cache_creation_input_tokens, those written for an hour (the messages API reports them).
+     */
+    cache_creation_1h_input_tokens: number;
     total_tokens: number;
     estimated: boolean;
   } | null;

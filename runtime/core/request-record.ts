@@ -11,6 +11,13 @@ export interface TokenUsage {
   outputTokens: number;
   /** Input tokens served from the provider's prompt cache (priced lower), included in inputTokens. */
   cachedInputTokens: number;
+  /**
+   * Input tokens the provider wrote to its prompt cache (priced higher), included in inputTokens, and
+   * of those the ones written for an hour; absent (none) in answers that do not say and in records
+   * written before the gateway read them.
+   */
+  cacheCreationInputTokens?: number;
+  cacheCreation1hInputTokens?: number;
   totalTokens: number;
   /** True when the answer carried no usage and the numbers are the gateway's estimate. */
   estimated: boolean;

@@ -39,6 +39,8 @@ function catalogData(path: string | URL, variable: string): unknown {
 export interface PricedUsage {
   inputTokens: number;
   cachedInputTokens: number;
+  cacheCreationInputTokens?: number;
+  cacheCreation1hInputTokens?: number;
   outputTokens: number;
 }
 
@@ -87,8 +89,15 @@ export class ModelCatalog {
   cost(model: string, usage: PricedUsage): number | null {
     const pricing = this.find(model)?.pricing;
     if (pricing === undefined) return null;
+    // Reads, writes and the hour-long writes among them are parts of the input, each priced as such; a
+    // count past what holds it (an odd answer) is capped rather than priced twice.
     const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+    const written = Math.min(usage.cacheCreationInputTokens ?? 0, usage.inputTokens - cached);
+    const hour = Math.min(usage.cacheCreation1hInputTokens ?? 0, written);
     const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;
-    return ((usage.inputTokens - cached) * pricing.input_per_million + cached * cachedPrice + usage.outputTokens * pricing.output_per_million) / 1_000_000;
+    const writePrice = pricing.cache_creation_input_per_million ?? pricing.input_per_million;
+    const hourPrice = pricing.cache_creation_1h_input_per_million ?? writePrice;
+    const input = (usage.inputTokens - cached - written) * pricing.input_per_million + cached * cachedPrice + (written - hour) * writePrice + hour * hourPrice;
+    return (input + usage.outputTokens * pricing.output_per_million) / 1_000_000;
   }
 }

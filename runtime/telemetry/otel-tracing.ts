@@ -9,7 +9,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import {
-  ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -135,6 +135,8 @@ class OtelRequestSpan implements RequestSpan {
       span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.outputTokens);
       // Of the input tokens, those the provider read from its prompt cache.
       if (record.usage.cachedInputTokens > 0) span.setAttribute(ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, record.usage.cachedInputTokens);
+      const written = record.usage.cacheCreationInputTokens ?? 0;
+      if (written > 0) span.setAttribute(ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, written);
     }
     if (record.configId !== null) span.setAttribute(ATTR_GATEWAY_CONFIG_ID, record.configId);
     if (record.targetPath !== null) span.setAttribute(ATTR_GATEWAY_TARGET, record.targetPath);

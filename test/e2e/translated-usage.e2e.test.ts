@@ -101,15 +101,43 @@ describe('prompt caching through the translated families', () => {
     expect(JSON.stringify(cloudb.requests.at(-1)!.json)).not.toMatch(/cache_?[cC]ontrol|cachePoint/);
   });
 
-  it('writes the prefix on the first request: the messages API counts it as cache creation, which stays in the prompt tokens at the input price', async () => {
-    const question = [{ role: 'user', content: [{ type: 'text', text: 'A fresh long context. '.repeat(30), cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'Summarise it.' }] }] as unknown as OpenAI.ChatCompletionMessageParam[];
-    const usage = (await sdk('messages', 'write-1').chat.completions.create({ model: MODELS.messages, messages: question })).usage!;
-    expect(usage.prompt_tokens_details?.cached_tokens).toBe(0);
-    expect((messages.requests.at(-1)!.json as any).messages[0].content[0].cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
-    const again = (await sdk('messages', 'write-2').chat.completions.create({ model: MODELS.messages, messages: question })).usage!;
-    expect(again.prompt_tokens).toBe(usage.prompt_tokens);
-    expect(again.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
-  });
+  // Writes: the messages API for 5 minutes and for an hour, cloud C (which reports no TTL), streamed and not.
+  const writes = [
+    { family: 'messages', ttl: '1h', stream: false }, { family: 'messages', ttl: '5m', stream: true }, { family: 'messages', ttl: undefined, stream: false },
+    { family: 'cloudc', ttl: undefined, stream: false }, { family: 'cloudc', ttl: '5m', stream: true },
+  ] as const;
+  for (const { family, ttl, stream } of writes) {
+    it(`${family}, ${ttl ?? 'no'} TTL${stream ? ', streamed' : ''}: the first request writes the prefix, named as cache_creation_tokens and priced at the cache-write price`, async () => {
+      const tag = `write-${family}-${ttl}-${stream}`;
+      const mark = ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
+      const question = [{ role: 'user', content: [{ type: 'text', text: `A fresh long context for ${tag}. `.repeat(30), cache_control: mark }, { type: 'text', text: 'Summarise it.' }] }] as unknown as OpenAI.ChatCompletionMessageParam[];
+      const client = sdk(family, `${tag}-1`);
+      let usage: OpenAI.CompletionUsage | null = null;
+      if (stream) for await (const chunk of await client.chat.completions.create({ model: MODELS[family], messages: question, stream: true, stream_options: { include_usage: true } })) usage = chunk.usage ?? usage;
+      else usage = (await client.chat.completions.create({ model: MODELS[family], messages: question })).usage!;
+      const details = usage!.prompt_tokens_details as { cached_tokens: number; cache_creation_tokens?: number; cache_creation_1h_tokens?: number };
+      expect(details.cached_tokens).toBe(0);
+      const written = details.cache_creation_tokens!;
+      expect(written).toBeGreaterThan(100);
+      expect(usage!.prompt_tokens).toBeGreaterThan(written);
+      // Only the messages API says which writes are kept for an hour.
+      const hour = family === 'messages' && ttl === '1h' ? written : 0;
+      expect(details.cache_creation_1h_tokens ?? 0).toBe(hour);
+      const record = await logged(`${tag}-1`);
+      expect(record.usage).toMatchObject({ input_tokens: usage!.prompt_tokens, cached_input_tokens: 0, cache_creation_input_tokens: written, cache_creation_1h_input_tokens: hour, estimated: false });
+      const pricing = catalog.find(MODELS[family])!.pricing!;
+      const expected = ((usage!.prompt_tokens - written) * pricing.input_per_million + (written - hour) * pricing.cache_creation_input_per_million! + hour * pricing.cache_creation_1h_input_per_million! + usage!.completion_tokens * pricing.output_per_million) / 1e6;
+      expect(record.cost_usd).toBeCloseTo(expected, 12);
+      expect(record.cost_usd).toBeGreaterThan((usage!.prompt_tokens * pricing.input_per_million + usage!.completion_tokens * pricing.output_per_million) / 1e6);
+      const metrics = await (await fetch(`${served.gateway.url}/metrics`)).text();
+      expect(metrics).toMatch(new RegExp(`gateway_tokens_total\\{[^}]*model="${MODELS[family].replace(/[.]/g, '\\.')}"[^}]*type="cache_creation"\\} [1-9]`));
+      // The second request reads what the first wrote.
+      const again = (await sdk(family, `${tag}-2`).chat.completions.create({ model: MODELS[family], messages: question })).usage!;
+      expect(again.prompt_tokens).toBe(usage!.prompt_tokens);
+      expect(again.prompt_tokens_details?.cached_tokens).toBe(written);
+      expect((again.prompt_tokens_details as { cache_creation_tokens?: number }).cache_creation_tokens).toBeUndefined();
+    });
+  }
 
   it('refuses a malformed mark with a 400 naming it, before the provider is asked', async () => {
     const before = messages.requests.length;
@@ -132,7 +160,10 @@ describe('a translated stream without the usage chunk is logged with the provide
       let usage: OpenAI.CompletionUsage | null = null;
       for await (const chunk of await sdk(family, `${trace}-asked`).chat.completions.create({ model: MODELS[family], messages: [{ role: 'user', content: `count these words please ${family}` }], stream: true, stream_options: { include_usage: true } })) usage = chunk.usage ?? usage;
       const record = await logged(trace);
-      expect(record.usage).toEqual({ input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens, cached_input_tokens: usage!.prompt_tokens_details?.cached_tokens ?? 0, total_tokens: usage!.total_tokens, estimated: false });
+      expect(record.usage).toEqual({
+        input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens, cached_input_tokens: usage!.prompt_tokens_details?.cached_tokens ?? 0,
+        cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0, total_tokens: usage!.total_tokens, estimated: false,
+      });
     });
   }
 });

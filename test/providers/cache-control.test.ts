@@ -119,27 +119,35 @@ describe('property: a mark changes where blocks end, never the text, and both fa
   });
 });
 
-describe('the provider\'s counts in the vendor\'s usage: every input token in prompt_tokens, cache reads as cached_tokens', () => {
+describe('the provider\'s counts in the vendor\'s usage: every input token in prompt_tokens, cache reads as cached_tokens, writes beside them', () => {
   it('the messages API (its input_tokens count neither reads nor writes)', () => {
-    expect(chatUsageOf({ input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 5 }))
-      .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
-    expect(chatUsageOf({ input_tokens: 10, output_tokens: 5 })).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    const usage = { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 5, cache_creation: { ephemeral_5m_input_tokens: 60, ephemeral_1h_input_tokens: 40 } };
+    expect(chatUsageOf(usage, false))
+      .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 100, cache_creation_1h_tokens: 40 } });
+    // Strict vendor compliance: the vendor's members only.
+    expect(chatUsageOf(usage, true)).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
+    expect(chatUsageOf({ input_tokens: 10, cache_creation_input_tokens: 100, output_tokens: 5 }, false))
+      .toEqual({ prompt_tokens: 110, completion_tokens: 5, total_tokens: 115, prompt_tokens_details: { cached_tokens: 0, cache_creation_tokens: 100 } });
+    expect(chatUsageOf({ input_tokens: 10, output_tokens: 5 }, false)).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });
 
   it('the messages API\'s stream: message_start\'s counts, with what message_delta counts again', () => {
     const mapper = new MessagesStreamMapper({ provider: 'anthropic', model: 'm', includeUsage: true, strict: false });
     const event = (type: string, data: object): Buffer => Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    let out = mapper.push(event('message_start', { message: { id: 'msg_1', model: 'm', usage: { input_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 300, output_tokens: 1 } } }));
+    let out = mapper.push(event('message_start', { message: { id: 'msg_1', model: 'm', usage: { input_tokens: 4, cache_creation_input_tokens: 20, cache_read_input_tokens: 300, output_tokens: 1, cache_creation: { ephemeral_5m_input_tokens: 5, ephemeral_1h_input_tokens: 15 } } } }));
     out += mapper.push(event('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }));
     out += mapper.push(event('message_stop', {})) + mapper.end();
     const usage = out.split('\n\n').filter((frame) => frame.startsWith('data: {')).map((frame) => JSON.parse(frame.slice(6))).find((chunk) => chunk.usage)?.usage;
-    expect(usage).toEqual({ prompt_tokens: 304, completion_tokens: 7, total_tokens: 311, prompt_tokens_details: { cached_tokens: 300 } });
+    expect(usage).toEqual({ prompt_tokens: 324, completion_tokens: 7, total_tokens: 331, prompt_tokens_details: { cached_tokens: 300, cache_creation_tokens: 20, cache_creation_1h_tokens: 15 } });
+    expect(mapper.usage()).toEqual(usage);
   });
 
   it('cloud C (its inputTokens count neither reads nor writes)', () => {
-    expect(converseUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 1115, cacheReadInputTokens: 1000, cacheWriteInputTokens: 100 }))
-      .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
-    expect(converseUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 })).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 1115, cacheReadInputTokens: 1000, cacheWriteInputTokens: 100 };
+    expect(converseUsage(usage, false))
+      .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 100 } });
+    expect(converseUsage(usage, true)).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
+    expect(converseUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 }, false)).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });
 
   it('cloud B (its prompt count includes the cached tokens; its thoughts are output, named as reasoning tokens)', () => {

@@ -81,15 +81,15 @@ describe('tracing', () => {
     expect(sent?.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${attempts[1].spanId}-01`);
   });
 
-  it('exports the input the provider read from its prompt cache as gen_ai.usage.cache_read.input_tokens', async () => {
+  it('exports the input the provider read from and wrote to its prompt cache as gen_ai.usage.cache_read.input_tokens and cache_creation.input_tokens', async () => {
     const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-cache'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
-    const ask = async (trace: string): Promise<{ usage: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } } }> => (await fetch(`${traced.url}/v1/chat/completions`, {
+    const ask = async (trace: string): Promise<{ usage: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number; cache_creation_tokens?: number } } }> => (await fetch(`${traced.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'messages', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude-mock-1', messages: [{ role: 'system', content: [{ type: 'text', text: 'Answer in one short line. '.repeat(30), cache_control: { type: 'ephemeral' } }] }, { role: 'user', content: 'hi' }] }),
     })).json() as never;
-    await ask('cache-write');
+    const first = await ask('cache-write');
     const second = await ask('cache-read');
     await traced.close();
     const cached = second.usage.prompt_tokens_details?.cached_tokens ?? 0;
@@ -97,6 +97,10 @@ describe('tracing', () => {
     const span = (trace: string) => receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === trace)!;
     expect(span('cache-read').attributes).toMatchObject({ 'gen_ai.usage.input_tokens': second.usage.prompt_tokens, 'gen_ai.usage.cache_read.input_tokens': cached });
     expect(span('cache-write').attributes['gen_ai.usage.cache_read.input_tokens']).toBeUndefined();
+    const written = first.usage.prompt_tokens_details?.cache_creation_tokens ?? 0;
+    expect(written).toBeGreaterThan(0);
+    expect(span('cache-write').attributes['gen_ai.usage.cache_creation.input_tokens']).toBe(written);
+    expect(span('cache-read').attributes['gen_ai.usage.cache_creation.input_tokens']).toBeUndefined();
   });
 
   it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {

@@ -242,7 +242,13 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     // truncation; past what any model reads, its middle is dropped (storedConversation).
     await deps.store.responses.create({ id, organisationId, body: response, conversation: storedConversation([...conversation, result.assistant]) });
   }
-  const cost = deps.catalog.cost(String(response.model), { inputTokens: result.usage.input_tokens, cachedInputTokens: result.usage.input_tokens_details.cached_tokens, outputTokens: result.usage.output_tokens });
+  const cost = deps.catalog.cost(String(response.model), {
+    inputTokens: result.usage.input_tokens,
+    cachedInputTokens: result.usage.input_tokens_details.cached_tokens,
+    cacheCreationInputTokens: result.cacheCreation.tokens,
+    cacheCreation1hInputTokens: result.cacheCreation.oneHourTokens,
+    outputTokens: result.usage.output_tokens,
+  });
   deps.logger.info('response_emulated', { trace_id: ctx.traceId, response_id: id, model: response.model, provider: outcome.provider, stored: body.store !== false, cost_usd: cost });
   if (body.stream === true) sendResponseEvents(ctx.res, response, { obfuscation: (body.stream_options as { include_obfuscation?: unknown } | null | undefined)?.include_obfuscation !== false });
   else sendOk(ctx, response);

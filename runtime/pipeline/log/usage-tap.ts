@@ -232,7 +232,15 @@ export function usageOf(value: unknown): TokenUsage | null {
   if (input === null) return null;
   const details = (u.prompt_tokens_details ?? u.input_tokens_details) as Record<string, unknown> | null | undefined;
   const cached = count(details?.cached_tokens) ?? 0;
-  return { inputTokens: input, outputTokens: output, cachedInputTokens: cached, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
+  const usage: TokenUsage = { inputTokens: input, outputTokens: output, cachedInputTokens: cached, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
+  // Prompt-cache writes, which the translations of the messages API and cloud C name (providers/shared/chat.ts usageOf).
+  const written = count(details?.cache_creation_tokens);
+  if (written !== null && written > 0) {
+    usage.cacheCreationInputTokens = written;
+    const hour = count(details?.cache_creation_1h_tokens);
+    if (hour !== null && hour > 0) usage.cacheCreation1hInputTokens = hour;
+  }
+  return usage;
 }
 
 function count(value: unknown): number | null {

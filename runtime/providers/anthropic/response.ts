@@ -11,6 +11,8 @@ export interface MessagesUsage {
   output_tokens?: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** cache_creation_input_tokens by the TTL they were written for. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
 }
 
 export interface MessagesResponse {
@@ -36,13 +38,16 @@ export function finishReasonOf(stopReason: string | null | undefined): FinishRea
 /**
  * The vendor's usage of the messages API's: its input_tokens count only what was neither read from
  * nor written to the prompt cache, while the vendor's prompt tokens count every input token and
- * name the ones read from the cache (cached_tokens, priced lower). Cache writes are prompt tokens
- * at the input price (the vendor's shape has no field for them).
+ * name the ones read from the cache (cached_tokens, priced lower). Cache writes, billed above the
+ * input price, are named beside them (cache_creation_tokens, and cache_creation_1h_tokens for the
+ * hour-long ones) unless `strict` keeps the answer to the vendor's shape.
  */
-export function chatUsageOf(usage: MessagesUsage | undefined): ChatUsage {
+export function chatUsageOf(usage: MessagesUsage | undefined, strict: boolean): ChatUsage {
   const read = usage?.cache_read_input_tokens;
-  const prompt = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (read ?? 0);
-  return usageOf(prompt, usage?.output_tokens ?? 0, typeof read === 'number' ? read : undefined);
+  const write = usage?.cache_creation_input_tokens ?? 0;
+  const prompt = (usage?.input_tokens ?? 0) + write + (read ?? 0);
+  const writes = strict ? undefined : { tokens: write, oneHourTokens: usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0 };
+  return usageOf(prompt, usage?.output_tokens ?? 0, typeof read === 'number' ? read : undefined, writes);
 }
 
 export function fromMessagesResponse(response: MessagesResponse, strict: boolean): ChatCompletion {
@@ -64,7 +69,7 @@ export function fromMessagesResponse(response: MessagesResponse, strict: boolean
     toolCalls,
     reasoning,
     finishReason: finishReasonOf(response.stop_reason),
-    usage: chatUsageOf(response.usage),
+    usage: chatUsageOf(response.usage, strict),
   });
 }
 

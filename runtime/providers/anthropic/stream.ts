@@ -49,7 +49,7 @@ export class MessagesStreamMapper implements StreamMapper {
 
   /** The usage the stream reported, once it ended with message_stop (what the usage chunk carries, asked for or not). */
   usage(): ChatUsage | null {
-    return this.#stopped && !this.#failed ? chatUsageOf(this.#usage) : null;
+    return this.#stopped && !this.#failed ? chatUsageOf(this.#usage, this.#options.strict) : null;
   }
 
   #count(usage: unknown): void {
@@ -58,6 +58,8 @@ export class MessagesStreamMapper implements StreamMapper {
       const value = (usage as Record<string, unknown>)[key];
       if (typeof value === 'number') this.#usage[key] = value;
     }
+    const creation = (usage as MessagesUsage).cache_creation;
+    if (creation !== null && typeof creation === 'object') this.#usage.cache_creation = creation;
   }
 
   #event(name: string, data: string): string {
@@ -106,7 +108,7 @@ export class MessagesStreamMapper implements StreamMapper {
       }
       case 'message_stop':
         this.#stopped = true;
-        return writer.usage(chatUsageOf(this.#usage));
+        return writer.usage(chatUsageOf(this.#usage, this.#options.strict));
       case 'error': {
         this.#failed = true;
         const error = payload.error ?? {};

@@ -36,15 +36,17 @@ export function finishReasonOf(reason: string | undefined): FinishReason {
 /**
  * The vendor's usage of converse's: inputTokens count only what was neither read from nor written to
  * the prompt cache, while the vendor's prompt tokens count every input token and name the ones read
- * from the cache (cached_tokens, priced lower). Cache writes are prompt tokens at the input price.
+ * from the cache (cached_tokens, priced lower). Cache writes, billed above the input price, are named
+ * beside them (cache_creation_tokens) unless `strict` keeps the answer to the vendor's shape; converse
+ * does not say which were written for an hour, so none is counted as such.
  */
-export function usageOf(usage: ConverseUsage | undefined): ChatUsage {
+export function usageOf(usage: ConverseUsage | undefined, strict: boolean): ChatUsage {
   const read = usage?.cacheReadInputTokens;
   const write = usage?.cacheWriteInputTokens;
   const prompt = (usage?.inputTokens ?? 0) + (read ?? 0) + (write ?? 0);
   const completion = usage?.outputTokens ?? 0;
   if (read === undefined && write === undefined) return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokens ?? prompt + completion };
-  return chatUsage(prompt, completion, read ?? 0);
+  return chatUsage(prompt, completion, read ?? 0, strict ? undefined : { tokens: write ?? 0, oneHourTokens: 0 });
 }
 
 export function completionId(): string {
@@ -71,7 +73,7 @@ export function fromConverseResponse(response: ConverseResponse, model: string, 
     toolCalls,
     reasoning,
     finishReason: finishReasonOf(response.stopReason),
-    usage: usageOf(response.usage),
+    usage: usageOf(response.usage, strict),
   });
 }
 

@@ -47,12 +47,12 @@ export class ConverseStreamMapper implements StreamMapper {
   end(): string {
     if (this.#failed) return '';
     if (!this.#stopped || this.#decoder.pending > 0) return brokenStreamFrame(this.#options.provider, 'the provider stream ended before messageStop');
-    return this.#writer.usage(usageOf(this.#usage)) + DONE_FRAME;
+    return this.#writer.usage(usageOf(this.#usage, this.#options.strict)) + DONE_FRAME;
   }
 
   /** The usage the stream reported, once it stopped (what the usage chunk carries, asked for or not). */
   usage(): ChatUsage | null {
-    return this.#stopped && !this.#failed && this.#decoder.pending === 0 && this.#usage !== undefined ? usageOf(this.#usage) : null;
+    return this.#stopped && !this.#failed && this.#decoder.pending === 0 && this.#usage !== undefined ? usageOf(this.#usage, this.#options.strict) : null;
   }
 
   #message(message: EventMessage): string {

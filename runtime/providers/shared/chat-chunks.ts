@@ -7,8 +7,13 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  /** Of the prompt tokens, those read from the provider's prompt cache (when the provider says). */
-  prompt_tokens_details?: { cached_tokens: number };
+  /**
+   * Of the prompt tokens, those read from the provider's prompt cache (when the provider says), and,
+   * beyond the vendor's shape (left out under strict vendor compliance), those written to it, which
+   * the messages API and cloud C bill above the input price: all of them, and of those the ones
+   * written for an hour (priced higher again).
+   */
+  prompt_tokens_details?: { cached_tokens: number; cache_creation_tokens?: number; cache_creation_1h_tokens?: number };
   /** Of the completion tokens, those the model spent reasoning (when the provider says). */
   completion_tokens_details?: { reasoning_tokens: number };
 }

@@ -132,13 +132,28 @@ export function requireSingleChoice(request: ChatRequest, provider: string): voi
   }
 }
 
+/** Prompt tokens a provider wrote to its prompt cache: all, and of those the ones kept for an hour. */
+export interface CacheWrites {
+  tokens: number;
+  oneHourTokens: number;
+}
+
 /**
  * The vendor's usage object. `cached`: of the prompt tokens, those the provider read from its prompt
  * cache, when its answer says (the vendor's prompt_tokens_details.cached_tokens; pricing reads it).
+ * `writes`: those it wrote there, named beyond the vendor's shape (cache_creation_tokens), so only
+ * where the answer may go beyond it (not under strict vendor compliance); pricing reads them too.
  */
-export function usageOf(prompt: number, completion: number, cached?: number): ChatUsage {
+export function usageOf(prompt: number, completion: number, cached?: number, writes?: CacheWrites): ChatUsage {
   const usage: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (cached !== undefined) usage.prompt_tokens_details = { cached_tokens: cached };
+  const written = writes !== undefined && writes.tokens > 0;
+  if (cached === undefined && !written) return usage;
+  const details: NonNullable<ChatUsage['prompt_tokens_details']> = { cached_tokens: cached ?? 0 };
+  if (written) {
+    details.cache_creation_tokens = writes.tokens;
+    if (writes.oneHourTokens > 0) details.cache_creation_1h_tokens = Math.min(writes.oneHourTokens, writes.tokens);
+  }
+  usage.prompt_tokens_details = details;
   return usage;
 }
 

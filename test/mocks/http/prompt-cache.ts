@@ -16,6 +16,8 @@ export interface PromptItem {
 export interface PromptCacheUse {
   read: number;
   write: number;
+  /** Of `write`, the tokens written for an hour (those up to a breakpoint with the 1-hour TTL, past the one before it). */
+  write1h: number;
   breakpoints: number;
 }
 
@@ -35,8 +37,14 @@ export class MockPromptCache {
     for (const mark of marks) if ((this.#expires.get(mark.digest) ?? 0) > now) read = mark.tokens;
     const last = marks.at(-1);
     const write = last === undefined ? 0 : last.tokens - read;
+    let write1h = 0;
+    let before = read;
+    for (const mark of marks) {
+      if (mark.tokens > before && mark.ttl === ttlSeconds('1h')) write1h += mark.tokens - before;
+      before = Math.max(before, mark.tokens);
+    }
     for (const mark of marks) this.#expires.set(mark.digest, now + mark.ttl * 1000);
-    return { read, write, breakpoints: marks.length };
+    return { read, write, write1h, breakpoints: marks.length };
   }
 }
 

@@ -97,11 +97,14 @@ function promptItems(body: Record<string, any>, turns: Turn[]): PromptItem[] {
 }
 
 /** The usage of an answer whose prompt the cache partly held: input_tokens count only what it neither read nor wrote. */
-function usageWithCache(cache: MockPromptCache, body: Record<string, any>, turns: Turn[], total: number): { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } {
+function usageWithCache(cache: MockPromptCache, body: Record<string, any>, turns: Turn[], total: number): Record<string, unknown> {
   const use = cache.use(promptItems(body, turns));
   const read = Math.min(use.read, total);
   const write = Math.min(use.write, total - read);
-  return { input_tokens: total - read - write, cache_creation_input_tokens: write, cache_read_input_tokens: read };
+  const write1h = Math.min(use.write1h, write);
+  // The split by TTL, as the service reports it beside the total.
+  const creation = { ephemeral_5m_input_tokens: write - write1h, ephemeral_1h_input_tokens: write1h };
+  return { input_tokens: total - read - write, cache_creation_input_tokens: write, cache_read_input_tokens: read, cache_creation: creation };
 }
 
 function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Answer {
