@@ -60,22 +60,31 @@ const streamArb = fc.record({
   eol: fc.constantFrom('\n', '\r\n'),
   cuts: fc.array(fc.nat(), { maxLength: 8 }),
   done: fc.boolean(),
+  /** Before which of the provider's events a keep-alive comment comes. */
+  keepAlives: fc.array(fc.boolean(), { maxLength: 8 }),
 });
 
 describe('the stream without the usage chunk', () => {
-  test.prop([streamArb])('is the provider\'s events without the chunk and the null usage members; the chunk\'s usage is reported', ({ deltas, usage, eol, cuts, done }) => {
+  test.prop([streamArb])('is the provider\'s events and keep-alives without the chunk and the null usage members; the chunk\'s usage is reported', ({ deltas, usage, eol, cuts, done, keepAlives }) => {
     const chunk = (choices: object[], extra: object) => JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices, ...extra });
     const asSent = deltas.map((d) => chunk([{ index: 0, delta: { content: d }, finish_reason: null }], {}));
     const withNull = deltas.map((d) => chunk([{ index: 0, delta: { content: d }, finish_reason: null }], { usage: null }));
     const total = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
-    const provider = [...withNull, chunk([], { usage: total }), ...(done ? ['[DONE]'] : [])].map((data) => `data: ${data}${eol}${eol}`).join('');
+    const alive = (i: number): boolean => keepAlives[i] === true;
+    const provider = [...withNull, chunk([], { usage: total }), ...(done ? ['[DONE]'] : [])].map((data, i) => `${alive(i) ? `: keep-alive${eol}${eol}` : ''}data: ${data}${eol}${eol}`).join('');
     const remover = new UsageChunkRemover();
     let out = '';
     for (const piece of cutAt(Buffer.from(provider), cuts)) out += remover.push(piece);
     out += remover.end();
-    const parser = new SseParser();
+    const parser = new SseParser(undefined, 'throw', true);
     const events = [...parser.push(Buffer.from(out)), ...parser.end()].map((e) => e.data);
-    expect(events).toEqual([...asSent, ...(done ? ['[DONE]'] : [])]);
+    const expected: string[] = [];
+    const sentEvents = [...asSent, null, ...(done ? ['[DONE]'] : [])];
+    sentEvents.forEach((data, i) => {
+      if (alive(i)) expected.push(': keep-alive');
+      if (data !== null) expected.push(data);
+    });
+    expect(events).toEqual(expected);
     expect(remover.usage()).toEqual(total);
   });
 

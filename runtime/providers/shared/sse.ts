@@ -7,6 +7,8 @@ export interface SseEvent {
   /** The `event:` field; `message` when absent. */
   event: string;
   data: string;
+  /** A comment line (`: keep-alive`), given as it came in `data` (colon included) by a parser that keeps comments. */
+  comment?: true;
 }
 
 /** The largest event (or line) a provider may send: past it the stream is broken, not buffered on. */
@@ -26,6 +28,7 @@ export class SseParser {
   #started = false;
   readonly #maxChars: number;
   readonly #overlong: OverlongEvents;
+  readonly #keepComments: boolean;
   /** Dropping an event past the bound, up to the blank line that ends it ('skip' only). */
   #skipping = false;
   /** The line being skipped had characters (dropped): its end is not a blank line. */
@@ -38,9 +41,11 @@ export class SseParser {
   #dataChars = 0;
   #sawCr = false;
 
-  constructor(maxEventChars = MAX_SSE_EVENT_CHARS, overlong: OverlongEvents = 'throw') {
+  /** `keepComments`: comment lines come out too, in order, as comment events (a stream passed on keeps its keep-alives). */
+  constructor(maxEventChars = MAX_SSE_EVENT_CHARS, overlong: OverlongEvents = 'throw', keepComments = false) {
     this.#maxChars = maxEventChars;
     this.#overlong = overlong;
+    this.#keepComments = keepComments;
   }
 
   /** Feeds bytes; returns the events they complete. Past the bound: SseEventTooLargeError, or (skip) the event dropped. */
@@ -145,7 +150,10 @@ export class SseParser {
       this.#event = '';
       return;
     }
-    if (line.charCodeAt(0) === 0x3a) return;
+    if (line.charCodeAt(0) === 0x3a) {
+      if (this.#keepComments) events.push({ event: '', data: line, comment: true });
+      return;
+    }
     let field: string;
     let value: string;
     // Nearly every line of a stream: no search for the colon, one slice.

@@ -64,7 +64,7 @@ function skipSpace(raw: Buffer, from: number): number {
 
 /** The provider's stream as the client asked for it: without the usage chunk, which `usage()` returns. */
 export class UsageChunkRemover implements StreamMapper {
-  readonly #parser = new SseParser();
+  readonly #parser = new SseParser(undefined, 'throw', true);
   #usage: ChatUsage | null = null;
 
   push(chunk: Buffer): string {
@@ -82,6 +82,11 @@ export class UsageChunkRemover implements StreamMapper {
   #frames(events: readonly SseEvent[]): string {
     let text = '';
     for (const event of events) {
+      // A provider's keep-alive while it works on the answer keeps the client's idle timers quiet too.
+      if (event.comment === true) {
+        text += `${event.data}\n\n`;
+        continue;
+      }
       const data = this.#kept(event.data);
       if (data === null) continue;
       if (event.event !== 'message') text += `event: ${event.event}\n`;
