@@ -67,8 +67,9 @@ const streamArb = fc.record({
 describe('the stream without the usage chunk', () => {
   test.prop([streamArb])('is the provider\'s events and keep-alives without the chunk and the null usage members; the chunk\'s usage is reported', ({ deltas, usage, eol, cuts, done, keepAlives }) => {
     const chunk = (choices: object[], extra: object) => JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices, ...extra });
-    const asSent = deltas.map((d) => chunk([{ index: 0, delta: { content: d }, finish_reason: null }], {}));
-    const withNull = deltas.map((d) => chunk([{ index: 0, delta: { content: d }, finish_reason: null }], { usage: null }));
+    // Where the vendor writes it: after choices, last or before a later member (obfuscation padding).
+    const withNull = deltas.map((d, i) => chunk([{ index: 0, delta: { content: d }, finish_reason: null }], i % 2 === 0 ? { usage: null } : { usage: null, obfuscation: 'pad' }));
+    const asSentAll = deltas.map((d, i) => chunk([{ index: 0, delta: { content: d }, finish_reason: null }], i % 2 === 0 ? {} : { obfuscation: 'pad' }));
     const total = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     const alive = (i: number): boolean => keepAlives[i] === true;
     const provider = [...withNull, chunk([], { usage: total }), ...(done ? ['[DONE]'] : [])].map((data, i) => `${alive(i) ? `: keep-alive${eol}${eol}` : ''}data: ${data}${eol}${eol}`).join('');
@@ -79,7 +80,7 @@ describe('the stream without the usage chunk', () => {
     const parser = new SseParser(undefined, 'throw', true);
     const events = [...parser.push(Buffer.from(out)), ...parser.end()].map((e) => e.data);
     const expected: string[] = [];
-    const sentEvents = [...asSent, null, ...(done ? ['[DONE]'] : [])];
+    const sentEvents = [...asSentAll, null, ...(done ? ['[DONE]'] : [])];
     sentEvents.forEach((data, i) => {
       if (alive(i)) expected.push(': keep-alive');
       if (data !== null) expected.push(data);

@@ -4,7 +4,7 @@
 // unless told. Where the provider takes that option (schema/providers.json `asks_stream_usage`), the
 // request asks for the chunk, and the answer is passed on without it: the chunk (empty `choices`,
 // the whole request's `usage`) is taken out and reported to the log (StreamMapper.usage →
-// UpstreamTry.reportedUsage), and the `"usage":null` the other chunks then end with is taken off, so
+// UpstreamTry.reportedUsage), and the `"usage":null` member the other chunks then carry is taken out, so
 // the client reads the stream it asked for.
 import { parseJson } from '../../core/json-parse.ts';
 import type { StreamMapper } from '../types.ts';
@@ -13,8 +13,11 @@ import { type SseEvent, SseParser } from './sse.ts';
 
 const STREAM_MEMBER = Buffer.from('"stream"');
 const ASK = Buffer.from('"stream_options":{"include_usage":true},');
-/** What a chunk ends with once the option is on (the vendor writes `usage` last). */
-const NULL_USAGE = ',"usage":null}';
+/**
+ * The member every other chunk carries once the option is on, written after `choices`. Found as
+ * text: a string cannot hold an unescaped quote, so these bytes are always the object's own member.
+ */
+const NULL_USAGE = ',"usage":null';
 
 /**
  * The body to send instead of `raw` for a streamed request that did not ask for the usage chunk
@@ -97,7 +100,12 @@ export class UsageChunkRemover implements StreamMapper {
 
   /** An event's data as the client gets it; null for the usage chunk. */
   #kept(data: string): string | null {
-    if (data.endsWith(NULL_USAGE)) return `${data.slice(0, -NULL_USAGE.length)}}`;
+    const at = data.indexOf(NULL_USAGE);
+    if (at !== -1) {
+      const next = data.charCodeAt(at + NULL_USAGE.length);
+      // Followed by the next member or the object's end (not `"usage":nullx`, which no JSON has).
+      if (next === 0x2c || next === 0x7d) return data.slice(0, at) + data.slice(at + NULL_USAGE.length);
+    }
     if (!data.includes('"usage"')) return data;
     let chunk: unknown;
     try {
