@@ -927,7 +927,7 @@ export interface ProviderManifest {
      */
     key_required?: boolean;
     /**
-     * The provider takes stream_options.include_usage: a streamed chat or completions request whose client did not ask for the usage chunk asks for it, and the chunk is kept out of the client's stream and read by the request log, so tokens and cost are the provider's own count, not an estimate. For the vendor, at its own base URL only (a custom_host with vendor may be any server).
+     * The provider takes stream_options.include_usage: a streamed chat or completions request whose client did not ask for the usage chunk asks for it, and the chunk is kept out of the client's stream and read by the request log, so tokens and cost are the provider's own count, not an estimate. For the vendor, at its own base URL only (a custom_host with vendor may be any server); for cloud A, on resource deployments with an api-version from 2024-09-01 on (earlier ones refuse the option).
      */
     asks_stream_usage?: boolean;
   }[];

@@ -6,6 +6,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { startCloudaMock, CLOUDA_MOCK_KEY } from '../mocks/clouda/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
 import { until } from '../jobs/harness.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
@@ -14,9 +16,11 @@ const MODEL = 'vendor-chat-1';
 
 let served: ServedConfigs;
 let mock: VendorMock;
+let clouda: MockServer;
 
 beforeAll(async () => {
   mock = await startVendorMock({ label: 'stream-usage' });
+  clouda = await startCloudaMock({ label: 'stream-usage-clouda', deployments: { chat: MODEL } });
   // The vendor at "its own" base URL: the mock, as GATEWAY_VENDOR_BASE_URL says (read when the gateway builds its providers).
   const before = process.env.GATEWAY_VENDOR_BASE_URL;
   process.env.GATEWAY_VENDOR_BASE_URL = mock.baseURL;
@@ -26,6 +30,8 @@ beforeAll(async () => {
       own: { provider: 'openai', api_key: VENDOR_MOCK_KEY },
       elsewhere: { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL },
       strict: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, strict_vendor_compliance: true },
+      'clouda-new': { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai`, deployment_id: 'chat', api_version: '2024-10-21' },
+      'clouda-old': { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai`, deployment_id: 'chat', api_version: '2024-06-01' },
     });
   } finally {
     if (before === undefined) delete process.env.GATEWAY_VENDOR_BASE_URL;
@@ -36,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.close();
   await mock?.close();
+  await clouda?.close();
 });
 
 function sdk(config: string, trace: string): OpenAI {
@@ -51,8 +58,8 @@ async function logged(trace: string): Promise<any> {
 }
 
 /** What the mock received for the request with this question. */
-function sent(question: string): Record<string, unknown> {
-  const found = mock.requests.filter((r) => r.body.includes(question));
+function sent(question: string, from: { requests: { body: string; json?: unknown }[] } = mock): Record<string, unknown> {
+  const found = from.requests.filter((r) => r.body.includes(question));
   expect(found).toHaveLength(1);
   return found[0].json as Record<string, unknown>;
 }
@@ -140,5 +147,31 @@ describe('a stream whose client asked for usage', () => {
     expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true);
     const record = await logged('asked');
     expect(record.usage).toMatchObject({ input_tokens: last.usage!.prompt_tokens, output_tokens: last.usage!.completion_tokens, estimated: false });
+  });
+});
+
+describe('cloud A', () => {
+  it('a resource deployment on an api-version that takes stream_options is asked for the usage chunk, which the client never sees', async () => {
+    const question = 'how does cloud A count';
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of await sdk('clouda-new', 'clouda-new').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: question }], stream: true })) chunks.push(chunk);
+    expect(sent(question, clouda).stream_options).toEqual({ include_usage: true });
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) {
+      expect(chunk.choices.length).toBe(1);
+      expect('usage' in chunk).toBe(false);
+    }
+    const record = await logged('clouda-new');
+    expect(record.usage.estimated).toBe(false);
+    expect(record.usage.output_tokens).toBe(chunks.length - 2);
+  });
+
+  it('an earlier api-version, which refuses the option, gets the request as sent, and the log estimates', async () => {
+    const question = 'how does old cloud A count';
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of await sdk('clouda-old', 'clouda-old').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: question }], stream: true })) chunks.push(chunk);
+    expect(sent(question, clouda).stream_options).toBeUndefined();
+    expect(chunks.length).toBeGreaterThan(2);
+    expect((await logged('clouda-old')).usage.estimated).toBe(true);
   });
 });

@@ -12,6 +12,8 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, Provide
 import { vendorShapedError } from '../shared/errors.ts';
 import { joinUrl, stringOption, withQuery } from '../shared/url.ts';
 import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
+import { bodyAskingStreamUsage, UsageChunkRemover } from '../shared/stream-usage.ts';
+import { providerEntry } from '../../../compiler/config/providers.ts';
 
 const NAME = 'clouda';
 /** Used when neither `api_version` nor `clouda_api_version` is set: the newest GA data-plane version. */
@@ -21,6 +23,13 @@ export const DEFAULT_API_VERSION = '2024-10-21';
 const DEPLOYMENT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, audio: true, images: true };
 const MODEL_ENDPOINT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, models: true };
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+/** The endpoints whose streams may carry a usage chunk (shared/stream-usage.ts). */
+const STREAM_USAGE: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
+/**
+ * The first data-plane version that takes stream_options (2024-09-01-preview; the GA default
+ * 2024-10-21 does): earlier ones answer 400 for an argument they do not know.
+ */
+const STREAM_OPTIONS_SINCE = '2024-09-01';
 
 interface Deployment {
   deployment_id: string;
@@ -30,22 +39,25 @@ interface Deployment {
 }
 
 export function cloudaAdapter(): ProviderAdapter {
-  const errors: ResponseMapping = { provider: NAME, error: (status, body) => vendorShapedError(NAME, status, body) };
+  const error = (status: number, body: Buffer): unknown => vendorShapedError(NAME, status, body);
+  const errors: ResponseMapping = { provider: NAME, error };
+  const usageMapping: ResponseMapping = { provider: NAME, error, stream: () => new UsageChunkRemover() };
+  const asksStreamUsage = providerEntry(NAME)?.asks_stream_usage === true;
   return {
     name: NAME,
     readsBody: (endpoint, { options }) => endpoint !== 'passthrough' && Array.isArray(options.deployments),
     prepare(call: ProviderCall): PreparedCall {
       if (call.apiKey === null) throw missingKey(NAME);
       const modelEndpoint = stringOption(call.options, 'clouda_deployment_type');
-      const { url, headers } = modelEndpoint !== undefined ? modelEndpointCall(call, modelEndpoint) : deploymentCall(call);
+      const { url, headers, version } = modelEndpoint !== undefined ? { ...modelEndpointCall(call, modelEndpoint), version: null } : deploymentCall(call);
       Object.assign(headers, credentialHeaders(call.apiKey, modelEndpoint !== undefined));
-      return {
-        url,
-        method: call.method,
-        headers,
-        body: call.rawBody,
-        response: !call.strictVendorCompliance && MAPPED_ERRORS.has(call.endpoint) ? errors : null,
-      };
+      if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
+      // Resource deployments only: model endpoints serve other APIs, not known to take the option.
+      const asking = asksStreamUsage && version !== null && takesStreamOptions(version) && STREAM_USAGE.has(call.endpoint) && call.rawBody !== null
+        ? bodyAskingStreamUsage(call.rawBody)
+        : null;
+      if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
+      return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errors : null };
     },
   };
 }
@@ -59,18 +71,23 @@ function credentialHeaders(key: string, modelEndpoint: boolean): Record<string, 
   return { 'api-key': key };
 }
 
-function deploymentCall(call: ProviderCall): { url: string; headers: Record<string, string> } {
+/** Whether a data-plane version (`2024-10-21`, `2025-01-01-preview`) takes stream_options. */
+function takesStreamOptions(version: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}/.test(version) && version.slice(0, 10) >= STREAM_OPTIONS_SINCE;
+}
+
+function deploymentCall(call: ProviderCall): { url: string; headers: Record<string, string>; version: string | null } {
   const { options } = call;
   const resource = stringOption(options, 'clouda_resource_name') ?? stringOption(options, 'resource_name');
   const base = call.customHost ?? (resource === undefined ? undefined : `https://${hostLabel(resource, 'resource_name')}.openai.azure.com/openai`);
   if (base === undefined) throw missingOption(NAME, 'resource_name', ' (or clouda_resource_name, x-gateway-clouda-resource-name, or custom_host)');
   if (call.endpoint === 'models' || call.endpoint === 'passthrough') {
     const version = stringOption(options, 'clouda_api_version') ?? stringOption(options, 'api_version') ?? defaultDeployment(options)?.api_version ?? DEFAULT_API_VERSION;
-    return { url: joinUrl(base, withQuery(call.path, 'api-version', version)), headers: {} };
+    return { url: joinUrl(base, withQuery(call.path, 'api-version', version)), headers: {}, version: null };
   }
   if (DEPLOYMENT_PATHS[call.endpoint] !== true) throw notSupported(NAME, call.endpoint);
   const { id, version } = deploymentFor(call);
-  return { url: joinUrl(base, withQuery(`/deployments/${encodeURIComponent(id)}${call.path}`, 'api-version', version)), headers: {} };
+  return { url: joinUrl(base, withQuery(`/deployments/${encodeURIComponent(id)}${call.path}`, 'api-version', version)), headers: {}, version };
 }
 
 /** deployment_id (or clouda_deployment_id), else the `deployments` entry whose alias is the model, else the default one. */

@@ -17,6 +17,8 @@ import type { VendorErrorFields } from '../vendor/types.ts';
 export const CLOUDA_MOCK_KEY = 'clouda-mock-key-0123456789';
 /** Versions the mock accepts, like the service's published data-plane versions. */
 export const CLOUDA_API_VERSIONS: readonly string[] = ['2024-02-01', '2024-06-01', '2024-10-21', '2025-01-01-preview'];
+/** Versions that take stream_options; the earlier ones answer 400 for it, as the service does. */
+const STREAM_OPTIONS_VERSIONS: readonly string[] = ['2024-10-21', '2025-01-01-preview'];
 
 export interface CloudaMockOptions {
   label?: string;
@@ -77,6 +79,10 @@ export function startCloudaMock(options: CloudaMockOptions = {}): Promise<MockSe
         const version = new URLSearchParams(ctx.record.query).get('api-version');
         if (version === null) return sendCloudaError(ctx, 404, { message: 'Resource not found', type: 'invalid_request_error' });
         if (!CLOUDA_API_VERSIONS.includes(version)) return sendCloudaError(ctx, 400, { code: 'BadRequest', message: 'API version not supported' });
+        const body = ctx.record.json as { stream_options?: unknown } | undefined;
+        if (body?.stream_options !== undefined && !STREAM_OPTIONS_VERSIONS.includes(version)) {
+          return sendCloudaError(ctx, 400, { code: null, param: null, type: 'invalid_request_error', message: 'Unrecognized request argument supplied: stream_options' } as Partial<VendorErrorFields>);
+        }
         const id = decodeURIComponent(deployment[1]);
         const model = Object.hasOwn(deployments, id) ? deployments[id] : undefined;
         if (model === undefined) {
