@@ -12,7 +12,7 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, Provide
 import { vendorShapedError } from '../shared/errors.ts';
 import { joinUrl, stringOption, withQuery } from '../shared/url.ts';
 import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
-import { bodyAskingStreamUsage, UsageChunkRemover } from '../shared/stream-usage.ts';
+import { callAskingStreamUsage, streamUsageMapping } from '../shared/stream-usage.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
 
 const NAME = 'clouda';
@@ -23,8 +23,6 @@ export const DEFAULT_API_VERSION = '2024-10-21';
 const DEPLOYMENT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, audio: true, images: true };
 const MODEL_ENDPOINT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, models: true };
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
-/** The endpoints whose streams may carry a usage chunk (shared/stream-usage.ts). */
-const STREAM_USAGE: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
 /**
  * The first data-plane version that takes stream_options (2024-09-01-preview; the GA default
  * 2024-10-21 does): earlier ones answer 400 for an argument they do not know.
@@ -41,7 +39,7 @@ interface Deployment {
 export function cloudaAdapter(): ProviderAdapter {
   const error = (status: number, body: Buffer): unknown => vendorShapedError(NAME, status, body);
   const errors: ResponseMapping = { provider: NAME, error };
-  const usageMapping: ResponseMapping = { provider: NAME, error, stream: () => new UsageChunkRemover() };
+  const usageMapping = streamUsageMapping(NAME, error);
   const asksStreamUsage = providerEntry(NAME)?.asks_stream_usage === true;
   return {
     name: NAME,
@@ -53,9 +51,7 @@ export function cloudaAdapter(): ProviderAdapter {
       Object.assign(headers, credentialHeaders(call.apiKey, modelEndpoint !== undefined));
       if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
       // Resource deployments only: model endpoints serve other APIs, not known to take the option.
-      const asking = asksStreamUsage && version !== null && takesStreamOptions(version) && STREAM_USAGE.has(call.endpoint) && call.rawBody !== null
-        ? bodyAskingStreamUsage(call.rawBody)
-        : null;
+      const asking = asksStreamUsage && version !== null && takesStreamOptions(version) ? callAskingStreamUsage(call) : null;
       if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
       return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errors : null };
     },

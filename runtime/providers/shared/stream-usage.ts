@@ -4,13 +4,15 @@
 // unless told. Where the provider takes that option (schema/providers.json `asks_stream_usage`), the
 // request asks for the chunk, and the answer is passed on without it: the chunk (empty `choices`,
 // the whole request's `usage`) is taken out and reported to the log (StreamMapper.usage →
-// UpstreamTry.reportedUsage), and the `"usage":null` member the other chunks then carry is taken out, so
+// UpstreamTry.reportedUsage), and so is the `"usage":null` member the other chunks then carry, so
 // the client reads the stream it asked for.
 import { parseJson } from '../../core/json-parse.ts';
-import type { StreamMapper } from '../types.ts';
+import type { EndpointKind, ProviderCall, ResponseMapping, StreamMapper } from '../types.ts';
 import type { ChatUsage } from './chat-chunks.ts';
 import { type SseEvent, SseParser } from './sse.ts';
 
+/** The endpoints whose streams may carry a usage chunk. */
+const STREAM_USAGE_ENDPOINTS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
 const STREAM_MEMBER = Buffer.from('"stream"');
 const ASK = Buffer.from('"stream_options":{"include_usage":true},');
 /**
@@ -18,6 +20,19 @@ const ASK = Buffer.from('"stream_options":{"include_usage":true},');
  * text: a string cannot hold an unescaped quote, so these bytes are always the object's own member.
  */
 const NULL_USAGE = ',"usage":null';
+
+/**
+ * The body to send instead of the call's for a chat or completions stream that did not ask for the
+ * usage chunk, to a provider that takes the option; null to send the call's own.
+ */
+export function callAskingStreamUsage(call: Pick<ProviderCall, 'endpoint' | 'rawBody'>): Buffer | null {
+  return STREAM_USAGE_ENDPOINTS.has(call.endpoint) && call.rawBody !== null ? bodyAskingStreamUsage(call.rawBody) : null;
+}
+
+/** The mapping of an answer to a request that asked for the usage chunk: the chunk kept from the client, its errors as `error` maps them. */
+export function streamUsageMapping(provider: string, error: NonNullable<ResponseMapping['error']>): ResponseMapping {
+  return { provider, error, stream: () => new UsageChunkRemover() };
+}
 
 /**
  * The body to send instead of `raw` for a streamed request that did not ask for the usage chunk

@@ -5,12 +5,10 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, Respons
 import { vendorShapedError } from './errors.ts';
 import { joinUrl } from './url.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
-import { bodyAskingStreamUsage, UsageChunkRemover } from './stream-usage.ts';
+import { callAskingStreamUsage, streamUsageMapping } from './stream-usage.ts';
 
 /** The inference endpoints whose error bodies are rewritten to name the provider. */
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
-/** The endpoints whose streams may carry a usage chunk (stream-usage.ts). */
-const STREAM_USAGE: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
 
 export interface VendorShapedOptions {
   name: string;
@@ -34,7 +32,7 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
   const { name, baseUrl, endpoints, keyRequired, asksStreamUsage } = options;
   const error = (status: number, body: Buffer): unknown => vendorShapedError(name, status, body);
   const errorMapping: ResponseMapping = { provider: name, error };
-  const usageMapping: ResponseMapping = { provider: name, error, stream: () => new UsageChunkRemover() };
+  const usageMapping = streamUsageMapping(name, error);
   return {
     name,
     readsBody: () => false,
@@ -47,9 +45,7 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
       // Strict compliance: the client's bytes to the provider, and the vendor's bytes back exactly,
       // without the gateway's `provider` field in errors.
       if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
-      const asking = asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null) && STREAM_USAGE.has(call.endpoint) && call.rawBody !== null
-        ? bodyAskingStreamUsage(call.rawBody)
-        : null;
+      const asking = asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null) ? callAskingStreamUsage(call) : null;
       if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
       return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null };
     },
