@@ -2283,6 +2283,14 @@ export interface CatalogModel {
      * Input written to the prompt cache for an hour; cache_creation_input_per_million when absent.
      */
     cache_creation_1h_input_per_million?: number;
+    /**
+     * Audio input tokens (an audio model's chat); input_per_million when absent.
+     */
+    audio_input_per_million?: number;
+    /**
+     * Audio output tokens; output_per_million when absent.
+     */
+    audio_output_per_million?: number;
     output_per_million: number;
   };
 }
@@ -2541,6 +2549,14 @@ export interface RequestLog {
      * Of cache_creation_input_tokens, those written for an hour (the messages API reports them).
      */
     cache_creation_1h_input_tokens: number;
+    /**
+     * Of input_tokens, audio (an audio model's spoken input).
+     */
+    audio_input_tokens: number;
+    /**
+     * Of output_tokens, audio (an audio model's spoken answer).
+     */
+    audio_output_tokens: number;
     total_tokens: number;
     estimated: boolean;
   } | null;

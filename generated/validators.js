@@ -23713,8 +23713,8 @@ return errors === 0;
 validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateModelCatalog = validate138;
-const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}}}};
-const schema272 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}};
+const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}}}};
+const schema272 = {"title":"CatalogModel","type":"object","required":["id","context_window","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request."},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}};
 
 function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/model-catalog.json" */;
@@ -23924,7 +23924,7 @@ return false;
 else {
 const _errs22 = errors;
 for(const key2 in data8){
-if(!((((((key2 === "currency") || (key2 === "input_per_million")) || (key2 === "cached_input_per_million")) || (key2 === "cache_creation_input_per_million")) || (key2 === "cache_creation_1h_input_per_million")) || (key2 === "output_per_million"))){
+if(!((((((((key2 === "currency") || (key2 === "input_per_million")) || (key2 === "cached_input_per_million")) || (key2 === "cache_creation_input_per_million")) || (key2 === "cache_creation_1h_input_per_million")) || (key2 === "audio_input_per_million")) || (key2 === "audio_output_per_million")) || (key2 === "output_per_million"))){
 validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing",schemaPath:"#/$defs/CatalogModel/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -24027,12 +24027,54 @@ else {
 var valid6 = true;
 }
 if(valid6){
-if(data8.output_per_million !== undefined){
-let data14 = data8.output_per_million;
+if(data8.audio_input_per_million !== undefined){
+let data14 = data8.audio_input_per_million;
 const _errs32 = errors;
 if(errors === _errs32){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 < 0 || isNaN(data14)){
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/audio_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/audio_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/audio_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/audio_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid6 = _errs32 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.audio_output_per_million !== undefined){
+let data15 = data8.audio_output_per_million;
+const _errs34 = errors;
+if(errors === _errs34){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 0 || isNaN(data15)){
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/audio_output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/audio_output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/audio_output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/audio_output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid6 = _errs34 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.output_per_million !== undefined){
+let data16 = data8.output_per_million;
+const _errs36 = errors;
+if(errors === _errs36){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
 validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -24042,10 +24084,12 @@ validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/outpu
 return false;
 }
 }
-var valid6 = _errs32 === errors;
+var valid6 = _errs36 === errors;
 }
 else {
 var valid6 = true;
+}
+}
 }
 }
 }
@@ -26539,7 +26583,7 @@ validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogList = validate147;
 const schema283 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
-const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
 function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
@@ -26882,7 +26926,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing1;
-if((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
+if((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
 const err0 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -26895,7 +26939,7 @@ errors++;
 else {
 const _errs47 = errors;
 for(const key1 in data22){
-if(!(((((((key1 === "input_tokens") || (key1 === "output_tokens")) || (key1 === "cached_input_tokens")) || (key1 === "cache_creation_input_tokens")) || (key1 === "cache_creation_1h_input_tokens")) || (key1 === "total_tokens")) || (key1 === "estimated"))){
+if(!(func11.call(schema284.properties.usage.anyOf[0].properties, key1))){
 const err1 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -27073,11 +27117,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.total_tokens !== undefined){
-let data28 = data22.total_tokens;
+if(data22.audio_input_tokens !== undefined){
+let data28 = data22.audio_input_tokens;
 const _errs58 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err12 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/usage/audio_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/audio_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -27089,7 +27133,7 @@ errors++;
 if(errors === _errs58){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 < 0 || isNaN(data28)){
-const err13 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/usage/audio_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -27106,10 +27150,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.estimated !== undefined){
+if(data22.audio_output_tokens !== undefined){
+let data29 = data22.audio_output_tokens;
 const _errs60 = errors;
-if(typeof data22.estimated !== "boolean"){
-const err14 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err14 = {instancePath:instancePath+"/usage/audio_output_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -27118,7 +27163,72 @@ vErrors.push(err14);
 }
 errors++;
 }
+if(errors === _errs60){
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 < 0 || isNaN(data29)){
+const err15 = {instancePath:instancePath+"/usage/audio_output_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
 var valid2 = _errs60 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.total_tokens !== undefined){
+let data30 = data22.total_tokens;
+const _errs62 = errors;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err16 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(errors === _errs62){
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 < 0 || isNaN(data30)){
+const err17 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+var valid2 = _errs62 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.estimated !== undefined){
+const _errs64 = errors;
+if(typeof data22.estimated !== "boolean"){
+const err18 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var valid2 = _errs64 === errors;
 }
 else {
 var valid2 = true;
@@ -27132,39 +27242,41 @@ var valid2 = true;
 }
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
+}
 }
 else {
-vErrors.push(err15);
+const err19 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
 }
 var _valid0 = _errs45 === errors;
 valid1 = valid1 || _valid0;
-const _errs62 = errors;
+const _errs66 = errors;
 if(data22 !== null){
-const err16 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err20 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err20];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err20);
 }
 errors++;
 }
-var _valid0 = _errs62 === errors;
+var _valid0 = _errs66 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
-const err17 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err21 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err21];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err21);
 }
 errors++;
 validate148.errors = vErrors;
@@ -27188,43 +27300,43 @@ var valid0 = true;
 }
 if(valid0){
 if(data.cost_usd !== undefined){
-let data30 = data.cost_usd;
-const _errs64 = errors;
-if((!((typeof data30 == "number") && (isFinite(data30)))) && (data30 !== null)){
+let data32 = data.cost_usd;
+const _errs68 = errors;
+if((!((typeof data32 == "number") && (isFinite(data32)))) && (data32 !== null)){
 validate148.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema284.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
-var valid0 = _errs64 === errors;
+var valid0 = _errs68 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.saved_cost_usd !== undefined){
-let data31 = data.saved_cost_usd;
-const _errs66 = errors;
-if((!((typeof data31 == "number") && (isFinite(data31)))) && (data31 !== null)){
+let data33 = data.saved_cost_usd;
+const _errs70 = errors;
+if((!((typeof data33 == "number") && (isFinite(data33)))) && (data33 !== null)){
 validate148.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema284.properties.saved_cost_usd.type},message:"must be number,null"}];
 return false;
 }
-var valid0 = _errs66 === errors;
+var valid0 = _errs70 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metadata !== undefined){
-let data32 = data.metadata;
-const _errs68 = errors;
-if(errors === _errs68){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-for(const key2 in data32){
-const _errs71 = errors;
-if(typeof data32[key2] !== "string"){
+let data34 = data.metadata;
+const _errs72 = errors;
+if(errors === _errs72){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key2 in data34){
+const _errs75 = errors;
+if(typeof data34[key2] !== "string"){
 validate148.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs71 === errors;
+var valid3 = _errs75 === errors;
 if(!valid3){
 break;
 }
@@ -27235,43 +27347,17 @@ validate148.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs68 === errors;
+var valid0 = _errs72 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.api_key_id !== undefined){
-let data34 = data.api_key_id;
-const _errs73 = errors;
-if((typeof data34 !== "string") && (data34 !== null)){
-validate148.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema284.properties.api_key_id.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs73 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.workspace_id !== undefined){
-let data35 = data.workspace_id;
-const _errs75 = errors;
-if((typeof data35 !== "string") && (data35 !== null)){
-validate148.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema284.properties.workspace_id.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs75 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.organisation_id !== undefined){
-let data36 = data.organisation_id;
+let data36 = data.api_key_id;
 const _errs77 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate148.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema284.properties.organisation_id.type},message:"must be string,null"}];
+validate148.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema284.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs77 === errors;
@@ -27280,85 +27366,44 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.hook_results !== undefined){
-let data37 = data.hook_results;
+if(data.workspace_id !== undefined){
+let data37 = data.workspace_id;
 const _errs79 = errors;
-const _errs80 = errors;
-let valid4 = false;
+if((typeof data37 !== "string") && (data37 !== null)){
+validate148.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema284.properties.workspace_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs79 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.organisation_id !== undefined){
+let data38 = data.organisation_id;
 const _errs81 = errors;
-const _errs82 = errors;
-if(errors === _errs82){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-let missing2;
-if(((data37.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data37.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
-const err18 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
-if(vErrors === null){
-vErrors = [err18];
+if((typeof data38 !== "string") && (data38 !== null)){
+validate148.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema284.properties.organisation_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs81 === errors;
 }
 else {
-vErrors.push(err18);
+var valid0 = true;
 }
-errors++;
-}
-else {
+if(valid0){
+if(data.hook_results !== undefined){
+let data39 = data.hook_results;
+const _errs83 = errors;
 const _errs84 = errors;
-for(const key3 in data37){
-if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
-const err19 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-break;
-}
-}
-if(_errs84 === errors){
-if(data37.before_request_hooks !== undefined){
-let data38 = data37.before_request_hooks;
+let valid4 = false;
 const _errs85 = errors;
-if(errors === _errs85){
-if(Array.isArray(data38)){
-var valid7 = true;
-const len0 = data38.length;
-for(let i0=0; i0<len0; i0++){
-let data39 = data38[i0];
-const _errs87 = errors;
-if(errors === _errs87){
+const _errs86 = errors;
+if(errors === _errs86){
 if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-let missing3;
-if((((((((data39.id === undefined) && (missing3 = "id")) || ((data39.type === undefined) && (missing3 = "type"))) || ((data39.verdict === undefined) && (missing3 = "verdict"))) || ((data39.deny === undefined) && (missing3 = "deny"))) || ((data39.async === undefined) && (missing3 = "async"))) || ((data39.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data39.checks === undefined) && (missing3 = "checks"))){
-const err20 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-else {
-const _errs89 = errors;
-for(const key4 in data39){
-if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
-const err21 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-break;
-}
-}
-if(_errs89 === errors){
-if(data39.id !== undefined){
-const _errs90 = errors;
-if(typeof data39.id !== "string"){
-const err22 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let missing2;
+if(((data39.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data39.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
+const err22 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -27367,17 +27412,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-var valid8 = _errs90 === errors;
-}
 else {
-var valid8 = true;
-}
-if(valid8){
-if(data39.type !== undefined){
-let data41 = data39.type;
-const _errs92 = errors;
-if((typeof data41 !== "string") && (data41 !== null)){
-const err23 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs88 = errors;
+for(const key3 in data39){
+if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
+const err23 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -27385,22 +27424,58 @@ else {
 vErrors.push(err23);
 }
 errors++;
+break;
 }
-var valid8 = _errs92 === errors;
 }
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data39.verdict !== undefined){
-const _errs94 = errors;
-if(typeof data39.verdict !== "boolean"){
-const err24 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(_errs88 === errors){
+if(data39.before_request_hooks !== undefined){
+let data40 = data39.before_request_hooks;
+const _errs89 = errors;
+if(errors === _errs89){
+if(Array.isArray(data40)){
+var valid7 = true;
+const len0 = data40.length;
+for(let i0=0; i0<len0; i0++){
+let data41 = data40[i0];
+const _errs91 = errors;
+if(errors === _errs91){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+let missing3;
+if((((((((data41.id === undefined) && (missing3 = "id")) || ((data41.type === undefined) && (missing3 = "type"))) || ((data41.verdict === undefined) && (missing3 = "verdict"))) || ((data41.deny === undefined) && (missing3 = "deny"))) || ((data41.async === undefined) && (missing3 = "async"))) || ((data41.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data41.checks === undefined) && (missing3 = "checks"))){
+const err24 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+else {
+const _errs93 = errors;
+for(const key4 in data41){
+if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
+const err25 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+break;
+}
+}
+if(_errs93 === errors){
+if(data41.id !== undefined){
+const _errs94 = errors;
+if(typeof data41.id !== "string"){
+const err26 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -27410,15 +27485,16 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data39.deny !== undefined){
+if(data41.type !== undefined){
+let data43 = data41.type;
 const _errs96 = errors;
-if(typeof data39.deny !== "boolean"){
-const err25 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data43 !== "string") && (data43 !== null)){
+const err27 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err27];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -27428,15 +27504,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data39.async !== undefined){
+if(data41.verdict !== undefined){
 const _errs98 = errors;
-if(typeof data39.async !== "boolean"){
-const err26 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data41.verdict !== "boolean"){
+const err28 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err28];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -27446,54 +27522,10 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data39.execution_time_ms !== undefined){
-let data45 = data39.execution_time_ms;
+if(data41.deny !== undefined){
 const _errs100 = errors;
-if(errors === _errs100){
-if((typeof data45 == "number") && (isFinite(data45))){
-if(data45 < 0 || isNaN(data45)){
-const err27 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-var valid8 = _errs100 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data39.checks !== undefined){
-let data46 = data39.checks;
-const _errs102 = errors;
-if(errors === _errs102){
-if(Array.isArray(data46)){
-var valid9 = true;
-const len1 = data46.length;
-for(let i1=0; i1<len1; i1++){
-let data47 = data46[i1];
-const _errs104 = errors;
-if(errors === _errs104){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-let missing4;
-if((((((data47.id === undefined) && (missing4 = "id")) || ((data47.verdict === undefined) && (missing4 = "verdict"))) || ((data47.explanation === undefined) && (missing4 = "explanation"))) || ((data47.error === undefined) && (missing4 = "error"))) || ((data47.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
-const err29 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(typeof data41.deny !== "boolean"){
+const err29 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -27502,11 +27534,16 @@ vErrors.push(err29);
 }
 errors++;
 }
+var valid8 = _errs100 === errors;
+}
 else {
-const _errs106 = errors;
-for(const key5 in data47){
-if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
-const err30 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+var valid8 = true;
+}
+if(valid8){
+if(data41.async !== undefined){
+const _errs102 = errors;
+if(typeof data41.async !== "boolean"){
+const err30 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -27514,14 +27551,20 @@ else {
 vErrors.push(err30);
 }
 errors++;
-break;
 }
+var valid8 = _errs102 === errors;
 }
-if(_errs106 === errors){
-if(data47.id !== undefined){
-const _errs107 = errors;
-if(typeof data47.id !== "string"){
-const err31 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data41.execution_time_ms !== undefined){
+let data47 = data41.execution_time_ms;
+const _errs104 = errors;
+if(errors === _errs104){
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 < 0 || isNaN(data47)){
+const err31 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -27530,16 +27573,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-var valid10 = _errs107 === errors;
 }
 else {
-var valid10 = true;
-}
-if(valid10){
-if(data47.verdict !== undefined){
-const _errs109 = errors;
-if(typeof data47.verdict !== "boolean"){
-const err32 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err32 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -27548,22 +27584,61 @@ vErrors.push(err32);
 }
 errors++;
 }
-var valid10 = _errs109 === errors;
+}
+var valid8 = _errs104 === errors;
 }
 else {
-var valid10 = true;
+var valid8 = true;
 }
-if(valid10){
-if(data47.explanation !== undefined){
-let data50 = data47.explanation;
-const _errs111 = errors;
-if((typeof data50 !== "string") && (data50 !== null)){
-const err33 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(valid8){
+if(data41.checks !== undefined){
+let data48 = data41.checks;
+const _errs106 = errors;
+if(errors === _errs106){
+if(Array.isArray(data48)){
+var valid9 = true;
+const len1 = data48.length;
+for(let i1=0; i1<len1; i1++){
+let data49 = data48[i1];
+const _errs108 = errors;
+if(errors === _errs108){
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+let missing4;
+if((((((data49.id === undefined) && (missing4 = "id")) || ((data49.verdict === undefined) && (missing4 = "verdict"))) || ((data49.explanation === undefined) && (missing4 = "explanation"))) || ((data49.error === undefined) && (missing4 = "error"))) || ((data49.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
+const err33 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+else {
+const _errs110 = errors;
+for(const key5 in data49){
+if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
+const err34 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+break;
+}
+}
+if(_errs110 === errors){
+if(data49.id !== undefined){
+const _errs111 = errors;
+if(typeof data49.id !== "string"){
+const err35 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
 }
 errors++;
 }
@@ -27573,16 +27648,15 @@ else {
 var valid10 = true;
 }
 if(valid10){
-if(data47.error !== undefined){
-let data51 = data47.error;
+if(data49.verdict !== undefined){
 const _errs113 = errors;
-if((typeof data51 !== "string") && (data51 !== null)){
-const err34 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(typeof data49.verdict !== "boolean"){
+const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err36];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -27592,34 +27666,72 @@ else {
 var valid10 = true;
 }
 if(valid10){
-if(data47.execution_time_ms !== undefined){
-let data52 = data47.execution_time_ms;
+if(data49.explanation !== undefined){
+let data52 = data49.explanation;
 const _errs115 = errors;
-if(errors === _errs115){
-if((typeof data52 == "number") && (isFinite(data52))){
-if(data52 < 0 || isNaN(data52)){
-const err35 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data52 !== "string") && (data52 !== null)){
+const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err37];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err37);
 }
 errors++;
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
 }
 var valid10 = _errs115 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data49.error !== undefined){
+let data53 = data49.error;
+const _errs117 = errors;
+if((typeof data53 !== "string") && (data53 !== null)){
+const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+var valid10 = _errs117 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data49.execution_time_ms !== undefined){
+let data54 = data49.execution_time_ms;
+const _errs119 = errors;
+if(errors === _errs119){
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 < 0 || isNaN(data54)){
+const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+var valid10 = _errs119 === errors;
 }
 else {
 var valid10 = true;
@@ -27632,34 +27744,34 @@ var valid10 = true;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err41];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err41);
 }
 errors++;
 }
 }
-var valid9 = _errs104 === errors;
+var valid9 = _errs108 === errors;
 if(!valid9){
 break;
 }
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err42];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err42);
 }
 errors++;
 }
 }
-var valid8 = _errs102 === errors;
+var valid8 = _errs106 === errors;
 }
 else {
 var valid8 = true;
@@ -27674,82 +27786,7 @@ var valid8 = true;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-var valid7 = _errs87 === errors;
-if(!valid7){
-break;
-}
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-var valid6 = _errs85 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data37.after_request_hooks !== undefined){
-let data53 = data37.after_request_hooks;
-const _errs117 = errors;
-if(errors === _errs117){
-if(Array.isArray(data53)){
-var valid11 = true;
-const len2 = data53.length;
-for(let i2=0; i2<len2; i2++){
-let data54 = data53[i2];
-const _errs119 = errors;
-if(errors === _errs119){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-let missing5;
-if((((((((data54.id === undefined) && (missing5 = "id")) || ((data54.type === undefined) && (missing5 = "type"))) || ((data54.verdict === undefined) && (missing5 = "verdict"))) || ((data54.deny === undefined) && (missing5 = "deny"))) || ((data54.async === undefined) && (missing5 = "async"))) || ((data54.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data54.checks === undefined) && (missing5 = "checks"))){
-const err41 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-else {
-const _errs121 = errors;
-for(const key6 in data54){
-if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
-const err42 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-break;
-}
-}
-if(_errs121 === errors){
-if(data54.id !== undefined){
-const _errs122 = errors;
-if(typeof data54.id !== "string"){
-const err43 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -27758,17 +27795,15 @@ vErrors.push(err43);
 }
 errors++;
 }
-var valid12 = _errs122 === errors;
+}
+var valid7 = _errs91 === errors;
+if(!valid7){
+break;
+}
+}
 }
 else {
-var valid12 = true;
-}
-if(valid12){
-if(data54.type !== undefined){
-let data56 = data54.type;
-const _errs124 = errors;
-if((typeof data56 !== "string") && (data56 !== null)){
-const err44 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
+const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -27777,21 +27812,61 @@ vErrors.push(err44);
 }
 errors++;
 }
-var valid12 = _errs124 === errors;
+}
+var valid6 = _errs89 === errors;
 }
 else {
-var valid12 = true;
+var valid6 = true;
 }
-if(valid12){
-if(data54.verdict !== undefined){
-const _errs126 = errors;
-if(typeof data54.verdict !== "boolean"){
-const err45 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(valid6){
+if(data39.after_request_hooks !== undefined){
+let data55 = data39.after_request_hooks;
+const _errs121 = errors;
+if(errors === _errs121){
+if(Array.isArray(data55)){
+var valid11 = true;
+const len2 = data55.length;
+for(let i2=0; i2<len2; i2++){
+let data56 = data55[i2];
+const _errs123 = errors;
+if(errors === _errs123){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+let missing5;
+if((((((((data56.id === undefined) && (missing5 = "id")) || ((data56.type === undefined) && (missing5 = "type"))) || ((data56.verdict === undefined) && (missing5 = "verdict"))) || ((data56.deny === undefined) && (missing5 = "deny"))) || ((data56.async === undefined) && (missing5 = "async"))) || ((data56.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data56.checks === undefined) && (missing5 = "checks"))){
+const err45 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
 else {
 vErrors.push(err45);
+}
+errors++;
+}
+else {
+const _errs125 = errors;
+for(const key6 in data56){
+if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
+const err46 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+break;
+}
+}
+if(_errs125 === errors){
+if(data56.id !== undefined){
+const _errs126 = errors;
+if(typeof data56.id !== "string"){
+const err47 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
 }
 errors++;
 }
@@ -27801,15 +27876,16 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data54.deny !== undefined){
+if(data56.type !== undefined){
+let data58 = data56.type;
 const _errs128 = errors;
-if(typeof data54.deny !== "boolean"){
-const err46 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data58 !== "string") && (data58 !== null)){
+const err48 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err48];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err48);
 }
 errors++;
 }
@@ -27819,15 +27895,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data54.async !== undefined){
+if(data56.verdict !== undefined){
 const _errs130 = errors;
-if(typeof data54.async !== "boolean"){
-const err47 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data56.verdict !== "boolean"){
+const err49 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err49];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err49);
 }
 errors++;
 }
@@ -27837,54 +27913,10 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data54.execution_time_ms !== undefined){
-let data60 = data54.execution_time_ms;
+if(data56.deny !== undefined){
 const _errs132 = errors;
-if(errors === _errs132){
-if((typeof data60 == "number") && (isFinite(data60))){
-if(data60 < 0 || isNaN(data60)){
-const err48 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-var valid12 = _errs132 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data54.checks !== undefined){
-let data61 = data54.checks;
-const _errs134 = errors;
-if(errors === _errs134){
-if(Array.isArray(data61)){
-var valid13 = true;
-const len3 = data61.length;
-for(let i3=0; i3<len3; i3++){
-let data62 = data61[i3];
-const _errs136 = errors;
-if(errors === _errs136){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-let missing6;
-if((((((data62.id === undefined) && (missing6 = "id")) || ((data62.verdict === undefined) && (missing6 = "verdict"))) || ((data62.explanation === undefined) && (missing6 = "explanation"))) || ((data62.error === undefined) && (missing6 = "error"))) || ((data62.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
-const err50 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(typeof data56.deny !== "boolean"){
+const err50 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -27893,11 +27925,16 @@ vErrors.push(err50);
 }
 errors++;
 }
+var valid12 = _errs132 === errors;
+}
 else {
-const _errs138 = errors;
-for(const key7 in data62){
-if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
-const err51 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+var valid12 = true;
+}
+if(valid12){
+if(data56.async !== undefined){
+const _errs134 = errors;
+if(typeof data56.async !== "boolean"){
+const err51 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -27905,14 +27942,20 @@ else {
 vErrors.push(err51);
 }
 errors++;
-break;
 }
+var valid12 = _errs134 === errors;
 }
-if(_errs138 === errors){
-if(data62.id !== undefined){
-const _errs139 = errors;
-if(typeof data62.id !== "string"){
-const err52 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data56.execution_time_ms !== undefined){
+let data62 = data56.execution_time_ms;
+const _errs136 = errors;
+if(errors === _errs136){
+if((typeof data62 == "number") && (isFinite(data62))){
+if(data62 < 0 || isNaN(data62)){
+const err52 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -27921,16 +27964,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var valid14 = _errs139 === errors;
 }
 else {
-var valid14 = true;
-}
-if(valid14){
-if(data62.verdict !== undefined){
-const _errs141 = errors;
-if(typeof data62.verdict !== "boolean"){
-const err53 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err53 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -27939,22 +27975,61 @@ vErrors.push(err53);
 }
 errors++;
 }
-var valid14 = _errs141 === errors;
+}
+var valid12 = _errs136 === errors;
 }
 else {
-var valid14 = true;
+var valid12 = true;
 }
-if(valid14){
-if(data62.explanation !== undefined){
-let data65 = data62.explanation;
-const _errs143 = errors;
-if((typeof data65 !== "string") && (data65 !== null)){
-const err54 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(valid12){
+if(data56.checks !== undefined){
+let data63 = data56.checks;
+const _errs138 = errors;
+if(errors === _errs138){
+if(Array.isArray(data63)){
+var valid13 = true;
+const len3 = data63.length;
+for(let i3=0; i3<len3; i3++){
+let data64 = data63[i3];
+const _errs140 = errors;
+if(errors === _errs140){
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+let missing6;
+if((((((data64.id === undefined) && (missing6 = "id")) || ((data64.verdict === undefined) && (missing6 = "verdict"))) || ((data64.explanation === undefined) && (missing6 = "explanation"))) || ((data64.error === undefined) && (missing6 = "error"))) || ((data64.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
+const err54 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
+}
+errors++;
+}
+else {
+const _errs142 = errors;
+for(const key7 in data64){
+if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
+const err55 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+break;
+}
+}
+if(_errs142 === errors){
+if(data64.id !== undefined){
+const _errs143 = errors;
+if(typeof data64.id !== "string"){
+const err56 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -27964,16 +28039,15 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data62.error !== undefined){
-let data66 = data62.error;
+if(data64.verdict !== undefined){
 const _errs145 = errors;
-if((typeof data66 !== "string") && (data66 !== null)){
-const err55 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(typeof data64.verdict !== "boolean"){
+const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err55];
+vErrors = [err57];
 }
 else {
-vErrors.push(err55);
+vErrors.push(err57);
 }
 errors++;
 }
@@ -27983,34 +28057,72 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data62.execution_time_ms !== undefined){
-let data67 = data62.execution_time_ms;
+if(data64.explanation !== undefined){
+let data67 = data64.explanation;
 const _errs147 = errors;
-if(errors === _errs147){
-if((typeof data67 == "number") && (isFinite(data67))){
-if(data67 < 0 || isNaN(data67)){
-const err56 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data67 !== "string") && (data67 !== null)){
+const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err56];
+vErrors = [err58];
 }
 else {
-vErrors.push(err56);
+vErrors.push(err58);
 }
 errors++;
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
 }
 var valid14 = _errs147 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data64.error !== undefined){
+let data68 = data64.error;
+const _errs149 = errors;
+if((typeof data68 !== "string") && (data68 !== null)){
+const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data64.execution_time_ms !== undefined){
+let data69 = data64.execution_time_ms;
+const _errs151 = errors;
+if(errors === _errs151){
+if((typeof data69 == "number") && (isFinite(data69))){
+if(data69 < 0 || isNaN(data69)){
+const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+var valid14 = _errs151 === errors;
 }
 else {
 var valid14 = true;
@@ -28023,34 +28135,34 @@ var valid14 = true;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err58];
+vErrors = [err62];
 }
 else {
-vErrors.push(err58);
+vErrors.push(err62);
 }
 errors++;
 }
 }
-var valid13 = _errs136 === errors;
+var valid13 = _errs140 === errors;
 if(!valid13){
 break;
 }
 }
 }
 else {
-const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err63];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err63);
 }
 errors++;
 }
 }
-var valid12 = _errs134 === errors;
+var valid12 = _errs138 === errors;
 }
 else {
 var valid12 = true;
@@ -28065,34 +28177,34 @@ var valid12 = true;
 }
 }
 else {
-const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err60];
+vErrors = [err64];
 }
 else {
-vErrors.push(err60);
+vErrors.push(err64);
 }
 errors++;
 }
 }
-var valid11 = _errs119 === errors;
+var valid11 = _errs123 === errors;
 if(!valid11){
 break;
 }
 }
 }
 else {
-const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err65];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err65);
 }
 errors++;
 }
 }
-var valid6 = _errs117 === errors;
+var valid6 = _errs121 === errors;
 }
 else {
 var valid6 = true;
@@ -28102,81 +28214,7 @@ var valid6 = true;
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-var _valid1 = _errs81 === errors;
-valid4 = valid4 || _valid1;
-const _errs149 = errors;
-if(data37 !== null){
-const err63 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid1 = _errs149 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err64 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-validate148.errors = vErrors;
-return false;
-}
-else {
-errors = _errs80;
-if(vErrors !== null){
-if(_errs80){
-vErrors.length = _errs80;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs79 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.feedback !== undefined){
-let data68 = data.feedback;
-const _errs151 = errors;
-const _errs152 = errors;
-let valid15 = false;
-const _errs153 = errors;
-if(!(Array.isArray(data68))){
-const err65 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid2 = _errs153 === errors;
-valid15 = valid15 || _valid2;
-const _errs155 = errors;
-if(data68 !== null){
-const err66 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err66 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -28185,10 +28223,12 @@ vErrors.push(err66);
 }
 errors++;
 }
-var _valid2 = _errs155 === errors;
-valid15 = valid15 || _valid2;
-if(!valid15){
-const err67 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+var _valid1 = _errs85 === errors;
+valid4 = valid4 || _valid1;
+const _errs153 = errors;
+if(data39 !== null){
+const err67 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -28196,47 +28236,119 @@ else {
 vErrors.push(err67);
 }
 errors++;
+}
+var _valid1 = _errs153 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err68 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
 validate148.errors = vErrors;
 return false;
 }
 else {
-errors = _errs152;
+errors = _errs84;
 if(vErrors !== null){
-if(_errs152){
-vErrors.length = _errs152;
+if(_errs84){
+vErrors.length = _errs84;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs151 === errors;
+var valid0 = _errs83 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feedback !== undefined){
+let data70 = data.feedback;
+const _errs155 = errors;
+const _errs156 = errors;
+let valid15 = false;
+const _errs157 = errors;
+if(!(Array.isArray(data70))){
+const err69 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var _valid2 = _errs157 === errors;
+valid15 = valid15 || _valid2;
+const _errs159 = errors;
+if(data70 !== null){
+const err70 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var _valid2 = _errs159 === errors;
+valid15 = valid15 || _valid2;
+if(!valid15){
+const err71 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+validate148.errors = vErrors;
+return false;
+}
+else {
+errors = _errs156;
+if(vErrors !== null){
+if(_errs156){
+vErrors.length = _errs156;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs155 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.request_body !== undefined){
-let data69 = data.request_body;
-const _errs157 = errors;
-if((typeof data69 !== "string") && (data69 !== null)){
+let data71 = data.request_body;
+const _errs161 = errors;
+if((typeof data71 !== "string") && (data71 !== null)){
 validate148.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema284.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs157 === errors;
+var valid0 = _errs161 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.response_body !== undefined){
-let data70 = data.response_body;
-const _errs159 = errors;
-if((typeof data70 !== "string") && (data70 !== null)){
+let data72 = data.response_body;
+const _errs163 = errors;
+if((typeof data72 !== "string") && (data72 !== null)){
 validate148.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema284.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs159 === errors;
+var valid0 = _errs163 === errors;
 }
 else {
 var valid0 = true;

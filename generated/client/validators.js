@@ -8651,7 +8651,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateRequestLog = validate54;
-var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
+var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
 function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -9313,8 +9313,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.total_tokens === void 0) {
-          const err64 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
+        if (data22.audio_input_tokens === void 0) {
+          const err64 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_input_tokens" }, message: "must have required property 'audio_input_tokens'" };
           if (vErrors === null) {
             vErrors = [err64];
           } else {
@@ -9322,8 +9322,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.estimated === void 0) {
-          const err65 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+        if (data22.audio_output_tokens === void 0) {
+          const err65 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_output_tokens" }, message: "must have required property 'audio_output_tokens'" };
           if (vErrors === null) {
             vErrors = [err65];
           } else {
@@ -9331,13 +9331,31 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (data22.total_tokens === void 0) {
+          const err66 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
+          if (vErrors === null) {
+            vErrors = [err66];
+          } else {
+            vErrors.push(err66);
+          }
+          errors++;
+        }
+        if (data22.estimated === void 0) {
+          const err67 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+          if (vErrors === null) {
+            vErrors = [err67];
+          } else {
+            vErrors.push(err67);
+          }
+          errors++;
+        }
         for (const key1 in data22) {
-          if (!(key1 === "input_tokens" || key1 === "output_tokens" || key1 === "cached_input_tokens" || key1 === "cache_creation_input_tokens" || key1 === "cache_creation_1h_input_tokens" || key1 === "total_tokens" || key1 === "estimated")) {
-            const err66 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+          if (!func1.call(schema144.properties.usage.anyOf[0].properties, key1)) {
+            const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-              vErrors = [err66];
+              vErrors = [err68];
             } else {
-              vErrors.push(err66);
+              vErrors.push(err68);
             }
             errors++;
           }
@@ -9345,30 +9363,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.input_tokens !== void 0) {
           let data23 = data22.input_tokens;
           if (!(typeof data23 == "number" && (!(data23 % 1) && !isNaN(data23)) && isFinite(data23))) {
-            const err67 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err67];
-            } else {
-              vErrors.push(err67);
-            }
-            errors++;
-          }
-          if (typeof data23 == "number" && isFinite(data23)) {
-            if (data23 < 0 || isNaN(data23)) {
-              const err68 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err68];
-              } else {
-                vErrors.push(err68);
-              }
-              errors++;
-            }
-          }
-        }
-        if (data22.output_tokens !== void 0) {
-          let data24 = data22.output_tokens;
-          if (!(typeof data24 == "number" && (!(data24 % 1) && !isNaN(data24)) && isFinite(data24))) {
-            const err69 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err69 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err69];
             } else {
@@ -9376,9 +9371,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data24 == "number" && isFinite(data24)) {
-            if (data24 < 0 || isNaN(data24)) {
-              const err70 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data23 == "number" && isFinite(data23)) {
+            if (data23 < 0 || isNaN(data23)) {
+              const err70 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err70];
               } else {
@@ -9388,10 +9383,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.cached_input_tokens !== void 0) {
-          let data25 = data22.cached_input_tokens;
-          if (!(typeof data25 == "number" && (!(data25 % 1) && !isNaN(data25)) && isFinite(data25))) {
-            const err71 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.output_tokens !== void 0) {
+          let data24 = data22.output_tokens;
+          if (!(typeof data24 == "number" && (!(data24 % 1) && !isNaN(data24)) && isFinite(data24))) {
+            const err71 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err71];
             } else {
@@ -9399,9 +9394,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data25 == "number" && isFinite(data25)) {
-            if (data25 < 0 || isNaN(data25)) {
-              const err72 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data24 == "number" && isFinite(data24)) {
+            if (data24 < 0 || isNaN(data24)) {
+              const err72 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err72];
               } else {
@@ -9411,10 +9406,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.cache_creation_input_tokens !== void 0) {
-          let data26 = data22.cache_creation_input_tokens;
-          if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26))) {
-            const err73 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.cached_input_tokens !== void 0) {
+          let data25 = data22.cached_input_tokens;
+          if (!(typeof data25 == "number" && (!(data25 % 1) && !isNaN(data25)) && isFinite(data25))) {
+            const err73 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err73];
             } else {
@@ -9422,9 +9417,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data26 == "number" && isFinite(data26)) {
-            if (data26 < 0 || isNaN(data26)) {
-              const err74 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data25 == "number" && isFinite(data25)) {
+            if (data25 < 0 || isNaN(data25)) {
+              const err74 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err74];
               } else {
@@ -9434,10 +9429,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.cache_creation_1h_input_tokens !== void 0) {
-          let data27 = data22.cache_creation_1h_input_tokens;
-          if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)) && isFinite(data27))) {
-            const err75 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.cache_creation_input_tokens !== void 0) {
+          let data26 = data22.cache_creation_input_tokens;
+          if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26))) {
+            const err75 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err75];
             } else {
@@ -9445,9 +9440,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data27 == "number" && isFinite(data27)) {
-            if (data27 < 0 || isNaN(data27)) {
-              const err76 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data26 == "number" && isFinite(data26)) {
+            if (data26 < 0 || isNaN(data26)) {
+              const err76 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err76];
               } else {
@@ -9457,10 +9452,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.total_tokens !== void 0) {
-          let data28 = data22.total_tokens;
-          if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)) && isFinite(data28))) {
-            const err77 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.cache_creation_1h_input_tokens !== void 0) {
+          let data27 = data22.cache_creation_1h_input_tokens;
+          if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)) && isFinite(data27))) {
+            const err77 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err77];
             } else {
@@ -9468,9 +9463,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data28 == "number" && isFinite(data28)) {
-            if (data28 < 0 || isNaN(data28)) {
-              const err78 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data27 == "number" && isFinite(data27)) {
+            if (data27 < 0 || isNaN(data27)) {
+              const err78 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err78];
               } else {
@@ -9480,9 +9475,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.estimated !== void 0) {
-          if (typeof data22.estimated !== "boolean") {
-            const err79 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+        if (data22.audio_input_tokens !== void 0) {
+          let data28 = data22.audio_input_tokens;
+          if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)) && isFinite(data28))) {
+            const err79 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err79];
             } else {
@@ -9490,36 +9486,104 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          if (typeof data28 == "number" && isFinite(data28)) {
+            if (data28 < 0 || isNaN(data28)) {
+              const err80 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err80];
+              } else {
+                vErrors.push(err80);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.audio_output_tokens !== void 0) {
+          let data29 = data22.audio_output_tokens;
+          if (!(typeof data29 == "number" && (!(data29 % 1) && !isNaN(data29)) && isFinite(data29))) {
+            const err81 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err81];
+            } else {
+              vErrors.push(err81);
+            }
+            errors++;
+          }
+          if (typeof data29 == "number" && isFinite(data29)) {
+            if (data29 < 0 || isNaN(data29)) {
+              const err82 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err82];
+              } else {
+                vErrors.push(err82);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.total_tokens !== void 0) {
+          let data30 = data22.total_tokens;
+          if (!(typeof data30 == "number" && (!(data30 % 1) && !isNaN(data30)) && isFinite(data30))) {
+            const err83 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err83];
+            } else {
+              vErrors.push(err83);
+            }
+            errors++;
+          }
+          if (typeof data30 == "number" && isFinite(data30)) {
+            if (data30 < 0 || isNaN(data30)) {
+              const err84 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err84];
+              } else {
+                vErrors.push(err84);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.estimated !== void 0) {
+          if (typeof data22.estimated !== "boolean") {
+            const err85 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            if (vErrors === null) {
+              vErrors = [err85];
+            } else {
+              vErrors.push(err85);
+            }
+            errors++;
+          }
         }
       } else {
-        const err80 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err86 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err80];
+          vErrors = [err86];
         } else {
-          vErrors.push(err80);
+          vErrors.push(err86);
         }
         errors++;
       }
       var _valid0 = _errs45 === errors;
       valid1 = valid1 || _valid0;
-      const _errs62 = errors;
+      const _errs66 = errors;
       if (data22 !== null) {
-        const err81 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+        const err87 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
-          vErrors = [err81];
+          vErrors = [err87];
         } else {
-          vErrors.push(err81);
+          vErrors.push(err87);
         }
         errors++;
       }
-      var _valid0 = _errs62 === errors;
+      var _valid0 = _errs66 === errors;
       valid1 = valid1 || _valid0;
       if (!valid1) {
-        const err82 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        const err88 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
-          vErrors = [err82];
+          vErrors = [err88];
         } else {
-          vErrors.push(err82);
+          vErrors.push(err88);
         }
         errors++;
       } else {
@@ -9534,81 +9598,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.cost_usd !== void 0) {
-      let data30 = data.cost_usd;
-      if (!(typeof data30 == "number" && isFinite(data30)) && data30 !== null) {
-        const err83 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
-        if (vErrors === null) {
-          vErrors = [err83];
-        } else {
-          vErrors.push(err83);
-        }
-        errors++;
-      }
-    }
-    if (data.saved_cost_usd !== void 0) {
-      let data31 = data.saved_cost_usd;
-      if (!(typeof data31 == "number" && isFinite(data31)) && data31 !== null) {
-        const err84 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
-        if (vErrors === null) {
-          vErrors = [err84];
-        } else {
-          vErrors.push(err84);
-        }
-        errors++;
-      }
-    }
-    if (data.metadata !== void 0) {
-      let data32 = data.metadata;
-      if (data32 && typeof data32 == "object" && !Array.isArray(data32)) {
-        for (const key2 in data32) {
-          if (typeof data32[key2] !== "string") {
-            const err85 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err85];
-            } else {
-              vErrors.push(err85);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err86 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err86];
-        } else {
-          vErrors.push(err86);
-        }
-        errors++;
-      }
-    }
-    if (data.api_key_id !== void 0) {
-      let data34 = data.api_key_id;
-      if (typeof data34 !== "string" && data34 !== null) {
-        const err87 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
-        if (vErrors === null) {
-          vErrors = [err87];
-        } else {
-          vErrors.push(err87);
-        }
-        errors++;
-      }
-    }
-    if (data.workspace_id !== void 0) {
-      let data35 = data.workspace_id;
-      if (typeof data35 !== "string" && data35 !== null) {
-        const err88 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
-        if (vErrors === null) {
-          vErrors = [err88];
-        } else {
-          vErrors.push(err88);
-        }
-        errors++;
-      }
-    }
-    if (data.organisation_id !== void 0) {
-      let data36 = data.organisation_id;
-      if (typeof data36 !== "string" && data36 !== null) {
-        const err89 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+      let data32 = data.cost_usd;
+      if (!(typeof data32 == "number" && isFinite(data32)) && data32 !== null) {
+        const err89 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err89];
         } else {
@@ -9617,104 +9609,122 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.hook_results !== void 0) {
-      let data37 = data.hook_results;
-      const _errs80 = errors;
-      let valid4 = false;
-      const _errs81 = errors;
-      if (data37 && typeof data37 == "object" && !Array.isArray(data37)) {
-        if (data37.before_request_hooks === void 0) {
-          const err90 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
-          if (vErrors === null) {
-            vErrors = [err90];
-          } else {
-            vErrors.push(err90);
-          }
-          errors++;
+    if (data.saved_cost_usd !== void 0) {
+      let data33 = data.saved_cost_usd;
+      if (!(typeof data33 == "number" && isFinite(data33)) && data33 !== null) {
+        const err90 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
+        if (vErrors === null) {
+          vErrors = [err90];
+        } else {
+          vErrors.push(err90);
         }
-        if (data37.after_request_hooks === void 0) {
-          const err91 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
-          if (vErrors === null) {
-            vErrors = [err91];
-          } else {
-            vErrors.push(err91);
-          }
-          errors++;
-        }
-        for (const key3 in data37) {
-          if (!(key3 === "before_request_hooks" || key3 === "after_request_hooks")) {
-            const err92 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+        errors++;
+      }
+    }
+    if (data.metadata !== void 0) {
+      let data34 = data.metadata;
+      if (data34 && typeof data34 == "object" && !Array.isArray(data34)) {
+        for (const key2 in data34) {
+          if (typeof data34[key2] !== "string") {
+            const err91 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
-              vErrors = [err92];
+              vErrors = [err91];
             } else {
-              vErrors.push(err92);
+              vErrors.push(err91);
             }
             errors++;
           }
         }
-        if (data37.before_request_hooks !== void 0) {
-          let data38 = data37.before_request_hooks;
-          if (Array.isArray(data38)) {
-            const len0 = data38.length;
+      } else {
+        const err92 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err92];
+        } else {
+          vErrors.push(err92);
+        }
+        errors++;
+      }
+    }
+    if (data.api_key_id !== void 0) {
+      let data36 = data.api_key_id;
+      if (typeof data36 !== "string" && data36 !== null) {
+        const err93 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err93];
+        } else {
+          vErrors.push(err93);
+        }
+        errors++;
+      }
+    }
+    if (data.workspace_id !== void 0) {
+      let data37 = data.workspace_id;
+      if (typeof data37 !== "string" && data37 !== null) {
+        const err94 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err94];
+        } else {
+          vErrors.push(err94);
+        }
+        errors++;
+      }
+    }
+    if (data.organisation_id !== void 0) {
+      let data38 = data.organisation_id;
+      if (typeof data38 !== "string" && data38 !== null) {
+        const err95 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err95];
+        } else {
+          vErrors.push(err95);
+        }
+        errors++;
+      }
+    }
+    if (data.hook_results !== void 0) {
+      let data39 = data.hook_results;
+      const _errs84 = errors;
+      let valid4 = false;
+      const _errs85 = errors;
+      if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
+        if (data39.before_request_hooks === void 0) {
+          const err96 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
+          if (vErrors === null) {
+            vErrors = [err96];
+          } else {
+            vErrors.push(err96);
+          }
+          errors++;
+        }
+        if (data39.after_request_hooks === void 0) {
+          const err97 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
+          if (vErrors === null) {
+            vErrors = [err97];
+          } else {
+            vErrors.push(err97);
+          }
+          errors++;
+        }
+        for (const key3 in data39) {
+          if (!(key3 === "before_request_hooks" || key3 === "after_request_hooks")) {
+            const err98 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+            if (vErrors === null) {
+              vErrors = [err98];
+            } else {
+              vErrors.push(err98);
+            }
+            errors++;
+          }
+        }
+        if (data39.before_request_hooks !== void 0) {
+          let data40 = data39.before_request_hooks;
+          if (Array.isArray(data40)) {
+            const len0 = data40.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              let data39 = data38[i0];
-              if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
-                if (data39.id === void 0) {
-                  const err93 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err93];
-                  } else {
-                    vErrors.push(err93);
-                  }
-                  errors++;
-                }
-                if (data39.type === void 0) {
-                  const err94 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err94];
-                  } else {
-                    vErrors.push(err94);
-                  }
-                  errors++;
-                }
-                if (data39.verdict === void 0) {
-                  const err95 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err95];
-                  } else {
-                    vErrors.push(err95);
-                  }
-                  errors++;
-                }
-                if (data39.deny === void 0) {
-                  const err96 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
-                  if (vErrors === null) {
-                    vErrors = [err96];
-                  } else {
-                    vErrors.push(err96);
-                  }
-                  errors++;
-                }
-                if (data39.async === void 0) {
-                  const err97 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
-                  if (vErrors === null) {
-                    vErrors = [err97];
-                  } else {
-                    vErrors.push(err97);
-                  }
-                  errors++;
-                }
-                if (data39.execution_time_ms === void 0) {
-                  const err98 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
-                  if (vErrors === null) {
-                    vErrors = [err98];
-                  } else {
-                    vErrors.push(err98);
-                  }
-                  errors++;
-                }
-                if (data39.checks === void 0) {
-                  const err99 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+              let data41 = data40[i0];
+              if (data41 && typeof data41 == "object" && !Array.isArray(data41)) {
+                if (data41.id === void 0) {
+                  const err99 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err99];
                   } else {
@@ -9722,87 +9732,74 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                for (const key4 in data39) {
-                  if (!(key4 === "id" || key4 === "type" || key4 === "verdict" || key4 === "deny" || key4 === "async" || key4 === "execution_time_ms" || key4 === "checks")) {
-                    const err100 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err100];
-                    } else {
-                      vErrors.push(err100);
-                    }
-                    errors++;
-                  }
-                }
-                if (data39.id !== void 0) {
-                  if (typeof data39.id !== "string") {
-                    const err101 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err101];
-                    } else {
-                      vErrors.push(err101);
-                    }
-                    errors++;
-                  }
-                }
-                if (data39.type !== void 0) {
-                  let data41 = data39.type;
-                  if (typeof data41 !== "string" && data41 !== null) {
-                    const err102 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err102];
-                    } else {
-                      vErrors.push(err102);
-                    }
-                    errors++;
-                  }
-                }
-                if (data39.verdict !== void 0) {
-                  if (typeof data39.verdict !== "boolean") {
-                    const err103 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err103];
-                    } else {
-                      vErrors.push(err103);
-                    }
-                    errors++;
-                  }
-                }
-                if (data39.deny !== void 0) {
-                  if (typeof data39.deny !== "boolean") {
-                    const err104 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err104];
-                    } else {
-                      vErrors.push(err104);
-                    }
-                    errors++;
-                  }
-                }
-                if (data39.async !== void 0) {
-                  if (typeof data39.async !== "boolean") {
-                    const err105 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err105];
-                    } else {
-                      vErrors.push(err105);
-                    }
-                    errors++;
-                  }
-                }
-                if (data39.execution_time_ms !== void 0) {
-                  let data45 = data39.execution_time_ms;
-                  if (typeof data45 == "number" && isFinite(data45)) {
-                    if (data45 < 0 || isNaN(data45)) {
-                      const err106 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err106];
-                      } else {
-                        vErrors.push(err106);
-                      }
-                      errors++;
-                    }
+                if (data41.type === void 0) {
+                  const err100 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+                  if (vErrors === null) {
+                    vErrors = [err100];
                   } else {
-                    const err107 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    vErrors.push(err100);
+                  }
+                  errors++;
+                }
+                if (data41.verdict === void 0) {
+                  const err101 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                  if (vErrors === null) {
+                    vErrors = [err101];
+                  } else {
+                    vErrors.push(err101);
+                  }
+                  errors++;
+                }
+                if (data41.deny === void 0) {
+                  const err102 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+                  if (vErrors === null) {
+                    vErrors = [err102];
+                  } else {
+                    vErrors.push(err102);
+                  }
+                  errors++;
+                }
+                if (data41.async === void 0) {
+                  const err103 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err103];
+                  } else {
+                    vErrors.push(err103);
+                  }
+                  errors++;
+                }
+                if (data41.execution_time_ms === void 0) {
+                  const err104 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err104];
+                  } else {
+                    vErrors.push(err104);
+                  }
+                  errors++;
+                }
+                if (data41.checks === void 0) {
+                  const err105 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err105];
+                  } else {
+                    vErrors.push(err105);
+                  }
+                  errors++;
+                }
+                for (const key4 in data41) {
+                  if (!(key4 === "id" || key4 === "type" || key4 === "verdict" || key4 === "deny" || key4 === "async" || key4 === "execution_time_ms" || key4 === "checks")) {
+                    const err106 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
+                    if (vErrors === null) {
+                      vErrors = [err106];
+                    } else {
+                      vErrors.push(err106);
+                    }
+                    errors++;
+                  }
+                }
+                if (data41.id !== void 0) {
+                  if (typeof data41.id !== "string") {
+                    const err107 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err107];
                     } else {
@@ -9811,129 +9808,128 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data39.checks !== void 0) {
-                  let data46 = data39.checks;
-                  if (Array.isArray(data46)) {
-                    const len1 = data46.length;
+                if (data41.type !== void 0) {
+                  let data43 = data41.type;
+                  if (typeof data43 !== "string" && data43 !== null) {
+                    const err108 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
+                    if (vErrors === null) {
+                      vErrors = [err108];
+                    } else {
+                      vErrors.push(err108);
+                    }
+                    errors++;
+                  }
+                }
+                if (data41.verdict !== void 0) {
+                  if (typeof data41.verdict !== "boolean") {
+                    const err109 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err109];
+                    } else {
+                      vErrors.push(err109);
+                    }
+                    errors++;
+                  }
+                }
+                if (data41.deny !== void 0) {
+                  if (typeof data41.deny !== "boolean") {
+                    const err110 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err110];
+                    } else {
+                      vErrors.push(err110);
+                    }
+                    errors++;
+                  }
+                }
+                if (data41.async !== void 0) {
+                  if (typeof data41.async !== "boolean") {
+                    const err111 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err111];
+                    } else {
+                      vErrors.push(err111);
+                    }
+                    errors++;
+                  }
+                }
+                if (data41.execution_time_ms !== void 0) {
+                  let data47 = data41.execution_time_ms;
+                  if (typeof data47 == "number" && isFinite(data47)) {
+                    if (data47 < 0 || isNaN(data47)) {
+                      const err112 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err112];
+                      } else {
+                        vErrors.push(err112);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err113 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err113];
+                    } else {
+                      vErrors.push(err113);
+                    }
+                    errors++;
+                  }
+                }
+                if (data41.checks !== void 0) {
+                  let data48 = data41.checks;
+                  if (Array.isArray(data48)) {
+                    const len1 = data48.length;
                     for (let i1 = 0; i1 < len1; i1++) {
-                      let data47 = data46[i1];
-                      if (data47 && typeof data47 == "object" && !Array.isArray(data47)) {
-                        if (data47.id === void 0) {
-                          const err108 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                      let data49 = data48[i1];
+                      if (data49 && typeof data49 == "object" && !Array.isArray(data49)) {
+                        if (data49.id === void 0) {
+                          const err114 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
-                            vErrors = [err108];
+                            vErrors = [err114];
                           } else {
-                            vErrors.push(err108);
+                            vErrors.push(err114);
                           }
                           errors++;
                         }
-                        if (data47.verdict === void 0) {
-                          const err109 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                        if (data49.verdict === void 0) {
+                          const err115 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
-                            vErrors = [err109];
+                            vErrors = [err115];
                           } else {
-                            vErrors.push(err109);
+                            vErrors.push(err115);
                           }
                           errors++;
                         }
-                        if (data47.explanation === void 0) {
-                          const err110 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                        if (data49.explanation === void 0) {
+                          const err116 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
                           if (vErrors === null) {
-                            vErrors = [err110];
+                            vErrors = [err116];
                           } else {
-                            vErrors.push(err110);
+                            vErrors.push(err116);
                           }
                           errors++;
                         }
-                        if (data47.error === void 0) {
-                          const err111 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                        if (data49.error === void 0) {
+                          const err117 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
                           if (vErrors === null) {
-                            vErrors = [err111];
+                            vErrors = [err117];
                           } else {
-                            vErrors.push(err111);
+                            vErrors.push(err117);
                           }
                           errors++;
                         }
-                        if (data47.execution_time_ms === void 0) {
-                          const err112 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data49.execution_time_ms === void 0) {
+                          const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
                           if (vErrors === null) {
-                            vErrors = [err112];
+                            vErrors = [err118];
                           } else {
-                            vErrors.push(err112);
+                            vErrors.push(err118);
                           }
                           errors++;
                         }
-                        for (const key5 in data47) {
+                        for (const key5 in data49) {
                           if (!(key5 === "id" || key5 === "verdict" || key5 === "explanation" || key5 === "error" || key5 === "execution_time_ms")) {
-                            const err113 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err113];
-                            } else {
-                              vErrors.push(err113);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data47.id !== void 0) {
-                          if (typeof data47.id !== "string") {
-                            const err114 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err114];
-                            } else {
-                              vErrors.push(err114);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data47.verdict !== void 0) {
-                          if (typeof data47.verdict !== "boolean") {
-                            const err115 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err115];
-                            } else {
-                              vErrors.push(err115);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data47.explanation !== void 0) {
-                          let data50 = data47.explanation;
-                          if (typeof data50 !== "string" && data50 !== null) {
-                            const err116 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
-                            if (vErrors === null) {
-                              vErrors = [err116];
-                            } else {
-                              vErrors.push(err116);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data47.error !== void 0) {
-                          let data51 = data47.error;
-                          if (typeof data51 !== "string" && data51 !== null) {
-                            const err117 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
-                            if (vErrors === null) {
-                              vErrors = [err117];
-                            } else {
-                              vErrors.push(err117);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data47.execution_time_ms !== void 0) {
-                          let data52 = data47.execution_time_ms;
-                          if (typeof data52 == "number" && isFinite(data52)) {
-                            if (data52 < 0 || isNaN(data52)) {
-                              const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err118];
-                              } else {
-                                vErrors.push(err118);
-                              }
-                              errors++;
-                            }
-                          } else {
-                            const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err119];
                             } else {
@@ -9942,109 +9938,123 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
+                        if (data49.id !== void 0) {
+                          if (typeof data49.id !== "string") {
+                            const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            if (vErrors === null) {
+                              vErrors = [err120];
+                            } else {
+                              vErrors.push(err120);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data49.verdict !== void 0) {
+                          if (typeof data49.verdict !== "boolean") {
+                            const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err121];
+                            } else {
+                              vErrors.push(err121);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data49.explanation !== void 0) {
+                          let data52 = data49.explanation;
+                          if (typeof data52 !== "string" && data52 !== null) {
+                            const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err122];
+                            } else {
+                              vErrors.push(err122);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data49.error !== void 0) {
+                          let data53 = data49.error;
+                          if (typeof data53 !== "string" && data53 !== null) {
+                            const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err123];
+                            } else {
+                              vErrors.push(err123);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data49.execution_time_ms !== void 0) {
+                          let data54 = data49.execution_time_ms;
+                          if (typeof data54 == "number" && isFinite(data54)) {
+                            if (data54 < 0 || isNaN(data54)) {
+                              const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err124];
+                              } else {
+                                vErrors.push(err124);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err125];
+                            } else {
+                              vErrors.push(err125);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err120];
+                          vErrors = [err126];
                         } else {
-                          vErrors.push(err120);
+                          vErrors.push(err126);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err121];
+                      vErrors = [err127];
                     } else {
-                      vErrors.push(err121);
+                      vErrors.push(err127);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err122];
+                  vErrors = [err128];
                 } else {
-                  vErrors.push(err122);
+                  vErrors.push(err128);
                 }
                 errors++;
               }
             }
           } else {
-            const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err123];
+              vErrors = [err129];
             } else {
-              vErrors.push(err123);
+              vErrors.push(err129);
             }
             errors++;
           }
         }
-        if (data37.after_request_hooks !== void 0) {
-          let data53 = data37.after_request_hooks;
-          if (Array.isArray(data53)) {
-            const len2 = data53.length;
+        if (data39.after_request_hooks !== void 0) {
+          let data55 = data39.after_request_hooks;
+          if (Array.isArray(data55)) {
+            const len2 = data55.length;
             for (let i2 = 0; i2 < len2; i2++) {
-              let data54 = data53[i2];
-              if (data54 && typeof data54 == "object" && !Array.isArray(data54)) {
-                if (data54.id === void 0) {
-                  const err124 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err124];
-                  } else {
-                    vErrors.push(err124);
-                  }
-                  errors++;
-                }
-                if (data54.type === void 0) {
-                  const err125 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err125];
-                  } else {
-                    vErrors.push(err125);
-                  }
-                  errors++;
-                }
-                if (data54.verdict === void 0) {
-                  const err126 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err126];
-                  } else {
-                    vErrors.push(err126);
-                  }
-                  errors++;
-                }
-                if (data54.deny === void 0) {
-                  const err127 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
-                  if (vErrors === null) {
-                    vErrors = [err127];
-                  } else {
-                    vErrors.push(err127);
-                  }
-                  errors++;
-                }
-                if (data54.async === void 0) {
-                  const err128 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
-                  if (vErrors === null) {
-                    vErrors = [err128];
-                  } else {
-                    vErrors.push(err128);
-                  }
-                  errors++;
-                }
-                if (data54.execution_time_ms === void 0) {
-                  const err129 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
-                  if (vErrors === null) {
-                    vErrors = [err129];
-                  } else {
-                    vErrors.push(err129);
-                  }
-                  errors++;
-                }
-                if (data54.checks === void 0) {
-                  const err130 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+              let data56 = data55[i2];
+              if (data56 && typeof data56 == "object" && !Array.isArray(data56)) {
+                if (data56.id === void 0) {
+                  const err130 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err130];
                   } else {
@@ -10052,87 +10062,74 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                for (const key6 in data54) {
-                  if (!(key6 === "id" || key6 === "type" || key6 === "verdict" || key6 === "deny" || key6 === "async" || key6 === "execution_time_ms" || key6 === "checks")) {
-                    const err131 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err131];
-                    } else {
-                      vErrors.push(err131);
-                    }
-                    errors++;
-                  }
-                }
-                if (data54.id !== void 0) {
-                  if (typeof data54.id !== "string") {
-                    const err132 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err132];
-                    } else {
-                      vErrors.push(err132);
-                    }
-                    errors++;
-                  }
-                }
-                if (data54.type !== void 0) {
-                  let data56 = data54.type;
-                  if (typeof data56 !== "string" && data56 !== null) {
-                    const err133 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err133];
-                    } else {
-                      vErrors.push(err133);
-                    }
-                    errors++;
-                  }
-                }
-                if (data54.verdict !== void 0) {
-                  if (typeof data54.verdict !== "boolean") {
-                    const err134 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err134];
-                    } else {
-                      vErrors.push(err134);
-                    }
-                    errors++;
-                  }
-                }
-                if (data54.deny !== void 0) {
-                  if (typeof data54.deny !== "boolean") {
-                    const err135 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err135];
-                    } else {
-                      vErrors.push(err135);
-                    }
-                    errors++;
-                  }
-                }
-                if (data54.async !== void 0) {
-                  if (typeof data54.async !== "boolean") {
-                    const err136 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err136];
-                    } else {
-                      vErrors.push(err136);
-                    }
-                    errors++;
-                  }
-                }
-                if (data54.execution_time_ms !== void 0) {
-                  let data60 = data54.execution_time_ms;
-                  if (typeof data60 == "number" && isFinite(data60)) {
-                    if (data60 < 0 || isNaN(data60)) {
-                      const err137 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err137];
-                      } else {
-                        vErrors.push(err137);
-                      }
-                      errors++;
-                    }
+                if (data56.type === void 0) {
+                  const err131 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+                  if (vErrors === null) {
+                    vErrors = [err131];
                   } else {
-                    const err138 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    vErrors.push(err131);
+                  }
+                  errors++;
+                }
+                if (data56.verdict === void 0) {
+                  const err132 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                  if (vErrors === null) {
+                    vErrors = [err132];
+                  } else {
+                    vErrors.push(err132);
+                  }
+                  errors++;
+                }
+                if (data56.deny === void 0) {
+                  const err133 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+                  if (vErrors === null) {
+                    vErrors = [err133];
+                  } else {
+                    vErrors.push(err133);
+                  }
+                  errors++;
+                }
+                if (data56.async === void 0) {
+                  const err134 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err134];
+                  } else {
+                    vErrors.push(err134);
+                  }
+                  errors++;
+                }
+                if (data56.execution_time_ms === void 0) {
+                  const err135 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err135];
+                  } else {
+                    vErrors.push(err135);
+                  }
+                  errors++;
+                }
+                if (data56.checks === void 0) {
+                  const err136 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err136];
+                  } else {
+                    vErrors.push(err136);
+                  }
+                  errors++;
+                }
+                for (const key6 in data56) {
+                  if (!(key6 === "id" || key6 === "type" || key6 === "verdict" || key6 === "deny" || key6 === "async" || key6 === "execution_time_ms" || key6 === "checks")) {
+                    const err137 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
+                    if (vErrors === null) {
+                      vErrors = [err137];
+                    } else {
+                      vErrors.push(err137);
+                    }
+                    errors++;
+                  }
+                }
+                if (data56.id !== void 0) {
+                  if (typeof data56.id !== "string") {
+                    const err138 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err138];
                     } else {
@@ -10141,129 +10138,128 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data54.checks !== void 0) {
-                  let data61 = data54.checks;
-                  if (Array.isArray(data61)) {
-                    const len3 = data61.length;
+                if (data56.type !== void 0) {
+                  let data58 = data56.type;
+                  if (typeof data58 !== "string" && data58 !== null) {
+                    const err139 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
+                    if (vErrors === null) {
+                      vErrors = [err139];
+                    } else {
+                      vErrors.push(err139);
+                    }
+                    errors++;
+                  }
+                }
+                if (data56.verdict !== void 0) {
+                  if (typeof data56.verdict !== "boolean") {
+                    const err140 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err140];
+                    } else {
+                      vErrors.push(err140);
+                    }
+                    errors++;
+                  }
+                }
+                if (data56.deny !== void 0) {
+                  if (typeof data56.deny !== "boolean") {
+                    const err141 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err141];
+                    } else {
+                      vErrors.push(err141);
+                    }
+                    errors++;
+                  }
+                }
+                if (data56.async !== void 0) {
+                  if (typeof data56.async !== "boolean") {
+                    const err142 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err142];
+                    } else {
+                      vErrors.push(err142);
+                    }
+                    errors++;
+                  }
+                }
+                if (data56.execution_time_ms !== void 0) {
+                  let data62 = data56.execution_time_ms;
+                  if (typeof data62 == "number" && isFinite(data62)) {
+                    if (data62 < 0 || isNaN(data62)) {
+                      const err143 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err143];
+                      } else {
+                        vErrors.push(err143);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err144 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err144];
+                    } else {
+                      vErrors.push(err144);
+                    }
+                    errors++;
+                  }
+                }
+                if (data56.checks !== void 0) {
+                  let data63 = data56.checks;
+                  if (Array.isArray(data63)) {
+                    const len3 = data63.length;
                     for (let i3 = 0; i3 < len3; i3++) {
-                      let data62 = data61[i3];
-                      if (data62 && typeof data62 == "object" && !Array.isArray(data62)) {
-                        if (data62.id === void 0) {
-                          const err139 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                      let data64 = data63[i3];
+                      if (data64 && typeof data64 == "object" && !Array.isArray(data64)) {
+                        if (data64.id === void 0) {
+                          const err145 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
-                            vErrors = [err139];
+                            vErrors = [err145];
                           } else {
-                            vErrors.push(err139);
+                            vErrors.push(err145);
                           }
                           errors++;
                         }
-                        if (data62.verdict === void 0) {
-                          const err140 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                        if (data64.verdict === void 0) {
+                          const err146 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
-                            vErrors = [err140];
+                            vErrors = [err146];
                           } else {
-                            vErrors.push(err140);
+                            vErrors.push(err146);
                           }
                           errors++;
                         }
-                        if (data62.explanation === void 0) {
-                          const err141 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                        if (data64.explanation === void 0) {
+                          const err147 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
                           if (vErrors === null) {
-                            vErrors = [err141];
+                            vErrors = [err147];
                           } else {
-                            vErrors.push(err141);
+                            vErrors.push(err147);
                           }
                           errors++;
                         }
-                        if (data62.error === void 0) {
-                          const err142 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                        if (data64.error === void 0) {
+                          const err148 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
                           if (vErrors === null) {
-                            vErrors = [err142];
+                            vErrors = [err148];
                           } else {
-                            vErrors.push(err142);
+                            vErrors.push(err148);
                           }
                           errors++;
                         }
-                        if (data62.execution_time_ms === void 0) {
-                          const err143 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data64.execution_time_ms === void 0) {
+                          const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
                           if (vErrors === null) {
-                            vErrors = [err143];
+                            vErrors = [err149];
                           } else {
-                            vErrors.push(err143);
+                            vErrors.push(err149);
                           }
                           errors++;
                         }
-                        for (const key7 in data62) {
+                        for (const key7 in data64) {
                           if (!(key7 === "id" || key7 === "verdict" || key7 === "explanation" || key7 === "error" || key7 === "execution_time_ms")) {
-                            const err144 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err144];
-                            } else {
-                              vErrors.push(err144);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data62.id !== void 0) {
-                          if (typeof data62.id !== "string") {
-                            const err145 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err145];
-                            } else {
-                              vErrors.push(err145);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data62.verdict !== void 0) {
-                          if (typeof data62.verdict !== "boolean") {
-                            const err146 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err146];
-                            } else {
-                              vErrors.push(err146);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data62.explanation !== void 0) {
-                          let data65 = data62.explanation;
-                          if (typeof data65 !== "string" && data65 !== null) {
-                            const err147 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
-                            if (vErrors === null) {
-                              vErrors = [err147];
-                            } else {
-                              vErrors.push(err147);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data62.error !== void 0) {
-                          let data66 = data62.error;
-                          if (typeof data66 !== "string" && data66 !== null) {
-                            const err148 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
-                            if (vErrors === null) {
-                              vErrors = [err148];
-                            } else {
-                              vErrors.push(err148);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data62.execution_time_ms !== void 0) {
-                          let data67 = data62.execution_time_ms;
-                          if (typeof data67 == "number" && isFinite(data67)) {
-                            if (data67 < 0 || isNaN(data67)) {
-                              const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err149];
-                              } else {
-                                vErrors.push(err149);
-                              }
-                              errors++;
-                            }
-                          } else {
-                            const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err150];
                             } else {
@@ -10272,139 +10268,116 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
+                        if (data64.id !== void 0) {
+                          if (typeof data64.id !== "string") {
+                            const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            if (vErrors === null) {
+                              vErrors = [err151];
+                            } else {
+                              vErrors.push(err151);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data64.verdict !== void 0) {
+                          if (typeof data64.verdict !== "boolean") {
+                            const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err152];
+                            } else {
+                              vErrors.push(err152);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data64.explanation !== void 0) {
+                          let data67 = data64.explanation;
+                          if (typeof data67 !== "string" && data67 !== null) {
+                            const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err153];
+                            } else {
+                              vErrors.push(err153);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data64.error !== void 0) {
+                          let data68 = data64.error;
+                          if (typeof data68 !== "string" && data68 !== null) {
+                            const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err154];
+                            } else {
+                              vErrors.push(err154);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data64.execution_time_ms !== void 0) {
+                          let data69 = data64.execution_time_ms;
+                          if (typeof data69 == "number" && isFinite(data69)) {
+                            if (data69 < 0 || isNaN(data69)) {
+                              const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err155];
+                              } else {
+                                vErrors.push(err155);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err156];
+                            } else {
+                              vErrors.push(err156);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err151];
+                          vErrors = [err157];
                         } else {
-                          vErrors.push(err151);
+                          vErrors.push(err157);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err152];
+                      vErrors = [err158];
                     } else {
-                      vErrors.push(err152);
+                      vErrors.push(err158);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err153];
+                  vErrors = [err159];
                 } else {
-                  vErrors.push(err153);
+                  vErrors.push(err159);
                 }
                 errors++;
               }
             }
           } else {
-            const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err154];
+              vErrors = [err160];
             } else {
-              vErrors.push(err154);
+              vErrors.push(err160);
             }
             errors++;
           }
         }
       } else {
-        const err155 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err155];
-        } else {
-          vErrors.push(err155);
-        }
-        errors++;
-      }
-      var _valid1 = _errs81 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs149 = errors;
-      if (data37 !== null) {
-        const err156 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
-        if (vErrors === null) {
-          vErrors = [err156];
-        } else {
-          vErrors.push(err156);
-        }
-        errors++;
-      }
-      var _valid1 = _errs149 === errors;
-      valid4 = valid4 || _valid1;
-      if (!valid4) {
-        const err157 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
-        if (vErrors === null) {
-          vErrors = [err157];
-        } else {
-          vErrors.push(err157);
-        }
-        errors++;
-      } else {
-        errors = _errs80;
-        if (vErrors !== null) {
-          if (_errs80) {
-            vErrors.length = _errs80;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-    }
-    if (data.feedback !== void 0) {
-      let data68 = data.feedback;
-      const _errs152 = errors;
-      let valid19 = false;
-      const _errs153 = errors;
-      if (!Array.isArray(data68)) {
-        const err158 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-        if (vErrors === null) {
-          vErrors = [err158];
-        } else {
-          vErrors.push(err158);
-        }
-        errors++;
-      }
-      var _valid2 = _errs153 === errors;
-      valid19 = valid19 || _valid2;
-      const _errs155 = errors;
-      if (data68 !== null) {
-        const err159 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
-        if (vErrors === null) {
-          vErrors = [err159];
-        } else {
-          vErrors.push(err159);
-        }
-        errors++;
-      }
-      var _valid2 = _errs155 === errors;
-      valid19 = valid19 || _valid2;
-      if (!valid19) {
-        const err160 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
-        if (vErrors === null) {
-          vErrors = [err160];
-        } else {
-          vErrors.push(err160);
-        }
-        errors++;
-      } else {
-        errors = _errs152;
-        if (vErrors !== null) {
-          if (_errs152) {
-            vErrors.length = _errs152;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-    }
-    if (data.request_body !== void 0) {
-      let data69 = data.request_body;
-      if (typeof data69 !== "string" && data69 !== null) {
-        const err161 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+        const err161 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err161];
         } else {
@@ -10412,11 +10385,11 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.response_body !== void 0) {
-      let data70 = data.response_body;
-      if (typeof data70 !== "string" && data70 !== null) {
-        const err162 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+      var _valid1 = _errs85 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs153 = errors;
+      if (data39 !== null) {
+        const err162 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
           vErrors = [err162];
         } else {
@@ -10424,13 +10397,104 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      var _valid1 = _errs153 === errors;
+      valid4 = valid4 || _valid1;
+      if (!valid4) {
+        const err163 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        if (vErrors === null) {
+          vErrors = [err163];
+        } else {
+          vErrors.push(err163);
+        }
+        errors++;
+      } else {
+        errors = _errs84;
+        if (vErrors !== null) {
+          if (_errs84) {
+            vErrors.length = _errs84;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.feedback !== void 0) {
+      let data70 = data.feedback;
+      const _errs156 = errors;
+      let valid19 = false;
+      const _errs157 = errors;
+      if (!Array.isArray(data70)) {
+        const err164 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        if (vErrors === null) {
+          vErrors = [err164];
+        } else {
+          vErrors.push(err164);
+        }
+        errors++;
+      }
+      var _valid2 = _errs157 === errors;
+      valid19 = valid19 || _valid2;
+      const _errs159 = errors;
+      if (data70 !== null) {
+        const err165 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+        if (vErrors === null) {
+          vErrors = [err165];
+        } else {
+          vErrors.push(err165);
+        }
+        errors++;
+      }
+      var _valid2 = _errs159 === errors;
+      valid19 = valid19 || _valid2;
+      if (!valid19) {
+        const err166 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        if (vErrors === null) {
+          vErrors = [err166];
+        } else {
+          vErrors.push(err166);
+        }
+        errors++;
+      } else {
+        errors = _errs156;
+        if (vErrors !== null) {
+          if (_errs156) {
+            vErrors.length = _errs156;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.request_body !== void 0) {
+      let data71 = data.request_body;
+      if (typeof data71 !== "string" && data71 !== null) {
+        const err167 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err167];
+        } else {
+          vErrors.push(err167);
+        }
+        errors++;
+      }
+    }
+    if (data.response_body !== void 0) {
+      let data72 = data.response_body;
+      if (typeof data72 !== "string" && data72 !== null) {
+        const err168 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err168];
+        } else {
+          vErrors.push(err168);
+        }
+        errors++;
+      }
     }
   } else {
-    const err163 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err169 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err163];
+      vErrors = [err169];
     } else {
-      vErrors.push(err163);
+      vErrors.push(err169);
     }
     errors++;
   }

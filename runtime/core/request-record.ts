@@ -18,6 +18,12 @@ export interface TokenUsage {
    */
   cacheCreationInputTokens?: number;
   cacheCreation1hInputTokens?: number;
+  /**
+   * Audio tokens among the input and among the output (an audio model's chat: spoken input, a spoken
+   * answer), priced apart from text; absent (none) likewise.
+   */
+  audioInputTokens?: number;
+  audioOutputTokens?: number;
   totalTokens: number;
   /** True when the answer carried no usage and the numbers are the gateway's estimate. */
   estimated: boolean;

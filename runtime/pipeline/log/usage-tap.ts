@@ -240,6 +240,11 @@ export function usageOf(value: unknown): TokenUsage | null {
     const hour = count(details?.cache_creation_1h_tokens);
     if (hour !== null && hour > 0) usage.cacheCreation1hInputTokens = hour;
   }
+  // An audio model's spoken input and answer, priced apart from text.
+  const audioIn = count(details?.audio_tokens);
+  if (audioIn !== null && audioIn > 0) usage.audioInputTokens = audioIn;
+  const audioOut = count((u.completion_tokens_details as Record<string, unknown> | null | undefined)?.audio_tokens);
+  if (audioOut !== null && audioOut > 0) usage.audioOutputTokens = audioOut;
   return usage;
 }
 

@@ -16,16 +16,34 @@ interface ChatRequest {
   promptTokens: number;
   stream: boolean;
   includeUsage: boolean;
+  /** Of promptTokens, those of input_audio parts (the mock counts a token per 64 base64 characters). */
+  audioPromptTokens: number;
+  /** `modalities` asks for audio: the answer is spoken (message.audio, its transcript the reply), two audio tokens a word. */
+  audioOut: boolean;
 }
 
-function usage(promptTokens: number, completionTokens: number): object {
+/** Of `completionTokens` and `promptTokens`, `audio` are the audio tokens of each side, as the service reports them. */
+function usage(promptTokens: number, completionTokens: number, audio: { prompt: number; completion: number } = { prompt: 0, completion: 0 }): object {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: audio.prompt },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: audio.completion, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
+}
+
+/** Base64 characters of input audio per prompt token, in the mock. */
+const AUDIO_CHARS_PER_TOKEN = 64;
+
+function audioTokensOf(content: unknown): number {
+  if (!Array.isArray(content)) return 0;
+  let tokens = 0;
+  for (const part of content) {
+    const data = (part as { type?: unknown; input_audio?: { data?: unknown } } | null)?.input_audio?.data;
+    if ((part as { type?: unknown } | null)?.type === 'input_audio' && typeof data === 'string') tokens += Math.ceil(data.length / AUDIO_CHARS_PER_TOKEN);
+  }
+  return tokens;
 }
 
 /** Checks the body the way the vendor does; answers 400 itself and returns null on a bad one. */
@@ -55,11 +73,20 @@ async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
     await badRequest(ctx, 'max_tokens and n must be non-negative integers (n at least 1).', maxTokens === 'invalid' ? 'max_tokens' : 'n');
     return null;
   }
+  const audioOut = Array.isArray(body.modalities) && body.modalities.includes('audio');
+  if (audioOut && (body.audio === null || typeof body.audio !== 'object')) {
+    await badRequest(ctx, "Missing required parameter: 'audio'.", 'audio', 'missing_required_parameter');
+    return null;
+  }
   let promptTokens = 0;
+  let audioPromptTokens = 0;
   let lastUser = '';
   for (const message of messages) {
-    const text = contentText((message as { content?: unknown } | null)?.content);
-    promptTokens += words(text).length + 3;
+    const content = (message as { content?: unknown } | null)?.content;
+    const text = contentText(content);
+    const audio = audioTokensOf(content);
+    promptTokens += words(text).length + 3 + audio;
+    audioPromptTokens += audio;
     if ((message as { role?: unknown } | null)?.role === 'user') lastUser = text;
   }
   const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
@@ -70,6 +97,8 @@ async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
     promptTokens,
     stream,
     includeUsage: streamOptions?.include_usage === true,
+    audioPromptTokens,
+    audioOut,
   };
 }
 
@@ -83,11 +112,14 @@ export async function chatCompletions(ctx: MockContext): Promise<void> {
     return;
   }
   const content = chat.reply.tokens.join('');
+  // A spoken answer: its words as the transcript, two audio tokens a word.
+  const audioTokens = chat.audioOut ? chat.reply.tokens.length * 2 : 0;
+  const spoken = (): object => ({ id: vendorId('audio_'), data: Buffer.from(`mock speech: ${content}`).toString('base64'), expires_at: created + 3600, transcript: content });
   const choices = [];
   for (let index = 0; index < chat.n; index++) {
     choices.push({
       index,
-      message: { role: 'assistant', content, refusal: null, annotations: [] },
+      message: chat.audioOut ? { role: 'assistant', content: null, refusal: null, annotations: [], audio: spoken() } : { role: 'assistant', content, refusal: null, annotations: [] },
       logprobs: null,
       finish_reason: chat.reply.finishReason,
     });
@@ -98,7 +130,7 @@ export async function chatCompletions(ctx: MockContext): Promise<void> {
     created,
     model: chat.model,
     choices,
-    usage: usage(chat.promptTokens, chat.reply.tokens.length * chat.n),
+    usage: usage(chat.promptTokens, (chat.reply.tokens.length + audioTokens) * chat.n, { prompt: chat.audioPromptTokens, completion: audioTokens * chat.n }),
     service_tier: 'default',
     system_fingerprint: FINGERPRINT,
   });
@@ -128,7 +160,7 @@ function* chunks(chat: ChatRequest, id: string, created: number): Generator<SseF
     yield frame([{ index, delta: {}, logprobs: null, finish_reason: chat.reply.finishReason }]);
   }
   if (chat.includeUsage) {
-    yield { ...frame([]), usage: usage(chat.promptTokens, chat.reply.tokens.length * chat.n) };
+    yield { ...frame([]), usage: usage(chat.promptTokens, chat.reply.tokens.length * chat.n, { prompt: chat.audioPromptTokens, completion: 0 }) };
   }
   yield DONE;
 }
