@@ -101,10 +101,10 @@ describe('prompt caching through the translated families', () => {
     expect(JSON.stringify(cloudb.requests.at(-1)!.json)).not.toMatch(/cache_?[cC]ontrol|cachePoint/);
   });
 
-  // Writes: the messages API for 5 minutes and for an hour, cloud C (which reports no TTL), streamed and not.
+  // Writes for 5 minutes and for an hour, streamed and not.
   const writes = [
     { family: 'messages', ttl: '1h', stream: false }, { family: 'messages', ttl: '5m', stream: true }, { family: 'messages', ttl: undefined, stream: false },
-    { family: 'cloudc', ttl: undefined, stream: false }, { family: 'cloudc', ttl: '5m', stream: true },
+    { family: 'cloudc', ttl: undefined, stream: false }, { family: 'cloudc', ttl: '5m', stream: true }, { family: 'cloudc', ttl: '1h', stream: true },
   ] as const;
   for (const { family, ttl, stream } of writes) {
     it(`${family}, ${ttl ?? 'no'} TTL${stream ? ', streamed' : ''}: the first request writes the prefix, named as cache_creation_tokens and priced at the cache-write price`, async () => {
@@ -120,8 +120,7 @@ describe('prompt caching through the translated families', () => {
       const written = details.cache_creation_tokens!;
       expect(written).toBeGreaterThan(100);
       expect(usage!.prompt_tokens).toBeGreaterThan(written);
-      // Only the messages API says which writes are kept for an hour.
-      const hour = family === 'messages' && ttl === '1h' ? written : 0;
+      const hour = ttl === '1h' ? written : 0;
       expect(details.cache_creation_1h_tokens ?? 0).toBe(hour);
       const record = await logged(`${tag}-1`);
       expect(record.usage).toMatchObject({ input_tokens: usage!.prompt_tokens, cached_input_tokens: 0, cache_creation_input_tokens: written, cache_creation_1h_input_tokens: hour, estimated: false });

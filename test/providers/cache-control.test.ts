@@ -143,9 +143,10 @@ describe('the provider\'s counts in the vendor\'s usage: every input token in pr
   });
 
   it('cloud C (its inputTokens count neither reads nor writes)', () => {
-    const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 1115, cacheReadInputTokens: 1000, cacheWriteInputTokens: 100 };
+    const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 1115, cacheReadInputTokens: 1000, cacheWriteInputTokens: 100, cacheDetails: [{ ttl: '1h', inputTokens: 30 }, { ttl: '5m', inputTokens: 70 }] };
     expect(converseUsage(usage, false))
-      .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 100 } });
+      .toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 100, cache_creation_1h_tokens: 30 } });
+    expect(converseUsage({ ...usage, cacheDetails: undefined }, false).prompt_tokens_details).toEqual({ cached_tokens: 1000, cache_creation_tokens: 100 });
     expect(converseUsage(usage, true)).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
     expect(converseUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 }, false)).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });

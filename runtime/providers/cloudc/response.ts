@@ -11,6 +11,8 @@ export interface ConverseUsage {
   totalTokens?: number;
   cacheReadInputTokens?: number;
   cacheWriteInputTokens?: number;
+  /** cacheWriteInputTokens by the TTL they were written for (`5m`, `1h`). */
+  cacheDetails?: { ttl?: string; inputTokens?: number }[];
 }
 
 export interface ConverseResponse {
@@ -37,8 +39,8 @@ export function finishReasonOf(reason: string | undefined): FinishReason {
  * The vendor's usage of converse's: inputTokens count only what was neither read from nor written to
  * the prompt cache, while the vendor's prompt tokens count every input token and name the ones read
  * from the cache (cached_tokens, priced lower). Cache writes, billed above the input price, are named
- * beside them (cache_creation_tokens) unless `strict` keeps the answer to the vendor's shape; converse
- * does not say which were written for an hour, so none is counted as such.
+ * beside them (cache_creation_tokens, and cache_creation_1h_tokens for the hour-long ones, which
+ * cacheDetails names) unless `strict` keeps the answer to the vendor's shape.
  */
 export function usageOf(usage: ConverseUsage | undefined, strict: boolean): ChatUsage {
   const read = usage?.cacheReadInputTokens;
@@ -46,7 +48,13 @@ export function usageOf(usage: ConverseUsage | undefined, strict: boolean): Chat
   const prompt = (usage?.inputTokens ?? 0) + (read ?? 0) + (write ?? 0);
   const completion = usage?.outputTokens ?? 0;
   if (read === undefined && write === undefined) return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokens ?? prompt + completion };
-  return chatUsage(prompt, completion, read ?? 0, strict ? undefined : { tokens: write ?? 0, oneHourTokens: 0 });
+  return chatUsage(prompt, completion, read ?? 0, strict ? undefined : { tokens: write ?? 0, oneHourTokens: hourLongWrites(usage?.cacheDetails) });
+}
+
+function hourLongWrites(details: ConverseUsage['cacheDetails']): number {
+  let tokens = 0;
+  if (Array.isArray(details)) for (const detail of details) if (detail?.ttl === '1h' && typeof detail.inputTokens === 'number') tokens += detail.inputTokens;
+  return tokens;
 }
 
 export function completionId(): string {

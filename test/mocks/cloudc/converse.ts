@@ -95,7 +95,10 @@ function usageOf(cache: MockPromptCache, body: Json, result: Answer): Json {
   if (use.breakpoints === 0) return usage;
   const read = Math.min(use.read, total);
   const write = Math.min(use.write, total - read);
-  return { ...usage, inputTokens: total - read - write, cacheReadInputTokens: read, cacheWriteInputTokens: write };
+  const write1h = Math.min(use.write1h, write);
+  // The writes by TTL, an hour's first, as the service lists them (empty when nothing was written).
+  const cacheDetails = [...(write1h > 0 ? [{ ttl: '1h', inputTokens: write1h }] : []), ...(write - write1h > 0 ? [{ ttl: '5m', inputTokens: write - write1h }] : [])];
+  return { ...usage, inputTokens: total - read - write, cacheReadInputTokens: read, cacheWriteInputTokens: write, cacheDetails };
 }
 
 interface Answer {
