@@ -17,6 +17,12 @@ export interface Outcome {
    * sent with error answers too; absent when no stage added any.
    */
   headers?: Record<string, string>;
+  /**
+   * The vendor-shaped usage of a stream whose body carries none, known without a provider call (a
+   * cache hit's, stored with the stream); absent otherwise. The log reads it as it reads what a
+   * provider reported outside the stream (UpstreamTry.reportedUsage).
+   */
+  reportedUsage?: unknown;
   /** Exactly one of these is set. */
   response: UpstreamResponse | null;
   error: GatewayError | null;

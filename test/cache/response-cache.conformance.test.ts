@@ -24,7 +24,9 @@ const answers = fc.record({
   storedAt: fc.integer({ min: 0, max: 4_000_000_000_000 }),
   leafPath: fc.constantFrom('config', 'config.targets[1]', 'config.targets[0].targets[2]'),
   provider: fc.constantFrom('openai', 'anthropic', ''),
-});
+  // A stored stream's usage, reported outside it; absent on most.
+  usage: fc.option(fc.record({ prompt_tokens: fc.nat(10_000), completion_tokens: fc.nat(10_000), total_tokens: fc.nat(20_000) }), { nil: undefined }),
+}, { requiredKeys: ['status', 'headers', 'body', 'storedAt', 'leafPath', 'provider'] });
 
 describe.each(CACHE_BACKENDS)('response cache on %s', (backend) => {
   let opened: OpenedCache;

@@ -30,6 +30,7 @@ beforeAll(async () => {
       own: { provider: 'openai', api_key: VENDOR_MOCK_KEY },
       elsewhere: { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL },
       strict: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, strict_vendor_compliance: true },
+      cached: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, cache: { mode: 'simple' } },
       'clouda-new': { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai`, deployment_id: 'chat', api_version: '2024-10-21' },
       'clouda-old': { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai`, deployment_id: 'chat', api_version: '2024-06-01' },
     });
@@ -147,6 +148,32 @@ describe('a stream whose client asked for usage', () => {
     expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true);
     const record = await logged('asked');
     expect(record.usage).toMatchObject({ input_tokens: last.usage!.prompt_tokens, output_tokens: last.usage!.completion_tokens, estimated: false });
+  });
+});
+
+describe('a cached stream', () => {
+  it('a hit of a stream stored without its usage chunk is logged with the usage the provider reported for it, not an estimate', async () => {
+    const question = 'cache this streamed answer';
+    const ask = async (trace: string): Promise<string> => {
+      const response = await fetch(`${served.gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cached', 'x-gateway-trace-id': trace },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: question }], stream: true }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      return response.headers.get('x-gateway-cache-status')!;
+    };
+    expect(await ask('cached-miss')).toBe('MISS');
+    const miss = await logged('cached-miss');
+    expect(miss.usage.estimated).toBe(false);
+    // The entry is stored once the stream completed; the next request hits it.
+    await until(async () => ask(`cached-try-${Date.now()}`), (status) => status === 'HIT', 5_000, 'a cache hit');
+    expect(await ask('cached-hit')).toBe('HIT');
+    const hit = await logged('cached-hit');
+    expect(hit.usage).toEqual(miss.usage);
+    expect(hit.cost_usd).toBe(miss.cost_usd === null ? null : 0);
+    expect(sent(question).stream_options).toEqual({ include_usage: true });
   });
 });
 

@@ -116,7 +116,11 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
       const content = contentHeaders(response);
       if (carriesError(body, content['content-type']?.startsWith('text/event-stream') === true)) return;
       const storedAt = now();
+      // A stream's usage its provider reported outside it (the client asked for no usage chunk), so
+      // a hit is logged with it too rather than with an estimate.
       const answer: CachedAnswer = { status: response.status, headers: content, body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };
+      const reported = x.upstreamTry?.reportedUsage;
+      if (reported !== undefined && reported !== null && content['content-type']?.startsWith('text/event-stream') === true) answer.usage = reported;
       metrics?.cacheStored(body.length);
       const stored = store.set(key, answer, ttlMs, tags);
       // The vector once the answer is in the store, so no process matches it before it can be read.
@@ -135,7 +139,7 @@ function hitOutcome(answer: CachedAnswer, now: number, status: CacheStatus, simi
   const age = String(Math.max(0, Math.floor((now - answer.storedAt) / 1000)));
   const added: Record<string, string> = { [CACHE_STATUS_HEADER]: status, age };
   if (similarity !== null) added[CACHE_SIMILARITY_HEADER] = similarity.toFixed(4);
-  return {
+  const outcome: Outcome = {
     status: answer.status,
     leafPath: answer.leafPath,
     provider: answer.provider,
@@ -144,6 +148,8 @@ function hitOutcome(answer: CachedAnswer, now: number, status: CacheStatus, simi
     response: bufferedResponse(answer.status, headers, answer.body),
     error: null,
   };
+  if (answer.usage !== undefined) outcome.reportedUsage = answer.usage;
+  return outcome;
 }
 
 /** The headers that describe the body (content-type, content-encoding, …), without its length: a hit sets its own. */

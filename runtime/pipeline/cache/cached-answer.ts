@@ -13,6 +13,8 @@ export interface CachedAnswer {
   /** The target that answered (x-gateway-last-used-option-index of a hit) and its provider. */
   leafPath: string;
   provider: string;
+  /** A stream without a usage chunk: the usage its provider reported outside it (the log's); absent when none. */
+  usage?: unknown;
 }
 
 interface Head {
@@ -21,10 +23,13 @@ interface Head {
   t: number;
   l: string;
   p: string;
+  /** Absent in entries stored before it, and when null. */
+  u?: unknown;
 }
 
 export function encodeAnswer(answer: CachedAnswer): Buffer {
   const head: Head = { s: answer.status, h: answer.headers, t: answer.storedAt, l: answer.leafPath, p: answer.provider };
+  if (answer.usage !== undefined && answer.usage !== null) head.u = answer.usage;
   return frame(head, answer.body);
 }
 
@@ -34,7 +39,9 @@ export function decodeAnswer(value: Buffer): CachedAnswer | null {
   if (framed === null) return null;
   const head = framed.head as Head;
   if (typeof head !== 'object' || head === null || !Number.isInteger(head.s) || typeof head.h !== 'object' || head.h === null || typeof head.t !== 'number') return null;
-  return { status: head.s, headers: head.h, body: framed.bytes, storedAt: head.t, leafPath: String(head.l ?? ''), provider: String(head.p ?? '') };
+  const answer: CachedAnswer = { status: head.s, headers: head.h, body: framed.bytes, storedAt: head.t, leafPath: String(head.l ?? ''), provider: String(head.p ?? '') };
+  if (head.u !== undefined && head.u !== null) answer.usage = head.u;
+  return answer;
 }
 
 /**
@@ -44,7 +51,7 @@ export function decodeAnswer(value: Buffer): CachedAnswer | null {
  * counted as 256 bytes (the in-memory cache then held ~30 times its bound).
  */
 export function answerBytes(answer: CachedAnswer): number {
-  let bytes = answer.body.length + 256 + answer.leafPath.length + answer.provider.length;
+  let bytes = answer.body.length + 256 + answer.leafPath.length + answer.provider.length + (answer.usage === null || answer.usage === undefined ? 0 : 256);
   for (const name in answer.headers) bytes += name.length + answer.headers[name]!.length;
   return bytes;
 }

@@ -56,7 +56,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const provider = outcome.provider;
   const price = (): void => priceUsage(x, provider, services);
   const bodyBytes = services.logBodyBytes;
-  const tap = stream ? new SseUsageTap(record, () => inputTokens(x), price, bodyBytes, () => x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
+  const tap = stream ? new SseUsageTap(record, () => inputTokens(x), price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
   return { ...outcome, response: tapped(response, tap) };
 }
 
