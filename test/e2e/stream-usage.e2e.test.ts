@@ -27,6 +27,7 @@ beforeAll(async () => {
   try {
     served = await serveConfigs('stream-usage', GATEWAY_KEY, {
       vllm: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL },
+      groq: { provider: 'groq', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL },
       own: { provider: 'openai', api_key: VENDOR_MOCK_KEY },
       elsewhere: { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL },
       strict: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, strict_vendor_compliance: true },
@@ -72,7 +73,7 @@ async function unstreamedUsage(question: string): Promise<OpenAI.CompletionUsage
 }
 
 describe('a stream whose client asked for no usage', () => {
-  for (const config of ['vllm', 'own'] as const) {
+  for (const config of ['vllm', 'groq', 'own'] as const) {
     it(`${config}: the provider is asked for the usage chunk, the client never sees it, and the log records the provider's count`, async () => {
       const question = `how long is a ${config} piece of string`;
       const chunks: OpenAI.ChatCompletionChunk[] = [];
