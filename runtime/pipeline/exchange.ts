@@ -65,9 +65,10 @@ export interface UpstreamTry extends SendProgress {
   /** Tries of this leaf so far in the request (its first, then retries). */
   tries: number;
   /**
-   * The vendor-shaped usage a translated stream's provider reported, once the stream ended: the
-   * messages API and the clouds report usage whether or not the client asked for the usage chunk,
-   * so the log need not estimate it. Null until then.
+   * The vendor-shaped usage a mapped stream's provider reported, once the stream ended: the messages
+   * API and the clouds report usage whether or not the client asked for the usage chunk, and a
+   * provider the gateway asked for the chunk on the client's behalf sends it
+   * (providers/shared/stream-usage.ts), so the log need not estimate it. Null until then.
    */
   reportedUsage: unknown;
 }

@@ -114,13 +114,14 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
     const tags: CacheTags = { organisation: x.caller?.organisationId ?? '', namespace: x.options.cacheNamespace, configId };
     const keep = (body: Buffer): void => {
       const content = contentHeaders(response);
-      if (carriesError(body, content['content-type']?.startsWith('text/event-stream') === true)) return;
+      const stream = content['content-type']?.startsWith('text/event-stream') === true;
+      if (carriesError(body, stream)) return;
       const storedAt = now();
+      const answer: CachedAnswer = { status: response.status, headers: content, body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };
       // A stream's usage its provider reported outside it (the client asked for no usage chunk), so
       // a hit is logged with it too rather than with an estimate.
-      const answer: CachedAnswer = { status: response.status, headers: content, body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };
-      const reported = x.upstreamTry?.reportedUsage;
-      if (reported !== undefined && reported !== null && content['content-type']?.startsWith('text/event-stream') === true) answer.usage = reported;
+      const reported = stream ? x.upstreamTry?.reportedUsage : undefined;
+      if (reported !== undefined && reported !== null) answer.usage = reported;
       metrics?.cacheStored(body.length);
       const stored = store.set(key, answer, ttlMs, tags);
       // The vector once the answer is in the store, so no process matches it before it can be read.

@@ -23,13 +23,13 @@ interface Head {
   t: number;
   l: string;
   p: string;
-  /** Absent in entries stored before it, and when null. */
+  /** Absent in entries stored before it, and when there is none. */
   u?: unknown;
 }
 
 export function encodeAnswer(answer: CachedAnswer): Buffer {
   const head: Head = { s: answer.status, h: answer.headers, t: answer.storedAt, l: answer.leafPath, p: answer.provider };
-  if (answer.usage !== undefined && answer.usage !== null) head.u = answer.usage;
+  if (answer.usage !== undefined) head.u = answer.usage;
   return frame(head, answer.body);
 }
 
@@ -51,7 +51,7 @@ export function decodeAnswer(value: Buffer): CachedAnswer | null {
  * counted as 256 bytes (the in-memory cache then held ~30 times its bound).
  */
 export function answerBytes(answer: CachedAnswer): number {
-  let bytes = answer.body.length + 256 + answer.leafPath.length + answer.provider.length + (answer.usage === null || answer.usage === undefined ? 0 : 256);
+  let bytes = answer.body.length + 256 + answer.leafPath.length + answer.provider.length + (answer.usage === undefined ? 0 : 256);
   for (const name in answer.headers) bytes += name.length + answer.headers[name]!.length;
   return bytes;
 }
