@@ -8,11 +8,9 @@
 //   `https://{clouda_endpoint_name}.{clouda_region}.inference.ml.azure.com/score`.
 // Bodies are the vendor's on both, so only the URL and credential change.
 import { GatewayError } from '../../core/errors.ts';
-import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ProviderOptions, ResponseMapping } from '../types.ts';
-import { vendorShapedError } from '../shared/errors.ts';
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ProviderOptions } from '../types.ts';
 import { joinUrl, stringOption, withQuery } from '../shared/url.ts';
-import { missingKey, missingOption, notSupported } from '../shared/vendor-shaped.ts';
-import { callAskingStreamUsage, streamUsageMapping } from '../shared/stream-usage.ts';
+import { missingKey, missingOption, notSupported, vendorBodyCall } from '../shared/vendor-shaped.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
 
 const NAME = 'clouda';
@@ -22,7 +20,6 @@ export const DEFAULT_API_VERSION = '2024-10-21';
 // schema/providers.json lists the union of the two modes' endpoints; each mode refuses the rest.
 const DEPLOYMENT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, audio: true, images: true };
 const MODEL_ENDPOINT_PATHS: Readonly<Partial<Record<EndpointKind, true>>> = { chat: true, completions: true, embeddings: true, models: true };
-const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 /**
  * The first data-plane version that takes stream_options (2024-09-01-preview; the GA default
  * 2024-10-21 does): earlier ones answer 400 for an argument they do not know.
@@ -37,9 +34,7 @@ interface Deployment {
 }
 
 export function cloudaAdapter(): ProviderAdapter {
-  const error = (status: number, body: Buffer): unknown => vendorShapedError(NAME, status, body);
-  const errors: ResponseMapping = { provider: NAME, error };
-  const usageMapping = streamUsageMapping(NAME, error);
+  const bodyCall = vendorBodyCall(NAME);
   const asksStreamUsage = providerEntry(NAME)?.asks_stream_usage === true;
   return {
     name: NAME,
@@ -49,11 +44,8 @@ export function cloudaAdapter(): ProviderAdapter {
       const modelEndpoint = stringOption(call.options, 'clouda_deployment_type');
       const { url, headers, version } = modelEndpoint !== undefined ? { ...modelEndpointCall(call, modelEndpoint), version: null } : deploymentCall(call);
       Object.assign(headers, credentialHeaders(call.apiKey, modelEndpoint !== undefined));
-      if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
       // Resource deployments only: model endpoints serve other APIs, not known to take the option.
-      const asking = asksStreamUsage && version !== null && takesStreamOptions(version) ? callAskingStreamUsage(call) : null;
-      if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
-      return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errors : null };
+      return bodyCall(call, url, headers, asksStreamUsage && version !== null && takesStreamOptions(version));
     },
   };
 }

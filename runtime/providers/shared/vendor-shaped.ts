@@ -30,9 +30,7 @@ export interface VendorShapedOptions {
 
 export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapter {
   const { name, baseUrl, endpoints, keyRequired, asksStreamUsage } = options;
-  const error = (status: number, body: Buffer): unknown => vendorShapedError(name, status, body);
-  const errorMapping: ResponseMapping = { provider: name, error };
-  const usageMapping = streamUsageMapping(name, error);
+  const bodyCall = vendorBodyCall(name);
   return {
     name,
     readsBody: () => false,
@@ -42,13 +40,29 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
       if (call.apiKey !== null) headers.authorization = `Bearer ${call.apiKey}`;
       else if (keyRequired) throw missingKey(name);
       const url = joinUrl(call.customHost ?? baseUrl, call.path);
-      // Strict compliance: the client's bytes to the provider, and the vendor's bytes back exactly,
-      // without the gateway's `provider` field in errors.
-      if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
-      const asking = asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null) ? callAskingStreamUsage(call) : null;
-      if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
-      return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null };
+      return bodyCall(call, url, headers, asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null));
     },
+  };
+}
+
+/**
+ * The call of a provider that takes the vendor's bodies (the vendor-shaped adapters and cloud A),
+ * once its URL and headers are known. `asksUsage`: the provider takes
+ * `stream_options.include_usage` here (stream-usage.ts).
+ */
+export type VendorBodyCall = (call: ProviderCall, url: string, headers: Record<string, string>, asksUsage: boolean) => PreparedCall;
+
+export function vendorBodyCall(provider: string): VendorBodyCall {
+  const error = (status: number, body: Buffer): unknown => vendorShapedError(provider, status, body);
+  const errorMapping: ResponseMapping = { provider, error };
+  const usageMapping = streamUsageMapping(provider, error);
+  return (call, url, headers, asksUsage) => {
+    // Strict compliance: the client's bytes to the provider, and the vendor's bytes back exactly,
+    // without the gateway's `provider` field in errors.
+    if (call.strictVendorCompliance) return { url, method: call.method, headers, body: call.rawBody, response: null };
+    const asking = asksUsage ? callAskingStreamUsage(call) : null;
+    if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
+    return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null };
   };
 }
 
