@@ -1,16 +1,17 @@
 // Summarises a .cpuprofile (from `npm run bench -- --cpu-prof DIR`): self time by function and by
-// file, the gateway's own files apart from node internals and dependencies.
+// file, the gateway's own files apart from node internals and dependencies, and the inclusive time
+// of the gateway's own functions.
 // Run: node bench/profile-summary.ts DIR/gateway [top=30]   (a directory: every thread's profile, largest first)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -18,8 +19,7 @@ interface CpuProfile {
 
 export function summarise(profile: CpuProfile, top = 30): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const self = selfTimes(profile);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
@@ -40,7 +40,42 @@ export function summarise(profile: CpuProfile, top = 30): string {
   return [
     `profiled ${(total / 1e6).toFixed(1)} s: busy ${(busy / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s; percentages are of busy time`,
     '', 'self time by file:', ...rows(byFile), '', 'self time by function:', ...rows(byFunction),
+    '', "inclusive time of the gateway's own functions (the function and all it called, natives and dependencies included):", ...rows(inclusiveTimes(profile, self)),
   ].join('\n');
+}
+
+/** Microseconds sampled in each node itself. */
+function selfTimes(profile: CpuProfile): Map<number, number> {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  return self;
+}
+
+/**
+ * Time in each of the gateway's own functions (runtime/, compiler/) and everything below it: where
+ * self time scatters a stage's cost over natives and dependencies (a SQLite insert is mostly native
+ * time), this adds it up under the function that asked for it. A function on the stack twice (a
+ * recursion, or a callback it passes back in) counts once per sample.
+ */
+export function inclusiveTimes(profile: CpuProfile, self: Map<number, number> = selfTimes(profile)): Map<string, number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, micros] of self) {
+    if (byId.get(id)!.callFrame.functionName === '(idle)') continue;
+    const counted = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)!.callFrame;
+      const file = shortUrl(frame.url);
+      if (!file.startsWith('runtime/') && !file.startsWith('compiler/')) continue;
+      const fn = `${frame.functionName || '(anonymous)'}  ${file}:${frame.lineNumber + 1}`;
+      if (counted.has(fn)) continue;
+      counted.add(fn);
+      inclusive.set(fn, (inclusive.get(fn) ?? 0) + micros);
+    }
+  }
+  return inclusive;
 }
 
 function shortUrl(url: string): string {
@@ -52,7 +87,7 @@ function shortUrl(url: string): string {
 
 const USAGE = `Usage: node bench/profile-summary.ts (FILE.cpuprofile | DIR) [top]
 
-Self time by file and by function of a CPU profile (\`npm run bench -- --cpu-prof DIR\` writes one per
+Self time by file and by function, and inclusive time of the gateway's own functions, of a CPU profile (\`npm run bench -- --cpu-prof DIR\` writes one per
 process and thread, under DIR/gateway, DIR/floor, …); with a directory, each of its profiles, largest
 first. top: rows per table (default 30).
 `;
