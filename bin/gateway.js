@@ -27,6 +27,7 @@ Commands:
   keys      create, list and revoke gateway API keys
   logs      print and follow the request log
   mock-provider  a local vendor-shaped provider: a routed request with no account or network
+  demo      the quick start in one command: the mock provider and the gateway serving examples/configs
   help      show this help, or a command's help: gateway help <command>
 
 Run \`gateway <command> --help\` for a command's options.`;
@@ -79,6 +80,10 @@ const COMMANDS = {
   keys: async (argv) => (await load(() => import('../runtime/cli/keys.ts'))).runKeys(argv),
   logs: async (argv) => (await load(() => import('../runtime/cli/logs.ts'))).runLogs(argv),
   'mock-provider': async (argv) => (await load(() => import('../runtime/cli/mock-provider.ts'))).runMockProvider(argv),
+  demo: async (argv) => {
+    tuneServe();
+    return (await load(() => import('../runtime/cli/demo.ts'))).runDemo(argv);
+  },
 };
 
 async function main(argv) {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
-const COMMANDS = ['compile', 'explain', 'diff', 'simulate', 'build', 'generate', 'contract-check', 'serve', 'keys', 'logs', 'mock-provider'];
+const COMMANDS = ['compile', 'explain', 'diff', 'simulate', 'build', 'generate', 'contract-check', 'serve', 'keys', 'logs', 'mock-provider', 'demo'];
 
 describe('usage errors', () => {
   it.each(COMMANDS)('gateway %s --no-such-option: its name, its usage, exit 2', (command) => {

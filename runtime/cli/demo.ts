@@ -1,0 +1,97 @@
+// `gateway demo`: the quick start in one command. The mock provider (gateway mock-provider) runs in
+// this process on the address examples/configs/mock.json sends requests to, and the gateway serves
+// examples/configs beside it, seeded with an admin key, so `npm ci && npm run demo` and one curl
+// make a routed request with no provider account and no network. Both stop on SIGINT or SIGTERM.
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
+import { startMockProvider } from './mock-provider.ts';
+import { runServe } from './serve.ts';
+
+const DEFAULT_CONFIGS = 'examples/configs';
+/** The address examples/configs/mock.json names. */
+const DEFAULT_MOCK_PORT = 9000;
+const DEFAULT_PORT = 8787;
+/** The admin key the gateway is seeded with unless GATEWAY_API_KEY names one. */
+export const DEMO_API_KEY = 'dev-key';
+
+export const DEMO_USAGE = `Usage: gateway demo [--port N] [--mock-port N] [--configs DIR] [--data DIR]
+
+The quick start in one command: runs the mock provider (gateway mock-provider) on
+127.0.0.1:${DEFAULT_MOCK_PORT}, where examples/configs/mock.json sends requests, and the gateway serving
+examples/configs, with the admin key "${DEMO_API_KEY}" (GATEWAY_API_KEY when set). Prints the mock's URL,
+a request to try, and the gateway's URL once it listens; SIGINT or SIGTERM stop both. Every variable
+gateway serve reads applies.
+
+Options:
+  --port N       the gateway's port (default ${DEFAULT_PORT}; 0 picks a free port)
+  --mock-port N  the mock provider's port (default ${DEFAULT_MOCK_PORT}; the example configs name ${DEFAULT_MOCK_PORT}, so
+                 on another port only configs that name it reach the mock)
+  --configs DIR  folder of saved configs (default ${DEFAULT_CONFIGS})
+  --data DIR     data directory holding the embedded store (default ./data, as gateway serve)
+  -h, --help     show this help`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  'mock-port': { type: 'string' },
+  configs: { type: 'string' },
+  data: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runDemo(argv: string[]): Promise<number> {
+  let port: number;
+  let mockPort: number;
+  let configs: string;
+  let data: string | undefined;
+  try {
+    const { values } = parseCommandArgs(argv, OPTIONS);
+    if (values.help === true) {
+      process.stdout.write(`${DEMO_USAGE}\n`);
+      return EXIT_OK;
+    }
+    port = parsePort(values.port, DEFAULT_PORT);
+    mockPort = parsePort(values['mock-port'], DEFAULT_MOCK_PORT);
+    configs = values.configs ?? DEFAULT_CONFIGS;
+    data = values.data;
+  } catch (err) {
+    if (err instanceof UsageError) return reportUsageError('demo', err, DEMO_USAGE);
+    throw err;
+  }
+  if (!existsSync(configs)) {
+    process.stderr.write(`gateway demo: no configs folder at ${configs}: run it from the repository's root, or give --configs DIR\n`);
+    return EXIT_FAILURE;
+  }
+
+  const mock = startMockProvider({ failEvery: 0, failStatus: 503, latencyMs: 0 });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      mock.once('error', reject);
+      mock.listen(mockPort, '127.0.0.1', resolve);
+    });
+  } catch (err) {
+    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    process.stderr.write(`gateway demo: the mock provider cannot listen on 127.0.0.1:${mockPort}: ${inUse ? 'the port is in use (stop what holds it, or give --mock-port N)' : (err as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  // The mock shares this process's event loop with the gateway: its connections must not hold the exit.
+  mock.unref();
+  const mockUrl = `http://127.0.0.1:${(mock.address() as AddressInfo).port}/v1`;
+  process.env.GATEWAY_API_KEY ||= DEMO_API_KEY;
+  const key = process.env.GATEWAY_API_KEY;
+  const gateway = `http://127.0.0.1:${port === 0 ? '<port>' : port}`;
+  process.stdout.write(
+    `mock provider listening on ${mockUrl}\n` +
+      `demo: once the gateway is listening, route a request through ${configs}/mock.json:\n\n` +
+      `  curl ${gateway}/v1/chat/completions -H 'x-gateway-api-key: ${key}' -H 'x-gateway-config: mock' \\\n` +
+      `    -H 'Authorization: Bearer any-key' -H 'content-type: application/json' \\\n` +
+      `    -d '{"model":"mock-chat","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
+      `  and see it logged: curl '${gateway}/v1/logs?limit=1' -H 'x-gateway-api-key: ${key}'\n\n`,
+  );
+  try {
+    return await runServe(['--configs', configs, '--port', String(port), ...(data === undefined ? [] : ['--data', data])]);
+  } finally {
+    mock.closeAllConnections();
+    mock.close();
+  }
+}
