@@ -77,16 +77,18 @@ export async function runDemo(argv: string[]): Promise<number> {
   // The mock shares this process's event loop with the gateway: its connections must not hold the exit.
   mock.unref();
   const mockUrl = `http://127.0.0.1:${(mock.address() as AddressInfo).port}/v1`;
+  // A key of the user's own is a secret: the request shown names the variable instead of printing it.
+  const ownKey = Boolean(process.env.GATEWAY_API_KEY);
   process.env.GATEWAY_API_KEY ||= DEMO_API_KEY;
-  const key = process.env.GATEWAY_API_KEY;
+  const keyHeader = ownKey ? '"x-gateway-api-key: $GATEWAY_API_KEY"' : `'x-gateway-api-key: ${DEMO_API_KEY}'`;
   const gateway = `http://127.0.0.1:${port === 0 ? '<port>' : port}`;
   process.stdout.write(
     `mock provider listening on ${mockUrl}\n` +
       `demo: once the gateway is listening, route a request through ${configs}/mock.json:\n\n` +
-      `  curl ${gateway}/v1/chat/completions -H 'x-gateway-api-key: ${key}' -H 'x-gateway-config: mock' \\\n` +
+      `  curl ${gateway}/v1/chat/completions -H ${keyHeader} -H 'x-gateway-config: mock' \\\n` +
       `    -H 'Authorization: Bearer any-key' -H 'content-type: application/json' \\\n` +
       `    -d '{"model":"mock-chat","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
-      `  and see it logged: curl '${gateway}/v1/logs?limit=1' -H 'x-gateway-api-key: ${key}'\n\n`,
+      `  and see it logged: curl '${gateway}/v1/logs?limit=1' -H ${keyHeader}\n\n`,
   );
   try {
     return await runServe(['--configs', configs, '--port', String(port), ...(data === undefined ? [] : ['--data', data])]);

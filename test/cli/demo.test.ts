@@ -60,6 +60,28 @@ describe('gateway demo', () => {
     await expect(fetch(`http://127.0.0.1:${mockPort}/v1/models`)).rejects.toThrow();
   });
 
+  it('seeds a GATEWAY_API_KEY of the user\'s own and names the variable in the request it prints, never the key', async () => {
+    const [port, mockPort] = [await freePort(), await freePort()];
+    const own = 'gw_demo-own-key-0123456789abcdef';
+    const child = spawn(process.execPath, [BIN, 'demo', '--port', String(port), '--mock-port', String(mockPort), '--configs', join(ROOT, 'examples/configs'), '--data', join(dir, 'own')], { env: { ...process.env, GATEWAY_API_KEY: own } });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    try {
+      await until(async () => out, (text) => text.includes('gateway listening on'), 20_000);
+      expect(out).toContain(`-H "x-gateway-api-key: $GATEWAY_API_KEY"`);
+      expect(out).not.toContain(own);
+      expect(out).not.toContain('dev-key');
+      const res = await fetch(`http://127.0.0.1:${port}/v1/logs?limit=1`, { headers: { 'x-gateway-api-key': own } });
+      expect(res.status).toBe(200);
+      const refused = await fetch(`http://127.0.0.1:${port}/v1/logs?limit=1`, { headers: { 'x-gateway-api-key': 'dev-key' } });
+      expect(refused.status).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
   it('says so when the mock provider\'s port is taken, and starts nothing', async () => {
     const { createServer } = await import('node:net');
     const holder = createServer();
