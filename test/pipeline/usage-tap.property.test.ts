@@ -97,6 +97,9 @@ describe('SseUsageTap', () => {
     expect(estimate([{ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'weather', arguments: args } }] } }] }])).toBe(Math.ceil(args.length / 4));
     expect(estimate([{ choices: [{ index: 0, delta: { reasoning_content: 'think'.repeat(8) } }] }, { choices: [{ index: 0, delta: { content: 'ok' } }] }])).toBe(Math.ceil(42 / 4));
     expect(estimate([{ choices: [{ index: 0, delta: { refusal: 'I cannot help with that.' } }] }])).toBe(Math.ceil(24 / 4));
+    // Reasoning under the other name some servers give it, and a spoken answer's transcript.
+    expect(estimate([{ choices: [{ index: 0, delta: { reasoning: 'think'.repeat(8) } }] }])).toBe(10);
+    expect(estimate([{ choices: [{ index: 0, delta: { audio: { id: 'audio_1', data: 'UklGRg==', transcript: 'Hello there, friend' } } }] }])).toBe(Math.ceil(19 / 4));
     expect(estimate([
       { type: 'response.function_call_arguments.delta', delta: args },
       { type: 'response.reasoning_summary_text.delta', delta: 'abcd' },

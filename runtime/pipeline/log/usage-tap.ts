@@ -197,7 +197,10 @@ export class SseUsageTap implements BodyTap {
         if (delta === null || typeof delta !== 'object') continue;
         this.#generated(delta.content);
         this.#generated(delta.reasoning_content);
+        this.#generated(delta.reasoning);
         this.#generated(delta.refusal);
+        // A spoken answer: its transcript is the least it generated (the audio tokens are more).
+        this.#generated((delta.audio as { transcript?: unknown } | null | undefined)?.transcript);
         if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.#generated((call as { function?: { arguments?: unknown } } | null)?.function?.arguments);
       }
     }
@@ -209,11 +212,17 @@ export class SseUsageTap implements BodyTap {
   }
 }
 
-/** What a chat chunk's delta may carry that the model generated. */
+/**
+ * What a chat chunk's delta may carry that the model generated. Reasoning text comes as
+ * `reasoning_content` (DeepSeek, and the gateway's translations) or `reasoning` (vLLM, Groq,
+ * OpenRouter).
+ */
 interface ChunkDelta {
   content?: unknown;
   reasoning_content?: unknown;
+  reasoning?: unknown;
   refusal?: unknown;
+  audio?: unknown;
   tool_calls?: unknown;
 }
 
