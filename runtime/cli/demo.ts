@@ -4,6 +4,7 @@
 // make a routed request with no provider account and no network. Both stop on SIGINT or SIGTERM.
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { buildInfo } from '../../compiler/config/embedded-files.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 import { startMockProvider } from './mock-provider.ts';
 import { runServe } from './serve.ts';
@@ -27,7 +28,8 @@ Options:
   --port N       the gateway's port (default ${DEFAULT_PORT}; 0 picks a free port)
   --mock-port N  the mock provider's port (default ${DEFAULT_MOCK_PORT}; the example configs name ${DEFAULT_MOCK_PORT}, so
                  on another port only configs that name it reach the mock)
-  --configs DIR  folder of saved configs (default ${DEFAULT_CONFIGS})
+  --configs DIR  folder of saved configs (default ${DEFAULT_CONFIGS}; a one-file build without
+                 that folder beside it serves the configs it carries)
   --data DIR     data directory holding the embedded store (default ./data, as gateway serve)
   -h, --help     show this help`;
 
@@ -42,7 +44,7 @@ const OPTIONS = {
 export async function runDemo(argv: string[]): Promise<number> {
   let port: number;
   let mockPort: number;
-  let configs: string;
+  let configs: string | undefined;
   let data: string | undefined;
   try {
     const { values } = parseCommandArgs(argv, OPTIONS);
@@ -52,13 +54,17 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
     port = parsePort(values.port, DEFAULT_PORT);
     mockPort = parsePort(values['mock-port'], DEFAULT_MOCK_PORT);
-    configs = values.configs ?? DEFAULT_CONFIGS;
+    configs = values.configs;
     data = values.data;
   } catch (err) {
     if (err instanceof UsageError) return reportUsageError('demo', err, DEMO_USAGE);
     throw err;
   }
-  if (!existsSync(configs)) {
+  // A one-file build (gateway build) carries its configs: served, as serve does, when no folder is
+  // named and the examples are not beside it.
+  const embedded = configs === undefined && !existsSync(DEFAULT_CONFIGS) && (buildInfo()?.configs.length ?? 0) > 0;
+  if (!embedded) configs ??= DEFAULT_CONFIGS;
+  if (configs !== undefined && !existsSync(configs)) {
     process.stderr.write(`gateway demo: no configs folder at ${configs}: run it from the repository's root, or give --configs DIR\n`);
     return EXIT_FAILURE;
   }
@@ -84,14 +90,14 @@ export async function runDemo(argv: string[]): Promise<number> {
   const gateway = `http://127.0.0.1:${port === 0 ? '<port>' : port}`;
   process.stdout.write(
     `mock provider listening on ${mockUrl}\n` +
-      `demo: once the gateway is listening, route a request through ${configs}/mock.json:\n\n` +
+      `demo: once the gateway is listening, route a request through ${configs === undefined ? 'the config "mock" this build carries' : `${configs}/mock.json`}:\n\n` +
       `  curl ${gateway}/v1/chat/completions -H ${keyHeader} -H 'x-gateway-config: mock' \\\n` +
       `    -H 'Authorization: Bearer any-key' -H 'content-type: application/json' \\\n` +
       `    -d '{"model":"mock-chat","messages":[{"role":"user","content":"Hello"}]}'\n\n` +
       `  and see it logged: curl '${gateway}/v1/logs?limit=1' -H ${keyHeader}\n\n`,
   );
   try {
-    return await runServe(['--configs', configs, '--port', String(port), ...(data === undefined ? [] : ['--data', data])]);
+    return await runServe([...(configs === undefined ? [] : ['--configs', configs]), '--port', String(port), ...(data === undefined ? [] : ['--data', data])]);
   } finally {
     mock.closeAllConnections();
     mock.close();

@@ -111,6 +111,28 @@ describe('gateway build', () => {
     expect(records.data).toHaveLength(3);
   });
 
+  it('runs the demo from an empty folder: the configs it carries, beside a mock provider of its own', async () => {
+    const [port, demoMockPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [bundle, 'demo', '--port', String(port), '--mock-port', String(demoMockPort), '--data', join(empty, 'demo-data')], { cwd: empty, env: { ...process.env, BUILD_TEST_KEY: SECRET, GATEWAY_API_KEY: '' } });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    try {
+      for (let i = 0; i < 200 && !out.includes('gateway listening on'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toContain('route a request through the config "mock" this build carries');
+      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': 'dev-key', 'x-gateway-config': 'mock', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'Hello demo' }] }),
+      });
+      expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('[mock] Hello demo');
+      expect((await fetch(`http://127.0.0.1:${demoMockPort}/v1/models`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
   it('carries its named guardrails, and resolves ${NAME} at start without writing the value anywhere', async () => {
     const denied = await fetch(`${serve.url}/v1/chat/completions`, {
       method: 'POST',
