@@ -99,6 +99,7 @@ describe('SseUsageTap', () => {
     expect(estimate([{ choices: [{ index: 0, delta: { refusal: 'I cannot help with that.' } }] }])).toBe(Math.ceil(24 / 4));
     // Reasoning under the other name some servers give it, and a spoken answer's transcript.
     expect(estimate([{ choices: [{ index: 0, delta: { reasoning: 'think'.repeat(8) } }] }])).toBe(10);
+    expect(estimate([{ choices: [{ index: 0, delta: { reasoning_content: 'think'.repeat(8), reasoning: 'think'.repeat(8) } }] }])).toBe(10);
     expect(estimate([{ choices: [{ index: 0, delta: { audio: { id: 'audio_1', data: 'UklGRg==', transcript: 'Hello there, friend' } } }] }])).toBe(Math.ceil(19 / 4));
     expect(estimate([
       { type: 'response.function_call_arguments.delta', delta: args },

@@ -196,8 +196,8 @@ export class SseUsageTap implements BodyTap {
         this.#generated(text);
         if (delta === null || typeof delta !== 'object') continue;
         this.#generated(delta.content);
-        this.#generated(delta.reasoning_content);
-        this.#generated(delta.reasoning);
+        // One of the two names: some servers send the same text under both.
+        this.#generated(typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '' ? delta.reasoning_content : delta.reasoning);
         this.#generated(delta.refusal);
         // A spoken answer: its transcript is the least it generated (the audio tokens are more).
         this.#generated((delta.audio as { transcript?: unknown } | null | undefined)?.transcript);
@@ -214,8 +214,8 @@ export class SseUsageTap implements BodyTap {
 
 /**
  * What a chat chunk's delta may carry that the model generated. Reasoning text comes as
- * `reasoning_content` (DeepSeek, and the gateway's translations) or `reasoning` (vLLM, Groq,
- * OpenRouter).
+ * `reasoning_content` (DeepSeek, and the gateway's translations), `reasoning` (vLLM, Groq,
+ * OpenRouter), or both with the same text (vLLM during its rename, proxies serving either reader).
  */
 interface ChunkDelta {
   content?: unknown;
