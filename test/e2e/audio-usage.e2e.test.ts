@@ -63,6 +63,43 @@ describe('an audio model\'s chat', () => {
     expect(metrics).toMatch(new RegExp(`gateway_tokens_total\\{[^}]*model="${MODEL}"[^}]*type="audio_output"\\} ${audioOut}\\b`));
   });
 
+  it('logs a streamed spoken answer with the audio tokens of its usage chunk, and estimates one without the chunk from its transcript', async () => {
+    const stream = async (trace: string, includeUsage: boolean): Promise<{ transcript: string; usage: OpenAI.CompletionUsage | null }> => {
+      const client = new OpenAI({
+        baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+        defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'vendor', 'x-gateway-trace-id': trace },
+      });
+      const chunks = await client.chat.completions.create({
+        model: MODEL, stream: true, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'pcm16' },
+        ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+        messages: [{ role: 'user', content: 'Read this sentence aloud please' }],
+      });
+      let transcript = '';
+      let usage: OpenAI.CompletionUsage | null = null;
+      for await (const chunk of chunks) {
+        transcript += (chunk.choices[0]?.delta as { audio?: { transcript?: string } } | undefined)?.audio?.transcript ?? '';
+        if (chunk.usage) usage = chunk.usage;
+      }
+      return { transcript, usage };
+    };
+    const told = await stream('spoken-stream', true);
+    expect(told.transcript).toBe('[audio-usage] Read this sentence aloud please');
+    const audioOut = told.usage!.completion_tokens_details!.audio_tokens!;
+    expect(audioOut).toBeGreaterThan(0);
+    const record = await logged('spoken-stream');
+    expect(record.usage).toMatchObject({ output_tokens: told.usage!.completion_tokens, audio_output_tokens: audioOut, estimated: false });
+    const pricing = catalog.find(MODEL)!.pricing!;
+    const expected = (told.usage!.prompt_tokens * pricing.input_per_million + (told.usage!.completion_tokens - audioOut) * pricing.output_per_million + audioOut * pricing.audio_output_per_million!) / 1e6;
+    expect(record.cost_usd).toBeCloseTo(expected, 12);
+
+    // A vendor at a custom_host is not asked for the chunk: the estimate counts the transcript (at least).
+    const untold = await stream('spoken-stream-untold', false);
+    expect(untold.usage).toBeNull();
+    const estimated = await logged('spoken-stream-untold');
+    expect(estimated.usage).toMatchObject({ estimated: true });
+    expect(estimated.usage.output_tokens).toBeGreaterThanOrEqual(Math.ceil(Buffer.byteLength(untold.transcript) / 4));
+  });
+
   it('a text-only answer of the same model has no audio tokens and is priced as text', async () => {
     const client = new OpenAI({
       baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,

@@ -148,19 +148,27 @@ function* chunks(chat: ChatRequest, id: string, created: number): Generator<SseF
     choices,
     ...(chat.includeUsage ? { usage: null } : {}),
   });
+  // A spoken answer streams its audio in pieces, each with its part of the transcript, as the
+  // service does: the first names the audio's id, the last its expiry; the text content stays null.
+  const audioId = chat.audioOut ? vendorId('audio_') : '';
   for (let index = 0; index < chat.n; index++) {
-    yield frame([{ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
+    yield frame([{ index, delta: { role: 'assistant', content: chat.audioOut ? null : '', refusal: null }, logprobs: null, finish_reason: null }]);
   }
-  for (const token of chat.reply.tokens) {
+  for (let at = 0; at < chat.reply.tokens.length; at++) {
+    const token = chat.reply.tokens[at]!;
     for (let index = 0; index < chat.n; index++) {
-      yield frame([{ index, delta: { content: token }, logprobs: null, finish_reason: null }]);
+      const delta = chat.audioOut ? { audio: { ...(at === 0 ? { id: audioId } : {}), transcript: token, data: Buffer.from(`speech:${token}`).toString('base64') } } : { content: token };
+      yield frame([{ index, delta, logprobs: null, finish_reason: null }]);
     }
   }
   for (let index = 0; index < chat.n; index++) {
+    if (chat.audioOut) yield frame([{ index, delta: { audio: { id: audioId, expires_at: created + 3600 } }, logprobs: null, finish_reason: null }]);
     yield frame([{ index, delta: {}, logprobs: null, finish_reason: chat.reply.finishReason }]);
   }
   if (chat.includeUsage) {
-    yield { ...frame([]), usage: usage(chat.promptTokens, chat.reply.tokens.length * chat.n, { prompt: chat.audioPromptTokens, completion: 0 }) };
+    // Two audio tokens a word, as the JSON answer counts them.
+    const audioTokens = chat.audioOut ? chat.reply.tokens.length * 2 : 0;
+    yield { ...frame([]), usage: usage(chat.promptTokens, (chat.reply.tokens.length + audioTokens) * chat.n, { prompt: chat.audioPromptTokens, completion: audioTokens * chat.n }) };
   }
   yield DONE;
 }
