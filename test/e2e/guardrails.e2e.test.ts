@@ -268,6 +268,34 @@ describe('hooks and guardrails', () => {
     expect(form.files.file!.data.equals(audio)).toBe(true);
   });
 
+  it('judges a spoken answer by its transcript, JSON or streamed; a transformer that finds something in one fails, since its audio says it too', async () => {
+    const spoken = { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'pcm16' } };
+    const denied = await raw('stream-deny', 'the secret is out', spoken);
+    expect(denied.status).toBe(446);
+    expect((await errorOf(denied)).code).toBe('denied_by_guardrail');
+    const kept = await raw('stream-deny', 'all clear', spoken);
+    expect(kept.status).toBe(200);
+    expect(((await kept.json()) as { choices: Array<{ message: { audio: { transcript: string } } }> }).choices[0]!.message.audio.transcript).toBe('[mock0] all clear');
+
+    const stream = await sdk('stream-deny').chat.completions.create({ model: 'gpt-4o-mini', stream: true, ...spoken, messages: [{ role: 'user', content: 'the secret is out' }] } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const heard: string[] = [];
+    const error = await (async () => {
+      for await (const chunk of stream) heard.push((chunk.choices[0]?.delta as { audio?: { transcript?: string } } | undefined)?.audio?.transcript ?? '');
+    })().then(() => null, (e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('denied_by_guardrail');
+    expect(heard.join('')).toBe('');
+
+    // piiRedact without deny: the hook fails (246), and the answer is the provider's, said to be unredacted.
+    const unredacted = await raw('stream-redacted', 'write to jane.doe@example.com today', spoken);
+    expect(unredacted.status).toBe(246);
+    const body = (await unredacted.json()) as { hook_results: { after_request_hooks: Array<{ verdict: boolean; checks: Array<{ id: string; verdict: boolean; error: string | null }> }> } };
+    const check = body.hook_results.after_request_hooks[0]!.checks[0]!;
+    expect(check).toMatchObject({ id: 'default.piiRedact', verdict: false });
+    expect(check.error).toMatch(/^the answer is spoken: what was found in its transcript is in its audio too/);
+    // Nothing found in a transcript: nothing to rewrite, and the hook passes.
+    expect((await raw('stream-redacted', 'nothing personal here', spoken)).status).toBe(200);
+  });
+
   it('holds a stream whose output is redacted and sends it rewritten, as a well-formed stream', async () => {
     const stream = await sdk('stream-redacted').chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'write to jane.doe@example.com today' }] });
     let text = '';

@@ -46,6 +46,15 @@ function streamOf({ endpoint, pieces, eol, comment, typed }: Stream): Buffer {
 }
 
 describe('holdStream', () => {
+  test.prop([fc.array(fc.tuple(piece, fc.option(piece, { nil: null })), { maxLength: 6 })], { numRuns: 100 })('holds a spoken answer\'s transcript pieces of the first choice as its audio transcript', (pieces) => {
+    const frame = (text: string, other: string | null) => ({ id: 'c', model: 'm', choices: [...(other === null ? [] : [{ index: 1, delta: { audio: { transcript: other } } }]), { index: 0, delta: { audio: { transcript: text, data: 'AA==' } } }] });
+    const bytes = Buffer.from(`${pieces.map(([own, other]) => `data: ${JSON.stringify(frame(own, other))}\n\n`).join('')}data: [DONE]\n\n`);
+    const held = holdStream('chat', bytes);
+    const message = (held.answer.choices as Array<{ message: { content: string; audio?: { transcript: string } } }>)[0]!.message;
+    expect(message.content).toBe('');
+    expect(message.audio?.transcript).toBe(pieces.length === 0 ? undefined : pieces.map(([own]) => own).join(''));
+  });
+
   test.prop([streams], { numRuns: 200 })('judges the first choice\'s deltas joined, with any line ending', (stream) => {
     const held = holdStream(stream.endpoint, streamOf(stream));
     const expected = stream.pieces.map(([own]) => own).join('');

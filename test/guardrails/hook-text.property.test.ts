@@ -92,6 +92,14 @@ describe('hook text', () => {
     expect(after.some((t) => t.includes(MARK))).toBe(false);
   });
 
+  test.prop([words, fc.array(words, { maxLength: 2 })], RUNS)('a spoken answer is read as its transcript; a transformer that finds something in any choice\'s transcript fails, nothing found leaves it as it is', (transcript, others) => {
+    const spoken = (text: string, index: number) => ({ index, message: { role: 'assistant', content: null, audio: { id: 'audio_1', data: 'UklGRg==', transcript: text } } });
+    const answer = { id: 'a', choices: [spoken(transcript, 0), ...others.map((text, i) => spoken(text, i + 1))] };
+    expect(answerText('chat', answer)).toBe(transcript);
+    if ([transcript, ...others].some((text) => count(text) > 0)) expect(() => rewriteAnswer('chat', answer, redact)).toThrow(/^the answer is spoken/);
+    else expect(rewriteAnswer('chat', answer, redact)).toEqual({ value: answer, found: 0 });
+  });
+
   test.prop([fc.constantFrom('chat', 'completions', 'embeddings' as const), fc.oneof(fc.constant(null), fc.string(), fc.array(fc.nat()))], RUNS)('a body that is not an object has no text and is never rewritten', (endpoint, body) => {
     expect(requestText(endpoint, body)).toBe('');
     expect(unreadableRequestText(endpoint, body)).toBeNull();

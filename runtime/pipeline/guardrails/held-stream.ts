@@ -1,6 +1,7 @@
 // A streamed answer held whole so output checks can judge it before the client sees a byte
 // (ARCHITECTURE §5: output checks that can deny, or rewrite, hold the stream). Its text is the first
-// choice's deltas joined; a rewritten text goes back as the content of the first event that carried
+// choice's deltas joined (a spoken answer's transcript pieces, in its held answer's `audio`, as a
+// JSON answer carries them); a rewritten text goes back as the content of the first event that carried
 // any, the later ones carrying none, so the stream keeps its events, finish reason and usage. The
 // events are read by the providers' SSE parser: any line ending the standard allows (a stream that
 // ended its lines with CR alone must not reach the checks as no text at all), comments skipped,
@@ -27,6 +28,7 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
   const parser = new SseParser(Math.max(1, body.length));
   const events: HeldEvent[] = [];
   let text = '';
+  let transcript: string | null = null;
   let model: unknown;
   let id: unknown;
   for (const event of [...parser.push(body), ...parser.end()]) {
@@ -37,8 +39,11 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
     model ??= json.model;
     const piece = firstChoiceText(endpoint, json);
     if (piece !== null) text += piece;
+    const spoken = endpoint === 'chat' ? firstChoiceTranscript(json) : null;
+    if (spoken !== null) transcript = (transcript ?? '') + spoken;
   }
-  const choice = endpoint === 'chat' ? { index: 0, message: { role: 'assistant', content: text } } : { index: 0, text };
+  const message = transcript === null ? { role: 'assistant', content: text } : { role: 'assistant', content: text, audio: { transcript } };
+  const choice = endpoint === 'chat' ? { index: 0, message } : { index: 0, text };
   return { events, text, answer: { id, model, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', choices: [choice] } };
 }
 
@@ -94,6 +99,12 @@ function firstChoiceText(endpoint: EndpointKind, data: Record<string, unknown>):
   if (endpoint === 'completions') return typeof choice.text === 'string' ? choice.text : null;
   const delta = choice.delta as { content?: unknown } | undefined;
   return typeof delta?.content === 'string' ? delta.content : null;
+}
+
+/** A piece of a spoken answer's transcript (`delta.audio.transcript`), or null. */
+function firstChoiceTranscript(data: Record<string, unknown>): string | null {
+  const audio = (firstChoice(data)?.delta as { audio?: { transcript?: unknown } | null } | undefined)?.audio;
+  return typeof audio?.transcript === 'string' ? audio.transcript : null;
 }
 
 function withFirstChoiceText(endpoint: EndpointKind, data: Record<string, unknown>, text: string): Record<string, unknown> {

@@ -1,8 +1,10 @@
 // What hooks read and what transformers rewrite (ARCHITECTURE §5). Checks judge one text: before the
 // request the last user message, the prompt or the embedding input; after it the first choice's
-// content. Transformers (regexReplace, piiRedact, a webhook's text) rewrite every text: all messages'
-// contents and text parts, every prompt or input string, every choice of an answer, so no copy of a
-// redacted value slips past in an earlier message or a second choice.
+// content, or a spoken answer's transcript. Transformers (regexReplace, piiRedact, a webhook's text)
+// rewrite every text: all messages' contents and text parts, every prompt or input string, every
+// choice of an answer, so no copy of a redacted value slips past in an earlier message or a second
+// choice. A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
+// a transformer that finds something in a transcript fails rather than pass the audio on.
 import { isTextPart, textOf } from '../../providers/shared/chat.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { TextTransform } from './check.ts';
@@ -53,7 +55,12 @@ export function answerText(endpoint: EndpointKind, answer: unknown): string {
   if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
   const first = answer.choices[0];
   if (!isObject(first)) return '';
-  if (endpoint === 'chat') return isObject(first.message) ? textOf(first.message.content) : '';
+  if (endpoint === 'chat') {
+    if (!isObject(first.message)) return '';
+    const text = textOf(first.message.content);
+    // A spoken answer (`modalities` with audio) has no content: its words are its transcript.
+    return text === '' ? (spokenTranscript(first.message) ?? '') : text;
+  }
   if (endpoint === 'completions') return typeof first.text === 'string' ? first.text : '';
   return '';
 }
@@ -93,11 +100,24 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
   };
   const choices = answer.choices.map((choice) => {
     if (!isObject(choice)) return choice;
-    if (endpoint === 'chat' && isObject(choice.message)) return { ...choice, message: { ...choice.message, content: rewriteContent(choice.message.content, apply) } };
+    if (endpoint === 'chat' && isObject(choice.message)) {
+      const transcript = spokenTranscript(choice.message);
+      if (transcript !== null && transform(transcript).found > 0) throw new Error(SPOKEN_UNREWRITABLE);
+      return { ...choice, message: { ...choice.message, content: rewriteContent(choice.message.content, apply) } };
+    }
     if (endpoint === 'completions' && typeof choice.text === 'string') return { ...choice, text: apply(choice.text) };
     return choice;
   });
   return found === 0 ? { value: answer, found } : { value: { ...answer, choices }, found };
+}
+
+/** Why a transformer fails on a spoken answer it found something in. */
+export const SPOKEN_UNREWRITABLE = 'the answer is spoken: what was found in its transcript is in its audio too, which no transformer can rewrite; not replaced';
+
+/** A chat message's spoken transcript (`audio.transcript`), or null. */
+function spokenTranscript(message: Json): string | null {
+  const audio = message.audio;
+  return isObject(audio) && typeof audio.transcript === 'string' ? audio.transcript : null;
 }
 
 function rewriteContent(content: unknown, apply: (text: string) => string): unknown {
