@@ -19,7 +19,7 @@ const SLOW_RULE = 'a[ab]{100}[0-9]';
 function slowRule(i: number): string {
   return `a[ab]{${60 + i}}[0-9]`;
 }
-const CHAT: PhaseBody = { textOf: (b) => requestText('chat', b), unreadable: (b) => unreadableRequestText('chat', b), rewrite: (b, t) => rewriteRequest('chat', b, t) };
+const CHAT: PhaseBody = { textOf: (b) => requestText('chat', b), otherTexts: () => [], unreadable: (b) => unreadableRequestText('chat', b), rewrite: (b, t) => rewriteRequest('chat', b, t) };
 
 /** Random a and b: never matches the slow rules (no digit), and keeps the engine's state cache missing. */
 function abText(length: number, seed: number): string {

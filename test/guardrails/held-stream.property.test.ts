@@ -1,6 +1,6 @@
-// A held stream is read as SSE clients read it, whatever line endings the provider chose: the text the
-// output checks judge is the first choice's deltas joined, and a rewritten stream still parses into
-// the same events with the new text in place of the old.
+// A held stream is read as SSE clients read it, whatever line endings the provider chose: the texts
+// the output checks judge are each choice's deltas joined, and a rewritten stream still parses into
+// the same events with each rewritten choice's new text in place of the old.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { holdStream, rewrittenStream } from '../../runtime/pipeline/guardrails/held-stream.ts';
@@ -55,25 +55,57 @@ describe('holdStream', () => {
     expect(message.audio?.transcript).toBe(pieces.length === 0 ? undefined : pieces.map(([own]) => own).join(''));
   });
 
-  test.prop([streams], { numRuns: 200 })('judges the first choice\'s deltas joined, with any line ending', (stream) => {
+  test.prop([streams], { numRuns: 200 })('judges each choice\'s deltas joined, with any line ending', (stream) => {
     const held = holdStream(stream.endpoint, streamOf(stream));
-    const expected = stream.pieces.map(([own]) => own).join('');
-    expect(held.text).toBe(expected);
-    const choice = (held.answer.choices as Array<Record<string, unknown>>)[0]!;
-    expect(stream.endpoint === 'chat' ? (choice.message as { content: string }).content : choice.text).toBe(expected);
+    expect(textsOf(stream.endpoint, held.answer)).toEqual(expectedTexts(stream));
   });
 
-  test.prop([streams, piece], { numRuns: 200 })('a rewritten stream parses into the same events, the new text on the first that carried any', (stream, replacement) => {
+  test.prop([streams, piece], { numRuns: 200 })('a rewritten stream parses into the same events, choice 0\'s new text on the first that carried any, the others as sent', (stream, replacement) => {
     const original = parse(streamOf(stream));
     const held = holdStream(stream.endpoint, streamOf(stream));
-    const rewritten = parse(rewrittenStream(stream.endpoint, held, replacement));
+    const judged = withTexts(stream.endpoint, held.answer, new Map([[0, replacement]]));
+    const rewritten = parse(rewrittenStream(stream.endpoint, held, judged));
     expect(rewritten.map((e) => e.event)).toEqual(original.map((e) => e.event));
-    expect(holdStream(stream.endpoint, rewrittenStream(stream.endpoint, held, replacement)).text).toBe(stream.pieces.length === 0 ? '' : replacement);
+    const expected = expectedTexts(stream);
+    if (stream.pieces.length > 0) expected.set(0, replacement);
+    expect(textsOf(stream.endpoint, holdStream(stream.endpoint, rewrittenStream(stream.endpoint, held, judged)).answer)).toEqual(expected);
     // Everything but choice 0's text is as the provider sent it.
     const blank = (events: SseEvent[]) => events.map((e) => (e.data === '[DONE]' ? e.data : JSON.stringify(chunk(stream.endpoint, '', otherOf(e.data, stream.endpoint)))));
     expect(blank(rewritten)).toEqual(blank(original));
   });
+
+  test.prop([streams, piece, piece], { numRuns: 200 })('every choice a transformer rewrote goes back rewritten, so no choice of a held stream slips past', (stream, first, second) => {
+    const held = holdStream(stream.endpoint, streamOf(stream));
+    const judged = withTexts(stream.endpoint, held.answer, new Map([[0, first], [1, second]]));
+    const expected = expectedTexts(stream);
+    if (stream.pieces.length > 0) expected.set(0, first);
+    if (expected.has(1)) expected.set(1, second);
+    expect(textsOf(stream.endpoint, holdStream(stream.endpoint, rewrittenStream(stream.endpoint, held, judged)).answer)).toEqual(expected);
+  });
 });
+
+/** Each choice's text of a held answer, by index. */
+function textsOf(endpoint: Endpoint, answer: Record<string, unknown>): Map<number, string> {
+  return new Map((answer.choices as Array<Record<string, unknown>>).map((c) => [c.index as number, endpoint === 'chat' ? (c.message as { content: string }).content : (c.text as string)]));
+}
+
+/** What the stream's choices say: choice 0's pieces joined, and choice 1's where it had any. */
+function expectedTexts(stream: Stream): Map<number, string> {
+  const texts = new Map([[0, stream.pieces.map(([own]) => own).join('')]]);
+  const others = stream.pieces.map(([, other]) => other).filter((o): o is string => o !== null);
+  if (others.length > 0) texts.set(1, others.join(''));
+  return texts;
+}
+
+/** The held answer with the given choices' texts replaced, as a transformer leaves it. */
+function withTexts(endpoint: Endpoint, answer: Record<string, unknown>, texts: Map<number, string>): Record<string, unknown> {
+  const choices = (answer.choices as Array<Record<string, unknown>>).map((c) => {
+    const text = texts.get(c.index as number);
+    if (text === undefined) return c;
+    return endpoint === 'chat' ? { ...c, message: { ...(c.message as object), content: text } } : { ...c, text };
+  });
+  return { ...answer, choices };
+}
 
 function otherOf(data: string, endpoint: Endpoint): string | null {
   const choices = (JSON.parse(data) as { choices: Array<Record<string, unknown>> }).choices;

@@ -72,4 +72,45 @@ describe('hook stages', () => {
     expect(outcome.status).toBe(200);
     expect(record.hookResults?.beforeRequestHooks.map((h) => h.id)).toEqual(['g']);
   });
+
+  describe('an answer of several choices (n > 1)', () => {
+    /** A route whose provider answers `answer` (JSON, or SSE when `stream`), run once; its outcome, record and the bytes a client would get. */
+    async function answered(guardrails: unknown[], answer: string, stream: boolean) {
+      const plan = planConfig({ ...leaf, output_guardrails: guardrails }, `choices-${guardrails.length}-${stream}`);
+      const contentType = stream ? 'text/event-stream' : 'application/json';
+      const transport = new InferenceTransport(defaultProviders(), () => Promise.resolve(bufferedResponse(200, { 'content-type': contentType }, Buffer.from(answer))));
+      const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 1, retryMaxMs: 1, inlineConfigCacheSize: 1 } });
+      const record = newRequestRecord('t', 'POST', '/v1/chat/completions');
+      const body = { model: 'm', n: 2, stream, messages: [{ role: 'user', content: 'hi' }] };
+      const x = newExchange({
+        source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
+        rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
+        plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
+      });
+      const outcome = await router.run(x);
+      return { outcome, record, bytes: outcome.response === null ? '' : (await outcome.response.readAll()).toString() };
+    }
+    const json = (first: string, second: string) => JSON.stringify({ id: 'c', object: 'chat.completion', model: 'm', choices: [first, second].map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop' })) });
+    const sse = (first: string, second: string) => `${[first, second].flatMap((content, index) => content.split(' ').map((word, at) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index, delta: { content: at === 0 ? word : ` ${word}` }, finish_reason: null }] })}\n\n`)).join('')}data: [DONE]\n\n`;
+    const DENY = { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } };
+
+    it.each([false, true])('judges every choice: a deny rule that only the second choice breaks denies the answer (stream: %s)', async (stream) => {
+      const make = stream ? sse : json;
+      const denied = await answered([DENY], make('all clear', 'the secret is out'), stream);
+      expect(denied.outcome.status).toBe(446);
+      expect(denied.bytes).toContain('denied_by_guardrail');
+      const check = denied.record.hookResults!.afterRequestHooks[0]!.checks[0]!;
+      expect(check.verdict).toBe(false);
+      expect(check.explanation).toMatch(/^choice 1: /);
+      const kept = await answered([DENY], make('all clear', 'still clear'), stream);
+      expect(kept.outcome.status).toBe(200);
+    });
+
+    it('redacts every choice of a held stream, not only the first', async () => {
+      const { outcome, bytes } = await answered([{ id: 'pii', 'default.piiRedact': {} }], sse('write to jane.doe@example.com', 'or to john.roe@example.com'), true);
+      expect(outcome.status).toBe(200);
+      expect(bytes).not.toContain('@example.com');
+      expect(bytes).toContain('[EMAIL]');
+    });
+  });
 });

@@ -1,14 +1,16 @@
 // A streamed answer held whole so output checks can judge it before the client sees a byte
-// (ARCHITECTURE §5: output checks that can deny, or rewrite, hold the stream). Its text is the first
-// choice's deltas joined (a spoken answer's transcript pieces, in its held answer's `audio`, as a
-// JSON answer carries them); a rewritten text goes back as the content of the first event that carried
-// any, the later ones carrying none, so the stream keeps its events, finish reason and usage. The
+// (ARCHITECTURE §5: output checks that can deny, or rewrite, hold the stream). Its answer has a choice
+// for each choice the stream carried, its deltas joined (a spoken answer's transcript pieces in its
+// `audio`, as a JSON answer carries them); a choice whose text a transformer rewrote goes back as the
+// content of the first event that carried any of that choice's text, its later ones carrying none,
+// so the stream keeps its events, finish reasons and usage. The
 // events are read by the providers' SSE parser: any line ending the standard allows (a stream that
 // ended its lines with CR alone must not reach the checks as no text at all), comments skipped,
 // multi-line data joined.
 import type { EndpointKind } from '../../providers/types.ts';
 import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
 import { parseJson } from '../../core/json-parse.ts';
+import { choiceText } from './hook-text.ts';
 
 interface HeldEvent extends SseEvent {
   /** The `data:` JSON, when the event carries an object (not `[DONE]`). */
@@ -17,9 +19,7 @@ interface HeldEvent extends SseEvent {
 
 export interface HeldStream {
   events: HeldEvent[];
-  /** The first choice's text, all deltas joined. */
-  text: string;
-  /** The answer as one JSON body, for checks that read the whole answer (webhook, log). */
+  /** The answer as one JSON body, a choice for each choice of the stream (choice 0 at least), for the checks. */
   answer: Record<string, unknown>;
 }
 
@@ -27,8 +27,8 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
   // No event can be longer than the body that holds it: the parser's bound never cuts one here.
   const parser = new SseParser(Math.max(1, body.length));
   const events: HeldEvent[] = [];
-  let text = '';
-  let transcript: string | null = null;
+  const texts = new Map<number, string>([[0, '']]);
+  const transcripts = new Map<number, string>();
   let model: unknown;
   let id: unknown;
   for (const event of [...parser.push(body), ...parser.end()]) {
@@ -37,31 +37,56 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
     if (json === null) continue;
     id ??= json.id;
     model ??= json.model;
-    const piece = firstChoiceText(endpoint, json);
-    if (piece !== null) text += piece;
-    const spoken = endpoint === 'chat' ? firstChoiceTranscript(json) : null;
-    if (spoken !== null) transcript = (transcript ?? '') + spoken;
+    for (const choice of choicesOf(json)) {
+      const index = choiceIndex(choice);
+      const piece = deltaText(endpoint, choice);
+      if (piece !== null || !texts.has(index)) texts.set(index, (texts.get(index) ?? '') + (piece ?? ''));
+      const spoken = endpoint === 'chat' ? deltaTranscript(choice) : null;
+      if (spoken !== null) transcripts.set(index, (transcripts.get(index) ?? '') + spoken);
+    }
   }
-  const message = transcript === null ? { role: 'assistant', content: text } : { role: 'assistant', content: text, audio: { transcript } };
-  const choice = endpoint === 'chat' ? { index: 0, message } : { index: 0, text };
-  return { events, text, answer: { id, model, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', choices: [choice] } };
+  const choices = [...texts.keys()].sort((a, b) => a - b).map((index) => {
+    const text = texts.get(index)!;
+    if (endpoint !== 'chat') return { index, text };
+    const transcript = transcripts.get(index);
+    return { index, message: transcript === undefined ? { role: 'assistant', content: text } : { role: 'assistant', content: text, audio: { transcript } } };
+  });
+  return { events, answer: { id, model, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', choices } };
 }
 
 /**
- * The held stream with the first choice's text replaced by `text`, each event written as its type and
- * data (comments and `id:`/`retry:` fields, which carry no answer, are not kept).
+ * The held stream with each choice whose text `judged` (the held answer as the checks left it)
+ * changed carrying its new text, each event written as its type and data (comments and
+ * `id:`/`retry:` fields, which carry no answer, are not kept).
  */
-export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, text: string): Buffer {
-  let placed = false;
+export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged: unknown): Buffer {
+  const replaced = new Map<number, string>();
+  const before = held.answer.choices as unknown[];
+  const after = (judged as { choices?: unknown } | null)?.choices;
+  if (Array.isArray(after)) {
+    after.forEach((choice, at) => {
+      const text = choiceText(endpoint, choice);
+      if (text !== choiceText(endpoint, before[at])) replaced.set(choiceIndex(choice as Record<string, unknown>), text);
+    });
+  }
+  const placed = new Set<number>();
   let out = '';
   for (const event of held.events) {
     const json = event.json;
-    if (json === null || firstChoiceText(endpoint, json) === null) {
+    if (json === null || !choicesOf(json).some((choice) => replaced.has(choiceIndex(choice)) && deltaText(endpoint, choice) !== null)) {
       out += eventText(event.event, event.data);
       continue;
     }
-    out += eventText(event.event, JSON.stringify(withFirstChoiceText(endpoint, json, placed ? '' : text)));
-    placed = true;
+    const choices = (json.choices as unknown[]).map((choice) => {
+      if (typeof choice !== 'object' || choice === null) return choice;
+      const index = choiceIndex(choice as Record<string, unknown>);
+      const text = replaced.get(index);
+      if (text === undefined || deltaText(endpoint, choice as Record<string, unknown>) === null) return choice;
+      const first = !placed.has(index);
+      placed.add(index);
+      return withDeltaText(endpoint, choice as Record<string, unknown>, first ? text : '');
+    });
+    out += eventText(event.event, JSON.stringify({ ...json, choices }));
   }
   return Buffer.from(out);
 }
@@ -87,30 +112,26 @@ function jsonOf(data: string): Record<string, unknown> | null {
   }
 }
 
-function firstChoice(data: Record<string, unknown>): Record<string, unknown> | null {
-  if (!Array.isArray(data.choices)) return null;
-  const choice = data.choices.find((c) => typeof c === 'object' && c !== null && ((c as { index?: unknown }).index ?? 0) === 0);
-  return (choice as Record<string, unknown> | undefined) ?? null;
+function choicesOf(data: Record<string, unknown>): Array<Record<string, unknown>> {
+  return Array.isArray(data.choices) ? data.choices.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c)) : [];
 }
 
-function firstChoiceText(endpoint: EndpointKind, data: Record<string, unknown>): string | null {
-  const choice = firstChoice(data);
-  if (choice === null) return null;
+function choiceIndex(choice: Record<string, unknown>): number {
+  return typeof choice.index === 'number' ? choice.index : 0;
+}
+
+function deltaText(endpoint: EndpointKind, choice: Record<string, unknown>): string | null {
   if (endpoint === 'completions') return typeof choice.text === 'string' ? choice.text : null;
   const delta = choice.delta as { content?: unknown } | undefined;
   return typeof delta?.content === 'string' ? delta.content : null;
 }
 
 /** A piece of a spoken answer's transcript (`delta.audio.transcript`), or null. */
-function firstChoiceTranscript(data: Record<string, unknown>): string | null {
-  const audio = (firstChoice(data)?.delta as { audio?: { transcript?: unknown } | null } | undefined)?.audio;
+function deltaTranscript(choice: Record<string, unknown>): string | null {
+  const audio = (choice.delta as { audio?: { transcript?: unknown } | null } | undefined)?.audio;
   return typeof audio?.transcript === 'string' ? audio.transcript : null;
 }
 
-function withFirstChoiceText(endpoint: EndpointKind, data: Record<string, unknown>, text: string): Record<string, unknown> {
-  const choices = (data.choices as Array<Record<string, unknown>>).map((choice) => {
-    if ((choice.index ?? 0) !== 0) return choice;
-    return endpoint === 'completions' ? { ...choice, text } : { ...choice, delta: { ...(choice.delta as object), content: text } };
-  });
-  return { ...data, choices };
+function withDeltaText(endpoint: EndpointKind, choice: Record<string, unknown>, text: string): Record<string, unknown> {
+  return endpoint === 'completions' ? { ...choice, text } : { ...choice, delta: { ...(choice.delta as object), content: text } };
 }

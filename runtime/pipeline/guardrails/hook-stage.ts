@@ -22,7 +22,7 @@ import { HookRun } from './hook-run.ts';
 import { hookSpecs } from './hook-spec.ts';
 import { sameHooks } from '../../../compiler/config/same-hooks.ts';
 import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts';
-import { answerText, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from './hook-text.ts';
+import { answerText, otherAnswerTexts, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from './hook-text.ts';
 import { rewrittenForm } from '../../core/form-body.ts';
 import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
@@ -37,8 +37,8 @@ const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions'
 const REQUEST_BODY: Record<string, PhaseBody> = {};
 const ANSWER_BODY: Record<string, PhaseBody> = {};
 for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 'models', 'passthrough'] as const) {
-  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), unreadable: (body) => unreadableRequestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
-  ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), unreadable: () => null, rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
+  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), otherTexts: () => [], unreadable: (body) => unreadableRequestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
+  ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), otherTexts: (body) => otherAnswerTexts(endpoint, body), unreadable: () => null, rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
 }
 
 export const hookStage: Stage = {
@@ -167,7 +167,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   }
   if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, judged, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
   let body = bytes;
-  if (judged !== answer) body = held !== null ? rewrittenStream(x.endpoint, held, io.textOf(judged)) : Buffer.from(JSON.stringify(judged));
+  if (judged !== answer) body = held !== null ? rewrittenStream(x.endpoint, held, judged) : Buffer.from(JSON.stringify(judged));
   // The upstream answer's header object is this answer's own (the server adds its headers to it too).
   const headers = response.headers;
   if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);

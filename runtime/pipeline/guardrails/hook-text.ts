@@ -1,6 +1,7 @@
 // What hooks read and what transformers rewrite (ARCHITECTURE §5). Checks judge one text: before the
-// request the last user message, the prompt or the embedding input; after it the first choice's
-// content, or a spoken answer's transcript. Transformers (regexReplace, piiRedact, a webhook's text)
+// request the last user message, the prompt or the embedding input; after it each choice's content
+// (or a spoken answer's transcript), every choice judged, so a client asking for `n` answers gets no
+// unjudged one. Transformers (regexReplace, piiRedact, a webhook's text)
 // rewrite every text: all messages' contents and text parts, every prompt or input string, every
 // choice of an answer, so no copy of a redacted value slips past in an earlier message or a second
 // choice. A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
@@ -51,17 +52,28 @@ export function unreadableRequestText(endpoint: EndpointKind, params: unknown): 
   return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
 }
 
+/** The text checks judge of an answer: its first choice's (answerTexts has the others). */
 export function answerText(endpoint: EndpointKind, answer: unknown): string {
   if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
-  const first = answer.choices[0];
-  if (!isObject(first)) return '';
+  return choiceText(endpoint, answer.choices[0]);
+}
+
+/** Each choice's text after the first, named for check explanations (`choice 1`). */
+export function otherAnswerTexts(endpoint: EndpointKind, answer: unknown): Array<{ label: string; text: string }> {
+  if (!isObject(answer) || !Array.isArray(answer.choices) || answer.choices.length < 2) return [];
+  return answer.choices.slice(1).map((choice, at) => ({ label: `choice ${isObject(choice) && typeof choice.index === 'number' ? choice.index : at + 1}`, text: choiceText(endpoint, choice) }));
+}
+
+/** One choice's text: a chat message's content (a spoken answer's transcript when it has none), or a completion's text. */
+export function choiceText(endpoint: EndpointKind, choice: unknown): string {
+  if (!isObject(choice)) return '';
   if (endpoint === 'chat') {
-    if (!isObject(first.message)) return '';
-    const text = textOf(first.message.content);
+    if (!isObject(choice.message)) return '';
+    const text = textOf(choice.message.content);
     // A spoken answer (`modalities` with audio) has no content: its words are its transcript.
-    return text === '' ? (spokenTranscript(first.message) ?? '') : text;
+    return text === '' ? (spokenTranscript(choice.message) ?? '') : text;
   }
-  if (endpoint === 'completions') return typeof first.text === 'string' ? first.text : '';
+  if (endpoint === 'completions') return typeof choice.text === 'string' ? choice.text : '';
   return '';
 }
 

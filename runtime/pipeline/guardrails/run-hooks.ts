@@ -44,6 +44,8 @@ export type PhaseContext = Omit<CheckInput, 'text' | 'request' | 'response'> & {
 /** How a phase reads and rewrites its body (the request's params before, the answer after). */
 export interface PhaseBody {
   textOf(body: unknown): string;
+  /** More texts each check that reads text judges as well (an answer's other choices), named for its explanation. */
+  otherTexts(body: unknown): ReadonlyArray<{ label: string; text: string }>;
   /** Why `body` has text no check can read (token ids), or null. */
   unreadable(body: unknown): string | null;
   rewrite(body: unknown, transform: TextTransform): Rewritten;
@@ -128,6 +130,7 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
     signal: ctx.signal,
     budget,
   };
+  const others = io.otherTexts(current);
   const pending: Array<Promise<void>> = [];
   hooks.forEach((hook, h) => {
     for (const check of hook.checks) {
@@ -143,7 +146,7 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
       }
       let out: CheckVerdict | Promise<CheckVerdict>;
       try {
-        out = check.run(input);
+        out = check.readsText && others.length > 0 ? acrossTexts(check.run, input, others) : check.run(input);
       } catch (error) {
         results[h].push(errored(check, error, t0));
         continue;
@@ -160,6 +163,21 @@ export function runPhase(hooks: readonly PreparedHook[], phase: HookPhase, ctx: 
   });
   const finish = (): PhaseRun => assemble(hooks, results, current, started);
   return pending.length === 0 ? finish() : Promise.all(pending).then(finish);
+}
+
+/**
+ * A check of every text: the input's and `others` (an answer's other choices). It passes when it
+ * passes on each; else the verdict of the first text it failed on, named unless it is the input's.
+ */
+function acrossTexts(run: CheckFn, input: CheckInput, others: ReadonlyArray<{ label: string; text: string }>): CheckVerdict | Promise<CheckVerdict> {
+  const verdicts = [run(input), ...others.map(({ text }) => run({ ...input, text }))];
+  const combine = (all: readonly CheckVerdict[]): CheckVerdict => {
+    const failed = all.findIndex((v) => !v.verdict);
+    if (failed <= 0) return all[0]!;
+    const { label } = others[failed - 1]!;
+    return { ...all[failed]!, explanation: `${label}: ${all[failed]!.explanation}` };
+  };
+  return verdicts.some((v) => v instanceof Promise) ? Promise.all(verdicts).then(combine) : combine(verdicts as CheckVerdict[]);
 }
 
 /**
