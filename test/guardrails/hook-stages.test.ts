@@ -14,6 +14,7 @@ import { gatewayOptions } from '../../runtime/pipeline/options.ts';
 import { defaultProviders } from '../../runtime/providers/registry.ts';
 import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
 import { attemptHookStage, hookStage } from '../../runtime/pipeline/guardrails/hook-stage.ts';
+import { routeJudgesText } from '../../runtime/pipeline/guardrails/judges-text.ts';
 
 const leaf = { provider: 'openai', api_key: 'sk-test' };
 const CHECK = { id: 'g', deny: true, 'default.wordCount': { maxWords: 3 } };
@@ -71,6 +72,15 @@ describe('hook stages', () => {
     const outcome = await router.run(x);
     expect(outcome.status).toBe(200);
     expect(record.hookResults?.beforeRequestHooks.map((h) => h.id)).toEqual(['g']);
+  });
+
+  it('say a route judges text when any of its targets has a check that reads or rewrites text, and not for checks of what is around it', () => {
+    const judges = (config: Record<string, unknown>) => routeJudgesText(planConfig(config, `judges-${JSON.stringify(config).length}`).root);
+    expect(judges(leaf)).toBe(false);
+    expect(judges({ ...leaf, input_guardrails: [{ id: 'm', deny: true, 'default.modelWhitelist': { models: ['m'] } }] })).toBe(false);
+    expect(judges({ strategy: { mode: 'fallback' }, targets: [leaf, { ...leaf, output_guardrails: [CHECK] }] })).toBe(true);
+    expect(judges({ ...leaf, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] })).toBe(true);
+    expect(judges({ ...leaf, before_request_hooks: [{ id: 'r', type: 'guardrail', checks: [{ id: 'default.regexMatch', parameters: { rule: 'x' } }] }] })).toBe(true);
   });
 
   describe('an answer of several choices (n > 1)', () => {

@@ -12,6 +12,7 @@ import type { JobDeps } from '../../jobs/deps.ts';
 import { gatewayOptions } from '../../pipeline/options.ts';
 import { refuseUnreadHeaders } from '../../inference/unread-headers.ts';
 import { forward, forwardable, isSuccess, queryWith, readAnswer, relay, routerOf, sendAnswer } from '../../jobs/forward.ts';
+import { routeJudgesText } from '../../pipeline/guardrails/judges-text.ts';
 import { routeHeadersOf } from '../../jobs/route-headers.ts';
 import type { RequestContext } from '../../server/context.ts';
 import { GatewayError } from '../../core/errors.ts';
@@ -97,7 +98,8 @@ export function batchHandlers(deps: JobDeps): Record<string, Handler> {
       const router = resolveRouter(ctx.headers, deps.resolver);
       const localInput = await store.files.get(caller.organisationId, body.input_file_id);
       const options = gatewayOptions(ctx.headers, ctx, router);
-      if (body.completion_window !== 'immediate' && localInput === null && forwardable(router, ctx, deps, 'batches') && !underBudget(caller, router, options.metadata)) {
+      // Run here, not forwarded, where a budget must count the lines or the route's checks judge their text.
+      if (body.completion_window !== 'immediate' && localInput === null && forwardable(router, ctx, deps, 'batches') && !underBudget(caller, router, options.metadata) && !routeJudgesText(router.plan.root)) {
         await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/batches', body: await ctx.readBody() }));
         return;
       }

@@ -22,6 +22,7 @@ import { inputItemsOf } from './input-items.ts';
 import { estimateTokens } from '../../core/token-estimate.ts';
 import { fitConversation, storedConversation } from './truncation.ts';
 import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
+import { routeJudgesText } from '../../pipeline/guardrails/judges-text.ts';
 
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
   const { store } = deps;
@@ -41,8 +42,9 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       const router = resolveRouter(ctx.headers, deps.resolver);
       const previousId = body.previous_response_id ?? null;
       const previous = previousId === null ? null : await store.responses.get(caller.organisationId, previousId);
-      // A chain that starts at a response the gateway stored continues here, whatever the route.
-      if (forwardable(router, ctx, deps, 'responses') && previous === null) {
+      // A chain that starts at a response the gateway stored continues here, whatever the route; a
+      // route whose checks judge text emulates, so they judge the input and the answer as a chat's.
+      if (forwardable(router, ctx, deps, 'responses') && previous === null && !routeJudgesText(router.plan.root)) {
         await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/responses', body: await ctx.readBody() }));
         return;
       }

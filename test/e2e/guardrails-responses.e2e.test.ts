@@ -1,0 +1,87 @@
+// A route whose checks judge text sees the text of every request it serves: the Responses API is
+// emulated over chat completions there (not forwarded, where the checks would read no text), so
+// input and output guardrails judge and redact it as they do a chat; and a batch on it is run by the
+// gateway, each line through the route, not forwarded to the provider's Batch API unjudged. A route
+// whose checks read only what is around the text keeps forwarding.
+import OpenAI, { toFile } from 'openai';
+import { until } from '../jobs/harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const KEY = 'gw-guardrails-responses';
+const NO_SECRET = { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } };
+
+let served: ServedConfigs;
+let mock: VendorMock;
+
+beforeAll(async () => {
+  mock = await startVendorMock({ label: 'gr' });
+  const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
+  served = await serveConfigs('guardrails-responses', KEY, {
+    input: { ...target, input_guardrails: [NO_SECRET] },
+    output: { ...target, output_guardrails: [NO_SECRET] },
+    pii: { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+    models: { ...target, input_guardrails: [{ id: 'models', deny: true, 'default.modelWhitelist': { models: ['gpt-4o-mini'] } }] },
+  });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await mock?.close();
+});
+
+const client = (config: string): OpenAI => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+const responsesAtMock = (): number => mock.requests.filter((r) => r.path.endsWith('/responses')).length;
+
+describe('the Responses API on a route whose checks judge text', () => {
+  it('judges the input as a chat\'s: a deny rule denies it, and the provider sees nothing', async () => {
+    const before = mock.requests.length;
+    const error = await client('input').responses.create({ model: 'gpt-4o-mini', input: 'the secret is out', store: false }).then(() => null, (e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+    expect(mock.requests.length).toBe(before);
+    const ok = await client('input').responses.create({ model: 'gpt-4o-mini', input: 'all clear', store: false });
+    expect(ok.output_text).toBe('[gr] all clear');
+  });
+
+  it('judges the answer, streamed or not, and redacts it', async () => {
+    const denied = await client('output').responses.create({ model: 'gpt-4o-mini', input: 'tell the secret', store: false }).then(() => null, (e: unknown) => e);
+    expect((denied as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+    const redacted = await client('pii').responses.create({ model: 'gpt-4o-mini', input: 'write to jane.doe@example.com', store: false });
+    expect(redacted.output_text).toBe('[gr] write to [EMAIL]');
+    const stream = await client('pii').responses.create({ model: 'gpt-4o-mini', input: 'write to jane.doe@example.com', stream: true, store: false });
+    let text = '';
+    for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+    expect(text).toBe('[gr] write to [EMAIL]');
+  });
+
+  it('is emulated there, and still forwarded on a route whose checks read only the request around the text', async () => {
+    const forwarded = responsesAtMock();
+    await client('pii').responses.create({ model: 'gpt-4o-mini', input: 'hello', store: false });
+    expect(responsesAtMock()).toBe(forwarded);
+    await client('models').responses.create({ model: 'gpt-4o-mini', input: 'hello', store: false });
+    expect(responsesAtMock()).toBe(forwarded + 1);
+  });
+});
+
+describe('a batch on a route whose checks judge text', () => {
+  it('is run by the gateway, each line judged, not forwarded to the provider\'s Batch API', async () => {
+    const sdk = client('output');
+    const line = (id: string, content: string) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] } });
+    const file = await sdk.files.create({ file: await toFile(Buffer.from(`${line('clear', 'all clear')}\n${line('told', 'the secret is out')}\n`), 'lines.jsonl'), purpose: 'batch' });
+    const forwardedBefore = mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches').length;
+    const batch = await sdk.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(batch.id).toMatch(/^batch_gw/);
+    expect(mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches').length).toBe(forwardedBefore);
+    const done = await until(() => sdk.batches.retrieve(batch.id), (b) => ['completed', 'failed'].includes(b.status), 20_000, 'the batch');
+    const answers = new Map<string, number>();
+    for (const id of [done.output_file_id, done.error_file_id]) {
+      if (id === null || id === undefined) continue;
+      for (const text of (await (await sdk.files.content(id)).text()).split('\n').filter(Boolean)) {
+        const parsed = JSON.parse(text) as { custom_id: string; response: { status_code: number } | null };
+        answers.set(parsed.custom_id, parsed.response?.status_code ?? 0);
+      }
+    }
+    expect(Object.fromEntries(answers)).toEqual({ clear: 200, told: 446 });
+  });
+});
