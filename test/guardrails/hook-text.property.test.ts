@@ -1,6 +1,6 @@
 // What hooks read and rewrite, on every endpoint with text: checks judge the last user message (its
-// text parts joined), the prompt or the input (strings joined by newlines), the first choice of an
-// answer; transformers leave no copy of what they replace in any message, part, string or choice, and
+// text parts joined), the prompt or the input (strings joined by newlines; an image's prompt, the
+// text to speak), each choice of an answer; transformers leave no copy of what they replace in any message, part, string or choice, and
 // give back the very same body when they found nothing; a prompt or input of token ids is unreadable.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
@@ -90,6 +90,18 @@ describe('hook text', () => {
     if (out.found === 0) expect(out.value).toBe(answer);
     const after = (out.value as typeof answer).choices.map((c) => JSON.stringify(endpoint === 'chat' ? chatTexts({ messages: [(c as { message: { content: unknown } }).message] }) : (c as { text: string }).text));
     expect(after.some((t) => t.includes(MARK))).toBe(false);
+  });
+
+  test.prop([words, fc.boolean()], RUNS)('an image\'s prompt, the text a speech request speaks and a transcription\'s prompt are read and rewritten', (text, speech) => {
+    const image = { model: 'gpt-image-1', prompt: text, n: 1 };
+    const audio = speech ? { model: 'tts-1', voice: 'alloy', input: text } : { model: 'whisper-1', prompt: text, language: 'en' };
+    for (const [endpoint, body, field] of [['images', image, 'prompt'], ['audio', audio, speech ? 'input' : 'prompt']] as const) {
+      expect(requestText(endpoint, body)).toBe(text);
+      expect(unreadableRequestText(endpoint, body)).toBeNull();
+      const out = rewriteRequest(endpoint, body, redact);
+      expect(out.found).toBe(count(text));
+      expect((out.value as Record<string, string>)[field]).toBe(text.replaceAll(MARK, '[R]'));
+    }
   });
 
   test.prop([words, fc.array(words, { maxLength: 2 })], RUNS)('a spoken answer is read as its transcript; a transformer that finds something in any choice\'s transcript fails, nothing found leaves it as it is', (transcript, others) => {

@@ -1,5 +1,6 @@
 // What hooks read and what transformers rewrite (ARCHITECTURE §5). Checks judge one text: before the
-// request the last user message, the prompt or the embedding input; after it each choice's content
+// request the last user message, the prompt (of a completion, an image, a transcription), the
+// embedding input or the text to speak; after it each choice's content
 // (or a spoken answer's transcript), every choice judged, so a client asking for `n` answers gets no
 // unjudged one. Transformers (regexReplace, piiRedact, a webhook's text)
 // rewrite every text: all messages' contents and text parts, every prompt or input string, every
@@ -16,10 +17,27 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The member of a completion or embedding request that holds its text; null for other endpoints (chat has messages). */
-function textField(endpoint: EndpointKind): 'prompt' | 'input' | null {
-  return endpoint === 'completions' ? 'prompt' : endpoint === 'embeddings' ? 'input' : null;
+/**
+ * The member of a request that holds its text: a completion's or an image's `prompt`, an embedding's
+ * `input`, the text a speech request speaks (`input`) or a transcription's `prompt`; null for other
+ * endpoints (chat has messages).
+ */
+function textField(endpoint: EndpointKind, params: Json): 'prompt' | 'input' | null {
+  switch (endpoint) {
+    case 'completions':
+    case 'images':
+      return 'prompt';
+    case 'embeddings':
+      return 'input';
+    case 'audio':
+      return typeof params.input === 'string' ? 'input' : 'prompt';
+    default:
+      return null;
+  }
 }
+
+/** Where a request's text may be token ids (numbers only a tokenizer reads). */
+const TOKEN_ID_FIELDS: Partial<Record<EndpointKind, 'prompt' | 'input'>> = { completions: 'prompt', embeddings: 'input' };
 
 function joinedStrings(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -35,7 +53,7 @@ export function requestText(endpoint: EndpointKind, params: unknown): string {
     }
     return '';
   }
-  const field = textField(endpoint);
+  const field = textField(endpoint, params);
   return field === null ? '' : joinedStrings(params[field]);
 }
 
@@ -45,8 +63,8 @@ export function requestText(endpoint: EndpointKind, params: unknown): string {
  * as "" such a request would pass every deny rule on its text, so its text checks fail instead.
  */
 export function unreadableRequestText(endpoint: EndpointKind, params: unknown): string | null {
-  const field = textField(endpoint);
-  if (!isObject(params) || field === null) return null;
+  const field = TOKEN_ID_FIELDS[endpoint];
+  if (!isObject(params) || field === undefined) return null;
   const value = params[field];
   const tokenIds = typeof value === 'number' || (Array.isArray(value) && value.some((v) => typeof v === 'number' || Array.isArray(v)));
   return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
@@ -95,7 +113,7 @@ export function rewriteRequest(endpoint: EndpointKind, params: unknown, transfor
     const messages = params.messages.map((message) => (isObject(message) ? { ...message, content: rewriteContent(message.content, apply) } : message));
     return found === 0 ? { value: params, found } : { value: { ...params, messages }, found };
   }
-  const field = textField(endpoint);
+  const field = textField(endpoint, params);
   if (field === null) return { value: params, found: 0 };
   const rewritten = rewriteStrings(params[field], apply);
   return found === 0 ? { value: params, found } : { value: { ...params, [field]: rewritten }, found };

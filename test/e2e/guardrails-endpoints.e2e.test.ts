@@ -1,7 +1,8 @@
-// A route whose checks judge text sees the text of every request it serves: the Responses API is
-// emulated over chat completions there (not forwarded, where the checks would read no text), so
-// input and output guardrails judge and redact it as they do a chat; and a batch on it is run by the
-// gateway, each line through the route, not forwarded to the provider's Batch API unjudged. A route
+// A route whose checks judge text sees the text of every request it serves, whatever the endpoint:
+// the Responses API is emulated over chat completions there (not forwarded, where the checks would
+// read no text), so input and output guardrails judge and redact it as they do a chat; a batch on it
+// is run by the gateway, each line through the route, not forwarded to the provider's Batch API
+// unjudged; an image's prompt and the text a speech request speaks are judged and redacted. A route
 // whose checks read only what is around the text keeps forwarding.
 import OpenAI, { toFile } from 'openai';
 import { until } from '../jobs/harness.ts';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
-const KEY = 'gw-guardrails-responses';
+const KEY = 'gw-guardrails-endpoints';
 const NO_SECRET = { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } };
 
 let served: ServedConfigs;
@@ -18,10 +19,11 @@ let mock: VendorMock;
 beforeAll(async () => {
   mock = await startVendorMock({ label: 'gr' });
   const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
-  served = await serveConfigs('guardrails-responses', KEY, {
+  served = await serveConfigs('guardrails-endpoints', KEY, {
     input: { ...target, input_guardrails: [NO_SECRET] },
     output: { ...target, output_guardrails: [NO_SECRET] },
     pii: { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+    'pii-in': { ...target, input_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
     models: { ...target, input_guardrails: [{ id: 'models', deny: true, 'default.modelWhitelist': { models: ['gpt-4o-mini'] } }] },
   });
 });
@@ -83,5 +85,25 @@ describe('a batch on a route whose checks judge text', () => {
       }
     }
     expect(Object.fromEntries(answers)).toEqual({ clear: 200, told: 446 });
+  });
+});
+
+describe('images and speech on a route whose checks judge text', () => {
+  it('judges an image\'s prompt and the text a speech request speaks: a deny rule denies them, the provider sees nothing', async () => {
+    const before = mock.requests.length;
+    const image = await client('input').images.generate({ model: 'gpt-image-1', prompt: 'draw the secret plan' }).then(() => null, (e: unknown) => e);
+    expect((image as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+    const speech = await client('input').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'read the secret aloud' }).then(() => null, (e: unknown) => e);
+    expect((speech as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+    expect(mock.requests.length).toBe(before);
+    await client('input').images.generate({ model: 'gpt-image-1', prompt: 'draw a cat' });
+    expect(mock.requests.length).toBe(before + 1);
+  });
+
+  it('redacts them before the provider sees them', async () => {
+    await client('pii-in').images.generate({ model: 'gpt-image-1', prompt: 'a card for jane.doe@example.com' });
+    expect((mock.requests.at(-1)!.json as { prompt: string }).prompt).toBe('a card for [EMAIL]');
+    await (await client('pii-in').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'mail jane.doe@example.com' })).arrayBuffer();
+    expect((mock.requests.at(-1)!.json as { input: string }).input).toBe('mail [EMAIL]');
   });
 });
