@@ -70,7 +70,7 @@ export function unreadableRequestText(endpoint: EndpointKind, params: unknown): 
   return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
 }
 
-/** The text checks judge of an answer: its first choice's (answerTexts has the others). */
+/** The text checks judge of an answer: its first choice's (otherAnswerTexts gives the others). */
 export function answerText(endpoint: EndpointKind, answer: unknown): string {
   if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
   return choiceText(endpoint, answer.choices[0]);
