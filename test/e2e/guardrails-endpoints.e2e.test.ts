@@ -24,6 +24,7 @@ beforeAll(async () => {
     output: { ...target, output_guardrails: [NO_SECRET] },
     pii: { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
     'pii-in': { ...target, input_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+    soft: { ...target, output_guardrails: [{ id: 'short', 'default.wordCount': { maxWords: 3 } }] },
     models: { ...target, input_guardrails: [{ id: 'models', deny: true, 'default.modelWhitelist': { models: ['gpt-4o-mini'] } }] },
   });
 });
@@ -55,6 +56,24 @@ describe('the Responses API on a route whose checks judge text', () => {
     let text = '';
     for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
     expect(text).toBe('[gr] write to [EMAIL]');
+  });
+
+  it('answers as a chat would after its hooks: 246 with hook_results when one failed, 200 with them when all passed', async () => {
+    const ask = (input: string, stream: boolean) => fetch(`${served.gateway.url}/v1/responses`, {
+      method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'soft', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input, stream, store: false }),
+    });
+    const failed = await ask('say a good many words', false);
+    expect(failed.status).toBe(246);
+    const body = (await failed.json()) as { object: string; hook_results: { after_request_hooks: Array<{ id: string; verdict: boolean }> } };
+    expect(body.object).toBe('response');
+    expect(body.hook_results.after_request_hooks).toMatchObject([{ id: 'short', verdict: false }]);
+    const passed = await ask('hi', false);
+    expect(passed.status).toBe(200);
+    expect(((await passed.json()) as { hook_results: { after_request_hooks: Array<{ verdict: boolean }> } }).hook_results.after_request_hooks).toMatchObject([{ verdict: true }]);
+    const streamed = await ask('say a good many words', true);
+    expect(streamed.status).toBe(246);
+    expect(await streamed.text()).toContain('event: response.completed');
   });
 
   it('is emulated there, and still forwarded on a route whose checks read only the request around the text', async () => {

@@ -53,8 +53,9 @@ function padding(options: EventOptions): { obfuscation?: string } {
   return { obfuscation: bytes.toString('base64url').slice(0, 1 + (bytes[0]! % 16)) };
 }
 
-export function sendResponseEvents(res: ServerResponse, response: Record<string, unknown>, options: EventOptions): void {
+/** `status`: 200, or 246 when a hook of the chat call failed (its results are in the log: events carry none). */
+export function sendResponseEvents(res: ServerResponse, response: Record<string, unknown>, options: EventOptions, status = 200): void {
   const text = responseEvents(response, options).map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'content-length': String(Buffer.byteLength(text)) });
+  res.writeHead(status, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
 }

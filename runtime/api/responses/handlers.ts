@@ -15,6 +15,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { didYouMean } from '../../../compiler/config/suggest.ts';
 import type { Handler } from '../../server/server.ts';
 import { callerOf, notFound, pathParam, sendOk } from '../http.ts';
+import { sendJson } from '../../server/respond.ts';
 import { inResponsesTerms } from './chat-terms.ts';
 import { type ChatMessage, formatToChat, inputToMessages, isChatCompletion, outputFromChat, toolChoiceToChat, toolsToChat } from './conversation.ts';
 import { sendResponseEvents } from './events.ts';
@@ -252,6 +253,9 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     outputTokens: result.usage.output_tokens,
   });
   deps.logger.info('response_emulated', { trace_id: ctx.traceId, response_id: id, model: response.model, provider: outcome.provider, stored: body.store !== false, cost_usd: cost });
-  if (body.stream === true) sendResponseEvents(ctx.res, response, { obfuscation: (body.stream_options as { include_obfuscation?: unknown } | null | undefined)?.include_obfuscation !== false });
-  else sendOk(ctx, response);
+  // The chat call's hooks said how it went: a failed one makes the answer a 246, and their results
+  // go with a JSON answer as with a chat's (not into the stored response, which a later GET returns).
+  const hookResults = (answer.json as { hook_results?: unknown }).hook_results;
+  if (body.stream === true) sendResponseEvents(ctx.res, response, { obfuscation: (body.stream_options as { include_obfuscation?: unknown } | null | undefined)?.include_obfuscation !== false }, answer.status);
+  else sendJson(ctx.res, answer.status, hookResults === undefined ? response : { ...response, hook_results: hookResults });
 }
