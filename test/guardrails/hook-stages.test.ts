@@ -4,10 +4,10 @@ import { EVERY_ROUTING_HEADER } from '../../runtime/pipeline/options.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { BUILT_IN_CHECKS } from '../../runtime/pipeline/guardrails/check-registry.ts';
 import { planConfig } from '../../compiler/config/plan.ts';
-import type { PlanLeaf, PlanNode } from '../../runtime/core/plan.ts';
+import type { PlanLeaf, PlanNode, RoutePlan } from '../../runtime/core/plan.ts';
 import { buildRouter, defaultServices } from '../../runtime/inference/routers.ts';
 import { InferenceTransport } from '../../runtime/inference/transport.ts';
-import { newRequestRecord } from '../../runtime/core/request-record.ts';
+import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { bufferedResponse } from '../../runtime/pipeline/answers.ts';
 import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
 import { gatewayOptions } from '../../runtime/pipeline/options.ts';
@@ -18,6 +18,15 @@ import { routeJudgesText } from '../../runtime/pipeline/guardrails/judges-text.t
 
 const leaf = { provider: 'openai', api_key: 'sk-test' };
 const CHECK = { id: 'g', deny: true, 'default.wordCount': { maxWords: 3 } };
+
+/** A chat request with `body`, as the HTTP handler hands it to a router. */
+function chatExchange(plan: RoutePlan, body: object, record: RequestRecord) {
+  return newExchange({
+    source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
+    rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
+    plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
+  });
+}
 
 function leaves(node: PlanNode): PlanLeaf[] {
   return node.kind === 'leaf' ? [node] : node.targets.flatMap(leaves);
@@ -63,13 +72,7 @@ describe('hook stages', () => {
     const transport = new InferenceTransport(defaultProviders(), () => Promise.resolve(bufferedResponse(200, { 'content-type': 'application/json' }, Buffer.from('{"choices":[]}'))));
     const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 1, retryMaxMs: 1, inlineConfigCacheSize: 1 } });
     const record = newRequestRecord('t', 'POST', '/v1/chat/completions');
-    const body = { model: 'm', messages: [{ role: 'user', content: 'one two' }] };
-    const x = newExchange({
-      source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
-      rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
-      plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
-    });
-    const outcome = await router.run(x);
+    const outcome = await router.run(chatExchange(plan, { model: 'm', messages: [{ role: 'user', content: 'one two' }] }, record));
     expect(outcome.status).toBe(200);
     expect(record.hookResults?.beforeRequestHooks.map((h) => h.id)).toEqual(['g']);
   });
@@ -91,13 +94,7 @@ describe('hook stages', () => {
       const transport = new InferenceTransport(defaultProviders(), () => Promise.resolve(bufferedResponse(200, { 'content-type': contentType }, Buffer.from(answer))));
       const router = buildRouter(plan, { transport, breakers: new CircuitBreakers(new MemoryBreakerStore(), Date.now), settings: { retryBaseMs: 1, retryMaxMs: 1, inlineConfigCacheSize: 1 } });
       const record = newRequestRecord('t', 'POST', '/v1/chat/completions');
-      const body = { model: 'm', n: 2, stream, messages: [{ role: 'user', content: 'hi' }] };
-      const x = newExchange({
-        source: 'http', handler: 'inference.chat', operationId: 'createChatCompletion', method: 'POST', upstreamPath: '/chat/completions', pathname: '/v1/chat/completions',
-        rawBody: Buffer.from(JSON.stringify(body)), options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
-        plan, caller: null, record, signal: new AbortController().signal, readJson: () => Promise.resolve(body),
-      });
-      const outcome = await router.run(x);
+      const outcome = await router.run(chatExchange(plan, { model: 'm', n: 2, stream, messages: [{ role: 'user', content: 'hi' }] }, record));
       return { outcome, record, bytes: outcome.response === null ? '' : (await outcome.response.readAll()).toString() };
     }
     const json = (first: string, second: string) => JSON.stringify({ id: 'c', object: 'chat.completion', model: 'm', choices: [first, second].map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop' })) });
