@@ -34,10 +34,12 @@ import { kept } from '../../core/memo.ts';
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
+/** A request has one text: no other texts to judge (one array for every request). */
+const NO_OTHER_TEXTS: ReadonlyArray<{ label: string; text: string }> = [];
 const REQUEST_BODY: Record<string, PhaseBody> = {};
 const ANSWER_BODY: Record<string, PhaseBody> = {};
 for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 'models', 'passthrough'] as const) {
-  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), otherTexts: () => [], unreadable: (body) => unreadableRequestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
+  REQUEST_BODY[endpoint] = { textOf: (body) => requestText(endpoint, body), otherTexts: () => NO_OTHER_TEXTS, unreadable: (body) => unreadableRequestText(endpoint, body), rewrite: (body, t) => rewriteRequest(endpoint, body, t) };
   ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), otherTexts: (body) => otherAnswerTexts(endpoint, body), unreadable: () => null, rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
 }
 
