@@ -22,7 +22,7 @@ import { HookRun } from './hook-run.ts';
 import { hookSpecs } from './hook-spec.ts';
 import { sameHooks } from '../../../compiler/config/same-hooks.ts';
 import { errorEventStream, holdStream, rewrittenStream } from './held-stream.ts';
-import { answerText, otherAnswerTexts, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from './hook-text.ts';
+import { answerText, NO_OTHER_TEXTS, otherAnswerTexts, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from './hook-text.ts';
 import { rewrittenForm } from '../../core/form-body.ts';
 import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
@@ -34,8 +34,6 @@ import { kept } from '../../core/memo.ts';
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
-/** A request has one text: no other texts to judge (one array for every request). */
-const NO_OTHER_TEXTS: ReadonlyArray<{ label: string; text: string }> = [];
 const REQUEST_BODY: Record<string, PhaseBody> = {};
 const ANSWER_BODY: Record<string, PhaseBody> = {};
 for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 'models', 'passthrough'] as const) {

@@ -70,7 +70,8 @@ export function unreadableRequestText(endpoint: EndpointKind, params: unknown): 
   return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
 }
 
-const NONE: ReadonlyArray<{ label: string; text: string }> = [];
+/** No other texts: a request's, and a one-choice answer's (one array for all of them). */
+export const NO_OTHER_TEXTS: ReadonlyArray<{ label: string; text: string }> = [];
 
 /** The text checks judge of an answer: its first choice's (otherAnswerTexts gives the others). */
 export function answerText(endpoint: EndpointKind, answer: unknown): string {
@@ -80,7 +81,7 @@ export function answerText(endpoint: EndpointKind, answer: unknown): string {
 
 /** Each choice's text after the first, named for check explanations (`choice 1`). */
 export function otherAnswerTexts(endpoint: EndpointKind, answer: unknown): ReadonlyArray<{ label: string; text: string }> {
-  if (!isObject(answer) || !Array.isArray(answer.choices) || answer.choices.length < 2) return NONE;
+  if (!isObject(answer) || !Array.isArray(answer.choices) || answer.choices.length < 2) return NO_OTHER_TEXTS;
   return answer.choices.slice(1).map((choice, at) => ({ label: `choice ${isObject(choice) && typeof choice.index === 'number' ? choice.index : at + 1}`, text: choiceText(endpoint, choice) }));
 }
 
