@@ -74,6 +74,11 @@ describe('holdStream', () => {
     expect(blank(rewritten)).toEqual(blank(original));
   });
 
+  test.prop([streams, fc.array(fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.constant([])), { maxLength: 3 })], { numRuns: 100 })('a judged answer whose choices are not objects (a webhook\'s) leaves the stream as it came', (stream, choices) => {
+    const held = holdStream(stream.endpoint, streamOf(stream));
+    expect(textsOf(stream.endpoint, holdStream(stream.endpoint, rewrittenStream(stream.endpoint, held, { choices })).answer)).toEqual(expectedTexts(stream));
+  });
+
   test.prop([streams, piece, piece], { numRuns: 200 })('every choice a transformer rewrote goes back rewritten, so no choice of a held stream slips past', (stream, first, second) => {
     const held = holdStream(stream.endpoint, streamOf(stream));
     const judged = withTexts(stream.endpoint, held.answer, new Map([[0, first], [1, second]]));

@@ -65,6 +65,8 @@ export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged
   const after = (judged as { choices?: unknown } | null)?.choices;
   if (Array.isArray(after)) {
     after.forEach((choice, at) => {
+      // A webhook's answer may hold anything: only choices that are objects carry text.
+      if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) return;
       const text = choiceText(endpoint, choice);
       if (text !== choiceText(endpoint, before[at])) replaced.set(choiceIndex(choice as Record<string, unknown>), text);
     });
