@@ -3,6 +3,7 @@
 // examples/configs beside it, seeded with an admin key, so `npm ci && npm run demo` and one curl
 // make a routed request with no provider account and no network. Both stop on SIGINT or SIGTERM.
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildInfo } from '../../compiler/config/embedded-files.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
@@ -88,9 +89,13 @@ export async function runDemo(argv: string[]): Promise<number> {
   process.env.GATEWAY_API_KEY ||= DEMO_API_KEY;
   const keyHeader = ownKey ? '"x-gateway-api-key: $GATEWAY_API_KEY"' : `'x-gateway-api-key: ${DEMO_API_KEY}'`;
   const gateway = `http://127.0.0.1:${port === 0 ? '<port>' : port}`;
+  // The request shown goes through a config named mock: the examples' (or a build's), pointing at this mock.
+  const mockConfig = configs === undefined ? 'the config "mock" this build carries' : existsSync(join(configs, 'mock.json')) ? join(configs, 'mock.json') : null;
   process.stdout.write(
     `mock provider listening on ${mockUrl}\n` +
-      `demo: once the gateway is listening, route a request through ${configs === undefined ? 'the config "mock" this build carries' : `${configs}/mock.json`}:\n\n` +
+      (mockConfig === null
+        ? `demo: ${configs} has no mock.json; name one of its configs in x-gateway-config, or add one: {"provider": "vendor", "custom_host": "${mockUrl}"}. Such a request:\n\n`
+        : `demo: once the gateway is listening, route a request through ${mockConfig}:\n\n`) +
       `  curl ${gateway}/v1/chat/completions -H ${keyHeader} -H 'x-gateway-config: mock' \\\n` +
       `    -H 'Authorization: Bearer any-key' -H 'content-type: application/json' \\\n` +
       `    -d '{"model":"mock-chat","messages":[{"role":"user","content":"Hello"}]}'\n\n` +

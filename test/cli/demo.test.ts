@@ -82,6 +82,23 @@ describe('gateway demo', () => {
     expect(await exited).toBe(0);
   });
 
+  it('says how to reach the mock when the configs folder has no mock.json', async () => {
+    const [port, mockPort] = [await freePort(), await freePort()];
+    await mkdir(join(dir, 'other'));
+    await writeFile(join(dir, 'other', 'plain.json'), JSON.stringify({ provider: 'vendor', custom_host: `http://127.0.0.1:${mockPort}/v1` }));
+    const child = spawn(process.execPath, [BIN, 'demo', '--port', String(port), '--mock-port', String(mockPort), '--configs', join(dir, 'other'), '--data', join(dir, 'other-data')]);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    try {
+      await until(async () => out, (text) => text.includes('gateway listening on'), 20_000);
+      expect(out).toContain(`demo: ${join(dir, 'other')} has no mock.json; name one of its configs in x-gateway-config, or add one: {"provider": "vendor", "custom_host": "http://127.0.0.1:${mockPort}/v1"}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
   it('says so when the mock provider\'s port is taken, and starts nothing', async () => {
     const { createServer } = await import('node:net');
     const holder = createServer();
