@@ -118,7 +118,7 @@ export interface ChatCompletion {
     prompt_tokens?: number;
     completion_tokens?: number;
     total_tokens?: number;
-    prompt_tokens_details?: { cached_tokens?: number; cache_creation_tokens?: number; cache_creation_1h_tokens?: number } | null;
+    prompt_tokens_details?: { cached_tokens?: number } | null;
     completion_tokens_details?: { reasoning_tokens?: number } | null;
   } | null;
 }
@@ -136,8 +136,6 @@ export interface EmulatedOutput {
   status: 'completed' | 'incomplete';
   incompleteReason: string | null;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number; input_tokens_details: { cached_tokens: number }; output_tokens_details: { reasoning_tokens: number } };
-  /** Of the input, the tokens written to the provider's prompt cache, and of those for an hour (priced above the input; not in the Responses shape). */
-  cacheCreation: { tokens: number; oneHourTokens: number };
 }
 
 function itemId(prefix: string): string {
@@ -179,6 +177,5 @@ export function outputFromChat(chat: ChatCompletion): EmulatedOutput {
       input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
       output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
     },
-    cacheCreation: { tokens: usage.prompt_tokens_details?.cache_creation_tokens ?? 0, oneHourTokens: usage.prompt_tokens_details?.cache_creation_1h_tokens ?? 0 },
   };
 }

@@ -24,6 +24,7 @@ import { estimateTokens } from '../../core/token-estimate.ts';
 import { fitConversation, storedConversation } from './truncation.ts';
 import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
 import { routeJudgesText } from '../../pipeline/guardrails/judges-text.ts';
+import { usageOf } from '../../pipeline/log/usage-tap.ts';
 
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
   const { store } = deps;
@@ -245,13 +246,9 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     // truncation; past what any model reads, its middle is dropped (storedConversation).
     await deps.store.responses.create({ id, organisationId, body: response, conversation: storedConversation([...conversation, result.assistant]) });
   }
-  const cost = deps.catalog.cost(String(response.model), {
-    inputTokens: result.usage.input_tokens,
-    cachedInputTokens: result.usage.input_tokens_details.cached_tokens,
-    cacheCreationInputTokens: result.cacheCreation.tokens,
-    cacheCreation1hInputTokens: result.cacheCreation.oneHourTokens,
-    outputTokens: result.usage.output_tokens,
-  });
+  // Priced from the chat answer's usage as the request log prices it (cache reads and writes, audio).
+  const usage = usageOf(answer.json.usage);
+  const cost = usage === null ? null : deps.catalog.cost(String(response.model), usage);
   deps.logger.info('response_emulated', { trace_id: ctx.traceId, response_id: id, model: response.model, provider: outcome.provider, stored: body.store !== false, cost_usd: cost });
   // The chat call's hooks said how it went: a failed one makes the answer a 246, and their results
   // go with a JSON answer as with a chat's (not into the stored response, which a later GET returns).
