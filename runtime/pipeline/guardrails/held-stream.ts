@@ -75,20 +75,18 @@ export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged
   let out = '';
   for (const event of held.events) {
     const json = event.json;
-    if (json === null || !choicesOf(json).some((choice) => replaced.has(choiceIndex(choice)) && deltaText(endpoint, choice) !== null)) {
-      out += eventText(event.event, event.data);
-      continue;
-    }
-    const choices = (json.choices as unknown[]).map((choice) => {
-      if (typeof choice !== 'object' || choice === null) return choice;
+    let changed = false;
+    const choices = (json !== null && Array.isArray(json.choices) ? (json.choices as unknown[]) : []).map((choice) => {
+      if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) return choice;
       const index = choiceIndex(choice as Record<string, unknown>);
       const text = replaced.get(index);
       if (text === undefined || deltaText(endpoint, choice as Record<string, unknown>) === null) return choice;
+      changed = true;
       const first = !placed.has(index);
       placed.add(index);
       return withDeltaText(endpoint, choice as Record<string, unknown>, first ? text : '');
     });
-    out += eventText(event.event, JSON.stringify({ ...json, choices }));
+    out += eventText(event.event, changed ? JSON.stringify({ ...json, choices }) : event.data);
   }
   return Buffer.from(out);
 }
