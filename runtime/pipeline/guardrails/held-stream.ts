@@ -11,6 +11,7 @@ import type { EndpointKind } from '../../providers/types.ts';
 import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { choiceText } from './hook-text.ts';
+import { spokenTranscript } from '../../providers/shared/chat.ts';
 
 interface HeldEvent extends SseEvent {
   /** The `data:` JSON, when the event carries an object (not `[DONE]`). */
@@ -41,7 +42,7 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
       const index = choiceIndex(choice);
       const piece = deltaText(endpoint, choice);
       if (piece !== null || !texts.has(index)) texts.set(index, (texts.get(index) ?? '') + (piece ?? ''));
-      const spoken = endpoint === 'chat' ? deltaTranscript(choice) : null;
+      const spoken = endpoint === 'chat' ? spokenTranscript(choice.delta) : null;
       if (spoken !== null) transcripts.set(index, (transcripts.get(index) ?? '') + spoken);
     }
   }
@@ -124,12 +125,6 @@ function deltaText(endpoint: EndpointKind, choice: Record<string, unknown>): str
   if (endpoint === 'completions') return typeof choice.text === 'string' ? choice.text : null;
   const delta = choice.delta as { content?: unknown } | undefined;
   return typeof delta?.content === 'string' ? delta.content : null;
-}
-
-/** A piece of a spoken answer's transcript (`delta.audio.transcript`), or null. */
-function deltaTranscript(choice: Record<string, unknown>): string | null {
-  const audio = (choice.delta as { audio?: { transcript?: unknown } | null } | undefined)?.audio;
-  return typeof audio?.transcript === 'string' ? audio.transcript : null;
 }
 
 function withDeltaText(endpoint: EndpointKind, choice: Record<string, unknown>, text: string): Record<string, unknown> {

@@ -7,7 +7,7 @@
 // choice of an answer, so no copy of a redacted value slips past in an earlier message or a second
 // choice. A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
 // a transformer that finds something in a transcript fails rather than pass the audio on.
-import { isTextPart, textOf } from '../../providers/shared/chat.ts';
+import { isTextPart, spokenTranscript, textOf } from '../../providers/shared/chat.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { TextTransform } from './check.ts';
 
@@ -146,12 +146,6 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
 
 /** Why a transformer fails on a spoken answer it found something in. */
 export const SPOKEN_UNREWRITABLE = 'the answer is spoken: what was found in its transcript is in its audio too, which no transformer can rewrite; not replaced';
-
-/** A chat message's spoken transcript (`audio.transcript`), or null. */
-function spokenTranscript(message: Json): string | null {
-  const audio = message.audio;
-  return isObject(audio) && typeof audio.transcript === 'string' ? audio.transcript : null;
-}
 
 function rewriteContent(content: unknown, apply: (text: string) => string): unknown {
   if (typeof content === 'string') return apply(content);

@@ -6,6 +6,7 @@
 // MAX_EVENT_CHARS is dropped (the events after it are still read).
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
+import { spokenTranscript } from '../../providers/shared/chat.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
@@ -200,7 +201,7 @@ export class SseUsageTap implements BodyTap {
         this.#generated(typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '' ? delta.reasoning_content : delta.reasoning);
         this.#generated(delta.refusal);
         // A spoken answer: its transcript is the least it generated (the audio tokens are more).
-        this.#generated((delta.audio as { transcript?: unknown } | null | undefined)?.transcript);
+        this.#generated(spokenTranscript(delta));
         if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.#generated((call as { function?: { arguments?: unknown } } | null)?.function?.arguments);
       }
     }
@@ -222,7 +223,6 @@ interface ChunkDelta {
   reasoning_content?: unknown;
   reasoning?: unknown;
   refusal?: unknown;
-  audio?: unknown;
   tool_calls?: unknown;
 }
 

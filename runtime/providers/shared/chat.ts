@@ -90,6 +90,16 @@ export function textOf(content: unknown): string {
   return text;
 }
 
+/**
+ * The transcript of a spoken answer (`modalities` with audio): of a message, or the piece a stream's
+ * delta carries (`audio.transcript`); null when it has none.
+ */
+export function spokenTranscript(messageOrDelta: unknown): string | null {
+  const audio = (messageOrDelta as { audio?: unknown } | null | undefined)?.audio;
+  const transcript = (audio as { transcript?: unknown } | null | undefined)?.transcript;
+  return typeof transcript === 'string' ? transcript : null;
+}
+
 export function stopList(stop: ChatRequest['stop']): string[] | undefined {
   if (stop === undefined || stop === null) return undefined;
   return typeof stop === 'string' ? [stop] : stop;
