@@ -112,8 +112,8 @@ export async function chatCompletions(ctx: MockContext): Promise<void> {
     return;
   }
   const content = chat.reply.tokens.join('');
-  // A spoken answer: its words as the transcript, two audio tokens a word.
-  const audioTokens = chat.audioOut ? chat.reply.tokens.length * 2 : 0;
+  // A spoken answer: its words as the transcript.
+  const audioTokens = audioTokensOfReply(chat);
   const spoken = (): object => ({ id: vendorId('audio_'), data: Buffer.from(`mock speech: ${content}`).toString('base64'), expires_at: created + 3600, transcript: content });
   const choices = [];
   for (let index = 0; index < chat.n; index++) {
@@ -134,6 +134,11 @@ export async function chatCompletions(ctx: MockContext): Promise<void> {
     service_tier: 'default',
     system_fingerprint: FINGERPRINT,
   });
+}
+
+/** A spoken answer's audio tokens, streamed or not: two a word (none for a written one). */
+function audioTokensOfReply(chat: ChatRequest): number {
+  return chat.audioOut ? chat.reply.tokens.length * 2 : 0;
 }
 
 /** Frames made lazily, so a long scripted stream costs no memory up front. */
@@ -166,8 +171,7 @@ function* chunks(chat: ChatRequest, id: string, created: number): Generator<SseF
     yield frame([{ index, delta: {}, logprobs: null, finish_reason: chat.reply.finishReason }]);
   }
   if (chat.includeUsage) {
-    // Two audio tokens a word, as the JSON answer counts them.
-    const audioTokens = chat.audioOut ? chat.reply.tokens.length * 2 : 0;
+    const audioTokens = audioTokensOfReply(chat);
     yield { ...frame([]), usage: usage(chat.promptTokens, (chat.reply.tokens.length + audioTokens) * chat.n, { prompt: chat.audioPromptTokens, completion: audioTokens * chat.n }) };
   }
   yield DONE;
