@@ -10,12 +10,15 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundaryOf as mockBoundaryOf, parseMultipart } from '../mocks/vendor/multipart.ts';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
+import { MESSAGES_MOCK_KEY, startMessagesMock } from '../mocks/messages/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
 
 const PII = 'mail me at jane.doe@example.com or call +1 415-555-0134, card 4111 1111 1111 1111';
 
 describe('hooks and guardrails', () => {
   let e2e: E2E;
   let side: Server;
+  let messages: MockServer;
   let sideUrl = '';
   let token = '';
   beforeAll(async () => {
@@ -32,6 +35,8 @@ describe('hooks and guardrails', () => {
     });
     await new Promise<void>((resolve) => side.listen(0, '127.0.0.1', resolve));
     sideUrl = `http://127.0.0.1:${(side.address() as AddressInfo).port}`;
+    // A messages-family provider, whose thinking comes back as reasoning_content (its mock's restates the prompt).
+    messages = await startMessagesMock({ label: 'messages' });
     e2e = await startE2E({
       mocks: 2,
       configs: {
@@ -60,6 +65,7 @@ describe('hooks and guardrails', () => {
         'stream-deny': { ...target(0), output_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
         'stream-judged': { ...target(0), output_guardrails: [{ id: 'ends-period', 'default.endsWith': { suffix: '.' } }] },
         'stream-redacted': { ...target(0), output_guardrails: [{ id: 'pii-out', 'default.piiRedact': {} }] },
+        'reasoning-redacted': { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL, output_guardrails: [{ id: 'pii-out', 'default.piiRedact': {} }] },
         jwt: { ...target(0), input_guardrails: [{ id: 'signed-in', deny: true, 'default.jwt': { jwksUri: `${sideUrl}/jwks`, headerKey: 'x-user-token' } }] },
         rewritten: { ...target(0), before_request_hooks: [{ id: 'rewrite', checks: [{ id: 'default.webhook', parameters: { webhookURL: `${sideUrl}/hook` } }] }] },
       },
@@ -68,6 +74,7 @@ describe('hooks and guardrails', () => {
   afterAll(async () => {
     await e2e?.close();
     await new Promise((resolve) => side?.close(resolve));
+    await messages?.close();
   });
 
   const sdk = (config: string, traceId?: string): OpenAI => e2e.client({ 'x-gateway-config': config, ...(traceId === undefined ? {} : { 'x-gateway-trace-id': traceId }) });
@@ -301,5 +308,39 @@ describe('hooks and guardrails', () => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('[mock0] write to [EMAIL] today');
+  });
+
+  it('redacts the model\'s reasoning too, and drops the log probabilities of a redacted choice, JSON or streamed', async () => {
+    const email = 'jane.doe@example.com';
+    const thinking = { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 };
+    const judged = await raw('reasoning-redacted', `write to ${email} today`, thinking);
+    const text = await judged.text();
+    expect(judged.status).toBe(200);
+    expect(text).not.toContain(email);
+    const message = (JSON.parse(text) as { choices: Array<{ message: { content: string; reasoning_content: string } }> }).choices[0]!.message;
+    expect(message.reasoning_content).toBe('[messages] thinking about: write to [EMAIL] today');
+    expect(message.content).toContain('[EMAIL]');
+    const streamed = await raw('reasoning-redacted', `write to ${email} today`, { ...thinking, stream: true });
+    const events = await streamed.text();
+    expect(events).not.toContain(email);
+    expect(events).toContain('[EMAIL]');
+    // Log probabilities list the tokens the model wrote: a redacted choice's would spell what was replaced.
+    for (const stream of [false, true]) {
+      const chat = await raw('stream-redacted', `write to ${email} today`, { logprobs: true, top_logprobs: 2, stream });
+      const body = await chat.text();
+      expect(body).not.toContain(email);
+      expect(body).toContain('[EMAIL]');
+      if (!stream) expect((JSON.parse(body) as { choices: Array<{ logprobs: unknown }> }).choices[0]!.logprobs).toBeNull();
+      // Nothing to redact: the log probabilities stay.
+      const plain = await raw('stream-redacted', 'nothing personal', { logprobs: true, stream });
+      expect(await plain.text()).toContain('"top_logprobs"');
+    }
+    const completion = await e2e.fetch('/v1/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': 'stream-redacted', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt: `write to ${email} today`, logprobs: 2 }),
+    });
+    const answer = (await completion.json()) as { choices: Array<{ text: string; logprobs: unknown }> };
+    expect(answer.choices[0]).toMatchObject({ text: '[mock0] write to [EMAIL] today', logprobs: null });
   });
 });

@@ -5,6 +5,8 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { holdStream, rewrittenStream } from '../../runtime/pipeline/guardrails/held-stream.ts';
 import { SseParser, type SseEvent } from '../../runtime/providers/shared/sse.ts';
+import { rewriteAnswer } from '../../runtime/pipeline/guardrails/hook-text.ts';
+import type { TextTransform } from '../../runtime/pipeline/guardrails/check.ts';
 
 type Endpoint = 'chat' | 'completions';
 
@@ -86,6 +88,35 @@ describe('holdStream', () => {
     if (stream.pieces.length > 0) expected.set(0, first);
     if (expected.has(1)) expected.set(1, second);
     expect(textsOf(stream.endpoint, holdStream(stream.endpoint, rewrittenStream(stream.endpoint, held, judged)).answer)).toEqual(expected);
+  });
+});
+
+describe('a held stream a transformer rewrote', () => {
+  const MARK = 'SECRET';
+  const redact: TextTransform = (text) => ({ text: text.replaceAll(MARK, '[R]'), found: text.split(MARK).length - 1 });
+  const MEMBERS = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
+  const pieces = fc.array(fc.record({ index: fc.constantFrom(0, 1), member: fc.constantFrom(...MEMBERS), text: fc.constantFrom('a ', 'SEC', 'RET', MARK, ' b', ''), logprobs: fc.boolean() }), { maxLength: 8 });
+
+  test.prop([pieces], { numRuns: 300 })('keeps no replaced value in any member of any choice (content, reasoning, refusal) nor in its log probabilities', (stream) => {
+    const frames = stream.map(({ index, member, text, logprobs }) => ({
+      id: 'c', model: 'm',
+      choices: [{ index, delta: { [member]: text }, logprobs: logprobs ? { content: [{ token: text, logprob: -0.1, bytes: [...Buffer.from(text)], top_logprobs: [] }], refusal: null } : null, finish_reason: null }],
+    }));
+    const bytes = Buffer.from(`${frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('')}data: [DONE]\n\n`);
+    const held = holdStream('chat', bytes);
+    const judged = rewriteAnswer('chat', held.answer, redact);
+    const out = judged.found === 0 ? bytes : rewrittenStream('chat', held, judged.value);
+    const joined = (events: Array<Record<string, any>>) => {
+      const texts = new Map<string, string>();
+      for (const e of events) for (const c of e.choices) for (const m of MEMBERS) if (typeof c.delta[m] === 'string') texts.set(`${c.index}:${m}`, (texts.get(`${c.index}:${m}`) ?? '') + c.delta[m]);
+      return texts;
+    };
+    const outEvents = parse(out).filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
+    const expected = new Map([...joined(frames)].map(([k, t]) => [k, t.replaceAll(MARK, '[R]')]));
+    expect(joined(outEvents)).toEqual(expected);
+    // A choice something was replaced in keeps no log probabilities (they spell the replaced tokens); the others keep theirs.
+    const touched = new Set([...joined(frames)].filter(([, t]) => t.includes(MARK)).map(([k]) => Number(k.split(':')[0])));
+    outEvents.forEach((e, at) => expect(e.choices[0].logprobs).toEqual(touched.has(e.choices[0].index) ? null : frames[at]!.choices[0]!.logprobs));
   });
 });
 

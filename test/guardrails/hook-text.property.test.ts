@@ -92,6 +92,24 @@ describe('hook text', () => {
     expect(after.some((t) => t.includes(MARK))).toBe(false);
   });
 
+  const written = fc.record({ index: fc.nat(3), content: words, reasoning_content: fc.option(words, { nil: undefined }), reasoning: fc.option(words, { nil: undefined }), refusal: fc.option(words, { nil: null }), logprobs: fc.boolean() });
+  test.prop([fc.array(written, { maxLength: 3 })], RUNS)('chat answers: a transformer rewrites the reasoning and refusal too, and drops the log probabilities of a choice it replaced something in', (choices) => {
+    const logprobsOf = (text: string) => ({ content: text.split(' ').map((token) => ({ token, logprob: -0.5, bytes: [...Buffer.from(token)], top_logprobs: [] })), refusal: null });
+    const answer = {
+      id: 'a',
+      choices: choices.map(({ index, logprobs, ...message }) => ({ index, message: { role: 'assistant', ...message }, logprobs: logprobs ? logprobsOf(message.content) : null, finish_reason: 'stop' })),
+    };
+    const texts = choices.map((c) => [c.content, c.reasoning_content ?? '', c.reasoning ?? '', c.refusal ?? ''].join('|'));
+    const out = rewriteAnswer('chat', answer, redact);
+    expect(out.found).toBe(texts.reduce((n, t) => n + count(t), 0));
+    (out.value as typeof answer).choices.forEach((choice, at) => {
+      // Nothing of a replaced value is left anywhere in the choice; a choice nothing was found in is the same object.
+      expect(JSON.stringify(choice).includes(MARK)).toBe(false);
+      if (count(texts[at]!) === 0) expect(choice).toBe(answer.choices[at]);
+      else expect(choice.logprobs).toBeNull();
+    });
+  });
+
   test.prop([words, fc.boolean()], RUNS)('an image\'s prompt, the text a speech request speaks and a transcription\'s prompt are read and rewritten', (text, speech) => {
     const image = { model: 'gpt-image-1', prompt: text, n: 1 };
     const audio = speech ? { model: 'tts-1', voice: 'alloy', input: text } : { model: 'whisper-1', prompt: text, language: 'en' };

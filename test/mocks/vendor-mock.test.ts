@@ -57,6 +57,19 @@ describe('vendor mock through the official SDK', () => {
     expect(usage).toMatchObject({ completion_tokens: 4 });
   });
 
+  it('lists each token\'s log probability on request, in the answer and in each streamed chunk', async () => {
+    const completion = await sdk.chat.completions.create({ model: 'vendor-chat-1', messages: [{ role: 'user', content: 'one two' }], logprobs: true, top_logprobs: 1 });
+    const tokens = completion.choices[0].logprobs!.content!;
+    expect(tokens.map((t) => t.token).join('')).toBe(completion.choices[0].message.content);
+    expect(tokens[0]!.top_logprobs).toEqual([{ token: tokens[0]!.token, logprob: tokens[0]!.logprob, bytes: tokens[0]!.bytes }]);
+    const stream = await sdk.chat.completions.create({ model: 'vendor-chat-1', messages: [{ role: 'user', content: 'one two' }], logprobs: true, stream: true });
+    let streamed = '';
+    for await (const chunk of stream) for (const entry of chunk.choices[0]?.logprobs?.content ?? []) streamed += entry.token;
+    expect(streamed).toBe(completion.choices[0].message.content);
+    expect((await sdk.chat.completions.create({ model: 'vendor-chat-1', messages: [{ role: 'user', content: 'one' }] })).choices[0].logprobs).toBeNull();
+    await expect(sdk.chat.completions.create({ model: 'vendor-chat-1', messages: [{ role: 'user', content: 'one' }], top_logprobs: 2 })).rejects.toMatchObject({ status: 400, param: 'top_logprobs' });
+  });
+
   it('stops at max_tokens with finish_reason length', async () => {
     const completion = await sdk.chat.completions.create({
       model: 'vendor-chat-1',

@@ -1,9 +1,10 @@
 // A streamed answer held whole so output checks can judge it before the client sees a byte
 // (ARCHITECTURE §5: output checks that can deny, or rewrite, hold the stream). Its answer has a choice
 // for each choice the stream carried, its deltas joined (a spoken answer's transcript pieces in its
-// `audio`, as a JSON answer carries them); a choice whose text a transformer rewrote goes back as the
-// content of the first event that carried any of that choice's text, its later ones carrying none,
-// so the stream keeps its events, finish reasons and usage. The
+// `audio`, as a JSON answer carries them; its reasoning and refusal pieces joined likewise); a
+// choice's text that a transformer rewrote, member by member, goes back in the first event that
+// carried any of that member, its later ones carrying none, so the stream keeps its events, finish
+// reasons and usage, and the choice's log probabilities (the tokens it replaced) are dropped. The
 // events are read by the providers' SSE parser: any line ending the standard allows (a stream that
 // ended its lines with CR alone must not reach the checks as no text at all), comments skipped,
 // multi-line data joined.
@@ -11,7 +12,7 @@ import type { EndpointKind } from '../../providers/types.ts';
 import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { choiceText } from './hook-text.ts';
-import { spokenTranscript } from '../../providers/shared/chat.ts';
+import { spokenTranscript, WRITTEN_TEXT_MEMBERS } from '../../providers/shared/chat.ts';
 
 interface HeldEvent extends SseEvent {
   /** The `data:` JSON, when the event carries an object (not `[DONE]`). */
@@ -28,7 +29,9 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
   // No event can be longer than the body that holds it: the parser's bound never cuts one here.
   const parser = new SseParser(Math.max(1, body.length));
   const events: HeldEvent[] = [];
-  const texts = new Map<number, string>([[0, '']]);
+  const members = textMembers(endpoint);
+  // Each choice's text, member by member (a chat's content and reasoning), its pieces joined.
+  const texts = new Map<number, Map<string, string>>([[0, new Map()]]);
   const transcripts = new Map<number, string>();
   let model: unknown;
   let id: unknown;
@@ -40,52 +43,76 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
     model ??= json.model;
     for (const choice of choicesOf(json)) {
       const index = choiceIndex(choice);
-      const piece = deltaText(endpoint, choice);
-      if (piece !== null || !texts.has(index)) texts.set(index, (texts.get(index) ?? '') + (piece ?? ''));
-      const spoken = endpoint === 'chat' ? spokenTranscript(choice.delta) : null;
+      const joined = texts.get(index) ?? new Map<string, string>();
+      texts.set(index, joined);
+      const holder = pieceHolder(endpoint, choice);
+      if (holder === null) continue;
+      for (const member of members) if (typeof holder[member] === 'string') joined.set(member, (joined.get(member) ?? '') + holder[member]);
+      const spoken = endpoint === 'chat' ? spokenTranscript(holder) : null;
       if (spoken !== null) transcripts.set(index, (transcripts.get(index) ?? '') + spoken);
     }
   }
   const choices = [...texts.keys()].sort((a, b) => a - b).map((index) => {
-    const text = texts.get(index)!;
-    if (endpoint !== 'chat') return { index, text };
+    const joined = texts.get(index)!;
+    if (endpoint !== 'chat') return { index, text: joined.get('text') ?? '' };
+    const message: Record<string, unknown> = { role: 'assistant', content: joined.get('content') ?? '' };
+    for (const member of WRITTEN_TEXT_MEMBERS) if (joined.has(member)) message[member] = joined.get(member);
     const transcript = transcripts.get(index);
-    return { index, message: transcript === undefined ? { role: 'assistant', content: text } : { role: 'assistant', content: text, audio: { transcript } } };
+    if (transcript !== undefined) message.audio = { transcript };
+    return { index, message };
   });
   return { events, answer: { id, model, object: endpoint === 'chat' ? 'chat.completion' : 'text_completion', choices } };
 }
 
 /**
  * The held stream with each choice whose text `judged` (the held answer as the checks left it)
- * changed carrying its new text, each event written as its type and data (comments and
- * `id:`/`retry:` fields, which carry no answer, are not kept).
+ * changed carrying its new text, member by member (content, reasoning, refusal), in the first event
+ * that carried that member of that choice, and its log probabilities dropped; each event written as
+ * its type and data (comments and `id:`/`retry:` fields, which carry no answer, are not kept).
  */
 export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged: unknown): Buffer {
-  const replaced = new Map<number, string>();
+  const members = textMembers(endpoint);
+  const replaced = new Map<number, Map<string, string>>();
   const before = held.answer.choices as unknown[];
   const after = (judged as { choices?: unknown } | null)?.choices;
   if (Array.isArray(after)) {
     after.forEach((choice, at) => {
       // A webhook's answer may hold anything: only choices that are objects carry text.
-      if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) return;
-      const text = choiceText(endpoint, choice);
-      if (text !== choiceText(endpoint, before[at])) replaced.set(choiceIndex(choice as Record<string, unknown>), text);
+      if (!isObject(choice)) return;
+      const changed = new Map<string, string>();
+      for (const member of members) {
+        const text = memberText(endpoint, choice, member);
+        if (text !== memberText(endpoint, before[at], member)) changed.set(member, text);
+      }
+      if (changed.size > 0) replaced.set(choiceIndex(choice), changed);
     });
   }
-  const placed = new Set<number>();
+  const placed = new Set<string>();
   let out = '';
   for (const event of held.events) {
     const json = event.json;
     let changed = false;
     const choices = (json !== null && Array.isArray(json.choices) ? (json.choices as unknown[]) : []).map((choice) => {
-      if (typeof choice !== 'object' || choice === null || Array.isArray(choice)) return choice;
-      const index = choiceIndex(choice as Record<string, unknown>);
-      const text = replaced.get(index);
-      if (text === undefined || deltaText(endpoint, choice as Record<string, unknown>) === null) return choice;
+      if (!isObject(choice)) return choice;
+      const index = choiceIndex(choice);
+      const texts = replaced.get(index);
+      if (texts === undefined) return choice;
+      const holder = pieceHolder(endpoint, choice);
+      let pieces: Record<string, unknown> | null = null;
+      for (const [member, text] of texts) {
+        if (holder === null || typeof holder[member] !== 'string') continue;
+        const first = !placed.has(`${index}:${member}`);
+        placed.add(`${index}:${member}`);
+        pieces ??= { ...holder };
+        pieces[member] = first ? text : '';
+      }
+      // The choice's log probabilities spell the tokens it wrote, the replaced ones among them.
+      const dropLogprobs = choice.logprobs !== undefined && choice.logprobs !== null;
+      if (pieces === null && !dropLogprobs) return choice;
       changed = true;
-      const first = !placed.has(index);
-      placed.add(index);
-      return withDeltaText(endpoint, choice as Record<string, unknown>, first ? text : '');
+      const next: Record<string, unknown> = pieces === null ? { ...choice } : endpoint === 'chat' ? { ...choice, delta: pieces } : pieces;
+      if (dropLogprobs) next.logprobs = null;
+      return next;
     });
     out += eventText(event.event, changed ? JSON.stringify({ ...json, choices }) : event.data);
   }
@@ -121,12 +148,26 @@ function choiceIndex(choice: Record<string, unknown>): number {
   return typeof choice.index === 'number' ? choice.index : 0;
 }
 
-function deltaText(endpoint: EndpointKind, choice: Record<string, unknown>): string | null {
-  if (endpoint === 'completions') return typeof choice.text === 'string' ? choice.text : null;
-  const delta = choice.delta as { content?: unknown } | undefined;
-  return typeof delta?.content === 'string' ? delta.content : null;
+/** Members of a streamed choice that carry the model's text, piece by piece. */
+function textMembers(endpoint: EndpointKind): readonly string[] {
+  return endpoint === 'completions' ? COMPLETION_MEMBERS : CHAT_MEMBERS;
+}
+const CHAT_MEMBERS: readonly string[] = ['content', ...WRITTEN_TEXT_MEMBERS];
+const COMPLETION_MEMBERS: readonly string[] = ['text'];
+
+/** What holds a streamed choice's text members: a chat chunk's delta, a completion chunk's choice. */
+function pieceHolder(endpoint: EndpointKind, choice: Record<string, unknown>): Record<string, unknown> | null {
+  if (endpoint === 'completions') return choice;
+  return isObject(choice.delta) ? choice.delta : null;
 }
 
-function withDeltaText(endpoint: EndpointKind, choice: Record<string, unknown>, text: string): Record<string, unknown> {
-  return endpoint === 'completions' ? { ...choice, text } : { ...choice, delta: { ...(choice.delta as object), content: text } };
+/** A member's text in a choice of a whole answer ('' when it has none): a spoken answer's content is its transcript. */
+function memberText(endpoint: EndpointKind, choice: unknown, member: string): string {
+  if (member === 'content' || member === 'text') return choiceText(endpoint, choice);
+  const message = isObject(choice) ? choice.message : undefined;
+  return isObject(message) && typeof message[member] === 'string' ? message[member] : '';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,10 +4,11 @@
 // (or a spoken answer's transcript), every choice judged, so a client asking for `n` answers gets no
 // unjudged one. Transformers (regexReplace, piiRedact, a webhook's text)
 // rewrite every text: all messages' contents and text parts, every prompt or input string, every
-// choice of an answer, so no copy of a redacted value slips past in an earlier message or a second
-// choice. A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
+// choice of an answer (its reasoning and refusal too; its log probabilities, which spell the tokens
+// replaced, are dropped), so no copy of a redacted value slips past in an earlier message, a second
+// choice or the model's reasoning. A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
 // a transformer that finds something in a transcript fails rather than pass the audio on.
-import { isTextPart, spokenTranscript, textOf } from '../../providers/shared/chat.ts';
+import { isTextPart, spokenTranscript, textOf, WRITTEN_TEXT_MEMBERS } from '../../providers/shared/chat.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { TextTransform } from './check.ts';
 
@@ -133,13 +134,19 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
   };
   const choices = answer.choices.map((choice) => {
     if (!isObject(choice)) return choice;
+    const before = found;
+    let rewritten = choice;
     if (endpoint === 'chat' && isObject(choice.message)) {
       const transcript = spokenTranscript(choice.message);
       if (transcript !== null && transform(transcript).found > 0) throw new Error(SPOKEN_UNREWRITABLE);
-      return { ...choice, message: { ...choice.message, content: rewriteContent(choice.message.content, apply) } };
-    }
-    if (endpoint === 'completions' && typeof choice.text === 'string') return { ...choice, text: apply(choice.text) };
-    return choice;
+      const message: Json = { ...choice.message, content: rewriteContent(choice.message.content, apply) };
+      // Reasoning and a refusal are the model's words too: a value redacted from the content must not stay in them.
+      for (const member of WRITTEN_TEXT_MEMBERS) if (typeof message[member] === 'string') message[member] = apply(message[member]);
+      rewritten = { ...choice, message };
+    } else if (endpoint === 'completions' && typeof choice.text === 'string') rewritten = { ...choice, text: apply(choice.text) };
+    if (found === before) return choice;
+    // A choice's log probabilities list the tokens the model wrote, the replaced ones among them.
+    return rewritten.logprobs === undefined || rewritten.logprobs === null ? rewritten : { ...rewritten, logprobs: null };
   });
   return found === 0 ? { value: answer, found } : { value: { ...answer, choices }, found };
 }

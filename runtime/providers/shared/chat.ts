@@ -91,6 +91,13 @@ export function textOf(content: unknown): string {
 }
 
 /**
+ * Members of an assistant message, or of a stream's delta, that carry text the model wrote besides
+ * `content`: its reasoning (`reasoning_content`: DeepSeek and the gateway's translations of thinking;
+ * `reasoning`: vLLM, Groq, OpenRouter) and a refusal.
+ */
+export const WRITTEN_TEXT_MEMBERS = ['reasoning_content', 'reasoning', 'refusal'] as const;
+
+/**
  * The transcript of a spoken answer (`modalities` with audio): of a message, or the piece a stream's
  * delta carries (`audio.transcript`); null when it has none.
  */

@@ -115,7 +115,8 @@ function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Ans
   const last = turns.at(-1)!;
   const lastText = textOfBlocks(last.content);
   const blocks: Block[] = [];
-  if (body.thinking?.type === 'enabled') blocks.push({ type: 'thinking', thinking: `[${ctx.label}] thinking`, signature: 'c2lnbmF0dXJl' });
+  // Thinking restates the prompt, as a model's reasoning does: what a guardrail redacts shows up here too.
+  if (body.thinking?.type === 'enabled') blocks.push({ type: 'thinking', thinking: `[${ctx.label}] thinking about: ${lastText}`, signature: 'c2lnbmF0dXJl' });
   const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
   const answersTool = last.content.some((b) => b.type === 'tool_result');
   if (tools.length > 0 && body.tool_choice?.type !== 'none' && !answersTool) {

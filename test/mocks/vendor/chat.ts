@@ -20,6 +20,19 @@ interface ChatRequest {
   audioPromptTokens: number;
   /** `modalities` asks for audio: the answer is spoken (message.audio, its transcript the reply), two audio tokens a word. */
   audioOut: boolean;
+  /** `logprobs: true`: how many `top_logprobs` each token lists (0 up); null without logprobs. */
+  logprobs: number | null;
+}
+
+/** One token's log probability as the service lists it (the mock's: -0.01 per position), with its top alternatives (itself). */
+function tokenLogprob(token: string, at: number, top: number): object {
+  const entry = { token, logprob: -0.01 * (at + 1), bytes: [...Buffer.from(token, 'utf8')] };
+  return { ...entry, top_logprobs: top === 0 ? [] : [entry] };
+}
+
+function logprobsOf(chat: ChatRequest, tokens: readonly string[], from = 0): object | null {
+  if (chat.logprobs === null || chat.audioOut) return null;
+  return { content: tokens.map((token, i) => tokenLogprob(token, from + i, chat.logprobs!)), refusal: null };
 }
 
 /** Of `completionTokens` and `promptTokens`, `audio` are the audio tokens of each side, as the service reports them. */
@@ -89,6 +102,11 @@ async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
     audioPromptTokens += audio;
     if ((message as { role?: unknown } | null)?.role === 'user') lastUser = text;
   }
+  const top = optionalCount(body.top_logprobs);
+  if (top === 'invalid' || (top !== null && top > 20) || (top !== null && body.logprobs !== true)) {
+    await badRequest(ctx, "Invalid value for 'top_logprobs': an integer from 0 to 20, and only with 'logprobs' set to true.", 'top_logprobs');
+    return null;
+  }
   const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
   return {
     model: body.model,
@@ -99,6 +117,7 @@ async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
     includeUsage: streamOptions?.include_usage === true,
     audioPromptTokens,
     audioOut,
+    logprobs: body.logprobs === true ? top ?? 0 : null,
   };
 }
 
@@ -120,7 +139,7 @@ export async function chatCompletions(ctx: MockContext): Promise<void> {
     choices.push({
       index,
       message: chat.audioOut ? { role: 'assistant', content: null, refusal: null, annotations: [], audio: spoken() } : { role: 'assistant', content, refusal: null, annotations: [] },
-      logprobs: null,
+      logprobs: logprobsOf(chat, chat.reply.tokens),
       finish_reason: chat.reply.finishReason,
     });
   }
@@ -163,7 +182,7 @@ function* chunks(chat: ChatRequest, id: string, created: number): Generator<SseF
     const token = chat.reply.tokens[at]!;
     for (let index = 0; index < chat.n; index++) {
       const delta = chat.audioOut ? { audio: { ...(at === 0 ? { id: audioId } : {}), transcript: token, data: Buffer.from(`speech:${token}`).toString('base64') } } : { content: token };
-      yield frame([{ index, delta, logprobs: null, finish_reason: null }]);
+      yield frame([{ index, delta, logprobs: logprobsOf(chat, [token], at), finish_reason: null }]);
     }
   }
   for (let index = 0; index < chat.n; index++) {
