@@ -126,3 +126,45 @@ describe('images and speech on a route whose checks judge text', () => {
     expect((mock.requests.at(-1)!.json as { input: string }).input).toBe('mail [EMAIL]');
   });
 });
+
+describe('transcriptions and translations on a route whose output checks judge text', () => {
+  // The mock "hears" the file's name: `[gr] transcript of <name> (<bytes> bytes)`.
+  const clip = (name: string) => toFile(Buffer.alloc(32000), name);
+
+  it('judges the text they answer: a deny rule denies it (446, or an error event ending a stream), a passing one answers as it came', async () => {
+    for (const transcribe of [(file: Awaited<ReturnType<typeof clip>>) => client('output').audio.transcriptions.create({ model: 'whisper-1', file }), (file: Awaited<ReturnType<typeof clip>>) => client('output').audio.translations.create({ model: 'whisper-1', file })]) {
+      const denied = await transcribe(await clip('secret.wav')).then(() => null, (e: unknown) => e);
+      expect((denied as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+      expect((await transcribe(await clip('clip.wav'))).text).toMatch(/^\[gr\] (transcript|translation) of clip\.wav/);
+    }
+    const stream = await client('output').audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip('secret.wav'), stream: true });
+    const streamed = await (async () => {
+      for await (const _ of stream) { /* read to the end */ }
+    })().then(() => null, (e: unknown) => e);
+    expect(String(streamed)).toContain('denied the request');
+    // A speech answer is audio, not judged: the same route speaks it.
+    expect((await (await client('output').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'no secrets here' })).arrayBuffer()).byteLength).toBeGreaterThan(0);
+  });
+
+  it('redacts the text in every format, with its segments, and drops the word timings and log probabilities that spell it', async () => {
+    const email = 'jane.doe@example.com';
+    const pii = client('pii');
+    const json = await pii.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip(`${email}.wav`), include: ['logprobs'] });
+    expect(json.text).toBe('[gr] transcript of [EMAIL] (32000 bytes)');
+    expect(json.logprobs).toBeUndefined();
+    const text = await pii.audio.transcriptions.create({ model: 'whisper-1', file: await clip(`${email}.wav`), response_format: 'text' });
+    expect(String(text).trim()).toBe('[gr] transcript of [EMAIL] (32000 bytes)');
+    const verbose = await pii.audio.transcriptions.create({ model: 'whisper-1', file: await clip(`${email}.wav`), response_format: 'verbose_json', timestamp_granularities: ['word'] });
+    expect(JSON.stringify(verbose)).not.toContain(email);
+    expect(verbose.segments![0]).toMatchObject({ text: verbose.text, tokens: [] });
+    expect(verbose.words).toBeUndefined();
+    const stream = await pii.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip(`${email}.wav`), stream: true, include: ['logprobs'] });
+    const events: unknown[] = [];
+    for await (const event of stream) events.push(event);
+    expect(JSON.stringify(events)).not.toContain(email);
+    expect(events.at(-1)).toMatchObject({ type: 'transcript.text.done', text: '[gr] transcript of [EMAIL] (32000 bytes)' });
+    // Nothing to redact: the answer as the provider sent it, log probabilities included.
+    const plain = await pii.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip('clip.wav'), include: ['logprobs'] });
+    expect(plain.logprobs?.length).toBeGreaterThan(0);
+  });
+});

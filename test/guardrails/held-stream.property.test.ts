@@ -120,6 +120,32 @@ describe('a held stream a transformer rewrote', () => {
   });
 });
 
+describe('a held transcript stream', () => {
+  const MARK = 'SECRET';
+  const redact: TextTransform = (text) => ({ text: text.replaceAll(MARK, '[R]'), found: text.split(MARK).length - 1 });
+  const pieces = fc.array(fc.constantFrom('a ', 'SEC', 'RET', MARK, ' b', ''), { maxLength: 8 });
+
+  test.prop([pieces, fc.boolean(), fc.boolean()], { numRuns: 300 })('is judged as its whole text, and rewritten: the first piece carries the new text, the end event too, no log probabilities left', (parts, ended, logprobs) => {
+    const text = parts.join('');
+    const lp = (token: string) => (logprobs ? { logprobs: [{ token, logprob: -0.1, bytes: [] }] } : {});
+    const usage = { type: 'tokens', input_tokens: 5, output_tokens: 3, total_tokens: 8 };
+    const frames: Array<Record<string, unknown>> = [...parts.map((delta) => ({ type: 'transcript.text.delta', delta, ...lp(delta) })), ...(ended ? [{ type: 'transcript.text.done', text, ...lp(text), usage }] : [])];
+    const bytes = Buffer.from(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join(''));
+    const held = holdStream('audio', bytes);
+    expect(held.answer).toEqual({ text });
+    const judged = rewriteAnswer('audio', held.answer, redact);
+    if (judged.found === 0) return;
+    const out = parse(rewrittenStream('audio', held, judged.value)).map((e) => JSON.parse(e.data) as Record<string, unknown>);
+    expect(out.map((e) => e.type)).toEqual(frames.map((f) => f.type));
+    expect(JSON.stringify(out).includes(MARK)).toBe(false);
+    expect(out.some((e) => e.logprobs !== undefined)).toBe(false);
+    const expected = text.replaceAll(MARK, '[R]');
+    // The new text whole in the first piece: no piece of the old one (`SEC`, `RET`) is left in the others.
+    expect(out.filter((e) => e.type === 'transcript.text.delta').map((e) => e.delta)).toEqual(parts.map((_, i) => (i === 0 ? expected : '')));
+    if (ended) expect(out.at(-1)).toEqual({ type: 'transcript.text.done', text: expected, usage });
+  });
+});
+
 /** Each choice's text of a held answer, by index. */
 function textsOf(endpoint: Endpoint, answer: Record<string, unknown>): Map<number, string> {
   return new Map((answer.choices as Array<Record<string, unknown>>).map((c) => [c.index as number, endpoint === 'chat' ? (c.message as { content: string }).content : (c.text as string)]));

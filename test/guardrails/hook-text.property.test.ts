@@ -1,7 +1,8 @@
 // What hooks read and rewrite, on every endpoint with text: checks judge the last user message (its
 // text parts joined), the prompt or the input (strings joined by newlines; an image's prompt, the
 // text to speak), each choice of an answer; transformers leave no copy of what they replace in any message, part, string or choice, and
-// give back the very same body when they found nothing; a prompt or input of token ids is unreadable.
+// give back the very same body when they found nothing; a prompt or input of token ids is unreadable;
+// a transcription's text is judged and rewritten with its segments, its token-level detail dropped.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { answerText, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from '../../runtime/pipeline/guardrails/hook-text.ts';
@@ -108,6 +109,32 @@ describe('hook text', () => {
       if (count(texts[at]!) === 0) expect(choice).toBe(answer.choices[at]);
       else expect(choice.logprobs).toBeNull();
     });
+  });
+
+  const segmentOf = (text: string, id: number) => ({ id, start: id, end: id + 1, text, tokens: [50_000 + id, 50_001 + id] });
+  test.prop([fc.array(words, { minLength: 1, maxLength: 3 }), fc.boolean()], RUNS)('a transcription: checks read its text; a transformer rewrites it and its segments, and drops the word timings and log probabilities once it replaced something', (pieces, detailed) => {
+    const text = pieces.join(' ');
+    const answer = { task: 'transcribe', text, segments: pieces.map(segmentOf), ...(detailed ? { words: [{ word: text, start: 0, end: 1 }], logprobs: [{ token: text, logprob: -0.1, bytes: [] }] } : {}) };
+    expect(answerText('audio', answer)).toBe(text);
+    const out = rewriteAnswer('audio', answer, redact);
+    expect(out.found).toBe(count(text));
+    if (out.found === 0) {
+      expect(out.value).toBe(answer);
+      return;
+    }
+    expect(JSON.stringify(out.value).includes(MARK)).toBe(false);
+    const value = out.value as { text: string; segments: Array<{ text: string; tokens: number[] }>; words?: unknown; logprobs?: unknown };
+    expect(value.text).toBe(text.replaceAll(MARK, '[R]'));
+    expect(value.words).toBeUndefined();
+    expect(value.logprobs).toBeUndefined();
+    // Each segment rewritten, its token ids (which spell the old words) gone where it changed.
+    value.segments.forEach((segment, i) => expect(segment).toEqual(count(pieces[i]!) === 0 ? answer.segments[i] : { ...answer.segments[i], text: pieces[i]!.replaceAll(MARK, '[R]'), tokens: [] }));
+  });
+
+  test.prop([fc.constantFrom('S', 'SE', 'SEC', 'SECR', 'SECRE')], RUNS)('a transcription whose replaced value runs across two segments loses its segments', (head) => {
+    const answer = { text: `say ${MARK} now`, segments: [segmentOf(`say ${head}`, 0), segmentOf(`${MARK.slice(head.length)} now`, 1)] };
+    const out = rewriteAnswer('audio', answer, redact);
+    expect(out.value).toEqual({ text: 'say [R] now', segments: [] });
   });
 
   test.prop([words, fc.boolean()], RUNS)('an image\'s prompt, the text a speech request speaks and a transcription\'s prompt are read and rewritten', (text, speech) => {

@@ -123,6 +123,25 @@ describe('vendor mock through the official SDK', () => {
     expect(result.text).toBe('[mock-a] transcript of clip.wav (32000 bytes)');
   });
 
+  it('translates, and gives segments, words, log probabilities and a transcript stream on request', async () => {
+    const file = await toFile(Buffer.alloc(32000), 'clip.wav');
+    expect((await sdk.audio.translations.create({ model: 'vendor-stt-1', file })).text).toBe('[mock-a] translation of clip.wav (32000 bytes)');
+    const verbose = await sdk.audio.transcriptions.create({ model: 'vendor-stt-1', file, response_format: 'verbose_json', timestamp_granularities: ['word'] });
+    expect(verbose.segments![0]!.text).toBe(verbose.text);
+    expect(verbose.words!.map((w) => w.word).join(' ')).toBe(verbose.text);
+    const withLogprobs = await sdk.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file, include: ['logprobs'] });
+    expect(withLogprobs.logprobs!.map((l) => l.token).join('')).toBe(withLogprobs.text);
+    const stream = await sdk.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file, stream: true });
+    let deltas = '';
+    let done = '';
+    for await (const event of stream) {
+      if (event.type === 'transcript.text.delta') deltas += event.delta;
+      if (event.type === 'transcript.text.done') done = event.text;
+    }
+    expect(deltas).toBe('[mock-a] transcript of clip.wav (32000 bytes)');
+    expect(done).toBe(deltas);
+  });
+
   it('generates images', async () => {
     const result = await sdk.images.generate({ model: 'vendor-image-1', prompt: 'a cat', response_format: 'b64_json', n: 2 });
     expect(result.data).toHaveLength(2);

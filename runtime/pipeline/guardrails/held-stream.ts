@@ -52,6 +52,7 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
       if (spoken !== null) transcripts.set(index, (transcripts.get(index) ?? '') + spoken);
     }
   }
+  if (endpoint === 'audio') return { events, answer: transcriptAnswer(events) };
   const choices = [...texts.keys()].sort((a, b) => a - b).map((index) => {
     const joined = texts.get(index)!;
     if (endpoint !== 'chat') return { index, text: joined.get('text') ?? '' };
@@ -71,6 +72,7 @@ export function holdStream(endpoint: EndpointKind, body: Buffer): HeldStream {
  * its type and data (comments and `id:`/`retry:` fields, which carry no answer, are not kept).
  */
 export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged: unknown): Buffer {
+  if (endpoint === 'audio') return rewrittenTranscript(held, judged);
   const members = textMembers(endpoint);
   const replaced = new Map<number, Map<string, string>>();
   const before = held.answer.choices as unknown[];
@@ -115,6 +117,53 @@ export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged
       return next;
     });
     out += eventText(event.event, changed ? JSON.stringify({ ...json, choices }) : event.data);
+  }
+  return Buffer.from(out);
+}
+
+/** A streamed transcription's event types: its text in pieces, the whole text at the end, a diarized segment. */
+const TRANSCRIPT_DELTA = 'transcript.text.delta';
+const TRANSCRIPT_DONE = 'transcript.text.done';
+const TRANSCRIPT_SEGMENT = 'transcript.text.segment';
+
+/** A streamed transcription as the JSON answer it stands for: the whole text (the pieces joined when no end event came), and its segments' texts when it had any. */
+function transcriptAnswer(events: readonly HeldEvent[]): Record<string, unknown> {
+  let pieces = '';
+  let whole: string | null = null;
+  const segments: Array<{ text: string }> = [];
+  for (const { json } of events) {
+    if (json === null) continue;
+    if (json.type === TRANSCRIPT_DELTA && typeof json.delta === 'string') pieces += json.delta;
+    else if (json.type === TRANSCRIPT_DONE && typeof json.text === 'string') whole = json.text;
+    else if (json.type === TRANSCRIPT_SEGMENT && typeof json.text === 'string') segments.push({ text: json.text });
+  }
+  return { text: whole ?? pieces, ...(segments.length > 0 ? { segments } : {}) };
+}
+
+/**
+ * A held transcript stream with the text `judged` gives: the first piece carries it whole and the
+ * later ones nothing, the end event carries it, each segment its own (an empty one where the judged
+ * answer has none), and no event keeps its log probabilities (they spell what was replaced).
+ */
+function rewrittenTranscript(held: HeldStream, judged: unknown): Buffer {
+  const text = isObject(judged) && typeof judged.text === 'string' ? judged.text : '';
+  const segments = isObject(judged) && Array.isArray(judged.segments) ? judged.segments : [];
+  let placed = false;
+  let segment = 0;
+  let out = '';
+  for (const event of held.events) {
+    const json = event.json;
+    let next: Record<string, unknown> | null = null;
+    if (json?.type === TRANSCRIPT_DELTA && typeof json.delta === 'string') {
+      next = { ...json, delta: placed ? '' : text };
+      placed = true;
+    } else if (json?.type === TRANSCRIPT_DONE && typeof json.text === 'string') next = { ...json, text };
+    else if (json?.type === TRANSCRIPT_SEGMENT && typeof json.text === 'string') {
+      const judgedSegment: unknown = segments[segment++];
+      next = { ...json, text: isObject(judgedSegment) && typeof judgedSegment.text === 'string' ? judgedSegment.text : '' };
+    }
+    if (next !== null && next.logprobs !== undefined) delete next.logprobs;
+    out += eventText(event.event, next === null ? event.data : JSON.stringify(next));
   }
   return Buffer.from(out);
 }

@@ -33,6 +33,12 @@ import { kept } from '../../core/memo.ts';
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+/** Audio operations whose answers are text the model wrote (a speech answer is audio, and not judged). */
+const TRANSCRIBING: ReadonlySet<string | null> = new Set(['createTranscription', 'createTranslation']);
+
+function judgesAnswer(x: Exchange): boolean {
+  return JUDGED_ANSWERS.has(x.endpoint) || (x.endpoint === 'audio' && TRANSCRIBING.has(x.operationId));
+}
 
 const REQUEST_BODY: Record<string, PhaseBody> = {};
 const ANSWER_BODY: Record<string, PhaseBody> = {};
@@ -89,7 +95,7 @@ export const attemptHookStage: Stage = {
       }
       const outcome = await next(x);
       const response = outcome.response;
-      if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300 || !JUDGED_ANSWERS.has(x.endpoint)) return outcome;
+      if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300 || !judgesAnswer(x)) return outcome;
       const contentType = response.headers['content-type'];
       const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
       if (stream && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after) };
@@ -144,8 +150,11 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   const bytes = await response.readAll();
   const io = ANSWER_BODY[x.endpoint];
   const held = stream ? holdStream(x.endpoint, bytes) : null;
+  // A transcription asked for as text (`text`, `srt`, `vtt`) is its text alone.
+  const plain = held === null && x.endpoint === 'audio' && !isJsonType(response.headers['content-type']);
   let answer: unknown;
   if (held !== null) answer = held.answer;
+  else if (plain) answer = { text: bytes.toString('utf8') };
   else {
     try {
       answer = parseJson(bytes.toString('utf8'));
@@ -167,12 +176,12 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   }
   if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, judged, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
   let body = bytes;
-  if (judged !== answer) body = held !== null ? rewrittenStream(x.endpoint, held, judged) : Buffer.from(JSON.stringify(judged));
+  if (judged !== answer) body = held !== null ? rewrittenStream(x.endpoint, held, judged) : plain ? Buffer.from(answerText(x.endpoint, judged)) : Buffer.from(JSON.stringify(judged));
   // The upstream answer's header object is this answer's own (the server adds its headers to it too).
   const headers = response.headers;
   if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
   const kept = bufferedResponse(response.status, headers, body);
-  if (held === null && isObject(judged)) run.answer = { response: kept, bytes: body };
+  if (held === null && !plain && isObject(judged)) run.answer = { response: kept, bytes: body };
   return { ...outcome, response: kept };
 }
 
@@ -246,7 +255,9 @@ async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: Reado
   if (outcome.error?.code === 'denied_by_guardrail' && run.deniedIn !== null) {
     x.record.errorCode = 'denied_by_guardrail';
     const body = { ...outcome.error.toBody(), hook_results: results };
-    const streamed = run.deniedIn === 'after' && (x.params as { stream?: unknown } | undefined)?.stream === true;
+    // `stream` is a JSON body's true, or a form's (a transcription's) "true".
+    const asked = (x.params as { stream?: unknown } | undefined)?.stream;
+    const streamed = run.deniedIn === 'after' && (asked === true || asked === 'true');
     // A held stream that was denied is answered as a stream: one error event, which the vendor SDKs' stream readers throw.
     const response = streamed ? bufferedResponse(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, errorEventStream(body)) : jsonResponse(outcome.error.status, body);
     return { ...outcome, error: null, response };
@@ -254,8 +265,7 @@ async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: Reado
   const response = outcome.response;
   if (response === null || outcome.status < 200 || outcome.status >= 300) return outcome;
   const status = run.failed ? HOOK_FAILED_STATUS : response.status;
-  const contentType = response.headers['content-type'];
-  const json = typeof contentType === 'string' && contentType.startsWith('application/json');
+  const json = isJsonType(response.headers['content-type']);
   if (!json || strict.has(outcome.leafPath)) return status === response.status ? outcome : { ...outcome, status, response: withStatus(response, status) };
   // The answer's bytes as the output hooks kept them, or read now; hook_results go in without re-serialising it.
   const bytes = run.answer !== null && run.answer.response === response ? run.answer.bytes : await response.readAll();
@@ -280,6 +290,10 @@ function contextOf(x: Exchange, run: HookRun): PhaseContext {
     signal: x.signal,
     budget: run.budget,
   } as PhaseContext;
+}
+
+function isJsonType(contentType: unknown): boolean {
+  return typeof contentType === 'string' && contentType.startsWith('application/json');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

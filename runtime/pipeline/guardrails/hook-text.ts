@@ -6,7 +6,8 @@
 // rewrite every text: all messages' contents and text parts, every prompt or input string, every
 // choice of an answer (its reasoning and refusal too; its log probabilities, which spell the tokens
 // replaced, are dropped), so no copy of a redacted value slips past in an earlier message, a second
-// choice or the model's reasoning. A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
+// choice or the model's reasoning. A transcription's text is judged, and rewritten with its segments.
+// A spoken answer's audio says what its transcript does and no transformer can rewrite it, so
 // a transformer that finds something in a transcript fails rather than pass the audio on.
 import { isTextPart, spokenTranscript, textOf, WRITTEN_TEXT_MEMBERS } from '../../providers/shared/chat.ts';
 import type { EndpointKind } from '../../providers/types.ts';
@@ -74,8 +75,12 @@ export function unreadableRequestText(endpoint: EndpointKind, params: unknown): 
 /** No other texts: a request's, and a one-choice answer's (one array for all of them). */
 export const NO_OTHER_TEXTS: ReadonlyArray<{ label: string; text: string }> = [];
 
-/** The text checks judge of an answer: its first choice's (otherAnswerTexts gives the others). */
+/**
+ * The text checks judge of an answer: its first choice's (otherAnswerTexts gives the others); a
+ * transcription's or translation's text (the only audio answers judged: a speech answer is audio).
+ */
 export function answerText(endpoint: EndpointKind, answer: unknown): string {
+  if (endpoint === 'audio') return isObject(answer) && typeof answer.text === 'string' ? answer.text : '';
   if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
   return choiceText(endpoint, answer.choices[0]);
 }
@@ -123,8 +128,9 @@ export function rewriteRequest(endpoint: EndpointKind, params: unknown, transfor
   return found === 0 ? { value: params, found } : { value: { ...params, [field]: rewritten }, found };
 }
 
-/** The answer with `transform` applied to every choice's text. */
+/** The answer with `transform` applied to every choice's text (a transcription's: its text and segments). */
 export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform: TextTransform): Rewritten {
+  if (endpoint === 'audio') return isObject(answer) ? rewriteTranscription(answer, transform) : { value: answer, found: 0 };
   if (!isObject(answer) || !Array.isArray(answer.choices)) return { value: answer, found: 0 };
   let found = 0;
   const apply = (text: string): string => {
@@ -149,6 +155,33 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
     return rewritten.logprobs === undefined || rewritten.logprobs === null ? rewritten : { ...rewritten, logprobs: null };
   });
   return found === 0 ? { value: answer, found } : { value: { ...answer, choices }, found };
+}
+
+/**
+ * A transcription (or translation) with its text rewritten, and each of its segments' (the same words
+ * with their times). What spells the words token by token cannot be rewritten, so once something was
+ * replaced it is dropped: the log probabilities, the word timings, a rewritten segment's token ids,
+ * and the segments themselves when a replaced value ran across two of them (fewer found in the
+ * segments than in the text). `found` counts the text's finds.
+ */
+function rewriteTranscription(answer: Json, transform: TextTransform): Rewritten {
+  if (typeof answer.text !== 'string') return { value: answer, found: 0 };
+  const rewritten = transform(answer.text);
+  if (rewritten.found === 0) return { value: answer, found: 0 };
+  const { logprobs: _logprobs, words: _words, ...rest } = answer;
+  const value: Json = { ...rest, text: rewritten.text };
+  if (Array.isArray(answer.segments)) {
+    let inSegments = 0;
+    const segments = answer.segments.map((segment) => {
+      if (!isObject(segment) || typeof segment.text !== 'string') return segment;
+      const out = transform(segment.text);
+      if (out.found === 0) return segment;
+      inSegments += out.found;
+      return { ...segment, text: out.text, ...(Array.isArray(segment.tokens) ? { tokens: [] } : {}) };
+    });
+    value.segments = inSegments < rewritten.found ? [] : segments;
+  }
+  return { value, found: rewritten.found };
 }
 
 /** Why a transformer fails on a spoken answer it found something in. */

@@ -1,8 +1,10 @@
-// POST /v1/audio/speech (JSON in, audio bytes out) and /v1/audio/transcriptions (multipart in).
+// POST /v1/audio/speech (JSON in, audio bytes out) and /v1/audio/transcriptions and translations
+// (multipart in; JSON, plain text or a transcript event stream out).
 import { createHash } from 'node:crypto';
 import type { MockContext } from './context.ts';
 import { jsonObject } from './context.ts';
 import { badRequest, sendBody, sendJson, startResponse, writeChunk } from './respond.ts';
+import { sendEventStream } from './sse.ts';
 import { boundaryOf, parseMultipart } from './multipart.ts';
 
 const AUDIO_TYPES: Record<string, string> = {
@@ -51,7 +53,16 @@ export async function speech(ctx: MockContext): Promise<void> {
   ctx.res.end();
 }
 
-export async function transcription(ctx: MockContext): Promise<void> {
+/** POST /v1/audio/transcriptions and /v1/audio/translations: the "heard" text names the file it came from. */
+export function transcription(ctx: MockContext): Promise<void> {
+  return transcribe(ctx, 'transcribe');
+}
+
+export function translation(ctx: MockContext): Promise<void> {
+  return transcribe(ctx, 'translate');
+}
+
+async function transcribe(ctx: MockContext, task: 'transcribe' | 'translate'): Promise<void> {
   const boundary = boundaryOf(ctx.req.headers['content-type']);
   if (boundary === null) return badRequest(ctx, 'Expected a multipart/form-data request body.', 'file');
   const form = parseMultipart(ctx.record.bodyBytes, boundary);
@@ -60,22 +71,39 @@ export async function transcription(ctx: MockContext): Promise<void> {
   if (file === undefined) return badRequest(ctx, "Missing required parameter: 'file'.", 'file');
   if (form.fields.model === undefined || form.fields.model === '') return badRequest(ctx, 'you must provide a model parameter', 'model');
   const seconds = Math.max(1, Math.round(file.data.length / 16000));
-  const text = `[${ctx.label}] transcript of ${file.filename} (${file.data.length} bytes)`;
+  const text = `[${ctx.label}] ${task === 'translate' ? 'translation' : 'transcript'} of ${file.filename} (${file.data.length} bytes)`;
+  const pieces = text.split(/(?= )/);
+  // Token-level detail, as the service gives it on request: each piece's log probability.
+  const logprobs = form.fields['include[]'] === 'logprobs' ? pieces.map((token, i) => ({ token, logprob: -0.01 * (i + 1), bytes: [...Buffer.from(token)] })) : undefined;
+  const tokenUsage = { type: 'tokens', input_tokens: seconds * 10, input_token_details: { audio_tokens: seconds * 10, text_tokens: 0 }, output_tokens: pieces.length, total_tokens: seconds * 10 + pieces.length };
+  if (form.fields.stream === 'true') {
+    // The service's transcript stream: a delta event per piece, then the whole text with its usage (no [DONE]).
+    const frames = [
+      ...pieces.map((delta, i) => ({ type: 'transcript.text.delta', delta, ...(logprobs === undefined ? {} : { logprobs: [logprobs[i]] }) })),
+      { type: 'transcript.text.done', text, ...(logprobs === undefined ? {} : { logprobs }), usage: tokenUsage },
+    ];
+    return sendEventStream(ctx, frames);
+  }
   const format = form.fields.response_format ?? 'json';
   switch (format) {
     case 'json':
-      return sendJson(ctx, 200, { text, usage: { type: 'duration', seconds } });
+      return sendJson(ctx, 200, { text, ...(logprobs === undefined ? {} : { logprobs }), usage: { type: 'duration', seconds } });
     case 'text':
       return sendBody(ctx, 200, 'text/plain; charset=utf-8', Buffer.from(`${text}\n`));
-    case 'verbose_json':
+    case 'verbose_json': {
+      // One segment for the whole clip, with the token ids a decoder would read back into its text.
+      const segment = { id: 0, seek: 0, start: 0, end: seconds, text, tokens: pieces.map((piece) => 50_000 + piece.length), temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01 };
+      const timed = form.fields['timestamp_granularities[]'] === 'word';
       return sendJson(ctx, 200, {
-        task: 'transcribe',
+        task,
         language: form.fields.language ?? 'english',
         duration: seconds,
         text,
-        segments: [],
+        segments: [segment],
+        ...(timed ? { words: pieces.map((piece, i) => ({ word: piece.trim(), start: (i * seconds) / pieces.length, end: ((i + 1) * seconds) / pieces.length })) } : {}),
         usage: { type: 'duration', seconds },
       });
+    }
     default:
       return badRequest(ctx, `Invalid response_format: ${JSON.stringify(format)}.`, 'response_format');
   }

@@ -4,7 +4,7 @@ import { chatCompletions } from './chat.ts';
 import { textCompletions } from './completions.ts';
 import { embeddings } from './embeddings.ts';
 import { listModels, retrieveModel } from './models.ts';
-import { speech, transcription } from './audio.ts';
+import { speech, transcription, translation } from './audio.ts';
 import { imageGenerations } from './images.ts';
 import { echo } from './echo.ts';
 import { routeJobs } from './jobs-routes.ts';
@@ -19,6 +19,7 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/v1/models': { GET: listModels },
   '/v1/audio/speech': { POST: speech },
   '/v1/audio/transcriptions': { POST: transcription },
+  '/v1/audio/translations': { POST: translation },
   '/v1/images/generations': { POST: imageGenerations },
 };
 
