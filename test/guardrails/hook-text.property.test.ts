@@ -22,7 +22,7 @@ const count = (text: string): number => text.split(MARK).length - 1;
 const textPart = words.map((text) => ({ type: 'text', text }));
 const imagePart = fc.constant({ type: 'image_url', image_url: { url: `https://example.com/${MARK}.png` } });
 const content = fc.oneof(words, fc.array(fc.oneof(textPart, imagePart), { maxLength: 3 }), fc.constant(null));
-const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'developer'), content });
+const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'developer'), content, reasoning_content: fc.option(words, { nil: undefined }) }, { requiredKeys: ['role', 'content'] });
 const chat = fc.record({ model: fc.constant('m'), messages: fc.array(message, { maxLength: 5 }) });
 const strings = fc.oneof(words, fc.array(words, { minLength: 1, maxLength: 4 }));
 const tokenIds = fc.oneof(fc.array(fc.nat(50_000), { minLength: 1, maxLength: 4 }), fc.array(fc.array(fc.nat(50_000), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }));
@@ -33,9 +33,12 @@ function contentText(value: unknown): string {
   return value.filter((p) => p.type === 'text').map((p) => p.text).join('');
 }
 
-/** Every text a transformer should have rewritten, in a chat body. */
-function chatTexts(body: { messages: Array<{ content: unknown }> }): string[] {
-  return body.messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : Array.isArray(m.content) ? m.content.filter((p) => p.type === 'text').map((p) => p.text as string) : []));
+/** Every text a transformer should have rewritten, in a chat body: contents, text parts, an earlier answer's reasoning. */
+function chatTexts(body: { messages: Array<{ content: unknown; reasoning_content?: string }> }): string[] {
+  return body.messages.flatMap((m) => [
+    ...(typeof m.content === 'string' ? [m.content] : Array.isArray(m.content) ? m.content.filter((p) => p.type === 'text').map((p) => p.text as string) : []),
+    ...(m.reasoning_content === undefined ? [] : [m.reasoning_content]),
+  ]);
 }
 
 describe('hook text', () => {

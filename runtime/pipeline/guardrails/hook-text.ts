@@ -3,7 +3,8 @@
 // embedding input or the text to speak; after it each choice's content
 // (or a spoken answer's transcript), every choice judged, so a client asking for `n` answers gets no
 // unjudged one. Transformers (regexReplace, piiRedact, a webhook's text)
-// rewrite every text: all messages' contents and text parts, every prompt or input string, every
+// rewrite every text: all messages' contents and text parts (an earlier answer's reasoning and
+// refusal sent back among them), every prompt or input string, every
 // choice of an answer (its reasoning and refusal too; its log probabilities, which spell the tokens
 // replaced, are dropped), so no copy of a redacted value slips past in an earlier message, a second
 // choice or the model's reasoning. A transcription's text is judged, and rewritten with its segments.
@@ -119,7 +120,7 @@ export function rewriteRequest(endpoint: EndpointKind, params: unknown, transfor
     return out.text;
   };
   if (endpoint === 'chat' && Array.isArray(params.messages)) {
-    const messages = params.messages.map((message) => (isObject(message) ? { ...message, content: rewriteContent(message.content, apply) } : message));
+    const messages = params.messages.map((message) => (isObject(message) ? withWrittenText({ ...message, content: rewriteContent(message.content, apply) }, apply) : message));
     return found === 0 ? { value: params, found } : { value: { ...params, messages }, found };
   }
   const field = textField(endpoint, params);
@@ -145,10 +146,8 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
     if (endpoint === 'chat' && isObject(choice.message)) {
       const transcript = spokenTranscript(choice.message);
       if (transcript !== null && transform(transcript).found > 0) throw new Error(SPOKEN_UNREWRITABLE);
-      const message: Json = { ...choice.message, content: rewriteContent(choice.message.content, apply) };
       // Reasoning and a refusal are the model's words too: a value redacted from the content must not stay in them.
-      for (const member of WRITTEN_TEXT_MEMBERS) if (typeof message[member] === 'string') message[member] = apply(message[member]);
-      rewritten = { ...choice, message };
+      rewritten = { ...choice, message: withWrittenText({ ...choice.message, content: rewriteContent(choice.message.content, apply) }, apply) };
     } else if (endpoint === 'completions' && typeof choice.text === 'string') rewritten = { ...choice, text: apply(choice.text) };
     if (found === before) return choice;
     // A choice's log probabilities list the tokens the model wrote, the replaced ones among them.
@@ -186,6 +185,12 @@ function rewriteTranscription(answer: Json, transform: TextTransform): Rewritten
 
 /** Why a transformer fails on a spoken answer it found something in. */
 export const SPOKEN_UNREWRITABLE = 'the answer is spoken: what was found in its transcript is in its audio too, which no transformer can rewrite; not replaced';
+
+/** `message` (a copy) with its reasoning and refusal rewritten: an answer's, or an earlier answer sent back in a request. */
+function withWrittenText(message: Json, apply: (text: string) => string): Json {
+  for (const member of WRITTEN_TEXT_MEMBERS) if (typeof message[member] === 'string') message[member] = apply(message[member]);
+  return message;
+}
 
 function rewriteContent(content: unknown, apply: (text: string) => string): unknown {
   if (typeof content === 'string') return apply(content);
