@@ -8,7 +8,7 @@ import { attemptLimitMs, type LeafTarget } from '../router/router-runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
-import { bufferedResponse } from '../pipeline/answers.ts';
+import { bufferedResponse, unreadAnswerError } from '../pipeline/answers.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -268,8 +268,7 @@ function wholeAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | Up
       return bufferedResponse(response.status, headers, body);
     },
     (error: unknown) => {
-      if (error instanceof GatewayError) throw error;
-      throw new GatewayError('provider_invalid_response', `The provider's answer broke off: ${(error as Error).message}`);
+      throw unreadAnswerError(error);
     },
   );
 }

@@ -1,6 +1,7 @@
 // Answers a stage makes itself (a cache hit, a denial with hook_results, a rewritten body): an
 // UpstreamResponse over bytes in memory, so the server sends it exactly as it sends a provider's.
 import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../core/errors.ts';
 import { endInTurn } from '../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../upstream/types.ts';
 
@@ -45,4 +46,14 @@ export function withMember(body: Buffer, name: string, value: unknown): Buffer |
 
 function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/**
+ * Why a provider's answer read whole (before the client sees a byte) could not be had: a gateway
+ * error as it is (an answer past GATEWAY_UPSTREAM_MAX_BYTES), any other failure an answer that broke
+ * off, a failed attempt (502 provider_invalid_response) that retries and fallbacks move past.
+ */
+export function unreadAnswerError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('provider_invalid_response', `The provider's answer broke off: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -146,6 +146,43 @@ describe('a provider whose answer breaks', () => {
   }
 });
 
+describe('a provider whose answer breaks off while a stage reads it whole', () => {
+  let e2e: E2E;
+  let raw: RawProvider;
+  const brokenAs = (type: string) => `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ntransfer-encoding: chunked\r\n\r\n10\r\n{"text":"a clip \r\nZZ\r\n`;
+  let answer = brokenAs('text/event-stream');
+
+  beforeAll(async () => {
+    raw = await startRawProvider(() => ({ bytes: answer }));
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await raw?.close();
+  });
+
+  const transcription = (): FormData => {
+    const form = new FormData();
+    form.set('model', 'whisper-1');
+    form.set('file', new Blob([Buffer.alloc(64)]), 'clip.wav');
+    return form;
+  };
+  const guarded = (phase: 'input_guardrails' | 'output_guardrails') => JSON.stringify({ ...target(0), custom_host: raw.baseURL, [phase]: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] });
+
+  it('is 502 provider_invalid_response, not a 500: a held stream, a transcription judged, or one given hook_results', async () => {
+    answer = brokenAs('text/event-stream');
+    const held = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': guarded('output_guardrails'), 'content-type': 'application/json' }, body: JSON.stringify({ ...JSON.parse(CHAT), stream: true }) });
+    expect(held.status).toBe(502);
+    expect((await errorOf(held)).code).toBe('provider_invalid_response');
+    answer = brokenAs('application/json');
+    for (const phase of ['output_guardrails', 'input_guardrails'] as const) {
+      const res = await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', headers: { 'x-gateway-config': guarded(phase) }, body: transcription() });
+      expect(res.status, phase).toBe(502);
+      expect((await errorOf(res)).message).toContain("The provider's answer broke off");
+    }
+  });
+});
+
 describe('a provider whose answer is larger than the gateway holds', () => {
   let e2e: E2E;
   let raw: RawProvider;

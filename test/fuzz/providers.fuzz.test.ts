@@ -1,6 +1,7 @@
 // The provider fuzzer: a provider that misbehaves on command (stalls, resets, garbage, huge lines,
 // broken framing, statuses HTTP does not have), chosen per request by fast-check, behind a fallback
-// to a healthy mock. Whatever it does: the gateway answers (no hang), never with a 500, every error
+// to a healthy mock, or behind output guardrails that read and rewrite its answers (of a plausible
+// shape with members of any type). Whatever it does: the gateway answers (no hang), never with a 500, every error
 // body is well formed, the event loop never stalls past 100 ms, and memory stays bounded.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fc } from '@fast-check/vitest';
@@ -15,13 +16,22 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 80);
 const CASE_BUDGET_MS = 250;
 const CHAT = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 
+/** Answers of a plausible shape with members of any type: what output guardrails read and rewrite (choices, messages, reasoning, log probabilities). */
+const oddMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as unknown), fc.constant('mail jane.doe@example.com'));
+const oddChoice = fc.record({ index: oddMember, message: fc.oneof(oddMember, fc.record({ role: fc.constant('assistant'), content: oddMember, reasoning_content: oddMember, refusal: oddMember, audio: oddMember })), delta: oddMember, text: oddMember, logprobs: oddMember }, { requiredKeys: [] });
+const oddAnswer = fc.record({ choices: fc.oneof(oddMember, fc.array(fc.oneof(oddChoice, oddMember), { maxLength: 3 })), text: oddMember, segments: oddMember }, { requiredKeys: [] });
+const oddStream = fc.array(fc.oneof(oddAnswer, fc.record({ type: fc.constantFrom('transcript.text.delta', 'transcript.text.done'), delta: oddMember, text: oddMember })), { maxLength: 4 })
+  .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n` }));
+
 const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(
+  oddAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
+  oddStream,
   fc.constant<RawAnswer>({ stall: true }),
   fc.integer({ min: 0, max: 120 }).map((n): RawAnswer => ({ bytes: httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}').slice(0, n) })),
   fc.string({ maxLength: 200 }).map((junk): RawAnswer => ({ bytes: junk })),
   fc.constantFrom(99, 600, 999, 0).map((status): RawAnswer => ({ bytes: httpAnswer(status, '{}') })),
   fc.constant<RawAnswer>({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: ${'x'.repeat(1024 * 1024)}` }),
-  fc.constant<RawAnswer>({ bytes: 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nZZZ\r\n' }),
+  fc.constantFrom('application/json', 'text/event-stream', 'text/plain').map((type): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ntransfer-encoding: chunked\r\n\r\nZZZ\r\n` })),
   fc.constant<RawAnswer>({ bytes: httpAnswer(200, '<html>oops</html>') }),
   fc.constant<RawAnswer>({ bytes: httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}') }),
 );
@@ -43,17 +53,20 @@ describe('a misbehaving provider', () => {
   it(`cannot hang, crash, stall or bloat the gateway (${RUNS} cases)`, { timeout: Math.max(120_000, RUNS * CASE_BUDGET_MS) }, async () => {
     const fallback = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ ...target(0), custom_host: raw.baseURL }, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
     const alone = JSON.stringify({ ...target(0), custom_host: raw.baseURL });
+    // Output guardrails that read, rewrite and can deny: a stream is held, every answer parsed and judged.
+    const guarded = JSON.stringify({ ...target(0), custom_host: raw.baseURL, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }, { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] });
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const heapBefore = liveHeap();
     await fc.assert(
-      fc.asyncProperty(misbehaviour, fc.boolean(), fc.boolean(), async (answer, withFallback, stream) => {
+      fc.asyncProperty(misbehaviour, fc.constantFrom('fallback', 'alone', 'guarded', 'guarded transcription'), fc.boolean(), async (answer, route, stream) => {
+        const withFallback = route === 'fallback';
         next = answer;
-        const body = stream ? CHAT.replace('}', ',"stream":true}') : CHAT;
-        const res = await e2e.fetch('/v1/chat/completions', {
-          method: 'POST', signal: AbortSignal.timeout(10_000),
-          headers: { 'x-gateway-config': withFallback ? fallback : alone, 'content-type': 'application/json' }, body,
-        });
+        const config = route === 'fallback' ? fallback : route.startsWith('guarded') ? guarded : alone;
+        const signal = AbortSignal.timeout(10_000);
+        const res = route === 'guarded transcription'
+          ? await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', signal, headers: { 'x-gateway-config': config }, body: transcriptionForm(stream) })
+          : await e2e.fetch('/v1/chat/completions', { method: 'POST', signal, headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: stream ? CHAT.replace('}', ',"stream":true}') : CHAT });
         const text = await res.text().catch(() => '');
         expect(res.status, text.slice(0, 200)).not.toBe(500);
         if (res.status >= 400 && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
@@ -69,3 +82,11 @@ describe('a misbehaving provider', () => {
     expect((await fetch(`${e2e.gateway.url}/v1/health`)).status).toBe(200);
   });
 });
+
+function transcriptionForm(stream: boolean): FormData {
+  const form = new FormData();
+  form.set('model', 'gpt-4o-transcribe');
+  form.set('file', new Blob([Buffer.alloc(64)]), 'clip.wav');
+  if (stream) form.set('stream', 'true');
+  return form;
+}

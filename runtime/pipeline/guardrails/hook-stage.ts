@@ -12,7 +12,7 @@ import type { CheckTools, HookPhase } from './check.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
-import { bufferedResponse, jsonResponse, withMember } from '../answers.ts';
+import { bufferedResponse, jsonResponse, unreadAnswerError, withMember } from '../answers.ts';
 import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
@@ -147,7 +147,14 @@ async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: Ho
 
 /** A JSON answer, or a stream held whole: judged before the client sees it. */
 async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, stream: boolean, waited: readonly PreparedHook[], later: readonly PreparedHook[]): Promise<Outcome> {
-  const bytes = await response.readAll();
+  let bytes: Buffer;
+  try {
+    bytes = await response.readAll();
+  } catch (error) {
+    // A client that left is not the provider's failure: the server records it as such.
+    if (x.signal.aborted) throw error;
+    return errorOutcome(unreadAnswerError(error), outcome.leafPath, outcome.provider);
+  }
   const io = ANSWER_BODY[x.endpoint];
   const held = stream ? holdStream(x.endpoint, bytes) : null;
   // A transcription asked for as text (`text`, `srt`, `vtt`) is its text alone.
@@ -268,7 +275,14 @@ async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: Reado
   const json = isJsonType(response.headers['content-type']);
   if (!json || strict.has(outcome.leafPath)) return status === response.status ? outcome : { ...outcome, status, response: withStatus(response, status) };
   // The answer's bytes as the output hooks kept them, or read now; hook_results go in without re-serialising it.
-  const bytes = run.answer !== null && run.answer.response === response ? run.answer.bytes : await response.readAll();
+  let bytes: Buffer;
+  try {
+    bytes = run.answer !== null && run.answer.response === response ? run.answer.bytes : await response.readAll();
+  } catch (error) {
+    if (x.signal.aborted) throw error;
+    // An answer no stage read whole before (a transcription's): one that broke off is the provider's failure, not the gateway's.
+    return errorOutcome(unreadAnswerError(error), outcome.leafPath, outcome.provider);
+  }
   const body = withMember(bytes, 'hook_results', results) ?? bytes;
   const headers = response.headers;
   if (headers['content-length'] !== undefined || body !== bytes) headers['content-length'] = String(body.length);
