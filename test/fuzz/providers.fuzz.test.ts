@@ -23,9 +23,17 @@ const oddAnswer = fc.record({ choices: fc.oneof(oddMember, fc.array(fc.oneof(odd
 const oddStream = fc.array(fc.oneof(oddAnswer, fc.record({ type: fc.constantFrom('transcript.text.delta', 'transcript.text.done'), delta: oddMember, text: oddMember })), { maxLength: 4 })
   .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n` }));
 
+/** Messages-API answers and events with members of any type: what the gateway translates into chat. */
+const oddBlock = fc.record({ type: fc.constantFrom('text', 'thinking', 'tool_use', 'redacted_thinking', 'odd'), text: oddMember, thinking: oddMember, id: oddMember, name: oddMember, input: oddMember }, { requiredKeys: ['type'] });
+const oddMessage = fc.record({ id: oddMember, type: fc.constant('message'), role: oddMember, model: oddMember, content: fc.oneof(oddMember, fc.array(fc.oneof(oddBlock, oddMember), { maxLength: 3 })), stop_reason: oddMember, usage: oddMember }, { requiredKeys: ['type'] });
+const oddMessagesStream = fc.array(fc.record({ type: fc.constantFrom('message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'), message: fc.oneof(oddMessage, oddMember), index: oddMember, content_block: fc.oneof(oddBlock, oddMember), delta: fc.oneof(fc.record({ type: fc.constantFrom('text_delta', 'thinking_delta', 'input_json_delta'), text: oddMember, thinking: oddMember, partial_json: oddMember, stop_reason: oddMember }), oddMember), usage: oddMember, error: oddMember }, { requiredKeys: ['type'] }), { maxLength: 5 })
+  .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')}` }));
+
 const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(
   oddAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
   oddStream,
+  oddMessage.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
+  oddMessagesStream,
   fc.constant<RawAnswer>({ stall: true }),
   fc.integer({ min: 0, max: 120 }).map((n): RawAnswer => ({ bytes: httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}').slice(0, n) })),
   fc.string({ maxLength: 200 }).map((junk): RawAnswer => ({ bytes: junk })),
@@ -55,18 +63,31 @@ describe('a misbehaving provider', () => {
     const alone = JSON.stringify({ ...target(0), custom_host: raw.baseURL });
     // Output guardrails that read, rewrite and can deny: a stream is held, every answer parsed and judged.
     const guarded = JSON.stringify({ ...target(0), custom_host: raw.baseURL, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }, { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] });
+    const configs: Record<string, string> = {
+      fallback, alone, guarded,
+      'guarded transcription': guarded,
+      'guarded completions': guarded,
+      // The Responses API emulated over chat on a route whose checks read text (its answer rebuilt from the chat's).
+      'guarded responses': guarded,
+      cached: JSON.stringify({ ...target(0), custom_host: raw.baseURL, cache: { mode: 'simple' } }),
+      // A provider whose answers the gateway translates (the messages API), with and without output checks.
+      messages: JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL }),
+      'guarded messages': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] }),
+    };
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const heapBefore = liveHeap();
     await fc.assert(
-      fc.asyncProperty(misbehaviour, fc.constantFrom('fallback', 'alone', 'guarded', 'guarded transcription'), fc.boolean(), async (answer, route, stream) => {
+      fc.asyncProperty(misbehaviour, fc.constantFrom(...Object.keys(configs)), fc.boolean(), async (answer, route, stream) => {
         const withFallback = route === 'fallback';
         next = answer;
-        const config = route === 'fallback' ? fallback : route.startsWith('guarded') ? guarded : alone;
         const signal = AbortSignal.timeout(10_000);
+        const json = (path: string, body: Record<string, unknown>) => e2e.fetch(path, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, ...(stream ? { stream: true } : {}) }) });
         const res = route === 'guarded transcription'
-          ? await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', signal, headers: { 'x-gateway-config': config }, body: transcriptionForm(stream) })
-          : await e2e.fetch('/v1/chat/completions', { method: 'POST', signal, headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: stream ? CHAT.replace('}', ',"stream":true}') : CHAT });
+          ? await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]! }, body: transcriptionForm(stream) })
+          : route === 'guarded completions' ? await json('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'hi' })
+          : route === 'guarded responses' ? await json('/v1/responses', { model: 'gpt-4o-mini', input: 'hi', store: false })
+          : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
         expect(res.status, text.slice(0, 200)).not.toBe(500);
         if (res.status >= 400 && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
