@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { setupInference } from '../../runtime/inference/index.ts';
+import { setupJobs } from '../../runtime/api/jobs.ts';
 import type { InferenceSettings } from '../../runtime/inference/settings.ts';
 import { startGateway, type RunningGateway } from '../../runtime/server/start.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
@@ -34,7 +35,8 @@ export interface E2E {
  * `env`: server settings read from the environment at start (GATEWAY_UPSTREAM_*, …), set while the
  * gateway starts and restored after; `configs` may use `{{mock0}}` … for the mocks' base URLs.
  */
-export async function startE2E(options: { mocks?: number; configs?: Record<string, unknown>; guardrails?: Record<string, unknown>; settings?: Partial<InferenceSettings>; env?: Record<string, string> } = {}): Promise<E2E> {
+/** `jobs`: the files, batches, fine-tuning and Responses APIs too (runtime/api/jobs.ts), as `gateway serve` has them. */
+export async function startE2E(options: { mocks?: number; configs?: Record<string, unknown>; guardrails?: Record<string, unknown>; settings?: Partial<InferenceSettings>; env?: Record<string, string>; jobs?: boolean } = {}): Promise<E2E> {
   const mocks: VendorMock[] = [];
   for (let i = 0; i < (options.mocks ?? 2); i++) mocks.push(await startVendorMock({ label: `mock${i}` }));
   const dir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
@@ -62,7 +64,8 @@ export async function startE2E(options: { mocks?: number; configs?: Record<strin
     logger: silentLogger,
     setup: async (setup) => {
       setup.onRecord((record) => records.push(record));
-      await setupInference(setup, { settings });
+      const resolver = await setupInference(setup, { settings });
+      if (options.jobs === true) await setupJobs(setup, resolver);
     },
   }).finally(() => {
     for (const [name, value] of Object.entries(saved)) {

@@ -51,7 +51,7 @@ describe('a misbehaving provider', () => {
 
   beforeAll(async () => {
     raw = await startRawProvider(() => next);
-    e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300', GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '300' } });
+    e2e = await startE2E({ mocks: 1, jobs: true, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300', GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '300' } });
   });
   afterAll(async () => {
     await e2e?.close();

@@ -57,6 +57,35 @@ export const fuzzChat: fc.Arbitrary<FuzzRequest> = fc
     body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream }),
   }));
 
+/** A JSON value of any type, now and then text a guardrail finds (an e-mail address, a denied word). */
+const anyMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as unknown), fc.constantFrom('mail jane.doe@example.com', 'the secret', ''));
+
+/**
+ * Requests of every endpoint with text through a saved config whose guardrails read and rewrite it
+ * (`guarded`: input and output PII redaction and a deny rule), their members of any type: what the
+ * hook stages read, rewrite and judge, before the provider and on its answer.
+ */
+export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
+  .record({
+    endpoint: fc.constantFrom('chat/completions', 'completions', 'embeddings', 'images/generations', 'audio/speech', 'responses'),
+    messages: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({ role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'tool'), anyMember), content: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({ type: fc.constantFrom('text', 'image_url'), text: anyMember }, { requiredKeys: ['type'] })), { maxLength: 3 })), reasoning_content: anyMember }, { requiredKeys: ['role'] })), { maxLength: 3 }), fc.constant([{ role: 'user', content: 'mail jane.doe@example.com' }])),
+    text: fc.oneof(anyMember, fc.constantFrom('mail jane.doe@example.com', 'hello')),
+    // Mostly valid options, now and then of any type: a body the schema refuses never reaches the hooks.
+    options: fc.record({ n: fc.oneof(fc.constantFrom(1, 2), anyMember), logprobs: fc.oneof(fc.boolean(), fc.constantFrom(0, 2), anyMember) }, { requiredKeys: [] }),
+    stream: fc.boolean(),
+  })
+  .map(({ endpoint, messages, text, options, stream }) => {
+    const bodies: Record<typeof endpoint, Record<string, unknown>> = {
+      'chat/completions': { model: 'gpt-4o-mini', messages, ...options, stream },
+      completions: { model: 'gpt-3.5-turbo-instruct', prompt: text, ...options, stream },
+      embeddings: { model: 'text-embedding-3-small', input: text },
+      'images/generations': { model: 'gpt-image-1', prompt: text },
+      'audio/speech': { model: 'tts-1', voice: 'alloy', input: text },
+      responses: { model: 'gpt-4o-mini', input: text, store: false, stream },
+    };
+    return { method: 'POST' as const, path: `/v1/${endpoint}`, headers: { 'x-gateway-config': 'guarded', 'content-type': 'application/json' }, body: JSON.stringify(bodies[endpoint]) };
+  });
+
 /**
  * Well-formed control-plane writes whose client-chosen text (IDs, names, templates, conditions) is
  * hostile: they reach the store, where its own refusals would show as 500s.

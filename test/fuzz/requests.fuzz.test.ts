@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, startE2E, target } from '../e2e/harness.ts';
-import { checkOne, fuzzChat, fuzzControlPlane, fuzzRequest, liveHeap } from './request-fuzz.ts';
+import { checkOne, fuzzChat, fuzzControlPlane, fuzzGuarded, fuzzRequest, liveHeap } from './request-fuzz.ts';
 import { type GatewayLogger, silentLogger } from '../../runtime/core/log.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,7 +22,9 @@ describe('hostile requests', () => {
   let e2e: E2E;
 
   beforeAll(async () => {
-    e2e = await startE2E({ mocks: 1, configs: { chat: target(0), fallback: { strategy: { mode: 'fallback' }, targets: [target(0), target(0)] } } });
+    const pii = { id: 'pii', 'default.piiRedact': {} };
+    const guarded = { ...target(0), input_guardrails: [pii, { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }], output_guardrails: [pii] };
+    e2e = await startE2E({ mocks: 1, jobs: true, configs: { chat: target(0), fallback: { strategy: { mode: 'fallback' }, targets: [target(0), target(0)] }, guarded } });
   });
   afterAll(async () => {
     await e2e?.close();
@@ -33,7 +35,7 @@ describe('hostile requests', () => {
     delay.enable();
     const heapBefore = liveHeap();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fuzzRequest, fuzzChat), async (request) => {
+      fc.asyncProperty(fc.oneof(fuzzRequest, fuzzChat, fuzzGuarded), async (request) => {
         const problem = await checkOne(e2e, request);
         expect(problem, JSON.stringify(request)).toBeNull();
       }),
