@@ -19,7 +19,11 @@ const CHAT = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', c
 /** Answers of a plausible shape with members of any type: what output guardrails read and rewrite (choices, messages, reasoning, log probabilities). */
 const oddMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as unknown), fc.constant('mail jane.doe@example.com'));
 const oddChoice = fc.record({ index: oddMember, message: fc.oneof(oddMember, fc.record({ role: fc.constant('assistant'), content: oddMember, reasoning_content: oddMember, refusal: oddMember, audio: oddMember })), delta: oddMember, text: oddMember, logprobs: oddMember }, { requiredKeys: [] });
-const oddAnswer = fc.record({ choices: fc.oneof(oddMember, fc.array(fc.oneof(oddChoice, oddMember), { maxLength: 3 })), text: oddMember, segments: oddMember }, { requiredKeys: [] });
+/** Usage and model as the log, the metrics and the limits read them: counts of any size or sign, names of any text. */
+const oddCount = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(1e308, -1, 2 ** 53 + 1), oddMember);
+const oddUsage = fc.oneof(oddMember, fc.record({ prompt_tokens: oddCount, completion_tokens: oddCount, total_tokens: oddCount, input_tokens: oddCount, output_tokens: oddCount, prompt_tokens_details: fc.oneof(oddMember, fc.record({ cached_tokens: oddCount, audio_tokens: oddCount, cache_creation_tokens: oddCount })), completion_tokens_details: fc.oneof(oddMember, fc.record({ audio_tokens: oddCount })) }, { requiredKeys: [] }));
+const oddModel = fc.oneof(oddMember, fc.constantFrom('gpt-4o-mini', 'm\n# HELP x', 'a"b\\', '\u0000', 'x'.repeat(300)));
+const oddAnswer = fc.record({ model: oddModel, usage: oddUsage, choices: fc.oneof(oddMember, fc.array(fc.oneof(oddChoice, oddMember), { maxLength: 3 })), text: oddMember, segments: oddMember }, { requiredKeys: [] });
 const oddStream = fc.array(fc.oneof(oddAnswer, fc.record({ type: fc.constantFrom('transcript.text.delta', 'transcript.text.done'), delta: oddMember, text: oddMember })), { maxLength: 4 })
   .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n` }));
 
