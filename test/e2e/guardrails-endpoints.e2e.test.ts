@@ -146,6 +146,24 @@ describe('transcriptions and translations on a route whose output checks judge t
     expect((await (await client('output').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'no secrets here' })).arrayBuffer()).byteLength).toBeGreaterThan(0);
   });
 
+  it('judges a transcript stream that flows at its end, for the log; a JSON one failing a check that does not deny answers 246 with hook_results', async () => {
+    const soft = client('soft');
+    const { data, response } = await soft.audio.transcriptions.create({ model: 'whisper-1', file: await clip('clip.wav') }).withResponse();
+    expect(response.status).toBe(246);
+    expect((data as unknown as { hook_results: { after_request_hooks: unknown[] } }).hook_results.after_request_hooks).toMatchObject([{ id: 'short', verdict: false }]);
+    const traceId = `flowing-transcript-${Date.now()}`;
+    const stream = await new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'soft', 'x-gateway-trace-id': traceId } })
+      .audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip('clip.wav'), stream: true });
+    let text = '';
+    for await (const event of stream) if (event.type === 'transcript.text.delta') text += event.delta;
+    expect(text).toBe('[gr] transcript of clip.wav (32000 bytes)');
+    const record = await until(async () => {
+      const res = await fetch(`${served.gateway.url}/v1/logs?trace_id=${traceId}`, { headers: { 'x-gateway-api-key': KEY } });
+      return ((await res.json()) as { data: Array<{ hook_results?: { after_request_hooks: unknown[] } }> }).data[0];
+    }, (found) => found?.hook_results !== undefined, 5_000, 'the stream\'s record');
+    expect(record!.hook_results!.after_request_hooks).toMatchObject([{ id: 'short', verdict: false, checks: [{ id: 'default.wordCount', verdict: false }] }]);
+  });
+
   it('redacts the text in every format, with its segments, and drops the word timings and log probabilities that spell it', async () => {
     const email = 'jane.doe@example.com';
     const pii = client('pii');
