@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { responseEvents } from '../api/responses/events.ts';
 import { bagOfWordsOf } from './bag-of-words.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
+import { isJsonObject } from '../core/json-object.ts';
 
 export const MOCK_PROVIDER_USAGE = `Usage: gateway mock-provider [--port N] [--host H] [--fail-every N] [--fail-status CODE] [--latency MS]
 
@@ -123,12 +124,12 @@ function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatu
   } catch {
     return json(res, 400, { error: { message: 'the body is not JSON', type: 'invalid_request_error', param: null, code: 'invalid_json' } });
   }
-  if (!isObject(parsed)) return json(res, 400, { error: { message: 'the body must be a JSON object', type: 'invalid_request_error', param: null, code: 'invalid_json' } });
+  if (!isJsonObject(parsed)) return json(res, 400, { error: { message: 'the body must be a JSON object', type: 'invalid_request_error', param: null, code: 'invalid_json' } });
   const body = parsed;
   const model = typeof body.model === 'string' ? body.model : 'mock-chat';
   const created = Math.floor(Date.now() / 1000);
   if (path === '/v1/chat/completions') {
-    const messages = Array.isArray(body.messages) ? (body.messages as unknown[]).filter(isObject) : [];
+    const messages = Array.isArray(body.messages) ? (body.messages as unknown[]).filter(isJsonObject) : [];
     const words = reply(lastUserText(messages));
     const usage = { prompt_tokens: messages.length * 4, completion_tokens: words.length, total_tokens: messages.length * 4 + words.length };
     if (body.stream === true) {
@@ -164,7 +165,7 @@ function responses(res: ServerResponse, body: Record<string, unknown>, model: st
   if (typeof body.previous_response_id === 'string') {
     return json(res, 404, { error: { message: `Previous response with id '${body.previous_response_id}' not found: the mock provider stores no responses.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
   }
-  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]).filter(isObject) : [];
+  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as unknown[]).filter(isJsonObject) : [];
   const words = reply(lastUserText(items));
   const text = words.join('');
   const inputTokens = items.length * 4;
@@ -192,17 +193,13 @@ function lastUserText(turns: readonly Record<string, unknown>[]): string {
   const content = last?.content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter(isObject).map((part) => (typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text') ? part.text : '')).join(' ');
+  return content.filter(isJsonObject).map((part) => (typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text') ? part.text : '')).join(' ');
 }
 
 /** "[mock]" and the prompt's words, one token per word. */
 function reply(prompt: string): string[] {
   const words = prompt.split(/\s+/).filter((w) => w !== '');
   return ['[mock]', ...(words.length === 0 ? [' Hello!'] : words.map((w) => ` ${w}`))];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

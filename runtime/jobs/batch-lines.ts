@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { TimeSlice } from '../core/time-slice.ts';
 import { parseJson } from '../core/json-parse.ts';
+import { isJsonObject } from '../core/json-object.ts';
 
 export const BATCH_ENDPOINTS: readonly string[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings'];
 /** The vendor's limit on requests per batch file. */
@@ -91,7 +92,7 @@ function checkLine(text: string, n: number, endpoint: string | null, seen: Set<s
     // Located in our words (the one scan config files use): V8's message quotes the text around it.
     return { code: 'invalid_json', param: null, message: `Line ${n} is not valid JSON${jsonErrorDetail(text)}.` };
   }
-  if (!isObject(value)) return { code: 'invalid_json', param: null, message: `Line ${n} must be a JSON object.` };
+  if (!isJsonObject(value)) return { code: 'invalid_json', param: null, message: `Line ${n} must be a JSON object.` };
   const customId = value.custom_id;
   if (typeof customId !== 'string' || customId === '' || customId.length > MAX_CUSTOM_ID) {
     return { code: 'invalid_custom_id', param: 'custom_id', message: `Line ${n}: custom_id must be a string of 1 to ${MAX_CUSTOM_ID} characters.` };
@@ -107,13 +108,9 @@ function checkLine(text: string, n: number, endpoint: string | null, seen: Set<s
     return { code: 'invalid_url', param: 'url', message: `Line ${n}: url must be one of ${BATCH_ENDPOINTS.join(', ')}.` };
   }
   const body = value.body;
-  if (!isObject(body)) return { code: 'invalid_body', param: 'body', message: `Line ${n}: body must be a JSON object.` };
+  if (!isJsonObject(body)) return { code: 'invalid_body', param: 'body', message: `Line ${n}: body must be a JSON object.` };
   if (body.stream === true) return { code: 'invalid_body', param: 'body.stream', message: `Line ${n}: a batch request cannot stream.` };
   return { customId, body };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export interface BatchResponse {

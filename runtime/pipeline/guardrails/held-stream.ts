@@ -13,6 +13,7 @@ import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { choiceText } from './hook-text.ts';
 import { spokenTranscript, WRITTEN_TEXT_MEMBERS } from '../../providers/shared/chat.ts';
+import { isJsonObject } from '../../core/json-object.ts';
 
 interface HeldEvent extends SseEvent {
   /** The `data:` JSON, when the event carries an object (not `[DONE]`). */
@@ -80,7 +81,7 @@ export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged
   if (Array.isArray(after)) {
     after.forEach((choice, at) => {
       // A webhook's answer may hold anything: only choices that are objects carry text.
-      if (!isObject(choice)) return;
+      if (!isJsonObject(choice)) return;
       const changed = new Map<string, string>();
       for (const member of members) {
         const text = memberText(endpoint, choice, member);
@@ -95,7 +96,7 @@ export function rewrittenStream(endpoint: EndpointKind, held: HeldStream, judged
     const json = event.json;
     let changed = false;
     const choices = (json !== null && Array.isArray(json.choices) ? (json.choices as unknown[]) : []).map((choice) => {
-      if (!isObject(choice)) return choice;
+      if (!isJsonObject(choice)) return choice;
       const index = choiceIndex(choice);
       const texts = replaced.get(index);
       if (texts === undefined) return choice;
@@ -146,8 +147,8 @@ function transcriptAnswer(events: readonly HeldEvent[]): Record<string, unknown>
  * answer has none), and no event keeps its log probabilities (they spell what was replaced).
  */
 function rewrittenTranscript(held: HeldStream, judged: unknown): Buffer {
-  const text = isObject(judged) && typeof judged.text === 'string' ? judged.text : '';
-  const segments = isObject(judged) && Array.isArray(judged.segments) ? judged.segments : [];
+  const text = isJsonObject(judged) && typeof judged.text === 'string' ? judged.text : '';
+  const segments = isJsonObject(judged) && Array.isArray(judged.segments) ? judged.segments : [];
   let placed = false;
   let segment = 0;
   let out = '';
@@ -160,7 +161,7 @@ function rewrittenTranscript(held: HeldStream, judged: unknown): Buffer {
     } else if (json?.type === TRANSCRIPT_DONE && typeof json.text === 'string') next = { ...json, text };
     else if (json?.type === TRANSCRIPT_SEGMENT && typeof json.text === 'string') {
       const judgedSegment: unknown = segments[segment++];
-      next = { ...json, text: isObject(judgedSegment) && typeof judgedSegment.text === 'string' ? judgedSegment.text : '' };
+      next = { ...json, text: isJsonObject(judgedSegment) && typeof judgedSegment.text === 'string' ? judgedSegment.text : '' };
     }
     if (next !== null && next.logprobs !== undefined) delete next.logprobs;
     out += eventText(event.event, next === null ? event.data : JSON.stringify(next));
@@ -183,14 +184,14 @@ function jsonOf(data: string): Record<string, unknown> | null {
   if (data === '' || data === '[DONE]') return null;
   try {
     const parsed: unknown = parseJson(data);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return isJsonObject(parsed) ? parsed : null;
   } catch {
     return null;
   }
 }
 
 function choicesOf(data: Record<string, unknown>): Array<Record<string, unknown>> {
-  return Array.isArray(data.choices) ? data.choices.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && !Array.isArray(c)) : [];
+  return Array.isArray(data.choices) ? data.choices.filter(isJsonObject) : [];
 }
 
 function choiceIndex(choice: Record<string, unknown>): number {
@@ -207,16 +208,13 @@ const COMPLETION_MEMBERS: readonly string[] = ['text'];
 /** What holds a streamed choice's text members: a chat chunk's delta, a completion chunk's choice. */
 function pieceHolder(endpoint: EndpointKind, choice: Record<string, unknown>): Record<string, unknown> | null {
   if (endpoint === 'completions') return choice;
-  return isObject(choice.delta) ? choice.delta : null;
+  return isJsonObject(choice.delta) ? choice.delta : null;
 }
 
 /** A member's text in a choice of a whole answer ('' when it has none): a spoken answer's content is its transcript. */
 function memberText(endpoint: EndpointKind, choice: unknown, member: string): string {
   if (member === 'content' || member === 'text') return choiceText(endpoint, choice);
-  const message = isObject(choice) ? choice.message : undefined;
-  return isObject(message) && typeof message[member] === 'string' ? message[member] : '';
+  const message = isJsonObject(choice) ? choice.message : undefined;
+  return isJsonObject(message) && typeof message[member] === 'string' ? message[member] : '';
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -29,7 +29,7 @@ import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, run
 import { poolSettings } from '../../upstream/pools.ts';
 import { parseJson } from '../../core/json-parse.ts';
 import { kept } from '../../core/memo.ts';
-
+import { isJsonObject } from '../../core/json-object.ts';
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -151,9 +151,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   try {
     bytes = await response.readAll();
   } catch (error) {
-    // A client that left is not the provider's failure: the server records it as such.
-    if (x.signal.aborted) throw error;
-    return errorOutcome(unreadAnswerError(error), outcome.leafPath, outcome.provider);
+    return unreadOutcome(x, outcome, error);
   }
   const io = ANSWER_BODY[x.endpoint];
   const held = stream ? holdStream(x.endpoint, bytes) : null;
@@ -188,7 +186,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   const headers = response.headers;
   if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
   const kept = bufferedResponse(response.status, headers, body);
-  if (held === null && !plain && isObject(judged)) run.answer = { response: kept, bytes: body };
+  if (held === null && !plain && isJsonObject(judged)) run.answer = { response: kept, bytes: body };
   return { ...outcome, response: kept };
 }
 
@@ -279,14 +277,19 @@ async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: Reado
   try {
     bytes = run.answer !== null && run.answer.response === response ? run.answer.bytes : await response.readAll();
   } catch (error) {
-    if (x.signal.aborted) throw error;
-    // An answer no stage read whole before (a transcription's): one that broke off is the provider's failure, not the gateway's.
-    return errorOutcome(unreadAnswerError(error), outcome.leafPath, outcome.provider);
+    // An answer no stage read whole before (a transcription's).
+    return unreadOutcome(x, outcome, error);
   }
   const body = withMember(bytes, 'hook_results', results) ?? bytes;
   const headers = response.headers;
   if (headers['content-length'] !== undefined || body !== bytes) headers['content-length'] = String(body.length);
   return { ...outcome, status, response: bufferedResponse(status, headers, body) };
+}
+
+/** An answer a stage could not read whole: the provider's failure, unless its client left (the server records that as such). */
+function unreadOutcome(x: Exchange, outcome: Outcome, error: unknown): Outcome {
+  if (x.signal.aborted) throw error;
+  return errorOutcome(unreadAnswerError(error), outcome.leafPath, outcome.provider);
 }
 
 function withStatus(response: UpstreamResponse, status: number): UpstreamResponse {
@@ -308,10 +311,6 @@ function contextOf(x: Exchange, run: HookRun): PhaseContext {
 
 function isJsonType(contentType: unknown): boolean {
   return typeof contentType === 'string' && contentType.startsWith('application/json');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function anyHooks(node: PlanNode): boolean {

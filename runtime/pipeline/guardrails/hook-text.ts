@@ -13,12 +13,9 @@
 import { isTextPart, spokenTranscript, textOf, WRITTEN_TEXT_MEMBERS } from '../../providers/shared/chat.ts';
 import type { EndpointKind } from '../../providers/types.ts';
 import type { TextTransform } from './check.ts';
+import { isJsonObject } from '../../core/json-object.ts';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The member of a request that holds its text: a completion's or an image's `prompt`, an embedding's
@@ -48,11 +45,11 @@ function joinedStrings(value: unknown): string {
 }
 
 export function requestText(endpoint: EndpointKind, params: unknown): string {
-  if (!isObject(params)) return '';
+  if (!isJsonObject(params)) return '';
   if (endpoint === 'chat' && Array.isArray(params.messages)) {
     for (let i = params.messages.length - 1; i >= 0; i--) {
       const message = params.messages[i];
-      if (isObject(message) && message.role === 'user') return textOf(message.content);
+      if (isJsonObject(message) && message.role === 'user') return textOf(message.content);
     }
     return '';
   }
@@ -67,7 +64,7 @@ export function requestText(endpoint: EndpointKind, params: unknown): string {
  */
 export function unreadableRequestText(endpoint: EndpointKind, params: unknown): string | null {
   const field = TOKEN_ID_FIELDS[endpoint];
-  if (!isObject(params) || field === undefined) return null;
+  if (!isJsonObject(params) || field === undefined) return null;
   const value = params[field];
   const tokenIds = typeof value === 'number' || (Array.isArray(value) && value.some((v) => typeof v === 'number' || Array.isArray(v)));
   return tokenIds ? `the ${field} is token ids, which no check can read as text; not judged` : null;
@@ -81,22 +78,22 @@ export const NO_OTHER_TEXTS: ReadonlyArray<{ label: string; text: string }> = []
  * transcription's or translation's text (the only audio answers judged: a speech answer is audio).
  */
 export function answerText(endpoint: EndpointKind, answer: unknown): string {
-  if (endpoint === 'audio') return isObject(answer) && typeof answer.text === 'string' ? answer.text : '';
-  if (!isObject(answer) || !Array.isArray(answer.choices)) return '';
+  if (endpoint === 'audio') return isJsonObject(answer) && typeof answer.text === 'string' ? answer.text : '';
+  if (!isJsonObject(answer) || !Array.isArray(answer.choices)) return '';
   return choiceText(endpoint, answer.choices[0]);
 }
 
 /** Each choice's text after the first, named for check explanations (`choice 1`). */
 export function otherAnswerTexts(endpoint: EndpointKind, answer: unknown): ReadonlyArray<{ label: string; text: string }> {
-  if (!isObject(answer) || !Array.isArray(answer.choices) || answer.choices.length < 2) return NO_OTHER_TEXTS;
-  return answer.choices.slice(1).map((choice, at) => ({ label: `choice ${isObject(choice) && typeof choice.index === 'number' ? choice.index : at + 1}`, text: choiceText(endpoint, choice) }));
+  if (!isJsonObject(answer) || !Array.isArray(answer.choices) || answer.choices.length < 2) return NO_OTHER_TEXTS;
+  return answer.choices.slice(1).map((choice, at) => ({ label: `choice ${isJsonObject(choice) && typeof choice.index === 'number' ? choice.index : at + 1}`, text: choiceText(endpoint, choice) }));
 }
 
 /** One choice's text: a chat message's content (a spoken answer's transcript when it has none), or a completion's text. */
 export function choiceText(endpoint: EndpointKind, choice: unknown): string {
-  if (!isObject(choice)) return '';
+  if (!isJsonObject(choice)) return '';
   if (endpoint === 'chat') {
-    if (!isObject(choice.message)) return '';
+    if (!isJsonObject(choice.message)) return '';
     const text = textOf(choice.message.content);
     // A spoken answer (`modalities` with audio) has no content: its words are its transcript.
     return text === '' ? (spokenTranscript(choice.message) ?? '') : text;
@@ -112,7 +109,7 @@ export interface Rewritten {
 
 /** The request with `transform` applied to every text (a new object when anything changed). */
 export function rewriteRequest(endpoint: EndpointKind, params: unknown, transform: TextTransform): Rewritten {
-  if (!isObject(params)) return { value: params, found: 0 };
+  if (!isJsonObject(params)) return { value: params, found: 0 };
   let found = 0;
   const apply = (text: string): string => {
     const out = transform(text);
@@ -120,7 +117,7 @@ export function rewriteRequest(endpoint: EndpointKind, params: unknown, transfor
     return out.text;
   };
   if (endpoint === 'chat' && Array.isArray(params.messages)) {
-    const messages = params.messages.map((message) => (isObject(message) ? withWrittenText({ ...message, content: rewriteContent(message.content, apply) }, apply) : message));
+    const messages = params.messages.map((message) => (isJsonObject(message) ? withWrittenText({ ...message, content: rewriteContent(message.content, apply) }, apply) : message));
     return found === 0 ? { value: params, found } : { value: { ...params, messages }, found };
   }
   const field = textField(endpoint, params);
@@ -131,8 +128,8 @@ export function rewriteRequest(endpoint: EndpointKind, params: unknown, transfor
 
 /** The answer with `transform` applied to every choice's text (a transcription's: its text and segments). */
 export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform: TextTransform): Rewritten {
-  if (endpoint === 'audio') return isObject(answer) ? rewriteTranscription(answer, transform) : { value: answer, found: 0 };
-  if (!isObject(answer) || !Array.isArray(answer.choices)) return { value: answer, found: 0 };
+  if (endpoint === 'audio') return isJsonObject(answer) ? rewriteTranscription(answer, transform) : { value: answer, found: 0 };
+  if (!isJsonObject(answer) || !Array.isArray(answer.choices)) return { value: answer, found: 0 };
   let found = 0;
   const apply = (text: string): string => {
     const out = transform(text);
@@ -140,10 +137,10 @@ export function rewriteAnswer(endpoint: EndpointKind, answer: unknown, transform
     return out.text;
   };
   const choices = answer.choices.map((choice) => {
-    if (!isObject(choice)) return choice;
+    if (!isJsonObject(choice)) return choice;
     const before = found;
     let rewritten = choice;
-    if (endpoint === 'chat' && isObject(choice.message)) {
+    if (endpoint === 'chat' && isJsonObject(choice.message)) {
       const transcript = spokenTranscript(choice.message);
       if (transcript !== null && transform(transcript).found > 0) throw new Error(SPOKEN_UNREWRITABLE);
       // Reasoning and a refusal are the model's words too: a value redacted from the content must not stay in them.
@@ -172,7 +169,7 @@ function rewriteTranscription(answer: Json, transform: TextTransform): Rewritten
   if (Array.isArray(answer.segments)) {
     let inSegments = 0;
     const segments = answer.segments.map((segment) => {
-      if (!isObject(segment) || typeof segment.text !== 'string') return segment;
+      if (!isJsonObject(segment) || typeof segment.text !== 'string') return segment;
       const out = transform(segment.text);
       if (out.found === 0) return segment;
       inSegments += out.found;
