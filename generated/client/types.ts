@@ -2267,9 +2267,9 @@ export interface CatalogModel {
   id: string;
   aliases?: string[];
   /**
-   * Input plus output tokens the model accepts in one request.
+   * Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model).
    */
-  context_window: number;
+  context_window?: number;
   max_output_tokens?: number;
   pricing: {
     currency?: 'USD';
@@ -2291,6 +2291,10 @@ export interface CatalogModel {
      * Audio output tokens; output_per_million when absent.
      */
     audio_output_per_million?: number;
+    /**
+     * Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent.
+     */
+    image_input_per_million?: number;
     output_per_million: number;
   };
 }
@@ -2557,6 +2561,10 @@ export interface RequestLog {
      * Of output_tokens, audio (an audio model's spoken answer).
      */
     audio_output_tokens: number;
+    /**
+     * Of input_tokens, images (an image model's input images).
+     */
+    image_input_tokens: number;
     total_tokens: number;
     estimated: boolean;
   } | null;

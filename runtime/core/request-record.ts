@@ -24,6 +24,8 @@ export interface TokenUsage {
    */
   audioInputTokens?: number;
   audioOutputTokens?: number;
+  /** Image tokens among the input (an image model's input images), priced apart from text; absent (none) likewise. */
+  imageInputTokens?: number;
   totalTokens: number;
   /** True when the answer carried no usage and the numbers are the gateway's estimate. */
   estimated: boolean;

@@ -141,6 +141,7 @@ export class GatewayMetrics {
         cacheCreation: this.#tokens.child({ provider, model, type: 'cache_creation' }),
         audioInput: this.#tokens.child({ provider, model, type: 'audio_input' }),
         audioOutput: this.#tokens.child({ provider, model, type: 'audio_output' }),
+        imageInput: this.#tokens.child({ provider, model, type: 'image_input' }),
         cost: this.#cost.child({ provider, model }),
       };
       // Bounded like the labels themselves; a reset only costs the next requests a lookup.
@@ -165,6 +166,7 @@ export class GatewayMetrics {
       if (written > 0) children.cacheCreation.inc(written);
       if ((usage.audioInputTokens ?? 0) > 0) children.audioInput.inc(usage.audioInputTokens!);
       if ((usage.audioOutputTokens ?? 0) > 0) children.audioOutput.inc(usage.audioOutputTokens!);
+      if ((usage.imageInputTokens ?? 0) > 0) children.imageInput.inc(usage.imageInputTokens!);
       if (record.costUsd === null) this.#unpriced.inc({ provider, model });
       else children.cost.inc(record.costUsd);
     }
@@ -239,6 +241,7 @@ interface RequestChildren {
   cacheCreation: CounterChild;
   audioInput: CounterChild;
   audioOutput: CounterChild;
+  imageInput: CounterChild;
   cost: CounterChild;
 }
 

@@ -2,7 +2,7 @@
 // its audio tokens (the vendor's prompt_tokens_details.audio_tokens and
 // completion_tokens_details.audio_tokens, which are part of prompt and completion tokens), text at
 // the text prices: the audio tokens cost 16 times the text ones for the vendor's audio models.
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { DEFAULT_MODELS, startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
@@ -110,5 +110,81 @@ describe('an audio model\'s chat', () => {
     expect(record.usage).toMatchObject({ audio_input_tokens: 0, audio_output_tokens: 0 });
     const pricing = catalog.find(MODEL)!.pricing!;
     expect(record.cost_usd).toBeCloseTo((usage.prompt_tokens * pricing.input_per_million + usage.completion_tokens * pricing.output_per_million) / 1e6, 12);
+  });
+});
+
+// Transcriptions and images are metered by the usage their answers report (token-billed models:
+// gpt-4o-transcribe, gpt-image-1), and never estimated: a whisper transcription (billed by the
+// second) and a DALL·E image (per image) report no tokens, and their records say none.
+describe('transcriptions and images', () => {
+  const client = (trace: string) => new OpenAI({
+    baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'vendor', 'x-gateway-trace-id': trace },
+  });
+  const clip = () => toFile(Buffer.alloc(48_000, 3), 'clip.wav');
+  const priced = (model: string, usage: { input_tokens: number; output_tokens: number; audio?: number; image?: number }) => {
+    const pricing = catalog.find(model)!.pricing!;
+    const audio = usage.audio ?? 0;
+    const image = usage.image ?? 0;
+    return ((usage.input_tokens - audio - image) * pricing.input_per_million + audio * (pricing.audio_input_per_million ?? pricing.input_per_million)
+      + image * (pricing.image_input_per_million ?? pricing.input_per_million) + usage.output_tokens * pricing.output_per_million) / 1e6;
+  };
+
+  it('logs and prices a token-billed transcription and translation, its audio at the audio price', async () => {
+    for (const [trace, create] of [
+      ['transcribed', async () => client('transcribed').audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip() })],
+      ['translated', async () => client('translated').audio.translations.create({ model: 'gpt-4o-transcribe', file: await clip() })],
+    ] as const) {
+      const answer = (await create()) as unknown as { text: string; usage: { input_tokens: number; output_tokens: number; total_tokens: number; input_token_details: { audio_tokens: number } } };
+      expect(answer.usage.input_token_details.audio_tokens, trace).toBeGreaterThan(0);
+      const record = await logged(trace);
+      expect(record.usage, trace).toMatchObject({ input_tokens: answer.usage.input_tokens, audio_input_tokens: answer.usage.input_token_details.audio_tokens, output_tokens: answer.usage.output_tokens, total_tokens: answer.usage.total_tokens, estimated: false });
+      expect(record.cost_usd, trace).toBeCloseTo(priced('gpt-4o-transcribe', { ...answer.usage, audio: answer.usage.input_token_details.audio_tokens }), 12);
+      expect(record.cost_usd, trace).toBeGreaterThan(0);
+    }
+  });
+
+  it('reads a streamed transcription\'s usage from its done event', async () => {
+    const stream = await client('transcribed-stream').audio.transcriptions.create({ model: 'gpt-4o-mini-transcribe', file: await clip(), stream: true });
+    let usage: any = null;
+    for await (const event of stream) if (event.type === 'transcript.text.done') usage = (event as { usage?: unknown }).usage;
+    expect(usage).not.toBeNull();
+    const record = await logged('transcribed-stream');
+    expect(record).toMatchObject({ stream: true, usage: { input_tokens: usage.input_tokens, audio_input_tokens: usage.input_token_details.audio_tokens, output_tokens: usage.output_tokens, estimated: false } });
+    expect(record.cost_usd).toBeCloseTo(priced('gpt-4o-mini-transcribe', { ...usage, audio: usage.input_token_details.audio_tokens }), 12);
+  });
+
+  it('leaves the usage of an answer that reports no tokens unknown, never estimated from the audio', async () => {
+    await client('by-the-second').audio.transcriptions.create({ model: 'whisper-1', file: await clip() });
+    await client('as-text').audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip(), response_format: 'text' });
+    for (const trace of ['by-the-second', 'as-text']) {
+      const record = await logged(trace);
+      expect(record, trace).toMatchObject({ status: 200, usage: null, cost_usd: null });
+    }
+  });
+
+  it('logs and prices a token-billed image generation; a DALL·E one reports no tokens', async () => {
+    const image = await client('drawn').images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse at dusk, in watercolour', n: 2 });
+    const usage = image.usage!;
+    expect(usage.output_tokens).toBeGreaterThan(0);
+    const record = await logged('drawn');
+    expect(record.usage).toMatchObject({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, image_input_tokens: 0, total_tokens: usage.total_tokens, estimated: false });
+    expect(record.cost_usd).toBeCloseTo(priced('gpt-image-1', usage), 12);
+    const metrics = await (await fetch(`${served.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`gateway_tokens_total\\{[^}]*model="gpt-image-1"[^}]*type="output"\\} ${usage.output_tokens}\\b`));
+
+    await client('drawn-per-image').images.generate({ model: 'dall-e-3', prompt: 'a lighthouse' });
+    expect(await logged('drawn-per-image')).toMatchObject({ status: 200, usage: null, cost_usd: null });
+  });
+});
+
+describe('image input tokens', () => {
+  it('are priced at the image input price, the rest of the input at the text price', () => {
+    const pricing = catalog.find('gpt-image-1')!.pricing!;
+    const cost = catalog.cost('gpt-image-1', { inputTokens: 1_000, cachedInputTokens: 0, imageInputTokens: 600, outputTokens: 2_000 })!;
+    expect(cost).toBeCloseTo((400 * pricing.input_per_million + 600 * pricing.image_input_per_million! + 2_000 * pricing.output_per_million) / 1e6, 12);
+    // A count past the input it is part of is capped, not priced twice.
+    const odd = catalog.cost('gpt-image-1', { inputTokens: 100, cachedInputTokens: 0, imageInputTokens: 10_000, outputTokens: 0 })!;
+    expect(odd).toBeCloseTo((100 * pricing.image_input_per_million!) / 1e6, 12);
   });
 });

@@ -245,6 +245,27 @@ describe('rate and usage limits', () => {
     expect(logged.data[0].cost_usd).toBeGreaterThan(0);
   });
 
+  it('token-billed transcriptions and images are charged the tokens they report, so they are no way around a budget either', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'uploads' }], group_by: [{ key: 'api_key' }] });
+    const sdk = client({ test: 'uploads' });
+    const clip = () => toFile(Buffer.alloc(32_000, 1), 'clip.wav');
+    // Billed by the second, whisper reports no tokens: nothing is charged.
+    await sdk.audio.transcriptions.create({ model: 'whisper-1', file: await clip() });
+    const heard = (await sdk.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip() })) as unknown as { usage: { total_tokens: number } };
+    const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the transcription');
+    expect(usage.data[0]).toMatchObject({ used: heard.usage.total_tokens, exhausted: true });
+    await expect(sdk.images.generate({ model: 'gpt-image-1', prompt: 'a small boat' })).rejects.toMatchObject({ status: 412 });
+    await expect(sdk.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip() })).rejects.toMatchObject({ status: 412 });
+
+    const drawing = await policy('usage-limits', { type: 'cost', credit_limit: 0.01, conditions: [{ key: 'metadata.test', value: 'drawing' }], group_by: [{ key: 'api_key' }] });
+    const painter = client({ test: 'drawing' });
+    const image = await painter.images.generate({ model: 'gpt-image-1', prompt: 'a small boat' });
+    const spent = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${drawing}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the image');
+    // 1,056 image tokens at $40 a million: over the cent.
+    expect(spent.data[0].used).toBeCloseTo((image.usage!.input_tokens * 5 + image.usage!.output_tokens * 40) / 1e6, 12);
+    await expect(painter.images.generate({ model: 'gpt-image-1', prompt: 'another boat' })).rejects.toMatchObject({ status: 412 });
+  });
+
   it('a cost budget answers 412 once spent, alerts once at its threshold, and its usage endpoint says so', async () => {
     const id = await policy('usage-limits', { type: 'cost', credit_limit: 0.00001, alert_threshold: 0.000001, conditions: [{ key: 'metadata.test', value: 'budget' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'budget' });

@@ -76,6 +76,37 @@ describe('SseUsageTap', () => {
     expect(run(withChunk, reported).usage).toMatchObject({ inputTokens: 3, estimated: false });
   });
 
+  it('reads a transcript stream\'s usage from its done event; without one and without an estimate, the usage stays unknown', () => {
+    const run = (events: object[]): RequestRecord => {
+      const record = newRequestRecord('trace', 'POST', '/v1/audio/transcriptions');
+      const tap = new SseUsageTap(record, null, () => {});
+      tap.write(Buffer.from(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('')));
+      tap.end();
+      return record;
+    };
+    const delta = { type: 'transcript.text.delta', delta: 'hello there' };
+    const usage = { type: 'tokens', input_tokens: 14, input_token_details: { text_tokens: 4, audio_tokens: 10 }, output_tokens: 3, total_tokens: 17 };
+    expect(run([delta, { type: 'transcript.text.done', text: 'hello there', usage }]).usage).toEqual({ inputTokens: 14, outputTokens: 3, cachedInputTokens: 0, audioInputTokens: 10, totalTokens: 17, estimated: false });
+    expect(run([delta, { type: 'transcript.text.done', text: 'hello there' }]).usage).toBeNull();
+    // Billed by the second: no tokens to record.
+    expect(run([delta, { type: 'transcript.text.done', text: 'hello there', usage: { type: 'duration', seconds: 3 } }]).usage).toBeNull();
+  });
+
+  it('reads the usage of an image stream\'s last event, which carries the whole image, without parsing the image', () => {
+    const record = newRequestRecord('trace', 'POST', '/v1/images/generations');
+    const tap = new SseUsageTap(record, null, () => {});
+    const image = 'iVBORw0KGgo'.repeat(400_000);
+    const usage = { total_tokens: 1_076, input_tokens: 20, output_tokens: 1_056, input_tokens_details: { text_tokens: 12, image_tokens: 8 } };
+    const events = [
+      { type: 'image_generation.partial_image', b64_json: image.slice(0, 2_000_000), partial_image_index: 0 },
+      { type: 'image_generation.completed', b64_json: image, created_at: 1, size: '1024x1024', quality: 'medium', usage },
+    ];
+    const text = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+    for (let at = 0; at < text.length; at += 65_536) tap.write(Buffer.from(text.slice(at, at + 65_536)));
+    tap.end();
+    expect(record.usage).toEqual({ inputTokens: 20, outputTokens: 1_056, cachedInputTokens: 0, imageInputTokens: 8, totalTokens: 1_076, estimated: false });
+  });
+
   it('estimates a stream without usage at four bytes of UTF-8 a token, so text of three-byte characters counts about a token a character', () => {
     const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
     const tap = new SseUsageTap(record, () => 10, () => {});

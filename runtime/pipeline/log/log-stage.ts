@@ -18,6 +18,13 @@ import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-reco
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
 const METERED_OPERATIONS = new Set(['createResponse']);
+/**
+ * Operations metered by the usage their answers report, and only by it: token-billed transcription
+ * and image models report it (gpt-4o-transcribe, gpt-image-1). No estimate stands in when an answer
+ * reports none (a whisper transcription, billed by the second; a DALL·E image, billed per image): an
+ * upload's audio or image bytes, and an image answer, are not text to count tokens of.
+ */
+const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation']);
 /** How far into an unparsed request body the requested model is looked for. */
 const MODEL_SCAN_BYTES = 64 * 1024;
 
@@ -52,11 +59,13 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const contentType = response.headers['content-type'];
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
-  if (!isMetered(x) || response.status < 200 || response.status >= 300) return outcome;
+  const metering = meteringOf(x);
+  if (metering === null || response.status < 200 || response.status >= 300) return outcome;
   const provider = outcome.provider;
   const price = (): void => priceUsage(x, provider, services);
   const bodyBytes = services.logBodyBytes;
-  const tap = stream ? new SseUsageTap(record, () => inputTokens(x), price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
+  const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
+  const tap = stream ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
   return { ...outcome, response: tapped(response, tap) };
 }
 
@@ -75,7 +84,7 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
   record.targetPath = attempt.leafPath === '' ? null : attempt.leafPath;
   record.provider = attempt.provider === '' ? null : attempt.provider;
   record.retries = attempt.tries - 1;
-  if (attempt.awaitingAnswer && isMetered(x)) {
+  if (attempt.awaitingAnswer && meteringOf(x) === 'estimated') {
     const input = inputTokens(x);
     record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
     priceUsage(x, attempt.provider, services);
@@ -97,8 +106,13 @@ function recordRequest(x: Exchange, configId: string | null, services: Services)
   if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
 }
 
-function isMetered(x: Exchange): boolean {
-  return METERED.has(x.endpoint) || (x.operationId !== null && METERED_OPERATIONS.has(x.operationId));
+/** How the request's usage is known: from its answer, else estimated; from its answer only; or not at all (null). */
+function meteringOf(x: Exchange): 'estimated' | 'reported' | null {
+  if (METERED.has(x.endpoint)) return 'estimated';
+  const operation = x.operationId;
+  if (operation === null) return null;
+  if (METERED_OPERATIONS.has(operation)) return 'estimated';
+  return REPORTED_USAGE_OPERATIONS.has(operation) ? 'reported' : null;
 }
 
 /** Prices the record's usage and tells who waits for it (limits charge it). */

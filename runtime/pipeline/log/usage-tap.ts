@@ -16,6 +16,11 @@ const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
 const KEPT_EDGE_BYTES = 64 * 1024;
 export const MAX_EVENT_CHARS = 1024 * 1024;
+/**
+ * An event a stream without an estimate (images, transcriptions) may carry whole: an image model's
+ * last event holds the whole image in base64 (a few MB) with its usage after it.
+ */
+const MAX_REPORTED_EVENT_CHARS = 64 * 1024 * 1024;
 
 export type PriceFn = (provider: string, model: string | null, usage: TokenUsage) => number | null;
 
@@ -106,11 +111,11 @@ export class JsonUsageTap implements BodyTap {
 export class SseUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
-  readonly #inputEstimate: () => number;
+  readonly #inputEstimate: (() => number) | null;
   readonly #reported: () => unknown;
   readonly #bodyBytes: number;
   /** An event past the cap is dropped and the events after it are read (the final usage comes last). */
-  readonly #parser = new SseParser(MAX_EVENT_CHARS, 'skip');
+  readonly #parser: SseParser;
   /** The body as sent, up to a margin past the cap, when bodies are logged. */
   #kept: Buffer[] = [];
   #keptBytes = 0;
@@ -121,15 +126,16 @@ export class SseUsageTap implements BodyTap {
 
   /**
    * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
-   * usage. `reported`: the vendor-shaped usage the provider reported outside the client's stream
+   * usage; null: such a stream's usage is not estimated (it stays unknown). `reported`: the vendor-shaped usage the provider reported outside the client's stream
    * (runtime/pipeline/exchange.ts UpstreamTry), asked at the end when the stream had no usage chunk.
    */
-  constructor(record: RequestRecord, inputEstimate: () => number, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null) {
+  constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null) {
     this.#record = record;
     this.#done = done;
     this.#inputEstimate = inputEstimate;
     this.#reported = reported;
     this.#bodyBytes = bodyBytes;
+    this.#parser = new SseParser(inputEstimate === null ? MAX_REPORTED_EVENT_CHARS : MAX_EVENT_CHARS, 'skip');
   }
 
   write(chunk: Buffer | string): void {
@@ -151,7 +157,7 @@ export class SseUsageTap implements BodyTap {
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
     const usage = this.#usage ?? usageOf(this.#reported());
     if (usage !== null) record.usage = usage;
-    else {
+    else if (this.#inputEstimate !== null) {
       const input = this.#inputEstimate();
       const output = tokensOfBytes(this.#outputBytes);
       record.usage = { inputTokens: input, outputTokens: output, cachedInputTokens: 0, totalTokens: input + output, estimated: true };
@@ -170,6 +176,13 @@ export class SseUsageTap implements BodyTap {
 
   #data(data: string): void {
     if (data === '' || data === '[DONE]') return;
+    // Without an estimate only the usage is wanted: a long event (an image, a partial one) is looked
+    // into at its ends for it, not parsed whole (milliseconds of the serving thread for a few MB).
+    if (this.#inputEstimate === null && data.length > KEPT_EDGE_BYTES) {
+      const usage = usageOf(peekMemberInTail(Buffer.from(data.slice(-KEPT_EDGE_BYTES)), 'usage') ?? peekMember(Buffer.from(data.slice(0, KEPT_EDGE_BYTES)), 'usage'));
+      if (usage !== null) this.#usage = usage;
+      return;
+    }
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
@@ -232,14 +245,18 @@ const GENERATED_DELTAS: ReadonlySet<string> = new Set([
   'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.code_interpreter_call_code.delta',
 ]);
 
-/** The vendor's usage object (chat/completions/embeddings, and the Responses API's names) → TokenUsage. */
+/**
+ * The vendor's usage object → TokenUsage: chat, completions and embeddings (`prompt_tokens`), the
+ * Responses API, images and transcriptions (`input_tokens`; a transcription's details are
+ * `input_token_details`). A transcription billed by the second (`"type": "duration"`) has no tokens: null.
+ */
 export function usageOf(value: unknown): TokenUsage | null {
   if (value === null || typeof value !== 'object') return null;
   const u = value as Record<string, unknown>;
   const input = count(u.prompt_tokens) ?? count(u.input_tokens);
   const output = count(u.completion_tokens) ?? count(u.output_tokens) ?? 0;
   if (input === null) return null;
-  const details = (u.prompt_tokens_details ?? u.input_tokens_details) as Record<string, unknown> | null | undefined;
+  const details = (u.prompt_tokens_details ?? u.input_tokens_details ?? u.input_token_details) as Record<string, unknown> | null | undefined;
   const cached = count(details?.cached_tokens) ?? 0;
   const usage: TokenUsage = { inputTokens: input, outputTokens: output, cachedInputTokens: cached, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
   // Prompt-cache writes, which the translations of the messages API and cloud C name (providers/shared/chat.ts usageOf).
@@ -254,6 +271,9 @@ export function usageOf(value: unknown): TokenUsage | null {
   if (audioIn !== null && audioIn > 0) usage.audioInputTokens = audioIn;
   const audioOut = count((u.completion_tokens_details as Record<string, unknown> | null | undefined)?.audio_tokens);
   if (audioOut !== null && audioOut > 0) usage.audioOutputTokens = audioOut;
+  // An image model's input images (an image edit's), priced apart from the prompt's text.
+  const imageIn = count(details?.image_tokens);
+  if (imageIn !== null && imageIn > 0) usage.imageInputTokens = imageIn;
   return usage;
 }
 

@@ -16,6 +16,8 @@ const AUDIO_TYPES: Record<string, string> = {
   pcm: 'audio/pcm',
 };
 const AUDIO_CHUNK = 4096;
+/** Transcription models the service bills by the second of audio (its `usage` says `duration`); the others report tokens. */
+const BILLED_BY_SECONDS = /^whisper/;
 const MAX_SPEECH_INPUT = 4096;
 
 /**
@@ -87,7 +89,8 @@ async function transcribe(ctx: MockContext, task: 'transcribe' | 'translate'): P
   const format = form.fields.response_format ?? 'json';
   switch (format) {
     case 'json':
-      return sendJson(ctx, 200, { text, ...(logprobs === undefined ? {} : { logprobs }), usage: { type: 'duration', seconds } });
+      // The service bills its token models (gpt-4o-transcribe) by tokens and whisper by the second, and says so.
+      return sendJson(ctx, 200, { text, ...(logprobs === undefined ? {} : { logprobs }), usage: BILLED_BY_SECONDS.test(form.fields.model) ? { type: 'duration', seconds } : tokenUsage });
     case 'text':
       return sendBody(ctx, 200, 'text/plain; charset=utf-8', Buffer.from(`${text}\n`));
     case 'verbose_json': {

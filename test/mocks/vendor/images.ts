@@ -23,5 +23,17 @@ export async function imageGenerations(ctx: MockContext): Promise<void> {
     const revised_prompt = `[${ctx.label}] ${body.prompt}`;
     data.push(format === 'url' ? { url: `https://files.vendor.example/images/${vendorId('img-')}.png`, revised_prompt } : { b64_json: PIXEL_PNG_BASE64, revised_prompt });
   }
-  return sendJson(ctx, 200, { created: unixSeconds(), data });
+  // The token-billed image models say what they used (the prompt's text tokens in, the image's tokens out); DALL·E models bill per image and report nothing.
+  const usage = typeof body.model === 'string' && TOKEN_BILLED.test(body.model) ? imageUsage(body.prompt, n ?? 1) : undefined;
+  return sendJson(ctx, 200, { created: unixSeconds(), data, ...(usage === undefined ? {} : { usage }) });
+}
+
+/** Image models billed by tokens, whose answers carry `usage`. */
+const TOKEN_BILLED = /^gpt-image/;
+/** Output tokens of one 1024×1024 image at medium quality, as the service counts them. */
+const IMAGE_TOKENS = 1056;
+
+function imageUsage(prompt: string, n: number): object {
+  const input = Math.max(1, Math.ceil(prompt.length / 4));
+  return { total_tokens: input + IMAGE_TOKENS * n, input_tokens: input, output_tokens: IMAGE_TOKENS * n, input_tokens_details: { text_tokens: input, image_tokens: 0 } };
 }
