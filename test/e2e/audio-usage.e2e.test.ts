@@ -163,6 +163,20 @@ describe('transcriptions and images', () => {
     }
   });
 
+  it('logs and prices speech streamed as events by its done event; speech as audio bytes reports nothing', async () => {
+    const input = 'Welcome aboard, the ship leaves at noon.';
+    const events = await (await client('spoken-events').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input, stream_format: 'sse' })).text();
+    const done = events.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).find((event) => event.type === 'speech.audio.done');
+    expect(done.usage.output_tokens).toBeGreaterThan(0);
+    const record = await logged('spoken-events');
+    expect(record).toMatchObject({ stream: true, usage: { input_tokens: done.usage.input_tokens, output_tokens: done.usage.output_tokens, total_tokens: done.usage.total_tokens, estimated: false } });
+    expect(record.cost_usd).toBeCloseTo(priced('gpt-4o-mini-tts', done.usage), 12);
+
+    const audio = Buffer.from(await (await client('spoken-bytes').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input })).arrayBuffer());
+    expect(audio.length).toBeGreaterThan(8_000);
+    expect(await logged('spoken-bytes')).toMatchObject({ status: 200, usage: null, cost_usd: null });
+  });
+
   it('logs and prices a token-billed image generation; a DALL·E one reports no tokens', async () => {
     const image = await client('drawn').images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse at dusk, in watercolour', n: 2 });
     const usage = image.usage!;

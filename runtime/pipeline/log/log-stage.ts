@@ -19,12 +19,13 @@ const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
 const METERED_OPERATIONS = new Set(['createResponse']);
 /**
- * Operations metered by the usage their answers report, and only by it: token-billed transcription
- * and image models report it (gpt-4o-transcribe, gpt-image-1). No estimate stands in when an answer
- * reports none (a whisper transcription, billed by the second; a DALL·E image, billed per image): an
- * upload's audio or image bytes, and an image answer, are not text to count tokens of.
+ * Operations metered by the usage their answers report, and only by it: token-billed transcription,
+ * image and speech models report it (gpt-4o-transcribe, gpt-image-1; gpt-4o-mini-tts in a speech
+ * event stream). No estimate stands in when an answer reports none (a whisper transcription, billed
+ * by the second; a DALL·E image, per image; speech as audio bytes): an upload's audio or image
+ * bytes, and an image or audio answer, are not text to count tokens of.
  */
-const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation']);
+const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation', 'createSpeech']);
 /** How far into an unparsed request body the requested model is looked for. */
 const MODEL_SCAN_BYTES = 64 * 1024;
 
@@ -61,6 +62,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   record.stream = stream;
   const metering = meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
+  // Audio, or a transcript as text: no usage in it to read, and megabytes not to hold for nothing.
+  if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return outcome;
   const provider = outcome.provider;
   const price = (): void => priceUsage(x, provider, services);
   const bodyBytes = services.logBodyBytes;

@@ -19,6 +19,8 @@ const AUDIO_CHUNK = 4096;
 /** Transcription models the service bills by the second of audio (its `usage` says `duration`); the others report tokens. */
 const BILLED_BY_SECONDS = /^whisper/;
 const MAX_SPEECH_INPUT = 4096;
+/** The mock's count of audio tokens in generated speech. */
+const SPEECH_BYTES_PER_TOKEN = 128;
 
 /**
  * Deterministic bytes for a text: every byte value occurs (it is not valid UTF-8), so a proxy
@@ -46,6 +48,16 @@ export async function speech(ctx: MockContext): Promise<void> {
   const contentType = typeof format === 'string' ? AUDIO_TYPES[format] : undefined;
   if (contentType === undefined) return badRequest(ctx, `Invalid response_format: ${JSON.stringify(format)}.`, 'response_format');
   const audio = speechBytes(body.input, format as string);
+  if (body.stream_format === 'sse') {
+    if (/^tts-1/.test(body.model)) return badRequest(ctx, `stream_format 'sse' is not supported for ${body.model}.`, 'stream_format');
+    // The audio in base64 events, then its usage (text tokens in, audio tokens out), as the service streams it.
+    const frames: object[] = [];
+    for (let i = 0; i < audio.length; i += AUDIO_CHUNK) frames.push({ type: 'speech.audio.delta', audio: audio.subarray(i, i + AUDIO_CHUNK).toString('base64') });
+    const input = Math.ceil(body.input.length / 4);
+    const output = Math.ceil(audio.length / SPEECH_BYTES_PER_TOKEN);
+    frames.push({ type: 'speech.audio.done', usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } });
+    return sendEventStream(ctx, frames);
+  }
   if (ctx.step?.breakAfter !== undefined || ctx.step?.stallAfter !== undefined) return sendBody(ctx, 200, contentType, audio);
   // The vendor streams generated audio with chunked encoding, without a content-length.
   startResponse(ctx, 200, { 'content-type': contentType });
