@@ -1,9 +1,11 @@
 // Reads token usage and the answering model from an answer as it goes to the client: the JSON body's
 // `usage`, or for a stream the final usage chunk; when a stream carries none, the usage its provider
 // reported on the way (a translated stream's, which the client did not ask to see), else an estimate
-// (runtime/core/token-estimate.ts) marked as such. Bounded: of a JSON body past MAX_JSON_BYTES only
-// its start and its end are kept (its `model` and `usage` are read there), and an SSE event past
-// MAX_EVENT_CHARS is dropped (the events after it are still read).
+// (runtime/core/token-estimate.ts) marked as such, for the answers the gateway estimates (chat,
+// completions, embeddings, Responses; not audio or images, which report or stay unknown). Bounded:
+// of a JSON body past MAX_JSON_BYTES only its start and its end are kept (its `model` and `usage`
+// are read there), and an SSE event past MAX_EVENT_CHARS is dropped (the events after it are still
+// read).
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
 import { spokenTranscript } from '../../providers/shared/chat.ts';
@@ -126,8 +128,9 @@ export class SseUsageTap implements BodyTap {
 
   /**
    * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
-   * usage; null: such a stream's usage is not estimated (it stays unknown). `reported`: the vendor-shaped usage the provider reported outside the client's stream
-   * (runtime/pipeline/exchange.ts UpstreamTry), asked at the end when the stream had no usage chunk.
+   * usage; null: such a stream's usage is not estimated (it stays unknown). `reported`: the
+   * vendor-shaped usage the provider reported outside the client's stream (runtime/pipeline/exchange.ts
+   * UpstreamTry), asked at the end when the stream had no usage chunk.
    */
   constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null) {
     this.#record = record;
