@@ -215,6 +215,21 @@ describe('vendor mock on the wire', () => {
     const wrong = await request(`${mock.url}/v1/chat/completions`, { headers: auth });
     expect(wrong.statusCode).toBe(405);
     await wrong.body.dump();
+    // The service's bound on choices: a float as large as 1e194 is an integer too, and is refused, not generated.
+    for (const n of [129, 1.9e194]) {
+      const many = await request(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', n, messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(many.statusCode, String(n)).toBe(400);
+      expect(((await many.body.json()) as { error: { param: string } }).error.param).toBe('n');
+    }
+  });
+
+  it('streams speech as events with its usage, as the token-billed speech models do, and refuses that for tts-1', async () => {
+    const events = await (await sdk.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'hello there', stream_format: 'sse' })).text();
+    const parsed = events.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+    const audio = Buffer.concat(parsed.filter((e) => e.type === 'speech.audio.delta').map((e) => Buffer.from(e.audio, 'base64')));
+    expect(audio.equals(speechBytes('hello there', 'mp3'))).toBe(true);
+    expect(parsed.at(-1)).toMatchObject({ type: 'speech.audio.done', usage: { input_tokens: 3 } });
+    await expect(sdk.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'hello', stream_format: 'sse' })).rejects.toMatchObject({ status: 400 });
   });
 
   it('hangs up, delays, and breaks streams when scripted', async () => {

@@ -8,6 +8,8 @@ import { DONE, sendEventStream } from './sse.ts';
 import type { SseFrame } from './sse.ts';
 
 const FINGERPRINT = 'fp_mock0001';
+/** The most choices the service generates for one request (`n`). */
+const MAX_CHOICES = 128;
 
 interface ChatRequest {
   model: string;
@@ -84,6 +86,11 @@ async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
   const n = optionalCount(body.n);
   if (maxTokens === 'invalid' || n === 'invalid' || n === 0) {
     await badRequest(ctx, 'max_tokens and n must be non-negative integers (n at least 1).', maxTokens === 'invalid' ? 'max_tokens' : 'n');
+    return null;
+  }
+  // The service's bound (a float as large as 1e194 is an integer too, and the mock would build that many choices).
+  if (n !== null && n > MAX_CHOICES) {
+    await badRequest(ctx, `Invalid 'n': integer above maximum value. Expected a value <= ${MAX_CHOICES}, but got ${n} instead.`, 'n', 'integer_above_max_value');
     return null;
   }
   const audioOut = Array.isArray(body.modalities) && body.modalities.includes('audio');
