@@ -192,6 +192,26 @@ describe('transcriptions and images', () => {
   });
 });
 
+describe('image edits', () => {
+  it('log the tokens of the images they send and price them at the image input price', async () => {
+    const client = new OpenAI({
+      baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'vendor', 'x-gateway-trace-id': 'redrawn' },
+    });
+    const png = (name: string) => toFile(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64'), name, { type: 'image/png' });
+    const edited = await client.images.edit({ model: 'gpt-image-1', image: [await png('a.png'), await png('b.png')], prompt: 'put both in one frame' });
+    const usage = edited.usage!;
+    const images = usage.input_tokens_details.image_tokens;
+    expect(images).toBeGreaterThan(usage.input_tokens_details.text_tokens);
+    const record = await logged('redrawn');
+    expect(record.usage).toMatchObject({ input_tokens: usage.input_tokens, image_input_tokens: images, output_tokens: usage.output_tokens, estimated: false });
+    const pricing = catalog.find('gpt-image-1')!.pricing!;
+    expect(record.cost_usd).toBeCloseTo(((usage.input_tokens - images) * pricing.input_per_million + images * pricing.image_input_per_million! + usage.output_tokens * pricing.output_per_million) / 1e6, 12);
+    const metrics = await (await fetch(`${served.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`gateway_tokens_total\\{[^}]*model="gpt-image-1"[^}]*type="image_input"\\} ${images}\\b`));
+  });
+});
+
 describe('image input tokens', () => {
   it('are priced at the image input price, the rest of the input at the text price', () => {
     const pricing = catalog.find('gpt-image-1')!.pricing!;

@@ -1,8 +1,10 @@
-// POST /v1/images/generations: URLs or base64 PNGs.
+// POST /v1/images/generations and /v1/images/edits (multipart: the images to edit and the prompt):
+// URLs or base64 PNGs.
 import type { MockContext } from './context.ts';
 import { jsonObject, unixSeconds, vendorId } from './context.ts';
 import { badRequest, sendJson } from './respond.ts';
 import { optionalCount } from './reply-text.ts';
+import { boundaryOf, parseMultipart } from './multipart.ts';
 
 /** A 1×1 transparent PNG. */
 const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -33,7 +35,28 @@ const TOKEN_BILLED = /^gpt-image/;
 /** Output tokens of one 1024×1024 image at medium quality, as the service counts them. */
 const IMAGE_TOKENS = 1056;
 
-function imageUsage(prompt: string, n: number): object {
-  const input = Math.max(1, Math.ceil(prompt.length / 4));
-  return { total_tokens: input + IMAGE_TOKENS * n, input_tokens: input, output_tokens: IMAGE_TOKENS * n, input_tokens_details: { text_tokens: input, image_tokens: 0 } };
+/** Input tokens the mock counts for each image an edit sends. */
+const INPUT_IMAGE_TOKENS = 323;
+
+function imageUsage(prompt: string, n: number, inputImages = 0): object {
+  const text = Math.max(1, Math.ceil(prompt.length / 4));
+  const images = INPUT_IMAGE_TOKENS * inputImages;
+  const input = text + images;
+  return { total_tokens: input + IMAGE_TOKENS * n, input_tokens: input, output_tokens: IMAGE_TOKENS * n, input_tokens_details: { text_tokens: text, image_tokens: images } };
+}
+
+/** POST /v1/images/edits: the images (`image`, or several as `image[]`) redrawn as the prompt says. */
+export async function imageEdits(ctx: MockContext): Promise<void> {
+  const boundary = boundaryOf(ctx.req.headers['content-type']);
+  if (boundary === null) return badRequest(ctx, 'Expected a multipart/form-data request body.', 'image');
+  const form = parseMultipart(ctx.record.bodyBytes, boundary);
+  if (form === null) return badRequest(ctx, 'The multipart body could not be parsed.', 'image');
+  const images = (form.fileCounts.image ?? 0) + (form.fileCounts['image[]'] ?? 0);
+  if (images === 0) return badRequest(ctx, "Missing required parameter: 'image'.", 'image');
+  const prompt = form.fields.prompt;
+  if (prompt === undefined || prompt === '') return badRequest(ctx, "Missing required parameter: 'prompt'.", 'prompt');
+  const model = form.fields.model ?? 'dall-e-2';
+  const tokenBilled = TOKEN_BILLED.test(model);
+  const data = [tokenBilled ? { b64_json: PIXEL_PNG_BASE64 } : { url: `https://files.vendor.example/images/${vendorId('img-')}.png` }];
+  return sendJson(ctx, 200, { created: unixSeconds(), data, ...(tokenBilled ? { usage: imageUsage(prompt, 1, images) } : {}) });
 }

@@ -8,7 +8,10 @@ export interface FilePart {
 
 export interface FormData {
   fields: Record<string, string>;
+  /** The last file of each name. */
   files: Record<string, FilePart>;
+  /** How many files came under each name (an image edit's `image[]` repeats). */
+  fileCounts: Record<string, number>;
 }
 
 export function boundaryOf(contentType: string | undefined): string | null {
@@ -25,7 +28,7 @@ function headerParam(header: string, name: string): string | undefined {
 /** Parses a multipart body; null when it is malformed. */
 export function parseMultipart(body: Buffer, boundary: string): FormData | null {
   const delimiter = Buffer.from(`--${boundary}`);
-  const form: FormData = { fields: Object.create(null), files: Object.create(null) };
+  const form: FormData = { fields: Object.create(null), files: Object.create(null), fileCounts: Object.create(null) };
   let start = body.indexOf(delimiter);
   if (start < 0) return null;
   for (;;) {
@@ -52,6 +55,7 @@ export function parseMultipart(body: Buffer, boundary: string): FormData | null 
         contentType: type === undefined ? 'application/octet-stream' : type.slice(type.indexOf(':') + 1).trim(),
         data: Buffer.from(data),
       };
+      form.fileCounts[name] = (form.fileCounts[name] ?? 0) + 1;
     }
     start = next + 2;
   }

@@ -5,7 +5,7 @@ import { textCompletions } from './completions.ts';
 import { embeddings } from './embeddings.ts';
 import { listModels, retrieveModel } from './models.ts';
 import { speech, transcription, translation } from './audio.ts';
-import { imageGenerations } from './images.ts';
+import { imageEdits, imageGenerations } from './images.ts';
 import { echo } from './echo.ts';
 import { routeJobs } from './jobs-routes.ts';
 import { sendVendorError } from './respond.ts';
@@ -21,6 +21,7 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/v1/audio/transcriptions': { POST: transcription },
   '/v1/audio/translations': { POST: translation },
   '/v1/images/generations': { POST: imageGenerations },
+  '/v1/images/edits': { POST: imageEdits },
 };
 
 const MODEL_PATH = /^\/v1\/models\/([^/]+)$/;
