@@ -2270,6 +2270,9 @@ export interface CatalogModel {
    * Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model).
    */
   context_window?: number;
+  /**
+   * The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked.
+   */
   max_output_tokens?: number;
   pricing: {
     currency?: 'USD';

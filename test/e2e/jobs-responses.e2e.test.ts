@@ -176,6 +176,21 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect(huge.body.error.code).toBe('context_window_exceeded');
   });
 
+  it('refuses max_output_tokens past what the model writes (its catalog max_output_tokens), before calling the provider', async () => {
+    const mock = gw.vendor[0];
+    const headers = { ...plainHeaders(mock), authorization: `Bearer ${VENDOR_MOCK_KEY}` };
+    const before = mock.requests.length;
+    const refused = await gw.call('POST', '/v1/responses', { headers, body: { model: 'vendor-chat-mini', input: 'hi', max_output_tokens: 65 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request_body', param: '/max_output_tokens' });
+    expect(refused.body.error.message).toContain('at most 64');
+    expect(mock.requests.length).toBe(before);
+    const allowed = await gw.call('POST', '/v1/responses', { headers, body: { model: 'vendor-chat-mini', input: 'hi', max_output_tokens: 64 } });
+    expect(allowed.status).toBe(200);
+    // A model the catalog gives no maximum (or does not know) is left to the provider.
+    expect((await gw.call('POST', '/v1/responses', { headers, body: { model: 'vendor-chat-1', input: 'hi', max_output_tokens: 50_000 } })).status).toBe(200);
+  });
+
   it('streams an emulated response as Responses events', async () => {
     const client = gw.client(plainHeaders(gw.vendor[0]));
     const stream = await client.responses.create({ model: 'vendor-chat-1', input: 'stream this', stream: true });

@@ -27,7 +27,7 @@ export { MESSAGES_MOCK_KEY, VENDOR_MOCK_KEY };
 export const TEST_CATALOG = new ModelCatalog({
   models: [
     { id: 'vendor-chat-1', context_window: 100_000, pricing: { input_per_million: 1, output_per_million: 2 } },
-    { id: 'vendor-chat-mini', context_window: 120, pricing: { input_per_million: 0.1, output_per_million: 0.2 } },
+    { id: 'vendor-chat-mini', context_window: 120, max_output_tokens: 64, pricing: { input_per_million: 0.1, output_per_million: 0.2 } },
     { id: 'claude-mock-1', context_window: 100_000, pricing: { input_per_million: 3, output_per_million: 15 } },
   ],
 });

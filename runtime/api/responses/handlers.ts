@@ -168,8 +168,14 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
   if (conversation.length === 0) throw new GatewayError('invalid_request_body', 'input is required (a string or a list of items).', '/input');
   const tools = toolsToChat(body.tools);
   const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? body.instructions : null;
+  const known = deps.catalog.find(body.model);
+  // As the service answers a request for more than the model can write, before anything is generated.
+  const most = known?.max_output_tokens;
+  if (most !== undefined && typeof body.max_output_tokens === 'number' && body.max_output_tokens > most) {
+    throw new GatewayError('invalid_request_body', `max_output_tokens is ${body.max_output_tokens}; the model ${body.model} writes at most ${most} tokens (the model catalog).`, '/max_output_tokens');
+  }
   const sent = fitConversation(conversation, {
-    contextWindow: deps.catalog.find(body.model)?.context_window ?? null,
+    contextWindow: known?.context_window ?? null,
     reserved: (body.max_output_tokens ?? 0) + estimateTokens(instructions) + estimateTokens(tools),
     truncation: body.truncation === 'auto' ? 'auto' : 'disabled',
   });
