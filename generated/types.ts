@@ -2295,6 +2295,10 @@ export interface CatalogModel {
      */
     audio_output_per_million?: number;
     /**
+     * A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds); absent: such an answer is not priced.
+     */
+    audio_input_per_minute?: number;
+    /**
      * Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent.
      */
     image_input_per_million?: number;
@@ -2568,6 +2572,10 @@ export interface RequestLog {
      * Of input_tokens, images (an image model's input images).
      */
     image_input_tokens: number;
+    /**
+     * Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise.
+     */
+    audio_seconds: number;
     total_tokens: number;
     estimated: boolean;
   } | null;

@@ -23713,8 +23713,8 @@ return errors === 0;
 validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateModelCatalog = validate138;
-const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}}}};
-const schema272 = {"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}};
+const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds); absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}}}};
+const schema272 = {"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds); absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0}}}}};
 
 function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/model-catalog.json" */;
@@ -24069,18 +24069,18 @@ else {
 var valid6 = true;
 }
 if(valid6){
-if(data8.image_input_per_million !== undefined){
-let data16 = data8.image_input_per_million;
+if(data8.audio_input_per_minute !== undefined){
+let data16 = data8.audio_input_per_minute;
 const _errs36 = errors;
 if(errors === _errs36){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
-validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/image_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/image_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/audio_input_per_minute",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/audio_input_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/image_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/image_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/audio_input_per_minute",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/audio_input_per_minute/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24090,12 +24090,33 @@ else {
 var valid6 = true;
 }
 if(valid6){
-if(data8.output_per_million !== undefined){
-let data17 = data8.output_per_million;
+if(data8.image_input_per_million !== undefined){
+let data17 = data8.image_input_per_million;
 const _errs38 = errors;
 if(errors === _errs38){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/image_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/image_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/image_input_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/image_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid6 = _errs38 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.output_per_million !== undefined){
+let data18 = data8.output_per_million;
+const _errs40 = errors;
+if(errors === _errs40){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
 validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/output_per_million",schemaPath:"#/$defs/CatalogModel/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -24105,10 +24126,11 @@ validate138.errors = [{instancePath:instancePath+"/models/" + i0+"/pricing/outpu
 return false;
 }
 }
-var valid6 = _errs38 === errors;
+var valid6 = _errs40 === errors;
 }
 else {
 var valid6 = true;
+}
 }
 }
 }
@@ -26605,7 +26627,7 @@ validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogList = validate147;
 const schema283 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
-const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","image_input_tokens","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"image_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, images (an image model's input images)."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","image_input_tokens","audio_seconds","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"image_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, images (an image model's input images)."},"audio_seconds":{"type":"number","minimum":0,"description":"Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
 function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
@@ -26948,7 +26970,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing1;
-if(((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.image_input_tokens === undefined) && (missing1 = "image_input_tokens"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
+if((((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.image_input_tokens === undefined) && (missing1 = "image_input_tokens"))) || ((data22.audio_seconds === undefined) && (missing1 = "audio_seconds"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
 const err0 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -27238,11 +27260,13 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.total_tokens !== undefined){
-let data31 = data22.total_tokens;
+if(data22.audio_seconds !== undefined){
+let data31 = data22.audio_seconds;
 const _errs64 = errors;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err18 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(errors === _errs64){
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 < 0 || isNaN(data31)){
+const err18 = {instancePath:instancePath+"/usage/audio_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -27251,10 +27275,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(errors === _errs64){
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 < 0 || isNaN(data31)){
-const err19 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err19 = {instancePath:instancePath+"/usage/audio_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -27264,17 +27287,17 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
 var valid2 = _errs64 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.estimated !== undefined){
+if(data22.total_tokens !== undefined){
+let data32 = data22.total_tokens;
 const _errs66 = errors;
-if(typeof data22.estimated !== "boolean"){
-const err20 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err20 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -27283,25 +27306,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid2 = _errs66 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(errors === _errs66){
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 < 0 || isNaN(data32)){
+const err21 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -27311,11 +27319,17 @@ vErrors.push(err21);
 errors++;
 }
 }
-var _valid0 = _errs45 === errors;
-valid1 = valid1 || _valid0;
+}
+var valid2 = _errs66 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.estimated !== undefined){
 const _errs68 = errors;
-if(data22 !== null){
-const err22 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data22.estimated !== "boolean"){
+const err22 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -27324,15 +27338,57 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid0 = _errs68 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err23 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var valid2 = _errs68 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+var _valid0 = _errs45 === errors;
+valid1 = valid1 || _valid0;
+const _errs70 = errors;
+if(data22 !== null){
+const err24 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid0 = _errs70 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err25 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 validate148.errors = vErrors;
@@ -27356,23 +27412,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.cost_usd !== undefined){
-let data33 = data.cost_usd;
-const _errs70 = errors;
-if((!((typeof data33 == "number") && (isFinite(data33)))) && (data33 !== null)){
-validate148.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema284.properties.cost_usd.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs70 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.saved_cost_usd !== undefined){
-let data34 = data.saved_cost_usd;
+let data34 = data.cost_usd;
 const _errs72 = errors;
 if((!((typeof data34 == "number") && (isFinite(data34)))) && (data34 !== null)){
-validate148.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema284.properties.saved_cost_usd.type},message:"must be number,null"}];
+validate148.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema284.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs72 === errors;
@@ -27381,18 +27424,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metadata !== undefined){
-let data35 = data.metadata;
+if(data.saved_cost_usd !== undefined){
+let data35 = data.saved_cost_usd;
 const _errs74 = errors;
-if(errors === _errs74){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-for(const key2 in data35){
-const _errs77 = errors;
-if(typeof data35[key2] !== "string"){
+if((!((typeof data35 == "number") && (isFinite(data35)))) && (data35 !== null)){
+validate148.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema284.properties.saved_cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs74 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data36 = data.metadata;
+const _errs76 = errors;
+if(errors === _errs76){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+for(const key2 in data36){
+const _errs79 = errors;
+if(typeof data36[key2] !== "string"){
 validate148.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs77 === errors;
+var valid3 = _errs79 === errors;
 if(!valid3){
 break;
 }
@@ -27403,30 +27459,17 @@ validate148.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs74 === errors;
+var valid0 = _errs76 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.api_key_id !== undefined){
-let data37 = data.api_key_id;
-const _errs79 = errors;
-if((typeof data37 !== "string") && (data37 !== null)){
-validate148.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema284.properties.api_key_id.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs79 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.workspace_id !== undefined){
-let data38 = data.workspace_id;
+let data38 = data.api_key_id;
 const _errs81 = errors;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate148.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema284.properties.workspace_id.type},message:"must be string,null"}];
+validate148.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema284.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs81 === errors;
@@ -27435,11 +27478,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.organisation_id !== undefined){
-let data39 = data.organisation_id;
+if(data.workspace_id !== undefined){
+let data39 = data.workspace_id;
 const _errs83 = errors;
 if((typeof data39 !== "string") && (data39 !== null)){
-validate148.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema284.properties.organisation_id.type},message:"must be string,null"}];
+validate148.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema284.properties.workspace_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs83 === errors;
@@ -27448,57 +27491,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.hook_results !== undefined){
-let data40 = data.hook_results;
+if(data.organisation_id !== undefined){
+let data40 = data.organisation_id;
 const _errs85 = errors;
-const _errs86 = errors;
-let valid4 = false;
+if((typeof data40 !== "string") && (data40 !== null)){
+validate148.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema284.properties.organisation_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs85 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hook_results !== undefined){
+let data41 = data.hook_results;
 const _errs87 = errors;
 const _errs88 = errors;
-if(errors === _errs88){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-let missing2;
-if(((data40.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data40.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
-const err24 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-else {
+let valid4 = false;
+const _errs89 = errors;
 const _errs90 = errors;
-for(const key3 in data40){
-if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
-const err25 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-break;
-}
-}
-if(_errs90 === errors){
-if(data40.before_request_hooks !== undefined){
-let data41 = data40.before_request_hooks;
-const _errs91 = errors;
-if(errors === _errs91){
-if(Array.isArray(data41)){
-var valid7 = true;
-const len0 = data41.length;
-for(let i0=0; i0<len0; i0++){
-let data42 = data41[i0];
-const _errs93 = errors;
-if(errors === _errs93){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-let missing3;
-if((((((((data42.id === undefined) && (missing3 = "id")) || ((data42.type === undefined) && (missing3 = "type"))) || ((data42.verdict === undefined) && (missing3 = "verdict"))) || ((data42.deny === undefined) && (missing3 = "deny"))) || ((data42.async === undefined) && (missing3 = "async"))) || ((data42.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data42.checks === undefined) && (missing3 = "checks"))){
-const err26 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(errors === _errs90){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+let missing2;
+if(((data41.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data41.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
+const err26 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -27508,10 +27525,10 @@ vErrors.push(err26);
 errors++;
 }
 else {
-const _errs95 = errors;
-for(const key4 in data42){
-if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
-const err27 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+const _errs92 = errors;
+for(const key3 in data41){
+if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
+const err27 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -27522,11 +27539,22 @@ errors++;
 break;
 }
 }
-if(_errs95 === errors){
-if(data42.id !== undefined){
-const _errs96 = errors;
-if(typeof data42.id !== "string"){
-const err28 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(_errs92 === errors){
+if(data41.before_request_hooks !== undefined){
+let data42 = data41.before_request_hooks;
+const _errs93 = errors;
+if(errors === _errs93){
+if(Array.isArray(data42)){
+var valid7 = true;
+const len0 = data42.length;
+for(let i0=0; i0<len0; i0++){
+let data43 = data42[i0];
+const _errs95 = errors;
+if(errors === _errs95){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+let missing3;
+if((((((((data43.id === undefined) && (missing3 = "id")) || ((data43.type === undefined) && (missing3 = "type"))) || ((data43.verdict === undefined) && (missing3 = "verdict"))) || ((data43.deny === undefined) && (missing3 = "deny"))) || ((data43.async === undefined) && (missing3 = "async"))) || ((data43.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data43.checks === undefined) && (missing3 = "checks"))){
+const err28 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -27535,22 +27563,31 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid8 = _errs96 === errors;
-}
 else {
-var valid8 = true;
-}
-if(valid8){
-if(data42.type !== undefined){
-let data44 = data42.type;
-const _errs98 = errors;
-if((typeof data44 !== "string") && (data44 !== null)){
-const err29 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs97 = errors;
+for(const key4 in data43){
+if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
+const err29 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+break;
+}
+}
+if(_errs97 === errors){
+if(data43.id !== undefined){
+const _errs98 = errors;
+if(typeof data43.id !== "string"){
+const err30 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -27560,15 +27597,16 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data42.verdict !== undefined){
+if(data43.type !== undefined){
+let data45 = data43.type;
 const _errs100 = errors;
-if(typeof data42.verdict !== "boolean"){
-const err30 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data45 !== "string") && (data45 !== null)){
+const err31 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err31];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err31);
 }
 errors++;
 }
@@ -27578,15 +27616,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data42.deny !== undefined){
+if(data43.verdict !== undefined){
 const _errs102 = errors;
-if(typeof data42.deny !== "boolean"){
-const err31 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data43.verdict !== "boolean"){
+const err32 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err32];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -27596,15 +27634,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data42.async !== undefined){
+if(data43.deny !== undefined){
 const _errs104 = errors;
-if(typeof data42.async !== "boolean"){
-const err32 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data43.deny !== "boolean"){
+const err33 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err33];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -27614,24 +27652,10 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data42.execution_time_ms !== undefined){
-let data48 = data42.execution_time_ms;
+if(data43.async !== undefined){
 const _errs106 = errors;
-if(errors === _errs106){
-if((typeof data48 == "number") && (isFinite(data48))){
-if(data48 < 0 || isNaN(data48)){
-const err33 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data43.async !== "boolean"){
+const err34 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -27640,28 +27664,19 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
 var valid8 = _errs106 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data42.checks !== undefined){
-let data49 = data42.checks;
+if(data43.execution_time_ms !== undefined){
+let data49 = data43.execution_time_ms;
 const _errs108 = errors;
 if(errors === _errs108){
-if(Array.isArray(data49)){
-var valid9 = true;
-const len1 = data49.length;
-for(let i1=0; i1<len1; i1++){
-let data50 = data49[i1];
-const _errs110 = errors;
-if(errors === _errs110){
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-let missing4;
-if((((((data50.id === undefined) && (missing4 = "id")) || ((data50.verdict === undefined) && (missing4 = "verdict"))) || ((data50.explanation === undefined) && (missing4 = "explanation"))) || ((data50.error === undefined) && (missing4 = "error"))) || ((data50.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
-const err35 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 < 0 || isNaN(data49)){
+const err35 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -27670,159 +27685,14 @@ vErrors.push(err35);
 }
 errors++;
 }
+}
 else {
-const _errs112 = errors;
-for(const key5 in data50){
-if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
-const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
-}
-errors++;
-break;
-}
-}
-if(_errs112 === errors){
-if(data50.id !== undefined){
-const _errs113 = errors;
-if(typeof data50.id !== "string"){
-const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var valid10 = _errs113 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data50.verdict !== undefined){
-const _errs115 = errors;
-if(typeof data50.verdict !== "boolean"){
-const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-var valid10 = _errs115 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data50.explanation !== undefined){
-let data53 = data50.explanation;
-const _errs117 = errors;
-if((typeof data53 !== "string") && (data53 !== null)){
-const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-var valid10 = _errs117 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data50.error !== undefined){
-let data54 = data50.error;
-const _errs119 = errors;
-if((typeof data54 !== "string") && (data54 !== null)){
-const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-var valid10 = _errs119 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data50.execution_time_ms !== undefined){
-let data55 = data50.execution_time_ms;
-const _errs121 = errors;
-if(errors === _errs121){
-if((typeof data55 == "number") && (isFinite(data55))){
-if(data55 < 0 || isNaN(data55)){
-const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-var valid10 = _errs121 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-var valid9 = _errs110 === errors;
-if(!valid9){
-break;
-}
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
 }
 errors++;
 }
@@ -27832,7 +27702,151 @@ var valid8 = _errs108 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data43.checks !== undefined){
+let data50 = data43.checks;
+const _errs110 = errors;
+if(errors === _errs110){
+if(Array.isArray(data50)){
+var valid9 = true;
+const len1 = data50.length;
+for(let i1=0; i1<len1; i1++){
+let data51 = data50[i1];
+const _errs112 = errors;
+if(errors === _errs112){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+let missing4;
+if((((((data51.id === undefined) && (missing4 = "id")) || ((data51.verdict === undefined) && (missing4 = "verdict"))) || ((data51.explanation === undefined) && (missing4 = "explanation"))) || ((data51.error === undefined) && (missing4 = "error"))) || ((data51.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
+const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err37];
 }
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+else {
+const _errs114 = errors;
+for(const key5 in data51){
+if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
+const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+break;
+}
+}
+if(_errs114 === errors){
+if(data51.id !== undefined){
+const _errs115 = errors;
+if(typeof data51.id !== "string"){
+const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var valid10 = _errs115 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data51.verdict !== undefined){
+const _errs117 = errors;
+if(typeof data51.verdict !== "boolean"){
+const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+var valid10 = _errs117 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data51.explanation !== undefined){
+let data54 = data51.explanation;
+const _errs119 = errors;
+if((typeof data54 !== "string") && (data54 !== null)){
+const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var valid10 = _errs119 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data51.error !== undefined){
+let data55 = data51.error;
+const _errs121 = errors;
+if((typeof data55 !== "string") && (data55 !== null)){
+const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var valid10 = _errs121 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data51.execution_time_ms !== undefined){
+let data56 = data51.execution_time_ms;
+const _errs123 = errors;
+if(errors === _errs123){
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 < 0 || isNaN(data56)){
+const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+var valid10 = _errs123 === errors;
+}
+else {
+var valid10 = true;
 }
 }
 }
@@ -27842,7 +27856,7 @@ var valid8 = true;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err45 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -27852,14 +27866,14 @@ vErrors.push(err45);
 errors++;
 }
 }
-var valid7 = _errs93 === errors;
-if(!valid7){
+var valid9 = _errs112 === errors;
+if(!valid9){
 break;
 }
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err46 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -27869,27 +27883,22 @@ vErrors.push(err46);
 errors++;
 }
 }
-var valid6 = _errs91 === errors;
+var valid8 = _errs110 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data40.after_request_hooks !== undefined){
-let data56 = data40.after_request_hooks;
-const _errs123 = errors;
-if(errors === _errs123){
-if(Array.isArray(data56)){
-var valid11 = true;
-const len2 = data56.length;
-for(let i2=0; i2<len2; i2++){
-let data57 = data56[i2];
-const _errs125 = errors;
-if(errors === _errs125){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-let missing5;
-if((((((((data57.id === undefined) && (missing5 = "id")) || ((data57.type === undefined) && (missing5 = "type"))) || ((data57.verdict === undefined) && (missing5 = "verdict"))) || ((data57.deny === undefined) && (missing5 = "deny"))) || ((data57.async === undefined) && (missing5 = "async"))) || ((data57.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data57.checks === undefined) && (missing5 = "checks"))){
-const err47 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -27898,11 +27907,15 @@ vErrors.push(err47);
 }
 errors++;
 }
+}
+var valid7 = _errs95 === errors;
+if(!valid7){
+break;
+}
+}
+}
 else {
-const _errs127 = errors;
-for(const key6 in data57){
-if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
-const err48 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+const err48 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -27910,14 +27923,29 @@ else {
 vErrors.push(err48);
 }
 errors++;
-break;
 }
 }
-if(_errs127 === errors){
-if(data57.id !== undefined){
-const _errs128 = errors;
-if(typeof data57.id !== "string"){
-const err49 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid6 = _errs93 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data41.after_request_hooks !== undefined){
+let data57 = data41.after_request_hooks;
+const _errs125 = errors;
+if(errors === _errs125){
+if(Array.isArray(data57)){
+var valid11 = true;
+const len2 = data57.length;
+for(let i2=0; i2<len2; i2++){
+let data58 = data57[i2];
+const _errs127 = errors;
+if(errors === _errs127){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+let missing5;
+if((((((((data58.id === undefined) && (missing5 = "id")) || ((data58.type === undefined) && (missing5 = "type"))) || ((data58.verdict === undefined) && (missing5 = "verdict"))) || ((data58.deny === undefined) && (missing5 = "deny"))) || ((data58.async === undefined) && (missing5 = "async"))) || ((data58.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data58.checks === undefined) && (missing5 = "checks"))){
+const err49 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -27926,22 +27954,31 @@ vErrors.push(err49);
 }
 errors++;
 }
-var valid12 = _errs128 === errors;
-}
 else {
-var valid12 = true;
-}
-if(valid12){
-if(data57.type !== undefined){
-let data59 = data57.type;
-const _errs130 = errors;
-if((typeof data59 !== "string") && (data59 !== null)){
-const err50 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs129 = errors;
+for(const key6 in data58){
+if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
+const err50 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+break;
+}
+}
+if(_errs129 === errors){
+if(data58.id !== undefined){
+const _errs130 = errors;
+if(typeof data58.id !== "string"){
+const err51 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
 }
 errors++;
 }
@@ -27951,15 +27988,16 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data57.verdict !== undefined){
+if(data58.type !== undefined){
+let data60 = data58.type;
 const _errs132 = errors;
-if(typeof data57.verdict !== "boolean"){
-const err51 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data60 !== "string") && (data60 !== null)){
+const err52 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err51];
+vErrors = [err52];
 }
 else {
-vErrors.push(err51);
+vErrors.push(err52);
 }
 errors++;
 }
@@ -27969,15 +28007,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data57.deny !== undefined){
+if(data58.verdict !== undefined){
 const _errs134 = errors;
-if(typeof data57.deny !== "boolean"){
-const err52 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data58.verdict !== "boolean"){
+const err53 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err52];
+vErrors = [err53];
 }
 else {
-vErrors.push(err52);
+vErrors.push(err53);
 }
 errors++;
 }
@@ -27987,15 +28025,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data57.async !== undefined){
+if(data58.deny !== undefined){
 const _errs136 = errors;
-if(typeof data57.async !== "boolean"){
-const err53 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data58.deny !== "boolean"){
+const err54 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err53];
+vErrors = [err54];
 }
 else {
-vErrors.push(err53);
+vErrors.push(err54);
 }
 errors++;
 }
@@ -28005,24 +28043,10 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data57.execution_time_ms !== undefined){
-let data63 = data57.execution_time_ms;
+if(data58.async !== undefined){
 const _errs138 = errors;
-if(errors === _errs138){
-if((typeof data63 == "number") && (isFinite(data63))){
-if(data63 < 0 || isNaN(data63)){
-const err54 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-else {
-const err55 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data58.async !== "boolean"){
+const err55 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -28031,28 +28055,19 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
 var valid12 = _errs138 === errors;
 }
 else {
 var valid12 = true;
 }
 if(valid12){
-if(data57.checks !== undefined){
-let data64 = data57.checks;
+if(data58.execution_time_ms !== undefined){
+let data64 = data58.execution_time_ms;
 const _errs140 = errors;
 if(errors === _errs140){
-if(Array.isArray(data64)){
-var valid13 = true;
-const len3 = data64.length;
-for(let i3=0; i3<len3; i3++){
-let data65 = data64[i3];
-const _errs142 = errors;
-if(errors === _errs142){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-let missing6;
-if((((((data65.id === undefined) && (missing6 = "id")) || ((data65.verdict === undefined) && (missing6 = "verdict"))) || ((data65.explanation === undefined) && (missing6 = "explanation"))) || ((data65.error === undefined) && (missing6 = "error"))) || ((data65.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
-const err56 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if((typeof data64 == "number") && (isFinite(data64))){
+if(data64 < 0 || isNaN(data64)){
+const err56 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -28061,159 +28076,14 @@ vErrors.push(err56);
 }
 errors++;
 }
+}
 else {
-const _errs144 = errors;
-for(const key7 in data65){
-if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
-const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err57];
 }
 else {
 vErrors.push(err57);
-}
-errors++;
-break;
-}
-}
-if(_errs144 === errors){
-if(data65.id !== undefined){
-const _errs145 = errors;
-if(typeof data65.id !== "string"){
-const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-var valid14 = _errs145 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data65.verdict !== undefined){
-const _errs147 = errors;
-if(typeof data65.verdict !== "boolean"){
-const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var valid14 = _errs147 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data65.explanation !== undefined){
-let data68 = data65.explanation;
-const _errs149 = errors;
-if((typeof data68 !== "string") && (data68 !== null)){
-const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-var valid14 = _errs149 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data65.error !== undefined){
-let data69 = data65.error;
-const _errs151 = errors;
-if((typeof data69 !== "string") && (data69 !== null)){
-const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var valid14 = _errs151 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data65.execution_time_ms !== undefined){
-let data70 = data65.execution_time_ms;
-const _errs153 = errors;
-if(errors === _errs153){
-if((typeof data70 == "number") && (isFinite(data70))){
-if(data70 < 0 || isNaN(data70)){
-const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-else {
-const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-var valid14 = _errs153 === errors;
-}
-else {
-var valid14 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-var valid13 = _errs142 === errors;
-if(!valid13){
-break;
-}
-}
-}
-else {
-const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
 }
 errors++;
 }
@@ -28223,7 +28093,151 @@ var valid12 = _errs140 === errors;
 else {
 var valid12 = true;
 }
+if(valid12){
+if(data58.checks !== undefined){
+let data65 = data58.checks;
+const _errs142 = errors;
+if(errors === _errs142){
+if(Array.isArray(data65)){
+var valid13 = true;
+const len3 = data65.length;
+for(let i3=0; i3<len3; i3++){
+let data66 = data65[i3];
+const _errs144 = errors;
+if(errors === _errs144){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+let missing6;
+if((((((data66.id === undefined) && (missing6 = "id")) || ((data66.verdict === undefined) && (missing6 = "verdict"))) || ((data66.explanation === undefined) && (missing6 = "explanation"))) || ((data66.error === undefined) && (missing6 = "error"))) || ((data66.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
+const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(vErrors === null){
+vErrors = [err58];
 }
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+else {
+const _errs146 = errors;
+for(const key7 in data66){
+if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
+const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+break;
+}
+}
+if(_errs146 === errors){
+if(data66.id !== undefined){
+const _errs147 = errors;
+if(typeof data66.id !== "string"){
+const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var valid14 = _errs147 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data66.verdict !== undefined){
+const _errs149 = errors;
+if(typeof data66.verdict !== "boolean"){
+const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data66.explanation !== undefined){
+let data69 = data66.explanation;
+const _errs151 = errors;
+if((typeof data69 !== "string") && (data69 !== null)){
+const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var valid14 = _errs151 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data66.error !== undefined){
+let data70 = data66.error;
+const _errs153 = errors;
+if((typeof data70 !== "string") && (data70 !== null)){
+const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var valid14 = _errs153 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data66.execution_time_ms !== undefined){
+let data71 = data66.execution_time_ms;
+const _errs155 = errors;
+if(errors === _errs155){
+if((typeof data71 == "number") && (isFinite(data71))){
+if(data71 < 0 || isNaN(data71)){
+const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+else {
+const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+var valid14 = _errs155 === errors;
+}
+else {
+var valid14 = true;
 }
 }
 }
@@ -28233,7 +28247,7 @@ var valid12 = true;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err66 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -28243,14 +28257,14 @@ vErrors.push(err66);
 errors++;
 }
 }
-var valid11 = _errs125 === errors;
-if(!valid11){
+var valid13 = _errs144 === errors;
+if(!valid13){
 break;
 }
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err67 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -28260,17 +28274,22 @@ vErrors.push(err67);
 errors++;
 }
 }
-var valid6 = _errs123 === errors;
+var valid12 = _errs142 === errors;
 }
 else {
-var valid6 = true;
+var valid12 = true;
+}
+}
+}
+}
+}
 }
 }
 }
 }
 }
 else {
-const err68 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err68 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -28280,11 +28299,14 @@ vErrors.push(err68);
 errors++;
 }
 }
-var _valid1 = _errs87 === errors;
-valid4 = valid4 || _valid1;
-const _errs155 = errors;
-if(data40 !== null){
-const err69 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var valid11 = _errs127 === errors;
+if(!valid11){
+break;
+}
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -28293,10 +28315,18 @@ vErrors.push(err69);
 }
 errors++;
 }
-var _valid1 = _errs155 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err70 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+var valid6 = _errs125 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -28304,34 +28334,13 @@ else {
 vErrors.push(err70);
 }
 errors++;
-validate148.errors = vErrors;
-return false;
-}
-else {
-errors = _errs86;
-if(vErrors !== null){
-if(_errs86){
-vErrors.length = _errs86;
-}
-else {
-vErrors = null;
 }
 }
-}
-var valid0 = _errs85 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.feedback !== undefined){
-let data71 = data.feedback;
+var _valid1 = _errs89 === errors;
+valid4 = valid4 || _valid1;
 const _errs157 = errors;
-const _errs158 = errors;
-let valid15 = false;
-const _errs159 = errors;
-if(!(Array.isArray(data71))){
-const err71 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data41 !== null){
+const err71 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -28340,11 +28349,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid2 = _errs159 === errors;
-valid15 = valid15 || _valid2;
-const _errs161 = errors;
-if(data71 !== null){
-const err72 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid1 = _errs157 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err72 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -28352,11 +28360,34 @@ else {
 vErrors.push(err72);
 }
 errors++;
+validate148.errors = vErrors;
+return false;
 }
-var _valid2 = _errs161 === errors;
-valid15 = valid15 || _valid2;
-if(!valid15){
-const err73 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+errors = _errs88;
+if(vErrors !== null){
+if(_errs88){
+vErrors.length = _errs88;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs87 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feedback !== undefined){
+let data72 = data.feedback;
+const _errs159 = errors;
+const _errs160 = errors;
+let valid15 = false;
+const _errs161 = errors;
+if(!(Array.isArray(data72))){
+const err73 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -28364,47 +28395,72 @@ else {
 vErrors.push(err73);
 }
 errors++;
+}
+var _valid2 = _errs161 === errors;
+valid15 = valid15 || _valid2;
+const _errs163 = errors;
+if(data72 !== null){
+const err74 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+var _valid2 = _errs163 === errors;
+valid15 = valid15 || _valid2;
+if(!valid15){
+const err75 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
 validate148.errors = vErrors;
 return false;
 }
 else {
-errors = _errs158;
+errors = _errs160;
 if(vErrors !== null){
-if(_errs158){
-vErrors.length = _errs158;
+if(_errs160){
+vErrors.length = _errs160;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs157 === errors;
+var valid0 = _errs159 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.request_body !== undefined){
-let data72 = data.request_body;
-const _errs163 = errors;
-if((typeof data72 !== "string") && (data72 !== null)){
+let data73 = data.request_body;
+const _errs165 = errors;
+if((typeof data73 !== "string") && (data73 !== null)){
 validate148.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema284.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs163 === errors;
+var valid0 = _errs165 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.response_body !== undefined){
-let data73 = data.response_body;
-const _errs165 = errors;
-if((typeof data73 !== "string") && (data73 !== null)){
+let data74 = data.response_body;
+const _errs167 = errors;
+if((typeof data74 !== "string") && (data74 !== null)){
 validate148.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema284.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs165 === errors;
+var valid0 = _errs167 === errors;
 }
 else {
 var valid0 = true;

@@ -8651,7 +8651,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateRequestLog = validate54;
-var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "image_input_tokens", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "image_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, images (an image model's input images)." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
+var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "image_input_tokens", "audio_seconds", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "image_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, images (an image model's input images)." }, "audio_seconds": { "type": "number", "minimum": 0, "description": "Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
 function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -9340,8 +9340,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.total_tokens === void 0) {
-          const err67 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
+        if (data22.audio_seconds === void 0) {
+          const err67 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_seconds" }, message: "must have required property 'audio_seconds'" };
           if (vErrors === null) {
             vErrors = [err67];
           } else {
@@ -9349,8 +9349,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.estimated === void 0) {
-          const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+        if (data22.total_tokens === void 0) {
+          const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
           if (vErrors === null) {
             vErrors = [err68];
           } else {
@@ -9358,21 +9358,18 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (data22.estimated === void 0) {
+          const err69 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+          if (vErrors === null) {
+            vErrors = [err69];
+          } else {
+            vErrors.push(err69);
+          }
+          errors++;
+        }
         for (const key1 in data22) {
           if (!func1.call(schema144.properties.usage.anyOf[0].properties, key1)) {
-            const err69 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
-            if (vErrors === null) {
-              vErrors = [err69];
-            } else {
-              vErrors.push(err69);
-            }
-            errors++;
-          }
-        }
-        if (data22.input_tokens !== void 0) {
-          let data23 = data22.input_tokens;
-          if (!(typeof data23 == "number" && (!(data23 % 1) && !isNaN(data23)) && isFinite(data23))) {
-            const err70 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err70 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err70];
             } else {
@@ -9380,13 +9377,25 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+        }
+        if (data22.input_tokens !== void 0) {
+          let data23 = data22.input_tokens;
+          if (!(typeof data23 == "number" && (!(data23 % 1) && !isNaN(data23)) && isFinite(data23))) {
+            const err71 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err71];
+            } else {
+              vErrors.push(err71);
+            }
+            errors++;
+          }
           if (typeof data23 == "number" && isFinite(data23)) {
             if (data23 < 0 || isNaN(data23)) {
-              const err71 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err72 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err71];
+                vErrors = [err72];
               } else {
-                vErrors.push(err71);
+                vErrors.push(err72);
               }
               errors++;
             }
@@ -9395,21 +9404,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.output_tokens !== void 0) {
           let data24 = data22.output_tokens;
           if (!(typeof data24 == "number" && (!(data24 % 1) && !isNaN(data24)) && isFinite(data24))) {
-            const err72 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err73 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err72];
+              vErrors = [err73];
             } else {
-              vErrors.push(err72);
+              vErrors.push(err73);
             }
             errors++;
           }
           if (typeof data24 == "number" && isFinite(data24)) {
             if (data24 < 0 || isNaN(data24)) {
-              const err73 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err74 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err73];
+                vErrors = [err74];
               } else {
-                vErrors.push(err73);
+                vErrors.push(err74);
               }
               errors++;
             }
@@ -9418,21 +9427,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.cached_input_tokens !== void 0) {
           let data25 = data22.cached_input_tokens;
           if (!(typeof data25 == "number" && (!(data25 % 1) && !isNaN(data25)) && isFinite(data25))) {
-            const err74 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err75 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err74];
+              vErrors = [err75];
             } else {
-              vErrors.push(err74);
+              vErrors.push(err75);
             }
             errors++;
           }
           if (typeof data25 == "number" && isFinite(data25)) {
             if (data25 < 0 || isNaN(data25)) {
-              const err75 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err76 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err75];
+                vErrors = [err76];
               } else {
-                vErrors.push(err75);
+                vErrors.push(err76);
               }
               errors++;
             }
@@ -9441,21 +9450,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.cache_creation_input_tokens !== void 0) {
           let data26 = data22.cache_creation_input_tokens;
           if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26))) {
-            const err76 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err77 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err76];
+              vErrors = [err77];
             } else {
-              vErrors.push(err76);
+              vErrors.push(err77);
             }
             errors++;
           }
           if (typeof data26 == "number" && isFinite(data26)) {
             if (data26 < 0 || isNaN(data26)) {
-              const err77 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err78 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err77];
+                vErrors = [err78];
               } else {
-                vErrors.push(err77);
+                vErrors.push(err78);
               }
               errors++;
             }
@@ -9464,21 +9473,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.cache_creation_1h_input_tokens !== void 0) {
           let data27 = data22.cache_creation_1h_input_tokens;
           if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)) && isFinite(data27))) {
-            const err78 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err79 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err78];
+              vErrors = [err79];
             } else {
-              vErrors.push(err78);
+              vErrors.push(err79);
             }
             errors++;
           }
           if (typeof data27 == "number" && isFinite(data27)) {
             if (data27 < 0 || isNaN(data27)) {
-              const err79 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err80 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err79];
+                vErrors = [err80];
               } else {
-                vErrors.push(err79);
+                vErrors.push(err80);
               }
               errors++;
             }
@@ -9487,21 +9496,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.audio_input_tokens !== void 0) {
           let data28 = data22.audio_input_tokens;
           if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)) && isFinite(data28))) {
-            const err80 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err81 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err80];
+              vErrors = [err81];
             } else {
-              vErrors.push(err80);
+              vErrors.push(err81);
             }
             errors++;
           }
           if (typeof data28 == "number" && isFinite(data28)) {
             if (data28 < 0 || isNaN(data28)) {
-              const err81 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err82 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err81];
+                vErrors = [err82];
               } else {
-                vErrors.push(err81);
+                vErrors.push(err82);
               }
               errors++;
             }
@@ -9510,21 +9519,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.audio_output_tokens !== void 0) {
           let data29 = data22.audio_output_tokens;
           if (!(typeof data29 == "number" && (!(data29 % 1) && !isNaN(data29)) && isFinite(data29))) {
-            const err82 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err83 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err82];
+              vErrors = [err83];
             } else {
-              vErrors.push(err82);
+              vErrors.push(err83);
             }
             errors++;
           }
           if (typeof data29 == "number" && isFinite(data29)) {
             if (data29 < 0 || isNaN(data29)) {
-              const err83 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err84 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err83];
+                vErrors = [err84];
               } else {
-                vErrors.push(err83);
+                vErrors.push(err84);
               }
               errors++;
             }
@@ -9533,40 +9542,31 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.image_input_tokens !== void 0) {
           let data30 = data22.image_input_tokens;
           if (!(typeof data30 == "number" && (!(data30 % 1) && !isNaN(data30)) && isFinite(data30))) {
-            const err84 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err85 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err84];
+              vErrors = [err85];
             } else {
-              vErrors.push(err84);
+              vErrors.push(err85);
             }
             errors++;
           }
           if (typeof data30 == "number" && isFinite(data30)) {
             if (data30 < 0 || isNaN(data30)) {
-              const err85 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err86 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err85];
+                vErrors = [err86];
               } else {
-                vErrors.push(err85);
+                vErrors.push(err86);
               }
               errors++;
             }
           }
         }
-        if (data22.total_tokens !== void 0) {
-          let data31 = data22.total_tokens;
-          if (!(typeof data31 == "number" && (!(data31 % 1) && !isNaN(data31)) && isFinite(data31))) {
-            const err86 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err86];
-            } else {
-              vErrors.push(err86);
-            }
-            errors++;
-          }
+        if (data22.audio_seconds !== void 0) {
+          let data31 = data22.audio_seconds;
           if (typeof data31 == "number" && isFinite(data31)) {
             if (data31 < 0 || isNaN(data31)) {
-              const err87 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err87 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err87];
               } else {
@@ -9574,11 +9574,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-          }
-        }
-        if (data22.estimated !== void 0) {
-          if (typeof data22.estimated !== "boolean") {
-            const err88 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+          } else {
+            const err88 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
             if (vErrors === null) {
               vErrors = [err88];
             } else {
@@ -9587,35 +9584,69 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
+        if (data22.total_tokens !== void 0) {
+          let data32 = data22.total_tokens;
+          if (!(typeof data32 == "number" && (!(data32 % 1) && !isNaN(data32)) && isFinite(data32))) {
+            const err89 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err89];
+            } else {
+              vErrors.push(err89);
+            }
+            errors++;
+          }
+          if (typeof data32 == "number" && isFinite(data32)) {
+            if (data32 < 0 || isNaN(data32)) {
+              const err90 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err90];
+              } else {
+                vErrors.push(err90);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.estimated !== void 0) {
+          if (typeof data22.estimated !== "boolean") {
+            const err91 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            if (vErrors === null) {
+              vErrors = [err91];
+            } else {
+              vErrors.push(err91);
+            }
+            errors++;
+          }
+        }
       } else {
-        const err89 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err92 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err89];
+          vErrors = [err92];
         } else {
-          vErrors.push(err89);
+          vErrors.push(err92);
         }
         errors++;
       }
       var _valid0 = _errs45 === errors;
       valid1 = valid1 || _valid0;
-      const _errs68 = errors;
+      const _errs70 = errors;
       if (data22 !== null) {
-        const err90 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+        const err93 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
-          vErrors = [err90];
+          vErrors = [err93];
         } else {
-          vErrors.push(err90);
+          vErrors.push(err93);
         }
         errors++;
       }
-      var _valid0 = _errs68 === errors;
+      var _valid0 = _errs70 === errors;
       valid1 = valid1 || _valid0;
       if (!valid1) {
-        const err91 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        const err94 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
-          vErrors = [err91];
+          vErrors = [err94];
         } else {
-          vErrors.push(err91);
+          vErrors.push(err94);
         }
         errors++;
       } else {
@@ -9630,45 +9661,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.cost_usd !== void 0) {
-      let data33 = data.cost_usd;
-      if (!(typeof data33 == "number" && isFinite(data33)) && data33 !== null) {
-        const err92 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
-        if (vErrors === null) {
-          vErrors = [err92];
-        } else {
-          vErrors.push(err92);
-        }
-        errors++;
-      }
-    }
-    if (data.saved_cost_usd !== void 0) {
-      let data34 = data.saved_cost_usd;
+      let data34 = data.cost_usd;
       if (!(typeof data34 == "number" && isFinite(data34)) && data34 !== null) {
-        const err93 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
-        if (vErrors === null) {
-          vErrors = [err93];
-        } else {
-          vErrors.push(err93);
-        }
-        errors++;
-      }
-    }
-    if (data.metadata !== void 0) {
-      let data35 = data.metadata;
-      if (data35 && typeof data35 == "object" && !Array.isArray(data35)) {
-        for (const key2 in data35) {
-          if (typeof data35[key2] !== "string") {
-            const err94 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err94];
-            } else {
-              vErrors.push(err94);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err95 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err95 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err95];
         } else {
@@ -9677,10 +9672,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.api_key_id !== void 0) {
-      let data37 = data.api_key_id;
-      if (typeof data37 !== "string" && data37 !== null) {
-        const err96 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
+    if (data.saved_cost_usd !== void 0) {
+      let data35 = data.saved_cost_usd;
+      if (!(typeof data35 == "number" && isFinite(data35)) && data35 !== null) {
+        const err96 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err96];
         } else {
@@ -9689,22 +9684,22 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.workspace_id !== void 0) {
-      let data38 = data.workspace_id;
-      if (typeof data38 !== "string" && data38 !== null) {
-        const err97 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
-        if (vErrors === null) {
-          vErrors = [err97];
-        } else {
-          vErrors.push(err97);
+    if (data.metadata !== void 0) {
+      let data36 = data.metadata;
+      if (data36 && typeof data36 == "object" && !Array.isArray(data36)) {
+        for (const key2 in data36) {
+          if (typeof data36[key2] !== "string") {
+            const err97 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err97];
+            } else {
+              vErrors.push(err97);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.organisation_id !== void 0) {
-      let data39 = data.organisation_id;
-      if (typeof data39 !== "string" && data39 !== null) {
-        const err98 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+      } else {
+        const err98 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err98];
         } else {
@@ -9713,77 +9708,86 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.api_key_id !== void 0) {
+      let data38 = data.api_key_id;
+      if (typeof data38 !== "string" && data38 !== null) {
+        const err99 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err99];
+        } else {
+          vErrors.push(err99);
+        }
+        errors++;
+      }
+    }
+    if (data.workspace_id !== void 0) {
+      let data39 = data.workspace_id;
+      if (typeof data39 !== "string" && data39 !== null) {
+        const err100 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err100];
+        } else {
+          vErrors.push(err100);
+        }
+        errors++;
+      }
+    }
+    if (data.organisation_id !== void 0) {
+      let data40 = data.organisation_id;
+      if (typeof data40 !== "string" && data40 !== null) {
+        const err101 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err101];
+        } else {
+          vErrors.push(err101);
+        }
+        errors++;
+      }
+    }
     if (data.hook_results !== void 0) {
-      let data40 = data.hook_results;
-      const _errs86 = errors;
+      let data41 = data.hook_results;
+      const _errs88 = errors;
       let valid4 = false;
-      const _errs87 = errors;
-      if (data40 && typeof data40 == "object" && !Array.isArray(data40)) {
-        if (data40.before_request_hooks === void 0) {
-          const err99 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
+      const _errs89 = errors;
+      if (data41 && typeof data41 == "object" && !Array.isArray(data41)) {
+        if (data41.before_request_hooks === void 0) {
+          const err102 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
           if (vErrors === null) {
-            vErrors = [err99];
+            vErrors = [err102];
           } else {
-            vErrors.push(err99);
+            vErrors.push(err102);
           }
           errors++;
         }
-        if (data40.after_request_hooks === void 0) {
-          const err100 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
+        if (data41.after_request_hooks === void 0) {
+          const err103 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
           if (vErrors === null) {
-            vErrors = [err100];
+            vErrors = [err103];
           } else {
-            vErrors.push(err100);
+            vErrors.push(err103);
           }
           errors++;
         }
-        for (const key3 in data40) {
+        for (const key3 in data41) {
           if (!(key3 === "before_request_hooks" || key3 === "after_request_hooks")) {
-            const err101 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+            const err104 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-              vErrors = [err101];
+              vErrors = [err104];
             } else {
-              vErrors.push(err101);
+              vErrors.push(err104);
             }
             errors++;
           }
         }
-        if (data40.before_request_hooks !== void 0) {
-          let data41 = data40.before_request_hooks;
-          if (Array.isArray(data41)) {
-            const len0 = data41.length;
+        if (data41.before_request_hooks !== void 0) {
+          let data42 = data41.before_request_hooks;
+          if (Array.isArray(data42)) {
+            const len0 = data42.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              let data42 = data41[i0];
-              if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
-                if (data42.id === void 0) {
-                  const err102 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err102];
-                  } else {
-                    vErrors.push(err102);
-                  }
-                  errors++;
-                }
-                if (data42.type === void 0) {
-                  const err103 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err103];
-                  } else {
-                    vErrors.push(err103);
-                  }
-                  errors++;
-                }
-                if (data42.verdict === void 0) {
-                  const err104 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err104];
-                  } else {
-                    vErrors.push(err104);
-                  }
-                  errors++;
-                }
-                if (data42.deny === void 0) {
-                  const err105 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+              let data43 = data42[i0];
+              if (data43 && typeof data43 == "object" && !Array.isArray(data43)) {
+                if (data43.id === void 0) {
+                  const err105 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err105];
                   } else {
@@ -9791,8 +9795,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data42.async === void 0) {
-                  const err106 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                if (data43.type === void 0) {
+                  const err106 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
                   if (vErrors === null) {
                     vErrors = [err106];
                   } else {
@@ -9800,8 +9804,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data42.execution_time_ms === void 0) {
-                  const err107 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                if (data43.verdict === void 0) {
+                  const err107 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                   if (vErrors === null) {
                     vErrors = [err107];
                   } else {
@@ -9809,8 +9813,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data42.checks === void 0) {
-                  const err108 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                if (data43.deny === void 0) {
+                  const err108 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
                   if (vErrors === null) {
                     vErrors = [err108];
                   } else {
@@ -9818,43 +9822,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                for (const key4 in data42) {
+                if (data43.async === void 0) {
+                  const err109 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err109];
+                  } else {
+                    vErrors.push(err109);
+                  }
+                  errors++;
+                }
+                if (data43.execution_time_ms === void 0) {
+                  const err110 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err110];
+                  } else {
+                    vErrors.push(err110);
+                  }
+                  errors++;
+                }
+                if (data43.checks === void 0) {
+                  const err111 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err111];
+                  } else {
+                    vErrors.push(err111);
+                  }
+                  errors++;
+                }
+                for (const key4 in data43) {
                   if (!(key4 === "id" || key4 === "type" || key4 === "verdict" || key4 === "deny" || key4 === "async" || key4 === "execution_time_ms" || key4 === "checks")) {
-                    const err109 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err109];
-                    } else {
-                      vErrors.push(err109);
-                    }
-                    errors++;
-                  }
-                }
-                if (data42.id !== void 0) {
-                  if (typeof data42.id !== "string") {
-                    const err110 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err110];
-                    } else {
-                      vErrors.push(err110);
-                    }
-                    errors++;
-                  }
-                }
-                if (data42.type !== void 0) {
-                  let data44 = data42.type;
-                  if (typeof data44 !== "string" && data44 !== null) {
-                    const err111 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err111];
-                    } else {
-                      vErrors.push(err111);
-                    }
-                    errors++;
-                  }
-                }
-                if (data42.verdict !== void 0) {
-                  if (typeof data42.verdict !== "boolean") {
-                    const err112 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    const err112 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err112];
                     } else {
@@ -9863,9 +9860,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data42.deny !== void 0) {
-                  if (typeof data42.deny !== "boolean") {
-                    const err113 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data43.id !== void 0) {
+                  if (typeof data43.id !== "string") {
+                    const err113 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err113];
                     } else {
@@ -9874,9 +9871,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data42.async !== void 0) {
-                  if (typeof data42.async !== "boolean") {
-                    const err114 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data43.type !== void 0) {
+                  let data45 = data43.type;
+                  if (typeof data45 !== "string" && data45 !== null) {
+                    const err114 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
                     if (vErrors === null) {
                       vErrors = [err114];
                     } else {
@@ -9885,20 +9883,20 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data42.execution_time_ms !== void 0) {
-                  let data48 = data42.execution_time_ms;
-                  if (typeof data48 == "number" && isFinite(data48)) {
-                    if (data48 < 0 || isNaN(data48)) {
-                      const err115 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err115];
-                      } else {
-                        vErrors.push(err115);
-                      }
-                      errors++;
+                if (data43.verdict !== void 0) {
+                  if (typeof data43.verdict !== "boolean") {
+                    const err115 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err115];
+                    } else {
+                      vErrors.push(err115);
                     }
-                  } else {
-                    const err116 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    errors++;
+                  }
+                }
+                if (data43.deny !== void 0) {
+                  if (typeof data43.deny !== "boolean") {
+                    const err116 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
                       vErrors = [err116];
                     } else {
@@ -9907,42 +9905,48 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data42.checks !== void 0) {
-                  let data49 = data42.checks;
-                  if (Array.isArray(data49)) {
-                    const len1 = data49.length;
+                if (data43.async !== void 0) {
+                  if (typeof data43.async !== "boolean") {
+                    const err117 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err117];
+                    } else {
+                      vErrors.push(err117);
+                    }
+                    errors++;
+                  }
+                }
+                if (data43.execution_time_ms !== void 0) {
+                  let data49 = data43.execution_time_ms;
+                  if (typeof data49 == "number" && isFinite(data49)) {
+                    if (data49 < 0 || isNaN(data49)) {
+                      const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err118];
+                      } else {
+                        vErrors.push(err118);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err119];
+                    } else {
+                      vErrors.push(err119);
+                    }
+                    errors++;
+                  }
+                }
+                if (data43.checks !== void 0) {
+                  let data50 = data43.checks;
+                  if (Array.isArray(data50)) {
+                    const len1 = data50.length;
                     for (let i1 = 0; i1 < len1; i1++) {
-                      let data50 = data49[i1];
-                      if (data50 && typeof data50 == "object" && !Array.isArray(data50)) {
-                        if (data50.id === void 0) {
-                          const err117 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                          if (vErrors === null) {
-                            vErrors = [err117];
-                          } else {
-                            vErrors.push(err117);
-                          }
-                          errors++;
-                        }
-                        if (data50.verdict === void 0) {
-                          const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                          if (vErrors === null) {
-                            vErrors = [err118];
-                          } else {
-                            vErrors.push(err118);
-                          }
-                          errors++;
-                        }
-                        if (data50.explanation === void 0) {
-                          const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
-                          if (vErrors === null) {
-                            vErrors = [err119];
-                          } else {
-                            vErrors.push(err119);
-                          }
-                          errors++;
-                        }
-                        if (data50.error === void 0) {
-                          const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                      let data51 = data50[i1];
+                      if (data51 && typeof data51 == "object" && !Array.isArray(data51)) {
+                        if (data51.id === void 0) {
+                          const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
                             vErrors = [err120];
                           } else {
@@ -9950,8 +9954,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        if (data50.execution_time_ms === void 0) {
-                          const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data51.verdict === void 0) {
+                          const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
                             vErrors = [err121];
                           } else {
@@ -9959,43 +9963,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        for (const key5 in data50) {
+                        if (data51.explanation === void 0) {
+                          const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                          if (vErrors === null) {
+                            vErrors = [err122];
+                          } else {
+                            vErrors.push(err122);
+                          }
+                          errors++;
+                        }
+                        if (data51.error === void 0) {
+                          const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                          if (vErrors === null) {
+                            vErrors = [err123];
+                          } else {
+                            vErrors.push(err123);
+                          }
+                          errors++;
+                        }
+                        if (data51.execution_time_ms === void 0) {
+                          const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                          if (vErrors === null) {
+                            vErrors = [err124];
+                          } else {
+                            vErrors.push(err124);
+                          }
+                          errors++;
+                        }
+                        for (const key5 in data51) {
                           if (!(key5 === "id" || key5 === "verdict" || key5 === "explanation" || key5 === "error" || key5 === "execution_time_ms")) {
-                            const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err122];
-                            } else {
-                              vErrors.push(err122);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data50.id !== void 0) {
-                          if (typeof data50.id !== "string") {
-                            const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err123];
-                            } else {
-                              vErrors.push(err123);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data50.verdict !== void 0) {
-                          if (typeof data50.verdict !== "boolean") {
-                            const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err124];
-                            } else {
-                              vErrors.push(err124);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data50.explanation !== void 0) {
-                          let data53 = data50.explanation;
-                          if (typeof data53 !== "string" && data53 !== null) {
-                            const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err125];
                             } else {
@@ -10004,10 +10001,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data50.error !== void 0) {
-                          let data54 = data50.error;
-                          if (typeof data54 !== "string" && data54 !== null) {
-                            const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                        if (data51.id !== void 0) {
+                          if (typeof data51.id !== "string") {
+                            const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                             if (vErrors === null) {
                               vErrors = [err126];
                             } else {
@@ -10016,20 +10012,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data50.execution_time_ms !== void 0) {
-                          let data55 = data50.execution_time_ms;
-                          if (typeof data55 == "number" && isFinite(data55)) {
-                            if (data55 < 0 || isNaN(data55)) {
-                              const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err127];
-                              } else {
-                                vErrors.push(err127);
-                              }
-                              errors++;
+                        if (data51.verdict !== void 0) {
+                          if (typeof data51.verdict !== "boolean") {
+                            const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err127];
+                            } else {
+                              vErrors.push(err127);
                             }
-                          } else {
-                            const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            errors++;
+                          }
+                        }
+                        if (data51.explanation !== void 0) {
+                          let data54 = data51.explanation;
+                          if (typeof data54 !== "string" && data54 !== null) {
+                            const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
                             if (vErrors === null) {
                               vErrors = [err128];
                             } else {
@@ -10038,82 +10035,89 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
+                        if (data51.error !== void 0) {
+                          let data55 = data51.error;
+                          if (typeof data55 !== "string" && data55 !== null) {
+                            const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err129];
+                            } else {
+                              vErrors.push(err129);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data51.execution_time_ms !== void 0) {
+                          let data56 = data51.execution_time_ms;
+                          if (typeof data56 == "number" && isFinite(data56)) {
+                            if (data56 < 0 || isNaN(data56)) {
+                              const err130 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err130];
+                              } else {
+                                vErrors.push(err130);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err131 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err131];
+                            } else {
+                              vErrors.push(err131);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err132 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err129];
+                          vErrors = [err132];
                         } else {
-                          vErrors.push(err129);
+                          vErrors.push(err132);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err130 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err133 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err130];
+                      vErrors = [err133];
                     } else {
-                      vErrors.push(err130);
+                      vErrors.push(err133);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err131 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err134 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err131];
+                  vErrors = [err134];
                 } else {
-                  vErrors.push(err131);
+                  vErrors.push(err134);
                 }
                 errors++;
               }
             }
           } else {
-            const err132 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err135 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err132];
+              vErrors = [err135];
             } else {
-              vErrors.push(err132);
+              vErrors.push(err135);
             }
             errors++;
           }
         }
-        if (data40.after_request_hooks !== void 0) {
-          let data56 = data40.after_request_hooks;
-          if (Array.isArray(data56)) {
-            const len2 = data56.length;
+        if (data41.after_request_hooks !== void 0) {
+          let data57 = data41.after_request_hooks;
+          if (Array.isArray(data57)) {
+            const len2 = data57.length;
             for (let i2 = 0; i2 < len2; i2++) {
-              let data57 = data56[i2];
-              if (data57 && typeof data57 == "object" && !Array.isArray(data57)) {
-                if (data57.id === void 0) {
-                  const err133 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err133];
-                  } else {
-                    vErrors.push(err133);
-                  }
-                  errors++;
-                }
-                if (data57.type === void 0) {
-                  const err134 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err134];
-                  } else {
-                    vErrors.push(err134);
-                  }
-                  errors++;
-                }
-                if (data57.verdict === void 0) {
-                  const err135 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err135];
-                  } else {
-                    vErrors.push(err135);
-                  }
-                  errors++;
-                }
-                if (data57.deny === void 0) {
-                  const err136 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+              let data58 = data57[i2];
+              if (data58 && typeof data58 == "object" && !Array.isArray(data58)) {
+                if (data58.id === void 0) {
+                  const err136 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err136];
                   } else {
@@ -10121,8 +10125,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data57.async === void 0) {
-                  const err137 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                if (data58.type === void 0) {
+                  const err137 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
                   if (vErrors === null) {
                     vErrors = [err137];
                   } else {
@@ -10130,8 +10134,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data57.execution_time_ms === void 0) {
-                  const err138 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                if (data58.verdict === void 0) {
+                  const err138 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                   if (vErrors === null) {
                     vErrors = [err138];
                   } else {
@@ -10139,8 +10143,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data57.checks === void 0) {
-                  const err139 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                if (data58.deny === void 0) {
+                  const err139 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
                   if (vErrors === null) {
                     vErrors = [err139];
                   } else {
@@ -10148,43 +10152,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                for (const key6 in data57) {
+                if (data58.async === void 0) {
+                  const err140 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err140];
+                  } else {
+                    vErrors.push(err140);
+                  }
+                  errors++;
+                }
+                if (data58.execution_time_ms === void 0) {
+                  const err141 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err141];
+                  } else {
+                    vErrors.push(err141);
+                  }
+                  errors++;
+                }
+                if (data58.checks === void 0) {
+                  const err142 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err142];
+                  } else {
+                    vErrors.push(err142);
+                  }
+                  errors++;
+                }
+                for (const key6 in data58) {
                   if (!(key6 === "id" || key6 === "type" || key6 === "verdict" || key6 === "deny" || key6 === "async" || key6 === "execution_time_ms" || key6 === "checks")) {
-                    const err140 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err140];
-                    } else {
-                      vErrors.push(err140);
-                    }
-                    errors++;
-                  }
-                }
-                if (data57.id !== void 0) {
-                  if (typeof data57.id !== "string") {
-                    const err141 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err141];
-                    } else {
-                      vErrors.push(err141);
-                    }
-                    errors++;
-                  }
-                }
-                if (data57.type !== void 0) {
-                  let data59 = data57.type;
-                  if (typeof data59 !== "string" && data59 !== null) {
-                    const err142 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err142];
-                    } else {
-                      vErrors.push(err142);
-                    }
-                    errors++;
-                  }
-                }
-                if (data57.verdict !== void 0) {
-                  if (typeof data57.verdict !== "boolean") {
-                    const err143 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    const err143 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err143];
                     } else {
@@ -10193,9 +10190,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data57.deny !== void 0) {
-                  if (typeof data57.deny !== "boolean") {
-                    const err144 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data58.id !== void 0) {
+                  if (typeof data58.id !== "string") {
+                    const err144 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err144];
                     } else {
@@ -10204,9 +10201,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data57.async !== void 0) {
-                  if (typeof data57.async !== "boolean") {
-                    const err145 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data58.type !== void 0) {
+                  let data60 = data58.type;
+                  if (typeof data60 !== "string" && data60 !== null) {
+                    const err145 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
                     if (vErrors === null) {
                       vErrors = [err145];
                     } else {
@@ -10215,20 +10213,20 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data57.execution_time_ms !== void 0) {
-                  let data63 = data57.execution_time_ms;
-                  if (typeof data63 == "number" && isFinite(data63)) {
-                    if (data63 < 0 || isNaN(data63)) {
-                      const err146 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err146];
-                      } else {
-                        vErrors.push(err146);
-                      }
-                      errors++;
+                if (data58.verdict !== void 0) {
+                  if (typeof data58.verdict !== "boolean") {
+                    const err146 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err146];
+                    } else {
+                      vErrors.push(err146);
                     }
-                  } else {
-                    const err147 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    errors++;
+                  }
+                }
+                if (data58.deny !== void 0) {
+                  if (typeof data58.deny !== "boolean") {
+                    const err147 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
                       vErrors = [err147];
                     } else {
@@ -10237,42 +10235,48 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data57.checks !== void 0) {
-                  let data64 = data57.checks;
-                  if (Array.isArray(data64)) {
-                    const len3 = data64.length;
+                if (data58.async !== void 0) {
+                  if (typeof data58.async !== "boolean") {
+                    const err148 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err148];
+                    } else {
+                      vErrors.push(err148);
+                    }
+                    errors++;
+                  }
+                }
+                if (data58.execution_time_ms !== void 0) {
+                  let data64 = data58.execution_time_ms;
+                  if (typeof data64 == "number" && isFinite(data64)) {
+                    if (data64 < 0 || isNaN(data64)) {
+                      const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err149];
+                      } else {
+                        vErrors.push(err149);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err150];
+                    } else {
+                      vErrors.push(err150);
+                    }
+                    errors++;
+                  }
+                }
+                if (data58.checks !== void 0) {
+                  let data65 = data58.checks;
+                  if (Array.isArray(data65)) {
+                    const len3 = data65.length;
                     for (let i3 = 0; i3 < len3; i3++) {
-                      let data65 = data64[i3];
-                      if (data65 && typeof data65 == "object" && !Array.isArray(data65)) {
-                        if (data65.id === void 0) {
-                          const err148 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                          if (vErrors === null) {
-                            vErrors = [err148];
-                          } else {
-                            vErrors.push(err148);
-                          }
-                          errors++;
-                        }
-                        if (data65.verdict === void 0) {
-                          const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                          if (vErrors === null) {
-                            vErrors = [err149];
-                          } else {
-                            vErrors.push(err149);
-                          }
-                          errors++;
-                        }
-                        if (data65.explanation === void 0) {
-                          const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
-                          if (vErrors === null) {
-                            vErrors = [err150];
-                          } else {
-                            vErrors.push(err150);
-                          }
-                          errors++;
-                        }
-                        if (data65.error === void 0) {
-                          const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                      let data66 = data65[i3];
+                      if (data66 && typeof data66 == "object" && !Array.isArray(data66)) {
+                        if (data66.id === void 0) {
+                          const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
                             vErrors = [err151];
                           } else {
@@ -10280,8 +10284,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        if (data65.execution_time_ms === void 0) {
-                          const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data66.verdict === void 0) {
+                          const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
                             vErrors = [err152];
                           } else {
@@ -10289,43 +10293,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        for (const key7 in data65) {
+                        if (data66.explanation === void 0) {
+                          const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                          if (vErrors === null) {
+                            vErrors = [err153];
+                          } else {
+                            vErrors.push(err153);
+                          }
+                          errors++;
+                        }
+                        if (data66.error === void 0) {
+                          const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                          if (vErrors === null) {
+                            vErrors = [err154];
+                          } else {
+                            vErrors.push(err154);
+                          }
+                          errors++;
+                        }
+                        if (data66.execution_time_ms === void 0) {
+                          const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                          if (vErrors === null) {
+                            vErrors = [err155];
+                          } else {
+                            vErrors.push(err155);
+                          }
+                          errors++;
+                        }
+                        for (const key7 in data66) {
                           if (!(key7 === "id" || key7 === "verdict" || key7 === "explanation" || key7 === "error" || key7 === "execution_time_ms")) {
-                            const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err153];
-                            } else {
-                              vErrors.push(err153);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data65.id !== void 0) {
-                          if (typeof data65.id !== "string") {
-                            const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err154];
-                            } else {
-                              vErrors.push(err154);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data65.verdict !== void 0) {
-                          if (typeof data65.verdict !== "boolean") {
-                            const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err155];
-                            } else {
-                              vErrors.push(err155);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data65.explanation !== void 0) {
-                          let data68 = data65.explanation;
-                          if (typeof data68 !== "string" && data68 !== null) {
-                            const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err156];
                             } else {
@@ -10334,10 +10331,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data65.error !== void 0) {
-                          let data69 = data65.error;
-                          if (typeof data69 !== "string" && data69 !== null) {
-                            const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                        if (data66.id !== void 0) {
+                          if (typeof data66.id !== "string") {
+                            const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                             if (vErrors === null) {
                               vErrors = [err157];
                             } else {
@@ -10346,20 +10342,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data65.execution_time_ms !== void 0) {
-                          let data70 = data65.execution_time_ms;
-                          if (typeof data70 == "number" && isFinite(data70)) {
-                            if (data70 < 0 || isNaN(data70)) {
-                              const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err158];
-                              } else {
-                                vErrors.push(err158);
-                              }
-                              errors++;
+                        if (data66.verdict !== void 0) {
+                          if (typeof data66.verdict !== "boolean") {
+                            const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err158];
+                            } else {
+                              vErrors.push(err158);
                             }
-                          } else {
-                            const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            errors++;
+                          }
+                        }
+                        if (data66.explanation !== void 0) {
+                          let data69 = data66.explanation;
+                          if (typeof data69 !== "string" && data69 !== null) {
+                            const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
                             if (vErrors === null) {
                               vErrors = [err159];
                             } else {
@@ -10368,95 +10365,82 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
+                        if (data66.error !== void 0) {
+                          let data70 = data66.error;
+                          if (typeof data70 !== "string" && data70 !== null) {
+                            const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err160];
+                            } else {
+                              vErrors.push(err160);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data66.execution_time_ms !== void 0) {
+                          let data71 = data66.execution_time_ms;
+                          if (typeof data71 == "number" && isFinite(data71)) {
+                            if (data71 < 0 || isNaN(data71)) {
+                              const err161 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err161];
+                              } else {
+                                vErrors.push(err161);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err162 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err162];
+                            } else {
+                              vErrors.push(err162);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err163 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err160];
+                          vErrors = [err163];
                         } else {
-                          vErrors.push(err160);
+                          vErrors.push(err163);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err161 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err164 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err161];
+                      vErrors = [err164];
                     } else {
-                      vErrors.push(err161);
+                      vErrors.push(err164);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err162 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err165 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err162];
+                  vErrors = [err165];
                 } else {
-                  vErrors.push(err162);
+                  vErrors.push(err165);
                 }
                 errors++;
               }
             }
           } else {
-            const err163 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err166 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err163];
+              vErrors = [err166];
             } else {
-              vErrors.push(err163);
+              vErrors.push(err166);
             }
             errors++;
           }
         }
       } else {
-        const err164 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err164];
-        } else {
-          vErrors.push(err164);
-        }
-        errors++;
-      }
-      var _valid1 = _errs87 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs155 = errors;
-      if (data40 !== null) {
-        const err165 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
-        if (vErrors === null) {
-          vErrors = [err165];
-        } else {
-          vErrors.push(err165);
-        }
-        errors++;
-      }
-      var _valid1 = _errs155 === errors;
-      valid4 = valid4 || _valid1;
-      if (!valid4) {
-        const err166 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
-        if (vErrors === null) {
-          vErrors = [err166];
-        } else {
-          vErrors.push(err166);
-        }
-        errors++;
-      } else {
-        errors = _errs86;
-        if (vErrors !== null) {
-          if (_errs86) {
-            vErrors.length = _errs86;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-    }
-    if (data.feedback !== void 0) {
-      let data71 = data.feedback;
-      const _errs158 = errors;
-      let valid19 = false;
-      const _errs159 = errors;
-      if (!Array.isArray(data71)) {
-        const err167 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        const err167 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err167];
         } else {
@@ -10464,11 +10448,11 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid2 = _errs159 === errors;
-      valid19 = valid19 || _valid2;
-      const _errs161 = errors;
-      if (data71 !== null) {
-        const err168 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+      var _valid1 = _errs89 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs157 = errors;
+      if (data41 !== null) {
+        const err168 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
           vErrors = [err168];
         } else {
@@ -10476,10 +10460,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid2 = _errs161 === errors;
-      valid19 = valid19 || _valid2;
-      if (!valid19) {
-        const err169 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+      var _valid1 = _errs157 === errors;
+      valid4 = valid4 || _valid1;
+      if (!valid4) {
+        const err169 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
           vErrors = [err169];
         } else {
@@ -10487,20 +10471,23 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       } else {
-        errors = _errs158;
+        errors = _errs88;
         if (vErrors !== null) {
-          if (_errs158) {
-            vErrors.length = _errs158;
+          if (_errs88) {
+            vErrors.length = _errs88;
           } else {
             vErrors = null;
           }
         }
       }
     }
-    if (data.request_body !== void 0) {
-      let data72 = data.request_body;
-      if (typeof data72 !== "string" && data72 !== null) {
-        const err170 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+    if (data.feedback !== void 0) {
+      let data72 = data.feedback;
+      const _errs160 = errors;
+      let valid19 = false;
+      const _errs161 = errors;
+      if (!Array.isArray(data72)) {
+        const err170 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
         if (vErrors === null) {
           vErrors = [err170];
         } else {
@@ -10508,11 +10495,11 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.response_body !== void 0) {
-      let data73 = data.response_body;
-      if (typeof data73 !== "string" && data73 !== null) {
-        const err171 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+      var _valid2 = _errs161 === errors;
+      valid19 = valid19 || _valid2;
+      const _errs163 = errors;
+      if (data72 !== null) {
+        const err171 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
           vErrors = [err171];
         } else {
@@ -10520,13 +10507,57 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      var _valid2 = _errs163 === errors;
+      valid19 = valid19 || _valid2;
+      if (!valid19) {
+        const err172 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        if (vErrors === null) {
+          vErrors = [err172];
+        } else {
+          vErrors.push(err172);
+        }
+        errors++;
+      } else {
+        errors = _errs160;
+        if (vErrors !== null) {
+          if (_errs160) {
+            vErrors.length = _errs160;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.request_body !== void 0) {
+      let data73 = data.request_body;
+      if (typeof data73 !== "string" && data73 !== null) {
+        const err173 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err173];
+        } else {
+          vErrors.push(err173);
+        }
+        errors++;
+      }
+    }
+    if (data.response_body !== void 0) {
+      let data74 = data.response_body;
+      if (typeof data74 !== "string" && data74 !== null) {
+        const err174 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err174];
+        } else {
+          vErrors.push(err174);
+        }
+        errors++;
+      }
     }
   } else {
-    const err172 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err175 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err172];
+      vErrors = [err175];
     } else {
-      vErrors.push(err172);
+      vErrors.push(err175);
     }
     errors++;
   }

@@ -26,6 +26,8 @@ export interface TokenUsage {
   audioOutputTokens?: number;
   /** Image tokens among the input (an image model's input images), priced apart from text; absent (none) likewise. */
   imageInputTokens?: number;
+  /** Seconds of audio a transcription billed by duration reports (whisper), its tokens 0; absent otherwise. */
+  audioSeconds?: number;
   totalTokens: number;
   /** True when the answer carried no usage and the numbers are the gateway's estimate. */
   estimated: boolean;

@@ -44,6 +44,7 @@ export interface PricedUsage {
   audioInputTokens?: number;
   audioOutputTokens?: number;
   imageInputTokens?: number;
+  audioSeconds?: number;
   outputTokens: number;
 }
 
@@ -107,6 +108,9 @@ export class ModelCatalog {
     const input = (usage.inputTokens - cached - written - audioIn - imageIn) * pricing.input_per_million + cached * cachedPrice + (written - hour) * writePrice + hour * hourPrice +
       audioIn * (pricing.audio_input_per_million ?? pricing.input_per_million) + imageIn * (pricing.image_input_per_million ?? pricing.input_per_million);
     const output = (usage.outputTokens - audioOut) * pricing.output_per_million + audioOut * (pricing.audio_output_per_million ?? pricing.output_per_million);
-    return (input + output) / 1_000_000;
+    // Audio billed by its length (whisper): a model without a price per minute is not priced for it.
+    const seconds = usage.audioSeconds ?? 0;
+    if (seconds > 0 && pricing.audio_input_per_minute === undefined) return null;
+    return (input + output) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0);
   }
 }

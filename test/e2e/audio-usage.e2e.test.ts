@@ -154,13 +154,16 @@ describe('transcriptions and images', () => {
     expect(record.cost_usd).toBeCloseTo(priced('gpt-4o-mini-transcribe', { ...usage, audio: usage.input_token_details.audio_tokens }), 12);
   });
 
-  it('leaves the usage of an answer that reports no tokens unknown, never estimated from the audio', async () => {
-    await client('by-the-second').audio.transcriptions.create({ model: 'whisper-1', file: await clip() });
+  it('prices a transcription billed by its length at the price per minute; leaves an answer that reports nothing unknown, never estimated from the audio', async () => {
+    const heard = (await client('by-the-second').audio.transcriptions.create({ model: 'whisper-1', file: await clip() })) as unknown as { usage: { type: string; seconds: number } };
+    expect(heard.usage).toMatchObject({ type: 'duration' });
+    const timed = await logged('by-the-second');
+    expect(timed.usage).toMatchObject({ input_tokens: 0, output_tokens: 0, total_tokens: 0, audio_seconds: heard.usage.seconds, estimated: false });
+    expect(timed.cost_usd).toBeCloseTo((heard.usage.seconds / 60) * catalog.find('whisper-1')!.pricing!.audio_input_per_minute!, 12);
+    expect(timed.cost_usd).toBeGreaterThan(0);
+
     await client('as-text').audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip(), response_format: 'text' });
-    for (const trace of ['by-the-second', 'as-text']) {
-      const record = await logged(trace);
-      expect(record, trace).toMatchObject({ status: 200, usage: null, cost_usd: null });
-    }
+    expect(await logged('as-text')).toMatchObject({ status: 200, usage: null, cost_usd: null });
   });
 
   it('logs and prices speech streamed as events by its done event; speech as audio bytes reports nothing', async () => {
@@ -209,6 +212,14 @@ describe('image edits', () => {
     expect(record.cost_usd).toBeCloseTo(((usage.input_tokens - images) * pricing.input_per_million + images * pricing.image_input_per_million! + usage.output_tokens * pricing.output_per_million) / 1e6, 12);
     const metrics = await (await fetch(`${served.gateway.url}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`gateway_tokens_total\\{[^}]*model="gpt-image-1"[^}]*type="image_input"\\} ${images}\\b`));
+  });
+});
+
+describe('audio billed by its length', () => {
+  it('is priced per minute, and a model without a price per minute is not priced for it', () => {
+    const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, audioSeconds: 90 };
+    expect(catalog.cost('whisper-1', usage)).toBeCloseTo(1.5 * catalog.find('whisper-1')!.pricing!.audio_input_per_minute!, 12);
+    expect(catalog.cost('gpt-4o-transcribe', usage)).toBeNull();
   });
 });
 

@@ -249,7 +249,7 @@ describe('rate and usage limits', () => {
     const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'uploads' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'uploads' });
     const clip = () => toFile(Buffer.alloc(32_000, 1), 'clip.wav');
-    // Billed by the second, whisper reports no tokens: nothing is charged.
+    // Billed by its length, whisper reports no tokens: a tokens budget is charged nothing for it.
     await sdk.audio.transcriptions.create({ model: 'whisper-1', file: await clip() });
     const heard = (await sdk.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip() })) as unknown as { usage: { total_tokens: number } };
     const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the transcription');
@@ -264,6 +264,14 @@ describe('rate and usage limits', () => {
     // 1,056 image tokens at $40 a million: over the cent.
     expect(spent.data[0].used).toBeCloseTo((image.usage!.input_tokens * 5 + image.usage!.output_tokens * 40) / 1e6, 12);
     await expect(painter.images.generate({ model: 'gpt-image-1', prompt: 'another boat' })).rejects.toMatchObject({ status: 412 });
+
+    // A cost budget counts whisper's minutes.
+    const listening = await policy('usage-limits', { type: 'cost', credit_limit: 0.0001, conditions: [{ key: 'metadata.test', value: 'listening' }], group_by: [{ key: 'api_key' }] });
+    const listener = client({ test: 'listening' });
+    const minutes = (await listener.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.alloc(160_000, 1), 'ten-seconds.wav') })) as unknown as { usage: { seconds: number } };
+    const charged = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${listening}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the minutes');
+    expect(charged.data[0].used).toBeCloseTo((minutes.usage.seconds / 60) * 0.006, 12);
+    await expect(listener.audio.transcriptions.create({ model: 'whisper-1', file: await clip() })).rejects.toMatchObject({ status: 412 });
   });
 
   it('a cost budget answers 412 once spent, alerts once at its threshold, and its usage endpoint says so', async () => {

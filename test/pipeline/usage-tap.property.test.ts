@@ -88,8 +88,8 @@ describe('SseUsageTap', () => {
     const usage = { type: 'tokens', input_tokens: 14, input_token_details: { text_tokens: 4, audio_tokens: 10 }, output_tokens: 3, total_tokens: 17 };
     expect(run([delta, { type: 'transcript.text.done', text: 'hello there', usage }]).usage).toEqual({ inputTokens: 14, outputTokens: 3, cachedInputTokens: 0, audioInputTokens: 10, totalTokens: 17, estimated: false });
     expect(run([delta, { type: 'transcript.text.done', text: 'hello there' }]).usage).toBeNull();
-    // Billed by the second: no tokens to record.
-    expect(run([delta, { type: 'transcript.text.done', text: 'hello there', usage: { type: 'duration', seconds: 3 } }]).usage).toBeNull();
+    // Billed by its length: its seconds, no tokens.
+    expect(run([delta, { type: 'transcript.text.done', text: 'hello there', usage: { type: 'duration', seconds: 3 } }]).usage).toEqual({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, audioSeconds: 3, estimated: false });
   });
 
   it('reads the usage of an image stream\'s last event, which carries the whole image, without parsing the image', () => {

@@ -20,10 +20,10 @@ const METERED = new Set(['chat', 'completions', 'embeddings']);
 const METERED_OPERATIONS = new Set(['createResponse']);
 /**
  * Operations metered by the usage their answers report, and only by it: token-billed transcription,
- * image and speech models report it (gpt-4o-transcribe, gpt-image-1; gpt-4o-mini-tts in a speech
- * event stream). No estimate stands in when an answer reports none (a whisper transcription, billed
- * by the second; a DALL·E image, per image; speech as audio bytes): an upload's audio or image
- * bytes, and an image or audio answer, are not text to count tokens of.
+ * image and speech models report tokens (gpt-4o-transcribe, gpt-image-1; gpt-4o-mini-tts in a
+ * speech event stream), whisper the seconds it heard. No estimate stands in when an answer reports
+ * none (a DALL·E image, billed per image; speech as audio bytes): an upload's audio or image bytes,
+ * and an image or audio answer, are not text to count tokens of.
  */
 const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation', 'createSpeech']);
 /** How far into an unparsed request body the requested model is looked for. */

@@ -251,11 +251,16 @@ const GENERATED_DELTAS: ReadonlySet<string> = new Set([
 /**
  * The vendor's usage object → TokenUsage: chat, completions and embeddings (`prompt_tokens`), the
  * Responses API, images and transcriptions (`input_tokens`; a transcription's details are
- * `input_token_details`). A transcription billed by the second (`"type": "duration"`) has no tokens: null.
+ * `input_token_details`). A transcription billed by its length (`"type": "duration"`, whisper) has
+ * its seconds and no tokens.
  */
 export function usageOf(value: unknown): TokenUsage | null {
   if (value === null || typeof value !== 'object') return null;
   const u = value as Record<string, unknown>;
+  if (u.type === 'duration') {
+    const seconds = count(u.seconds);
+    return seconds === null ? null : { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, audioSeconds: seconds, estimated: false };
+  }
   const input = count(u.prompt_tokens) ?? count(u.input_tokens);
   const output = count(u.completion_tokens) ?? count(u.output_tokens) ?? 0;
   if (input === null) return null;
