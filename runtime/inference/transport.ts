@@ -97,9 +97,11 @@ export class InferenceTransport {
       const stored = storedIntegration(plan, req.options.virtualKey, this.#credentials);
       const providerName = providerOfTarget(plan, stored, req.headerProvider);
       if (providerName === null) throw new GatewayError('missing_provider', undefined, PROVIDER_HEADER);
-      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false, tries: 0, reportedUsage: null });
+      const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false, tries: 0, modelOverride: null, reportedUsage: null });
       attempt.tries = attempt.leafPath === plan.path ? attempt.tries + 1 : 1;
       attempt.leafPath = plan.path;
+      const override = plan.overrideParams.model;
+      attempt.modelOverride = typeof override === 'string' ? override : null;
       attempt.provider = providerName;
       attempt.awaitingAnswer = false;
       attempt.reportedUsage = null;

@@ -18,7 +18,8 @@ let mock: VendorMock;
 
 beforeAll(async () => {
   mock = await startVendorMock({ label: 'audio-usage', models: [...DEFAULT_MODELS, MODEL] });
-  served = await serveConfigs('audio-usage', GATEWAY_KEY, { vendor: { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL } });
+  const vendor = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
+  served = await serveConfigs('audio-usage', GATEWAY_KEY, { vendor, pinned: { ...vendor, override_params: { model: 'gpt-image-1' } } });
 });
 
 afterAll(async () => {
@@ -192,6 +193,17 @@ describe('transcriptions and images', () => {
 
     await client('drawn-per-image').images.generate({ model: 'dall-e-3', prompt: 'a lighthouse' });
     expect(await logged('drawn-per-image')).toMatchObject({ status: 200, usage: null, cost_usd: null });
+  });
+
+  it('prices an answer that names no model as the model its target sent (override_params), not the one asked for', async () => {
+    const pinned = new OpenAI({
+      baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'pinned', 'x-gateway-trace-id': 'drawn-pinned' },
+    });
+    const image = await pinned.images.generate({ model: 'dall-e-3', prompt: 'a lighthouse at dawn' });
+    const record = await logged('drawn-pinned');
+    expect(record).toMatchObject({ model_requested: 'dall-e-3', model_answered: null, usage: { output_tokens: image.usage!.output_tokens } });
+    expect(record.cost_usd).toBeCloseTo(priced('gpt-image-1', image.usage!), 12);
   });
 });
 

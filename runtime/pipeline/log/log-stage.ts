@@ -121,7 +121,10 @@ function meteringOf(x: Exchange): 'estimated' | 'reported' | null {
 /** Prices the record's usage and tells who waits for it (limits charge it). */
 function priceUsage(x: Exchange, provider: string, services: Services): void {
   const record = x.record;
-  const cost = record.usage === null ? null : services.costOf(provider, record.modelAnswered ?? record.modelRequested, record.usage);
+  // An answer that names no model (an image, a transcription) is priced as the model it was sent:
+  // the answering target's override_params model, else the request's.
+  const model = record.modelAnswered ?? x.upstreamTry?.modelOverride ?? record.modelRequested;
+  const cost = record.usage === null ? null : services.costOf(provider, model, record.usage);
   // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
   if (isCacheHit(record.cacheStatus)) {
     record.savedCostUsd = cost;
