@@ -185,12 +185,14 @@ function printJson(record: RequestRecord): void {
 
 function printLine(record: RequestRecord): void {
   const time = new Date(record.createdAt).toISOString();
-  const tokens = record.usage === null ? '-' : `${record.usage.inputTokens}+${record.usage.outputTokens}${record.usage.estimated ? '~' : ''}`;
+  const usage = record.usage;
+  // A transcription billed by its length used seconds of audio, not tokens.
+  const used = usage === null ? '- tok' : usage.audioSeconds !== undefined ? `${usage.audioSeconds} s audio` : `${usage.inputTokens}+${usage.outputTokens}${usage.estimated ? '~' : ''} tok`;
   const cost = record.costUsd === null ? '-' : `$${record.costUsd.toFixed(6)}`;
   const model = shown(record.modelAnswered ?? record.modelRequested ?? '-');
   // What the cache did, where a cache was consulted (HIT, MISS, SEMANTIC HIT, …); '-' otherwise.
   const cache = record.cacheStatus === null || record.cacheStatus === CACHE_STATUS.disabled ? '-' : record.cacheStatus;
-  process.stdout.write(`${time}  ${record.status}  ${shown(record.method)} ${shown(record.path)}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${tokens} tok  ${cost}  ${cache}  ${record.traceId}\n`);
+  process.stdout.write(`${time}  ${record.status}  ${shown(record.method)} ${shown(record.path)}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${used}  ${cost}  ${cache}  ${record.traceId}\n`);
 }
 
 /**

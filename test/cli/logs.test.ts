@@ -63,6 +63,15 @@ describe('gateway logs', () => {
     expect(uncached.stdout).toMatch(/ \$0\.000012 {2}- {2}trace-/);
   });
 
+  it('prints the seconds of a transcription billed by its length instead of its zero tokens', async () => {
+    const heard = `heard-${randomUUID().slice(0, 6)}`;
+    const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, audioSeconds: 9, estimated: false };
+    await store.requestLogs.insert(RecordBatch.of([JSON.stringify({ ...record(heard, 200, now), path: '/v1/audio/transcriptions', modelRequested: 'whisper-1', usage, costUsd: 0.0009 })]));
+    const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${heard}`]);
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/ whisper-1 {2}12\.5 ms {2}9 s audio {2}\$0\.000900 {2}/);
+  });
+
   it("writes a client's control characters as escapes: a model name cannot drive the terminal or forge a line", async () => {
     const hostile = `hostile-${randomUUID().slice(0, 6)}`;
     await store.requestLogs.insert(RecordBatch.of([JSON.stringify({ ...record(hostile, 200, now), modelRequested: 'm\u001b]0;owned\u0007\n2026-01-01  200  forged\u009b2J\u007f' })]));
