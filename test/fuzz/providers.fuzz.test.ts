@@ -21,10 +21,17 @@ const oddMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as 
 const oddChoice = fc.record({ index: oddMember, message: fc.oneof(oddMember, fc.record({ role: fc.constant('assistant'), content: oddMember, reasoning_content: oddMember, refusal: oddMember, audio: oddMember })), delta: oddMember, text: oddMember, logprobs: oddMember }, { requiredKeys: [] });
 /** Usage and model as the log, the metrics and the limits read them: counts of any size or sign, names of any text. */
 const oddCount = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(1e308, -1, 2 ** 53 + 1), oddMember);
-const oddUsage = fc.oneof(oddMember, fc.record({ prompt_tokens: oddCount, completion_tokens: oddCount, total_tokens: oddCount, input_tokens: oddCount, output_tokens: oddCount, prompt_tokens_details: fc.oneof(oddMember, fc.record({ cached_tokens: oddCount, audio_tokens: oddCount, cache_creation_tokens: oddCount })), completion_tokens_details: fc.oneof(oddMember, fc.record({ audio_tokens: oddCount })) }, { requiredKeys: [] }));
+const oddDetails = fc.oneof(oddMember, fc.record({ cached_tokens: oddCount, audio_tokens: oddCount, cache_creation_tokens: oddCount, image_tokens: oddCount }, { requiredKeys: [] }));
+const oddUsage = fc.oneof(oddMember, fc.record({
+  type: fc.oneof(fc.constantFrom('tokens', 'duration'), oddMember), seconds: oddCount,
+  prompt_tokens: oddCount, completion_tokens: oddCount, total_tokens: oddCount, input_tokens: oddCount, output_tokens: oddCount,
+  prompt_tokens_details: oddDetails, input_tokens_details: oddDetails, input_token_details: oddDetails, completion_tokens_details: fc.oneof(oddMember, fc.record({ audio_tokens: oddCount })),
+}, { requiredKeys: [] }));
 const oddModel = fc.oneof(oddMember, fc.constantFrom('gpt-4o-mini', 'm\n# HELP x', 'a"b\\', '\u0000', 'x'.repeat(300)));
 const oddAnswer = fc.record({ model: oddModel, usage: oddUsage, choices: fc.oneof(oddMember, fc.array(fc.oneof(oddChoice, oddMember), { maxLength: 3 })), text: oddMember, segments: oddMember }, { requiredKeys: [] });
-const oddStream = fc.array(fc.oneof(oddAnswer, fc.record({ type: fc.constantFrom('transcript.text.delta', 'transcript.text.done'), delta: oddMember, text: oddMember })), { maxLength: 4 })
+// Transcript, image and speech events too: their last one carries the usage the log reads.
+const oddEvent = fc.record({ type: fc.constantFrom('transcript.text.delta', 'transcript.text.done', 'image_generation.partial_image', 'image_generation.completed', 'speech.audio.delta', 'speech.audio.done'), delta: oddMember, text: oddMember, b64_json: oddMember, usage: oddUsage }, { requiredKeys: ['type'] });
+const oddStream = fc.array(fc.oneof(oddAnswer, oddEvent), { maxLength: 4 })
   .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n` }));
 
 /** Messages-API answers and events with members of any type: what the gateway translates into chat. */
@@ -73,6 +80,9 @@ describe('a misbehaving provider', () => {
       'guarded completions': guarded,
       // The Responses API emulated over chat on a route whose checks read text (its answer rebuilt from the chat's).
       'guarded responses': guarded,
+      // Answers metered by the usage they report: images, speech as events.
+      images: alone,
+      speech: alone,
       cached: JSON.stringify({ ...target(0), custom_host: raw.baseURL, cache: { mode: 'simple' } }),
       // A provider whose answers the gateway translates (the messages API), with and without output checks.
       messages: JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL }),
@@ -91,7 +101,10 @@ describe('a misbehaving provider', () => {
           ? await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]! }, body: transcriptionForm(stream) })
           : route === 'guarded completions' ? await json('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'hi' })
           : route === 'guarded responses' ? await json('/v1/responses', { model: 'gpt-4o-mini', input: 'hi', store: false })
+          : route === 'images' || route === 'speech' ? await passedThrough(json(...PASSED_THROUGH[route as keyof typeof PASSED_THROUGH]))
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
+        // A passed-through answer whose body broke before any of it was written ends in a closed connection.
+        if (res === null) return;
         const text = await res.text().catch(() => '');
         expect(res.status, text.slice(0, 200)).not.toBe(500);
         if (res.status >= 400 && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
@@ -99,7 +112,7 @@ describe('a misbehaving provider', () => {
         }
         if (withFallback && !stream) expect([200, 502, 504, 408]).toContain(res.status);
       }),
-      { numRuns: RUNS, verbose: 1 },
+      { numRuns: RUNS, verbose: 1, ...(process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED) }) },
     );
     delay.disable();
     expect(delay.max / 1e6, 'longest event-loop stall, ms').toBeLessThan(100);
@@ -107,6 +120,26 @@ describe('a misbehaving provider', () => {
     expect((await fetch(`${e2e.gateway.url}/v1/health`)).status).toBe(200);
   });
 });
+
+/** Requests whose answers the gateway passes to the client as they come (and meters by the usage they report). */
+const PASSED_THROUGH: Record<'images' | 'speech', [string, Record<string, unknown>]> = {
+  images: ['/v1/images/generations', { model: 'gpt-image-1', prompt: 'hi' }],
+  speech: ['/v1/audio/speech', { model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'hi', stream_format: 'sse' }],
+};
+
+/**
+ * The answer, or null when the connection closed before one: the gateway passes these bodies on as
+ * they come, with the provider's status, so a body that breaks can only end in a cut connection
+ * (never in a success; runtime/inference/send-outcome.ts), even when it broke before its first byte.
+ */
+async function passedThrough(sent: Promise<Response>): Promise<Response | null> {
+  try {
+    return await sent;
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET') return null;
+    throw error;
+  }
+}
 
 function transcriptionForm(stream: boolean): FormData {
   const form = new FormData();

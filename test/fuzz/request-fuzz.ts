@@ -80,7 +80,8 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       completions: { model: 'gpt-3.5-turbo-instruct', prompt: text, ...options, stream },
       embeddings: { model: 'text-embedding-3-small', input: text },
       'images/generations': { model: 'gpt-image-1', prompt: text },
-      'audio/speech': { model: 'tts-1', voice: 'alloy', input: text },
+      // Streamed: speech as events, whose last one carries the usage the log reads.
+      'audio/speech': stream ? { model: 'gpt-4o-mini-tts', voice: 'alloy', input: text, stream_format: 'sse' } : { model: 'tts-1', voice: 'alloy', input: text },
       responses: { model: 'gpt-4o-mini', input: text, store: false, stream },
     };
     return { method: 'POST' as const, path: `/v1/${endpoint}`, headers: { 'x-gateway-config': 'guarded', 'content-type': 'application/json' }, body: JSON.stringify(bodies[endpoint]) };
