@@ -9,6 +9,7 @@ import { GatewayError } from '../core/errors.ts';
 import { PROVIDER_HEADER } from '../core/gateway-headers.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { bufferedResponse, unreadAnswerError } from '../pipeline/answers.ts';
+import { overrideModel } from '../pipeline/request-model.ts';
 import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -100,8 +101,7 @@ export class InferenceTransport {
       const attempt = (req.upstreamTry ??= { leafPath: '', provider: '', awaitingAnswer: false, tries: 0, modelOverride: null, reportedUsage: null });
       attempt.tries = attempt.leafPath === plan.path ? attempt.tries + 1 : 1;
       attempt.leafPath = plan.path;
-      const override = plan.overrideParams.model;
-      attempt.modelOverride = typeof override === 'string' ? override : null;
+      attempt.modelOverride = overrideModel(plan);
       attempt.provider = providerName;
       attempt.awaitingAnswer = false;
       attempt.reportedUsage = null;

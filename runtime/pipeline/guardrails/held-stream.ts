@@ -217,4 +217,3 @@ function memberText(endpoint: EndpointKind, choice: unknown, member: string): st
   const message = isJsonObject(choice) ? choice.message : undefined;
   return isJsonObject(message) && typeof message[member] === 'string' ? message[member] : '';
 }
-

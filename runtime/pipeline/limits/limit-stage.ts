@@ -9,15 +9,12 @@
 import type { PlanLeaf } from '../../core/plan.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
 import type { Exchange } from '../exchange.ts';
-import { peekMember } from '../log/json-peek.ts';
-import { formModel } from '../../core/form-body.ts';
+import { overrideModel, requestedModel } from '../request-model.ts';
 import type { Next, Stage, StageFn } from '../stage.ts';
 import type { ResolvedTarget } from '../services.ts';
 import type { Limits } from './limits.ts';
 import type { LimitSubject, PolicySet } from './policy-matcher.ts';
 
-/** How far into an unparsed request body the requested model is looked for. */
-const MODEL_SCAN_BYTES = 64 * 1024;
 
 export const limitStage: Stage = {
   name: 'limits',
@@ -98,12 +95,5 @@ export function policyConfigId(configId: string): string | null {
 
 /** The model this target is sent: its override_params model, else the request's. */
 function modelSent(x: Exchange, leaf: PlanLeaf): string | null {
-  const override = leaf.overrideParams.model;
-  if (typeof override === 'string') return override;
-  const params = x.params as { model?: unknown } | null | undefined;
-  if (params !== undefined && params !== null && typeof params === 'object') return typeof params.model === 'string' ? params.model : null;
-  if (x.rawBody === null) return null;
-  const model = peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES);
-  // An upload (audio, an image edit) names its model in a form field.
-  return typeof model === 'string' ? model : formModel(x.rawBody, x.options.passedHeaders['content-type']);
+  return overrideModel(leaf) ?? requestedModel(x);
 }

@@ -8,8 +8,7 @@ import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
-import { peekMember } from './json-peek.ts';
-import { formModel } from '../../core/form-body.ts';
+import { requestedModel } from '../request-model.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
@@ -26,8 +25,6 @@ const METERED_OPERATIONS = new Set(['createResponse']);
  * and an image or audio answer, are not text to count tokens of.
  */
 const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation', 'createSpeech']);
-/** How far into an unparsed request body the requested model is looked for. */
-const MODEL_SCAN_BYTES = 64 * 1024;
 
 export const logStage: Stage = {
   name: 'log',
@@ -101,9 +98,8 @@ function recordRequest(x: Exchange, configId: string | null, services: Services)
   record.configId = configId;
   // A cache stage that ran has said HIT, MISS, …; any other routed request had no cache.
   if (record.cacheStatus === null) record.cacheStatus = CACHE_STATUS.disabled;
-  const params = x.params as { model?: unknown; stream?: unknown } | null | undefined;
   if (record.modelRequested === null) {
-    const model = params !== undefined && params !== null && typeof params === 'object' ? (typeof params.model === 'string' ? params.model : null) : x.rawBody === null ? null : requestedModel(x.rawBody, x.options.passedHeaders['content-type']);
+    const model = requestedModel(x);
     record.modelRequested = model === null ? null : recordedModel(model);
   }
   if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
@@ -132,12 +128,6 @@ function priceUsage(x: Exchange, provider: string, services: Services): void {
   } else record.costUsd = cost;
   const listeners = x.afterUsage;
   if (listeners !== null) for (const listener of listeners) listener(record);
-}
-
-/** The body's `model`: a JSON member, looked for without a parse, or an upload's form field. */
-function requestedModel(body: Buffer, contentType: string | undefined): string | null {
-  const model = peekMember(body, 'model', MODEL_SCAN_BYTES);
-  return typeof model === 'string' ? model : formModel(body, contentType);
 }
 
 /**

@@ -99,8 +99,7 @@ export class JsonUsageTap implements BodyTap {
     this.#tail = [];
     const model = peekMember(this.#head!, 'model') ?? peekMemberInTail(tail, 'model');
     if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
-    // The vendor puts usage last; a provider that puts it first has it in the kept start.
-    const usage = usageOf(peekMemberInTail(tail, 'usage') ?? peekMember(this.#head!, 'usage'));
+    const usage = usageAtEdges(this.#head!, tail);
     if (usage !== null) this.#record.usage = usage;
   }
 
@@ -182,7 +181,7 @@ export class SseUsageTap implements BodyTap {
     // Without an estimate only the usage is wanted: a long event (an image, a partial one) is looked
     // into at its ends for it, not parsed whole (milliseconds of the serving thread for a few MB).
     if (this.#inputEstimate === null && data.length > KEPT_EDGE_BYTES) {
-      const usage = usageOf(peekMemberInTail(Buffer.from(data.slice(-KEPT_EDGE_BYTES)), 'usage') ?? peekMember(Buffer.from(data.slice(0, KEPT_EDGE_BYTES)), 'usage'));
+      const usage = usageAtEdges(Buffer.from(data.slice(0, KEPT_EDGE_BYTES)), Buffer.from(data.slice(-KEPT_EDGE_BYTES)));
       if (usage !== null) this.#usage = usage;
       return;
     }
@@ -240,6 +239,11 @@ interface ChunkDelta {
   reasoning?: unknown;
   refusal?: unknown;
   tool_calls?: unknown;
+}
+
+/** The usage of a JSON text too long to read whole, from its kept start and end: the vendor puts usage last, another provider may put it first. */
+function usageAtEdges(head: Buffer, tail: Buffer): TokenUsage | null {
+  return usageOf(peekMemberInTail(tail, 'usage') ?? peekMember(head, 'usage'));
 }
 
 /** Responses stream events whose `delta` is generated output (audio deltas are audio, not text). */
