@@ -2254,7 +2254,7 @@ export interface Health {
   [k: string]: unknown;
 }
 /**
- * What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices per million tokens. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).
+ * What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices: per million tokens, and for models billed otherwise per minute of audio, per image or per million characters. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).
  */
 export interface ModelCatalog {
   $schema?: string;
@@ -2303,6 +2303,32 @@ export interface CatalogModel {
      */
     image_input_per_million?: number;
     output_per_million: number;
+    /**
+     * A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced.
+     */
+    input_per_million_characters?: number;
+    per_image?: ImagePrices;
+  };
+}
+/**
+ * Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.
+ */
+export interface ImagePrices {
+  /**
+   * The size of an image whose request names none.
+   */
+  default_size: string;
+  /**
+   * The quality of an image whose request names none; a key of usd.
+   */
+  default_quality: string;
+  /**
+   * Quality → size ("1024x1024") → USD per image.
+   */
+  usd: {
+    [k: string]: {
+      [k: string]: number;
+    };
   };
 }
 /**
@@ -2576,6 +2602,22 @@ export interface RequestLog {
      * Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise.
      */
     audio_seconds: number;
+    /**
+     * Images asked for of a model billed per image (DALL·E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise.
+     */
+    images: number;
+    /**
+     * The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size).
+     */
+    image_size: string | null;
+    /**
+     * The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality).
+     */
+    image_quality: string | null;
+    /**
+     * Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise.
+     */
+    input_characters: number;
     total_tokens: number;
     estimated: boolean;
   } | null;

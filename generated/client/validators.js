@@ -8651,7 +8651,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateRequestLog = validate54;
-var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "image_input_tokens", "audio_seconds", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "image_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, images (an image model's input images)." }, "audio_seconds": { "type": "number", "minimum": 0, "description": "Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
+var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "image_input_tokens", "audio_seconds", "images", "image_size", "image_quality", "input_characters", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "image_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, images (an image model's input images)." }, "audio_seconds": { "type": "number", "minimum": 0, "description": "Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise." }, "images": { "type": "integer", "minimum": 0, "description": "Images asked for of a model billed per image (DALL\xB7E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise." }, "image_size": { "type": ["string", "null"], "description": "The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)." }, "image_quality": { "type": ["string", "null"], "description": "The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)." }, "input_characters": { "type": "integer", "minimum": 0, "description": "Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
 function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -9349,8 +9349,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.total_tokens === void 0) {
-          const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
+        if (data22.images === void 0) {
+          const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "images" }, message: "must have required property 'images'" };
           if (vErrors === null) {
             vErrors = [err68];
           } else {
@@ -9358,8 +9358,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.estimated === void 0) {
-          const err69 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+        if (data22.image_size === void 0) {
+          const err69 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_size" }, message: "must have required property 'image_size'" };
           if (vErrors === null) {
             vErrors = [err69];
           } else {
@@ -9367,13 +9367,49 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (data22.image_quality === void 0) {
+          const err70 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_quality" }, message: "must have required property 'image_quality'" };
+          if (vErrors === null) {
+            vErrors = [err70];
+          } else {
+            vErrors.push(err70);
+          }
+          errors++;
+        }
+        if (data22.input_characters === void 0) {
+          const err71 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "input_characters" }, message: "must have required property 'input_characters'" };
+          if (vErrors === null) {
+            vErrors = [err71];
+          } else {
+            vErrors.push(err71);
+          }
+          errors++;
+        }
+        if (data22.total_tokens === void 0) {
+          const err72 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
+          if (vErrors === null) {
+            vErrors = [err72];
+          } else {
+            vErrors.push(err72);
+          }
+          errors++;
+        }
+        if (data22.estimated === void 0) {
+          const err73 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+          if (vErrors === null) {
+            vErrors = [err73];
+          } else {
+            vErrors.push(err73);
+          }
+          errors++;
+        }
         for (const key1 in data22) {
           if (!func1.call(schema144.properties.usage.anyOf[0].properties, key1)) {
-            const err70 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+            const err74 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-              vErrors = [err70];
+              vErrors = [err74];
             } else {
-              vErrors.push(err70);
+              vErrors.push(err74);
             }
             errors++;
           }
@@ -9381,53 +9417,7 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.input_tokens !== void 0) {
           let data23 = data22.input_tokens;
           if (!(typeof data23 == "number" && (!(data23 % 1) && !isNaN(data23)) && isFinite(data23))) {
-            const err71 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err71];
-            } else {
-              vErrors.push(err71);
-            }
-            errors++;
-          }
-          if (typeof data23 == "number" && isFinite(data23)) {
-            if (data23 < 0 || isNaN(data23)) {
-              const err72 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err72];
-              } else {
-                vErrors.push(err72);
-              }
-              errors++;
-            }
-          }
-        }
-        if (data22.output_tokens !== void 0) {
-          let data24 = data22.output_tokens;
-          if (!(typeof data24 == "number" && (!(data24 % 1) && !isNaN(data24)) && isFinite(data24))) {
-            const err73 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err73];
-            } else {
-              vErrors.push(err73);
-            }
-            errors++;
-          }
-          if (typeof data24 == "number" && isFinite(data24)) {
-            if (data24 < 0 || isNaN(data24)) {
-              const err74 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err74];
-              } else {
-                vErrors.push(err74);
-              }
-              errors++;
-            }
-          }
-        }
-        if (data22.cached_input_tokens !== void 0) {
-          let data25 = data22.cached_input_tokens;
-          if (!(typeof data25 == "number" && (!(data25 % 1) && !isNaN(data25)) && isFinite(data25))) {
-            const err75 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err75 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err75];
             } else {
@@ -9435,9 +9425,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data25 == "number" && isFinite(data25)) {
-            if (data25 < 0 || isNaN(data25)) {
-              const err76 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data23 == "number" && isFinite(data23)) {
+            if (data23 < 0 || isNaN(data23)) {
+              const err76 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err76];
               } else {
@@ -9447,10 +9437,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.cache_creation_input_tokens !== void 0) {
-          let data26 = data22.cache_creation_input_tokens;
-          if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26))) {
-            const err77 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.output_tokens !== void 0) {
+          let data24 = data22.output_tokens;
+          if (!(typeof data24 == "number" && (!(data24 % 1) && !isNaN(data24)) && isFinite(data24))) {
+            const err77 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err77];
             } else {
@@ -9458,9 +9448,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data26 == "number" && isFinite(data26)) {
-            if (data26 < 0 || isNaN(data26)) {
-              const err78 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data24 == "number" && isFinite(data24)) {
+            if (data24 < 0 || isNaN(data24)) {
+              const err78 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err78];
               } else {
@@ -9470,10 +9460,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.cache_creation_1h_input_tokens !== void 0) {
-          let data27 = data22.cache_creation_1h_input_tokens;
-          if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)) && isFinite(data27))) {
-            const err79 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.cached_input_tokens !== void 0) {
+          let data25 = data22.cached_input_tokens;
+          if (!(typeof data25 == "number" && (!(data25 % 1) && !isNaN(data25)) && isFinite(data25))) {
+            const err79 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err79];
             } else {
@@ -9481,9 +9471,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data27 == "number" && isFinite(data27)) {
-            if (data27 < 0 || isNaN(data27)) {
-              const err80 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data25 == "number" && isFinite(data25)) {
+            if (data25 < 0 || isNaN(data25)) {
+              const err80 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err80];
               } else {
@@ -9493,10 +9483,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.audio_input_tokens !== void 0) {
-          let data28 = data22.audio_input_tokens;
-          if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)) && isFinite(data28))) {
-            const err81 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.cache_creation_input_tokens !== void 0) {
+          let data26 = data22.cache_creation_input_tokens;
+          if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26))) {
+            const err81 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err81];
             } else {
@@ -9504,9 +9494,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data28 == "number" && isFinite(data28)) {
-            if (data28 < 0 || isNaN(data28)) {
-              const err82 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data26 == "number" && isFinite(data26)) {
+            if (data26 < 0 || isNaN(data26)) {
+              const err82 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err82];
               } else {
@@ -9516,10 +9506,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.audio_output_tokens !== void 0) {
-          let data29 = data22.audio_output_tokens;
-          if (!(typeof data29 == "number" && (!(data29 % 1) && !isNaN(data29)) && isFinite(data29))) {
-            const err83 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.cache_creation_1h_input_tokens !== void 0) {
+          let data27 = data22.cache_creation_1h_input_tokens;
+          if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)) && isFinite(data27))) {
+            const err83 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err83];
             } else {
@@ -9527,9 +9517,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data29 == "number" && isFinite(data29)) {
-            if (data29 < 0 || isNaN(data29)) {
-              const err84 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data27 == "number" && isFinite(data27)) {
+            if (data27 < 0 || isNaN(data27)) {
+              const err84 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err84];
               } else {
@@ -9539,10 +9529,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.image_input_tokens !== void 0) {
-          let data30 = data22.image_input_tokens;
-          if (!(typeof data30 == "number" && (!(data30 % 1) && !isNaN(data30)) && isFinite(data30))) {
-            const err85 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.audio_input_tokens !== void 0) {
+          let data28 = data22.audio_input_tokens;
+          if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)) && isFinite(data28))) {
+            const err85 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err85];
             } else {
@@ -9550,9 +9540,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data30 == "number" && isFinite(data30)) {
-            if (data30 < 0 || isNaN(data30)) {
-              const err86 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data28 == "number" && isFinite(data28)) {
+            if (data28 < 0 || isNaN(data28)) {
+              const err86 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err86];
               } else {
@@ -9562,32 +9552,33 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
-        if (data22.audio_seconds !== void 0) {
-          let data31 = data22.audio_seconds;
-          if (typeof data31 == "number" && isFinite(data31)) {
-            if (data31 < 0 || isNaN(data31)) {
-              const err87 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err87];
-              } else {
-                vErrors.push(err87);
-              }
-              errors++;
-            }
-          } else {
-            const err88 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+        if (data22.audio_output_tokens !== void 0) {
+          let data29 = data22.audio_output_tokens;
+          if (!(typeof data29 == "number" && (!(data29 % 1) && !isNaN(data29)) && isFinite(data29))) {
+            const err87 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err88];
+              vErrors = [err87];
             } else {
-              vErrors.push(err88);
+              vErrors.push(err87);
             }
             errors++;
           }
+          if (typeof data29 == "number" && isFinite(data29)) {
+            if (data29 < 0 || isNaN(data29)) {
+              const err88 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err88];
+              } else {
+                vErrors.push(err88);
+              }
+              errors++;
+            }
+          }
         }
-        if (data22.total_tokens !== void 0) {
-          let data32 = data22.total_tokens;
-          if (!(typeof data32 == "number" && (!(data32 % 1) && !isNaN(data32)) && isFinite(data32))) {
-            const err89 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.image_input_tokens !== void 0) {
+          let data30 = data22.image_input_tokens;
+          if (!(typeof data30 == "number" && (!(data30 % 1) && !isNaN(data30)) && isFinite(data30))) {
+            const err89 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err89];
             } else {
@@ -9595,9 +9586,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data32 == "number" && isFinite(data32)) {
-            if (data32 < 0 || isNaN(data32)) {
-              const err90 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (typeof data30 == "number" && isFinite(data30)) {
+            if (data30 < 0 || isNaN(data30)) {
+              const err90 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err90];
               } else {
@@ -9607,46 +9598,161 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         }
+        if (data22.audio_seconds !== void 0) {
+          let data31 = data22.audio_seconds;
+          if (typeof data31 == "number" && isFinite(data31)) {
+            if (data31 < 0 || isNaN(data31)) {
+              const err91 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err91];
+              } else {
+                vErrors.push(err91);
+              }
+              errors++;
+            }
+          } else {
+            const err92 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+            if (vErrors === null) {
+              vErrors = [err92];
+            } else {
+              vErrors.push(err92);
+            }
+            errors++;
+          }
+        }
+        if (data22.images !== void 0) {
+          let data32 = data22.images;
+          if (!(typeof data32 == "number" && (!(data32 % 1) && !isNaN(data32)) && isFinite(data32))) {
+            const err93 = { instancePath: instancePath + "/usage/images", schemaPath: "#/properties/usage/anyOf/0/properties/images/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err93];
+            } else {
+              vErrors.push(err93);
+            }
+            errors++;
+          }
+          if (typeof data32 == "number" && isFinite(data32)) {
+            if (data32 < 0 || isNaN(data32)) {
+              const err94 = { instancePath: instancePath + "/usage/images", schemaPath: "#/properties/usage/anyOf/0/properties/images/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err94];
+              } else {
+                vErrors.push(err94);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.image_size !== void 0) {
+          let data33 = data22.image_size;
+          if (typeof data33 !== "string" && data33 !== null) {
+            const err95 = { instancePath: instancePath + "/usage/image_size", schemaPath: "#/properties/usage/anyOf/0/properties/image_size/type", keyword: "type", params: { type: schema144.properties.usage.anyOf[0].properties.image_size.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err95];
+            } else {
+              vErrors.push(err95);
+            }
+            errors++;
+          }
+        }
+        if (data22.image_quality !== void 0) {
+          let data34 = data22.image_quality;
+          if (typeof data34 !== "string" && data34 !== null) {
+            const err96 = { instancePath: instancePath + "/usage/image_quality", schemaPath: "#/properties/usage/anyOf/0/properties/image_quality/type", keyword: "type", params: { type: schema144.properties.usage.anyOf[0].properties.image_quality.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err96];
+            } else {
+              vErrors.push(err96);
+            }
+            errors++;
+          }
+        }
+        if (data22.input_characters !== void 0) {
+          let data35 = data22.input_characters;
+          if (!(typeof data35 == "number" && (!(data35 % 1) && !isNaN(data35)) && isFinite(data35))) {
+            const err97 = { instancePath: instancePath + "/usage/input_characters", schemaPath: "#/properties/usage/anyOf/0/properties/input_characters/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err97];
+            } else {
+              vErrors.push(err97);
+            }
+            errors++;
+          }
+          if (typeof data35 == "number" && isFinite(data35)) {
+            if (data35 < 0 || isNaN(data35)) {
+              const err98 = { instancePath: instancePath + "/usage/input_characters", schemaPath: "#/properties/usage/anyOf/0/properties/input_characters/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err98];
+              } else {
+                vErrors.push(err98);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.total_tokens !== void 0) {
+          let data36 = data22.total_tokens;
+          if (!(typeof data36 == "number" && (!(data36 % 1) && !isNaN(data36)) && isFinite(data36))) {
+            const err99 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err99];
+            } else {
+              vErrors.push(err99);
+            }
+            errors++;
+          }
+          if (typeof data36 == "number" && isFinite(data36)) {
+            if (data36 < 0 || isNaN(data36)) {
+              const err100 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err100];
+              } else {
+                vErrors.push(err100);
+              }
+              errors++;
+            }
+          }
+        }
         if (data22.estimated !== void 0) {
           if (typeof data22.estimated !== "boolean") {
-            const err91 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err101 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
             if (vErrors === null) {
-              vErrors = [err91];
+              vErrors = [err101];
             } else {
-              vErrors.push(err91);
+              vErrors.push(err101);
             }
             errors++;
           }
         }
       } else {
-        const err92 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err102 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err92];
+          vErrors = [err102];
         } else {
-          vErrors.push(err92);
+          vErrors.push(err102);
         }
         errors++;
       }
       var _valid0 = _errs45 === errors;
       valid1 = valid1 || _valid0;
-      const _errs70 = errors;
+      const _errs78 = errors;
       if (data22 !== null) {
-        const err93 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+        const err103 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
-          vErrors = [err93];
+          vErrors = [err103];
         } else {
-          vErrors.push(err93);
+          vErrors.push(err103);
         }
         errors++;
       }
-      var _valid0 = _errs70 === errors;
+      var _valid0 = _errs78 === errors;
       valid1 = valid1 || _valid0;
       if (!valid1) {
-        const err94 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        const err104 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
-          vErrors = [err94];
+          vErrors = [err104];
         } else {
-          vErrors.push(err94);
+          vErrors.push(err104);
         }
         errors++;
       } else {
@@ -9661,527 +9767,426 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.cost_usd !== void 0) {
-      let data34 = data.cost_usd;
-      if (!(typeof data34 == "number" && isFinite(data34)) && data34 !== null) {
-        const err95 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
+      let data38 = data.cost_usd;
+      if (!(typeof data38 == "number" && isFinite(data38)) && data38 !== null) {
+        const err105 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
-          vErrors = [err95];
+          vErrors = [err105];
         } else {
-          vErrors.push(err95);
+          vErrors.push(err105);
         }
         errors++;
       }
     }
     if (data.saved_cost_usd !== void 0) {
-      let data35 = data.saved_cost_usd;
-      if (!(typeof data35 == "number" && isFinite(data35)) && data35 !== null) {
-        const err96 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
+      let data39 = data.saved_cost_usd;
+      if (!(typeof data39 == "number" && isFinite(data39)) && data39 !== null) {
+        const err106 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
-          vErrors = [err96];
+          vErrors = [err106];
         } else {
-          vErrors.push(err96);
+          vErrors.push(err106);
         }
         errors++;
       }
     }
     if (data.metadata !== void 0) {
-      let data36 = data.metadata;
-      if (data36 && typeof data36 == "object" && !Array.isArray(data36)) {
-        for (const key2 in data36) {
-          if (typeof data36[key2] !== "string") {
-            const err97 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+      let data40 = data.metadata;
+      if (data40 && typeof data40 == "object" && !Array.isArray(data40)) {
+        for (const key2 in data40) {
+          if (typeof data40[key2] !== "string") {
+            const err107 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
-              vErrors = [err97];
+              vErrors = [err107];
             } else {
-              vErrors.push(err97);
+              vErrors.push(err107);
             }
             errors++;
           }
         }
       } else {
-        const err98 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err108 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err98];
+          vErrors = [err108];
         } else {
-          vErrors.push(err98);
+          vErrors.push(err108);
         }
         errors++;
       }
     }
     if (data.api_key_id !== void 0) {
-      let data38 = data.api_key_id;
-      if (typeof data38 !== "string" && data38 !== null) {
-        const err99 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
+      let data42 = data.api_key_id;
+      if (typeof data42 !== "string" && data42 !== null) {
+        const err109 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
         if (vErrors === null) {
-          vErrors = [err99];
+          vErrors = [err109];
         } else {
-          vErrors.push(err99);
+          vErrors.push(err109);
         }
         errors++;
       }
     }
     if (data.workspace_id !== void 0) {
-      let data39 = data.workspace_id;
-      if (typeof data39 !== "string" && data39 !== null) {
-        const err100 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
+      let data43 = data.workspace_id;
+      if (typeof data43 !== "string" && data43 !== null) {
+        const err110 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
         if (vErrors === null) {
-          vErrors = [err100];
+          vErrors = [err110];
         } else {
-          vErrors.push(err100);
+          vErrors.push(err110);
         }
         errors++;
       }
     }
     if (data.organisation_id !== void 0) {
-      let data40 = data.organisation_id;
-      if (typeof data40 !== "string" && data40 !== null) {
-        const err101 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+      let data44 = data.organisation_id;
+      if (typeof data44 !== "string" && data44 !== null) {
+        const err111 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
         if (vErrors === null) {
-          vErrors = [err101];
+          vErrors = [err111];
         } else {
-          vErrors.push(err101);
+          vErrors.push(err111);
         }
         errors++;
       }
     }
     if (data.hook_results !== void 0) {
-      let data41 = data.hook_results;
-      const _errs88 = errors;
+      let data45 = data.hook_results;
+      const _errs96 = errors;
       let valid4 = false;
-      const _errs89 = errors;
-      if (data41 && typeof data41 == "object" && !Array.isArray(data41)) {
-        if (data41.before_request_hooks === void 0) {
-          const err102 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
+      const _errs97 = errors;
+      if (data45 && typeof data45 == "object" && !Array.isArray(data45)) {
+        if (data45.before_request_hooks === void 0) {
+          const err112 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
           if (vErrors === null) {
-            vErrors = [err102];
+            vErrors = [err112];
           } else {
-            vErrors.push(err102);
+            vErrors.push(err112);
           }
           errors++;
         }
-        if (data41.after_request_hooks === void 0) {
-          const err103 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
+        if (data45.after_request_hooks === void 0) {
+          const err113 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
           if (vErrors === null) {
-            vErrors = [err103];
+            vErrors = [err113];
           } else {
-            vErrors.push(err103);
+            vErrors.push(err113);
           }
           errors++;
         }
-        for (const key3 in data41) {
+        for (const key3 in data45) {
           if (!(key3 === "before_request_hooks" || key3 === "after_request_hooks")) {
-            const err104 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+            const err114 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-              vErrors = [err104];
+              vErrors = [err114];
             } else {
-              vErrors.push(err104);
+              vErrors.push(err114);
             }
             errors++;
           }
         }
-        if (data41.before_request_hooks !== void 0) {
-          let data42 = data41.before_request_hooks;
-          if (Array.isArray(data42)) {
-            const len0 = data42.length;
+        if (data45.before_request_hooks !== void 0) {
+          let data46 = data45.before_request_hooks;
+          if (Array.isArray(data46)) {
+            const len0 = data46.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              let data43 = data42[i0];
-              if (data43 && typeof data43 == "object" && !Array.isArray(data43)) {
-                if (data43.id === void 0) {
-                  const err105 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+              let data47 = data46[i0];
+              if (data47 && typeof data47 == "object" && !Array.isArray(data47)) {
+                if (data47.id === void 0) {
+                  const err115 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
-                    vErrors = [err105];
+                    vErrors = [err115];
                   } else {
-                    vErrors.push(err105);
+                    vErrors.push(err115);
                   }
                   errors++;
                 }
-                if (data43.type === void 0) {
-                  const err106 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+                if (data47.type === void 0) {
+                  const err116 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
                   if (vErrors === null) {
-                    vErrors = [err106];
+                    vErrors = [err116];
                   } else {
-                    vErrors.push(err106);
+                    vErrors.push(err116);
                   }
                   errors++;
                 }
-                if (data43.verdict === void 0) {
-                  const err107 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                if (data47.verdict === void 0) {
+                  const err117 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                   if (vErrors === null) {
-                    vErrors = [err107];
+                    vErrors = [err117];
                   } else {
-                    vErrors.push(err107);
+                    vErrors.push(err117);
                   }
                   errors++;
                 }
-                if (data43.deny === void 0) {
-                  const err108 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+                if (data47.deny === void 0) {
+                  const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
                   if (vErrors === null) {
-                    vErrors = [err108];
+                    vErrors = [err118];
                   } else {
-                    vErrors.push(err108);
+                    vErrors.push(err118);
                   }
                   errors++;
                 }
-                if (data43.async === void 0) {
-                  const err109 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                if (data47.async === void 0) {
+                  const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
                   if (vErrors === null) {
-                    vErrors = [err109];
+                    vErrors = [err119];
                   } else {
-                    vErrors.push(err109);
+                    vErrors.push(err119);
                   }
                   errors++;
                 }
-                if (data43.execution_time_ms === void 0) {
-                  const err110 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                if (data47.execution_time_ms === void 0) {
+                  const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
                   if (vErrors === null) {
-                    vErrors = [err110];
+                    vErrors = [err120];
                   } else {
-                    vErrors.push(err110);
+                    vErrors.push(err120);
                   }
                   errors++;
                 }
-                if (data43.checks === void 0) {
-                  const err111 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                if (data47.checks === void 0) {
+                  const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
                   if (vErrors === null) {
-                    vErrors = [err111];
+                    vErrors = [err121];
                   } else {
-                    vErrors.push(err111);
+                    vErrors.push(err121);
                   }
                   errors++;
                 }
-                for (const key4 in data43) {
+                for (const key4 in data47) {
                   if (!(key4 === "id" || key4 === "type" || key4 === "verdict" || key4 === "deny" || key4 === "async" || key4 === "execution_time_ms" || key4 === "checks")) {
-                    const err112 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
+                    const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
-                      vErrors = [err112];
+                      vErrors = [err122];
                     } else {
-                      vErrors.push(err112);
+                      vErrors.push(err122);
                     }
                     errors++;
                   }
                 }
-                if (data43.id !== void 0) {
-                  if (typeof data43.id !== "string") {
-                    const err113 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (data47.id !== void 0) {
+                  if (typeof data47.id !== "string") {
+                    const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err113];
+                      vErrors = [err123];
                     } else {
-                      vErrors.push(err113);
+                      vErrors.push(err123);
                     }
                     errors++;
                   }
                 }
-                if (data43.type !== void 0) {
-                  let data45 = data43.type;
-                  if (typeof data45 !== "string" && data45 !== null) {
-                    const err114 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
+                if (data47.type !== void 0) {
+                  let data49 = data47.type;
+                  if (typeof data49 !== "string" && data49 !== null) {
+                    const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
                     if (vErrors === null) {
-                      vErrors = [err114];
+                      vErrors = [err124];
                     } else {
-                      vErrors.push(err114);
+                      vErrors.push(err124);
                     }
                     errors++;
                   }
                 }
-                if (data43.verdict !== void 0) {
-                  if (typeof data43.verdict !== "boolean") {
-                    const err115 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data47.verdict !== void 0) {
+                  if (typeof data47.verdict !== "boolean") {
+                    const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
-                      vErrors = [err115];
+                      vErrors = [err125];
                     } else {
-                      vErrors.push(err115);
+                      vErrors.push(err125);
                     }
                     errors++;
                   }
                 }
-                if (data43.deny !== void 0) {
-                  if (typeof data43.deny !== "boolean") {
-                    const err116 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data47.deny !== void 0) {
+                  if (typeof data47.deny !== "boolean") {
+                    const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
-                      vErrors = [err116];
+                      vErrors = [err126];
                     } else {
-                      vErrors.push(err116);
+                      vErrors.push(err126);
                     }
                     errors++;
                   }
                 }
-                if (data43.async !== void 0) {
-                  if (typeof data43.async !== "boolean") {
-                    const err117 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data47.async !== void 0) {
+                  if (typeof data47.async !== "boolean") {
+                    const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
-                      vErrors = [err117];
+                      vErrors = [err127];
                     } else {
-                      vErrors.push(err117);
+                      vErrors.push(err127);
                     }
                     errors++;
                   }
                 }
-                if (data43.execution_time_ms !== void 0) {
-                  let data49 = data43.execution_time_ms;
-                  if (typeof data49 == "number" && isFinite(data49)) {
-                    if (data49 < 0 || isNaN(data49)) {
-                      const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                if (data47.execution_time_ms !== void 0) {
+                  let data53 = data47.execution_time_ms;
+                  if (typeof data53 == "number" && isFinite(data53)) {
+                    if (data53 < 0 || isNaN(data53)) {
+                      const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
                       if (vErrors === null) {
-                        vErrors = [err118];
+                        vErrors = [err128];
                       } else {
-                        vErrors.push(err118);
+                        vErrors.push(err128);
                       }
                       errors++;
                     }
                   } else {
-                    const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                     if (vErrors === null) {
-                      vErrors = [err119];
+                      vErrors = [err129];
                     } else {
-                      vErrors.push(err119);
+                      vErrors.push(err129);
                     }
                     errors++;
                   }
                 }
-                if (data43.checks !== void 0) {
-                  let data50 = data43.checks;
-                  if (Array.isArray(data50)) {
-                    const len1 = data50.length;
+                if (data47.checks !== void 0) {
+                  let data54 = data47.checks;
+                  if (Array.isArray(data54)) {
+                    const len1 = data54.length;
                     for (let i1 = 0; i1 < len1; i1++) {
-                      let data51 = data50[i1];
-                      if (data51 && typeof data51 == "object" && !Array.isArray(data51)) {
-                        if (data51.id === void 0) {
-                          const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                      let data55 = data54[i1];
+                      if (data55 && typeof data55 == "object" && !Array.isArray(data55)) {
+                        if (data55.id === void 0) {
+                          const err130 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
-                            vErrors = [err120];
+                            vErrors = [err130];
                           } else {
-                            vErrors.push(err120);
+                            vErrors.push(err130);
                           }
                           errors++;
                         }
-                        if (data51.verdict === void 0) {
-                          const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                        if (data55.verdict === void 0) {
+                          const err131 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
-                            vErrors = [err121];
+                            vErrors = [err131];
                           } else {
-                            vErrors.push(err121);
+                            vErrors.push(err131);
                           }
                           errors++;
                         }
-                        if (data51.explanation === void 0) {
-                          const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                        if (data55.explanation === void 0) {
+                          const err132 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
                           if (vErrors === null) {
-                            vErrors = [err122];
+                            vErrors = [err132];
                           } else {
-                            vErrors.push(err122);
+                            vErrors.push(err132);
                           }
                           errors++;
                         }
-                        if (data51.error === void 0) {
-                          const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                        if (data55.error === void 0) {
+                          const err133 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
                           if (vErrors === null) {
-                            vErrors = [err123];
+                            vErrors = [err133];
                           } else {
-                            vErrors.push(err123);
+                            vErrors.push(err133);
                           }
                           errors++;
                         }
-                        if (data51.execution_time_ms === void 0) {
-                          const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data55.execution_time_ms === void 0) {
+                          const err134 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
                           if (vErrors === null) {
-                            vErrors = [err124];
+                            vErrors = [err134];
                           } else {
-                            vErrors.push(err124);
+                            vErrors.push(err134);
                           }
                           errors++;
                         }
-                        for (const key5 in data51) {
+                        for (const key5 in data55) {
                           if (!(key5 === "id" || key5 === "verdict" || key5 === "explanation" || key5 === "error" || key5 === "execution_time_ms")) {
-                            const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
+                            const err135 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
-                              vErrors = [err125];
+                              vErrors = [err135];
                             } else {
-                              vErrors.push(err125);
+                              vErrors.push(err135);
                             }
                             errors++;
                           }
                         }
-                        if (data51.id !== void 0) {
-                          if (typeof data51.id !== "string") {
-                            const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        if (data55.id !== void 0) {
+                          if (typeof data55.id !== "string") {
+                            const err136 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                             if (vErrors === null) {
-                              vErrors = [err126];
+                              vErrors = [err136];
                             } else {
-                              vErrors.push(err126);
+                              vErrors.push(err136);
                             }
                             errors++;
                           }
                         }
-                        if (data51.verdict !== void 0) {
-                          if (typeof data51.verdict !== "boolean") {
-                            const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                        if (data55.verdict !== void 0) {
+                          if (typeof data55.verdict !== "boolean") {
+                            const err137 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                             if (vErrors === null) {
-                              vErrors = [err127];
+                              vErrors = [err137];
                             } else {
-                              vErrors.push(err127);
+                              vErrors.push(err137);
                             }
                             errors++;
                           }
                         }
-                        if (data51.explanation !== void 0) {
-                          let data54 = data51.explanation;
-                          if (typeof data54 !== "string" && data54 !== null) {
-                            const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                        if (data55.explanation !== void 0) {
+                          let data58 = data55.explanation;
+                          if (typeof data58 !== "string" && data58 !== null) {
+                            const err138 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
                             if (vErrors === null) {
-                              vErrors = [err128];
+                              vErrors = [err138];
                             } else {
-                              vErrors.push(err128);
+                              vErrors.push(err138);
                             }
                             errors++;
                           }
                         }
-                        if (data51.error !== void 0) {
-                          let data55 = data51.error;
-                          if (typeof data55 !== "string" && data55 !== null) {
-                            const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                        if (data55.error !== void 0) {
+                          let data59 = data55.error;
+                          if (typeof data59 !== "string" && data59 !== null) {
+                            const err139 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
                             if (vErrors === null) {
-                              vErrors = [err129];
+                              vErrors = [err139];
                             } else {
-                              vErrors.push(err129);
+                              vErrors.push(err139);
                             }
                             errors++;
                           }
                         }
-                        if (data51.execution_time_ms !== void 0) {
-                          let data56 = data51.execution_time_ms;
-                          if (typeof data56 == "number" && isFinite(data56)) {
-                            if (data56 < 0 || isNaN(data56)) {
-                              const err130 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                        if (data55.execution_time_ms !== void 0) {
+                          let data60 = data55.execution_time_ms;
+                          if (typeof data60 == "number" && isFinite(data60)) {
+                            if (data60 < 0 || isNaN(data60)) {
+                              const err140 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
                               if (vErrors === null) {
-                                vErrors = [err130];
+                                vErrors = [err140];
                               } else {
-                                vErrors.push(err130);
+                                vErrors.push(err140);
                               }
                               errors++;
                             }
                           } else {
-                            const err131 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            const err141 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                             if (vErrors === null) {
-                              vErrors = [err131];
+                              vErrors = [err141];
                             } else {
-                              vErrors.push(err131);
+                              vErrors.push(err141);
                             }
                             errors++;
                           }
                         }
                       } else {
-                        const err132 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err142 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err132];
+                          vErrors = [err142];
                         } else {
-                          vErrors.push(err132);
+                          vErrors.push(err142);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err133 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-                    if (vErrors === null) {
-                      vErrors = [err133];
-                    } else {
-                      vErrors.push(err133);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err134 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-                if (vErrors === null) {
-                  vErrors = [err134];
-                } else {
-                  vErrors.push(err134);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err135 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-            if (vErrors === null) {
-              vErrors = [err135];
-            } else {
-              vErrors.push(err135);
-            }
-            errors++;
-          }
-        }
-        if (data41.after_request_hooks !== void 0) {
-          let data57 = data41.after_request_hooks;
-          if (Array.isArray(data57)) {
-            const len2 = data57.length;
-            for (let i2 = 0; i2 < len2; i2++) {
-              let data58 = data57[i2];
-              if (data58 && typeof data58 == "object" && !Array.isArray(data58)) {
-                if (data58.id === void 0) {
-                  const err136 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err136];
-                  } else {
-                    vErrors.push(err136);
-                  }
-                  errors++;
-                }
-                if (data58.type === void 0) {
-                  const err137 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err137];
-                  } else {
-                    vErrors.push(err137);
-                  }
-                  errors++;
-                }
-                if (data58.verdict === void 0) {
-                  const err138 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err138];
-                  } else {
-                    vErrors.push(err138);
-                  }
-                  errors++;
-                }
-                if (data58.deny === void 0) {
-                  const err139 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
-                  if (vErrors === null) {
-                    vErrors = [err139];
-                  } else {
-                    vErrors.push(err139);
-                  }
-                  errors++;
-                }
-                if (data58.async === void 0) {
-                  const err140 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
-                  if (vErrors === null) {
-                    vErrors = [err140];
-                  } else {
-                    vErrors.push(err140);
-                  }
-                  errors++;
-                }
-                if (data58.execution_time_ms === void 0) {
-                  const err141 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
-                  if (vErrors === null) {
-                    vErrors = [err141];
-                  } else {
-                    vErrors.push(err141);
-                  }
-                  errors++;
-                }
-                if (data58.checks === void 0) {
-                  const err142 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
-                  if (vErrors === null) {
-                    vErrors = [err142];
-                  } else {
-                    vErrors.push(err142);
-                  }
-                  errors++;
-                }
-                for (const key6 in data58) {
-                  if (!(key6 === "id" || key6 === "type" || key6 === "verdict" || key6 === "deny" || key6 === "async" || key6 === "execution_time_ms" || key6 === "checks")) {
-                    const err143 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
+                    const err143 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
                       vErrors = [err143];
                     } else {
@@ -10190,291 +10195,392 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data58.id !== void 0) {
-                  if (typeof data58.id !== "string") {
-                    const err144 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err144];
-                    } else {
-                      vErrors.push(err144);
-                    }
-                    errors++;
-                  }
-                }
-                if (data58.type !== void 0) {
-                  let data60 = data58.type;
-                  if (typeof data60 !== "string" && data60 !== null) {
-                    const err145 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err145];
-                    } else {
-                      vErrors.push(err145);
-                    }
-                    errors++;
-                  }
-                }
-                if (data58.verdict !== void 0) {
-                  if (typeof data58.verdict !== "boolean") {
-                    const err146 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err146];
-                    } else {
-                      vErrors.push(err146);
-                    }
-                    errors++;
-                  }
-                }
-                if (data58.deny !== void 0) {
-                  if (typeof data58.deny !== "boolean") {
-                    const err147 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err147];
-                    } else {
-                      vErrors.push(err147);
-                    }
-                    errors++;
-                  }
-                }
-                if (data58.async !== void 0) {
-                  if (typeof data58.async !== "boolean") {
-                    const err148 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                    if (vErrors === null) {
-                      vErrors = [err148];
-                    } else {
-                      vErrors.push(err148);
-                    }
-                    errors++;
-                  }
-                }
-                if (data58.execution_time_ms !== void 0) {
-                  let data64 = data58.execution_time_ms;
-                  if (typeof data64 == "number" && isFinite(data64)) {
-                    if (data64 < 0 || isNaN(data64)) {
-                      const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err149];
-                      } else {
-                        vErrors.push(err149);
-                      }
-                      errors++;
-                    }
-                  } else {
-                    const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
-                    if (vErrors === null) {
-                      vErrors = [err150];
-                    } else {
-                      vErrors.push(err150);
-                    }
-                    errors++;
-                  }
-                }
-                if (data58.checks !== void 0) {
-                  let data65 = data58.checks;
-                  if (Array.isArray(data65)) {
-                    const len3 = data65.length;
-                    for (let i3 = 0; i3 < len3; i3++) {
-                      let data66 = data65[i3];
-                      if (data66 && typeof data66 == "object" && !Array.isArray(data66)) {
-                        if (data66.id === void 0) {
-                          const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                          if (vErrors === null) {
-                            vErrors = [err151];
-                          } else {
-                            vErrors.push(err151);
-                          }
-                          errors++;
-                        }
-                        if (data66.verdict === void 0) {
-                          const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                          if (vErrors === null) {
-                            vErrors = [err152];
-                          } else {
-                            vErrors.push(err152);
-                          }
-                          errors++;
-                        }
-                        if (data66.explanation === void 0) {
-                          const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
-                          if (vErrors === null) {
-                            vErrors = [err153];
-                          } else {
-                            vErrors.push(err153);
-                          }
-                          errors++;
-                        }
-                        if (data66.error === void 0) {
-                          const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
-                          if (vErrors === null) {
-                            vErrors = [err154];
-                          } else {
-                            vErrors.push(err154);
-                          }
-                          errors++;
-                        }
-                        if (data66.execution_time_ms === void 0) {
-                          const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
-                          if (vErrors === null) {
-                            vErrors = [err155];
-                          } else {
-                            vErrors.push(err155);
-                          }
-                          errors++;
-                        }
-                        for (const key7 in data66) {
-                          if (!(key7 === "id" || key7 === "verdict" || key7 === "explanation" || key7 === "error" || key7 === "execution_time_ms")) {
-                            const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err156];
-                            } else {
-                              vErrors.push(err156);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data66.id !== void 0) {
-                          if (typeof data66.id !== "string") {
-                            const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err157];
-                            } else {
-                              vErrors.push(err157);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data66.verdict !== void 0) {
-                          if (typeof data66.verdict !== "boolean") {
-                            const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err158];
-                            } else {
-                              vErrors.push(err158);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data66.explanation !== void 0) {
-                          let data69 = data66.explanation;
-                          if (typeof data69 !== "string" && data69 !== null) {
-                            const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
-                            if (vErrors === null) {
-                              vErrors = [err159];
-                            } else {
-                              vErrors.push(err159);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data66.error !== void 0) {
-                          let data70 = data66.error;
-                          if (typeof data70 !== "string" && data70 !== null) {
-                            const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
-                            if (vErrors === null) {
-                              vErrors = [err160];
-                            } else {
-                              vErrors.push(err160);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data66.execution_time_ms !== void 0) {
-                          let data71 = data66.execution_time_ms;
-                          if (typeof data71 == "number" && isFinite(data71)) {
-                            if (data71 < 0 || isNaN(data71)) {
-                              const err161 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err161];
-                              } else {
-                                vErrors.push(err161);
-                              }
-                              errors++;
-                            }
-                          } else {
-                            const err162 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
-                            if (vErrors === null) {
-                              vErrors = [err162];
-                            } else {
-                              vErrors.push(err162);
-                            }
-                            errors++;
-                          }
-                        }
-                      } else {
-                        const err163 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-                        if (vErrors === null) {
-                          vErrors = [err163];
-                        } else {
-                          vErrors.push(err163);
-                        }
-                        errors++;
-                      }
-                    }
-                  } else {
-                    const err164 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-                    if (vErrors === null) {
-                      vErrors = [err164];
-                    } else {
-                      vErrors.push(err164);
-                    }
-                    errors++;
-                  }
-                }
               } else {
-                const err165 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err144 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err165];
+                  vErrors = [err144];
                 } else {
-                  vErrors.push(err165);
+                  vErrors.push(err144);
                 }
                 errors++;
               }
             }
           } else {
-            const err166 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err145 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err166];
+              vErrors = [err145];
             } else {
-              vErrors.push(err166);
+              vErrors.push(err145);
+            }
+            errors++;
+          }
+        }
+        if (data45.after_request_hooks !== void 0) {
+          let data61 = data45.after_request_hooks;
+          if (Array.isArray(data61)) {
+            const len2 = data61.length;
+            for (let i2 = 0; i2 < len2; i2++) {
+              let data62 = data61[i2];
+              if (data62 && typeof data62 == "object" && !Array.isArray(data62)) {
+                if (data62.id === void 0) {
+                  const err146 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                  if (vErrors === null) {
+                    vErrors = [err146];
+                  } else {
+                    vErrors.push(err146);
+                  }
+                  errors++;
+                }
+                if (data62.type === void 0) {
+                  const err147 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+                  if (vErrors === null) {
+                    vErrors = [err147];
+                  } else {
+                    vErrors.push(err147);
+                  }
+                  errors++;
+                }
+                if (data62.verdict === void 0) {
+                  const err148 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                  if (vErrors === null) {
+                    vErrors = [err148];
+                  } else {
+                    vErrors.push(err148);
+                  }
+                  errors++;
+                }
+                if (data62.deny === void 0) {
+                  const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+                  if (vErrors === null) {
+                    vErrors = [err149];
+                  } else {
+                    vErrors.push(err149);
+                  }
+                  errors++;
+                }
+                if (data62.async === void 0) {
+                  const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err150];
+                  } else {
+                    vErrors.push(err150);
+                  }
+                  errors++;
+                }
+                if (data62.execution_time_ms === void 0) {
+                  const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err151];
+                  } else {
+                    vErrors.push(err151);
+                  }
+                  errors++;
+                }
+                if (data62.checks === void 0) {
+                  const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err152];
+                  } else {
+                    vErrors.push(err152);
+                  }
+                  errors++;
+                }
+                for (const key6 in data62) {
+                  if (!(key6 === "id" || key6 === "type" || key6 === "verdict" || key6 === "deny" || key6 === "async" || key6 === "execution_time_ms" || key6 === "checks")) {
+                    const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
+                    if (vErrors === null) {
+                      vErrors = [err153];
+                    } else {
+                      vErrors.push(err153);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.id !== void 0) {
+                  if (typeof data62.id !== "string") {
+                    const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    if (vErrors === null) {
+                      vErrors = [err154];
+                    } else {
+                      vErrors.push(err154);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.type !== void 0) {
+                  let data64 = data62.type;
+                  if (typeof data64 !== "string" && data64 !== null) {
+                    const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
+                    if (vErrors === null) {
+                      vErrors = [err155];
+                    } else {
+                      vErrors.push(err155);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.verdict !== void 0) {
+                  if (typeof data62.verdict !== "boolean") {
+                    const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err156];
+                    } else {
+                      vErrors.push(err156);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.deny !== void 0) {
+                  if (typeof data62.deny !== "boolean") {
+                    const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err157];
+                    } else {
+                      vErrors.push(err157);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.async !== void 0) {
+                  if (typeof data62.async !== "boolean") {
+                    const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err158];
+                    } else {
+                      vErrors.push(err158);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.execution_time_ms !== void 0) {
+                  let data68 = data62.execution_time_ms;
+                  if (typeof data68 == "number" && isFinite(data68)) {
+                    if (data68 < 0 || isNaN(data68)) {
+                      const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err159];
+                      } else {
+                        vErrors.push(err159);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err160];
+                    } else {
+                      vErrors.push(err160);
+                    }
+                    errors++;
+                  }
+                }
+                if (data62.checks !== void 0) {
+                  let data69 = data62.checks;
+                  if (Array.isArray(data69)) {
+                    const len3 = data69.length;
+                    for (let i3 = 0; i3 < len3; i3++) {
+                      let data70 = data69[i3];
+                      if (data70 && typeof data70 == "object" && !Array.isArray(data70)) {
+                        if (data70.id === void 0) {
+                          const err161 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                          if (vErrors === null) {
+                            vErrors = [err161];
+                          } else {
+                            vErrors.push(err161);
+                          }
+                          errors++;
+                        }
+                        if (data70.verdict === void 0) {
+                          const err162 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
+                          if (vErrors === null) {
+                            vErrors = [err162];
+                          } else {
+                            vErrors.push(err162);
+                          }
+                          errors++;
+                        }
+                        if (data70.explanation === void 0) {
+                          const err163 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                          if (vErrors === null) {
+                            vErrors = [err163];
+                          } else {
+                            vErrors.push(err163);
+                          }
+                          errors++;
+                        }
+                        if (data70.error === void 0) {
+                          const err164 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                          if (vErrors === null) {
+                            vErrors = [err164];
+                          } else {
+                            vErrors.push(err164);
+                          }
+                          errors++;
+                        }
+                        if (data70.execution_time_ms === void 0) {
+                          const err165 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                          if (vErrors === null) {
+                            vErrors = [err165];
+                          } else {
+                            vErrors.push(err165);
+                          }
+                          errors++;
+                        }
+                        for (const key7 in data70) {
+                          if (!(key7 === "id" || key7 === "verdict" || key7 === "explanation" || key7 === "error" || key7 === "execution_time_ms")) {
+                            const err166 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
+                            if (vErrors === null) {
+                              vErrors = [err166];
+                            } else {
+                              vErrors.push(err166);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data70.id !== void 0) {
+                          if (typeof data70.id !== "string") {
+                            const err167 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            if (vErrors === null) {
+                              vErrors = [err167];
+                            } else {
+                              vErrors.push(err167);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data70.verdict !== void 0) {
+                          if (typeof data70.verdict !== "boolean") {
+                            const err168 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err168];
+                            } else {
+                              vErrors.push(err168);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data70.explanation !== void 0) {
+                          let data73 = data70.explanation;
+                          if (typeof data73 !== "string" && data73 !== null) {
+                            const err169 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err169];
+                            } else {
+                              vErrors.push(err169);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data70.error !== void 0) {
+                          let data74 = data70.error;
+                          if (typeof data74 !== "string" && data74 !== null) {
+                            const err170 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err170];
+                            } else {
+                              vErrors.push(err170);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data70.execution_time_ms !== void 0) {
+                          let data75 = data70.execution_time_ms;
+                          if (typeof data75 == "number" && isFinite(data75)) {
+                            if (data75 < 0 || isNaN(data75)) {
+                              const err171 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err171];
+                              } else {
+                                vErrors.push(err171);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err172 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err172];
+                            } else {
+                              vErrors.push(err172);
+                            }
+                            errors++;
+                          }
+                        }
+                      } else {
+                        const err173 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        if (vErrors === null) {
+                          vErrors = [err173];
+                        } else {
+                          vErrors.push(err173);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err174 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    if (vErrors === null) {
+                      vErrors = [err174];
+                    } else {
+                      vErrors.push(err174);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err175 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                if (vErrors === null) {
+                  vErrors = [err175];
+                } else {
+                  vErrors.push(err175);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err176 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            if (vErrors === null) {
+              vErrors = [err176];
+            } else {
+              vErrors.push(err176);
             }
             errors++;
           }
         }
       } else {
-        const err167 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err177 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err167];
+          vErrors = [err177];
         } else {
-          vErrors.push(err167);
+          vErrors.push(err177);
         }
         errors++;
       }
-      var _valid1 = _errs89 === errors;
+      var _valid1 = _errs97 === errors;
       valid4 = valid4 || _valid1;
-      const _errs157 = errors;
-      if (data41 !== null) {
-        const err168 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+      const _errs165 = errors;
+      if (data45 !== null) {
+        const err178 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
-          vErrors = [err168];
+          vErrors = [err178];
         } else {
-          vErrors.push(err168);
+          vErrors.push(err178);
         }
         errors++;
       }
-      var _valid1 = _errs157 === errors;
+      var _valid1 = _errs165 === errors;
       valid4 = valid4 || _valid1;
       if (!valid4) {
-        const err169 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        const err179 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
-          vErrors = [err169];
+          vErrors = [err179];
         } else {
-          vErrors.push(err169);
+          vErrors.push(err179);
         }
         errors++;
       } else {
-        errors = _errs88;
+        errors = _errs96;
         if (vErrors !== null) {
-          if (_errs88) {
-            vErrors.length = _errs88;
+          if (_errs96) {
+            vErrors.length = _errs96;
           } else {
             vErrors = null;
           }
@@ -10482,46 +10588,46 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.feedback !== void 0) {
-      let data72 = data.feedback;
-      const _errs160 = errors;
+      let data76 = data.feedback;
+      const _errs168 = errors;
       let valid19 = false;
-      const _errs161 = errors;
-      if (!Array.isArray(data72)) {
-        const err170 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+      const _errs169 = errors;
+      if (!Array.isArray(data76)) {
+        const err180 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
         if (vErrors === null) {
-          vErrors = [err170];
+          vErrors = [err180];
         } else {
-          vErrors.push(err170);
+          vErrors.push(err180);
         }
         errors++;
       }
-      var _valid2 = _errs161 === errors;
+      var _valid2 = _errs169 === errors;
       valid19 = valid19 || _valid2;
-      const _errs163 = errors;
-      if (data72 !== null) {
-        const err171 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+      const _errs171 = errors;
+      if (data76 !== null) {
+        const err181 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
-          vErrors = [err171];
+          vErrors = [err181];
         } else {
-          vErrors.push(err171);
+          vErrors.push(err181);
         }
         errors++;
       }
-      var _valid2 = _errs163 === errors;
+      var _valid2 = _errs171 === errors;
       valid19 = valid19 || _valid2;
       if (!valid19) {
-        const err172 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        const err182 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
-          vErrors = [err172];
+          vErrors = [err182];
         } else {
-          vErrors.push(err172);
+          vErrors.push(err182);
         }
         errors++;
       } else {
-        errors = _errs160;
+        errors = _errs168;
         if (vErrors !== null) {
-          if (_errs160) {
-            vErrors.length = _errs160;
+          if (_errs168) {
+            vErrors.length = _errs168;
           } else {
             vErrors = null;
           }
@@ -10529,35 +10635,35 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.request_body !== void 0) {
-      let data73 = data.request_body;
-      if (typeof data73 !== "string" && data73 !== null) {
-        const err173 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+      let data77 = data.request_body;
+      if (typeof data77 !== "string" && data77 !== null) {
+        const err183 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
         if (vErrors === null) {
-          vErrors = [err173];
+          vErrors = [err183];
         } else {
-          vErrors.push(err173);
+          vErrors.push(err183);
         }
         errors++;
       }
     }
     if (data.response_body !== void 0) {
-      let data74 = data.response_body;
-      if (typeof data74 !== "string" && data74 !== null) {
-        const err174 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+      let data78 = data.response_body;
+      if (typeof data78 !== "string" && data78 !== null) {
+        const err184 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
         if (vErrors === null) {
-          vErrors = [err174];
+          vErrors = [err184];
         } else {
-          vErrors.push(err174);
+          vErrors.push(err184);
         }
         errors++;
       }
     }
   } else {
-    const err175 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err185 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err175];
+      vErrors = [err185];
     } else {
-      vErrors.push(err175);
+      vErrors.push(err185);
     }
     errors++;
   }

@@ -5,7 +5,7 @@ import { filterOf } from '../api/logs/handlers.ts';
 import { requestLogWire } from '../api/logs/wire.ts';
 import * as validators from '../../generated/validators.js';
 import { GatewayError } from '../core/errors.ts';
-import { CACHE_STATUS, type RequestRecord } from '../core/request-record.ts';
+import { CACHE_STATUS, type RequestRecord, type TokenUsage } from '../core/request-record.ts';
 import { type GeneratedValidator, validateQuery } from '../core/validate.ts';
 import { DEFAULT_DATA_DIR, openGatewayStore } from '../store/open-store.ts';
 import type { RequestLogFilter, RequestLogStore } from '../store/request-log-store.ts';
@@ -186,13 +186,23 @@ function printJson(record: RequestRecord): void {
 function printLine(record: RequestRecord): void {
   const time = new Date(record.createdAt).toISOString();
   const usage = record.usage;
-  // A transcription billed by its length used seconds of audio, not tokens.
-  const used = usage === null ? '- tok' : usage.audioSeconds !== undefined ? `${usage.audioSeconds} s audio` : `${usage.inputTokens}+${usage.outputTokens}${usage.estimated ? '~' : ''} tok`;
+  const used = usage === null ? '- tok' : usedUnits(usage);
   const cost = record.costUsd === null ? '-' : `$${record.costUsd.toFixed(6)}`;
   const model = shown(record.modelAnswered ?? record.modelRequested ?? '-');
   // What the cache did, where a cache was consulted (HIT, MISS, SEMANTIC HIT, …); '-' otherwise.
   const cache = record.cacheStatus === null || record.cacheStatus === CACHE_STATUS.disabled ? '-' : record.cacheStatus;
   process.stdout.write(`${time}  ${record.status}  ${shown(record.method)} ${shown(record.path)}  ${record.provider ?? '-'}  ${model}  ${record.latencyMs.toFixed(1)} ms  ${used}  ${cost}  ${cache}  ${record.traceId}\n`);
+}
+
+/**
+ * What a record used: tokens, or for what is billed otherwise its unit (a transcription billed by its
+ * length, seconds of audio; DALL·E, images and their size; tts-1, characters spoken).
+ */
+function usedUnits(usage: TokenUsage): string {
+  if (usage.audioSeconds !== undefined) return `${usage.audioSeconds} s audio`;
+  if (usage.images !== undefined) return `${usage.images} image${usage.images === 1 ? '' : 's'}${usage.imageSize == null ? '' : ` ${shown(usage.imageSize)}`}${usage.imageQuality == null ? '' : ` ${shown(usage.imageQuality)}`}`;
+  if (usage.inputCharacters !== undefined) return `${usage.inputCharacters} chars`;
+  return `${usage.inputTokens}+${usage.outputTokens}${usage.estimated ? '~' : ''} tok`;
 }
 
 /**

@@ -3,7 +3,7 @@
 // `params.model` route it and a log record names its model, and a config's `override_params` are
 // applied to those fields before the body is sent, the file parts passed on byte for byte.
 import { GatewayError } from './errors.ts';
-import { boundaryOf, FilePartTooLarge, formTextField, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
+import { FilePartTooLarge, type FormPart, MultipartError, MultipartReader } from './multipart.ts';
 
 /** Forms of inference uploads: one or two files and a handful of fields, the body itself bounded by the server. */
 const LIMITS = { maxFileBytes: Number.MAX_SAFE_INTEGER, maxFieldBytes: 1024 * 1024, maxParts: 64, maxHeaderBytes: 16 * 1024 };
@@ -18,12 +18,6 @@ export function formParts(body: Buffer, boundary: string): FormPart[] {
     if (error instanceof MultipartError || error instanceof FilePartTooLarge) throw new GatewayError('invalid_request_body', `The multipart/form-data body is not well-formed: ${error.message}`, 'content-type');
     throw error;
   }
-}
-
-/** The `model` field of a form body (under `contentType`); null when it is not a form or has none. Never throws, never copies the files. */
-export function formModel(body: Buffer, contentType: string | undefined): string | null {
-  const boundary = boundaryOf(contentType);
-  return boundary === null ? null : formTextField(body, boundary, 'model');
 }
 
 /** The text fields as parameters: a repeated name (`timestamp_granularities[]`) gives a list. File parts are not parameters. */

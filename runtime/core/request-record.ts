@@ -28,6 +28,16 @@ export interface TokenUsage {
   imageInputTokens?: number;
   /** Seconds of audio a transcription billed by duration reports (whisper), its tokens 0; absent otherwise. */
   audioSeconds?: number;
+  /**
+   * Images asked for of a model billed per image (DALL·E), with the size and quality asked for (null:
+   * the request named none, the model's default), counted from the request as sent when the answer
+   * reported no tokens; absent otherwise.
+   */
+  images?: number;
+  imageSize?: string | null;
+  imageQuality?: string | null;
+  /** Characters a speech request answered as audio spoke (tts-1 is billed by them), counted from the request as sent; absent otherwise. */
+  inputCharacters?: number;
   totalTokens: number;
   /** True when the answer carried no usage and the numbers are the gateway's estimate. */
   estimated: boolean;

@@ -64,8 +64,8 @@ export interface UpstreamTry extends SendProgress {
   provider: string;
   /** Tries of this leaf so far in the request (its first, then retries). */
   tries: number;
-  /** The model this leaf's `override_params` sends instead of the request's; null when it sends the request's. */
-  modelOverride: string | null;
+  /** This leaf's `override_params`: what it sends instead of the request's parameters (its model, an image's size). */
+  overrides: Readonly<Record<string, unknown>>;
   /**
    * The vendor-shaped usage a mapped stream's provider reported, once the stream ended: the messages
    * API and the clouds report usage whether or not the client asked for the usage chunk, and a

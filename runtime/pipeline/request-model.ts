@@ -1,8 +1,8 @@
-// Which model a request asks for, and which one a target sends instead: read here for the log (the
-// record's model_requested; the model an answer that names none is priced as), the limits (policies
-// on `model`) and the transport (which override the answering target applied).
-import type { PlanLeaf } from '../core/plan.ts';
-import { formModel } from '../core/form-body.ts';
+// What a request asks for, and what a target sends instead: read here for the log (the record's
+// model_requested; the model an answer that names none is priced as; the images and characters a
+// request billed per unit asks for), the limits (policies on `model`) and the transport (which
+// override the answering target applied).
+import { boundaryOf, formTextField } from '../core/multipart.ts';
 import type { Exchange } from './exchange.ts';
 import { peekMember } from './log/json-peek.ts';
 
@@ -10,19 +10,37 @@ import { peekMember } from './log/json-peek.ts';
 const MODEL_SCAN_BYTES = 64 * 1024;
 
 /**
- * The body's `model`: of the parsed body when a stage read it, else a JSON member looked for without
- * a parse, or an upload's form field (audio, an image edit); null when it names none.
+ * The body's top-level `name`: of the parsed body when a stage read it, else a JSON member looked for
+ * without a parse in the first `scanBytes`, or an upload's form field (audio, an image edit), a
+ * string; undefined when it has none.
  */
-export function requestedModel(x: Exchange): string | null {
-  const params = x.params as { model?: unknown } | null | undefined;
-  if (params !== undefined && params !== null && typeof params === 'object') return typeof params.model === 'string' ? params.model : null;
-  if (x.rawBody === null) return null;
-  const model = peekMember(x.rawBody, 'model', MODEL_SCAN_BYTES);
-  return typeof model === 'string' ? model : formModel(x.rawBody, x.options.passedHeaders['content-type']);
+export function requestParam(x: Exchange, name: string, scanBytes = Number.MAX_SAFE_INTEGER): unknown {
+  const params = x.params as Record<string, unknown> | null | undefined;
+  if (params !== undefined && params !== null && typeof params === 'object') return Object.hasOwn(params, name) ? params[name] : undefined;
+  if (x.rawBody === null) return undefined;
+  const value = peekMember(x.rawBody, name, scanBytes);
+  if (value !== undefined) return value;
+  const boundary = boundaryOf(x.options.passedHeaders['content-type']);
+  return boundary === null ? undefined : formTextField(x.rawBody, boundary, name) ?? undefined;
 }
 
-/** The model a target's `override_params` sends instead of the request's; null when it sends the request's. */
-export function overrideModel(leaf: PlanLeaf): string | null {
-  const model = leaf.overrideParams.model;
+/** The body's `model`; null when it names none. */
+export function requestedModel(x: Exchange): string | null {
+  const model = requestParam(x, 'model', MODEL_SCAN_BYTES);
+  return typeof model === 'string' ? model : null;
+}
+
+/**
+ * `name` as the answering target sent it: its `override_params` value when it has one (null: it
+ * removed it), else the request's.
+ */
+export function sentParam(x: Exchange, name: string): unknown {
+  const overrides = x.upstreamTry?.overrides;
+  return overrides !== undefined && Object.hasOwn(overrides, name) ? overrides[name] : requestParam(x, name);
+}
+
+/** The model a target's `override_params` (`overrides`) sends instead of the request's; null when it sends the request's. */
+export function overrideModel(overrides: Readonly<Record<string, unknown>>): string | null {
+  const model = overrides.model;
   return typeof model === 'string' ? model : null;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { repoFileText } from '../../compiler/config/embedded-files.ts';
 import * as validators from '../../generated/validators.js';
-import type { CatalogModel, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
+import type { CatalogModel, ImagePrices, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
 import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { withoutByteOrderMark } from '../../compiler/config/json-locate.ts';
@@ -45,6 +45,10 @@ export interface PricedUsage {
   audioOutputTokens?: number;
   imageInputTokens?: number;
   audioSeconds?: number;
+  images?: number;
+  imageSize?: string | null;
+  imageQuality?: string | null;
+  inputCharacters?: number;
   outputTokens: number;
 }
 
@@ -57,6 +61,10 @@ export class ModelCatalog {
       throw new Error(`${source} is not valid at ${pointer || '/'}: ${message}`);
     }
     for (const model of (data as ModelCatalogData).models) {
+      const images = model.pricing.per_image;
+      if (images !== undefined && !Object.hasOwn(images.usd, images.default_quality)) {
+        throw new Error(`${source}: the model ${JSON.stringify(model.id)} has the default_quality ${JSON.stringify(images.default_quality)}, which its per_image usd does not price`);
+      }
       for (const name of [model.id, ...(model.aliases ?? [])]) {
         if (this.#byName.has(name)) throw new Error(`${source} names the model ${JSON.stringify(name)} twice`);
         this.#byName.set(name, model);
@@ -111,6 +119,28 @@ export class ModelCatalog {
     // Audio billed by its length (whisper): a model without a price per minute is not priced for it.
     const seconds = usage.audioSeconds ?? 0;
     if (seconds > 0 && pricing.audio_input_per_minute === undefined) return null;
-    return (input + output) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0);
+    // Images billed per image (DALL·E) and speech billed by its characters (tts-1): a model without
+    // that price is not priced for them.
+    const images = usage.images ?? 0;
+    const imagePrice = images > 0 ? priceOfImage(pricing.per_image, usage.imageSize ?? null, usage.imageQuality ?? null) : 0;
+    if (imagePrice === null) return null;
+    const characters = usage.inputCharacters ?? 0;
+    if (characters > 0 && pricing.input_per_million_characters === undefined) return null;
+    return (input + output + characters * (pricing.input_per_million_characters ?? 0)) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0) + images * imagePrice;
   }
+}
+
+/**
+ * USD for one image of `size` and `quality` (null: the model's default), or null when the table does
+ * not price it. A model with one quality (dall-e-2) has it whatever the request names. Own keys only:
+ * the size and quality come from the client.
+ */
+function priceOfImage(prices: ImagePrices | undefined, size: string | null, quality: string | null): number | null {
+  if (prices === undefined) return null;
+  const qualities = Object.keys(prices.usd);
+  const chosen = qualities.length === 1 ? qualities[0] : quality ?? prices.default_quality;
+  if (!Object.hasOwn(prices.usd, chosen)) return null;
+  const bySize = prices.usd[chosen];
+  const sized = size ?? prices.default_size;
+  return Object.hasOwn(bySize, sized) ? bySize[sized] : null;
 }

@@ -72,6 +72,22 @@ describe('gateway logs', () => {
     expect(out.stdout).toMatch(/ whisper-1 {2}12\.5 ms {2}9 s audio {2}\$0\.000900 {2}/);
   });
 
+  it('prints the images and the characters of answers billed per unit instead of their zero tokens', async () => {
+    const drawn = `drawn-${randomUUID().slice(0, 6)}`;
+    const none = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, estimated: false };
+    await store.requestLogs.insert(RecordBatch.of([
+      JSON.stringify({ ...record(drawn, 200, now), path: '/v1/images/generations', modelRequested: 'dall-e-3', usage: { ...none, images: 2, imageSize: '1024x1792', imageQuality: 'hd' }, costUsd: 0.24 }),
+      JSON.stringify({ ...record(drawn, 200, now - 1000), path: '/v1/images/generations', modelRequested: 'dall-e-2', usage: { ...none, images: 1, imageSize: null, imageQuality: null }, costUsd: 0.02 }),
+      JSON.stringify({ ...record(drawn, 200, now - 2000), path: '/v1/audio/speech', modelRequested: 'tts-1', usage: { ...none, inputCharacters: 120 }, costUsd: 0.0018 }),
+    ]));
+    const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${drawn}`]);
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/ dall-e-3 {2}12\.5 ms {2}2 images 1024x1792 hd {2}\$0\.240000 {2}/);
+    expect(lines[1]).toMatch(/ dall-e-2 {2}12\.5 ms {2}1 image {2}\$0\.020000 {2}/);
+    expect(lines[2]).toMatch(/ tts-1 {2}12\.5 ms {2}120 chars {2}\$0\.001800 {2}/);
+  });
+
   it("writes a client's control characters as escapes: a model name cannot drive the terminal or forge a line", async () => {
     const hostile = `hostile-${randomUUID().slice(0, 6)}`;
     await store.requestLogs.insert(RecordBatch.of([JSON.stringify({ ...record(hostile, 200, now), modelRequested: 'm\u001b]0;owned\u0007\n2026-01-01  200  forged\u009b2J\u007f' })]));

@@ -116,7 +116,8 @@ describe('an audio model\'s chat', () => {
 
 // Transcriptions and images are metered by the usage their answers report (token-billed models:
 // gpt-4o-transcribe, gpt-image-1), and never estimated: a whisper transcription (billed by the
-// second) and a DALL·E image (per image) report no tokens, and their records say none.
+// second) reports its seconds, and a DALL·E image (per image) is counted from its request
+// (test/e2e/per-unit-usage.e2e.test.ts).
 describe('transcriptions and images', () => {
   const client = (trace: string) => new OpenAI({
     baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
@@ -167,7 +168,7 @@ describe('transcriptions and images', () => {
     expect(await logged('as-text')).toMatchObject({ status: 200, usage: null, cost_usd: null });
   });
 
-  it('logs and prices speech streamed as events by its done event; speech as audio bytes reports nothing', async () => {
+  it('logs and prices speech streamed as events by its done event; speech as audio bytes reports nothing but its characters', async () => {
     const input = 'Welcome aboard, the ship leaves at noon.';
     const events = await (await client('spoken-events').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input, stream_format: 'sse' })).text();
     const done = events.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).find((event) => event.type === 'speech.audio.done');
@@ -178,10 +179,11 @@ describe('transcriptions and images', () => {
 
     const audio = Buffer.from(await (await client('spoken-bytes').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input })).arrayBuffer());
     expect(audio.length).toBeGreaterThan(8_000);
-    expect(await logged('spoken-bytes')).toMatchObject({ status: 200, usage: null, cost_usd: null });
+    // Counted from the request (tts-1 is billed by them); this model is billed by tokens, so unpriced.
+    expect(await logged('spoken-bytes')).toMatchObject({ status: 200, usage: { input_characters: input.length, input_tokens: 0, output_tokens: 0 }, cost_usd: null });
   });
 
-  it('logs and prices a token-billed image generation; a DALL·E one reports no tokens', async () => {
+  it('logs and prices a token-billed image generation; a DALL·E one reports no tokens and is priced per image', async () => {
     const image = await client('drawn').images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse at dusk, in watercolour', n: 2 });
     const usage = image.usage!;
     expect(usage.output_tokens).toBeGreaterThan(0);
@@ -192,7 +194,9 @@ describe('transcriptions and images', () => {
     expect(metrics).toMatch(new RegExp(`gateway_tokens_total\\{[^}]*model="gpt-image-1"[^}]*type="output"\\} ${usage.output_tokens}\\b`));
 
     await client('drawn-per-image').images.generate({ model: 'dall-e-3', prompt: 'a lighthouse' });
-    expect(await logged('drawn-per-image')).toMatchObject({ status: 200, usage: null, cost_usd: null });
+    const perImage = await logged('drawn-per-image');
+    expect(perImage).toMatchObject({ status: 200, usage: { images: 1, image_size: null, image_quality: null, input_tokens: 0, output_tokens: 0, total_tokens: 0, estimated: false } });
+    expect(perImage.cost_usd).toBeCloseTo(catalog.find('dall-e-3')!.pricing!.per_image!.usd.standard!['1024x1024']!, 12);
   });
 
   it('prices an answer that names no model as the model its target sent (override_params), not the one asked for', async () => {

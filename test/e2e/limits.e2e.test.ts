@@ -274,6 +274,42 @@ describe('rate and usage limits', () => {
     await expect(listener.audio.transcriptions.create({ model: 'whisper-1', file: await clip() })).rejects.toMatchObject({ status: 412 });
   });
 
+  it('images billed per image and speech billed by its characters are charged what they cost, answered or left waiting', async () => {
+    const drawing = await policy('usage-limits', { type: 'cost', credit_limit: 0.1, conditions: [{ key: 'metadata.test', value: 'per-image' }], group_by: [{ key: 'api_key' }] });
+    const painter = client({ test: 'per-image' });
+    await painter.images.generate({ model: 'dall-e-3', prompt: 'a small boat', quality: 'hd' });
+    const spent = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${drawing}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the image');
+    expect(spent.data[0]).toMatchObject({ exhausted: false });
+    expect(spent.data[0].used).toBeCloseTo(0.08, 12);
+    await painter.images.generate({ model: 'dall-e-2', prompt: 'a small boat', n: 2, size: '256x256' });
+    await until(async () => (await admin('GET', `/v1/policies/usage-limits/${drawing}/usage`)).body, (body) => body.data?.[0]?.exhausted === true, 3000, 'the budget spent by images');
+    await expect(painter.images.generate({ model: 'dall-e-2', prompt: 'another boat' })).rejects.toMatchObject({ status: 412 });
+
+    // A client that leaves while the provider draws is charged the images it asked for: they were drawn.
+    const waiting = await policy('usage-limits', { type: 'cost', credit_limit: 0.05, conditions: [{ key: 'metadata.test', value: 'per-image-left' }], group_by: [{ key: 'api_key' }] });
+    const leaver = client({ test: 'per-image-left' });
+    mock.script({ path: '/v1/images/generations', delayMs: 1000 });
+    const leaving = new AbortController();
+    const before = mock.requests.length;
+    const asked = leaver.images.generate({ model: 'dall-e-3', prompt: 'a slow boat', size: '1792x1024' }, { signal: leaving.signal });
+    await until(async () => mock.requests.length, (n) => n > before, 3000, 'the image request at the provider');
+    leaving.abort();
+    await expect(asked).rejects.toThrow();
+    const left = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${waiting}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the image left waiting');
+    expect(left.data[0]).toMatchObject({ exhausted: true });
+    expect(left.data[0].used).toBeCloseTo(0.08, 12);
+    const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=per-image-left&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the image left waiting');
+    expect(logged.data[0]).toMatchObject({ status: 499, usage: { images: 1, image_size: '1792x1024' } });
+
+    // tts-1 at $15 a million characters: 700 characters spend a cent.
+    const speaking = await policy('usage-limits', { type: 'cost', credit_limit: 0.01, conditions: [{ key: 'metadata.test', value: 'per-character' }], group_by: [{ key: 'api_key' }] });
+    const speaker = client({ test: 'per-character' });
+    await (await speaker.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'a'.repeat(700) })).arrayBuffer();
+    const said = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${speaking}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the speech');
+    expect(said.data[0].used).toBeCloseTo(700 * 15 / 1e6, 12);
+    await expect(speaker.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'more' })).rejects.toMatchObject({ status: 412 });
+  });
+
   it('a cost budget answers 412 once spent, alerts once at its threshold, and its usage endpoint says so', async () => {
     const id = await policy('usage-limits', { type: 'cost', credit_limit: 0.00001, alert_threshold: 0.000001, conditions: [{ key: 'metadata.test', value: 'budget' }], group_by: [{ key: 'api_key' }] });
     const sdk = client({ test: 'budget' });

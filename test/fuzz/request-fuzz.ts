@@ -72,14 +72,16 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
     text: fc.oneof(anyMember, fc.constantFrom('mail jane.doe@example.com', 'hello')),
     // Mostly valid options, now and then of any type: a body the schema refuses never reaches the hooks.
     options: fc.record({ n: fc.oneof(fc.constantFrom(1, 2), anyMember), logprobs: fc.oneof(fc.boolean(), fc.constantFrom(0, 2), anyMember) }, { requiredKeys: [] }),
+    // Images billed per image are counted from the request's n, size and quality, of any type here.
+    image: fc.record({ model: fc.constantFrom('gpt-image-1', 'dall-e-3', 'dall-e-2'), n: fc.oneof(fc.constantFrom(1, 3, '2'), anyMember), size: fc.oneof(fc.constantFrom('1024x1024', '1792x1024', '256x256', 'constructor'), anyMember), quality: fc.oneof(fc.constantFrom('hd', 'standard', '__proto__'), anyMember) }, { requiredKeys: ['model'] }),
     stream: fc.boolean(),
   })
-  .map(({ endpoint, messages, text, options, stream }) => {
+  .map(({ endpoint, messages, text, options, image, stream }) => {
     const bodies: Record<typeof endpoint, Record<string, unknown>> = {
       'chat/completions': { model: 'gpt-4o-mini', messages, ...options, stream },
       completions: { model: 'gpt-3.5-turbo-instruct', prompt: text, ...options, stream },
       embeddings: { model: 'text-embedding-3-small', input: text },
-      'images/generations': { model: 'gpt-image-1', prompt: text },
+      'images/generations': { ...image, prompt: text },
       // Streamed: speech as events, whose last one carries the usage the log reads.
       'audio/speech': stream ? { model: 'gpt-4o-mini-tts', voice: 'alloy', input: text, stream_format: 'sse' } : { model: 'tts-1', voice: 'alloy', input: text },
       responses: { model: 'gpt-4o-mini', input: text, store: false, stream },

@@ -95,5 +95,5 @@ export function policyConfigId(configId: string): string | null {
 
 /** The model this target is sent: its override_params model, else the request's. */
 function modelSent(x: Exchange, leaf: PlanLeaf): string | null {
-  return overrideModel(leaf) ?? requestedModel(x);
+  return overrideModel(leaf.overrideParams) ?? requestedModel(x);
 }

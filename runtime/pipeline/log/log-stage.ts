@@ -8,7 +8,8 @@ import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
-import { requestedModel } from '../request-model.ts';
+import { overrideModel, requestedModel } from '../request-model.ts';
+import { countedUsage } from './counted-usage.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
@@ -18,11 +19,12 @@ const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
 const METERED_OPERATIONS = new Set(['createResponse']);
 /**
- * Operations metered by the usage their answers report, and only by it: token-billed transcription,
- * image and speech models report tokens (gpt-4o-transcribe, gpt-image-1; gpt-4o-mini-tts in a
- * speech event stream), whisper the seconds it heard. No estimate stands in when an answer reports
- * none (a DALL·E image, billed per image; speech as audio bytes): an upload's audio or image bytes,
- * and an image or audio answer, are not text to count tokens of.
+ * Operations metered by the usage their answers report: token-billed transcription, image and
+ * speech models report tokens (gpt-4o-transcribe, gpt-image-1; gpt-4o-mini-tts in a speech event
+ * stream), whisper the seconds it heard. No token estimate stands in when an answer reports none: an
+ * upload's audio or image bytes, and an image or audio answer, are not text to count tokens of. What
+ * is billed per unit is counted from the request instead (counted-usage.ts): a DALL·E image's
+ * images, the characters tts-1 speaks.
  */
 const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation', 'createSpeech']);
 
@@ -59,10 +61,19 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   record.stream = stream;
   const metering = meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
-  // Audio, or a transcript as text: no usage in it to read, and megabytes not to hold for nothing.
-  if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return outcome;
   const provider = outcome.provider;
-  const price = (): void => priceUsage(x, provider, services);
+  if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) {
+    // Audio, or a transcript as text: no usage in it to read, and megabytes not to hold for nothing.
+    // Speech billed by its characters is charged as its answer starts: it was generated.
+    const counted = countedUsage(x);
+    if (counted !== null) {
+      record.usage = counted;
+      priceUsage(x, provider, services);
+    }
+    return outcome;
+  }
+  // An answer of a kind billed per unit that reported no tokens (a DALL·E image) is counted from its request.
+  const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceUsage(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
   const tap = stream ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
@@ -84,10 +95,18 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
   record.targetPath = attempt.leafPath === '' ? null : attempt.leafPath;
   record.provider = attempt.provider === '' ? null : attempt.provider;
   record.retries = attempt.tries - 1;
-  if (attempt.awaitingAnswer && meteringOf(x) === 'estimated') {
+  const metering = attempt.awaitingAnswer ? meteringOf(x) : null;
+  if (metering === 'estimated') {
     const input = inputTokens(x);
     record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
     priceUsage(x, attempt.provider, services);
+  } else if (metering === 'reported') {
+    // Images and speech billed per unit are known from the request: generated, and billed, all the same.
+    const counted = countedUsage(x);
+    if (counted !== null) {
+      record.usage = counted;
+      priceUsage(x, attempt.provider, services);
+    }
   }
   throw error;
 }
@@ -114,12 +133,19 @@ function meteringOf(x: Exchange): 'estimated' | 'reported' | null {
   return REPORTED_USAGE_OPERATIONS.has(operation) ? 'reported' : null;
 }
 
+/** An answer metered by what it reports: when it reported nothing, what its request asks for of a kind billed per unit. */
+function priceReported(x: Exchange, provider: string, services: Services): void {
+  if (x.record.usage === null) x.record.usage = countedUsage(x);
+  priceUsage(x, provider, services);
+}
+
 /** Prices the record's usage and tells who waits for it (limits charge it). */
 function priceUsage(x: Exchange, provider: string, services: Services): void {
   const record = x.record;
   // An answer that names no model (an image, a transcription) is priced as the model it was sent:
   // the answering target's override_params model, else the request's.
-  const model = record.modelAnswered ?? x.upstreamTry?.modelOverride ?? record.modelRequested;
+  const overrides = x.upstreamTry?.overrides;
+  const model = record.modelAnswered ?? (overrides === undefined ? null : overrideModel(overrides)) ?? record.modelRequested;
   const cost = record.usage === null ? null : services.costOf(provider, model, record.usage);
   // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
   if (isCacheHit(record.cacheStatus)) {

@@ -55,8 +55,11 @@ export async function imageEdits(ctx: MockContext): Promise<void> {
   if (images === 0) return badRequest(ctx, "Missing required parameter: 'image'.", 'image');
   const prompt = form.fields.prompt;
   if (prompt === undefined || prompt === '') return badRequest(ctx, "Missing required parameter: 'prompt'.", 'prompt');
+  const n = optionalCount(form.fields.n === undefined ? undefined : Number(form.fields.n));
+  if (n === 'invalid' || n === 0 || (n !== null && n > 10)) return badRequest(ctx, 'n must be between 1 and 10.', 'n');
   const model = form.fields.model ?? 'dall-e-2';
   const tokenBilled = TOKEN_BILLED.test(model);
-  const data = [tokenBilled ? { b64_json: PIXEL_PNG_BASE64 } : { url: `https://files.vendor.example/images/${vendorId('img-')}.png` }];
-  return sendJson(ctx, 200, { created: unixSeconds(), data, ...(tokenBilled ? { usage: imageUsage(prompt, 1, images) } : {}) });
+  const data = [];
+  for (let i = 0; i < (n ?? 1); i++) data.push(tokenBilled ? { b64_json: PIXEL_PNG_BASE64 } : { url: `https://files.vendor.example/images/${vendorId('img-')}.png` });
+  return sendJson(ctx, 200, { created: unixSeconds(), data, ...(tokenBilled ? { usage: imageUsage(prompt, n ?? 1, images) } : {}) });
 }

@@ -1,0 +1,50 @@
+// Usage counted from the request as sent, for answers billed per unit that report no tokens: a
+// DALL·E image (per image, by its size and quality) and speech answered as audio (tts-1, per
+// character of its input). The answering target's override_params count as sent.
+import type { TokenUsage } from '../../core/request-record.ts';
+import type { Exchange } from '../exchange.ts';
+import { sentParam } from '../request-model.ts';
+
+const IMAGE_OPERATIONS = new Set(['createImage', 'createImageEdit', 'createImageVariation']);
+/** The most of a client's size or quality a record keeps: real ones are a few characters. */
+const MAX_UNIT_NAME_LENGTH = 64;
+
+/** The per-unit usage of the request (images, or characters to speak); null for an operation billed otherwise. */
+export function countedUsage(x: Exchange): TokenUsage | null {
+  const operation = x.operationId;
+  if (operation === 'createSpeech') {
+    const input = sentParam(x, 'input');
+    return { ...NO_TOKENS, inputCharacters: typeof input === 'string' ? characters(input) : 0 };
+  }
+  if (operation === null || !IMAGE_OPERATIONS.has(operation)) return null;
+  return { ...NO_TOKENS, images: imageCount(sentParam(x, 'n')), imageSize: unitName(sentParam(x, 'size')), imageQuality: unitName(sentParam(x, 'quality')) };
+}
+
+const NO_TOKENS = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, estimated: false } as const;
+
+/** The request's `n` (a number, or a form field's text); 1, the API's default, when it has none or an odd one. */
+function imageCount(n: unknown): number {
+  const count = typeof n === 'number' ? n : typeof n === 'string' && n.trim() !== '' ? Number(n) : 1;
+  return Number.isSafeInteger(count) && count >= 1 ? count : 1;
+}
+
+/** A size or quality the request names; null when it names none (the model's default). */
+function unitName(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  return value.length > MAX_UNIT_NAME_LENGTH ? value.slice(0, MAX_UNIT_NAME_LENGTH) : value;
+}
+
+/** Characters as the service counts them: code points, not UTF-16 units. */
+function characters(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one character.
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}

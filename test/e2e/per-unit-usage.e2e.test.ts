@@ -1,0 +1,128 @@
+// Answers billed per unit report no tokens: a DALL·E image is billed per image by its size and
+// quality, tts-1's speech by the characters it speaks. Their records count those units from the
+// request as the answering target sent it (override_params included) and price them from the
+// catalog's per_image and input_per_million_characters.
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { until } from '../jobs/harness.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const GATEWAY_KEY = 'gw-per-unit-usage-e2e';
+const catalog = ModelCatalog.load();
+const imagePrice = (model: string, quality: string, size: string) => catalog.find(model)!.pricing.per_image!.usd[quality]![size]!;
+const characterPrice = (model: string) => catalog.find(model)!.pricing.input_per_million_characters! / 1e6;
+
+let served: ServedConfigs;
+let mock: VendorMock;
+
+beforeAll(async () => {
+  mock = await startVendorMock({ label: 'per-unit' });
+  const vendor = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
+  served = await serveConfigs('per-unit-usage', GATEWAY_KEY, {
+    vendor,
+    tall: { ...vendor, override_params: { size: '1024x1792', quality: 'hd' } },
+    spoken: { ...vendor, override_params: { model: 'tts-1-hd', input: 'Mind the gap.' } },
+  });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await mock?.close();
+});
+
+const client = (config: string, trace: string) => new OpenAI({
+  baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
+  defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, 'x-gateway-trace-id': trace },
+});
+
+async function logged(trace: string): Promise<any> {
+  const read = async () => (await (await fetch(`${served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json() as any).data as any[];
+  return (await until(read, (records) => records.length === 1, 10_000, `the record of ${trace}`))[0];
+}
+
+describe('images billed per image', () => {
+  it('are priced by their count, size and quality as asked for, the defaults when the request names none', async () => {
+    await client('vendor', 'hd-wide').images.generate({ model: 'dall-e-3', prompt: 'a harbour', size: '1792x1024', quality: 'hd' });
+    const wide = await logged('hd-wide');
+    expect(wide.usage).toMatchObject({ images: 1, image_size: '1792x1024', image_quality: 'hd', input_tokens: 0, output_tokens: 0, total_tokens: 0, estimated: false, input_characters: 0 });
+    expect(wide.cost_usd).toBeCloseTo(imagePrice('dall-e-3', 'hd', '1792x1024'), 12);
+    expect(wide.cost_usd).toBeCloseTo(0.12, 12);
+
+    const three = await client('vendor', 'three-small').images.generate({ model: 'dall-e-2', prompt: 'a harbour', n: 3, size: '512x512' });
+    expect(three.data).toHaveLength(3);
+    const small = await logged('three-small');
+    expect(small.usage).toMatchObject({ images: 3, image_size: '512x512', image_quality: null });
+    expect(small.cost_usd).toBeCloseTo(3 * imagePrice('dall-e-2', 'standard', '512x512'), 12);
+
+    // dall-e-2 has one quality: a request naming another is priced at it, not left unpriced.
+    await client('vendor', 'one-quality').images.generate({ model: 'dall-e-2', prompt: 'a harbour', quality: 'hd' });
+    expect((await logged('one-quality')).cost_usd).toBeCloseTo(imagePrice('dall-e-2', 'standard', '1024x1024'), 12);
+  });
+
+  it('count what the target sent: its override_params size and quality, not the request\'s', async () => {
+    await client('tall', 'overridden').images.generate({ model: 'dall-e-3', prompt: 'a lighthouse', size: '1024x1024' });
+    const sent = mock.requests.at(-1)!;
+    expect(JSON.parse(sent.body)).toMatchObject({ size: '1024x1792', quality: 'hd' });
+    const record = await logged('overridden');
+    expect(record.usage).toMatchObject({ images: 1, image_size: '1024x1792', image_quality: 'hd' });
+    expect(record.cost_usd).toBeCloseTo(imagePrice('dall-e-3', 'hd', '1024x1792'), 12);
+  });
+
+  it('count an edit\'s images from its form fields', async () => {
+    const png = await toFile(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64'), 'a.png', { type: 'image/png' });
+    const edited = await client('vendor', 'edited').images.edit({ model: 'dall-e-2', image: png, prompt: 'add a boat', n: 2, size: '256x256' });
+    expect(edited.data).toHaveLength(2);
+    const record = await logged('edited');
+    expect(record.usage).toMatchObject({ images: 2, image_size: '256x256', image_quality: null });
+    expect(record.cost_usd).toBeCloseTo(2 * imagePrice('dall-e-2', 'standard', '256x256'), 12);
+  });
+});
+
+describe('speech billed by its characters', () => {
+  it('is priced by the characters of its input, counted as code points', async () => {
+    const input = 'Boarding now 🚢: gate 7.';
+    const audio = await (await client('vendor', 'read-aloud').audio.speech.create({ model: 'tts-1', voice: 'alloy', input })).arrayBuffer();
+    expect(audio.byteLength).toBeGreaterThan(8_000);
+    const record = await logged('read-aloud');
+    // The ship is two UTF-16 units and one character.
+    expect(input.length).toBe([...input].length + 1);
+    expect(record.usage).toMatchObject({ input_characters: [...input].length, images: 0, input_tokens: 0, output_tokens: 0, estimated: false });
+    expect(record.cost_usd).toBeCloseTo([...input].length * characterPrice('tts-1'), 12);
+  });
+
+  it('counts what the target sent: its override_params model and input', async () => {
+    await (await client('spoken', 'read-overridden').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'A much longer announcement than the one the target sends.' })).arrayBuffer();
+    const record = await logged('read-overridden');
+    expect(record).toMatchObject({ model_requested: 'tts-1', usage: { input_characters: 'Mind the gap.'.length } });
+    expect(record.cost_usd).toBeCloseTo('Mind the gap.'.length * characterPrice('tts-1-hd'), 12);
+  });
+
+  it('a refused request is charged nothing', async () => {
+    const refused = await client('vendor', 'read-refused').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: '' }).then(() => null, (error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400 });
+    expect(await logged('read-refused')).toMatchObject({ status: 400, usage: null, cost_usd: null });
+  });
+});
+
+describe('the catalog\'s per-unit prices', () => {
+  it('leave a size or quality they do not list unpriced, read only their own keys, and a model without them unpriced', () => {
+    const none = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+    expect(catalog.cost('dall-e-3', { ...none, images: 2, imageSize: null, imageQuality: null })).toBeCloseTo(2 * imagePrice('dall-e-3', 'standard', '1024x1024'), 12);
+    expect(catalog.cost('dall-e-3', { ...none, images: 1, imageSize: '640x480', imageQuality: null })).toBeNull();
+    expect(catalog.cost('dall-e-3', { ...none, images: 1, imageSize: null, imageQuality: 'ultra' })).toBeNull();
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(catalog.cost('dall-e-3', { ...none, images: 1, imageSize: key, imageQuality: null }), key).toBeNull();
+      expect(catalog.cost('dall-e-3', { ...none, images: 1, imageSize: null, imageQuality: key }), key).toBeNull();
+    }
+    expect(catalog.cost('gpt-image-1', { ...none, images: 1, imageSize: null, imageQuality: null })).toBeNull();
+    expect(catalog.cost('gpt-4o-mini-tts', { ...none, inputCharacters: 10 })).toBeNull();
+    expect(catalog.cost('tts-1', { ...none, inputCharacters: 0 })).toBe(0);
+  });
+
+  it('refuse a default quality their table does not price', () => {
+    const model = { id: 'painter', pricing: { input_per_million: 0, output_per_million: 0, per_image: { default_size: '1024x1024', default_quality: 'hd', usd: { standard: { '1024x1024': 0.02 } } } } };
+    expect(() => new ModelCatalog({ models: [model] }, 'test catalog')).toThrow(/"painter" has the default_quality "hd", which its per_image usd does not price/);
+  });
+});
