@@ -299,7 +299,7 @@ describe('rate and usage limits', () => {
     expect(left.data[0]).toMatchObject({ exhausted: true });
     expect(left.data[0].used).toBeCloseTo(0.08, 12);
     const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=per-image-left&status=499')).body, (page) => page.data?.length === 1, 3000, 'the record of the image left waiting');
-    expect(logged.data[0]).toMatchObject({ status: 499, usage: { images: 1, image_size: '1792x1024' } });
+    expect(logged.data[0]).toMatchObject({ status: 499, usage: { images: 1, image_size: '1792x1024', estimated: true } });
 
     // tts-1 at $15 a million characters: 700 characters spend a cent.
     const speaking = await policy('usage-limits', { type: 'cost', credit_limit: 0.01, conditions: [{ key: 'metadata.test', value: 'per-character' }], group_by: [{ key: 'api_key' }] });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { until } from '../jobs/harness.ts';
+import { type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
 const GATEWAY_KEY = 'gw-per-unit-usage-e2e';
@@ -16,12 +17,19 @@ const characterPrice = (model: string) => catalog.find(model)!.pricing.input_per
 
 let served: ServedConfigs;
 let mock: VendorMock;
+let cutting: RawProvider;
+
+/** An image stream that breaks off after a partial image, before the event that carries its usage. */
+const CUT_IMAGE_STREAM = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n'
+  + `event: image_generation.partial_image\ndata: ${JSON.stringify({ type: 'image_generation.partial_image', b64_json: 'iVBORw0KGgo=', partial_image_index: 0 })}\n\n`;
 
 beforeAll(async () => {
   mock = await startVendorMock({ label: 'per-unit' });
+  cutting = await startRawProvider(() => ({ bytes: CUT_IMAGE_STREAM }));
   const vendor = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
   served = await serveConfigs('per-unit-usage', GATEWAY_KEY, {
     vendor,
+    cut: { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: cutting.baseURL },
     tall: { ...vendor, override_params: { size: '1024x1792', quality: 'hd' } },
     spoken: { ...vendor, override_params: { model: 'tts-1-hd', input: 'Mind the gap.' } },
   });
@@ -30,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.close();
   await mock?.close();
+  await cutting?.close();
 });
 
 const client = (config: string, trace: string) => new OpenAI({
@@ -80,6 +89,35 @@ describe('images billed per image', () => {
   });
 });
 
+describe('a token-billed image model whose answer reported no tokens', () => {
+  it('has its images estimated at the per-image price when the client left while the provider drew, the most for "auto"', async () => {
+    mock.script({ path: '/v1/images/generations', delayMs: 1000 });
+    const leaving = new AbortController();
+    const before = mock.requests.length;
+    const asked = client('vendor', 'left-drawing').images.generate({ model: 'gpt-image-1', prompt: 'a slow boat', n: 2 }, { signal: leaving.signal });
+    await until(async () => mock.requests.length, (n) => n > before, 3000, 'the image request at the provider');
+    leaving.abort();
+    await expect(asked).rejects.toThrow();
+    const record = await logged('left-drawing');
+    expect(record).toMatchObject({ status: 499, usage: { images: 2, image_size: null, image_quality: null, estimated: true } });
+    expect(record.cost_usd).toBeCloseTo(2 * imagePrice('gpt-image-1', 'auto', 'auto'), 12);
+    expect(imagePrice('gpt-image-1', 'auto', 'auto')).toBe(Math.max(...Object.values(catalog.find('gpt-image-1')!.pricing.per_image!.usd).flatMap((sizes) => Object.values(sizes))));
+  });
+
+  it('has its images estimated when its stream broke off before the event with its usage', async () => {
+    const res = await fetch(`${served.gateway.url}/v1/images/generations`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cut', 'x-gateway-trace-id': 'cut-drawing', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a boat', stream: true, quality: 'medium', size: '1024x1536' }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('image_generation.partial_image');
+    const record = await logged('cut-drawing');
+    expect(record).toMatchObject({ stream: true, usage: { images: 1, image_size: '1024x1536', image_quality: 'medium', input_tokens: 0, estimated: true } });
+    expect(record.cost_usd).toBeCloseTo(imagePrice('gpt-image-1', 'medium', '1024x1536'), 12);
+  });
+});
+
 describe('speech billed by its characters', () => {
   it('is priced by the characters of its input, counted as code points', async () => {
     const input = 'Boarding now 🚢: gate 7.';
@@ -116,7 +154,8 @@ describe('the catalog\'s per-unit prices', () => {
       expect(catalog.cost('dall-e-3', { ...none, images: 1, imageSize: key, imageQuality: null }), key).toBeNull();
       expect(catalog.cost('dall-e-3', { ...none, images: 1, imageSize: null, imageQuality: key }), key).toBeNull();
     }
-    expect(catalog.cost('gpt-image-1', { ...none, images: 1, imageSize: null, imageQuality: null })).toBeNull();
+    expect(catalog.cost('gpt-image-1', { ...none, images: 1, imageSize: null, imageQuality: null })).toBeCloseTo(imagePrice('gpt-image-1', 'auto', 'auto'), 12);
+    expect(catalog.cost('gpt-4o-mini', { ...none, images: 1, imageSize: null, imageQuality: null })).toBeNull();
     expect(catalog.cost('gpt-4o-mini-tts', { ...none, inputCharacters: 10 })).toBeNull();
     expect(catalog.cost('tts-1', { ...none, inputCharacters: 0 })).toBe(0);
   });

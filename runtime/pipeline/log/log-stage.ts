@@ -101,10 +101,11 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
     record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
     priceUsage(x, attempt.provider, services);
   } else if (metering === 'reported') {
-    // Images and speech billed per unit are known from the request: generated, and billed, all the same.
+    // Images and speech billed per unit are known from the request: generated, and billed, all the
+    // same. Estimated: the answer was never seen (a token-billed image model's is priced per image).
     const counted = countedUsage(x);
     if (counted !== null) {
-      record.usage = counted;
+      record.usage = { ...counted, estimated: true };
       priceUsage(x, attempt.provider, services);
     }
   }
@@ -133,9 +134,17 @@ function meteringOf(x: Exchange): 'estimated' | 'reported' | null {
   return REPORTED_USAGE_OPERATIONS.has(operation) ? 'reported' : null;
 }
 
-/** An answer metered by what it reports: when it reported nothing, what its request asks for of a kind billed per unit. */
+/**
+ * An answer metered by what it reports: when it reported nothing, what its request asks for of a kind
+ * billed per unit. A stream that ended without its usage (left, or cut, before its last event) has an
+ * estimate: a token-billed image model's images priced per image.
+ */
 function priceReported(x: Exchange, provider: string, services: Services): void {
-  if (x.record.usage === null) x.record.usage = countedUsage(x);
+  const record = x.record;
+  if (record.usage === null) {
+    const counted = countedUsage(x);
+    record.usage = counted !== null && record.stream ? { ...counted, estimated: true } : counted;
+  }
   priceUsage(x, provider, services);
 }
 
