@@ -2295,7 +2295,7 @@ export interface CatalogModel {
      */
     audio_output_per_million?: number;
     /**
-     * A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds); absent: such an answer is not priced.
+     * A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced.
      */
     audio_input_per_minute?: number;
     /**

@@ -164,6 +164,16 @@ export class MultipartReader {
  * is not well-formed or has no such field.
  */
 export function formTextField(body: Buffer, boundary: string, name: string): string | null {
+  const data = formPartData(body, boundary, name, false);
+  return data === null ? null : data.toString('utf8');
+}
+
+/**
+ * The bytes of the first part named `name` in a whole form body (a file part when `file`, else a
+ * text field), as a view of `body`: found in place, never copied. Null when the body is not
+ * well-formed or has no such part.
+ */
+export function formPartData(body: Buffer, boundary: string, name: string, file: boolean): Buffer | null {
   const dashBoundary = Buffer.from(`--${boundary}`);
   const delimiter = Buffer.concat([CRLF, dashBoundary]);
   let at = body.indexOf(dashBoundary);
@@ -179,7 +189,7 @@ export function formTextField(body: Buffer, boundary: string, name: string): str
     } catch {
       return null;
     }
-    if (part.name === name && part.filename === null) return body.toString('utf8', headersEnd + HEADER_END.length, next);
+    if (part.name === name && (part.filename !== null) === file) return body.subarray(headersEnd + HEADER_END.length, next);
     at = next + CRLF.length;
   }
   return null;

@@ -164,6 +164,7 @@ describe('transcriptions and images', () => {
     expect(timed.cost_usd).toBeCloseTo((heard.usage.seconds / 60) * catalog.find('whisper-1')!.pricing!.audio_input_per_minute!, 12);
     expect(timed.cost_usd).toBeGreaterThan(0);
 
+    // Bytes of no audio format: nothing says their length (a real recording's is read, test/e2e/per-unit-usage.e2e.test.ts).
     await client('as-text').audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip(), response_format: 'text' });
     expect(await logged('as-text')).toMatchObject({ status: 200, usage: null, cost_usd: null });
   });
@@ -235,7 +236,7 @@ describe('audio billed by its length', () => {
   it('is priced per minute, and a model without a price per minute is not priced for it', () => {
     const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, audioSeconds: 90 };
     expect(catalog.cost('whisper-1', usage)).toBeCloseTo(1.5 * catalog.find('whisper-1')!.pricing!.audio_input_per_minute!, 12);
-    expect(catalog.cost('gpt-4o-transcribe', usage)).toBeNull();
+    expect(catalog.cost('gpt-4o-mini-tts', usage)).toBeNull();
   });
 });
 

@@ -8,6 +8,8 @@ import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { until } from '../jobs/harness.ts';
 import { type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
+import { audioSeconds } from '../../runtime/core/audio-duration/index.ts';
+import { flacFile, mp3File, opusFile, wavFile, webmFile } from '../support/audio-files.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
 const GATEWAY_KEY = 'gw-per-unit-usage-e2e';
@@ -141,6 +143,48 @@ describe('speech billed by its characters', () => {
     const refused = await client('vendor', 'read-refused').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: '' }).then(() => null, (error: unknown) => error);
     expect(refused).toMatchObject({ status: 400 });
     expect(await logged('read-refused')).toMatchObject({ status: 400, usage: null, cost_usd: null });
+  });
+});
+
+describe('a transcription whose answer reports no usage', () => {
+  const perMinute = (model: string) => catalog.find(model)!.pricing.audio_input_per_minute!;
+
+  it('is charged the minutes its upload\'s headers say, estimated, for a transcript asked for as text, srt or vtt', async () => {
+    for (const [trace, model, format, file] of [
+      ['heard-text', 'gpt-4o-transcribe', 'text', { bytes: wavFile(61.2), name: 'speech.wav' }],
+      ['heard-srt', 'whisper-1', 'srt', { bytes: mp3File(400, { xing: true, id3: true }), name: 'speech.mp3' }],
+      ['heard-vtt', 'whisper-1', 'vtt', { bytes: webmFile({ lastBlockMs: 4_480 }), name: 'speech.webm' }],
+      ['translated-text', 'whisper-1', 'text', { bytes: opusFile(9), name: 'speech.ogg' }],
+    ] as const) {
+      const upload = await toFile(file.bytes, file.name);
+      const answer = trace.startsWith('translated')
+        ? await client('vendor', trace).audio.translations.create({ model, file: upload, response_format: format as 'text' })
+        : await client('vendor', trace).audio.transcriptions.create({ model, file: upload, response_format: format as 'text' });
+      expect(typeof answer, trace).toBe('string');
+      const seconds = Math.ceil(audioSeconds(file.bytes)!);
+      const record = await logged(trace);
+      expect(record.usage, trace).toMatchObject({ audio_seconds: seconds, input_tokens: 0, output_tokens: 0, estimated: true });
+      expect(record.cost_usd, trace).toBeCloseTo((seconds / 60) * perMinute(model), 12);
+    }
+  });
+
+  it('is charged its minutes when the client left while the provider transcribed', async () => {
+    mock.script({ path: '/v1/audio/transcriptions', delayMs: 1000 });
+    const leaving = new AbortController();
+    const before = mock.requests.length;
+    const asked = client('vendor', 'left-hearing').audio.transcriptions.create({ model: 'gpt-4o-mini-transcribe', file: await toFile(flacFile(16_000 * 30, 16_000), 'speech.flac') }, { signal: leaving.signal });
+    await until(async () => mock.requests.length, (n) => n > before, 3000, 'the transcription at the provider');
+    leaving.abort();
+    await expect(asked).rejects.toThrow();
+    const record = await logged('left-hearing');
+    expect(record).toMatchObject({ status: 499, usage: { audio_seconds: 30, estimated: true } });
+    expect(record.cost_usd).toBeCloseTo(0.5 * perMinute('gpt-4o-mini-transcribe'), 12);
+  });
+
+  it('keeps the tokens a JSON answer reports, not the upload\'s minutes', async () => {
+    const answer = (await client('vendor', 'heard-json').audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await toFile(wavFile(20), 'speech.wav') })) as unknown as { usage: { input_tokens: number } };
+    const record = await logged('heard-json');
+    expect(record.usage).toMatchObject({ input_tokens: answer.usage.input_tokens, audio_seconds: 0, estimated: false });
   });
 });
 

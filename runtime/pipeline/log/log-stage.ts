@@ -64,7 +64,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const provider = outcome.provider;
   if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) {
     // Audio, or a transcript as text: no usage in it to read, and megabytes not to hold for nothing.
-    // Speech billed by its characters is charged as its answer starts: it was generated.
+    // Speech billed by its characters, and a transcript by its minutes, are charged as the answer
+    // starts: it was generated.
     const counted = countedUsage(x);
     if (counted !== null) {
       record.usage = counted;

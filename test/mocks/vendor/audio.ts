@@ -105,6 +105,14 @@ async function transcribe(ctx: MockContext, task: 'transcribe' | 'translate'): P
       return sendJson(ctx, 200, { text, ...(logprobs === undefined ? {} : { logprobs }), usage: BILLED_BY_SECONDS.test(form.fields.model) ? { type: 'duration', seconds } : tokenUsage });
     case 'text':
       return sendBody(ctx, 200, 'text/plain; charset=utf-8', Buffer.from(`${text}\n`));
+    case 'srt':
+    case 'vtt': {
+      // Subtitles, whisper's only: one cue for the whole clip.
+      if (!BILLED_BY_SECONDS.test(form.fields.model)) return badRequest(ctx, `response_format '${format}' is not compatible with model '${form.fields.model}'.`, 'response_format');
+      const end = new Date(seconds * 1000).toISOString().slice(11, 23);
+      const cue = format === 'srt' ? `1\n00:00:00,000 --> ${end.replace('.', ',')}\n${text}\n\n` : `WEBVTT\n\n00:00:00.000 --> ${end}\n${text}\n\n`;
+      return sendBody(ctx, 200, 'text/plain; charset=utf-8', Buffer.from(cue));
+    }
     case 'verbose_json': {
       // One segment for the whole clip, with the token ids a decoder would read back into its text.
       const segment = { id: 0, seek: 0, start: 0, end: seconds, text, tokens: pieces.map((piece) => 50_000 + piece.length), temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01 };

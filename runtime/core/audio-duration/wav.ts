@@ -1,0 +1,20 @@
+// WAV (RIFF): the `fmt ` chunk's byte rate and the `data` chunk's length.
+import { startsWith } from './bytes.ts';
+
+export function wavSeconds(file: Buffer): number | null {
+  let byteRate = 0;
+  let at = 12;
+  while (at + 8 <= file.length) {
+    const size = file.readUInt32LE(at + 4);
+    if (startsWith(file, at, 'fmt ') && at + 16 <= file.length) byteRate = file.readUInt32LE(at + 16);
+    if (startsWith(file, at, 'data')) {
+      // A recording streamed as it was made may say 0 or 0xFFFFFFFF: the rest of the file is its data.
+      const available = file.length - (at + 8);
+      const data = size === 0 || size > available ? available : size;
+      return byteRate > 0 ? data / byteRate : null;
+    }
+    // Chunks are padded to an even length.
+    at += 8 + size + (size & 1);
+  }
+  return null;
+}
