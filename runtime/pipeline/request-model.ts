@@ -1,7 +1,6 @@
 // What a request asks for, and what a target sends instead: read here for the log (the record's
 // model_requested; the model an answer that names none is priced as; the images and characters a
-// request billed per unit asks for), the limits (policies on `model`) and the transport (which
-// override the answering target applied).
+// request billed per unit asks for) and the limits (policies on `model`).
 import { boundaryOf, formTextField } from '../core/multipart.ts';
 import type { Exchange } from './exchange.ts';
 import { peekMember } from './log/json-peek.ts';
@@ -10,18 +9,19 @@ import { peekMember } from './log/json-peek.ts';
 const MODEL_SCAN_BYTES = 64 * 1024;
 
 /**
- * The body's top-level `name`: of the parsed body when a stage read it, else a JSON member looked for
- * without a parse in the first `scanBytes`, or an upload's form field (audio, an image edit), a
- * string; undefined when it has none.
+ * The body's top-level `name`: of the parsed body when a stage read it, else an upload's form field
+ * (audio, an image edit), a string, or a JSON member looked for without a parse in the first
+ * `scanBytes`; undefined when it has none.
  */
 export function requestParam(x: Exchange, name: string, scanBytes = Number.MAX_SAFE_INTEGER): unknown {
   const params = x.params as Record<string, unknown> | null | undefined;
   if (params !== undefined && params !== null && typeof params === 'object') return Object.hasOwn(params, name) ? params[name] : undefined;
   if (x.rawBody === null) return undefined;
-  const value = peekMember(x.rawBody, name, scanBytes);
-  if (value !== undefined) return value;
+  // A form is searched for its field in place; only JSON is scanned for a member (a scan of an
+  // upload's megabytes would find nothing, slowly).
   const boundary = boundaryOf(x.options.passedHeaders['content-type']);
-  return boundary === null ? undefined : formTextField(x.rawBody, boundary, name) ?? undefined;
+  if (boundary !== null) return formTextField(x.rawBody, boundary, name) ?? undefined;
+  return peekMember(x.rawBody, name, scanBytes);
 }
 
 /** The body's `model`; null when it names none. */

@@ -14,7 +14,7 @@ const TRANSCRIPTION_OPERATIONS = new Set(['createTranscription', 'createTranslat
 /** The most of a client's size or quality a record keeps: real ones are a few characters. */
 const MAX_UNIT_NAME_LENGTH = 64;
 
-/** The per-unit usage of the request (images, or characters to speak); null for an operation billed otherwise. */
+/** The per-unit usage of the request (images, characters to speak, seconds heard); null for an operation billed otherwise or an upload whose length is unknown. */
 export function countedUsage(x: Exchange): TokenUsage | null {
   const operation = x.operationId;
   if (operation === 'createSpeech') {

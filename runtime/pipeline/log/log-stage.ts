@@ -24,7 +24,7 @@ const METERED_OPERATIONS = new Set(['createResponse']);
  * stream), whisper the seconds it heard. No token estimate stands in when an answer reports none: an
  * upload's audio or image bytes, and an image or audio answer, are not text to count tokens of. What
  * is billed per unit is counted from the request instead (counted-usage.ts): a DALL·E image's
- * images, the characters tts-1 speaks.
+ * images, the characters tts-1 speaks, and a transcription's minutes when its answer says nothing.
  */
 const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation', 'createSpeech']);
 
