@@ -8,6 +8,7 @@ import { GatewayError } from '../core/errors.ts';
 import { CACHE_STATUS_HEADER, LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RETRY_ATTEMPT_COUNT_HEADER } from '../core/gateway-headers.ts';
 import { CACHE_STATUS } from '../core/request-record.ts';
 import { sendGatewayError } from '../server/respond.ts';
+import { unreadAnswerError } from '../pipeline/answers.ts';
 
 /**
  * Puts the gateway headers of an outcome into `headers`: which target answered, retries, provider,
@@ -47,13 +48,20 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
   }
   // The gateway headers join the provider's in one object and one writeHead: no setHeader before it,
   // which would make node:http merge every header one at a time (runtime/server/gateway-response.ts).
+  // Written with the first byte: a body that fails before one is answered as the error it is.
   const headers = upstream.headers;
   putOutcomeHeaders(headers, outcome);
-  res.writeHead(upstream.status, headers);
+  res.deferHead(upstream.status, headers);
   try {
     await upstream.forwardTo(res);
   } catch (error) {
     if (ctx.clientGone || res.destroyed) return;
+    if (res.dropDeferredHead()) {
+      // Nothing of the answer reached the client: a failed attempt's error, with the gateway headers.
+      setOutcomeHeaders(res, outcome);
+      sendGatewayError(res, unreadAnswerError(error));
+      return;
+    }
     const contentType = upstream.headers['content-type'];
     if (typeof contentType === 'string' && contentType.startsWith('text/event-stream')) {
       // An SSE client reads events, not the HTTP framing: tell it in its own terms, and send no [DONE].

@@ -38,6 +38,13 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   /** Fields, not listeners or symbols: one `close` listener serves them (watchClose). */
   watcher: ClientWatcher | null = null;
   drain: DrainState | null = null;
+  /**
+   * A status and headers chosen for an answer whose body is still to come (deferHead), written with
+   * its first byte: until then the answer can still become an error (a body that failed first).
+   * node:http itself writes a head only with the first body byte, so the client sees no difference.
+   */
+  #deferredStatus = 0;
+  #deferredHeaders: OutgoingHttpHeaders | null = null;
 
   /** Starts telling `watcher` when the client goes before the response is finished. */
   watchClose(watcher: ClientWatcher): void {
@@ -47,6 +54,8 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   }
 
   override writeHead(statusCode: number, messageOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], maybeHeaders?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+    // A head written outright (an error answered instead) replaces one chosen for later.
+    this.#deferredHeaders = null;
     // A server draining for shutdown closes each connection after its response instead of keeping it.
     if (this.drain?.draining === true) this.shouldKeepAlive = false;
     const traceId = this.traceId;
@@ -60,10 +69,28 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
     return phrase === undefined ? super.writeHead(statusCode, messageOrHeaders) : super.writeHead(statusCode, phrase, messageOrHeaders);
   }
 
+  /** Chooses the status and headers, to be written with the first body byte (or the end). */
+  deferHead(statusCode: number, headers: OutgoingHttpHeaders): void {
+    this.#deferredStatus = statusCode;
+    this.#deferredHeaders = headers;
+  }
+
+  /** Forgets a deferred head no byte has followed, so another answer can be sent; false when it was written. */
+  dropDeferredHead(): boolean {
+    if (this.#deferredHeaders === null) return false;
+    this.#deferredHeaders = null;
+    return true;
+  }
+
+  #writeDeferredHead(): void {
+    this.writeHead(this.#deferredStatus, this.#deferredHeaders!);
+  }
+
   // write and end keep node:http's signatures; they only note the first byte and feed the tap. The
   // tap is fed after the bytes went to the socket: the client does not wait for usage metering (it
   // still completes before 'finish', which is emitted asynchronously, so the record has it).
   override write(chunk: any, encodingOrCallback?: any, callback?: any): boolean {
+    if (this.#deferredHeaders !== null) this.#writeDeferredHead();
     if (this.firstByteAt === 0) this.firstByteAt = performance.now();
     const written = super.write(chunk, encodingOrCallback, callback);
     if (this.bodyTap !== null && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) this.bodyTap.write(chunk);
@@ -71,6 +98,7 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   }
 
   override end(chunk?: any, encodingOrCallback?: any, callback?: any): this {
+    if (this.#deferredHeaders !== null) this.#writeDeferredHead();
     const hasBody = typeof chunk === 'string' || Buffer.isBuffer(chunk);
     if (hasBody && this.firstByteAt === 0) this.firstByteAt = performance.now();
     const tap = this.bodyTap;

@@ -38,9 +38,10 @@ export interface UpstreamResponse {
   /** Lower-cased names, hop-by-hop headers removed. */
   headers: Record<string, string | string[]>;
   /**
-   * Forwards the body to `res` chunk by chunk with backpressure (res.writeHead must already be done
-   * by the caller). Resolves when the body ended, rejects if it broke mid-way (the caller then ends
-   * the client stream with an error event).
+   * Forwards the body to `res` chunk by chunk with backpressure (the caller has set the head:
+   * writeHead, or GatewayResponse.deferHead to have it written with the first byte). Resolves when
+   * the body ended, rejects if it broke (the caller then answers with an error if no byte went out,
+   * else ends the client stream with an error event or cuts it).
    */
   forwardTo(res: ServerResponse): Promise<void>;
   /** Buffers the whole body (used by transforms, error mapping and tests). */

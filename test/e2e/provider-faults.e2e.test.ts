@@ -146,6 +146,60 @@ describe('a provider whose answer breaks', () => {
   }
 });
 
+// Answers the gateway passes on as they come (images, speech, a chat stream) carry the provider's
+// status, written with their first byte: a body that fails before it is still answered as an error.
+describe('a passed-through answer whose body breaks', () => {
+  let e2e: E2E;
+  let raw: RawProvider & { keepOpen?: boolean };
+  let answer = '';
+
+  beforeAll(async () => {
+    raw = await startRawProvider(() => ({ bytes: answer, keepOpen: raw.keepOpen }));
+    e2e = await startE2E({ mocks: 1 });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await raw?.close();
+  });
+
+  const send = (path: string, body: Record<string, unknown>) => e2e.fetch(path, { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: raw.baseURL }), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const requests: Array<[string, string, Record<string, unknown>, string]> = [
+    ['an image', '/v1/images/generations', { model: 'gpt-image-1', prompt: 'hi' }, 'application/json'],
+    ['speech', '/v1/audio/speech', { model: 'tts-1', voice: 'alloy', input: 'hi' }, 'audio/mpeg'],
+    ['a chat stream', '/v1/chat/completions', { ...JSON.parse(CHAT), stream: true }, 'text/event-stream'],
+  ];
+
+  for (const [name, path, body, type] of requests) {
+    it(`is 502 with the gateway's headers when ${name} breaks before its first byte, not a closed connection`, async () => {
+      answer = `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 5000\r\n\r\n`;
+      const res = await send(path, body);
+      expect(res.status).toBe(502);
+      expect(res.headers.get('x-gateway-provider')).toBe('vendor');
+      expect(res.headers.get('x-gateway-trace-id')).not.toBeNull();
+      expect((await errorOf(res)).code).toBe('provider_invalid_response');
+    });
+  }
+
+  it('keeps the provider\'s status once bytes went out, and cuts the connection: never a short success', async () => {
+    answer = `HTTP/1.1 200 OK\r\ncontent-type: audio/mpeg\r\ncontent-length: 5000\r\n\r\n${'x'.repeat(100)}`;
+    const res = await send('/v1/audio/speech', { model: 'tts-1', voice: 'alloy', input: 'hi' });
+    expect(res.status).toBe(200);
+    await expect(res.arrayBuffer()).rejects.toThrow();
+  });
+  it('is recorded 499 when the client leaves before its first byte: the provider\'s status never went out', async () => {
+    raw.keepOpen = true;
+    answer = 'HTTP/1.1 200 OK\r\ncontent-type: audio/mpeg\r\ncontent-length: 5000\r\n\r\n';
+    const leaving = new AbortController();
+    const sent = e2e.fetch('/v1/audio/speech', { method: 'POST', signal: leaving.signal, headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: raw.baseURL }), 'x-gateway-trace-id': 'left-before-first-byte', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'hi' }) });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    leaving.abort();
+    await expect(sent).rejects.toThrow();
+    expect((await e2e.recordOf('left-before-first-byte')).status).toBe(499);
+    raw.keepOpen = false;
+  });
+
+});
+
 describe('a provider whose answer breaks off while a stage reads it whole', () => {
   let e2e: E2E;
   let raw: RawProvider;
