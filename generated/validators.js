@@ -23713,8 +23713,8 @@ return errors === 0;
 validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateModelCatalog = validate138;
-const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices: per million tokens, and for models billed otherwise per minute of audio, per image or per million characters. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"ImagePrices":{"title":"ImagePrices","description":"Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.","type":"object","required":["default_size","default_quality","usd"],"additionalProperties":false,"properties":{"default_size":{"type":"string","minLength":1,"description":"The size of an image whose request names none."},"default_quality":{"type":"string","minLength":1,"description":"The quality of an image whose request names none; a key of usd."},"usd":{"type":"object","minProperties":1,"description":"Quality \u2192 size (\"1024x1024\") \u2192 USD per image.","additionalProperties":{"type":"object","minProperties":1,"additionalProperties":{"type":"number","minimum":0}}}}},"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}}}};
-const schema272 = {"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}};
+const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices: per million tokens, and for models billed otherwise per minute of audio, per image or per million characters. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"ImagePrices":{"title":"ImagePrices","description":"Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.","type":"object","required":["default_size","default_quality","usd"],"additionalProperties":false,"properties":{"default_size":{"type":"string","minLength":1,"description":"The size of an image whose request names none."},"default_quality":{"type":"string","minLength":1,"description":"The quality of an image whose request names none; a key of usd."},"usd":{"type":"object","minProperties":1,"description":"Quality \u2192 size (\"1024x1024\") \u2192 USD per image.","additionalProperties":{"type":"object","minProperties":1,"additionalProperties":{"type":"number","minimum":0}}}}},"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"audio_output_per_minute":{"type":"number","minimum":0,"description":"A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length."},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}}}};
+const schema272 = {"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"audio_output_per_minute":{"type":"number","minimum":0,"description":"A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length."},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}};
 const schema273 = {"title":"ImagePrices","description":"Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.","type":"object","required":["default_size","default_quality","usd"],"additionalProperties":false,"properties":{"default_size":{"type":"string","minLength":1,"description":"The size of an image whose request names none."},"default_quality":{"type":"string","minLength":1,"description":"The quality of an image whose request names none; a key of usd."},"usd":{"type":"object","minProperties":1,"description":"Quality \u2192 size (\"1024x1024\") \u2192 USD per image.","additionalProperties":{"type":"object","minProperties":1,"additionalProperties":{"type":"number","minimum":0}}}}};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -24087,18 +24087,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.input_per_million_characters !== undefined){
-let data16 = data5.input_per_million_characters;
+if(data5.audio_output_per_minute !== undefined){
+let data16 = data5.audio_output_per_minute;
 const _errs34 = errors;
 if(errors === _errs34){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
-validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_minute",schemaPath:"#/properties/pricing/properties/audio_output_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_minute",schemaPath:"#/properties/pricing/properties/audio_output_per_minute/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24108,33 +24108,54 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.per_image !== undefined){
-let data17 = data5.per_image;
+if(data5.input_per_million_characters !== undefined){
+let data17 = data5.input_per_million_characters;
 const _errs36 = errors;
-const _errs37 = errors;
-if(errors === _errs37){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(errors === _errs36){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs36 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data5.per_image !== undefined){
+let data18 = data5.per_image;
+const _errs38 = errors;
+const _errs39 = errors;
+if(errors === _errs39){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing2;
-if((((data17.default_size === undefined) && (missing2 = "default_size")) || ((data17.default_quality === undefined) && (missing2 = "default_quality"))) || ((data17.usd === undefined) && (missing2 = "usd"))){
+if((((data18.default_size === undefined) && (missing2 = "default_size")) || ((data18.default_quality === undefined) && (missing2 = "default_quality"))) || ((data18.usd === undefined) && (missing2 = "usd"))){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image",schemaPath:"#/$defs/ImagePrices/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-const _errs39 = errors;
-for(const key2 in data17){
+const _errs41 = errors;
+for(const key2 in data18){
 if(!(((key2 === "default_size") || (key2 === "default_quality")) || (key2 === "usd"))){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image",schemaPath:"#/$defs/ImagePrices/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs39 === errors){
-if(data17.default_size !== undefined){
-let data18 = data17.default_size;
-const _errs40 = errors;
-if(errors === _errs40){
-if(typeof data18 === "string"){
-if(func1(data18) < 1){
+if(_errs41 === errors){
+if(data18.default_size !== undefined){
+let data19 = data18.default_size;
+const _errs42 = errors;
+if(errors === _errs42){
+if(typeof data19 === "string"){
+if(func1(data19) < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_size",schemaPath:"#/$defs/ImagePrices/properties/default_size/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -24144,18 +24165,18 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_siz
 return false;
 }
 }
-var valid5 = _errs40 === errors;
+var valid5 = _errs42 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data17.default_quality !== undefined){
-let data19 = data17.default_quality;
-const _errs42 = errors;
-if(errors === _errs42){
-if(typeof data19 === "string"){
-if(func1(data19) < 1){
+if(data18.default_quality !== undefined){
+let data20 = data18.default_quality;
+const _errs44 = errors;
+if(errors === _errs44){
+if(typeof data20 === "string"){
+if(func1(data20) < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_quality",schemaPath:"#/$defs/ImagePrices/properties/default_quality/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -24165,38 +24186,38 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_qua
 return false;
 }
 }
-var valid5 = _errs42 === errors;
+var valid5 = _errs44 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data17.usd !== undefined){
-let data20 = data17.usd;
-const _errs44 = errors;
-if(errors === _errs44){
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(Object.keys(data20).length < 1){
+if(data18.usd !== undefined){
+let data21 = data18.usd;
+const _errs46 = errors;
+if(errors === _errs46){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(Object.keys(data21).length < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd",schemaPath:"#/$defs/ImagePrices/properties/usd/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
-for(const key3 in data20){
-let data21 = data20[key3];
-const _errs47 = errors;
-if(errors === _errs47){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(Object.keys(data21).length < 1){
+for(const key3 in data21){
+let data22 = data21[key3];
+const _errs49 = errors;
+if(errors === _errs49){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(Object.keys(data22).length < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImagePrices/properties/usd/additionalProperties/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
-for(const key4 in data21){
-let data22 = data21[key4];
-const _errs50 = errors;
-if(errors === _errs50){
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 0 || isNaN(data22)){
+for(const key4 in data22){
+let data23 = data22[key4];
+const _errs52 = errors;
+if(errors === _errs52){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImagePrices/properties/usd/additionalProperties/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -24206,7 +24227,7 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key
 return false;
 }
 }
-var valid7 = _errs50 === errors;
+var valid7 = _errs52 === errors;
 if(!valid7){
 break;
 }
@@ -24218,7 +24239,7 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key
 return false;
 }
 }
-var valid6 = _errs47 === errors;
+var valid6 = _errs49 === errors;
 if(!valid6){
 break;
 }
@@ -24230,7 +24251,7 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd",schema
 return false;
 }
 }
-var valid5 = _errs44 === errors;
+var valid5 = _errs46 === errors;
 }
 else {
 var valid5 = true;
@@ -24245,10 +24266,11 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image",schemaPath
 return false;
 }
 }
-var valid3 = _errs36 === errors;
+var valid3 = _errs38 === errors;
 }
 else {
 var valid3 = true;
+}
 }
 }
 }
@@ -26812,7 +26834,7 @@ validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogList = validate149;
 const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
-const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","image_input_tokens","audio_seconds","images","image_size","image_quality","input_characters","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"image_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, images (an image model's input images)."},"audio_seconds":{"type":"number","minimum":0,"description":"Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise."},"images":{"type":"integer","minimum":0,"description":"Images asked for of a model billed per image (DALL·E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise."},"image_size":{"type":["string","null"],"description":"The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)."},"image_quality":{"type":["string","null"],"description":"The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)."},"input_characters":{"type":"integer","minimum":0,"description":"Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","image_input_tokens","audio_seconds","images","image_size","image_quality","input_characters","audio_output_seconds","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"image_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, images (an image model's input images)."},"audio_seconds":{"type":"number","minimum":0,"description":"Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise."},"images":{"type":"integer","minimum":0,"description":"Images asked for of a model billed per image (DALL·E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise."},"image_size":{"type":["string","null"],"description":"The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)."},"image_quality":{"type":["string","null"],"description":"The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)."},"input_characters":{"type":"integer","minimum":0,"description":"Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise."},"audio_output_seconds":{"type":"number","minimum":0,"description":"Seconds of speech answered as audio bytes by a model priced by its length (gpt-4o-mini-tts), read from the answer's headers (estimated); 0 otherwise."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
 function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
@@ -27155,7 +27177,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing1;
-if((((((((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.image_input_tokens === undefined) && (missing1 = "image_input_tokens"))) || ((data22.audio_seconds === undefined) && (missing1 = "audio_seconds"))) || ((data22.images === undefined) && (missing1 = "images"))) || ((data22.image_size === undefined) && (missing1 = "image_size"))) || ((data22.image_quality === undefined) && (missing1 = "image_quality"))) || ((data22.input_characters === undefined) && (missing1 = "input_characters"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
+if(((((((((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.image_input_tokens === undefined) && (missing1 = "image_input_tokens"))) || ((data22.audio_seconds === undefined) && (missing1 = "audio_seconds"))) || ((data22.images === undefined) && (missing1 = "images"))) || ((data22.image_size === undefined) && (missing1 = "image_size"))) || ((data22.image_quality === undefined) && (missing1 = "image_quality"))) || ((data22.input_characters === undefined) && (missing1 = "input_characters"))) || ((data22.audio_output_seconds === undefined) && (missing1 = "audio_output_seconds"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
 const err0 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -27582,11 +27604,13 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.total_tokens !== undefined){
-let data36 = data22.total_tokens;
+if(data22.audio_output_seconds !== undefined){
+let data36 = data22.audio_output_seconds;
 const _errs74 = errors;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err26 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(errors === _errs74){
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err26 = {instancePath:instancePath+"/usage/audio_output_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -27595,10 +27619,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(errors === _errs74){
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 0 || isNaN(data36)){
-const err27 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err27 = {instancePath:instancePath+"/usage/audio_output_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -27608,17 +27631,17 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
 var valid2 = _errs74 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.estimated !== undefined){
+if(data22.total_tokens !== undefined){
+let data37 = data22.total_tokens;
 const _errs76 = errors;
-if(typeof data22.estimated !== "boolean"){
-const err28 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err28 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -27627,30 +27650,10 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid2 = _errs76 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(errors === _errs76){
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err29 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -27660,11 +27663,17 @@ vErrors.push(err29);
 errors++;
 }
 }
-var _valid0 = _errs45 === errors;
-valid1 = valid1 || _valid0;
+}
+var valid2 = _errs76 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.estimated !== undefined){
 const _errs78 = errors;
-if(data22 !== null){
-const err30 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data22.estimated !== "boolean"){
+const err30 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -27673,15 +27682,62 @@ vErrors.push(err30);
 }
 errors++;
 }
-var _valid0 = _errs78 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err31 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var valid2 = _errs78 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
 else {
 vErrors.push(err31);
+}
+errors++;
+}
+}
+var _valid0 = _errs45 === errors;
+valid1 = valid1 || _valid0;
+const _errs80 = errors;
+if(data22 !== null){
+const err32 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid0 = _errs80 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err33 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 validate150.errors = vErrors;
@@ -27705,23 +27761,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.cost_usd !== undefined){
-let data38 = data.cost_usd;
-const _errs80 = errors;
-if((!((typeof data38 == "number") && (isFinite(data38)))) && (data38 !== null)){
-validate150.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema285.properties.cost_usd.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs80 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.saved_cost_usd !== undefined){
-let data39 = data.saved_cost_usd;
+let data39 = data.cost_usd;
 const _errs82 = errors;
 if((!((typeof data39 == "number") && (isFinite(data39)))) && (data39 !== null)){
-validate150.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema285.properties.saved_cost_usd.type},message:"must be number,null"}];
+validate150.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema285.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs82 === errors;
@@ -27730,18 +27773,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metadata !== undefined){
-let data40 = data.metadata;
+if(data.saved_cost_usd !== undefined){
+let data40 = data.saved_cost_usd;
 const _errs84 = errors;
-if(errors === _errs84){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-for(const key2 in data40){
-const _errs87 = errors;
-if(typeof data40[key2] !== "string"){
+if((!((typeof data40 == "number") && (isFinite(data40)))) && (data40 !== null)){
+validate150.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema285.properties.saved_cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs84 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data41 = data.metadata;
+const _errs86 = errors;
+if(errors === _errs86){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+for(const key2 in data41){
+const _errs89 = errors;
+if(typeof data41[key2] !== "string"){
 validate150.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs87 === errors;
+var valid3 = _errs89 === errors;
 if(!valid3){
 break;
 }
@@ -27752,30 +27808,17 @@ validate150.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs84 === errors;
+var valid0 = _errs86 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.api_key_id !== undefined){
-let data42 = data.api_key_id;
-const _errs89 = errors;
-if((typeof data42 !== "string") && (data42 !== null)){
-validate150.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema285.properties.api_key_id.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs89 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.workspace_id !== undefined){
-let data43 = data.workspace_id;
+let data43 = data.api_key_id;
 const _errs91 = errors;
 if((typeof data43 !== "string") && (data43 !== null)){
-validate150.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema285.properties.workspace_id.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema285.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs91 === errors;
@@ -27784,11 +27827,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.organisation_id !== undefined){
-let data44 = data.organisation_id;
+if(data.workspace_id !== undefined){
+let data44 = data.workspace_id;
 const _errs93 = errors;
 if((typeof data44 !== "string") && (data44 !== null)){
-validate150.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema285.properties.organisation_id.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema285.properties.workspace_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs93 === errors;
@@ -27797,57 +27840,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.hook_results !== undefined){
-let data45 = data.hook_results;
+if(data.organisation_id !== undefined){
+let data45 = data.organisation_id;
 const _errs95 = errors;
-const _errs96 = errors;
-let valid4 = false;
+if((typeof data45 !== "string") && (data45 !== null)){
+validate150.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema285.properties.organisation_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs95 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hook_results !== undefined){
+let data46 = data.hook_results;
 const _errs97 = errors;
 const _errs98 = errors;
-if(errors === _errs98){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-let missing2;
-if(((data45.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data45.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
-const err32 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-else {
+let valid4 = false;
+const _errs99 = errors;
 const _errs100 = errors;
-for(const key3 in data45){
-if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
-const err33 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-break;
-}
-}
-if(_errs100 === errors){
-if(data45.before_request_hooks !== undefined){
-let data46 = data45.before_request_hooks;
-const _errs101 = errors;
-if(errors === _errs101){
-if(Array.isArray(data46)){
-var valid7 = true;
-const len0 = data46.length;
-for(let i0=0; i0<len0; i0++){
-let data47 = data46[i0];
-const _errs103 = errors;
-if(errors === _errs103){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-let missing3;
-if((((((((data47.id === undefined) && (missing3 = "id")) || ((data47.type === undefined) && (missing3 = "type"))) || ((data47.verdict === undefined) && (missing3 = "verdict"))) || ((data47.deny === undefined) && (missing3 = "deny"))) || ((data47.async === undefined) && (missing3 = "async"))) || ((data47.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data47.checks === undefined) && (missing3 = "checks"))){
-const err34 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(errors === _errs100){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let missing2;
+if(((data46.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data46.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
+const err34 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -27857,10 +27874,10 @@ vErrors.push(err34);
 errors++;
 }
 else {
-const _errs105 = errors;
-for(const key4 in data47){
-if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
-const err35 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+const _errs102 = errors;
+for(const key3 in data46){
+if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
+const err35 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -27871,11 +27888,22 @@ errors++;
 break;
 }
 }
-if(_errs105 === errors){
-if(data47.id !== undefined){
-const _errs106 = errors;
-if(typeof data47.id !== "string"){
-const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(_errs102 === errors){
+if(data46.before_request_hooks !== undefined){
+let data47 = data46.before_request_hooks;
+const _errs103 = errors;
+if(errors === _errs103){
+if(Array.isArray(data47)){
+var valid7 = true;
+const len0 = data47.length;
+for(let i0=0; i0<len0; i0++){
+let data48 = data47[i0];
+const _errs105 = errors;
+if(errors === _errs105){
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+let missing3;
+if((((((((data48.id === undefined) && (missing3 = "id")) || ((data48.type === undefined) && (missing3 = "type"))) || ((data48.verdict === undefined) && (missing3 = "verdict"))) || ((data48.deny === undefined) && (missing3 = "deny"))) || ((data48.async === undefined) && (missing3 = "async"))) || ((data48.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data48.checks === undefined) && (missing3 = "checks"))){
+const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -27884,22 +27912,31 @@ vErrors.push(err36);
 }
 errors++;
 }
-var valid8 = _errs106 === errors;
-}
 else {
-var valid8 = true;
-}
-if(valid8){
-if(data47.type !== undefined){
-let data49 = data47.type;
-const _errs108 = errors;
-if((typeof data49 !== "string") && (data49 !== null)){
-const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs107 = errors;
+for(const key4 in data48){
+if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
+const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err37];
 }
 else {
 vErrors.push(err37);
+}
+errors++;
+break;
+}
+}
+if(_errs107 === errors){
+if(data48.id !== undefined){
+const _errs108 = errors;
+if(typeof data48.id !== "string"){
+const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }
@@ -27909,15 +27946,16 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data47.verdict !== undefined){
+if(data48.type !== undefined){
+let data50 = data48.type;
 const _errs110 = errors;
-if(typeof data47.verdict !== "boolean"){
-const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data50 !== "string") && (data50 !== null)){
+const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err39];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err39);
 }
 errors++;
 }
@@ -27927,15 +27965,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data47.deny !== undefined){
+if(data48.verdict !== undefined){
 const _errs112 = errors;
-if(typeof data47.deny !== "boolean"){
-const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data48.verdict !== "boolean"){
+const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err40];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err40);
 }
 errors++;
 }
@@ -27945,15 +27983,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data47.async !== undefined){
+if(data48.deny !== undefined){
 const _errs114 = errors;
-if(typeof data47.async !== "boolean"){
-const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data48.deny !== "boolean"){
+const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err41];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err41);
 }
 errors++;
 }
@@ -27963,24 +28001,10 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data47.execution_time_ms !== undefined){
-let data53 = data47.execution_time_ms;
+if(data48.async !== undefined){
 const _errs116 = errors;
-if(errors === _errs116){
-if((typeof data53 == "number") && (isFinite(data53))){
-if(data53 < 0 || isNaN(data53)){
-const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data48.async !== "boolean"){
+const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -27989,28 +28013,19 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
 var valid8 = _errs116 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data47.checks !== undefined){
-let data54 = data47.checks;
+if(data48.execution_time_ms !== undefined){
+let data54 = data48.execution_time_ms;
 const _errs118 = errors;
 if(errors === _errs118){
-if(Array.isArray(data54)){
-var valid9 = true;
-const len1 = data54.length;
-for(let i1=0; i1<len1; i1++){
-let data55 = data54[i1];
-const _errs120 = errors;
-if(errors === _errs120){
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-let missing4;
-if((((((data55.id === undefined) && (missing4 = "id")) || ((data55.verdict === undefined) && (missing4 = "verdict"))) || ((data55.explanation === undefined) && (missing4 = "explanation"))) || ((data55.error === undefined) && (missing4 = "error"))) || ((data55.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
-const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 < 0 || isNaN(data54)){
+const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -28019,159 +28034,14 @@ vErrors.push(err43);
 }
 errors++;
 }
+}
 else {
-const _errs122 = errors;
-for(const key5 in data55){
-if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
-const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err44];
 }
 else {
 vErrors.push(err44);
-}
-errors++;
-break;
-}
-}
-if(_errs122 === errors){
-if(data55.id !== undefined){
-const _errs123 = errors;
-if(typeof data55.id !== "string"){
-const err45 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-var valid10 = _errs123 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data55.verdict !== undefined){
-const _errs125 = errors;
-if(typeof data55.verdict !== "boolean"){
-const err46 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-var valid10 = _errs125 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data55.explanation !== undefined){
-let data58 = data55.explanation;
-const _errs127 = errors;
-if((typeof data58 !== "string") && (data58 !== null)){
-const err47 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var valid10 = _errs127 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data55.error !== undefined){
-let data59 = data55.error;
-const _errs129 = errors;
-if((typeof data59 !== "string") && (data59 !== null)){
-const err48 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-var valid10 = _errs129 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data55.execution_time_ms !== undefined){
-let data60 = data55.execution_time_ms;
-const _errs131 = errors;
-if(errors === _errs131){
-if((typeof data60 == "number") && (isFinite(data60))){
-if(data60 < 0 || isNaN(data60)){
-const err49 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-var valid10 = _errs131 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-var valid9 = _errs120 === errors;
-if(!valid9){
-break;
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
 }
 errors++;
 }
@@ -28181,7 +28051,151 @@ var valid8 = _errs118 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data48.checks !== undefined){
+let data55 = data48.checks;
+const _errs120 = errors;
+if(errors === _errs120){
+if(Array.isArray(data55)){
+var valid9 = true;
+const len1 = data55.length;
+for(let i1=0; i1<len1; i1++){
+let data56 = data55[i1];
+const _errs122 = errors;
+if(errors === _errs122){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+let missing4;
+if((((((data56.id === undefined) && (missing4 = "id")) || ((data56.verdict === undefined) && (missing4 = "verdict"))) || ((data56.explanation === undefined) && (missing4 = "explanation"))) || ((data56.error === undefined) && (missing4 = "error"))) || ((data56.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
+const err45 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err45];
 }
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+const _errs124 = errors;
+for(const key5 in data56){
+if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
+const err46 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+break;
+}
+}
+if(_errs124 === errors){
+if(data56.id !== undefined){
+const _errs125 = errors;
+if(typeof data56.id !== "string"){
+const err47 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var valid10 = _errs125 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data56.verdict !== undefined){
+const _errs127 = errors;
+if(typeof data56.verdict !== "boolean"){
+const err48 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var valid10 = _errs127 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data56.explanation !== undefined){
+let data59 = data56.explanation;
+const _errs129 = errors;
+if((typeof data59 !== "string") && (data59 !== null)){
+const err49 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var valid10 = _errs129 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data56.error !== undefined){
+let data60 = data56.error;
+const _errs131 = errors;
+if((typeof data60 !== "string") && (data60 !== null)){
+const err50 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var valid10 = _errs131 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data56.execution_time_ms !== undefined){
+let data61 = data56.execution_time_ms;
+const _errs133 = errors;
+if(errors === _errs133){
+if((typeof data61 == "number") && (isFinite(data61))){
+if(data61 < 0 || isNaN(data61)){
+const err51 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+var valid10 = _errs133 === errors;
+}
+else {
+var valid10 = true;
 }
 }
 }
@@ -28191,7 +28205,7 @@ var valid8 = true;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err53 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -28201,14 +28215,14 @@ vErrors.push(err53);
 errors++;
 }
 }
-var valid7 = _errs103 === errors;
-if(!valid7){
+var valid9 = _errs122 === errors;
+if(!valid9){
 break;
 }
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err54 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -28218,27 +28232,22 @@ vErrors.push(err54);
 errors++;
 }
 }
-var valid6 = _errs101 === errors;
+var valid8 = _errs120 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data45.after_request_hooks !== undefined){
-let data61 = data45.after_request_hooks;
-const _errs133 = errors;
-if(errors === _errs133){
-if(Array.isArray(data61)){
-var valid11 = true;
-const len2 = data61.length;
-for(let i2=0; i2<len2; i2++){
-let data62 = data61[i2];
-const _errs135 = errors;
-if(errors === _errs135){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-let missing5;
-if((((((((data62.id === undefined) && (missing5 = "id")) || ((data62.type === undefined) && (missing5 = "type"))) || ((data62.verdict === undefined) && (missing5 = "verdict"))) || ((data62.deny === undefined) && (missing5 = "deny"))) || ((data62.async === undefined) && (missing5 = "async"))) || ((data62.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data62.checks === undefined) && (missing5 = "checks"))){
-const err55 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -28247,11 +28256,15 @@ vErrors.push(err55);
 }
 errors++;
 }
+}
+var valid7 = _errs105 === errors;
+if(!valid7){
+break;
+}
+}
+}
 else {
-const _errs137 = errors;
-for(const key6 in data62){
-if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
-const err56 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+const err56 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -28259,14 +28272,29 @@ else {
 vErrors.push(err56);
 }
 errors++;
-break;
 }
 }
-if(_errs137 === errors){
-if(data62.id !== undefined){
-const _errs138 = errors;
-if(typeof data62.id !== "string"){
-const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid6 = _errs103 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data46.after_request_hooks !== undefined){
+let data62 = data46.after_request_hooks;
+const _errs135 = errors;
+if(errors === _errs135){
+if(Array.isArray(data62)){
+var valid11 = true;
+const len2 = data62.length;
+for(let i2=0; i2<len2; i2++){
+let data63 = data62[i2];
+const _errs137 = errors;
+if(errors === _errs137){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+let missing5;
+if((((((((data63.id === undefined) && (missing5 = "id")) || ((data63.type === undefined) && (missing5 = "type"))) || ((data63.verdict === undefined) && (missing5 = "verdict"))) || ((data63.deny === undefined) && (missing5 = "deny"))) || ((data63.async === undefined) && (missing5 = "async"))) || ((data63.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data63.checks === undefined) && (missing5 = "checks"))){
+const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -28275,22 +28303,31 @@ vErrors.push(err57);
 }
 errors++;
 }
-var valid12 = _errs138 === errors;
-}
 else {
-var valid12 = true;
-}
-if(valid12){
-if(data62.type !== undefined){
-let data64 = data62.type;
-const _errs140 = errors;
-if((typeof data64 !== "string") && (data64 !== null)){
-const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs139 = errors;
+for(const key6 in data63){
+if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
+const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err58];
 }
 else {
 vErrors.push(err58);
+}
+errors++;
+break;
+}
+}
+if(_errs139 === errors){
+if(data63.id !== undefined){
+const _errs140 = errors;
+if(typeof data63.id !== "string"){
+const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
 }
 errors++;
 }
@@ -28300,15 +28337,16 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data62.verdict !== undefined){
+if(data63.type !== undefined){
+let data65 = data63.type;
 const _errs142 = errors;
-if(typeof data62.verdict !== "boolean"){
-const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data65 !== "string") && (data65 !== null)){
+const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err60];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err60);
 }
 errors++;
 }
@@ -28318,15 +28356,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data62.deny !== undefined){
+if(data63.verdict !== undefined){
 const _errs144 = errors;
-if(typeof data62.deny !== "boolean"){
-const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data63.verdict !== "boolean"){
+const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err60];
+vErrors = [err61];
 }
 else {
-vErrors.push(err60);
+vErrors.push(err61);
 }
 errors++;
 }
@@ -28336,15 +28374,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data62.async !== undefined){
+if(data63.deny !== undefined){
 const _errs146 = errors;
-if(typeof data62.async !== "boolean"){
-const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data63.deny !== "boolean"){
+const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err62];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err62);
 }
 errors++;
 }
@@ -28354,24 +28392,10 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data62.execution_time_ms !== undefined){
-let data68 = data62.execution_time_ms;
+if(data63.async !== undefined){
 const _errs148 = errors;
-if(errors === _errs148){
-if((typeof data68 == "number") && (isFinite(data68))){
-if(data68 < 0 || isNaN(data68)){
-const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-else {
-const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data63.async !== "boolean"){
+const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -28380,28 +28404,19 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
 var valid12 = _errs148 === errors;
 }
 else {
 var valid12 = true;
 }
 if(valid12){
-if(data62.checks !== undefined){
-let data69 = data62.checks;
+if(data63.execution_time_ms !== undefined){
+let data69 = data63.execution_time_ms;
 const _errs150 = errors;
 if(errors === _errs150){
-if(Array.isArray(data69)){
-var valid13 = true;
-const len3 = data69.length;
-for(let i3=0; i3<len3; i3++){
-let data70 = data69[i3];
-const _errs152 = errors;
-if(errors === _errs152){
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-let missing6;
-if((((((data70.id === undefined) && (missing6 = "id")) || ((data70.verdict === undefined) && (missing6 = "verdict"))) || ((data70.explanation === undefined) && (missing6 = "explanation"))) || ((data70.error === undefined) && (missing6 = "error"))) || ((data70.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
-const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if((typeof data69 == "number") && (isFinite(data69))){
+if(data69 < 0 || isNaN(data69)){
+const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -28410,159 +28425,14 @@ vErrors.push(err64);
 }
 errors++;
 }
+}
 else {
-const _errs154 = errors;
-for(const key7 in data70){
-if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
-const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err65];
 }
 else {
 vErrors.push(err65);
-}
-errors++;
-break;
-}
-}
-if(_errs154 === errors){
-if(data70.id !== undefined){
-const _errs155 = errors;
-if(typeof data70.id !== "string"){
-const err66 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-var valid14 = _errs155 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data70.verdict !== undefined){
-const _errs157 = errors;
-if(typeof data70.verdict !== "boolean"){
-const err67 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-var valid14 = _errs157 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data70.explanation !== undefined){
-let data73 = data70.explanation;
-const _errs159 = errors;
-if((typeof data73 !== "string") && (data73 !== null)){
-const err68 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-var valid14 = _errs159 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data70.error !== undefined){
-let data74 = data70.error;
-const _errs161 = errors;
-if((typeof data74 !== "string") && (data74 !== null)){
-const err69 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-var valid14 = _errs161 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data70.execution_time_ms !== undefined){
-let data75 = data70.execution_time_ms;
-const _errs163 = errors;
-if(errors === _errs163){
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 < 0 || isNaN(data75)){
-const err70 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-var valid14 = _errs163 === errors;
-}
-else {
-var valid14 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err72 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-}
-var valid13 = _errs152 === errors;
-if(!valid13){
-break;
-}
-}
-}
-else {
-const err73 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
 }
 errors++;
 }
@@ -28572,7 +28442,151 @@ var valid12 = _errs150 === errors;
 else {
 var valid12 = true;
 }
+if(valid12){
+if(data63.checks !== undefined){
+let data70 = data63.checks;
+const _errs152 = errors;
+if(errors === _errs152){
+if(Array.isArray(data70)){
+var valid13 = true;
+const len3 = data70.length;
+for(let i3=0; i3<len3; i3++){
+let data71 = data70[i3];
+const _errs154 = errors;
+if(errors === _errs154){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+let missing6;
+if((((((data71.id === undefined) && (missing6 = "id")) || ((data71.verdict === undefined) && (missing6 = "verdict"))) || ((data71.explanation === undefined) && (missing6 = "explanation"))) || ((data71.error === undefined) && (missing6 = "error"))) || ((data71.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
+const err66 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(vErrors === null){
+vErrors = [err66];
 }
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+else {
+const _errs156 = errors;
+for(const key7 in data71){
+if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
+const err67 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+break;
+}
+}
+if(_errs156 === errors){
+if(data71.id !== undefined){
+const _errs157 = errors;
+if(typeof data71.id !== "string"){
+const err68 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var valid14 = _errs157 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data71.verdict !== undefined){
+const _errs159 = errors;
+if(typeof data71.verdict !== "boolean"){
+const err69 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var valid14 = _errs159 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data71.explanation !== undefined){
+let data74 = data71.explanation;
+const _errs161 = errors;
+if((typeof data74 !== "string") && (data74 !== null)){
+const err70 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var valid14 = _errs161 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data71.error !== undefined){
+let data75 = data71.error;
+const _errs163 = errors;
+if((typeof data75 !== "string") && (data75 !== null)){
+const err71 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var valid14 = _errs163 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data71.execution_time_ms !== undefined){
+let data76 = data71.execution_time_ms;
+const _errs165 = errors;
+if(errors === _errs165){
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 < 0 || isNaN(data76)){
+const err72 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+var valid14 = _errs165 === errors;
+}
+else {
+var valid14 = true;
 }
 }
 }
@@ -28582,7 +28596,7 @@ var valid12 = true;
 }
 }
 else {
-const err74 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err74 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -28592,14 +28606,14 @@ vErrors.push(err74);
 errors++;
 }
 }
-var valid11 = _errs135 === errors;
-if(!valid11){
+var valid13 = _errs154 === errors;
+if(!valid13){
 break;
 }
 }
 }
 else {
-const err75 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err75 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -28609,17 +28623,22 @@ vErrors.push(err75);
 errors++;
 }
 }
-var valid6 = _errs133 === errors;
+var valid12 = _errs152 === errors;
 }
 else {
-var valid6 = true;
+var valid12 = true;
+}
+}
+}
+}
+}
 }
 }
 }
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err76 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -28629,11 +28648,14 @@ vErrors.push(err76);
 errors++;
 }
 }
-var _valid1 = _errs97 === errors;
-valid4 = valid4 || _valid1;
-const _errs165 = errors;
-if(data45 !== null){
-const err77 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var valid11 = _errs137 === errors;
+if(!valid11){
+break;
+}
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -28642,10 +28664,18 @@ vErrors.push(err77);
 }
 errors++;
 }
-var _valid1 = _errs165 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err78 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+var valid6 = _errs135 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -28653,34 +28683,13 @@ else {
 vErrors.push(err78);
 }
 errors++;
-validate150.errors = vErrors;
-return false;
-}
-else {
-errors = _errs96;
-if(vErrors !== null){
-if(_errs96){
-vErrors.length = _errs96;
-}
-else {
-vErrors = null;
 }
 }
-}
-var valid0 = _errs95 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.feedback !== undefined){
-let data76 = data.feedback;
+var _valid1 = _errs99 === errors;
+valid4 = valid4 || _valid1;
 const _errs167 = errors;
-const _errs168 = errors;
-let valid15 = false;
-const _errs169 = errors;
-if(!(Array.isArray(data76))){
-const err79 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46 !== null){
+const err79 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -28689,11 +28698,10 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid2 = _errs169 === errors;
-valid15 = valid15 || _valid2;
-const _errs171 = errors;
-if(data76 !== null){
-const err80 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid1 = _errs167 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err80 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -28701,11 +28709,34 @@ else {
 vErrors.push(err80);
 }
 errors++;
+validate150.errors = vErrors;
+return false;
 }
-var _valid2 = _errs171 === errors;
-valid15 = valid15 || _valid2;
-if(!valid15){
-const err81 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+errors = _errs98;
+if(vErrors !== null){
+if(_errs98){
+vErrors.length = _errs98;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs97 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feedback !== undefined){
+let data77 = data.feedback;
+const _errs169 = errors;
+const _errs170 = errors;
+let valid15 = false;
+const _errs171 = errors;
+if(!(Array.isArray(data77))){
+const err81 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -28713,47 +28744,72 @@ else {
 vErrors.push(err81);
 }
 errors++;
+}
+var _valid2 = _errs171 === errors;
+valid15 = valid15 || _valid2;
+const _errs173 = errors;
+if(data77 !== null){
+const err82 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+var _valid2 = _errs173 === errors;
+valid15 = valid15 || _valid2;
+if(!valid15){
+const err83 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
 validate150.errors = vErrors;
 return false;
 }
 else {
-errors = _errs168;
+errors = _errs170;
 if(vErrors !== null){
-if(_errs168){
-vErrors.length = _errs168;
+if(_errs170){
+vErrors.length = _errs170;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs167 === errors;
+var valid0 = _errs169 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.request_body !== undefined){
-let data77 = data.request_body;
-const _errs173 = errors;
-if((typeof data77 !== "string") && (data77 !== null)){
+let data78 = data.request_body;
+const _errs175 = errors;
+if((typeof data78 !== "string") && (data78 !== null)){
 validate150.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema285.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs173 === errors;
+var valid0 = _errs175 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.response_body !== undefined){
-let data78 = data.response_body;
-const _errs175 = errors;
-if((typeof data78 !== "string") && (data78 !== null)){
+let data79 = data.response_body;
+const _errs177 = errors;
+if((typeof data79 !== "string") && (data79 !== null)){
 validate150.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema285.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs175 === errors;
+var valid0 = _errs177 === errors;
 }
 else {
 var valid0 = true;

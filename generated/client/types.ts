@@ -2304,6 +2304,10 @@ export interface CatalogModel {
     image_input_per_million?: number;
     output_per_million: number;
     /**
+     * A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length.
+     */
+    audio_output_per_minute?: number;
+    /**
      * A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced.
      */
     input_per_million_characters?: number;
@@ -2618,6 +2622,10 @@ export interface RequestLog {
      * Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise.
      */
     input_characters: number;
+    /**
+     * Seconds of speech answered as audio bytes by a model priced by its length (gpt-4o-mini-tts), read from the answer's headers (estimated); 0 otherwise.
+     */
+    audio_output_seconds: number;
     total_tokens: number;
     estimated: boolean;
   } | null;

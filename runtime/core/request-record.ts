@@ -38,6 +38,8 @@ export interface TokenUsage {
   imageQuality?: string | null;
   /** Characters a speech request answered as audio spoke (tts-1 is billed by them), counted from the request as sent; absent otherwise. */
   inputCharacters?: number;
+  /** Seconds of speech answered as audio bytes, read from the answer, for a model priced by them; absent otherwise. */
+  audioOutputSeconds?: number;
   totalTokens: number;
   /** True when the answer carried no usage and the numbers are the gateway's estimate. */
   estimated: boolean;

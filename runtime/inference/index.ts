@@ -49,6 +49,7 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     ...defaultServices(),
     logger: setup.logger,
     costOf: (_provider: string, model: string | null, usage: TokenUsage) => (model === null ? null : pricing.cost(model, usage)),
+    pricesSpokenMinutes: (model: string | null) => model !== null && pricing.pricesSpokenMinutes(model),
     logBodyBytes: telemetry.logBodies ? telemetry.logBodyMaxBytes : 0,
     metrics: telemetry.metrics ? new GatewayMetrics({ circuits: () => circuitsOf(breakers), upstreamPools: upstreamPoolCount }) : null,
     recording: telemetry.requestLog || telemetry.metrics || setup.tracing !== null,

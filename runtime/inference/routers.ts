@@ -59,7 +59,7 @@ export interface RouterDeps {
 const REAL_CLOCK: Pick<RetryOptions, 'sleep' | 'random' | 'now'> = { sleep, random: Math.random, now: Date.now };
 
 export function defaultServices(): Services {
-  return { logger: silentLogger, now: Date.now, costOf: () => null, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()), resolveTarget: null };
+  return { logger: silentLogger, now: Date.now, costOf: () => null, pricesSpokenMinutes: () => false, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()), resolveTarget: null };
 }
 
 /**

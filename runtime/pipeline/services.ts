@@ -17,6 +17,8 @@ export interface Services {
   now(): number;
   /** USD for a model's usage, null when the model's price is unknown. */
   costOf: PriceFn;
+  /** Whether a model's speech answered as audio is priced by its length (the catalog's audio_output_per_minute): its answer is then read for it. */
+  pricesSpokenMinutes(model: string | null): boolean;
   /**
    * Whether finished request records go anywhere (the request log, metrics). When nothing consumes
    * them, the log stage is not in any chain and answers are not metered.

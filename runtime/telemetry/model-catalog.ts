@@ -49,6 +49,7 @@ export interface PricedUsage {
   imageSize?: string | null;
   imageQuality?: string | null;
   inputCharacters?: number;
+  audioOutputSeconds?: number;
   outputTokens: number;
 }
 
@@ -124,9 +125,19 @@ export class ModelCatalog {
     const images = usage.images ?? 0;
     const imagePrice = images > 0 ? priceOfImage(pricing.per_image, usage.imageSize ?? null, usage.imageQuality ?? null) : 0;
     if (imagePrice === null) return null;
+    // Speech answered as audio: by its characters (tts-1) or its length (gpt-4o-mini-tts), whichever
+    // the model has a price for; a model with neither is not priced for it.
     const characters = usage.inputCharacters ?? 0;
-    if (characters > 0 && pricing.input_per_million_characters === undefined) return null;
-    return (input + output + characters * (pricing.input_per_million_characters ?? 0)) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0) + images * imagePrice;
+    const spoken = usage.audioOutputSeconds ?? 0;
+    const characterPrice = pricing.input_per_million_characters ?? 0;
+    const minutePrice = pricing.audio_output_per_minute ?? 0;
+    if ((characters > 0 || spoken > 0) && pricing.input_per_million_characters === undefined && (pricing.audio_output_per_minute === undefined || spoken === 0)) return null;
+    return (input + output + characters * characterPrice) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0) + (spoken / 60) * minutePrice + images * imagePrice;
+  }
+
+  /** Whether the model's speech answered as audio is priced by its length (its audio_output_per_minute). */
+  pricesSpokenMinutes(model: string): boolean {
+    return this.find(model)?.pricing.audio_output_per_minute !== undefined;
   }
 }
 

@@ -79,6 +79,7 @@ describe('gateway logs', () => {
       JSON.stringify({ ...record(drawn, 200, now), path: '/v1/images/generations', modelRequested: 'dall-e-3', usage: { ...none, images: 2, imageSize: '1024x1792', imageQuality: 'hd' }, costUsd: 0.24 }),
       JSON.stringify({ ...record(drawn, 200, now - 1000), path: '/v1/images/generations', modelRequested: 'dall-e-2', usage: { ...none, images: 1, imageSize: null, imageQuality: null }, costUsd: 0.02 }),
       JSON.stringify({ ...record(drawn, 200, now - 2000), path: '/v1/audio/speech', modelRequested: 'tts-1', usage: { ...none, inputCharacters: 120 }, costUsd: 0.0018 }),
+      JSON.stringify({ ...record(drawn, 200, now - 3000), path: '/v1/audio/speech', modelRequested: 'gpt-4o-mini-tts', usage: { ...none, inputCharacters: 120, audioOutputSeconds: 8.5, estimated: true }, costUsd: 0.002125 }),
     ]));
     const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${drawn}`]);
     expect(out.status, out.stderr).toBe(0);
@@ -86,6 +87,7 @@ describe('gateway logs', () => {
     expect(lines[0]).toMatch(/ dall-e-3 {2}12\.5 ms {2}2 images 1024x1792 hd {2}\$0\.240000 {2}/);
     expect(lines[1]).toMatch(/ dall-e-2 {2}12\.5 ms {2}1 image {2}\$0\.020000 {2}/);
     expect(lines[2]).toMatch(/ tts-1 {2}12\.5 ms {2}120 chars {2}\$0\.001800 {2}/);
+    expect(lines[3]).toMatch(/ gpt-4o-mini-tts {2}12\.5 ms {2}120 chars, 8\.5 s speech {2}\$0\.002125 {2}/);
   });
 
   it("writes a client's control characters as escapes: a model name cannot drive the terminal or forge a line", async () => {

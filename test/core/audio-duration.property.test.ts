@@ -3,8 +3,8 @@
 // throw or an invented length for bytes that are not one of the formats.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { audioSeconds } from '../../runtime/core/audio-duration/index.ts';
-import { flacFile, MP3_FRAME_BYTES, MP3_FRAME_SECONDS, mp3File, mp4File, opusFile, vorbisFile, wavFile, webmFile } from '../support/audio-files.ts';
+import { audioSeconds, spokenSeconds } from '../../runtime/core/audio-duration/index.ts';
+import { adtsFile, flacFile, MP3_FRAME_BYTES, MP3_FRAME_SECONDS, mp3File, mp4File, opusFile, vorbisFile, wavFile, webmFile } from '../support/audio-files.ts';
 
 describe('audioSeconds', () => {
   it('reads a WAV, including one streamed with an unknown data size', () => {
@@ -45,12 +45,21 @@ describe('audioSeconds', () => {
     expect(audioSeconds(webmFile({ lastBlockMs: 100 }))).toBeCloseTo(0.1, 9);
   });
 
+  it('reads a speech answer in the format it was asked for: AAC by its ADTS frames, PCM by its bytes', () => {
+    expect(spokenSeconds(adtsFile(250), 'aac')).toBeCloseTo((250 * 1024) / 24_000, 9);
+    expect(spokenSeconds(Buffer.alloc(48_000 * 3), 'pcm')).toBeCloseTo(3, 9);
+    expect(spokenSeconds(mp3File(100, { xing: true }), 'mp3')).toBeCloseTo(100 * MP3_FRAME_SECONDS, 9);
+    expect(spokenSeconds(wavFile(2), 'wav')).toBeCloseTo(2, 9);
+    expect(spokenSeconds(opusFile(4), 'opus')).toBeCloseTo(4, 9);
+    expect(spokenSeconds(Buffer.alloc(500, 7), 'aac')).toBeNull();
+  });
+
   it('has no length for bytes of no format it reads', () => {
     for (const bytes of [Buffer.alloc(0), Buffer.alloc(48_000, 3), Buffer.from('not audio at all, just text'), Buffer.alloc(1000, 0xff)]) expect(audioSeconds(bytes)).toBeNull();
   });
 
   it('never throws and never answers past its bounds, whatever the bytes: random, or a real file truncated or with bytes changed', () => {
-    const files = [wavFile(1.5), flacFile(16_000, 16_000), mp3File(40, { xing: true, id3: true }), mp3File(40), mp4File(2_000, 1_000, 1), opusFile(1), vorbisFile(8_000, 8_000), webmFile({ durationMs: 900 }), webmFile({ lastBlockMs: 1_500 })];
+    const files = [adtsFile(30), wavFile(1.5), flacFile(16_000, 16_000), mp3File(40, { xing: true, id3: true }), mp3File(40), mp4File(2_000, 1_000, 1), opusFile(1), vorbisFile(8_000, 8_000), webmFile({ durationMs: 900 }), webmFile({ lastBlockMs: 1_500 })];
     const mangled = fc.record({
       file: fc.constantFrom(...files),
       cut: fc.nat(),
@@ -62,9 +71,10 @@ describe('audioSeconds', () => {
     });
     const anyBytes = fc.uint8Array({ maxLength: 2_000 }).map((bytes) => Buffer.from(bytes));
     fc.assert(
-      fc.property(fc.oneof(mangled, anyBytes), (bytes) => {
-        const seconds = audioSeconds(bytes);
-        expect(seconds === null || (Number.isFinite(seconds) && seconds >= 0 && seconds <= 7 * 24 * 3600)).toBe(true);
+      fc.property(fc.oneof(mangled, anyBytes), fc.constantFrom('mp3', 'aac', 'wav', 'opus', 'flac'), (bytes, format) => {
+        for (const seconds of [audioSeconds(bytes), spokenSeconds(bytes, format)]) {
+          expect(seconds === null || (Number.isFinite(seconds) && seconds >= 0 && seconds <= 7 * 24 * 3600)).toBe(true);
+        }
       }),
       { numRuns: 3_000, interruptAfterTimeLimit: 10_000, verbose: 1 },
     );

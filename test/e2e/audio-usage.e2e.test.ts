@@ -169,7 +169,7 @@ describe('transcriptions and images', () => {
     expect(await logged('as-text')).toMatchObject({ status: 200, usage: null, cost_usd: null });
   });
 
-  it('logs and prices speech streamed as events by its done event; speech as audio bytes reports nothing but its characters', async () => {
+  it('logs and prices speech streamed as events by its done event; speech as audio bytes reports no tokens', async () => {
     const input = 'Welcome aboard, the ship leaves at noon.';
     const events = await (await client('spoken-events').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input, stream_format: 'sse' })).text();
     const done = events.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).find((event) => event.type === 'speech.audio.done');
@@ -180,8 +180,9 @@ describe('transcriptions and images', () => {
 
     const audio = Buffer.from(await (await client('spoken-bytes').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input })).arrayBuffer());
     expect(audio.length).toBeGreaterThan(8_000);
-    // Counted from the request (tts-1 is billed by them); this model is billed by tokens, so unpriced.
-    expect(await logged('spoken-bytes')).toMatchObject({ status: 200, usage: { input_characters: input.length, input_tokens: 0, output_tokens: 0 }, cost_usd: null });
+    // Its characters counted from the request (tts-1 is billed by them), its length read from the
+    // answer (this model is priced by the minute: test/e2e/per-unit-usage.e2e.test.ts).
+    expect(await logged('spoken-bytes')).toMatchObject({ status: 200, usage: { input_characters: input.length, input_tokens: 0, output_tokens: 0, estimated: true } });
   });
 
   it('logs and prices a token-billed image generation; a DALL·E one reports no tokens and is priced per image', async () => {

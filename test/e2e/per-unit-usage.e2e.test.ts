@@ -8,7 +8,7 @@ import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { until } from '../jobs/harness.ts';
 import { type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
-import { audioSeconds } from '../../runtime/core/audio-duration/index.ts';
+import { audioSeconds, spokenSeconds } from '../../runtime/core/audio-duration/index.ts';
 import { flacFile, mp3File, opusFile, wavFile, webmFile } from '../support/audio-files.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
@@ -137,6 +137,23 @@ describe('speech billed by its characters', () => {
     const record = await logged('read-overridden');
     expect(record).toMatchObject({ model_requested: 'tts-1', usage: { input_characters: 'Mind the gap.'.length } });
     expect(record.cost_usd).toBeCloseTo('Mind the gap.'.length * characterPrice('tts-1-hd'), 12);
+  });
+
+  it('of a model priced by the minute is priced by the length its answer\'s headers say', async () => {
+    const input = 'The ship leaves at noon from the north quay; please have your tickets ready.';
+    const perMinute = catalog.find('gpt-4o-mini-tts')!.pricing.audio_output_per_minute!;
+    for (const format of ['mp3', 'wav', 'pcm'] as const) {
+      const trace = `spoken-${format}`;
+      const audio = Buffer.from(await (await client('vendor', trace).audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input, response_format: format })).arrayBuffer());
+      const seconds = Math.round(spokenSeconds(audio, format)! * 100) / 100;
+      expect(seconds, format).toBeGreaterThan(0.2);
+      const record = await logged(trace);
+      expect(record.usage, format).toMatchObject({ input_characters: input.length, audio_output_seconds: seconds, input_tokens: 0, output_tokens: 0, estimated: true });
+      expect(record.cost_usd, format).toBeCloseTo((seconds / 60) * perMinute, 12);
+    }
+    // An answer whose bytes say no length (the mock's opus is not a real Ogg stream) keeps its characters, unpriced.
+    await (await client('vendor', 'spoken-opus').audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input, response_format: 'opus' })).arrayBuffer();
+    expect(await logged('spoken-opus')).toMatchObject({ usage: { input_characters: input.length, audio_output_seconds: 0 }, cost_usd: null });
   });
 
   it('a refused request is charged nothing', async () => {

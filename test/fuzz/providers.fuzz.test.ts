@@ -101,7 +101,9 @@ describe('a misbehaving provider', () => {
           ? await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]! }, body: transcriptionForm(stream) })
           : route === 'guarded completions' ? await json('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'hi' })
           : route === 'guarded responses' ? await json('/v1/responses', { model: 'gpt-4o-mini', input: 'hi', store: false })
-          : route === 'images' || route === 'speech' ? await json(...PASSED_THROUGH[route as keyof typeof PASSED_THROUGH])
+          : route === 'images' ? await json(...PASSED_THROUGH.images)
+          // Speech as events, or as audio bytes whose length the log reads (gpt-4o-mini-tts is priced by the minute).
+          : route === 'speech' ? await json(PASSED_THROUGH.speech[0], stream ? { ...PASSED_THROUGH.speech[1], stream_format: 'sse' } : PASSED_THROUGH.speech[1])
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
         expect(res.status, text.slice(0, 200)).not.toBe(500);
@@ -122,7 +124,7 @@ describe('a misbehaving provider', () => {
 /** Requests whose answers the gateway passes to the client as they come (and meters by the usage they report). */
 const PASSED_THROUGH: Record<'images' | 'speech', [string, Record<string, unknown>]> = {
   images: ['/v1/images/generations', { model: 'gpt-image-1', prompt: 'hi' }],
-  speech: ['/v1/audio/speech', { model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'hi', stream_format: 'sse' }],
+  speech: ['/v1/audio/speech', { model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'hi' }],
 };
 
 function transcriptionForm(stream: boolean): FormData {

@@ -176,3 +176,17 @@ function block(ms: number): Buffer {
   payload[3] = 0x80;
   return ebml(0xa3, payload);
 }
+
+/** AAC in `frames` ADTS frames at 24 kHz (1,024 samples each), of 200 bytes each. */
+export function adtsFile(frames: number): Buffer {
+  const frame = Buffer.alloc(200);
+  // Sync, MPEG-4, layer 0, no CRC; AAC LC, 24 kHz (index 6), mono; the frame length; one raw block.
+  frame[0] = 0xff;
+  frame[1] = 0xf1;
+  frame[2] = (1 << 6) | (6 << 2);
+  frame[3] = (1 << 6) | ((200 >> 11) & 0x03);
+  frame[4] = (200 >> 3) & 0xff;
+  frame[5] = ((200 & 0x07) << 5) | 0x1f;
+  frame[6] = 0xfc;
+  return Buffer.concat(Array.from({ length: frames }, () => frame));
+}

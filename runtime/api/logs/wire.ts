@@ -29,7 +29,7 @@ export function requestLogWire(record: RequestRecord): RequestLog {
     retries: record.retries,
     cache_status: record.cacheStatus,
     stream: record.stream,
-    usage: usage === null ? null : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cached_input_tokens: usage.cachedInputTokens, cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0, cache_creation_1h_input_tokens: usage.cacheCreation1hInputTokens ?? 0, audio_input_tokens: usage.audioInputTokens ?? 0, audio_output_tokens: usage.audioOutputTokens ?? 0, image_input_tokens: usage.imageInputTokens ?? 0, audio_seconds: usage.audioSeconds ?? 0, images: usage.images ?? 0, image_size: usage.imageSize ?? null, image_quality: usage.imageQuality ?? null, input_characters: usage.inputCharacters ?? 0, total_tokens: usage.totalTokens, estimated: usage.estimated },
+    usage: usage === null ? null : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cached_input_tokens: usage.cachedInputTokens, cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0, cache_creation_1h_input_tokens: usage.cacheCreation1hInputTokens ?? 0, audio_input_tokens: usage.audioInputTokens ?? 0, audio_output_tokens: usage.audioOutputTokens ?? 0, image_input_tokens: usage.imageInputTokens ?? 0, audio_seconds: usage.audioSeconds ?? 0, images: usage.images ?? 0, image_size: usage.imageSize ?? null, image_quality: usage.imageQuality ?? null, input_characters: usage.inputCharacters ?? 0, audio_output_seconds: usage.audioOutputSeconds ?? 0, total_tokens: usage.totalTokens, estimated: usage.estimated },
     cost_usd: record.costUsd,
     saved_cost_usd: record.savedCostUsd,
     metadata: { ...record.metadata },

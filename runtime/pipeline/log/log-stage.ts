@@ -8,8 +8,9 @@ import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
-import { overrideModel, requestedModel } from '../request-model.ts';
+import { overrideModel, requestedModel, sentParam } from '../request-model.ts';
 import { countedUsage } from './counted-usage.ts';
+import { SpokenLengthTap } from './spoken-length-tap.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
@@ -27,6 +28,8 @@ const METERED_OPERATIONS = new Set(['createResponse']);
  * images, the characters tts-1 speaks, and a transcription's minutes when its answer says nothing.
  */
 const REPORTED_USAGE_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'createImage', 'createImageEdit', 'createImageVariation', 'createSpeech']);
+/** The speech API's answer format when the request names none. */
+const DEFAULT_SPEECH_FORMAT = 'mp3';
 
 export const logStage: Stage = {
   name: 'log',
@@ -67,10 +70,14 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
     // Speech billed by its characters, and a transcript by its minutes, are charged as the answer
     // starts: it was generated.
     const counted = countedUsage(x);
-    if (counted !== null) {
-      record.usage = counted;
-      priceUsage(x, provider, services);
+    if (counted === null) return outcome;
+    // A speech model priced by the minute of what it says: its answer is read for its length.
+    if (x.operationId === 'createSpeech' && services.pricesSpokenMinutes(pricedModel(x))) {
+      const format = sentParam(x, 'response_format');
+      return { ...outcome, response: tapped(response, new SpokenLengthTap(record, counted, typeof format === 'string' ? format : DEFAULT_SPEECH_FORMAT, () => priceUsage(x, provider, services))) };
     }
+    record.usage = counted;
+    priceUsage(x, provider, services);
     return outcome;
   }
   // An answer of a kind billed per unit that reported no tokens (a DALL·E image) is counted from its request.
@@ -149,13 +156,19 @@ function priceReported(x: Exchange, provider: string, services: Services): void 
   priceUsage(x, provider, services);
 }
 
+/**
+ * The model an answer is priced as: the one it names, else (an image, a transcription) the one it was
+ * sent: the answering target's override_params model, else the request's.
+ */
+function pricedModel(x: Exchange): string | null {
+  const overrides = x.upstreamTry?.overrides;
+  return x.record.modelAnswered ?? (overrides === undefined ? null : overrideModel(overrides)) ?? x.record.modelRequested;
+}
+
 /** Prices the record's usage and tells who waits for it (limits charge it). */
 function priceUsage(x: Exchange, provider: string, services: Services): void {
   const record = x.record;
-  // An answer that names no model (an image, a transcription) is priced as the model it was sent:
-  // the answering target's override_params model, else the request's.
-  const overrides = x.upstreamTry?.overrides;
-  const model = record.modelAnswered ?? (overrides === undefined ? null : overrideModel(overrides)) ?? record.modelRequested;
+  const model = pricedModel(x);
   const cost = record.usage === null ? null : services.costOf(provider, model, record.usage);
   // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
   if (isCacheHit(record.cacheStatus)) {

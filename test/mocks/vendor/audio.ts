@@ -24,7 +24,10 @@ const SPEECH_BYTES_PER_TOKEN = 128;
 
 /**
  * Deterministic bytes for a text: every byte value occurs (it is not valid UTF-8), so a proxy
- * that decodes and re-encodes it is caught by a byte comparison.
+ * that decodes and re-encodes it is caught by a byte comparison. As `wav` and `mp3` they are in
+ * that container, so their length can be read from their headers as from the service's (a WAV at
+ * 24 kHz, 16-bit mono; MP3 frames of MPEG-2 layer III at 24 kHz and 64 kbit/s, 24 ms each); `pcm`
+ * is raw 24 kHz 16-bit samples, as the service's.
  */
 export function speechBytes(input: string, format: string): Buffer {
   const length = 8192 + input.length * 64;
@@ -34,8 +37,30 @@ export function speechBytes(input: string, format: string): Buffer {
     block.copy(out, i);
     block = createHash('sha256').update(block).digest();
   }
+  if (format === 'wav') {
+    out.write('RIFF', 0, 'latin1');
+    out.writeUInt32LE(length - 8, 4);
+    out.write('WAVEfmt ', 8, 'latin1');
+    out.writeUInt32LE(16, 16);
+    out.writeUInt16LE(1, 20);
+    out.writeUInt16LE(1, 22);
+    out.writeUInt32LE(24_000, 24);
+    out.writeUInt32LE(48_000, 28);
+    out.writeUInt16LE(2, 32);
+    out.writeUInt16LE(16, 34);
+    out.write('data', 36, 'latin1');
+    out.writeUInt32LE(length - 44, 40);
+  } else if (format === 'mp3') {
+    const frames = Math.floor(length / MP3_FRAME_BYTES);
+    for (let i = 0; i < frames; i++) out.writeUInt32BE(MP3_FRAME_HEADER, i * MP3_FRAME_BYTES);
+    return out.subarray(0, frames * MP3_FRAME_BYTES);
+  }
   return out;
 }
+
+/** MPEG-2 layer III, 64 kbit/s, 24 kHz, mono, no padding: 192 bytes and 576 samples (24 ms) a frame. */
+const MP3_FRAME_HEADER = 0xfff384c0;
+const MP3_FRAME_BYTES = 192;
 
 export async function speech(ctx: MockContext): Promise<void> {
   const body = jsonObject(ctx);
