@@ -4,6 +4,7 @@
 // answer completed. The record itself is finished and written by whoever owns the request (the
 // server for HTTP, the batch runner for a line).
 import type { Outcome } from '../../router/outcome.ts';
+import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
@@ -65,27 +66,32 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const metering = meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
   const provider = outcome.provider;
-  if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) {
-    // Audio, or a transcript as text: no usage in it to read, and megabytes not to hold for nothing.
-    // Speech billed by its characters, and a transcript by its minutes, are charged as the answer
-    // starts: it was generated.
-    const counted = countedUsage(x);
-    if (counted === null) return outcome;
-    // A speech model priced by the minute of what it says: its answer is read for its length.
-    if (x.operationId === 'createSpeech' && services.pricesSpokenMinutes(pricedModel(x))) {
-      const format = sentParam(x, 'response_format');
-      return { ...outcome, response: tapped(response, new SpokenLengthTap(record, counted, typeof format === 'string' ? format : DEFAULT_SPEECH_FORMAT, () => priceUsage(x, provider, services))) };
-    }
-    record.usage = counted;
-    priceUsage(x, provider, services);
-    return outcome;
-  }
+  if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return meterUnreadAnswer(x, outcome, response, services);
   // An answer of a kind billed per unit that reported no tokens (a DALL·E image) is counted from its request.
   const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceUsage(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
   const tap = stream ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
   return { ...outcome, response: tapped(response, tap) };
+}
+
+/**
+ * Audio, or a transcript as text: no usage in it to read, and megabytes not to hold for nothing.
+ * Speech billed by its characters, and a transcript by its minutes, are charged as the answer
+ * starts: it was generated. Speech of a model priced by the minute of what it says is read for its
+ * length as it goes to the client.
+ */
+function meterUnreadAnswer(x: Exchange, outcome: Outcome, response: UpstreamResponse, services: Services): Outcome {
+  const counted = countedUsage(x);
+  if (counted === null) return outcome;
+  const provider = outcome.provider;
+  if (x.operationId === 'createSpeech' && services.pricesSpokenMinutes(pricedModel(x))) {
+    const format = sentParam(x, 'response_format');
+    return { ...outcome, response: tapped(response, new SpokenLengthTap(x.record, counted, typeof format === 'string' ? format : DEFAULT_SPEECH_FORMAT, () => priceUsage(x, provider, services))) };
+  }
+  x.record.usage = counted;
+  priceUsage(x, provider, services);
+  return outcome;
 }
 
 /**
