@@ -8,6 +8,7 @@ import { audioSeconds } from '../../core/audio-duration/index.ts';
 import { boundaryOf, formPartData } from '../../core/multipart.ts';
 import type { Exchange } from '../exchange.ts';
 import { sentParam } from '../request-model.ts';
+import { countCharacters } from '../../core/code-points.ts';
 
 const IMAGE_OPERATIONS = new Set(['createImage', 'createImageEdit', 'createImageVariation']);
 const TRANSCRIPTION_OPERATIONS = new Set(['createTranscription', 'createTranslation']);
@@ -19,7 +20,7 @@ export function countedUsage(x: Exchange): TokenUsage | null {
   const operation = x.operationId;
   if (operation === 'createSpeech') {
     const input = sentParam(x, 'input');
-    return { ...NO_TOKENS, inputCharacters: typeof input === 'string' ? characters(input) : 0 };
+    return { ...NO_TOKENS, inputCharacters: typeof input === 'string' ? countCharacters(input) : 0 };
   }
   if (operation !== null && TRANSCRIPTION_OPERATIONS.has(operation)) return heardUsage(x);
   if (operation === null || !IMAGE_OPERATIONS.has(operation)) return null;
@@ -49,19 +50,4 @@ function imageCount(n: unknown): number {
 function unitName(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   return value.length > MAX_UNIT_NAME_LENGTH ? value.slice(0, MAX_UNIT_NAME_LENGTH) : value;
-}
-
-/** Characters as the service counts them: code points, not UTF-16 units. */
-function characters(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one character.
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
 }
