@@ -3,7 +3,7 @@
 // it received. 429 with Retry-After and the x-ratelimit-* headers, 412 for a spent budget, group_by
 // isolation, wildcard conditions, token limits charged from the answer (streams included), a
 // target-level policy that fallback moves past, the usage endpoints, one alert per period.
-import { spokenSeconds } from '../../runtime/core/audio-duration/index.ts';
+import { edgesOf, spokenSeconds } from '../../runtime/core/audio-duration/index.ts';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -315,7 +315,7 @@ describe('rate and usage limits', () => {
     const narrator = client({ test: 'per-minute' });
     const spoken = Buffer.from(await (await narrator.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'a'.repeat(700) })).arrayBuffer());
     const minutes = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${timed}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the spoken minutes');
-    expect(minutes.data[0].used).toBeCloseTo((Math.round(spokenSeconds(spoken, 'mp3')! * 100) / 100 / 60) * 0.015, 12);
+    expect(minutes.data[0].used).toBeCloseTo((Math.round(spokenSeconds(edgesOf(spoken), 'mp3')! * 100) / 100 / 60) * 0.015, 12);
     await expect(narrator.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'more' })).rejects.toMatchObject({ status: 412 });
   });
 

@@ -8,7 +8,7 @@ import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { until } from '../jobs/harness.ts';
 import { type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
-import { audioSeconds, spokenSeconds } from '../../runtime/core/audio-duration/index.ts';
+import { audioSeconds, edgesOf, spokenSeconds } from '../../runtime/core/audio-duration/index.ts';
 import { flacFile, mp3File, opusFile, wavFile, webmFile } from '../support/audio-files.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
@@ -145,7 +145,7 @@ describe('speech billed by its characters', () => {
     for (const format of ['mp3', 'wav', 'pcm'] as const) {
       const trace = `spoken-${format}`;
       const audio = Buffer.from(await (await client('vendor', trace).audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input, response_format: format })).arrayBuffer());
-      const seconds = Math.round(spokenSeconds(audio, format)! * 100) / 100;
+      const seconds = Math.round(spokenSeconds(edgesOf(audio), format)! * 100) / 100;
       expect(seconds, format).toBeGreaterThan(0.2);
       const record = await logged(trace);
       expect(record.usage, format).toMatchObject({ input_characters: input.length, audio_output_seconds: seconds, input_tokens: 0, output_tokens: 0, estimated: true });

@@ -93,20 +93,30 @@ export function mp4File(duration: number, timescale: number, version: 0 | 1 = 0)
   return Buffer.concat([ftyp, mdat, box('moov', Buffer.concat([box('mvhd', mvhd), box('trak', Buffer.alloc(32))]))]);
 }
 
+/** One page holding `packet` (at most 254 × 255 bytes), laced in 255-byte segments. */
 function oggPage(serial: number, sequence: number, granule: bigint, packet: Buffer, type = 0): Buffer {
-  const head = Buffer.alloc(27 + 1);
+  const lacing: number[] = [];
+  for (let left = packet.length; ; left -= 255) {
+    lacing.push(Math.min(255, left));
+    if (left < 255) break;
+  }
+  const head = Buffer.alloc(27 + lacing.length);
   head.write('OggS', 0, 'latin1');
   head[5] = type;
   head.writeBigInt64LE(granule, 6);
   head.writeUInt32LE(serial, 14);
   head.writeUInt32LE(sequence, 18);
-  head[26] = 1;
-  head[27] = packet.length;
+  head[26] = lacing.length;
+  Buffer.from(lacing).copy(head, 27);
   return Buffer.concat([head, packet]);
 }
 
-/** An Ogg Opus stream whose last page ends at `seconds` (48 kHz, after a pre-skip of 312 samples). */
-export function opusFile(seconds: number): Buffer {
+/**
+ * An Ogg Opus stream whose last page ends at `seconds` (48 kHz, after a pre-skip of 312 samples),
+ * with `pages` pages of audio before it; its last page holds `lastPageBytes` (up to ~64 KB, as a
+ * page may).
+ */
+export function opusFile(seconds: number, pages = 1, lastPageBytes = 100): Buffer {
   const serial = 0x1234;
   const head = Buffer.alloc(19);
   head.write('OpusHead', 0, 'latin1');
@@ -115,7 +125,8 @@ export function opusFile(seconds: number): Buffer {
   head.writeUInt16LE(312, 10);
   head.writeUInt32LE(48_000, 12);
   const end = BigInt(Math.round(seconds * 48_000) + 312);
-  return Buffer.concat([oggPage(serial, 0, 0n, head, 2), oggPage(serial, 1, 0n, Buffer.from('OpusTags'), 0), oggPage(serial, 2, end / 2n, Buffer.alloc(100)), oggPage(serial, 3, end, Buffer.alloc(100), 4)]);
+  const audio = Array.from({ length: pages }, (_, i) => oggPage(serial, 2 + i, (end * BigInt(i + 1)) / BigInt(pages + 1), Buffer.alloc(250, i)));
+  return Buffer.concat([oggPage(serial, 0, 0n, head, 2), oggPage(serial, 1, 0n, Buffer.from('OpusTags'), 0), ...audio, oggPage(serial, 2 + pages, end, Buffer.alloc(lastPageBytes, 3), 4)]);
 }
 
 /** An Ogg Vorbis stream at `rate` Hz whose last page ends at `samples`. */

@@ -16,15 +16,17 @@ const SAMPLE_RATES = [44100, 48000, 32000];
 /** How far into a file the first frame is looked for (past junk some encoders leave). */
 const SYNC_SCAN_BYTES = 64 * 1024;
 
-export function mp3Seconds(file: Buffer): number | null {
+/** From the file's first bytes (`head`: tags, the first frames), its last (`tail`: an ID3v1 tag) and its `length`. */
+export function mp3Seconds(head: Buffer, tail: Buffer, length: number): number | null {
+  const file = head;
   let start = 0;
   if (startsWith(file, 0, 'ID3') && file.length >= 10) {
     // A syncsafe size (7 bits a byte), after a 10-byte header, plus a 10-byte footer when flagged.
     const size = ((file[6]! & 0x7f) << 21) | ((file[7]! & 0x7f) << 14) | ((file[8]! & 0x7f) << 7) | (file[9]! & 0x7f);
     start = 10 + size + ((file[5]! & 0x10) !== 0 ? 10 : 0);
   }
-  const end = file.length >= 128 && startsWith(file, file.length - 128, 'TAG') ? file.length - 128 : file.length;
-  const limit = Math.min(end - 4, start + SYNC_SCAN_BYTES);
+  const end = tail.length >= 128 && startsWith(tail, tail.length - 128, 'TAG') ? length - 128 : length;
+  const limit = Math.min(end - 4, file.length - 4, start + SYNC_SCAN_BYTES);
   for (let at = start; at <= limit; at++) {
     if (file[at] !== 0xff || (file[at + 1]! & 0xe0) !== 0xe0) continue;
     const frame = frameHeader(file.readUInt32BE(at));
@@ -37,6 +39,8 @@ export function mp3Seconds(file: Buffer): number | null {
 function nextFrameFollows(file: Buffer, at: number, end: number, frame: FrameHeader): boolean {
   const next = at + frame.bytes;
   if (next + 4 > end) return next <= end;
+  // Past what is kept of a long file (a frame straddles the head's end): taken on the first alone.
+  if (next + 4 > file.length) return true;
   const following = frameHeader(file.readUInt32BE(next));
   return (file[next] === 0xff && following !== null && following.version === frame.version && following.layer === frame.layer && following.rate === frame.rate);
 }

@@ -5,9 +5,11 @@ import { startsWith } from './bytes.ts';
 /** A page header: capture pattern, version, type, granule (8), serial, sequence, CRC, segment count. */
 const PAGE_HEADER_BYTES = 27;
 /** The largest Ogg page: its header, 255 lacing values and 255 segments of 255 bytes. */
-const MAX_PAGE_BYTES = PAGE_HEADER_BYTES + 255 + 255 * 255;
+export const MAX_PAGE_BYTES = PAGE_HEADER_BYTES + 255 + 255 * 255;
 
-export function oggSeconds(file: Buffer): number | null {
+/** The rate from the first page (in `head`), the end from the last (in `tail`, at least a page long). */
+export function oggSeconds(head: Buffer, tail: Buffer): number | null {
+  const file = head;
   if (file.length < PAGE_HEADER_BYTES + 1) return null;
   const serial = file.readUInt32LE(14);
   const packet = PAGE_HEADER_BYTES + file[26]!;
@@ -19,7 +21,7 @@ export function oggSeconds(file: Buffer): number | null {
     skip = file.readUInt16LE(packet + 10);
   } else return null;
   if (rate <= 0) return null;
-  const granule = lastGranule(file, serial);
+  const granule = lastGranule(tail, serial);
   return granule === null || granule < skip ? null : (granule - skip) / rate;
 }
 

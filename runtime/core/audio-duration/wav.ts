@@ -1,7 +1,9 @@
-// WAV (RIFF): the `fmt ` chunk's byte rate and the `data` chunk's length.
+// WAV (RIFF): the `fmt ` chunk's byte rate and the `data` chunk's length, both in the file's first
+// bytes (`head`) of `length`.
 import { startsWith } from './bytes.ts';
 
-export function wavSeconds(file: Buffer): number | null {
+export function wavSeconds(head: Buffer, length: number): number | null {
+  const file = head;
   let byteRate = 0;
   let at = 12;
   while (at + 8 <= file.length) {
@@ -9,7 +11,7 @@ export function wavSeconds(file: Buffer): number | null {
     if (startsWith(file, at, 'fmt ') && at + 16 <= file.length) byteRate = file.readUInt32LE(at + 16);
     if (startsWith(file, at, 'data')) {
       // A recording streamed as it was made may say 0 or 0xFFFFFFFF: the rest of the file is its data.
-      const available = file.length - (at + 8);
+      const available = length - (at + 8);
       const data = size === 0 || size > available ? available : size;
       return byteRate > 0 ? data / byteRate : null;
     }
