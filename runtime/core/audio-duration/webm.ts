@@ -53,7 +53,8 @@ export function webmSeconds(file: Buffer): number | null {
 
 /** The last cluster's Timecode plus the largest relative timecode of its blocks, in ticks; null when none is found. */
 function lastClusterEnd(file: Buffer, from: number): number | null {
-  const id = Buffer.from([0x1f, 0x43, 0xb6, 0x75]);
+  const id = Buffer.alloc(4);
+  id.writeUInt32BE(CLUSTER);
   const floor = Math.max(from, file.length - LAST_CLUSTER_SCAN_BYTES);
   for (let at = file.lastIndexOf(id); at >= floor; at = at === 0 ? -1 : file.lastIndexOf(id, at - 1)) {
     const cluster = element(file, at, file.length);
