@@ -26,7 +26,10 @@ export interface TokenUsage {
   audioOutputTokens?: number;
   /** Image tokens among the input (an image model's input images), priced apart from text; absent (none) likewise. */
   imageInputTokens?: number;
-  /** Seconds of audio a transcription billed by duration reports (whisper), its tokens 0; absent otherwise. */
+  /**
+   * Seconds of audio a transcription is billed by, its tokens 0: as whisper's answer reports them, or
+   * read from the upload when the answer reports nothing (estimated); absent otherwise.
+   */
   audioSeconds?: number;
   /**
    * Images asked for of a model billed per image (DALL·E), with the size and quality asked for (null:

@@ -7,6 +7,7 @@ import { repoFileText } from '../../compiler/config/embedded-files.ts';
 import * as validators from '../../generated/validators.js';
 import type { CatalogModel, ImagePrices, ModelCatalog as ModelCatalogData } from '../../generated/types.ts';
 import { describeFirstError, type GeneratedValidator } from '../core/validate.ts';
+import type { TokenUsage } from '../core/request-record.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { withoutByteOrderMark } from '../../compiler/config/json-locate.ts';
 
@@ -35,23 +36,8 @@ function catalogData(path: string | URL, variable: string): unknown {
   }
 }
 
-/** What pricing reads of a usage (runtime/core/request-record.ts TokenUsage has these). */
-export interface PricedUsage {
-  inputTokens: number;
-  cachedInputTokens: number;
-  cacheCreationInputTokens?: number;
-  cacheCreation1hInputTokens?: number;
-  audioInputTokens?: number;
-  audioOutputTokens?: number;
-  imageInputTokens?: number;
-  audioSeconds?: number;
-  images?: number;
-  imageSize?: string | null;
-  imageQuality?: string | null;
-  inputCharacters?: number;
-  audioOutputSeconds?: number;
-  outputTokens: number;
-}
+/** What pricing reads of a usage: all of it but the total and whether it was estimated. */
+export type PricedUsage = Omit<TokenUsage, 'totalTokens' | 'estimated'>;
 
 export class ModelCatalog {
   readonly #byName = new Map<string, CatalogModel>();
@@ -120,8 +106,7 @@ export class ModelCatalog {
     // Audio billed by its length (whisper): a model without a price per minute is not priced for it.
     const seconds = usage.audioSeconds ?? 0;
     if (seconds > 0 && pricing.audio_input_per_minute === undefined) return null;
-    // Images billed per image (DALL·E) and speech billed by its characters (tts-1): a model without
-    // that price is not priced for them.
+    // Images billed per image (DALL·E): a model without that price is not priced for them.
     const images = usage.images ?? 0;
     const imagePrice = images > 0 ? priceOfImage(pricing.per_image, usage.imageSize ?? null, usage.imageQuality ?? null) : 0;
     if (imagePrice === null) return null;
@@ -129,10 +114,10 @@ export class ModelCatalog {
     // the model has a price for; a model with neither is not priced for it.
     const characters = usage.inputCharacters ?? 0;
     const spoken = usage.audioOutputSeconds ?? 0;
-    const characterPrice = pricing.input_per_million_characters ?? 0;
-    const minutePrice = pricing.audio_output_per_minute ?? 0;
-    if ((characters > 0 || spoken > 0) && pricing.input_per_million_characters === undefined && (pricing.audio_output_per_minute === undefined || spoken === 0)) return null;
-    return (input + output + characters * characterPrice) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0) + (spoken / 60) * minutePrice + images * imagePrice;
+    const characterPrice = pricing.input_per_million_characters;
+    const minutePrice = pricing.audio_output_per_minute;
+    if ((characters > 0 || spoken > 0) && characterPrice === undefined && (minutePrice === undefined || spoken === 0)) return null;
+    return (input + output + characters * (characterPrice ?? 0)) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0) + (spoken / 60) * (minutePrice ?? 0) + images * imagePrice;
   }
 
   /** Whether the model's speech answered as audio is priced by its length (its audio_output_per_minute). */

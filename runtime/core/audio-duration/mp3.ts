@@ -18,20 +18,19 @@ const SYNC_SCAN_BYTES = 64 * 1024;
 
 /** From the file's first bytes (`head`: tags, the first frames), its last (`tail`: an ID3v1 tag) and its `length`. */
 export function mp3Seconds(head: Buffer, tail: Buffer, length: number): number | null {
-  const file = head;
   let start = 0;
-  if (startsWith(file, 0, 'ID3') && file.length >= 10) {
+  if (startsWith(head, 0, 'ID3') && head.length >= 10) {
     // A syncsafe size (7 bits a byte), after a 10-byte header, plus a 10-byte footer when flagged.
-    const size = ((file[6]! & 0x7f) << 21) | ((file[7]! & 0x7f) << 14) | ((file[8]! & 0x7f) << 7) | (file[9]! & 0x7f);
-    start = 10 + size + ((file[5]! & 0x10) !== 0 ? 10 : 0);
+    const size = ((head[6]! & 0x7f) << 21) | ((head[7]! & 0x7f) << 14) | ((head[8]! & 0x7f) << 7) | (head[9]! & 0x7f);
+    start = 10 + size + ((head[5]! & 0x10) !== 0 ? 10 : 0);
   }
   const end = tail.length >= 128 && startsWith(tail, tail.length - 128, 'TAG') ? length - 128 : length;
-  const limit = Math.min(end - 4, file.length - 4, start + SYNC_SCAN_BYTES);
+  const limit = Math.min(end - 4, head.length - 4, start + SYNC_SCAN_BYTES);
   for (let at = start; at <= limit; at++) {
-    if (file[at] !== 0xff || (file[at + 1]! & 0xe0) !== 0xe0) continue;
-    const frame = frameHeader(file.readUInt32BE(at));
+    if (head[at] !== 0xff || (head[at + 1]! & 0xe0) !== 0xe0) continue;
+    const frame = frameHeader(head.readUInt32BE(at));
     // A sync pattern in other bytes is no frame: the next frame must follow where this one ends.
-    if (frame !== null && nextFrameFollows(file, at, end, frame)) return secondsFrom(file, at, end, frame);
+    if (frame !== null && nextFrameFollows(head, at, end, frame)) return secondsFrom(head, at, end, frame);
   }
   return null;
 }

@@ -9,16 +9,15 @@ export const MAX_PAGE_BYTES = PAGE_HEADER_BYTES + 255 + 255 * 255;
 
 /** The rate from the first page (in `head`), the end from the last (in `tail`, at least a page long). */
 export function oggSeconds(head: Buffer, tail: Buffer): number | null {
-  const file = head;
-  if (file.length < PAGE_HEADER_BYTES + 1) return null;
-  const serial = file.readUInt32LE(14);
-  const packet = PAGE_HEADER_BYTES + file[26]!;
+  if (head.length < PAGE_HEADER_BYTES + 1) return null;
+  const serial = head.readUInt32LE(14);
+  const packet = PAGE_HEADER_BYTES + head[26]!;
   let rate: number;
   let skip = 0;
-  if (file[packet] === 0x01 && startsWith(file, packet + 1, 'vorbis')) rate = file.readUInt32LE(packet + 12);
-  else if (startsWith(file, packet, 'OpusHead')) {
+  if (head[packet] === 0x01 && startsWith(head, packet + 1, 'vorbis')) rate = head.readUInt32LE(packet + 12);
+  else if (startsWith(head, packet, 'OpusHead')) {
     rate = 48_000;
-    skip = file.readUInt16LE(packet + 10);
+    skip = head.readUInt16LE(packet + 10);
   } else return null;
   if (rate <= 0) return null;
   const granule = lastGranule(tail, serial);

@@ -3,13 +3,12 @@
 import { startsWith } from './bytes.ts';
 
 export function wavSeconds(head: Buffer, length: number): number | null {
-  const file = head;
   let byteRate = 0;
   let at = 12;
-  while (at + 8 <= file.length) {
-    const size = file.readUInt32LE(at + 4);
-    if (startsWith(file, at, 'fmt ') && at + 16 <= file.length) byteRate = file.readUInt32LE(at + 16);
-    if (startsWith(file, at, 'data')) {
+  while (at + 8 <= head.length) {
+    const size = head.readUInt32LE(at + 4);
+    if (startsWith(head, at, 'fmt ') && at + 16 <= head.length) byteRate = head.readUInt32LE(at + 16);
+    if (startsWith(head, at, 'data')) {
       // A recording streamed as it was made may say 0 or 0xFFFFFFFF: the rest of the file is its data.
       const available = length - (at + 8);
       const data = size === 0 || size > available ? available : size;
