@@ -76,18 +76,24 @@ export function httpExchange(ctx: RequestContext, router: LoadedRouter, request:
 
 const noJson = (): Promise<unknown> => Promise.resolve(undefined);
 
-/** How the body's parameters are read: a form's text fields (audio, image edits), else its JSON. */
+/**
+ * How the body's parameters are read: a form's text fields (audio, image edits), else its JSON. A
+ * pass-through body is the provider's to read (a file part's bytes, a vendor's own format): one the
+ * gateway cannot parse goes on as sent, and rules that read parameters see none (null), where a
+ * guarded or conditional route used to refuse it as a client error.
+ */
 function readerOf(ctx: RequestContext, body: Buffer | null): () => Promise<unknown> {
   const contentType = ctx.headers['content-type'];
   const boundary = body === null ? null : boundaryOf(contentType);
-  if (boundary === null) return () => ctx.json();
-  return () => {
+  const read = boundary === null ? () => ctx.json() : () => {
     try {
       return Promise.resolve(formParams(formParts(body!, boundary)));
     } catch (error) {
       return Promise.reject(error);
     }
   };
+  if (ctx.record.routeKind !== 'passthrough') return read;
+  return () => read().catch(() => null);
 }
 
 /** The router the request's headers name: x-gateway-config, else x-gateway-provider, else a virtual key. */

@@ -81,7 +81,7 @@ export type ExchangeSource = 'http' | 'batch' | 'responses';
 export interface Exchange extends RoutedRequest {
   readonly source: ExchangeSource;
   readonly endpoint: EndpointKind;
-  /** The route's operationId (createChatCompletion, …); null for the pass-through. */
+  /** The route's operationId (createChatCompletion, passThroughPost, createFile, …); null for one made without a route. */
   readonly operationId: string | null;
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The path after `/v1`, with the query string: appended to the provider's base URL. */

@@ -21,7 +21,7 @@ export function endpointOfHandler(handler: string | null): EndpointKind {
 
 export interface ExchangeInit {
   source: ExchangeSource;
-  /** The route's handler name and operationId (null for requests that name no route, e.g. the pass-through of jobs). */
+  /** The route's handler name and operationId (null for an exchange made without a route). */
   handler: string | null;
   operationId: string | null;
   method: Exchange['method'];

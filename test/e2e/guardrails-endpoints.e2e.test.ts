@@ -3,7 +3,9 @@
 // read no text), so input and output guardrails judge and redact it as they do a chat; a batch on it
 // is run by the gateway, each line through the route, not forwarded to the provider's Batch API
 // unjudged; an image's prompt and the text a speech request speaks are judged and redacted. A route
-// whose checks read only what is around the text keeps forwarding.
+// whose checks read only what is around the text keeps forwarding. A pass-through request or answer
+// is in the provider's own shape, where no check can tell the text: checks that read text fail on it
+// unjudged, so a deny rule denies it rather than passing it as "".
 import OpenAI, { toFile } from 'openai';
 import { until } from '../jobs/harness.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +28,7 @@ beforeAll(async () => {
     'pii-in': { ...target, input_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
     soft: { ...target, output_guardrails: [{ id: 'short', 'default.wordCount': { maxWords: 3 } }] },
     models: { ...target, input_guardrails: [{ id: 'models', deny: true, 'default.modelWhitelist': { models: ['gpt-4o-mini'] } }] },
+    overridden: { ...target, override_params: { temperature: 0 } },
   });
 });
 
@@ -184,5 +187,52 @@ describe('transcriptions and translations on a route whose output checks judge t
     // Nothing to redact: the answer as the provider sent it, log probabilities included.
     const plain = await pii.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await clip('clip.wav'), include: ['logprobs'] });
     expect(plain.logprobs?.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the pass-through on a route whose checks judge text', () => {
+  const passOn = (config: string, path: string, init: { method?: string; body?: string | Buffer; contentType?: string } = {}) => fetch(`${served.gateway.url}${path}`, {
+    method: init.method ?? 'POST',
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': config, ...(init.contentType === undefined ? {} : { 'content-type': init.contentType }) },
+    body: init.body,
+  });
+  type Denied = { error: { code: string }; hook_results: Record<string, Array<{ verdict: boolean; checks: Array<{ verdict: boolean; explanation: string | null }> }>> };
+
+  it('fails an input check that reads text on a body it cannot read (a deny rule denies it; the provider sees nothing), and passes a request without a body', async () => {
+    const before = mock.requests.length;
+    for (const [body, contentType] of [[JSON.stringify({ role: 'user', content: 'the secret' }), 'application/json'], [JSON.stringify({ role: 'user', content: 'all clear' }), 'application/json'], [Buffer.from([0, 1, 2, 0xff]), 'application/octet-stream']] as const) {
+      const denied = await passOn('input', '/v1/threads/t1/messages', { body, contentType });
+      expect(denied.status).toBe(446);
+      const answer = (await denied.json()) as Denied;
+      expect(answer.error.code).toBe('denied_by_guardrail');
+      expect(answer.hook_results.before_request_hooks[0].checks[0]).toMatchObject({ verdict: false, explanation: expect.stringContaining('pass-through request') });
+    }
+    expect(mock.requests.length).toBe(before);
+    const listed = await passOn('input', '/v1/assistants', { method: 'GET' });
+    expect(listed.status).toBe(200);
+    expect(mock.requests.at(-1)!.path).toBe('/v1/assistants');
+  });
+
+  it('fails a transformer that cannot rewrite it: its hook answers 246 when it does not deny', async () => {
+    const res = await passOn('pii-in', '/v1/threads/t1/messages', { body: JSON.stringify({ role: 'user', content: 'hi' }), contentType: 'application/json' });
+    expect(res.status).toBe(246);
+    const answer = (await res.json()) as Denied;
+    expect(answer.hook_results.before_request_hooks[0].checks[0]).toMatchObject({ verdict: false, explanation: expect.stringContaining('not judged') });
+  });
+
+  it('fails an output check that reads text on the answer: a deny rule denies it after the provider answered', async () => {
+    const before = mock.requests.length;
+    const res = await passOn('output', '/v1/assistants', { method: 'GET' });
+    expect(res.status).toBe(446);
+    const answer = (await res.json()) as Denied;
+    expect(answer.hook_results.after_request_hooks[0].checks[0]).toMatchObject({ verdict: false, explanation: expect.stringContaining('pass-through answer') });
+    expect(mock.requests.length).toBe(before + 1);
+  });
+
+  it('forwards a body the gateway cannot parse as sent on a route that reads parameters, instead of refusing it as invalid JSON', async () => {
+    const bytes = Buffer.from([0x7b, 0, 1, 2, 0xff, 0x7d]);
+    const res = await passOn('overridden', '/v1/uploads/u1/parts', { body: bytes, contentType: 'application/octet-stream' });
+    expect(res.status).toBe(200);
+    expect(mock.requests.at(-1)!.bodyBytes.equals(bytes)).toBe(true);
   });
 });

@@ -68,6 +68,7 @@ describe('hooks and guardrails', () => {
         'reasoning-redacted': { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL, output_guardrails: [{ id: 'pii-out', 'default.piiRedact': {} }] },
         jwt: { ...target(0), input_guardrails: [{ id: 'signed-in', deny: true, 'default.jwt': { jwksUri: `${sideUrl}/jwks`, headerKey: 'x-user-token' } }] },
         rewritten: { ...target(0), before_request_hooks: [{ id: 'rewrite', checks: [{ id: 'default.webhook', parameters: { webhookURL: `${sideUrl}/hook` } }] }] },
+        'rewritten-after': { ...target(0), after_request_hooks: [{ id: 'rewrite', checks: [{ id: 'default.webhook', parameters: { webhookURL: `${sideUrl}/hook` } }] }] },
       },
     });
   });
@@ -259,6 +260,14 @@ describe('hooks and guardrails', () => {
     const body = await res.json() as { choices: Array<{ message: { content: string } }> };
     expect(body.choices[0].message.content).toBe('[mock0] rewritten by the webhook');
     expect(e2e.mocks[0].requests.slice(before).map((r) => r.body).join('')).not.toContain('original');
+  });
+
+  it('answers a pass-through with what an after-request webhook returned as transformedData, hook_results added', async () => {
+    const res = await e2e.fetch('/v1/assistants', { headers: { 'x-gateway-config': 'rewritten-after' } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { messages: unknown[]; hook_results: { after_request_hooks: Array<{ id: string; verdict: boolean }> } };
+    expect(body.messages).toEqual([{ role: 'user', content: 'rewritten by the webhook' }]);
+    expect(body.hook_results.after_request_hooks).toMatchObject([{ id: 'rewrite', verdict: true }]);
   });
 
   it('runs hooks on a form body (an audio upload): a before-request webhook\'s transformedData rewrites its fields, its file goes on as it came', async () => {

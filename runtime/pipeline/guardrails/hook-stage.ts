@@ -47,6 +47,25 @@ for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 
   ANSWER_BODY[endpoint] = { textOf: (body) => answerText(endpoint, body), otherTexts: (body) => otherAnswerTexts(endpoint, body), unreadable: () => null, rewrite: (body, t) => rewriteAnswer(endpoint, body, t) };
 }
 
+// A pass-through request's body and answer (a path the gateway has no route for: an Assistants
+// message, a vendor's own endpoint) are in the provider's own shapes, where no check knows which part
+// is the text: read as "", they passed every deny rule and every redaction. Checks that read text fail
+// on them unjudged instead (a deny rule denies), as on token ids; checks of what is around the text
+// judge them as usual. The Files, Batches and Fine-tuning calls the gateway forwards are its own
+// routes, whose shapes it knows: they hold no prompt (a batch's lines are judged as the gateway runs
+// them on such a route).
+const PASSED_ON_REQUEST: PhaseBody = { ...REQUEST_BODY.passthrough, unreadable: () => 'a pass-through request\'s body is in the provider\'s own shape, where no check can tell the text; not judged' };
+const PASSED_ON_ANSWER: PhaseBody = { ...ANSWER_BODY.passthrough, unreadable: () => 'a pass-through answer is in the provider\'s own shape, where no check can tell the text; not judged' };
+
+/** A request to a path the gateway has no route of its own for: the pass-through proper, not a forwarded Files call. */
+function passedOn(x: Exchange): boolean {
+  return x.record.routeKind === 'passthrough';
+}
+
+function requestBodyOf(x: Exchange): PhaseBody {
+  return passedOn(x) && x.rawBody !== null && x.rawBody.length > 0 ? PASSED_ON_REQUEST : REQUEST_BODY[x.endpoint];
+}
+
 export const hookStage: Stage = {
   name: 'hooks',
   phase: 'request',
@@ -95,7 +114,9 @@ export const attemptHookStage: Stage = {
       }
       const outcome = await next(x);
       const response = outcome.response;
-      if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300 || !judgesAnswer(x)) return outcome;
+      if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300) return outcome;
+      if (passedOn(x)) return judgePassedOn(x, run, outcome, response, waited, later);
+      if (!judgesAnswer(x)) return outcome;
       const contentType = response.headers['content-type'];
       const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
       if (stream && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after) };
@@ -124,7 +145,7 @@ function preparedHooks(node: PlanNodeBase, phase: HookPhase, tools: CheckTools):
 /** Runs before-request hooks on the request; false when one denied. A rewrite (redaction, a webhook's body) replaces what goes upstream. */
 async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: HookRun, into: HookRun['before'], feedback: HookRun['feedback']): Promise<boolean> {
   if (x.rawBody !== null) await x.json();
-  const io = REQUEST_BODY[x.endpoint];
+  const io = requestBodyOf(x);
   const ctx = contextOf(x, run);
   const waited = hooks.filter((h) => !h.spec.async);
   const later = hooks.filter((h) => h.spec.async);
@@ -187,6 +208,30 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
   if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
   const kept = bufferedResponse(response.status, headers, body);
   if (held === null && !plain && isJsonObject(judged)) run.answer = { response: kept, bytes: body };
+  return { ...outcome, response: kept };
+}
+
+/**
+ * A pass-through answer, judged unread (PASSED_ON_ANSWER, the answer `null`): its bytes go on as the
+ * provider sent them unless a hook denied it, or a webhook answered `transformedData`, which is the
+ * answer then, as on any other endpoint.
+ */
+async function judgePassedOn(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, waited: readonly PreparedHook[], later: readonly PreparedHook[]): Promise<Outcome> {
+  const ctx = contextOf(x, run);
+  if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, null, PASSED_ON_ANSWER, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
+  if (waited.length === 0) return outcome;
+  const phase = await runPhase(waited, 'after', ctx, null, PASSED_ON_ANSWER);
+  run.add(phase, run.after, run.attemptFeedback);
+  if (phase.denied) {
+    response.discard();
+    run.deniedIn = 'after';
+    return errorOutcome(new GatewayError('denied_by_guardrail'), outcome.leafPath, outcome.provider);
+  }
+  if (phase.body === null) return outcome;
+  response.discard();
+  const bytes = Buffer.from(JSON.stringify(phase.body));
+  const kept = bufferedResponse(response.status, { 'content-type': 'application/json', 'content-length': String(bytes.length) }, bytes);
+  run.answer = { response: kept, bytes };
   return { ...outcome, response: kept };
 }
 
