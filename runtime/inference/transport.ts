@@ -178,7 +178,7 @@ export class InferenceTransport {
       signal,
       timeoutMs: attemptLimitMs(req, plan),
       progress: req.upstreamTry,
-    });
+    }).then(begunAnswer);
     const mapping = prepared.response;
     // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
     const attempt = req.upstreamTry!;
@@ -243,6 +243,21 @@ const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Endpoints whose non-streamed answers are JSON the client reads whole. */
 const WHOLE_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
+
+/**
+ * A 2xx answer goes on once the first byte of its body is in (or its end): one whose connection
+ * breaks before (a stream that never began) is a failed attempt (502 provider_invalid_response) that
+ * retries and fallbacks move past, as a broken whole answer is, instead of the client's error after
+ * the route was done. The client sees nothing before that byte anyway (its head is written with it).
+ */
+function begunAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | UpstreamResponse {
+  if (response.status < 200 || response.status >= 300 || response.bodyBegun === undefined) return response;
+  const begun = response.bodyBegun();
+  if (begun === null) return response;
+  return begun.then(() => response, (error: unknown) => {
+    throw unreadAnswerError(error);
+  });
+}
 
 /** Why an answer may not read as JSON: compressed although every upstream request asks for identity (hop-by-hop.ts). */
 function compressedBy(headers: Record<string, string | string[]>): string {

@@ -92,6 +92,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   #collected = 0;
   #res: ServerResponse | null = null;
   #finished: Settler<Buffer | undefined> | null = null;
+  /** Who waits for the body's first byte or end (bodyBegun). */
+  #begun: Settler<void> | null = null;
   #drainTimer: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(signal: AbortSignal, started: Settler<UpstreamResponse>, progress: SendProgress | null) {
@@ -162,11 +164,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
         this.#chunks.push(chunk);
         this.#undecidedBytes += chunk.length;
         if (this.#undecidedBytes > DISCARD_DRAIN_LIMIT) controller.pause();
+        this.#settleBegun();
     }
   }
 
   onResponseEnd(): void {
     this.#phase = 'ended';
+    this.#settleBegun();
     this.#detachSignal();
     clearTimeout(this.#drainTimer);
     const finished = this.#finished;
@@ -245,6 +249,14 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     return done;
   }
 
+  bodyBegun(): Promise<void> | null {
+    if (this.#phase === 'failed') return Promise.reject(this.#failure);
+    if (this.#phase === 'ended' || this.#chunks.length > 0 || this.#consumer !== 'undecided') return null;
+    return new Promise<void>((resolve, reject) => {
+      this.#begun = { resolve, reject };
+    });
+  }
+
   discard(): void {
     if (this.#consumer === 'discard') return;
     const previous = this.#consumer;
@@ -291,10 +303,20 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (this.#res !== null) this.#detachClient(this.#res);
     const started = this.#started;
     const finished = this.#finished;
+    const begun = this.#begun;
     this.#started = null;
     this.#finished = null;
+    this.#begun = null;
     started?.reject(reason);
     finished?.reject(reason);
+    begun?.reject(reason);
+  }
+
+  #settleBegun(): void {
+    const begun = this.#begun;
+    if (begun === null) return;
+    this.#begun = null;
+    begun.resolve();
   }
 
   #abort(reason: unknown): void {

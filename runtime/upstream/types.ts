@@ -48,4 +48,10 @@ export interface UpstreamResponse {
   readAll(): Promise<Buffer>;
   /** Drops the body and releases the connection; safe to call more than once. */
   discard(): void;
+  /**
+   * Called before a consumer is chosen: null when a byte of the body, or its end, is already here;
+   * else a promise that resolves with the first byte or the end and rejects if the body failed
+   * first. Only the network's answer has it (a body in memory has begun).
+   */
+  bodyBegun?(): Promise<void> | null;
 }

@@ -49,11 +49,14 @@ describe('a provider that never answers', () => {
   let stalled: RawProvider;
   /** Sends a stream's headers and first event, then nothing, the socket kept open. */
   let pausing: RawProvider;
+  /** Sends a stream's headers, then nothing, the socket kept open. */
+  let silent: RawProvider;
 
   beforeAll(async () => {
     stalled = await startRawProvider(() => ({ stall: true }));
     const event = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'thinking' }, finish_reason: null }] })}\n\n`;
     pausing = await startRawProvider(() => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`, keepOpen: true }));
+    silent = await startRawProvider(() => ({ bytes: 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n', keepOpen: true }));
     // The server defaults are 60 s; short ones keep the test fast and show they are settings.
     e2e = await startE2E({ mocks: 1, env: { GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '300', GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '300' } });
   });
@@ -61,6 +64,7 @@ describe('a provider that never answers', () => {
     await e2e?.close();
     await stalled?.close();
     await pausing?.close();
+    await silent?.close();
   });
 
   it('times out without a request_timeout, and the fallback answers', async () => {
@@ -93,6 +97,21 @@ describe('a provider that never answers', () => {
     expect((await errorOf(res)).message).toBe('The provider did not answer within 1500 ms.');
     // Cut at 300 ms (undici checks its timers about once a second, so at up to ~1.3 s) before the fix.
     expect(performance.now() - started).toBeGreaterThanOrEqual(1450);
+  });
+
+  it('moves past a stream that sends its headers and then nothing: the idle timeout before its first byte fails the attempt, and the fallback answers', async () => {
+    const stream = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const config = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ ...target(0), custom_host: silent.baseURL }, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const res = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config, 'content-type': 'application/json' }, body: stream });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(await res.text()).toContain('data: [DONE]');
+    const alone = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: silent.baseURL }), 'content-type': 'application/json' }, body: stream });
+    expect(alone.status).toBe(502);
+    expect((await errorOf(alone)).message).toContain('GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS');
+    const own = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: silent.baseURL, request_timeout: 200 }), 'content-type': 'application/json' }, body: stream });
+    expect(own.status).toBe(408);
+    expect((await errorOf(own)).message).toBe('The provider did not answer within 200 ms.');
   });
 
   it('lets a stream pause as long as its request_timeout allows, past the idle timeout between chunks', async () => {
@@ -147,7 +166,8 @@ describe('a provider whose answer breaks', () => {
 });
 
 // Answers the gateway passes on as they come (images, speech, a chat stream) carry the provider's
-// status, written with their first byte: a body that fails before it is still answered as an error.
+// status, written with their first byte: a body that fails before it is a failed attempt, retried,
+// fallen back past, and alone answered as an error.
 describe('a passed-through answer whose body breaks', () => {
   let e2e: E2E;
   let raw: RawProvider & { keepOpen?: boolean };
@@ -177,6 +197,22 @@ describe('a passed-through answer whose body breaks', () => {
       expect(res.headers.get('x-gateway-provider')).toBe('vendor');
       expect(res.headers.get('x-gateway-trace-id')).not.toBeNull();
       expect((await errorOf(res)).code).toBe('provider_invalid_response');
+    });
+  }
+
+  for (const [name, path, body, type] of requests) {
+    it(`retries ${name} that breaks before its first byte and falls back past it: the attempt failed before anything went out`, async () => {
+      answer = `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 5000\r\n\r\n`;
+      const before = raw.requests;
+      const res = await e2e.fetch(path, {
+        method: 'POST',
+        headers: { 'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ ...target(0), custom_host: raw.baseURL, retry: { attempts: 1 } }, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      expect(raw.requests - before).toBe(2);
     });
   }
 

@@ -85,3 +85,22 @@ describe('a provider stream that breaks mid-body', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 });
+
+describe('the first byte of a body (bodyBegun, what the transport waits for before an answer goes on)', () => {
+  it('rejects with UpstreamBodyError when a stream breaks before its first frame', async () => {
+    mock.script({ breakAfter: 0 });
+    const response = await send(chatStream(mock.url, 20));
+    expect(response.status).toBe(200);
+    const error = await (response.bodyBegun!() ?? Promise.resolve()).then(() => null, (e: unknown) => e);
+    expect(isBodyError(error)).toBe(true);
+  });
+
+  it('resolves once a byte is in, is null from then on, and leaves the whole body to read', async () => {
+    const response = await send(chatStream(mock.url, 5));
+    await response.bodyBegun!();
+    expect(response.bodyBegun!()).toBeNull();
+    const text = (await response.readAll()).toString();
+    expect(text.startsWith('data: ')).toBe(true);
+    expect(text).toContain('data: [DONE]');
+  });
+});
