@@ -178,15 +178,18 @@ export class InferenceTransport {
       signal,
       timeoutMs: attemptLimitMs(req, plan),
       progress: req.upstreamTry,
-    }).then(begunAnswer);
+    });
     const mapping = prepared.response;
+    const whole = WHOLE_ANSWERS.has(req.endpoint);
+    // The usual answer (the vendor's own, chat): one step, reading it whole or waiting for its stream to begin.
+    if (mapping === null) return sent.then(whole ? wholeAnswer : begunAnswer);
     // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
     const attempt = req.upstreamTry!;
-    const report = mapping?.stream === undefined ? undefined : (usage: unknown): void => {
+    const report = mapping.stream === undefined ? undefined : (usage: unknown): void => {
       attempt.reportedUsage = usage;
     };
-    const answered = mapping === null ? sent : sent.then((response) => mapResponse(response, mapping, report));
-    return WHOLE_ANSWERS.has(req.endpoint) ? answered.then(wholeAnswer) : answered;
+    const answered = sent.then(begunAnswer).then((response) => mapResponse(response, mapping, report));
+    return whole ? answered.then(wholeAnswer) : answered;
   }
 
   #headers(req: Exchange, configForwarded: readonly string[], provider: Record<string, string>): Record<string, string> {
@@ -270,12 +273,12 @@ function compressedBy(headers: Record<string, string | string[]>): string {
  * A 2xx non-streamed JSON answer is read whole (bounded by GATEWAY_UPSTREAM_MAX_BYTES) before the
  * client sees a byte of it: a body that breaks, is cut short, or is not a JSON object is a failed
  * attempt (502 provider_invalid_response) that retries and fallbacks move past, never a 200 with a
- * truncated or garbled body. Streams and error answers flow as they are.
+ * truncated or garbled body. Streams flow as they are once begun (begunAnswer); error answers at once.
  */
 function wholeAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | UpstreamResponse {
   if (response.status < 200 || response.status >= 300) return response;
   const type = response.headers['content-type'];
-  if (typeof type === 'string' && type.startsWith('text/event-stream')) return response;
+  if (typeof type === 'string' && type.startsWith('text/event-stream')) return begunAnswer(response);
   return response.readAll().then(
     (body) => {
       if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', `The provider answered 2xx with a body that is not a JSON object${compressedBy(response.headers)}.`);
