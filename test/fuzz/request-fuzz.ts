@@ -67,7 +67,7 @@ const anyMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as 
  */
 export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
   .record({
-    endpoint: fc.constantFrom('chat/completions', 'completions', 'embeddings', 'images/generations', 'audio/speech', 'responses'),
+    endpoint: fc.constantFrom('chat/completions', 'completions', 'embeddings', 'images/generations', 'audio/speech', 'responses', 'threads/t1/messages'),
     messages: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({ role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'tool'), anyMember), content: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({ type: fc.constantFrom('text', 'image_url'), text: anyMember }, { requiredKeys: ['type'] })), { maxLength: 3 })), reasoning_content: anyMember }, { requiredKeys: ['role'] })), { maxLength: 3 }), fc.constant([{ role: 'user', content: 'mail jane.doe@example.com' }])),
     text: fc.oneof(anyMember, fc.constantFrom('mail jane.doe@example.com', 'hello')),
     // Mostly valid options, now and then of any type: a body the schema refuses never reaches the hooks.
@@ -85,6 +85,8 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       // Streamed: speech as events, whose last one carries the usage the log reads.
       'audio/speech': stream ? { model: 'gpt-4o-mini-tts', voice: 'alloy', input: text, stream_format: 'sse' } : { model: 'tts-1', voice: 'alloy', input: text },
       responses: { model: 'gpt-4o-mini', input: text, store: false, stream },
+      // The pass-through: its checks that read text fail unjudged, so the deny rule answers 446.
+      'threads/t1/messages': { role: 'user', content: text },
     };
     return { method: 'POST' as const, path: `/v1/${endpoint}`, headers: { 'x-gateway-config': 'guarded', 'content-type': 'application/json' }, body: JSON.stringify(bodies[endpoint]) };
   });
