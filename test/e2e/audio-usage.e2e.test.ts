@@ -201,15 +201,18 @@ describe('transcriptions and images', () => {
     expect(perImage.cost_usd).toBeCloseTo(catalog.find('dall-e-3')!.pricing!.per_image!.usd.standard!['1024x1024']!, 12);
   });
 
-  it('prices an answer that names no model as the model its target sent (override_params), not the one asked for', async () => {
+  it('records and prices an answer that names no model as of the model its target sent (override_params), not the one asked for', async () => {
     const pinned = new OpenAI({
       baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
       defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'pinned', 'x-gateway-trace-id': 'drawn-pinned' },
     });
     const image = await pinned.images.generate({ model: 'dall-e-3', prompt: 'a lighthouse at dawn' });
     const record = await logged('drawn-pinned');
-    expect(record).toMatchObject({ model_requested: 'dall-e-3', model_answered: null, usage: { output_tokens: image.usage!.output_tokens } });
+    expect(record).toMatchObject({ model_requested: 'dall-e-3', model_answered: 'gpt-image-1', usage: { output_tokens: image.usage!.output_tokens } });
     expect(record.cost_usd).toBeCloseTo(priced('gpt-image-1', image.usage!), 12);
+    // Its cost is counted under the model it was priced as.
+    const metrics = await (await fetch(`${served.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_cost_usd_total\{provider="vendor",model="gpt-image-1"\} /m);
   });
 });
 

@@ -135,7 +135,7 @@ describe('speech billed by its characters', () => {
   it('counts what the target sent: its override_params model and input', async () => {
     await (await client('spoken', 'read-overridden').audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'A much longer announcement than the one the target sends.' })).arrayBuffer();
     const record = await logged('read-overridden');
-    expect(record).toMatchObject({ model_requested: 'tts-1', usage: { input_characters: 'Mind the gap.'.length } });
+    expect(record).toMatchObject({ model_requested: 'tts-1', model_answered: 'tts-1-hd', usage: { input_characters: 'Mind the gap.'.length } });
     expect(record.cost_usd).toBeCloseTo('Mind the gap.'.length * characterPrice('tts-1-hd'), 12);
   });
 

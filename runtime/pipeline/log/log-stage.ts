@@ -68,7 +68,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const provider = outcome.provider;
   if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return meterUnreadAnswer(x, outcome, response, services);
   // An answer of a kind billed per unit that reported no tokens (a DALL·E image) is counted from its request.
-  const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceUsage(x, provider, services);
+  const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceAnswer(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
   const tap = stream ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
@@ -87,10 +87,10 @@ function meterUnreadAnswer(x: Exchange, outcome: Outcome, response: UpstreamResp
   const provider = outcome.provider;
   if (x.operationId === 'createSpeech' && services.pricesSpokenMinutes(pricedModel(x))) {
     const format = sentParam(x, 'response_format');
-    return { ...outcome, response: tapped(response, new SpokenLengthTap(x.record, counted, typeof format === 'string' ? format : DEFAULT_SPEECH_FORMAT, () => priceUsage(x, provider, services))) };
+    return { ...outcome, response: tapped(response, new SpokenLengthTap(x.record, counted, typeof format === 'string' ? format : DEFAULT_SPEECH_FORMAT, () => priceAnswer(x, provider, services))) };
   }
   x.record.usage = counted;
-  priceUsage(x, provider, services);
+  priceAnswer(x, provider, services);
   return outcome;
 }
 
@@ -159,12 +159,24 @@ function priceReported(x: Exchange, provider: string, services: Services): void 
     const counted = countedUsage(x);
     record.usage = counted !== null && record.stream ? { ...counted, estimated: true } : counted;
   }
+  priceAnswer(x, provider, services);
+}
+
+/**
+ * Prices an answer the client got. One that names no model (audio, a transcript as text, an image)
+ * is recorded as of the model its target sent in place of the requested one (override_params), the
+ * model it is priced as, so its record, its metrics and its cost name one model.
+ */
+function priceAnswer(x: Exchange, provider: string, services: Services): void {
+  const overrides = x.upstreamTry?.overrides;
+  const sent = x.record.modelAnswered === null && overrides !== undefined ? overrideModel(overrides) : null;
+  if (sent !== null) x.record.modelAnswered = recordedModel(sent);
   priceUsage(x, provider, services);
 }
 
 /**
- * The model an answer is priced as: the one it names, else (an image, a transcription) the one it was
- * sent: the answering target's override_params model, else the request's.
+ * The model an answer is priced as: the one it names, else (an image, a transcription, a request its
+ * client left) the one it was sent: the answering target's override_params model, else the request's.
  */
 function pricedModel(x: Exchange): string | null {
   const overrides = x.upstreamTry?.overrides;
