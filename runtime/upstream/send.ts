@@ -124,7 +124,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
       this.#fail(broken);
       return;
     }
-    if (this.#progress !== null) this.#progress.awaitingAnswer = false;
+    // A refusal has answered with its status; a 2xx answer is still being worked on until its body
+    // begins (a stream's first token): a client that leaves meanwhile is charged for its prompt.
+    if (statusCode >= 300) this.#answered();
     this.status = statusCode;
     this.headers = responseHeadersForClient(headers);
     const length = headers['content-length'];
@@ -136,6 +138,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   }
 
   onResponseData(controller: DispatchController, chunk: Buffer): void {
+    this.#answered();
     switch (this.#consumer) {
       case 'forward': {
         const res = this.#res!;
@@ -170,6 +173,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   onResponseEnd(): void {
     this.#phase = 'ended';
+    this.#answered();
     this.#settleBegun();
     this.#detachSignal();
     clearTimeout(this.#drainTimer);
@@ -310,6 +314,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     started?.reject(reason);
     finished?.reject(reason);
     begun?.reject(reason);
+  }
+
+  #answered(): void {
+    if (this.#progress !== null) this.#progress.awaitingAnswer = false;
   }
 
   #settleBegun(): void {

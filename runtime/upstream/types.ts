@@ -30,6 +30,10 @@ export interface UpstreamRequest {
  * time ran out) leaves it set: the provider had the request and may have worked on it.
  */
 export interface SendProgress {
+  /**
+   * True from when the request is written to a connection until the provider answered: a refusal
+   * (3xx to 5xx) with its status line, a 2xx answer with the first byte (or the end) of its body.
+   */
   awaitingAnswer: boolean;
 }
 

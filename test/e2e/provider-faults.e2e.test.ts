@@ -234,6 +234,21 @@ describe('a passed-through answer whose body breaks', () => {
     raw.keepOpen = false;
   });
 
+  it('charges the prompt of a stream its client left after the provider\'s headers and before its first token: the provider was working on it', async () => {
+    raw.keepOpen = true;
+    answer = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n';
+    const leaving = new AbortController();
+    const sent = e2e.fetch('/v1/chat/completions', { method: 'POST', signal: leaving.signal, headers: { 'x-gateway-config': JSON.stringify({ ...target(0), custom_host: raw.baseURL }), 'x-gateway-trace-id': 'left-before-first-token', 'content-type': 'application/json' }, body: JSON.stringify({ ...JSON.parse(CHAT), stream: true }) });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    leaving.abort();
+    await expect(sent).rejects.toThrow();
+    const record = await e2e.recordOf('left-before-first-token');
+    expect(record.status).toBe(499);
+    expect(record.usage).toMatchObject({ estimated: true, outputTokens: 0 });
+    expect(record.usage!.inputTokens).toBeGreaterThan(0);
+    raw.keepOpen = false;
+  });
+
 });
 
 describe('a provider whose answer breaks off while a stage reads it whole', () => {

@@ -138,6 +138,26 @@ describe('send progress: whether the provider has the request', () => {
     await response.readAll();
   });
 
+  it('stays set over a 2xx answer until its body begins (a stream\'s first token), and is cleared by a refusal\'s status line', async () => {
+    mock.script({ stallAfter: 0 });
+    const working = { awaitingAnswer: false };
+    const silent = await send({ ...chatStream(mock.url, 5), progress: working });
+    expect(silent.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(working.awaitingAnswer).toBe(true);
+    silent.discard();
+    const streaming = { awaitingAnswer: false };
+    const stream = await send({ ...chatStream(mock.url, 5), progress: streaming });
+    await stream.readAll();
+    expect(streaming.awaitingAnswer).toBe(false);
+    mock.script({ status: 429 });
+    const refused = { awaitingAnswer: false };
+    const refusal = await send({ ...chatStream(mock.url, 5), progress: refused });
+    expect(refusal.status).toBe(429);
+    expect(refused.awaitingAnswer).toBe(false);
+    refusal.discard();
+  });
+
   it('is never set for a request aborted while it waited for a connection, nor for a refused connection', async () => {
     configurePools({ connections: 1 });
     mock.script({ stallAfter: 1 });
