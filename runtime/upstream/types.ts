@@ -26,14 +26,12 @@ export interface UpstreamRequest {
 
 /**
  * Whether a request is with the provider: set when it is written to a connection, cleared when the
- * answer's status line comes or the try fails of itself. An abort (the client left, the attempt's
- * time ran out) leaves it set: the provider had the request and may have worked on it.
+ * provider answered (a refusal, 3xx to 5xx, with its status line; a 2xx answer with the first byte,
+ * or the end, of its body: a stream's headers come at once, its first token once the prompt was
+ * read) or the try fails of itself. An abort (the client left, the attempt's time ran out) leaves it
+ * set: the provider had the request and may have worked on it.
  */
 export interface SendProgress {
-  /**
-   * True from when the request is written to a connection until the provider answered: a refusal
-   * (3xx to 5xx) with its status line, a 2xx answer with the first byte (or the end) of its body.
-   */
   awaitingAnswer: boolean;
 }
 
