@@ -93,7 +93,13 @@ function readerOf(ctx: RequestContext, body: Buffer | null): () => Promise<unkno
     }
   };
   if (ctx.record.routeKind !== 'passthrough') return read;
-  return () => read().catch(() => null);
+  return () => read().catch(unreadBody);
+}
+
+/** A pass-through body the gateway refused to read (not JSON, too deep, a broken form) has no parameters; anything else is a fault. */
+function unreadBody(error: unknown): null {
+  if (error instanceof GatewayError) return null;
+  throw error;
 }
 
 /** The router the request's headers name: x-gateway-config, else x-gateway-provider, else a virtual key. */
