@@ -88,7 +88,9 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       // The pass-through: its checks that read text fail unjudged, so the deny rule answers 446.
       'threads/t1/messages': { role: 'user', content: text },
     };
-    return { method: 'POST' as const, path: `/v1/${endpoint}`, headers: { 'x-gateway-config': 'guarded', 'content-type': 'application/json' }, body: JSON.stringify(bodies[endpoint]) };
+    // A pass-through body need not be JSON: sent as bare text now and then, it is forwarded unparsed.
+    const body = endpoint === 'threads/t1/messages' && stream && typeof text === 'string' ? text : JSON.stringify(bodies[endpoint]);
+    return { method: 'POST' as const, path: `/v1/${endpoint}`, headers: { 'x-gateway-config': 'guarded', 'content-type': 'application/json' }, body };
   });
 
 /**
