@@ -44,3 +44,9 @@ export function overrideModel(overrides: Readonly<Record<string, unknown>>): str
   const model = overrides.model;
   return typeof model === 'string' ? model : null;
 }
+
+/** The model the answering target sent instead of the request's (its `override_params`); null when it sent the request's, or no try began. */
+export function overriddenModel(x: Exchange): string | null {
+  const overrides = x.upstreamTry?.overrides;
+  return overrides === undefined ? null : overrideModel(overrides);
+}

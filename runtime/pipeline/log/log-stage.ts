@@ -9,7 +9,7 @@ import type { Exchange } from '../exchange.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import type { Services } from '../services.ts';
 import { tapped } from '../body-tap.ts';
-import { overrideModel, requestedModel, sentParam } from '../request-model.ts';
+import { overriddenModel, requestedModel, sentParam } from '../request-model.ts';
 import { countedUsage } from './counted-usage.ts';
 import { SpokenLengthTap } from './spoken-length-tap.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
@@ -168,8 +168,7 @@ function priceReported(x: Exchange, provider: string, services: Services): void 
  * model it is priced as, so its record, its metrics and its cost name one model.
  */
 function priceAnswer(x: Exchange, provider: string, services: Services): void {
-  const overrides = x.upstreamTry?.overrides;
-  const sent = x.record.modelAnswered === null && overrides !== undefined ? overrideModel(overrides) : null;
+  const sent = x.record.modelAnswered === null ? overriddenModel(x) : null;
   if (sent !== null) x.record.modelAnswered = recordedModel(sent);
   priceUsage(x, provider, services);
 }
@@ -179,8 +178,7 @@ function priceAnswer(x: Exchange, provider: string, services: Services): void {
  * client left) the one it was sent: the answering target's override_params model, else the request's.
  */
 function pricedModel(x: Exchange): string | null {
-  const overrides = x.upstreamTry?.overrides;
-  return x.record.modelAnswered ?? (overrides === undefined ? null : overrideModel(overrides)) ?? x.record.modelRequested;
+  return x.record.modelAnswered ?? overriddenModel(x) ?? x.record.modelRequested;
 }
 
 /** Prices the record's usage and tells who waits for it (limits charge it). */
